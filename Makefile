@@ -1,0 +1,72 @@
+# formsvc: drives everything. The two commands that matter: `make run`, `make test`.
+# The core (mod_formsvc/core, mod_formsvc/store) never includes httpd headers and
+# is built here into build/libfscore.a; Makefile.apxs links it into the module.
+
+APXS      ?= /usr/bin/apxs
+BUILD     ?= build
+SANITIZE  ?=
+OPT       ?= -O2
+CC        ?= cc
+
+APR_CFLAGS := $(shell apr-1-config --cflags --cppflags --includes 2>/dev/null) \
+              $(shell apu-1-config --includes 2>/dev/null)
+CFLAGS_CORE = -std=c11 -Wall -Wextra -Werror -fPIC -g $(OPT) $(SANITIZE) \
+              -Iinclude $(APR_CFLAGS) -I/usr/include/json-c
+LIBS_CORE   = -ljson-c -lcrypto -lz -lpcre2-8 -laprutil-1 -lapr-1
+
+CORE_SRC := $(sort $(wildcard mod_formsvc/core/*.c mod_formsvc/store/*.c))
+CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+.PHONY: all deps module core unit test test-asan run install clean fuzz bench format
+all: module
+
+deps:
+	@bash scripts/install-deps
+
+core: $(BUILD)/libfscore.a
+
+$(BUILD)/obj/%.o: mod_formsvc/%.c $(wildcard include/*.h mod_formsvc/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -c $< -o $@
+
+$(BUILD)/libfscore.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+module: $(BUILD)/libfscore.a
+	$(MAKE) -f Makefile.apxs BUILD=$(BUILD) APXS=$(APXS) SANITIZE="$(SANITIZE)" OPT="$(OPT)"
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libfscore.a tests/fs_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Itests $< -o $@ $(BUILD)/libfscore.a $(LIBS_CORE) -lcmocka $(SANITIZE)
+
+unit: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+
+# make test: install what is missing, build, then every cmocka and
+# Apache::Test test against a throwaway PostgreSQL on a free port.
+test: deps
+	@bash scripts/test
+
+test-asan: deps
+	@FORMSVC_ASAN=1 bash scripts/test
+
+run: deps
+	@bash scripts/run
+
+bench: deps
+	@bash bench/run
+
+fuzz: deps
+	@bash fuzz/run
+
+install: module
+	$(MAKE) -f Makefile.apxs BUILD=$(BUILD) APXS=$(APXS) install
+
+format:
+	clang-format -i include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h
+
+clean:
+	rm -rf $(BUILD) t/logs t/conf/httpd.conf t/conf/extra.conf t/conf/apache_test_config.pm t/htdocs/index.html

@@ -1,0 +1,59 @@
+/* fs_error: the one error type. It travels from the core to the glue and
+ * becomes an RFC 9457 problem document in exactly one place
+ * (fs_problem_render). All memory comes from the pool passed in. */
+#ifndef FS_ERROR_H
+#define FS_ERROR_H
+
+#include <apr_pools.h>
+#include <apr_tables.h>
+
+struct json_object;
+
+typedef struct fs_field_error {
+    const char *pointer; /* RFC 6901 pointer into the request body */
+    const char *code;    /* stable machine word: required, type, ... */
+    const char *detail;  /* sentence for people */
+} fs_field_error;
+
+typedef struct fs_error {
+    int status;                  /* HTTP status */
+    const char *slug;            /* problem type slug, e.g. "not-found" */
+    const char *detail;          /* may be NULL */
+    apr_array_header_t *errors;  /* of fs_field_error; NULL when none */
+    struct json_object *extra;   /* extra members; pool-owned; may be NULL */
+    const char *www_authenticate;/* header value for 401/403, or NULL */
+    int retry_after;             /* seconds; >0 adds Retry-After */
+} fs_error;
+
+/* A problem with the status of its slug from the catalogue. */
+fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Adds one item to errors (creating the array). */
+void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
+                  const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A validation-failed problem with no items yet. */
+fs_error *fs_error_validation(apr_pool_t *p);
+/* Adds an extra member (string or integer) to the problem. */
+void fs_error_set_str(apr_pool_t *p, fs_error *e, const char *k, const char *v);
+void fs_error_set_int(apr_pool_t *p, fs_error *e, const char *k, long long v);
+
+/* The problem catalogue: one row per slug. */
+typedef struct fs_problem_type {
+    const char *slug;
+    int status;
+    const char *title;
+    const char *about; /* a paragraph for GET /problems/{slug} */
+} fs_problem_type;
+
+const fs_problem_type *fs_problem_lookup(const char *slug);
+const fs_problem_type *fs_problem_catalogue(int *count);
+/* A problem type for a bare HTTP status (for errors httpd raises itself). */
+const fs_problem_type *fs_problem_for_status(int status);
+
+/* Renders application/problem+json. base_url has no trailing slash;
+ * instance is the request path. Result lives in p. */
+char *fs_problem_render(apr_pool_t *p, const fs_error *e, const char *base_url,
+                        const char *instance);
+
+#endif

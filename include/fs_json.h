@@ -1,0 +1,45 @@
+/* fs_json: json-c tied to APR pools, and a strict parser for request
+ * bodies. json-c's own strict mode lets single quotes, NaN, raw control
+ * characters, invalid UTF-8 and duplicate member names through, so every
+ * body is first checked by our RFC 8259 scanner (fs_json_check) and only
+ * then handed to json-c. */
+#ifndef FS_JSON_H
+#define FS_JSON_H
+
+#include <apr_pools.h>
+#include <json.h>
+
+#include "fs_error.h"
+
+#define FS_JSON_MAX_DEPTH 32
+
+/* Ties obj to p: json_object_put runs when p is cleared. Returns obj. */
+json_object *fs_json_own(apr_pool_t *p, json_object *obj);
+
+/* Serialises plain, without escaping '/'. The string lives in p. */
+char *fs_json_str(apr_pool_t *p, json_object *obj);
+
+/* Checks buf against RFC 8259 with our limits: valid UTF-8, no NUL (raw or
+ * \u0000), no lone surrogates, depth <= FS_JSON_MAX_DEPTH, no duplicate
+ * member names, no trailing bytes. NULL when fine, else a 400 problem. */
+fs_error *fs_json_check(apr_pool_t *p, const char *buf, apr_size_t len);
+
+/* fs_json_check, then parse; the top level must be an object. *out is
+ * owned by p. */
+fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len,
+                               json_object **out);
+
+/* Parses trusted JSON (our own database output). Owned by p; NULL on error. */
+json_object *fs_json_parse_trusted(apr_pool_t *p, const char *text);
+
+/* Member helpers: NULL when absent. */
+json_object *fs_json_get(json_object *o, const char *key);
+/* The JSON type's name as used in detail messages ("string", "null", ...). */
+const char *fs_json_type_name(json_object *v);
+
+/* True when s is valid UTF-8 with no NUL in its len bytes. */
+int fs_utf8_valid(const char *s, apr_size_t len);
+/* Number of Unicode code points in valid UTF-8 s. */
+apr_size_t fs_utf8_length(const char *s);
+
+#endif

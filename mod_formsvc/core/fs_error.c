@@ -1,0 +1,187 @@
+/* fs_error: building problems and rendering them as problem+json. */
+#include "fs_error.h"
+#include "fs_json.h"
+
+#include <apr_strings.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const fs_problem_type catalogue[] = {
+    {"malformed-request", 400, "Malformed request",
+     "The request body or query string could not be parsed: invalid JSON, a "
+     "top-level value that is not an object, a duplicate member name, nesting "
+     "deeper than 32 levels, invalid UTF-8, or a malformed cursor."},
+    {"unauthorized", 401, "Unauthorized",
+     "No credential was given, or the credential is unknown, expired or "
+     "revoked. Send Authorization: Bearer <secret>."},
+    {"insufficient-scope", 403, "Insufficient scope",
+     "The credential is valid but lacks the scope this operation needs; "
+     "requiredScope names it."},
+    {"quota-exceeded", 403, "Quota exceeded",
+     "A count quota of the account is reached; quota, limit and used say "
+     "which. Verifying the account lifts the reduced quotas."},
+    {"forbidden", 403, "Forbidden",
+     "The server understood the request but refuses it."},
+    {"not-found", 404, "Not found",
+     "No such resource, or one this credential may not see."},
+    {"method-not-allowed", 405, "Method not allowed",
+     "The resource exists but not with this method; the Allow header lists "
+     "the methods it takes."},
+    {"not-acceptable", 406, "Not acceptable",
+     "None of the media types the Accept header asks for can be served."},
+    {"conflict", 409, "Conflict",
+     "The request conflicts with the current state of the resource."},
+    {"email-taken", 409, "E-mail address taken",
+     "An account with this e-mail address already exists."},
+    {"slug-taken", 409, "Slug taken", "Another form already uses this slug."},
+    {"invalid-state", 409, "Invalid state",
+     "The resource's state does not allow this transition."},
+    {"already-verified", 409, "Already verified",
+     "The account is already verified."},
+    {"form-closed", 409, "Form closed",
+     "The form is closed and takes no more submissions."},
+    {"precondition-failed", 412, "Precondition failed",
+     "If-Match did not match the resource's current ETag; fetch it again."},
+    {"payload-too-large", 413, "Payload too large",
+     "The request body is larger than the server accepts."},
+    {"unsupported-media-type", 415, "Unsupported media type",
+     "The request body's Content-Type is not one this operation accepts."},
+    {"validation-failed", 422, "Validation failed",
+     "One or more members break a rule; errors lists each with a JSON "
+     "Pointer, a code and a detail."},
+    {"rate-limited", 429, "Too many requests",
+     "A rate limit was reached; retry after retryAfter seconds."},
+    {"internal", 500, "Internal server error",
+     "Something failed on the server. It has been logged."},
+    {"service-unavailable", 503, "Service unavailable",
+     "The database cannot be reached at the moment; retry after retryAfter "
+     "seconds. Nothing was written."},
+};
+
+#define N_CATALOGUE (int)(sizeof(catalogue) / sizeof(catalogue[0]))
+
+const fs_problem_type *fs_problem_lookup(const char *slug)
+{
+    for (int i = 0; slug && i < N_CATALOGUE; i++)
+        if (strcmp(catalogue[i].slug, slug) == 0)
+            return &catalogue[i];
+    return NULL;
+}
+
+const fs_problem_type *fs_problem_catalogue(int *count)
+{
+    *count = N_CATALOGUE;
+    return catalogue;
+}
+
+const fs_problem_type *fs_problem_for_status(int status)
+{
+    switch (status) {
+    case 400: return fs_problem_lookup("malformed-request");
+    case 401: return fs_problem_lookup("unauthorized");
+    case 403: return fs_problem_lookup("forbidden");
+    case 404: return fs_problem_lookup("not-found");
+    case 405: return fs_problem_lookup("method-not-allowed");
+    case 406: return fs_problem_lookup("not-acceptable");
+    case 409: return fs_problem_lookup("conflict");
+    case 412: return fs_problem_lookup("precondition-failed");
+    case 413: return fs_problem_lookup("payload-too-large");
+    case 415: return fs_problem_lookup("unsupported-media-type");
+    case 422: return fs_problem_lookup("validation-failed");
+    case 429: return fs_problem_lookup("rate-limited");
+    case 503: return fs_problem_lookup("service-unavailable");
+    default: return fs_problem_lookup("internal");
+    }
+}
+
+fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
+{
+    fs_error *e = apr_pcalloc(p, sizeof(*e));
+    const fs_problem_type *t = fs_problem_lookup(slug);
+    e->slug = t ? t->slug : "internal";
+    e->status = t ? t->status : 500;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        e->detail = apr_pvsprintf(p, fmt, ap);
+        va_end(ap);
+    }
+    if (e->status == 503)
+        e->retry_after = 5;
+    return e;
+}
+
+fs_error *fs_error_validation(apr_pool_t *p)
+{
+    return fs_error_make(p, "validation-failed",
+                         "One or more members are invalid; see errors.");
+}
+
+void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
+                  const char *code, const char *fmt, ...)
+{
+    if (!e->errors)
+        e->errors = apr_array_make(p, 4, sizeof(fs_field_error));
+    fs_field_error *fe = apr_array_push(e->errors);
+    va_list ap;
+    va_start(ap, fmt);
+    fe->detail = apr_pvsprintf(p, fmt, ap);
+    va_end(ap);
+    fe->pointer = pointer;
+    fe->code = code;
+}
+
+static json_object *extra_of(apr_pool_t *p, fs_error *e)
+{
+    if (!e->extra)
+        e->extra = fs_json_own(p, json_object_new_object());
+    return e->extra;
+}
+
+void fs_error_set_str(apr_pool_t *p, fs_error *e, const char *k, const char *v)
+{
+    json_object_object_add(extra_of(p, e), k, json_object_new_string(v));
+}
+
+void fs_error_set_int(apr_pool_t *p, fs_error *e, const char *k, long long v)
+{
+    json_object_object_add(extra_of(p, e), k, json_object_new_int64(v));
+}
+
+char *fs_problem_render(apr_pool_t *p, const fs_error *e, const char *base_url,
+                        const char *instance)
+{
+    const fs_problem_type *t = fs_problem_lookup(e->slug);
+    if (!t)
+        t = fs_problem_for_status(e->status);
+    json_object *o = fs_json_own(p, json_object_new_object());
+    json_object_object_add(
+        o, "type",
+        json_object_new_string(apr_pstrcat(p, base_url, "/problems/", t->slug, NULL)));
+    json_object_object_add(o, "title", json_object_new_string(t->title));
+    json_object_object_add(o, "status", json_object_new_int(e->status));
+    if (e->detail)
+        json_object_object_add(o, "detail", json_object_new_string(e->detail));
+    if (instance)
+        json_object_object_add(o, "instance", json_object_new_string(instance));
+    if (e->errors) {
+        json_object *arr = json_object_new_array();
+        for (int i = 0; i < e->errors->nelts; i++) {
+            const fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
+            json_object *it = json_object_new_object();
+            json_object_object_add(it, "pointer", json_object_new_string(fe->pointer));
+            json_object_object_add(it, "code", json_object_new_string(fe->code));
+            json_object_object_add(it, "detail", json_object_new_string(fe->detail));
+            json_object_array_add(arr, it);
+        }
+        json_object_object_add(o, "errors", arr);
+    }
+    if (e->retry_after > 0 && (e->status == 429 || e->status == 503))
+        json_object_object_add(o, "retryAfter", json_object_new_int(e->retry_after));
+    if (e->extra) {
+        json_object_object_foreach(e->extra, k, v) {
+            json_object_object_add(o, k, json_object_get(v));
+        }
+    }
+    return fs_json_str(p, o);
+}

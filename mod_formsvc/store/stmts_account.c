@@ -1,0 +1,89 @@
+/* Statements for accounts, authentication and API keys.
+ * Argument order is documented above each statement; all arguments are text. */
+#include "stmts.h"
+
+const fs_stmt fs_stmts_account[] = {
+    /* 1 user id, 2 email, 3 key id, 4 key prefix, 5 secret hash.
+     * Zero rows: the address is taken. */
+    {"fs_signup",
+     "WITH u AS (INSERT INTO users (id, email, email_norm) VALUES (%s, %s, lower(%s)) "
+     "  ON CONFLICT (email_norm) DO NOTHING RETURNING *), "
+     "k AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash) "
+     "  SELECT %s, u.id, 'default', %s, %s FROM u RETURNING *) "
+     "SELECT fs_user_json(u)::text, fs_key_json(k)::text FROM u, k"},
+
+    /* 1 secret hash. One row when the credential is active:
+     * key id, user id, scopes, depth, actor, client id, verified, key json,
+     * expires (epoch seconds or NULL). Refreshes last_used_at at most once a
+     * minute per key, in the same round trip. */
+    {"fs_authenticate",
+     "WITH k AS (SELECT k.*, u.verified FROM keys k JOIN users u ON u.id = k.user_id "
+     "  WHERE k.secret_hash = %s AND k.revoked_at IS NULL "
+     "  AND (k.expires_at IS NULL OR k.expires_at > now())), "
+     "t AS (UPDATE keys SET last_used_at = now() WHERE id = (SELECT id FROM k) "
+     "  AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') RETURNING 1) "
+     "SELECT k.id, k.user_id, k.scopes::text, k.depth::text, k.actor, k.client_id, "
+     "  k.verified::text, k.secret_hash, "
+     "  extract(epoch FROM k.expires_at)::bigint::text, (SELECT count(*) FROM t)::text FROM k"},
+
+    /* 1 user id, 2 key id */
+    {"fs_me",
+     "SELECT fs_user_json(u)::text, fs_key_json(k)::text, "
+     "  (SELECT count(*) FROM keys a WHERE a.user_id = u.id AND fs_key_active(a))::text "
+     "FROM users u JOIN keys k ON k.user_id = u.id WHERE u.id = %s AND k.id = %s"},
+
+    /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1 */
+    {"fs_key_list",
+     "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s "
+     "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
+     "ORDER BY k.id DESC LIMIT %s::integer"},
+
+    /* 1 user id, 2 key id: key json, scopes, active ('t'/'f'), depth */
+    {"fs_key_get",
+     "SELECT fs_key_json(k)::text, k.scopes::text, fs_key_active(k)::text, k.depth::text, "
+     "  k.expires_at IS NOT NULL AND k.expires_at <= now() "
+     "FROM keys k WHERE k.user_id = %s AND k.id = %s"},
+
+    /* 1 key id, 2 user id, 3 name, 4 prefix, 5 hash, 6 scopes json (NULL =
+     * full), 7 expires_at (RFC 3339 or NULL), 8 parent key id, 9 actor,
+     * 10 depth, 11 active-key quota. Zero rows: the quota is reached. */
+    {"fs_key_create",
+     "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
+     "  parent_key_id, actor, depth) "
+     "SELECT %s, %s, %s, %s, %s, %s::jsonb, %s::timestamptz, %s, %s, %s::integer "
+     "WHERE (SELECT count(*) FROM keys a WHERE a.user_id = %s AND fs_key_active(a)) < %s::integer "
+     "RETURNING fs_key_json(keys)::text"},
+
+    /* 1 user id: number of active keys */
+    {"fs_key_count_active",
+     "SELECT count(*)::text FROM keys a WHERE a.user_id = %s AND fs_key_active(a)"},
+
+    /* 1 key id, 2 user id. Revokes the key and every token delegated from
+     * it, at any depth; returns the key's json. */
+    {"fs_key_revoke",
+     "WITH RECURSIVE t AS (SELECT id FROM keys WHERE id = %s AND user_id = %s "
+     "  UNION SELECT k.id FROM keys k JOIN t ON k.parent_key_id = t.id), "
+     "u AS (UPDATE keys SET revoked_at = COALESCE(revoked_at, now()) "
+     "  WHERE id IN (SELECT id FROM t) RETURNING *) "
+     "SELECT fs_key_json(u)::text FROM u WHERE u.id = %s"},
+
+    /* 1 old key id, 2 user id, 3 seconds of grace, 4 new id, 5 new prefix,
+     * 6 new hash. The old key (and everything delegated from it) expires
+     * after the grace; the new key has the same name, scopes, parent and
+     * expiry. Zero rows: no such active key. */
+    {"fs_key_roll",
+     "WITH o AS (SELECT * FROM keys WHERE id = %s AND user_id = %s AND fs_key_active(keys)), "
+     "g AS (SELECT now() + make_interval(secs => %s::integer) AS at), "
+     "n AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
+     "  parent_key_id, actor, depth) SELECT %s, o.user_id, o.name, %s, %s, o.scopes, o.expires_at, "
+     "  o.parent_key_id, o.actor, o.depth FROM o RETURNING *), "
+     "x AS (UPDATE keys SET expires_at = LEAST(COALESCE(keys.expires_at, 'infinity'), g.at) "
+     "  FROM g WHERE keys.id IN (SELECT fs_key_descendants(o.id) FROM o) RETURNING 1) "
+     "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
+
+    /* 1 schema version wanted: 't' when the database is at least there */
+    {"fs_schema_ok",
+     "SELECT (COALESCE(max(version), 0) >= %s::integer)::text, COALESCE(max(version), 0)::text "
+     "FROM schema_migrations"},
+
+    {NULL, NULL}};

@@ -29,7 +29,7 @@ core: $(BUILD)/libfscore.a
 
 $(BUILD)/obj/%.o: mod_formsvc/%.c $(wildcard include/*.h mod_formsvc/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) -c $< -o $@
+	@echo "  CC $<"; $(CC) $(CFLAGS_CORE) -c $< -o $@
 
 $(BUILD)/libfscore.a: $(CORE_OBJ)
 	@rm -f $@

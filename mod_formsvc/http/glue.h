@@ -83,18 +83,18 @@ typedef struct formsvc_route {
 /* Checks the principal has the scope; 403 problem otherwise. */
 fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
 
-/* Handlers, one file per resource. */
-int formsvc_h_signup(request_rec *r, const char *const *caps);
-int formsvc_h_me(request_rec *r, const char *const *caps);
-int formsvc_h_keys_list(request_rec *r, const char *const *caps);
-int formsvc_h_keys_create(request_rec *r, const char *const *caps);
-int formsvc_h_keys_get(request_rec *r, const char *const *caps);
-int formsvc_h_keys_revoke(request_rec *r, const char *const *caps);
-int formsvc_h_keys_roll(request_rec *r, const char *const *caps);
-int formsvc_h_healthz(request_rec *r, const char *const *caps);
-int formsvc_h_readyz(request_rec *r, const char *const *caps);
-int formsvc_h_problem_page(request_rec *r, const char *const *caps);
-int formsvc_h_error_doc(request_rec *r, const char *const *caps);
+/* Route tables, one per handler file, each ending with {0, NULL}; the
+ * router walks them in the order of routes.c. */
+extern const formsvc_route formsvc_routes_ops[];
+extern const formsvc_route formsvc_routes_account[];
+extern const formsvc_route formsvc_routes_keys[];
+
+/* Shared request helpers of the handlers. */
+/* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */
+void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
+                             fs_error *verr);
+/* 403 quota-exceeded with quota, limit and used. */
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
 
 /* Router and auth hooks. */
 int formsvc_translate(request_rec *r);
@@ -107,6 +107,10 @@ void formsvc_register_authz(apr_pool_t *p);
 fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
                                       formsvc_principal **who);
 
-#define FS_SCHEMA_VERSION 1
+/* The schema version this module needs: the highest sql/NNNN_ number,
+ * passed in by Makefile.apxs. */
+#ifndef FS_SCHEMA_VERSION
+#error "FS_SCHEMA_VERSION must be defined by the build"
+#endif
 
 #endif

@@ -10,8 +10,6 @@ APLOG_USE_MODULE(formsvc);
 
 /* Reports every member of o that is not in allowed[] as "unknown". */
 void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
-                             fs_error *verr);
-void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
                              fs_error *verr)
 {
     json_object_object_foreach(o, k, v) {
@@ -26,7 +24,7 @@ void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *
     }
 }
 
-int formsvc_h_signup(request_rec *r, const char *const *caps)
+static int formsvc_h_signup(request_rec *r, const char *const *caps)
 {
     (void)caps;
     json_object *body;
@@ -78,7 +76,7 @@ int formsvc_h_signup(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, 201, out);
 }
 
-int formsvc_h_me(request_rec *r, const char *const *caps)
+static int formsvc_h_me(request_rec *r, const char *const *caps)
 {
     (void)caps;
     formsvc_principal *who = formsvc_req_get(r)->who;
@@ -111,3 +109,8 @@ int formsvc_h_me(request_rec *r, const char *const *caps)
     json_object_object_add(out, "quota", q);
     return formsvc_send_obj(r, 200, out);
 }
+
+const formsvc_route formsvc_routes_account[] = {
+    {M_POST, "/v1/signup", formsvc_h_signup, 0, 0},
+    {M_GET, "/v1/me", formsvc_h_me, FS_SC_ACCOUNT_READ, 1},
+    {0, NULL, NULL, 0, 0}};

@@ -8,15 +8,13 @@
 
 APLOG_USE_MODULE(formsvc);
 
-void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
-                             fs_error *verr);
 
 static int not_found(request_rec *r)
 {
     return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such key."));
 }
 
-int formsvc_h_keys_list(request_rec *r, const char *const *caps)
+static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
 {
     (void)caps;
     int limit;
@@ -108,7 +106,7 @@ fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **na
     return NULL;
 }
 
-static fs_error *quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
 {
     fs_error *e = fs_error_make(r->pool, "quota-exceeded",
                                 "The account has reached its %s quota (%d).", quota, limit);
@@ -118,7 +116,7 @@ static fs_error *quota_exceeded(request_rec *r, const char *quota, int limit, co
     return e;
 }
 
-int formsvc_h_keys_create(request_rec *r, const char *const *caps)
+static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
 {
     (void)caps;
     json_object *body;
@@ -158,7 +156,7 @@ int formsvc_h_keys_create(request_rec *r, const char *const *caps)
         const char *a1[] = {who->user_id};
         if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
             return formsvc_send_problem(r, e);
-        return formsvc_send_problem(r, quota_exceeded(r, "keys", limit,
+        return formsvc_send_problem(r, formsvc_quota_exceeded(r, "keys", limit,
                                                       cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
     json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
@@ -201,7 +199,7 @@ static fs_error *may_manage(request_rec *r, const char *scopes_json)
     return NULL;
 }
 
-int formsvc_h_keys_get(request_rec *r, const char *const *caps)
+static int formsvc_h_keys_get(request_rec *r, const char *const *caps)
 {
     fs_rows *rs;
     fs_error *e = load_key(r, caps[0], &rs);
@@ -210,7 +208,7 @@ int formsvc_h_keys_get(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
 }
 
-int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
+static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
 {
     fs_rows *rs;
     fs_error *e = load_key(r, caps[0], &rs);
@@ -226,7 +224,7 @@ int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
 }
 
-int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
+static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
 {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 1, &body);
@@ -279,3 +277,11 @@ int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
     return formsvc_send_obj(r, 201, key);
 }
+
+const formsvc_route formsvc_routes_keys[] = {
+    {M_GET, "/v1/keys", formsvc_h_keys_list, FS_SC_KEYS_READ, 1},
+    {M_POST, "/v1/keys", formsvc_h_keys_create, FS_SC_KEYS_WRITE, 1},
+    {M_GET, "/v1/keys/{id}", formsvc_h_keys_get, FS_SC_KEYS_READ, 1},
+    {M_DELETE, "/v1/keys/{id}", formsvc_h_keys_revoke, FS_SC_KEYS_WRITE, 1},
+    {M_POST, "/v1/keys/{id}/roll", formsvc_h_keys_roll, FS_SC_KEYS_WRITE, 1},
+    {0, NULL, NULL, 0, 0}};

@@ -8,13 +8,13 @@
 
 APLOG_USE_MODULE(formsvc);
 
-int formsvc_h_healthz(request_rec *r, const char *const *caps)
+static int formsvc_h_healthz(request_rec *r, const char *const *caps)
 {
     (void)caps;
     return formsvc_send_json(r, 200, "{\"status\":\"ok\"}");
 }
 
-int formsvc_h_readyz(request_rec *r, const char *const *caps)
+static int formsvc_h_readyz(request_rec *r, const char *const *caps)
 {
     (void)caps;
     const char *args[] = {apr_itoa(r->pool, FS_SCHEMA_VERSION)};
@@ -35,7 +35,7 @@ int formsvc_h_readyz(request_rec *r, const char *const *caps)
                              FS_CELL(rs, 0, 1)));
 }
 
-int formsvc_h_problem_page(request_rec *r, const char *const *caps)
+static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
 {
     const fs_problem_type *t = fs_problem_lookup(caps[0]);
     if (!t)
@@ -68,7 +68,7 @@ int formsvc_h_problem_page(request_rec *r, const char *const *caps)
     return OK;
 }
 
-int formsvc_h_error_doc(request_rec *r, const char *const *caps)
+static int formsvc_h_error_doc(request_rec *r, const char *const *caps)
 {
     (void)caps;
     if (!r->prev)
@@ -85,3 +85,10 @@ int formsvc_h_error_doc(request_rec *r, const char *const *caps)
         e->www_authenticate = "Bearer realm=\"formsvc\"";
     return formsvc_send_problem(r, e);
 }
+
+const formsvc_route formsvc_routes_ops[] = {
+    {M_GET, "/healthz", formsvc_h_healthz, 0, 0},
+    {M_GET, "/readyz", formsvc_h_readyz, 0, 0},
+    {M_GET, "/problems/{slug}", formsvc_h_problem_page, 0, 0},
+    {M_GET, "/.formsvc/error", formsvc_h_error_doc, 0, 0},
+    {0, NULL, NULL, 0, 0}};

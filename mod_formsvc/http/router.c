@@ -7,23 +7,12 @@
 
 APLOG_USE_MODULE(formsvc);
 
-#define AUTH 1
-#define PUBLIC 0
-
-static const formsvc_route routes[] = {
-    {M_POST, "/v1/signup", formsvc_h_signup, 0, PUBLIC},
-    {M_GET, "/v1/me", formsvc_h_me, FS_SC_ACCOUNT_READ, AUTH},
-    {M_GET, "/v1/keys", formsvc_h_keys_list, FS_SC_KEYS_READ, AUTH},
-    {M_POST, "/v1/keys", formsvc_h_keys_create, FS_SC_KEYS_WRITE, AUTH},
-    {M_GET, "/v1/keys/{id}", formsvc_h_keys_get, FS_SC_KEYS_READ, AUTH},
-    {M_DELETE, "/v1/keys/{id}", formsvc_h_keys_revoke, FS_SC_KEYS_WRITE, AUTH},
-    {M_POST, "/v1/keys/{id}/roll", formsvc_h_keys_roll, FS_SC_KEYS_WRITE, AUTH},
-    {M_GET, "/healthz", formsvc_h_healthz, 0, PUBLIC},
-    {M_GET, "/readyz", formsvc_h_readyz, 0, PUBLIC},
-    {M_GET, "/problems/{slug}", formsvc_h_problem_page, 0, PUBLIC},
-    {M_GET, "/.formsvc/error", formsvc_h_error_doc, 0, PUBLIC},
+static const formsvc_route *const tables[] = {
+    formsvc_routes_ops,
+    formsvc_routes_account,
+    formsvc_routes_keys,
 };
-#define N_ROUTES (int)(sizeof(routes) / sizeof(routes[0]))
+#define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
 /* Top-level path families that belong to the service. */
 static int our_path(const char *path)
@@ -74,17 +63,19 @@ static const formsvc_route *find_route(request_rec *r, const char *path, const c
     if (method == M_GET && r->header_only)
         method = M_GET; /* HEAD is GET without a body */
     const formsvc_route *hit = NULL;
-    for (int i = 0; i < N_ROUTES; i++) {
-        const char *tmp[4] = {0};
-        if (!fs_route_match(r->pool, routes[i].pattern, path, tmp))
-            continue;
-        const char *m = ap_method_name_of(r->pool, routes[i].method);
-        *allow = *allow ? apr_pstrcat(r->pool, *allow, ", ", m, NULL) : m;
-        if (routes[i].method == M_GET && !strstr(*allow, "HEAD"))
-            *allow = apr_pstrcat(r->pool, *allow, ", HEAD", NULL);
-        if (!hit && routes[i].method == method) {
-            hit = &routes[i];
-            memcpy(caps, tmp, sizeof(tmp));
+    for (int t = 0; t < N_TABLES; t++) {
+        for (const formsvc_route *rt = tables[t]; rt->pattern; rt++) {
+            const char *tmp[4] = {0};
+            if (!fs_route_match(r->pool, rt->pattern, path, tmp))
+                continue;
+            const char *m = ap_method_name_of(r->pool, rt->method);
+            *allow = *allow ? apr_pstrcat(r->pool, *allow, ", ", m, NULL) : m;
+            if (rt->method == M_GET && !strstr(*allow, "HEAD"))
+                *allow = apr_pstrcat(r->pool, *allow, ", HEAD", NULL);
+            if (!hit && rt->method == method) {
+                hit = rt;
+                memcpy(caps, tmp, sizeof(tmp));
+            }
         }
     }
     return hit;

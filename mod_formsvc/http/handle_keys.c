@@ -64,14 +64,14 @@ fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **na
         else
             *name = n;
     }
-    json_object *sv = fs_json_get(body, "scopes");
+    json_object *sv = NULL;
     *scopes = NULL;
-    if (sv && !json_object_is_type(sv, json_type_null))
-        *scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
-    else if (!sv)
+    if (!json_object_object_get_ex(body, "scopes", &sv))
         *scopes = who->scopes; /* omitted: the caller's own */
+    else if (!sv)
+        *scopes = fs_scopes_full(r->pool); /* explicit null: full access */
     else
-        *scopes = fs_scopes_full(r->pool);
+        *scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
     json_object *xv = fs_json_get(body, "expiresAt");
     *expires_at = NULL;
     if (xv && !json_object_is_type(xv, json_type_null)) {
@@ -263,7 +263,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     if (!kid || !secret)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id,
-                          apr_psprintf(r->pool, "%lld", grace), kid,
+                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace), kid,
                           fs_secret_display_prefix(r->pool, secret),
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
     if ((e = formsvc_query(r, "fs_key_roll", 6, args, &rs)))

@@ -38,7 +38,6 @@ sub api {
     my $res;
     if ($method eq 'GET') { $res = Apache::TestRequest::GET($url, @h) }
     elsif ($method eq 'HEAD') { $res = Apache::TestRequest::HEAD($url, @h) }
-    elsif ($method eq 'DELETE') { $res = Apache::TestRequest::DELETE($url, @h) }
     else {
         my $req = HTTP::Request->new($method => Apache::TestRequest::resolve_url($url));
         $req->header(@h) if @h;
@@ -73,4 +72,16 @@ sub pg_ctl {
     system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", @args) == 0 or die "pg $cmd failed";
 }
 
+1;
+
+package FormsvcTest;
+# psql against the test database; returns trimmed output.
+sub sql {
+    my $q = shift;
+    open my $fh, '-|', 'psql', '-X', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
+        '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q or die "psql: $!";
+    local $/; my $out = <$fh>; close $fh or die "psql failed for: $q";
+    $out =~ s/\s+\z//; return $out;
+}
+push @EXPORT, 'sql';
 1;

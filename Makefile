@@ -40,7 +40,7 @@ module: $(BUILD)/libfscore.a
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libfscore.a tests/fs_test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) -Itests $< -o $@ $(BUILD)/libfscore.a $(LIBS_CORE) -lcmocka $(SANITIZE)
+	@echo "  CC $@"; $(CC) $(CFLAGS_CORE) -Itests $< -o $@ $(BUILD)/libfscore.a $(LIBS_CORE) -lcmocka $(SANITIZE)
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done

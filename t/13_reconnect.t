@@ -1,0 +1,43 @@
+# The database going away and coming back: 503 problems (never 401 or 404)
+# while it is down, and recovery without an httpd restart, including the
+# prepared statements that a PostgreSQL restart loses.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+
+my ($secret) = signup();
+is api(GET => '/v1/me', token => $secret)->code, 200, 'works before';
+
+# Restart under the pooled connections: every request after it succeeds.
+pg_ctl('restart');
+my @codes;
+for (1..12) {
+    push @codes, api(GET => '/v1/me', token => $secret)->code;
+    push @codes, api(GET => '/v1/keys', token => $secret)->code;
+}
+is_deeply [ grep { $_ != 200 } @codes ], [], 'every request after a restart succeeds (statements prepared again)';
+my $r = api(POST => '/v1/signup', body => { email => uniq_email() });
+is $r->code, 201, 'writes work after a restart';
+
+# Down: 503 with Retry-After, for authenticated and public routes alike.
+pg_ctl('stop');
+$r = api(GET => '/v1/me', token => $secret);
+is $r->code, 503, 'authenticated request with the database down: 503, not 401';
+is $r->{json}{type}, base_url() . '/problems/service-unavailable', 'service-unavailable problem';
+ok $r->header('Retry-After'), 'Retry-After header';
+is $r->{json}{retryAfter}, $r->header('Retry-After'), 'retryAfter equals Retry-After';
+$r = api(POST => '/v1/signup', body => { email => uniq_email() });
+is $r->code, 503, 'signup with the database down: 503';
+$r = api(GET => '/readyz');
+is $r->code, 503, 'readyz 503 while down';
+is api(GET => '/healthz')->code, 200, 'healthz still 200 (process alive)';
+
+pg_ctl('start');
+@codes = ();
+for (1..12) { push @codes, api(GET => '/v1/me', token => $secret)->code }
+is_deeply [ grep { $_ != 200 } @codes ], [], 'recovers by itself once the database is back';
+is api(GET => '/readyz')->code, 200, 'readyz 200 again';
+
+done_testing;

@@ -1,0 +1,25 @@
+# Runs last: the error log holds no unexpected errors. Expected ones are the
+# database outage of t/13_reconnect.t and authorization refusals of
+# t/14_authz.t.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+
+open my $fh, '<', "$FindBin::Bin/logs/error_log" or die $!;
+my @unexpected;
+my @allowed = (
+    qr/\[dbd:/,                               # mod_dbd during the outage
+    qr/AH10301: store: database connection/,  # our own outage notes
+    qr/AH10101|AH10102/,                      # 503s while the database is down
+    qr/AH0162[89]|AH0163[01]/,                # authz refusals in /guarded
+    qr/AH10306/,                              # database unreachable at a child's start
+    qr/AH10305/,                              # no pepper warning (not in the test config)
+);
+while (my $line = <$fh>) {
+    next unless $line =~ /\[[a-z_]+:(error|crit|alert|emerg|warn)\]/;
+    next if grep { $line =~ $_ } @allowed;
+    push @unexpected, $line;
+}
+is scalar(@unexpected), 0, 'no unexpected error-log lines' or diag join '', @unexpected[0 .. ($#unexpected > 20 ? 20 : $#unexpected)];
+done_testing;

@@ -1,0 +1,107 @@
+/* fs_json: the strict request-body checker and pool ownership. */
+#include "fs_test.h"
+#include "fs_json.h"
+
+static fs_error *check(apr_pool_t *p, const char *s)
+{
+    return fs_json_check(p, s, strlen(s));
+}
+
+static void accepts_valid(void **state)
+{
+    apr_pool_t *p = *state;
+    const char *ok[] = {"{}", "[]", "0", "-0.5e+10", "\"\\u00e9\\ud83d\\ude00\"", "{\"a\":[1,{\"b\":null}]}",
+                        " {\"a\" : true , \"b\":false} ", "\"caf\xc3\xa9\"", "{\"a\":{},\"b\":{}}",
+                        "{\"a\":{\"x\":1},\"b\":{\"x\":1}}"};
+    for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        assert_null(check(p, ok[i]));
+}
+
+static void refuses_invalid(void **state)
+{
+    apr_pool_t *p = *state;
+    const char *bad[] = {"", "{", "{'a':1}", "{\"a\":NaN}", "{\"a\":Infinity}", "[1,]", "{\"a\":1,}",
+                         "01", "1.", ".5", "\"a\tb\"", "\"\\x\"", "\"\\u12\"", "\"\\u0000\"",
+                         "\"\\ud800\"", "\"\\udc00\"", "\"\xff\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"",
+                         "{\"a\":1}x", "{\"a\":1,\"a\":2}", "{\"a\\u0062\":1,\"ab\":2}", "tru", "nul",
+                         "{\"a\" 1}", "[1 2]"};
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        fs_error *e = check(p, bad[i]);
+        assert_non_null(e);
+        assert_int_equal(e->status, 400);
+        assert_string_equal(e->slug, "malformed-request");
+    }
+    /* NUL inside the buffer */
+    assert_non_null(fs_json_check(p, "\"a\0b\"", 5));
+}
+
+static void depth_limit(void **state)
+{
+    apr_pool_t *p = *state;
+    char buf[200];
+    for (int depth = 30; depth <= 34; depth++) {
+        int n = 0;
+        for (int i = 0; i < depth; i++) buf[n++] = '[';
+        for (int i = 0; i < depth; i++) buf[n++] = ']';
+        buf[n] = '\0';
+        fs_error *e = check(p, buf);
+        if (depth <= FS_JSON_MAX_DEPTH) assert_null(e);
+        else assert_non_null(e);
+    }
+}
+
+static void parse_object_only(void **state)
+{
+    apr_pool_t *p = *state;
+    json_object *o;
+    assert_null(fs_json_parse_object(p, "{\"x\":\"/a\"}", 10, &o));
+    assert_string_equal(fs_json_str(p, o), "{\"x\":\"/a\"}"); /* no \/ escaping */
+    fs_error *e = fs_json_parse_object(p, "[1]", 3, &o);
+    assert_non_null(e);
+    assert_null(o);
+    e = fs_json_parse_object(p, "{\"a\":1,\"a\":1}", 13, &o);
+    assert_non_null(e);
+}
+
+static void utf8_helpers(void **state)
+{
+    (void)state;
+    assert_true(fs_utf8_valid("h\xc3\xa9llo", 6));
+    assert_false(fs_utf8_valid("\xc3", 1));
+    assert_false(fs_utf8_valid("a\0b", 3));
+    assert_int_equal(fs_utf8_length("h\xc3\xa9llo"), 5);
+    assert_int_equal(fs_utf8_length("\xf0\x9f\x98\x80"), 1);
+}
+
+static void problem_render(void **state)
+{
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    fs_error_add(p, e, "/name", "required", "name is required.");
+    fs_error_add(p, e, "/scopes/0", "enum", "Unknown.");
+    char *s = fs_problem_render(p, e, "https://x.example/forms", "/forms/v1/keys");
+    json_object *o = fs_json_parse_trusted(p, s);
+    assert_string_equal(json_object_get_string(fs_json_get(o, "type")),
+                        "https://x.example/forms/problems/validation-failed");
+    assert_int_equal(json_object_get_int(fs_json_get(o, "status")), 422);
+    assert_int_equal(json_object_array_length(fs_json_get(o, "errors")), 2);
+    assert_string_equal(json_object_get_string(fs_json_get(o, "instance")), "/forms/v1/keys");
+    fs_error *r = fs_error_make(p, "rate-limited", "slow down");
+    r->retry_after = 7;
+    o = fs_json_parse_trusted(p, fs_problem_render(p, r, "https://x", "/"));
+    assert_int_equal(json_object_get_int(fs_json_get(o, "retryAfter")), 7);
+    fs_error *u = fs_error_make(p, "no-such-slug", NULL);
+    assert_int_equal(u->status, 500);
+    int n;
+    const fs_problem_type *cat = fs_problem_catalogue(&n);
+    for (int i = 0; i < n; i++) {
+        assert_true(cat[i].status >= 400 && cat[i].status <= 503);
+        assert_non_null(cat[i].about);
+    }
+}
+
+static const struct CMUnitTest tests[] = {
+    FS_TEST(accepts_valid), FS_TEST(refuses_invalid), FS_TEST(depth_limit),
+    FS_TEST(parse_object_only), FS_TEST(utf8_helpers), FS_TEST(problem_render),
+};
+FS_TEST_MAIN(tests)

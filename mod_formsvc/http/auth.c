@@ -100,7 +100,8 @@ int formsvc_check_authn(request_rec *r)
         q->auth_error = fs_error_make(r->pool, "unauthorized",
                                       "This resource needs Authorization: Bearer <secret>.");
         q->auth_error->www_authenticate = "Bearer realm=\"formsvc\"";
-        ap_note_auth_failure(r);
+        if (auth_type_is_bearer(r))
+            ap_note_auth_failure(r);
         return HTTP_UNAUTHORIZED;
     }
     formsvc_principal *who;
@@ -110,7 +111,10 @@ int formsvc_check_authn(request_rec *r)
         if (e->status == 401) {
             /* never the secret itself in a log line */
             FORMSVC_LOG(r, APLOG_INFO, 10201, "bearer credential refused");
-            ap_note_auth_failure(r);
+            /* our own routes carry the challenge in the problem; others
+             * (AuthType Bearer) through httpd's note_auth_failure */
+            if (auth_type_is_bearer(r))
+                ap_note_auth_failure(r);
         }
         return e->status;
     }

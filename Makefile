@@ -19,7 +19,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit test test-asan run install clean fuzz bench format
+.PHONY: all deps module core unit unit-valgrind test test-asan run install clean fuzz bench format
 all: module
 
 deps:
@@ -44,6 +44,12 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libfscore.a tests/fs_test.h
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+
+# The unit tests again under valgrind: any error or leak fails.
+unit-valgrind: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== valgrind $$t"; \
+	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	    $$t >/dev/null; done
 
 # make test: install what is missing, build, then every cmocka and
 # Apache::Test test against a throwaway PostgreSQL on a free port.

@@ -79,6 +79,14 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
     p->client_id = FS_CELL(rs, 0, 5);
     p->verified = FS_CELL(rs, 0, 6) && FS_CELL(rs, 0, 6)[0] == 't';
     p->expires = FS_CELL(rs, 0, 8) ? apr_atoi64(FS_CELL(rs, 0, 8)) : 0;
+    if (FS_CELL(rs, 0, 9)[0] == 't') {
+        /* lastUsedAt is a hint: a failure here does not fail the request */
+        const char *targs[] = {p->key_id};
+        fs_rows *ignored;
+        fs_error *te = formsvc_query(r, "fs_touch_key", 1, targs, &ignored);
+        if (te)
+            FORMSVC_LOG(r, APLOG_WARNING, 10202, "lastUsedAt not refreshed for %s", p->key_id);
+    }
     *who = p;
     return NULL;
 }

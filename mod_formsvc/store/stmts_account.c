@@ -13,18 +13,22 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT fs_user_json(u)::text, fs_key_json(k)::text FROM u, k"},
 
     /* 1 secret hash. One row when the credential is active:
-     * key id, user id, scopes, depth, actor, client id, verified, key json,
-     * expires (epoch seconds or NULL). Refreshes last_used_at at most once a
-     * minute per key, in the same round trip. */
+     * key id, user id, scopes, depth, actor, client id, verified, hash,
+     * expires (epoch seconds or NULL), and 't' when last_used_at is older
+     * than a minute (the caller then runs fs_touch_key: at most one write a
+     * minute per key, not one per request). */
     {"fs_authenticate",
-     "WITH k AS (SELECT k.*, u.verified FROM keys k JOIN users u ON u.id = k.user_id "
-     "  WHERE k.secret_hash = %s AND k.revoked_at IS NULL "
-     "  AND (k.expires_at IS NULL OR k.expires_at > now())), "
-     "t AS (UPDATE keys SET last_used_at = now() WHERE id = (SELECT id FROM k) "
-     "  AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') RETURNING 1) "
      "SELECT k.id, k.user_id, k.scopes::text, k.depth::text, k.actor, k.client_id, "
-     "  k.verified::text, k.secret_hash, "
-     "  extract(epoch FROM k.expires_at)::bigint::text, (SELECT count(*) FROM t)::text FROM k"},
+     "  u.verified::text, k.secret_hash, extract(epoch FROM k.expires_at)::bigint::text, "
+     "  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')::text "
+     "FROM keys k JOIN users u ON u.id = k.user_id "
+     "WHERE k.secret_hash = %s AND k.revoked_at IS NULL "
+     "  AND (k.expires_at IS NULL OR k.expires_at > now())"},
+
+    /* 1 key id. Refreshes last_used_at unless another request just did. */
+    {"fs_touch_key",
+     "UPDATE keys SET last_used_at = now() WHERE id = %s "
+     "  AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') RETURNING 1"},
 
     /* 1 user id, 2 key id */
     {"fs_me",

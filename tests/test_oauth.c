@@ -305,7 +305,20 @@ static void errors_carry_oauth_members(void **state)
     assert_non_null(strstr(doc, "/problems/invalid-scope"));
 }
 
+/* The pointers of scope errors name the item (the foundation once printed
+ * "%zu" there, which APR's formatter does not know). */
+static void scope_error_pointer(void **state)
+{
+    apr_pool_t *p = *state;
+    fs_error *verr = fs_error_validation(p);
+    json_object *v = fs_json_parse_trusted(p, "[\"forms:read\", \"nope\"]");
+    assert_null(fs_scopes_from_json(p, v, "/scopes", 1, verr));
+    assert_int_equal(verr->errors->nelts, 1);
+    assert_string_equal(APR_ARRAY_IDX(verr->errors, 0, fs_field_error).pointer, "/scopes/1");
+}
+
 static const struct CMUnitTest tests[] = {
+    FS_TEST(scope_error_pointer),
     FS_TEST(form_parses_and_decodes), FS_TEST(form_refuses_repeats_and_bad_escapes),
     FS_TEST(json_request),            FS_TEST(basic_header),
     FS_TEST(narrowing),               FS_TEST(exchange_rules),

@@ -45,11 +45,11 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
                 name = n;
         }
     }
-    json_object *sv = fs_json_get(body, "scopes");
+    json_object *sv = NULL;
     fs_scopes *scopes;
-    if (!sv)
+    if (!json_object_object_get_ex(body, "scopes", &sv))
         scopes = who->scopes; /* omitted: the caller's own */
-    else
+    else /* null: full access (subject to the subset rule) */
         scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);

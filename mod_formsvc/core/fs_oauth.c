@@ -300,8 +300,8 @@ fs_error *fs_oauth_exchange_check_request(apr_pool_t *p, const fs_token_request 
         long long in = digits ? apr_atoi64(s) : -1;
         if (!digits || in < 1 || in > FS_OAUTH_MAX_EXPIRES_IN)
             return fs_oauth_error(p, "invalid_request",
-                                  "expires_in must be a whole number of seconds from 1 to %lld.",
-                                  FS_OAUTH_MAX_EXPIRES_IN);
+                                  "expires_in must be a whole number of seconds from 1 to "
+                                  "%" APR_INT64_T_FMT ".", (apr_int64_t)FS_OAUTH_MAX_EXPIRES_IN);
     }
     return NULL;
 }
@@ -327,7 +327,7 @@ fs_error *fs_oauth_exchange(apr_pool_t *p, const fs_exchange_parent *parent,
         if (left >= 0 && in > left)
             return fs_oauth_error(p, "invalid_request",
                                   "expires_in reaches beyond the subject credential's own "
-                                  "expiry (%lld seconds from now).", left);
+                                  "expiry (%" APR_INT64_T_FMT " seconds from now).", (apr_int64_t)left);
     } else {
         in = default_lifetime;
         if (left >= 0 && in > left)

@@ -76,7 +76,7 @@ typedef struct fs_exchange_parent {
     int depth;
     apr_int64_t expires; /* epoch seconds; 0: never */
     const fs_scopes *scopes;
-    const char *actor;   /* may be NULL */
+    const char *actor; /* may be NULL */
 } fs_exchange_parent;
 
 /* The delegated credential that token exchange may mint. */
@@ -85,8 +85,8 @@ typedef struct fs_exchange_grant {
     apr_int64_t expires;  /* epoch seconds */
     long long expires_in; /* seconds from now */
     int depth;
-    const char *actor;    /* the label given, else the parent's (may be NULL) */
-    const char *name;     /* given, else the actor, else "delegated" */
+    const char *actor; /* the label given, else the parent's (may be NULL) */
+    const char *name;  /* given, else the actor, else "delegated" */
 } fs_exchange_grant;
 
 /* The rules of token exchange that need no subject: the token types,

@@ -154,6 +154,7 @@ for (1 .. 2) {
 }
 $r = api(GET => '/v1/clients?includeRevoked=true&limit=2', token => $root);
 is $r->code, 200, 'includeRevoked';
+@ids = sort { $b cmp $a } @ids; # ids order by creation time (to the millisecond)
 is_deeply [map { $_->{id} } @{ $r->{json}{data} }], [@ids[0, 1]], 'newest first, limit 2';
 ok $r->{json}{nextCursor}, 'nextCursor';
 like $r->header('Link'), qr/^<\Q${\ base_url()}\E\/v1\/clients\?includeRevoked=true&limit=2&cursor=[^>]+>; rel="next"$/, 'Link rel=next';

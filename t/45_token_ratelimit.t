@@ -9,6 +9,7 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use FormsvcOAuth;
+use Apache::Test ();
 
 my ($root) = signup();
 my ($cid, $secret) = new_client($root, {});
@@ -32,5 +33,13 @@ is $r->code, 429, 'the right secret from the same address is refused too';
 is api(GET => '/v1/me', token => $root)->code, 200, 'other endpoints are not affected';
 $r = exchange($root, actor => 'not throttled');
 is $r->code, 200, 'token exchange (bearer-authenticated) is not throttled';
+
+# none of the OAuth tests (t/40..45) caused a 500 or an unexpected error line
+my $log = Apache::Test::vars('t_logs') . '/error_log';
+open my $fh, '<', $log or die "$log: $!";
+my @bad = grep { /\[formsvc:(?:error|crit|alert|emerg)\]/ &&
+                 m{/v1/(?:token|clients|audit)|/\.well-known/|fs_(?:client|token|audit)_|AH1050} } <$fh>;
+close $fh;
+is scalar @bad, 0, 'no error lines from the OAuth endpoints' or diag @bad;
 
 done_testing;

@@ -1,11 +1,10 @@
 /* fs_oauth: token request parsing, Basic credentials, narrowing and the
  * rules of token exchange. */
-#include "fs_test.h"
-#include "fs_oauth.h"
 #include "fs_json.h"
+#include "fs_oauth.h"
+#include "fs_test.h"
 
-static const char *err_code(fs_error *e)
-{
+static const char *err_code(fs_error *e) {
     assert_non_null(e);
     json_object *v = fs_json_get(e->extra, "error");
     assert_non_null(v);
@@ -13,17 +12,17 @@ static const char *err_code(fs_error *e)
     return json_object_get_string(v);
 }
 
-static fs_error *form(apr_pool_t *p, const char *body, fs_token_request *req)
-{
+static fs_error *form(apr_pool_t *p, const char *body, fs_token_request *req) {
     return fs_token_request_parse_form(p, body, strlen(body), req);
 }
 
-static void form_parses_and_decodes(void **state)
-{
+static void form_parses_and_decodes(void **state) {
     apr_pool_t *p = *state;
     fs_token_request req;
-    assert_null(form(p, "grant_type=client_credentials&scope=forms%3Aread+keys:read"
-                        "&client_id=cli_x&unknown=1&&", &req));
+    assert_null(form(p,
+                     "grant_type=client_credentials&scope=forms%3Aread+keys:read"
+                     "&client_id=cli_x&unknown=1&&",
+                     &req));
     assert_string_equal(req.grant_type, "client_credentials");
     assert_string_equal(req.scope, "forms:read keys:read");
     assert_string_equal(req.client_id, "cli_x");
@@ -39,8 +38,7 @@ static void form_parses_and_decodes(void **state)
     assert_null(req.grant_type);
 }
 
-static void form_refuses_repeats_and_bad_escapes(void **state)
-{
+static void form_refuses_repeats_and_bad_escapes(void **state) {
     apr_pool_t *p = *state;
     fs_token_request req;
     assert_string_equal(err_code(form(p, "scope=a&scope=b", &req)), "invalid_request");
@@ -59,12 +57,12 @@ static void form_refuses_repeats_and_bad_escapes(void **state)
     assert_string_equal(e->slug, "invalid-request");
 }
 
-static void json_request(void **state)
-{
+static void json_request(void **state) {
     apr_pool_t *p = *state;
     fs_token_request req;
     json_object *o = fs_json_parse_trusted(
-        p, "{\"grant_type\":\"client_credentials\",\"expires_in\":60,\"other\":[1],\"scope\":\"\"}");
+        p,
+        "{\"grant_type\":\"client_credentials\",\"expires_in\":60,\"other\":[1],\"scope\":\"\"}");
     assert_null(fs_token_request_from_json(p, o, &req));
     assert_string_equal(req.grant_type, "client_credentials");
     assert_string_equal(req.expires_in, "60");
@@ -77,8 +75,7 @@ static void json_request(void **state)
     assert_string_equal(err_code(fs_token_request_from_json(p, o, &req)), "invalid_request");
 }
 
-static void basic_header(void **state)
-{
+static void basic_header(void **state) {
     apr_pool_t *p = *state;
     int is_basic;
     const char *id, *secret;
@@ -99,10 +96,15 @@ static void basic_header(void **state)
     assert_false(fs_basic_credentials(p, "Basicfoo", &is_basic, &id, &secret));
     assert_false(is_basic);
     /* Basic but undecodable */
-    const char *bad[] = {"Basic", "Basic ", "Basic !!!!", "Basic Y2xp", /* "cli" no colon */
-                         "Basic Y2xpX2E6", /* "cli_a:" empty secret */
+    const char *bad[] = {"Basic",
+                         "Basic ",
+                         "Basic !!!!",
+                         "Basic Y2xp",         /* "cli" no colon */
+                         "Basic Y2xpX2E6",     /* "cli_a:" empty secret */
                          "Basic OnNlY3JldA==", /* ":secret" */
-                         "Basic Y2xpX2E6c3ZjY19i=", "Basic Y2x=pX2E6", "Basic YQBiOmM=" /* NUL */};
+                         "Basic Y2xpX2E6c3ZjY19i=",
+                         "Basic Y2x=pX2E6",
+                         "Basic YQBiOmM=" /* NUL */};
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_false(fs_basic_credentials(p, bad[i], &is_basic, &id, &secret));
         assert_true(is_basic);
@@ -110,8 +112,7 @@ static void basic_header(void **state)
     }
 }
 
-static fs_scopes *sc(apr_pool_t *p, const char *s)
-{
+static fs_scopes *sc(apr_pool_t *p, const char *s) {
     const char *bad;
     fs_scopes *r = fs_scopes_from_string(p, s, &bad);
     assert_non_null(r);
@@ -121,8 +122,7 @@ static fs_scopes *sc(apr_pool_t *p, const char *s)
 #define F1 "frm_01ARZ3NDEKTSV4RRFFQ69G5FAV"
 #define F2 "frm_01ARZ3NDEKTSV4RRFFQ69G5FAW"
 
-static void narrowing(void **state)
-{
+static void narrowing(void **state) {
     apr_pool_t *p = *state;
     fs_scopes *out;
     /* omitted: everything granted */
@@ -156,8 +156,7 @@ static void narrowing(void **state)
                         "invalid_scope");
 }
 
-static void exchange_rules(void **state)
-{
+static void exchange_rules(void **state) {
     apr_pool_t *p = *state;
     fs_exchange_grant g;
     fs_token_request req;
@@ -204,12 +203,10 @@ static void exchange_rules(void **state)
     /* an expired parent */
     fs_exchange_parent old = {1, now - 1, sc(p, "forms:read"), NULL};
     memset(&req, 0, sizeof(req));
-    assert_string_equal(err_code(fs_oauth_exchange(p, &old, &req, now, 3600, &g)),
-                        "invalid_grant");
+    assert_string_equal(err_code(fs_oauth_exchange(p, &old, &req, now, 3600, &g)), "invalid_grant");
 }
 
-static void exchange_depth(void **state)
-{
+static void exchange_depth(void **state) {
     apr_pool_t *p = *state;
     fs_exchange_grant g;
     fs_token_request req;
@@ -218,21 +215,18 @@ static void exchange_depth(void **state)
     assert_null(fs_oauth_exchange(p, &par, &req, 1, 60, &g));
     assert_int_equal(g.depth, FS_OAUTH_MAX_DEPTH);
     par.depth = FS_OAUTH_MAX_DEPTH;
-    assert_string_equal(err_code(fs_oauth_exchange(p, &par, &req, 1, 60, &g)),
-                        "invalid_request");
+    assert_string_equal(err_code(fs_oauth_exchange(p, &par, &req, 1, 60, &g)), "invalid_request");
 }
 
-static void exchange_bad_parameters(void **state)
-{
+static void exchange_bad_parameters(void **state) {
     apr_pool_t *p = *state;
     fs_token_request req;
-    const char *bad_in[] = {"-5", "0", "abc", "1.5", " 60", "+60", "31536001",
-                            "99999999999999999999", ""};
+    const char *bad_in[] = {
+        "-5", "0", "abc", "1.5", " 60", "+60", "31536001", "99999999999999999999", ""};
     for (unsigned i = 0; i < sizeof(bad_in) / sizeof(bad_in[0]); i++) {
         memset(&req, 0, sizeof(req));
         req.expires_in = bad_in[i];
-        assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)),
-                            "invalid_request");
+        assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)), "invalid_request");
     }
     memset(&req, 0, sizeof(req));
     req.expires_in = "31536000";
@@ -244,12 +238,10 @@ static void exchange_bad_parameters(void **state)
     for (unsigned i = 0; i < 3; i++) {
         memset(&req, 0, sizeof(req));
         req.actor = bad_label[i];
-        assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)),
-                            "invalid_request");
+        assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)), "invalid_request");
         memset(&req, 0, sizeof(req));
         req.name = bad_label[i];
-        assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)),
-                            "invalid_request");
+        assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)), "invalid_request");
     }
     longer[100] = '\0'; /* exactly 100 */
     memset(&req, 0, sizeof(req));
@@ -277,8 +269,7 @@ static void exchange_bad_parameters(void **state)
     assert_string_equal(err_code(fs_oauth_exchange_check_request(p, &req)), "invalid_request");
 }
 
-static void errors_carry_oauth_members(void **state)
-{
+static void errors_carry_oauth_members(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_oauth_error(p, "invalid_client", "nope %d", 1);
     assert_int_equal(e->status, 401);
@@ -307,8 +298,7 @@ static void errors_carry_oauth_members(void **state)
 
 /* The pointers of scope errors name the item (the foundation once printed
  * "%zu" there, which APR's formatter does not know). */
-static void scope_error_pointer(void **state)
-{
+static void scope_error_pointer(void **state) {
     apr_pool_t *p = *state;
     fs_error *verr = fs_error_validation(p);
     json_object *v = fs_json_parse_trusted(p, "[\"forms:read\", \"nope\"]");
@@ -319,10 +309,14 @@ static void scope_error_pointer(void **state)
 
 static const struct CMUnitTest tests[] = {
     FS_TEST(scope_error_pointer),
-    FS_TEST(form_parses_and_decodes), FS_TEST(form_refuses_repeats_and_bad_escapes),
-    FS_TEST(json_request),            FS_TEST(basic_header),
-    FS_TEST(narrowing),               FS_TEST(exchange_rules),
-    FS_TEST(exchange_depth),          FS_TEST(exchange_bad_parameters),
+    FS_TEST(form_parses_and_decodes),
+    FS_TEST(form_refuses_repeats_and_bad_escapes),
+    FS_TEST(json_request),
+    FS_TEST(basic_header),
+    FS_TEST(narrowing),
+    FS_TEST(exchange_rules),
+    FS_TEST(exchange_depth),
+    FS_TEST(exchange_bad_parameters),
     FS_TEST(errors_carry_oauth_members),
 };
 FS_TEST_MAIN(tests)

@@ -10,8 +10,7 @@
 #include <string.h>
 
 /* OAuth error code -> problem slug (the catalogue in fs_error.c). */
-static const char *slug_of(const char *code)
-{
+static const char *slug_of(const char *code) {
     static const char *const map[][2] = {
         {"invalid_request", "invalid-request"},
         {"invalid_client", "invalid-client"},
@@ -25,8 +24,7 @@ static const char *slug_of(const char *code)
     return "invalid-request";
 }
 
-fs_error *fs_oauth_error(apr_pool_t *p, const char *code, const char *fmt, ...)
-{
+fs_error *fs_oauth_error(apr_pool_t *p, const char *code, const char *fmt, ...) {
     fs_error *e = fs_error_make(p, slug_of(code), NULL);
     va_list ap;
     va_start(ap, fmt);
@@ -37,11 +35,10 @@ fs_error *fs_oauth_error(apr_pool_t *p, const char *code, const char *fmt, ...)
     return e;
 }
 
-void fs_oauth_decorate(apr_pool_t *p, fs_error *e)
-{
+void fs_oauth_decorate(apr_pool_t *p, fs_error *e) {
     if (e->extra && fs_json_get(e->extra, "error"))
         return;
-    const char *code = e->status == 401                      ? "invalid_client"
+    const char *code = e->status == 401                       ? "invalid_client"
                        : e->status == 429 || e->status == 503 ? "temporarily_unavailable"
                        : e->status >= 500                     ? "server_error"
                                                               : "invalid_request";
@@ -50,8 +47,7 @@ void fs_oauth_decorate(apr_pool_t *p, fs_error *e)
     fs_error_set_str(p, e, "error_description", e->detail ? e->detail : t ? t->title : code);
 }
 
-static int hexval(char c)
-{
+static int hexval(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
     if (c >= 'a' && c <= 'f')
@@ -61,8 +57,7 @@ static int hexval(char c)
     return -1;
 }
 
-char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len)
-{
+char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len) {
     char *out = apr_palloc(p, len + 1), *o = out;
     for (apr_size_t i = 0; i < len; i++) {
         if (s[i] == '+') {
@@ -85,9 +80,11 @@ char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len)
 }
 
 /* The slot of a known parameter name, or NULL. */
-static const char **slot(fs_token_request *req, const char *name)
-{
-    static const struct { const char *name; size_t off; } names[] = {
+static const char **slot(fs_token_request *req, const char *name) {
+    static const struct {
+        const char *name;
+        size_t off;
+    } names[] = {
         {"grant_type", offsetof(fs_token_request, grant_type)},
         {"client_id", offsetof(fs_token_request, client_id)},
         {"client_secret", offsetof(fs_token_request, client_secret)},
@@ -107,8 +104,7 @@ static const char **slot(fs_token_request *req, const char *name)
 }
 
 fs_error *fs_token_request_parse_form(apr_pool_t *p, const char *body, apr_size_t len,
-                                      fs_token_request *req)
-{
+                                      fs_token_request *req) {
     memset(req, 0, sizeof(*req));
     apr_array_header_t *seen = apr_array_make(p, 8, sizeof(const char *));
     apr_size_t i = 0;
@@ -141,8 +137,7 @@ fs_error *fs_token_request_parse_form(apr_pool_t *p, const char *body, apr_size_
     return NULL;
 }
 
-fs_error *fs_token_request_from_json(apr_pool_t *p, json_object *o, fs_token_request *req)
-{
+fs_error *fs_token_request_from_json(apr_pool_t *p, json_object *o, fs_token_request *req) {
     memset(req, 0, sizeof(*req));
     json_object_object_foreach(o, k, v) {
         const char **s = slot(req, k);
@@ -160,8 +155,7 @@ fs_error *fs_token_request_from_json(apr_pool_t *p, json_object *o, fs_token_req
     return NULL;
 }
 
-static int b64val(char c)
-{
+static int b64val(char c) {
     if (c >= 'A' && c <= 'Z')
         return c - 'A';
     if (c >= 'a' && c <= 'z')
@@ -176,8 +170,7 @@ static int b64val(char c)
 }
 
 /* Strict standard base64 with padding; NULL when malformed. */
-static char *b64_decode(apr_pool_t *p, const char *s, apr_size_t *outlen)
-{
+static char *b64_decode(apr_pool_t *p, const char *s, apr_size_t *outlen) {
     apr_size_t n = strlen(s);
     if (n == 0 || n % 4)
         return NULL;
@@ -206,8 +199,7 @@ static char *b64_decode(apr_pool_t *p, const char *s, apr_size_t *outlen)
 }
 
 int fs_basic_credentials(apr_pool_t *p, const char *header, int *is_basic, const char **id,
-                         const char **secret)
-{
+                         const char **secret) {
     *is_basic = 0;
     *id = *secret = NULL;
     if (!header || strncasecmp(header, "Basic", 5) != 0 || (header[5] != ' ' && header[5]))
@@ -237,8 +229,7 @@ int fs_basic_credentials(apr_pool_t *p, const char *header, int *is_basic, const
 }
 
 fs_error *fs_oauth_narrow(apr_pool_t *p, const fs_scopes *granted, const char *requested,
-                          fs_scopes **out)
-{
+                          fs_scopes **out) {
     *out = NULL;
     if (!requested) {
         fs_scopes *c = apr_pmemdup(p, granted, sizeof(*granted));
@@ -256,7 +247,8 @@ fs_error *fs_oauth_narrow(apr_pool_t *p, const fs_scopes *granted, const char *r
     if (!fs_scopes_subset(p, want, granted, &missing)) {
         fs_error *e = fs_oauth_error(p, "invalid_scope",
                                      "The requested scope is broader than the grant: it does "
-                                     "not hold %s.", missing);
+                                     "not hold %s.",
+                                     missing);
         fs_error_set_str(p, e, "requiredScope", missing);
         return e;
     }
@@ -265,14 +257,12 @@ fs_error *fs_oauth_narrow(apr_pool_t *p, const fs_scopes *granted, const char *r
 }
 
 /* A label (actor, name): 1..100 characters, no control characters. */
-static int label_ok(const char *s)
-{
+static int label_ok(const char *s) {
     apr_size_t n = fs_utf8_length(s);
     return n >= 1 && n <= FS_OAUTH_LABEL_MAX && !fs_has_control(s);
 }
 
-fs_error *fs_oauth_exchange_check_request(apr_pool_t *p, const fs_token_request *req)
-{
+fs_error *fs_oauth_exchange_check_request(apr_pool_t *p, const fs_token_request *req) {
     if (req->subject_token && !req->subject_token_type)
         return fs_oauth_error(p, "invalid_request",
                               "subject_token_type is required with subject_token.");
@@ -301,15 +291,15 @@ fs_error *fs_oauth_exchange_check_request(apr_pool_t *p, const fs_token_request 
         if (!digits || in < 1 || in > FS_OAUTH_MAX_EXPIRES_IN)
             return fs_oauth_error(p, "invalid_request",
                                   "expires_in must be a whole number of seconds from 1 to "
-                                  "%" APR_INT64_T_FMT ".", (apr_int64_t)FS_OAUTH_MAX_EXPIRES_IN);
+                                  "%" APR_INT64_T_FMT ".",
+                                  (apr_int64_t)FS_OAUTH_MAX_EXPIRES_IN);
     }
     return NULL;
 }
 
 fs_error *fs_oauth_exchange(apr_pool_t *p, const fs_exchange_parent *parent,
                             const fs_token_request *req, apr_int64_t now,
-                            long long default_lifetime, fs_exchange_grant *out)
-{
+                            long long default_lifetime, fs_exchange_grant *out) {
     memset(out, 0, sizeof(*out));
     fs_error *e = fs_oauth_exchange_check_request(p, req);
     if (e)
@@ -317,7 +307,8 @@ fs_error *fs_oauth_exchange(apr_pool_t *p, const fs_exchange_parent *parent,
     if (parent->depth + 1 > FS_OAUTH_MAX_DEPTH)
         return fs_oauth_error(p, "invalid_request",
                               "Delegation is at most %d levels deep; this credential is "
-                              "already at depth %d.", FS_OAUTH_MAX_DEPTH, parent->depth);
+                              "already at depth %d.",
+                              FS_OAUTH_MAX_DEPTH, parent->depth);
     long long left = parent->expires ? (long long)(parent->expires - now) : -1;
     if (parent->expires && left <= 0)
         return fs_oauth_error(p, "invalid_grant", "The subject credential has expired.");
@@ -327,7 +318,8 @@ fs_error *fs_oauth_exchange(apr_pool_t *p, const fs_exchange_parent *parent,
         if (left >= 0 && in > left)
             return fs_oauth_error(p, "invalid_request",
                                   "expires_in reaches beyond the subject credential's own "
-                                  "expiry (%" APR_INT64_T_FMT " seconds from now).", (apr_int64_t)left);
+                                  "expiry (%" APR_INT64_T_FMT " seconds from now).",
+                                  (apr_int64_t)left);
     } else {
         in = default_lifetime;
         if (left >= 0 && in > left)

@@ -1,10 +1,10 @@
 /* handle_audit: the audit trail. formsvc_audit() records what the calling
  * credential did; GET /v1/audit lists it, paged, filtered by ?actor= and
  * ?credential=. */
-#include "glue.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "glue.h"
 
 #include <apr_strings.h>
 
@@ -12,8 +12,7 @@ APLOG_USE_MODULE(formsvc);
 
 void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
                       const char *client_id, const char *actor, const char *action,
-                      const char *target_id)
-{
+                      const char *target_id) {
     const char *id = fs_id_new(r->pool, "aud_");
     if (!id) {
         FORMSVC_LOG(r, APLOG_ERR, 10501, "audit record %s not written: no random id", action);
@@ -27,17 +26,14 @@ void formsvc_audit_as(request_rec *r, const char *user_id, const char *credentia
                     target_id ? target_id : "-", e->slug);
 }
 
-void formsvc_audit(request_rec *r, const char *action, const char *target_id)
-{
+void formsvc_audit(request_rec *r, const char *action, const char *target_id) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     if (!who)
         return;
-    formsvc_audit_as(r, who->user_id, who->key_id, who->client_id, who->actor, action,
-                     target_id);
+    formsvc_audit_as(r, who->user_id, who->key_id, who->client_id, who->actor, action, target_id);
 }
 
-static int formsvc_h_audit_list(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_audit_list(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit;
     const char *after;
@@ -55,8 +51,9 @@ static int formsvc_h_audit_list(request_rec *r, const char *const *caps)
                      "credential is a key id (key_...) or a client id (cli_...).");
     if (verr->errors)
         return formsvc_send_problem(r, verr);
-    const char *args[] = {formsvc_req_get(r)->who->user_id, actor, actor, cred, cred, cred,
-                          after, after, apr_itoa(r->pool, limit + 1)};
+    const char *args[] = {
+        formsvc_req_get(r)->who->user_id, actor, actor, cred, cred, cred, after, after,
+        apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_audit_list", 9, args, &rs)))
         return formsvc_send_problem(r, e);
@@ -64,5 +61,4 @@ static int formsvc_h_audit_list(request_rec *r, const char *const *caps)
 }
 
 const formsvc_route formsvc_routes_audit[] = {
-    {M_GET, "/v1/audit", formsvc_h_audit_list, FS_SC_ACCOUNT_READ, 1},
-    {0, NULL, NULL, 0, 0}};
+    {M_GET, "/v1/audit", formsvc_h_audit_list, FS_SC_ACCOUNT_READ, 1}, {0, NULL, NULL, 0, 0}};

@@ -1,21 +1,19 @@
 /* handle_clients: /v1/clients: register, list, get, delete (revoking every
  * access token of the client and whatever was delegated from them). */
-#include "glue.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "glue.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
 
-static fs_error *no_such_client(request_rec *r)
-{
+static fs_error *no_such_client(request_rec *r) {
     return fs_error_make(r->pool, "not-found", "No such client.");
 }
 
-static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
     fs_error *e = formsvc_read_json(r, 1, &body);
@@ -49,7 +47,7 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
     fs_scopes *scopes;
     if (!json_object_object_get_ex(body, "scopes", &sv))
         scopes = who->scopes; /* omitted: the caller's own */
-    else /* null: full access (subject to the subset rule) */
+    else                      /* null: full access (subject to the subset rule) */
         scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
@@ -57,7 +55,8 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
     if (!fs_scopes_subset(r->pool, scopes, who->scopes, &missing)) {
         e = fs_error_make(r->pool, "insufficient-scope",
                           "A credential cannot register a client broader than itself: it "
-                          "does not hold %s.", missing);
+                          "does not hold %s.",
+                          missing);
         fs_error_set_str(r->pool, e, "requiredScope", missing);
         return formsvc_send_problem(r, e);
     }
@@ -69,9 +68,15 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *args[] = {cid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
-                          who->key_id, who->user_id, apr_itoa(r->pool, limit)};
+    const char *args[] = {cid,
+                          who->user_id,
+                          name,
+                          fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
+                          sjs,
+                          who->key_id,
+                          who->user_id,
+                          apr_itoa(r->pool, limit)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_client_create", 9, args, &rs)))
         return formsvc_send_problem(r, e);
@@ -80,8 +85,8 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
         const char *a1[] = {who->user_id};
         if ((e = formsvc_query(r, "fs_client_count_active", 1, a1, &cnt)))
             return formsvc_send_problem(r, e);
-        return formsvc_send_problem(r, formsvc_quota_exceeded(r, "clients", limit,
-                                                      cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+        return formsvc_send_problem(
+            r, formsvc_quota_exceeded(r, "clients", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
     formsvc_audit(r, "client.created", cid);
     json_object *out = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
@@ -91,8 +96,7 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, 201, out);
 }
 
-static int formsvc_h_clients_list(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_clients_list(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit;
     const char *after;
@@ -114,8 +118,7 @@ static int formsvc_h_clients_list(request_rec *r, const char *const *caps)
 }
 
 /* Loads a client of the caller's account; 404 when missing or foreign. */
-static fs_error *load_client(request_rec *r, const char *id, fs_rows **rs)
-{
+static fs_error *load_client(request_rec *r, const char *id, fs_rows **rs) {
     if (!fs_id_valid(id, "cli_"))
         return no_such_client(r);
     const char *args[] = {formsvc_req_get(r)->who->user_id, id};
@@ -127,8 +130,7 @@ static fs_error *load_client(request_rec *r, const char *id, fs_rows **rs)
     return NULL;
 }
 
-static int formsvc_h_clients_get(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_clients_get(request_rec *r, const char *const *caps) {
     fs_rows *rs;
     fs_error *e = load_client(r, caps[0], &rs);
     if (e)
@@ -136,8 +138,7 @@ static int formsvc_h_clients_get(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
 }
 
-static int formsvc_h_clients_delete(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_clients_delete(request_rec *r, const char *const *caps) {
     fs_rows *rs;
     fs_error *e = load_client(r, caps[0], &rs);
     if (e)

@@ -4,11 +4,11 @@
  * request, authenticates the client or the subject, calls the store and
  * answers. Every error is a problem document that also carries the OAuth
  * members error and error_description. */
-#include "glue.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "glue.h"
 
 #include <apr_strings.h>
 
@@ -22,14 +22,12 @@ APLOG_USE_MODULE(formsvc);
 /* The largest token request body; a real one is a few hundred bytes. */
 #define TOKEN_MAX_BODY 16384
 
-static int oauth_problem(request_rec *r, fs_error *e)
-{
+static int oauth_problem(request_rec *r, fs_error *e) {
     fs_oauth_decorate(r->pool, e);
     return formsvc_send_problem(r, e);
 }
 
-static int is_form_type(const char *ct)
-{
+static int is_form_type(const char *ct) {
     if (!ct)
         return 0;
     apr_size_t n = strcspn(ct, ";");
@@ -39,8 +37,7 @@ static int is_form_type(const char *ct)
 }
 
 /* Reads the token request from a form-encoded or JSON body. */
-static fs_error *read_request(request_rec *r, fs_token_request *req)
-{
+static fs_error *read_request(request_rec *r, fs_token_request *req) {
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
     if (!is_form_type(ct)) {
         json_object *body;
@@ -57,13 +54,11 @@ static fs_error *read_request(request_rec *r, fs_token_request *req)
     return fs_token_request_parse_form(r->pool, buf ? buf : "", len, req);
 }
 
-static apr_int64_t now_sec(void)
-{
+static apr_int64_t now_sec(void) {
     return apr_time_sec(apr_time_now());
 }
 
-static fs_error *invalid_client(request_rec *r, const char *detail)
-{
+static fs_error *invalid_client(request_rec *r, const char *detail) {
     fs_error *e = fs_oauth_error(r->pool, "invalid_client", "%s", detail);
     /* RFC 6749 5.2: 401 names the scheme the client can authenticate with */
     e->www_authenticate = "Basic realm=\"formsvc\"";
@@ -71,8 +66,7 @@ static fs_error *invalid_client(request_rec *r, const char *detail)
 }
 
 /* Counts one failed client authentication of this address. */
-static void count_failure(request_rec *r, const char *win)
-{
+static void count_failure(request_rec *r, const char *win) {
     const char *args[] = {r->useragent_ip, win};
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_token_fail", 2, args, &rs);
@@ -81,13 +75,12 @@ static void count_failure(request_rec *r, const char *win)
     else if (rs->nrows == 1 && atoi(FS_CELL(rs, 0, 0)) == TOKEN_FAILURE_LIMIT)
         FORMSVC_LOG(r, APLOG_NOTICE, 10512,
                     "token endpoint: %d failed client authentications from %s; "
-                    "refusing it for the rest of the minute", TOKEN_FAILURE_LIMIT,
-                    r->useragent_ip);
+                    "refusing it for the rest of the minute",
+                    TOKEN_FAILURE_LIMIT, r->useragent_ip);
 }
 
 static int send_token(request_rec *r, const char *secret, long long expires_in,
-                      const fs_scopes *scopes, json_object *key)
-{
+                      const fs_scopes *scopes, json_object *key) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object_object_add(o, "access_token", json_object_new_string(secret));
     if (key)
@@ -102,8 +95,7 @@ static int send_token(request_rec *r, const char *secret, long long expires_in,
     return formsvc_send_obj(r, 200, o);
 }
 
-static int client_credentials(request_rec *r, const fs_token_request *req)
-{
+static int client_credentials(request_rec *r, const fs_token_request *req) {
     formsvc_srv *c = formsvc_conf(r->server);
     int is_basic;
     const char *bid, *bsecret;
@@ -172,8 +164,11 @@ static int client_credentials(request_rec *r, const fs_token_request *req)
         return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *a2[] = {id, kid, fs_secret_display_prefix(r->pool, token),
-                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, token), sjs,
+    const char *a2[] = {id,
+                        kid,
+                        fs_secret_display_prefix(r->pool, token),
+                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, token),
+                        sjs,
                         apr_itoa(r->pool, c->token_lifetime)};
     if ((e = formsvc_query(r, "fs_token_issue", 6, a2, &rs)))
         return oauth_problem(r, e);
@@ -183,8 +178,7 @@ static int client_credentials(request_rec *r, const fs_token_request *req)
     return send_token(r, token, c->token_lifetime, scopes, NULL);
 }
 
-static const char *bearer_of(request_rec *r)
-{
+static const char *bearer_of(request_rec *r) {
     const char *h = apr_table_get(r->headers_in, "Authorization");
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
         return NULL;
@@ -194,8 +188,7 @@ static const char *bearer_of(request_rec *r)
     return h;
 }
 
-static int token_exchange(request_rec *r, const fs_token_request *req)
-{
+static int token_exchange(request_rec *r, const fs_token_request *req) {
     formsvc_srv *c = formsvc_conf(r->server);
     const char *auth = apr_table_get(r->headers_in, "Authorization");
     if (req->client_id || req->client_secret || (auth && strncasecmp(auth, "Bearer ", 7)))
@@ -232,10 +225,16 @@ static int token_exchange(request_rec *r, const fs_token_request *req)
         return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
     json_object *sj = fs_scopes_to_json(g.scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *args[] = {who->key_id, kid, g.name, fs_secret_display_prefix(r->pool, token),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, token), sjs,
-                          fs_time_format(r->pool, apr_time_from_sec(g.expires)), g.actor,
-                          apr_itoa(r->pool, g.depth), apr_itoa(r->pool, limit)};
+    const char *args[] = {who->key_id,
+                          kid,
+                          g.name,
+                          fs_secret_display_prefix(r->pool, token),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, token),
+                          sjs,
+                          fs_time_format(r->pool, apr_time_from_sec(g.expires)),
+                          g.actor,
+                          apr_itoa(r->pool, g.depth),
+                          apr_itoa(r->pool, limit)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_token_exchange", 10, args, &rs)))
         return oauth_problem(r, e);
@@ -254,8 +253,7 @@ static int token_exchange(request_rec *r, const fs_token_request *req)
     return send_token(r, token, g.expires_in, g.scopes, key);
 }
 
-static int formsvc_h_token(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_token(request_rec *r, const char *const *caps) {
     (void)caps;
     apr_table_setn(r->headers_out, "Pragma", "no-cache");
     fs_token_request req;
@@ -263,26 +261,25 @@ static int formsvc_h_token(request_rec *r, const char *const *caps)
     if (e)
         return oauth_problem(r, e);
     if (!req.grant_type)
-        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_request",
-                                               "grant_type is required."));
+        return oauth_problem(r,
+                             fs_oauth_error(r->pool, "invalid_request", "grant_type is required."));
     if (!strcmp(req.grant_type, FS_GRANT_CLIENT_CREDENTIALS))
         return client_credentials(r, &req);
     if (!strcmp(req.grant_type, FS_GRANT_TOKEN_EXCHANGE))
         return token_exchange(r, &req);
-    return oauth_problem(r, fs_oauth_error(r->pool, "unsupported_grant_type",
-                                           "grant_type must be client_credentials or "
-                                           FS_GRANT_TOKEN_EXCHANGE "."));
+    return oauth_problem(
+        r, fs_oauth_error(r->pool, "unsupported_grant_type",
+                          "grant_type must be client_credentials or " FS_GRANT_TOKEN_EXCHANGE "."));
 }
 
 /* RFC 8414 authorization server metadata. */
-static int formsvc_h_as_metadata(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_as_metadata(request_rec *r, const char *const *caps) {
     (void)caps;
     const char *base = formsvc_base_url(r);
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object_object_add(o, "issuer", json_object_new_string(base));
-    json_object_object_add(o, "token_endpoint", json_object_new_string(
-        apr_pstrcat(r->pool, base, "/v1/token", NULL)));
+    json_object_object_add(o, "token_endpoint",
+                           json_object_new_string(apr_pstrcat(r->pool, base, "/v1/token", NULL)));
     json_object *g = json_object_new_array();
     json_object_array_add(g, json_object_new_string(FS_GRANT_CLIENT_CREDENTIALS));
     json_object_array_add(g, json_object_new_string(FS_GRANT_TOKEN_EXCHANGE));
@@ -296,8 +293,9 @@ static int formsvc_h_as_metadata(request_rec *r, const char *const *caps)
         json_object_array_add(s, json_object_new_string(fs_scope_name(bit)));
     json_object_object_add(o, "scopes_supported", s);
     json_object_object_add(o, "response_types_supported", json_object_new_array());
-    json_object_object_add(o, "service_documentation", json_object_new_string(
-        apr_pstrcat(r->pool, base, "/openapi.json", NULL)));
+    json_object_object_add(
+        o, "service_documentation",
+        json_object_new_string(apr_pstrcat(r->pool, base, "/openapi.json", NULL)));
     return formsvc_send_obj(r, 200, o);
 }
 

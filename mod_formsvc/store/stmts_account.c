@@ -1,4 +1,6 @@
 /* Statements for accounts, authentication and API keys.
+ * Access tokens of OAuth clients (keys.client_id set) are not listed as
+ * keys and do not count against the active-key quota (docs/oauth.md).
  * Argument order is documented above each statement; all arguments are text. */
 #include "stmts.h"
 

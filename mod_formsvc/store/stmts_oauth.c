@@ -34,9 +34,8 @@ const fs_stmt fs_stmts_oauth[] = {
      * moment holds the client row, so once this statement is through no
      * new token can appear, and the next statement's snapshot sees every
      * token that did. */
-    {"fs_client_revoke",
-     "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
-     "WHERE id = %s AND user_id = %s RETURNING fs_client_json(clients)::text"},
+    {"fs_client_revoke", "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
+                         "WHERE id = %s AND user_id = %s RETURNING fs_client_json(clients)::text"},
 
     /* 1 client id. Revokes every access token of the client and every
      * credential delegated from them; returns how many. */

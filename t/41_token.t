@@ -55,6 +55,14 @@ for (1 .. 7) {
 is $r->code, 200, 'more access tokens than the key quota (6): not counted against it';
 $r = api(POST => '/v1/keys', token => $root, body => { name => 'still room' });
 is $r->code, 201, 'and keys can still be created';
+# one access token can be revoked by its id
+my $one = token([grant_type => 'client_credentials'], basic => [$cid, $csecret])->{json}{access_token};
+my $one_id = api(GET => '/v1/me', token => $one)->{json}{credential}{id};
+$r = api(DELETE => "/v1/keys/$one_id", token => $root);
+is $r->code, 200, 'DELETE /v1/keys/{id} revokes a single access token';
+is $r->{json}{clientId}, $cid, 'its metadata names the client';
+is api(GET => '/v1/me', token => $one)->code, 401, 'that token is refused';
+is api(GET => '/v1/me', token => $t->{access_token})->code, 200, 'the client\'s other tokens work';
 
 # credentials in the body, scope narrows
 $r = token([grant_type => 'client_credentials', client_id => $cid, client_secret => $csecret,

@@ -222,8 +222,12 @@ static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return not_found(r);
+    const char *json = FS_CELL(rs, 0, 0);
+    const char *sweep[] = {caps[0]}; /* see fs_key_revoke_sweep */
+    if ((e = formsvc_query(r, "fs_key_revoke_sweep", 1, sweep, &rs)))
+        return formsvc_send_problem(r, e);
     formsvc_audit(r, "key.revoked", caps[0]);
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    return formsvc_send_json(r, 200, json);
 }
 
 static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)

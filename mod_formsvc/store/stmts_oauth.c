@@ -47,6 +47,18 @@ const fs_stmt fs_stmts_oauth[] = {
      "  AND revoked_at IS NULL RETURNING 1) "
      "SELECT count(*)::text FROM u"},
 
+    /* 1 key id. Run after fs_key_revoke has committed: revokes whatever
+     * was delegated from the key while that statement ran (a token
+     * exchange holds its parent FOR SHARE, so it commits before the
+     * revocation can, but after the revocation's snapshot was taken).
+     * Returns how many. */
+    {"fs_key_revoke_sweep",
+     "WITH RECURSIVE d AS (SELECT id FROM keys WHERE id = %s "
+     "  UNION SELECT k.id FROM keys k JOIN d ON k.parent_key_id = d.id), "
+     "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
+     "  AND revoked_at IS NULL RETURNING 1) "
+     "SELECT count(*)::text FROM u"},
+
     /* 1 client address, 2 window number, 3 client id. Always one row:
      * user id, secret hash, scopes, active ('t'/'f'), verified ('t'/'f')
      * (all NULL for an unknown client), and the failures of this address

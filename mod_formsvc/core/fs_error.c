@@ -51,6 +51,23 @@ static const fs_problem_type catalogue[] = {
      "Pointer, a code and a detail."},
     {"rate-limited", 429, "Too many requests",
      "A rate limit was reached; retry after retryAfter seconds."},
+    {"invalid-request", 400, "Invalid token request",
+     "The token endpoint refused the request (OAuth error invalid_request): a "
+     "required parameter is missing, a parameter is repeated or malformed, "
+     "client credentials were sent both by HTTP Basic and in the body, or a "
+     "delegation rule (depth, expires_in, actor) is broken."},
+    {"invalid-client", 401, "Invalid client",
+     "Client authentication failed (OAuth error invalid_client): unknown or "
+     "deleted client, wrong secret, or no client credentials."},
+    {"invalid-grant", 400, "Invalid grant",
+     "The subject token of a token exchange is unknown, expired or revoked "
+     "(OAuth error invalid_grant)."},
+    {"invalid-scope", 400, "Invalid scope",
+     "The requested scope names an unknown token or is broader than what "
+     "the client or subject credential holds (OAuth error invalid_scope)."},
+    {"unsupported-grant-type", 400, "Unsupported grant type",
+     "The token endpoint supports grant_type client_credentials and "
+     "urn:ietf:params:oauth:grant-type:token-exchange only."},
     {"internal", 500, "Internal server error",
      "Something failed on the server. It has been logged."},
     {"service-unavailable", 503, "Service unavailable",

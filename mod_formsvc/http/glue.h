@@ -88,6 +88,9 @@ fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
 extern const formsvc_route formsvc_routes_ops[];
 extern const formsvc_route formsvc_routes_account[];
 extern const formsvc_route formsvc_routes_keys[];
+extern const formsvc_route formsvc_routes_clients[];
+extern const formsvc_route formsvc_routes_token[];
+extern const formsvc_route formsvc_routes_audit[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */
@@ -95,6 +98,15 @@ void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *
                              fs_error *verr);
 /* 403 quota-exceeded with quota, limit and used. */
 fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
+
+/* Audit trail (handle_audit.c): records that the calling credential did
+ * action (e.g. "form.published") to target_id. A failure is logged, never
+ * turned into an error: the write it records has already committed. */
+void formsvc_audit(request_rec *r, const char *action, const char *target_id);
+/* The same for a request without a bearer principal (the token endpoint). */
+void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
+                      const char *client_id, const char *actor, const char *action,
+                      const char *target_id);
 
 /* Router and auth hooks. */
 int formsvc_translate(request_rec *r);

@@ -159,6 +159,7 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, formsvc_quota_exceeded(r, "keys", limit,
                                                       cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
+    formsvc_audit(r, "key.created", kid);
     json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
@@ -221,7 +222,12 @@ static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return not_found(r);
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    const char *json = FS_CELL(rs, 0, 0);
+    const char *sweep[] = {caps[0]}; /* see fs_key_revoke_sweep */
+    if ((e = formsvc_query(r, "fs_key_revoke_sweep", 1, sweep, &rs)))
+        return formsvc_send_problem(r, e);
+    formsvc_audit(r, "key.revoked", caps[0]);
+    return formsvc_send_json(r, 200, json);
 }
 
 static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
@@ -271,6 +277,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     if (rs->nrows != 1)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "invalid-state", "The key changed state; try again."));
+    formsvc_audit(r, "key.rolled", caps[0]);
     json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",

@@ -11,6 +11,9 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_ops,
     formsvc_routes_account,
     formsvc_routes_keys,
+    formsvc_routes_clients,
+    formsvc_routes_token,
+    formsvc_routes_audit,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

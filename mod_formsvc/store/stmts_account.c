@@ -1,4 +1,6 @@
 /* Statements for accounts, authentication and API keys.
+ * Access tokens of OAuth clients (keys.client_id set) are not listed as
+ * keys and do not count against the active-key quota (docs/oauth.md).
  * Argument order is documented above each statement; all arguments are text. */
 #include "stmts.h"
 
@@ -33,12 +35,13 @@ const fs_stmt fs_stmts_account[] = {
     /* 1 user id, 2 key id */
     {"fs_me",
      "SELECT fs_user_json(u)::text, fs_key_json(k)::text, "
-     "  (SELECT count(*) FROM keys a WHERE a.user_id = u.id AND fs_key_active(a))::text "
+     "  (SELECT count(*) FROM keys a WHERE a.user_id = u.id AND a.client_id IS NULL "
+     "    AND fs_key_active(a))::text "
      "FROM users u JOIN keys k ON k.user_id = u.id WHERE u.id = %s AND k.id = %s"},
 
     /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1 */
     {"fs_key_list",
-     "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s "
+     "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s AND k.client_id IS NULL "
      "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
      "ORDER BY k.id DESC LIMIT %s::integer"},
 
@@ -55,12 +58,14 @@ const fs_stmt fs_stmts_account[] = {
      "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
      "  parent_key_id, actor, depth) "
      "SELECT %s, %s, %s, %s, %s, %s::jsonb, %s::timestamptz, %s, %s, %s::integer "
-     "WHERE (SELECT count(*) FROM keys a WHERE a.user_id = %s AND fs_key_active(a)) < %s::integer "
+     "WHERE (SELECT count(*) FROM keys a WHERE a.user_id = %s AND a.client_id IS NULL "
+     "  AND fs_key_active(a)) < %s::integer "
      "RETURNING fs_key_json(keys)::text"},
 
     /* 1 user id: number of active keys */
     {"fs_key_count_active",
-     "SELECT count(*)::text FROM keys a WHERE a.user_id = %s AND fs_key_active(a)"},
+     "SELECT count(*)::text FROM keys a WHERE a.user_id = %s AND a.client_id IS NULL "
+     "  AND fs_key_active(a)"},
 
     /* 1 key id, 2 user id. Revokes the key and every token delegated from
      * it, at any depth; returns the key's json. */

@@ -1,0 +1,64 @@
+/* handle_audit: the audit trail. formsvc_audit() records what the calling
+ * credential did; GET /v1/audit lists it, paged, filtered by ?actor= and
+ * ?credential=. */
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+#include "glue.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
+                      const char *client_id, const char *actor, const char *action,
+                      const char *target_id) {
+    const char *id = fs_id_new(r->pool, "aud_");
+    if (!id) {
+        FORMSVC_LOG(r, APLOG_ERR, 10501, "audit record %s not written: no random id", action);
+        return;
+    }
+    const char *args[] = {id, user_id, credential_id, client_id, actor, action, target_id};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_audit_insert", 7, args, &rs);
+    if (e)
+        FORMSVC_LOG(r, APLOG_ERR, 10502, "audit record %s of %s not written (%s)", action,
+                    target_id ? target_id : "-", e->slug);
+}
+
+void formsvc_audit(request_rec *r, const char *action, const char *target_id) {
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (!who)
+        return;
+    formsvc_audit_as(r, who->user_id, who->key_id, who->client_id, who->actor, action, target_id);
+}
+
+static int formsvc_h_audit_list(request_rec *r, const char *const *caps) {
+    (void)caps;
+    int limit;
+    const char *after;
+    fs_error *e = formsvc_paging(r, "audit", "aud_", &limit, &after);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *actor = formsvc_arg(r, "actor"), *cred = formsvc_arg(r, "credential");
+    fs_error *verr = fs_error_validation(r->pool);
+    if (actor && (!fs_utf8_valid(actor, strlen(actor)) || fs_utf8_length(actor) < 1 ||
+                  fs_utf8_length(actor) > 100 || fs_has_control(actor)))
+        fs_error_add(r->pool, verr, "/actor", "pattern",
+                     "actor is a label of 1 to 100 characters.");
+    if (cred && !fs_id_valid(cred, "key_") && !fs_id_valid(cred, "cli_"))
+        fs_error_add(r->pool, verr, "/credential", "pattern",
+                     "credential is a key id (key_...) or a client id (cli_...).");
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    const char *args[] = {
+        formsvc_req_get(r)->who->user_id, actor, actor, cred, cred, cred, after, after,
+        apr_itoa(r->pool, limit + 1)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_audit_list", 9, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_page(r, "audit", rs, limit);
+}
+
+const formsvc_route formsvc_routes_audit[] = {
+    {M_GET, "/v1/audit", formsvc_h_audit_list, FS_SC_ACCOUNT_READ, 1}, {0, NULL, NULL, 0, 0}};

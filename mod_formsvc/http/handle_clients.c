@@ -1,0 +1,183 @@
+/* handle_clients: /v1/clients: register, list, get, delete (revoking every
+ * access token of the client and whatever was delegated from them). */
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+#include "glue.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+static fs_error *no_such_client(request_rec *r) {
+    return fs_error_make(r->pool, "not-found", "No such client.");
+}
+
+static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 1, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"name", "scopes", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    const char *name = NULL;
+    json_object *nv = fs_json_get(body, "name");
+    if (nv && !json_object_is_type(nv, json_type_null)) {
+        if (!json_object_is_type(nv, json_type_string))
+            fs_error_add(r->pool, verr, "/name", "type", "name must be a string.");
+        else {
+            const char *n = json_object_get_string(nv);
+            apr_size_t len = fs_utf8_length(n);
+            if (len < 1)
+                fs_error_add(r->pool, verr, "/name", "minLength", "name must not be empty.");
+            else if (len > 100)
+                fs_error_add(r->pool, verr, "/name", "maxLength",
+                             "name has at most 100 characters.");
+            else if (fs_has_control(n))
+                fs_error_add(r->pool, verr, "/name", "pattern",
+                             "name must not contain control characters.");
+            else
+                name = n;
+        }
+    }
+    json_object *sv = NULL;
+    fs_scopes *scopes;
+    if (!json_object_object_get_ex(body, "scopes", &sv))
+        scopes = who->scopes; /* omitted: the caller's own */
+    else                      /* null: full access (subject to the subset rule) */
+        scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    const char *missing;
+    if (!fs_scopes_subset(r->pool, scopes, who->scopes, &missing)) {
+        e = fs_error_make(r->pool, "insufficient-scope",
+                          "A credential cannot register a client broader than itself: it "
+                          "does not hold %s.",
+                          missing);
+        fs_error_set_str(r->pool, e, "requiredScope", missing);
+        return formsvc_send_problem(r, e);
+    }
+    formsvc_srv *c = formsvc_conf(r->server);
+    int limit = c->tier[who->verified ? 1 : 0].clients;
+    const char *cid = fs_id_new(r->pool, "cli_");
+    const char *secret = fs_secret_generate(r->pool, c->client_prefix);
+    if (!cid || !secret)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    json_object *sj = fs_scopes_to_json(scopes);
+    const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
+    const char *args[] = {cid,
+                          who->user_id,
+                          name,
+                          fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
+                          sjs,
+                          who->key_id,
+                          who->user_id,
+                          apr_itoa(r->pool, limit)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_client_create", 9, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows == 0) {
+        fs_rows *cnt;
+        const char *a1[] = {who->user_id};
+        if ((e = formsvc_query(r, "fs_client_count_active", 1, a1, &cnt)))
+            return formsvc_send_problem(r, e);
+        return formsvc_send_problem(
+            r, formsvc_quota_exceeded(r, "clients", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+    }
+    formsvc_audit(r, "client.created", cid);
+    json_object *out = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(out, "secret", json_object_new_string(secret));
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/clients/", cid, NULL));
+    return formsvc_send_obj(r, 201, out);
+}
+
+static int formsvc_h_clients_list(request_rec *r, const char *const *caps) {
+    (void)caps;
+    int limit;
+    const char *after;
+    fs_error *e = formsvc_paging(r, "clients", "cli_", &limit, &after);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *inc = formsvc_arg(r, "includeRevoked");
+    if (inc && strcmp(inc, "true") && strcmp(inc, "false")) {
+        e = fs_error_validation(r->pool);
+        fs_error_add(r->pool, e, "/includeRevoked", "type", "includeRevoked is true or false.");
+        return formsvc_send_problem(r, e);
+    }
+    const char *args[] = {formsvc_req_get(r)->who->user_id, inc && !strcmp(inc, "true") ? "t" : "f",
+                          after, after, apr_itoa(r->pool, limit + 1)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_client_list", 5, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_page(r, "clients", rs, limit);
+}
+
+/* Loads a client of the caller's account; 404 when missing or foreign. */
+static fs_error *load_client(request_rec *r, const char *id, fs_rows **rs) {
+    if (!fs_id_valid(id, "cli_"))
+        return no_such_client(r);
+    const char *args[] = {formsvc_req_get(r)->who->user_id, id};
+    fs_error *e = formsvc_query(r, "fs_client_get", 2, args, rs);
+    if (e)
+        return e;
+    if ((*rs)->nrows != 1)
+        return no_such_client(r);
+    return NULL;
+}
+
+static int formsvc_h_clients_get(request_rec *r, const char *const *caps) {
+    fs_rows *rs;
+    fs_error *e = load_client(r, caps[0], &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+}
+
+static int formsvc_h_clients_delete(request_rec *r, const char *const *caps) {
+    fs_rows *rs;
+    fs_error *e = load_client(r, caps[0], &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    /* a caller may delete only clients no broader than itself */
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_scopes *target = fs_scopes_from_json(
+        r->pool, fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 1)), "", 0, verr);
+    const char *missing;
+    if (!target)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing)) {
+        e = fs_error_make(r->pool, "insufficient-scope",
+                          "This client is broader than the calling credential (it holds %s).",
+                          missing);
+        fs_error_set_str(r->pool, e, "requiredScope", missing);
+        return formsvc_send_problem(r, e);
+    }
+    int was_active = FS_CELL(rs, 0, 2)[0] == 't';
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id};
+    if ((e = formsvc_query(r, "fs_client_revoke", 2, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(r, no_such_client(r));
+    const char *json = FS_CELL(rs, 0, 0);
+    /* A separate statement, after the client is marked: see
+     * fs_client_revoke. Run again on every DELETE, so a retry after a
+     * failure here finishes the job. */
+    const char *a2[] = {caps[0]};
+    if ((e = formsvc_query(r, "fs_client_revoke_tokens", 1, a2, &rs)))
+        return formsvc_send_problem(r, e);
+    if (was_active)
+        formsvc_audit(r, "client.deleted", caps[0]);
+    return formsvc_send_json(r, 200, json);
+}
+
+const formsvc_route formsvc_routes_clients[] = {
+    {M_POST, "/v1/clients", formsvc_h_clients_create, FS_SC_CLIENTS_WRITE, 1},
+    {M_GET, "/v1/clients", formsvc_h_clients_list, FS_SC_CLIENTS_READ, 1},
+    {M_GET, "/v1/clients/{id}", formsvc_h_clients_get, FS_SC_CLIENTS_READ, 1},
+    {M_DELETE, "/v1/clients/{id}", formsvc_h_clients_delete, FS_SC_CLIENTS_WRITE, 1},
+    {0, NULL, NULL, 0, 0}};

@@ -1,0 +1,122 @@
+/* Statements for OAuth clients, the token endpoint, and the audit trail.
+ * Argument order is documented above each statement; all arguments are text. */
+#include "stmts.h"
+
+const fs_stmt fs_stmts_oauth[] = {
+    /* 1 client id, 2 user id, 3 name, 4 secret prefix, 5 secret hash,
+     * 6 scopes json (NULL = full), 7 creating key id, 8 user id, 9 client
+     * quota. Zero rows: the quota is reached. */
+    {"fs_client_create",
+     "INSERT INTO clients (id, user_id, name, secret_prefix, secret_hash, scopes, created_by) "
+     "SELECT %s, %s, %s, %s, %s, %s::jsonb, %s "
+     "WHERE (SELECT count(*) FROM clients c WHERE c.user_id = %s AND c.revoked_at IS NULL) "
+     "  < %s::integer "
+     "RETURNING fs_client_json(clients)::text"},
+
+    /* 1 user id: number of active clients */
+    {"fs_client_count_active",
+     "SELECT count(*)::text FROM clients c WHERE c.user_id = %s AND c.revoked_at IS NULL"},
+
+    /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1 */
+    {"fs_client_list",
+     "SELECT c.id, fs_client_json(c)::text FROM clients c WHERE c.user_id = %s "
+     "  AND (%s = 't' OR c.revoked_at IS NULL) AND (%s::text IS NULL OR c.id < %s::text) "
+     "ORDER BY c.id DESC LIMIT %s::integer"},
+
+    /* 1 user id, 2 client id: client json, scopes, active ('t'/'f') */
+    {"fs_client_get",
+     "SELECT fs_client_json(c)::text, c.scopes::text, (c.revoked_at IS NULL)::text "
+     "FROM clients c WHERE c.user_id = %s AND c.id = %s"},
+
+    /* 1 client id, 2 user id. Marks the client revoked (once) and returns
+     * its json. Its tokens are revoked by fs_client_revoke_tokens, run
+     * after this statement has committed: a token being issued at the same
+     * moment holds the client row, so once this statement is through no
+     * new token can appear, and the next statement's snapshot sees every
+     * token that did. */
+    {"fs_client_revoke", "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
+                         "WHERE id = %s AND user_id = %s RETURNING fs_client_json(clients)::text"},
+
+    /* 1 client id. Revokes every access token of the client and every
+     * credential delegated from them; returns how many. */
+    {"fs_client_revoke_tokens",
+     "WITH RECURSIVE d AS (SELECT k.id FROM keys k WHERE k.client_id = %s "
+     "    AND k.revoked_at IS NULL "
+     "  UNION SELECT k.id FROM keys k JOIN d ON k.parent_key_id = d.id), "
+     "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
+     "  AND revoked_at IS NULL RETURNING 1) "
+     "SELECT count(*)::text FROM u"},
+
+    /* 1 key id. Run after fs_key_revoke has committed: revokes whatever
+     * was delegated from the key while that statement ran (a token
+     * exchange holds its parent FOR SHARE, so it commits before the
+     * revocation can, but after the revocation's snapshot was taken).
+     * Returns how many. */
+    {"fs_key_revoke_sweep",
+     "WITH RECURSIVE d AS (SELECT id FROM keys WHERE id = %s "
+     "  UNION SELECT k.id FROM keys k JOIN d ON k.parent_key_id = d.id), "
+     "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
+     "  AND revoked_at IS NULL RETURNING 1) "
+     "SELECT count(*)::text FROM u"},
+
+    /* 1 client address, 2 window number, 3 client id. Always one row:
+     * user id, secret hash, scopes, active ('t'/'f'), verified ('t'/'f')
+     * (all NULL for an unknown client), and the failures of this address
+     * in this window (NULL: none). */
+    {"fs_client_auth",
+     "SELECT c.user_id, c.secret_hash, c.scopes::text, (c.revoked_at IS NULL)::text, "
+     "  u.verified::text, (SELECT f.n FROM token_failures f WHERE f.addr = %s "
+     "    AND f.win = %s::bigint)::text "
+     "FROM (SELECT 1) one LEFT JOIN clients c ON c.id = %s "
+     "LEFT JOIN users u ON u.id = c.user_id"},
+
+    /* 1 client address, 2 window number: counts one failed client
+     * authentication; returns the count in this window. */
+    {"fs_token_fail",
+     "INSERT INTO token_failures (addr, win, n) VALUES (%s, %s::bigint, 1) "
+     "ON CONFLICT (addr) DO UPDATE SET n = CASE WHEN token_failures.win = excluded.win "
+     "  THEN token_failures.n + 1 ELSE 1 END, win = excluded.win "
+     "RETURNING n::text"},
+
+    /* 1 client id, 2 token id, 3 prefix, 4 hash, 5 scopes json (NULL =
+     * full), 6 lifetime in seconds. Issues a client_credentials access
+     * token if the client is still active, holding its row until commit.
+     * Zero rows: the client is gone. Returns the token id and user id. */
+    {"fs_token_issue",
+     "WITH c AS (UPDATE clients SET last_used_at = now() WHERE id = %s "
+     "  AND revoked_at IS NULL RETURNING *) "
+     "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
+     "  client_id, depth) "
+     "SELECT %s, c.user_id, COALESCE(c.name, c.id), %s, %s, %s::jsonb, "
+     "  now() + make_interval(secs => %s::integer), c.id, 0 FROM c "
+     "RETURNING id, user_id"},
+
+    /* 1 parent key id, 2 new key id, 3 name, 4 prefix, 5 hash, 6 scopes
+     * json, 7 expires_at, 8 actor, 9 depth, 10 active-key quota. Mints a
+     * delegated token under a parent that is still active (held FOR SHARE,
+     * so a revocation in progress finishes first) while the account is
+     * under its key quota. Zero rows: parent gone, or quota reached. */
+    {"fs_token_exchange",
+     "WITH p AS (SELECT id, user_id FROM keys WHERE id = %s AND revoked_at IS NULL "
+     "  AND (expires_at IS NULL OR expires_at > now()) FOR SHARE) "
+     "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
+     "  parent_key_id, actor, depth) "
+     "SELECT %s, p.user_id, %s, %s, %s, %s::jsonb, %s::timestamptz, p.id, %s, %s::integer "
+     "FROM p WHERE (SELECT count(*) FROM keys a WHERE a.user_id = p.user_id "
+     "  AND a.client_id IS NULL AND fs_key_active(a)) < %s::integer "
+     "RETURNING fs_key_json(keys)::text"},
+
+    /* 1 audit id, 2 user id, 3 credential id, 4 client id, 5 actor,
+     * 6 action, 7 target id */
+    {"fs_audit_insert", "SELECT fs_audit(%s, %s, %s, %s, %s, %s, %s)"},
+
+    /* 1 user id, 2-3 actor (or NULL), 4-6 credential or client id (or
+     * NULL), 7-8 after id (or NULL), 9 limit+1 */
+    {"fs_audit_list",
+     "SELECT a.id, fs_audit_json(a)::text FROM audit a WHERE a.user_id = %s "
+     "  AND (%s::text IS NULL OR a.actor = %s::text) "
+     "  AND (%s::text IS NULL OR a.credential_id = %s::text OR a.client_id = %s::text) "
+     "  AND (%s::text IS NULL OR a.id < %s::text) "
+     "ORDER BY a.id DESC LIMIT %s::integer"},
+
+    {NULL, NULL}};

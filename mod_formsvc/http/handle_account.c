@@ -3,6 +3,7 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 
@@ -28,7 +29,9 @@ static int formsvc_h_signup(request_rec *r, const char *const *caps)
 {
     (void)caps;
     json_object *body;
-    fs_error *e = formsvc_read_json(r, 0, &body);
+    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_SIGNUP, NULL);
+    if (!e)
+        e = formsvc_read_json(r, 0, &body);
     if (e)
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);

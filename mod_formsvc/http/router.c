@@ -2,6 +2,7 @@
  * and 405 as problems, and checks the route's scope. */
 #include "glue.h"
 #include "fs_util.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 
@@ -124,6 +125,9 @@ int formsvc_handler_hook(request_rec *r)
                 e->www_authenticate = "Bearer realm=\"formsvc\"";
             return formsvc_send_problem(r, e);
         }
+        fs_error *rl = formsvc_ratelimit_account(r);
+        if (rl)
+            return formsvc_send_problem(r, rl);
         if (rt->scope) {
             fs_error *e = formsvc_need_scope(r, rt->scope);
             if (e)

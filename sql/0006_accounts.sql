@@ -1,0 +1,42 @@
+-- 0006: accounts: shared rate-limit counters, verification and recovery
+-- codes, and the mail outbox.
+
+-- Rate-limit counters for FormsvcRateLimitStore pgsql, shared by every
+-- machine. UNLOGGED: fast, and losing them in a crash only resets limits.
+-- key is hex SHA-256 of bucket and window (no raw client address).
+CREATE UNLOGGED TABLE ratelimit (
+    key         text PRIMARY KEY,
+    count       integer NOT NULL,
+    expires_at  timestamptz NOT NULL
+);
+CREATE INDEX ratelimit_expires ON ratelimit (expires_at);
+
+-- One live code per account and purpose; a new one replaces the old.
+-- Codes and link tokens are stored only as HMAC-SHA-256 under the pepper.
+CREATE TABLE account_codes (
+    user_id     text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    purpose     text NOT NULL CHECK (purpose IN ('verify', 'recover')),
+    code_hash   text NOT NULL,
+    token_hash  text,                      -- the e-mailed link (verify only)
+    attempts    integer NOT NULL DEFAULT 0, -- wrong codes so far; 5 voids it
+    created_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+    expires_at  timestamptz NOT NULL,
+    used_at     timestamptz,
+    PRIMARY KEY (user_id, purpose)
+);
+CREATE UNIQUE INDEX account_codes_token ON account_codes (token_hash) WHERE token_hash IS NOT NULL;
+
+-- Mail is written here in the request's statement and delivered by the
+-- module's worker (SELECT ... FOR UPDATE SKIP LOCKED, leases, retries).
+CREATE TABLE outbox (
+    id              text PRIMARY KEY,
+    recipient       text NOT NULL,
+    message         text NOT NULL,          -- the whole RFC 5322 message, CRLF
+    created_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
+    attempts        integer NOT NULL DEFAULT 0,
+    next_attempt_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    sent_at         timestamptz,
+    failed_at       timestamptz,            -- gave up after the last retry
+    last_error      text
+);
+CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE sent_at IS NULL AND failed_at IS NULL;

@@ -40,3 +40,31 @@ CREATE TABLE outbox (
     last_error      text
 );
 CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+
+-- What an account uses of each count quota, as JSON; tables of other
+-- resources are counted when they exist (clients, webhooks).
+CREATE FUNCTION fs_account_usage(uid text) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    forms_n bigint := 0; subs_n bigint := 0; keys_n bigint := 0;
+    clients_n bigint := 0; hooks_n bigint := 0; fields_max bigint := 0;
+BEGIN
+    SELECT count(*), COALESCE(max(jsonb_array_length(f.fields)), 0)
+      INTO forms_n, fields_max FROM forms f WHERE f.user_id = uid;
+    SELECT count(*) INTO subs_n FROM submissions s
+     WHERE s.user_id = uid AND NOT s.spam
+       AND s.created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    SELECT count(*) INTO keys_n FROM keys k WHERE k.user_id = uid AND fs_key_active(k);
+    IF to_regclass('clients') IS NOT NULL THEN
+        EXECUTE 'SELECT count(*) FROM clients c WHERE c.user_id = $1 AND c.revoked_at IS NULL'
+           INTO clients_n USING uid;
+    END IF;
+    IF to_regclass('webhooks') IS NOT NULL THEN
+        EXECUTE 'SELECT count(*) FROM webhooks w WHERE w.user_id = $1'
+           INTO hooks_n USING uid;
+    END IF;
+    RETURN json_build_object('forms', forms_n, 'fields', fields_max,
+        'submissions', subs_n, 'keys', keys_n, 'clients', clients_n, 'webhooks', hooks_n,
+        'monthResetsAt', fs_ts((date_trunc('month', now() AT TIME ZONE 'UTC')
+                                + interval '1 month') AT TIME ZONE 'UTC'));
+END $$;

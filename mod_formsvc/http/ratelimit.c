@@ -224,5 +224,9 @@ fs_error *formsvc_ratelimit_account(request_rec *r)
     fs_error *e = formsvc_ratelimit_check(r, apr_pstrcat(r->pool, "api:", who->user_id, NULL),
                                           t->requests_minute, 60, &res);
     formsvc_ratelimit_headers(r, &res);
+    /* for GET /v1/me */
+    apr_table_setn(r->notes, "formsvc-api-used",
+                   apr_itoa(r->pool, res.limit < 0 ? 0 : res.limit - res.remaining));
+    apr_table_setn(r->notes, "formsvc-api-reset", apr_itoa(r->pool, res.reset));
     return e;
 }

@@ -46,6 +46,7 @@ formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base,
     AMERGE(mail_from);
     AMERGE(smtp_user);
     AMERGE(smtp_password_file);
+    c->smtp_password = add->smtp_password_file_set ? add->smtp_password : base->smtp_password;
     AMERGE(resend_interval);
     return c;
 }

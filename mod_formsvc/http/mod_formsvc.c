@@ -1,6 +1,7 @@
 /* mod_formsvc: hook registration, startup checks and nothing else. */
 #include "glue.h"
 #include "fs_store.h"
+#include "mail.h"
 #include "ratelimit.h"
 
 #include <apr_optional.h>
@@ -66,7 +67,8 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
-    return formsvc_ratelimit_post_config(pconf, s);
+    int rc = formsvc_mail_post_config(pconf, s);
+    return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
 static int formsvc_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
@@ -80,6 +82,7 @@ static int formsvc_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *p
 static void formsvc_child_init(apr_pool_t *p, server_rec *s)
 {
     formsvc_ratelimit_child_init(p, s);
+    formsvc_mail_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)

@@ -20,6 +20,7 @@ const fs_stmt *fs_store_statements(int *count)
         gather(fs_stmts_account);
         gather(fs_stmts_ratelimit);
         gather(fs_stmts_quota);
+        gather(fs_stmts_verify);
     }
     *count = n_all;
     return all;

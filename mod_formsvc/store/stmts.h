@@ -5,4 +5,5 @@
 extern const fs_stmt fs_stmts_account[];
 extern const fs_stmt fs_stmts_ratelimit[];
 extern const fs_stmt fs_stmts_quota[];
+extern const fs_stmt fs_stmts_verify[];
 #endif

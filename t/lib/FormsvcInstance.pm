@@ -68,7 +68,8 @@ DBDKeep 2
 DBDMax 10
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
-FormsvcMailTransport file "$root/mail"
+FormsvcMailTransport file "$FindBin::Bin/logs/mail"
+FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
 CONF
     $conf .= $o{conf} // '';
     open my $fh, '>', "$root/httpd.conf" or die $!;

@@ -10,6 +10,7 @@ use FormsvcInstance;
 my $m = FormsvcInstance->start(name => 'rl', conf => <<'CONF');
 FormsvcRateLimitStore local
 FormsvcRateLimit signup 10 3600
+FormsvcRateLimit recover 3 3600
 FormsvcQuota unverified requests 20
 CONF
 
@@ -46,8 +47,21 @@ $r = $m->api(POST => '/v1/signup', body => { email => email() },
              headers => { 'X-Forwarded-For' => '192.0.2.98', 'Forwarded' => 'for=192.0.2.97' });
 is $r->code, 201, 'without the trusted header the connection address counts';
 
-# refused signups store nothing: the address that was refused has 10 accounts
-my $psql = "psql -X -At -h $ENV{FORMSVC_PGSOCK} -p $ENV{FORMSVC_PGPORT} -U postgres formsvc";
+is $r->header('RateLimit-Limit'), 10, 'signup shows its limit in RateLimit-Limit';
+ok defined $r->header('RateLimit-Remaining') && defined $r->header('RateLimit-Reset'),
+   'and RateLimit-Remaining, RateLimit-Reset';
+
+# --- recover: per address, shared by recover and recover/confirm ----------
+my @rc;
+for my $i (1 .. 4) {
+    my $path = $i % 2 ? '/v1/recover' : '/v1/recover/confirm';
+    my $x = $m->api(POST => $path, body => { email => 'nobody@example.com', ($i % 2 ? () : (code => 'AAAAAAAA')) },
+                    headers => { 'X-Client-IP' => '198.51.100.30' });
+    push @rc, $x->code;
+}
+is_deeply \@rc, [202, 422, 202, 429], 'recover: 3 an hour per address, confirm included';
+is $m->api(POST => '/v1/recover', body => { email => 'nobody@example.com' },
+           headers => { 'X-Client-IP' => '198.51.100.31' })->code, 202, 'another address is not limited';
 
 # --- bursts from several processes at once never exceed the limit ---------
 my $ok = FormsvcInstance->burst(8, sub {

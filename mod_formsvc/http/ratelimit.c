@@ -211,7 +211,13 @@ fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix
     const char *bucket = apr_pstrcat(r->pool, formsvc_rl_names[rule], ":",
                                      r->useragent_ip ? r->useragent_ip : "-",
                                      suffix ? ":" : "", suffix ? suffix : "", NULL);
-    return formsvc_ratelimit_hit(r, bucket, ru->limit, ru->window);
+    fs_rl_result res;
+    fs_error *e = formsvc_ratelimit_check(r, bucket, ru->limit, ru->window, &res);
+    /* public /v1 operations (signup, recover) show their limit too */
+    const char *path = formsvc_req_get(r)->path;
+    if (ru->limit >= 0 && path && !strncmp(path, "/v1/", 4))
+        formsvc_ratelimit_headers(r, &res);
+    return e;
 }
 
 fs_error *formsvc_ratelimit_account(request_rec *r)

@@ -24,7 +24,7 @@ sub free_port {
     return $s->sockport;
 }
 
-# start(name => 'a', conf => "extra directives\n")
+# start(name => 'a', conf => "extra directives\n", db => 'formsvc')
 sub start {
     my ($class, %o) = @_;
     my $name = $o{name} or die 'name';
@@ -36,6 +36,7 @@ sub start {
     my $user = $asroot ? "User www-data\nGroup www-data\n" : '';
     system('chown', '-R', 'www-data:', "$root/mail") if $asroot;
     my $mods = '/usr/lib/apache2/modules';
+    my $db = $o{db} // 'formsvc';
     my $conf = <<"CONF";
 ServerRoot "$root"
 Listen 127.0.0.1:$port
@@ -62,7 +63,7 @@ CustomLog "$root/access_log" pid
 RemoteIPHeader X-Client-IP
 RemoteIPInternalProxy 127.0.0.1
 DBDriver pgsql
-DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=formsvc user=postgres connect_timeout=2"
+DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=$db user=postgres connect_timeout=2"
 DBDMin 0
 DBDKeep 2
 DBDMax 10

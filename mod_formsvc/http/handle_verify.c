@@ -216,6 +216,8 @@ static int formsvc_h_verify_link(request_rec *r, const char *const *caps)
 {
     (void)caps;
     const char *token = formsvc_arg(r, "token");
+    if (r->header_only) /* HEAD (link checkers) must not spend the token */
+        return html_page(r, 200, "Verify your address", "Open this link to verify.");
     if (!token || strlen(token) != 43)
         return html_page(r, 400, "Link not valid",
                          "This verification link is incomplete or not valid. Open the link "

@@ -1,6 +1,6 @@
 /* mail: the outbox worker. Each httpd child runs one thread that, about
  * once a second, claims due messages (UPDATE ... WHERE id IN (SELECT ...
- * FOR UPDATE SKIP LOCKED), which also leases them for two minutes), so any
+ * FOR UPDATE SKIP LOCKED), which also leases them for five minutes), so any
  * number of children and machines drain one outbox without sending a
  * message twice at once. Delivery is bounded by a time-out; a failure is
  * retried with exponential backoff (30 s doubling, at most an hour) up to
@@ -22,9 +22,11 @@
 
 APLOG_USE_MODULE(formsvc);
 
-#define LEASE_SECONDS 120
+/* A claimed batch must be delivered within the lease, or another worker
+ * could claim a message again: BATCH x (10 s connect + 30 s) < LEASE. */
+#define LEASE_SECONDS 300
 #define MAX_ATTEMPTS 8
-#define BATCH 10
+#define BATCH 5
 
 static volatile int worker_stop;
 static apr_thread_t *worker_thread;
@@ -145,7 +147,7 @@ static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data)
             apr_sleep(apr_time_from_msec(100));
     }
     apr_pool_destroy(wp);
-    apr_thread_exit(thd, APR_SUCCESS);
+    (void)thd; /* a plain return: apr_thread_join still works */
     return NULL;
 }
 

@@ -1,6 +1,7 @@
 /* config_accounts: rate-limit, shared-store and mail directives. */
 #include "config.h"
 #include "config_accounts.h"
+#include "fs_mail.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -152,7 +153,7 @@ const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg)
     formsvc_acct *a = acct_of(cmd);
     switch ((int)(apr_uintptr_t)cmd->info) {
     case 0:
-        if (!strchr(arg, '@') || strpbrk(arg, "\r\n"))
+        if (!fs_mail_addr(cmd->pool, arg))
             return "FormsvcMailFrom takes an address such as \"Forms <no-reply@example.com>\"";
         a->mail_from = arg;
         a->mail_from_set = 1;

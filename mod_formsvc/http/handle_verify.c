@@ -109,10 +109,10 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps)
         code, link);
     const char *mid;
     char *msg = formsvc_mail_message(r, email, "Verify your e-mail address", text, &mid);
-    if (!msg) {
-        FORMSVC_LOG(r, APLOG_ERR, 10620, "cannot build a verification message");
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    }
+    if (!msg) /* FormsvcMailFrom is checked at startup: the address is the cause */
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "conflict",
+                             "The account's address cannot be used as a mail recipient."));
     const char *interval = apr_itoa(r->pool, formsvc_conf(r->server)->acct->resend_interval);
     const char *args[] = {who->user_id, interval, hash_of(r, "code", code),
                           hash_of(r, "token", token), mid, msg, interval};

@@ -37,6 +37,12 @@ uint64_t fs_rl_hash(const char *bucket);
  * both, so raw client addresses are never stored. 64 characters, in p. */
 char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start);
 
+/* The part of a client address that a per-address limit counts: an IPv4
+ * address as it is, an IPv6 address by its /64 network (one subscriber
+ * usually holds a whole /64 and could rotate through it), an IPv4-mapped
+ * IPv6 address as its IPv4 address. Anything unparsable as it is. In p. */
+const char *fs_rl_client_key(apr_pool_t *p, const char *ip);
+
 /* A counter table in memory shared by processes (open addressing). */
 typedef struct fs_rl_slot {
     uint64_t key;        /* fs_rl_hash of the bucket; 0: empty */

@@ -76,6 +76,12 @@ my $ok = FormsvcInstance->burst(8, sub {
 });
 is $ok, 10, '48 concurrent signups from one address: exactly 10 pass';
 
+# --- IPv6: one /64 is one client -----------------------------------------
+my @v6 = map { signup_from(sprintf '2001:db8:5:6::%x', $_)->code } 1 .. 11;
+is_deeply [@v6[0 .. 9]], [(201) x 10], 'ten signups from ten addresses of one /64';
+is $v6[10], 429, 'the eleventh address of the same /64 is refused';
+is signup_from('2001:db8:5:7::1')->code, 201, 'another /64 is another client';
+
 # --- per account on /v1 ---------------------------------------------------
 clear_of_boundary(60);
 $r = signup_from('198.51.100.20');

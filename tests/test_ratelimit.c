@@ -112,13 +112,27 @@ static void table_empty(void **state)
     assert_int_equal(fs_rl_table_hit(NULL, 0, 5, 60, 120, 70, &ev), 1);
 }
 
+static void client_keys(void **state)
+{
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_rl_client_key(p, "203.0.113.7"), "203.0.113.7");
+    assert_string_equal(fs_rl_client_key(p, "2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+    assert_string_equal(fs_rl_client_key(p, "2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+    assert_string_equal(fs_rl_client_key(p, "2001:DB8:0001:0002::"), "2001:db8:1:2::/64");
+    assert_string_not_equal(fs_rl_client_key(p, "2001:db8:1:3::1"), "2001:db8:1:2::/64");
+    assert_string_equal(fs_rl_client_key(p, "::ffff:198.51.100.4"), "198.51.100.4");
+    assert_string_equal(fs_rl_client_key(p, "::1"), "0:0:0:0::/64");
+    assert_string_equal(fs_rl_client_key(p, "not:an:address:::"), "not:an:address:::");
+    assert_string_equal(fs_rl_client_key(p, NULL), "-");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FS_TEST(window_alignment),       FS_TEST(decide_counts_up_to_limit),
         FS_TEST(decide_reset_never_zero), FS_TEST(hashes),
         FS_TEST(table_counts_per_key_and_window), FS_TEST(table_collisions_probe),
-        FS_TEST(table_empty),
+        FS_TEST(table_empty), FS_TEST(client_keys),
     };
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 
 #include <apr_strings.h>
 #include <openssl/evp.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,4 +99,18 @@ uint32_t fs_rl_table_hit(fs_rl_slot *slots, uint32_t nslots, uint64_t key, int w
     s->window_end = window_end;
     s->count = 1;
     return 1;
+}
+
+const char *fs_rl_client_key(apr_pool_t *p, const char *ip)
+{
+    if (!ip)
+        return "-";
+    unsigned char a[16];
+    if (!strchr(ip, ':') || inet_pton(AF_INET6, ip, a) != 1)
+        return ip;
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (!memcmp(a, mapped, sizeof(mapped)))
+        return apr_psprintf(p, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+    return apr_psprintf(p, "%x:%x:%x:%x::/64", a[0] << 8 | a[1], a[2] << 8 | a[3],
+                        a[4] << 8 | a[5], a[6] << 8 | a[7]);
 }

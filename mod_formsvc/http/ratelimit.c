@@ -209,7 +209,7 @@ fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix
     /* useragent_ip: the connection's address, or the client's as mod_remoteip
      * established it from a trusted proxy. Never a header read here. */
     const char *bucket = apr_pstrcat(r->pool, formsvc_rl_names[rule], ":",
-                                     r->useragent_ip ? r->useragent_ip : "-",
+                                     fs_rl_client_key(r->pool, r->useragent_ip),
                                      suffix ? ":" : "", suffix ? suffix : "", NULL);
     fs_rl_result res;
     fs_error *e = formsvc_ratelimit_check(r, bucket, ru->limit, ru->window, &res);

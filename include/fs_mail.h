@@ -37,9 +37,9 @@ typedef enum { FS_MAIL_FILE, FS_MAIL_SENDMAIL, FS_MAIL_SMTP } fs_mail_kind;
 
 typedef struct fs_mail_transport {
     fs_mail_kind kind;
-    const char *target;   /* directory, command line, or smtp(s):// URL */
+    const char *target;          /* directory, command line, or smtp(s):// URL */
     const char *user, *password; /* SMTP AUTH, may be NULL */
-    int timeout;          /* seconds for one delivery */
+    int timeout;                 /* seconds for one delivery */
 } fs_mail_transport;
 
 /* Delivers one message (CRLF text) from envelope sender from to rcpt.

@@ -28,8 +28,7 @@ int64_t fs_rl_window_start(int64_t now, int window_seconds);
 
 /* The decision once the backend counted this hit: count is the number of
  * hits in the window including this one. */
-void fs_rl_decide(int limit, int window_seconds, int64_t now, int64_t count,
-                  fs_rl_result *out);
+void fs_rl_decide(int limit, int window_seconds, int64_t now, int64_t count, fs_rl_result *out);
 
 /* A stable 64-bit hash of a bucket name (FNV-1a); never 0. */
 uint64_t fs_rl_hash(const char *bucket);
@@ -45,10 +44,10 @@ const char *fs_rl_client_key(apr_pool_t *p, const char *ip);
 
 /* A counter table in memory shared by processes (open addressing). */
 typedef struct fs_rl_slot {
-    uint64_t key;        /* fs_rl_hash of the bucket; 0: empty */
-    int64_t window_end;  /* epoch seconds; the slot is free from then on */
+    uint64_t key;       /* fs_rl_hash of the bucket; 0: empty */
+    int64_t window_end; /* epoch seconds; the slot is free from then on */
     uint32_t count;
-    uint32_t window;     /* window length, part of the identity */
+    uint32_t window; /* window length, part of the identity */
 } fs_rl_slot;
 
 #define FS_RL_PROBES 16

@@ -1,21 +1,20 @@
 /* fs_mail: message builder, quoted-printable, addresses, the file transport. */
-#include "fs_test.h"
 #include "fs_mail.h"
+#include "fs_test.h"
 
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static fs_mail_msg msg(void)
-{
-    fs_mail_msg m = {"Forms <no-reply@example.com>", "alice@example.org", "Verify your address",
-                     "Your code is ABCD2345.\nBye.\n", apr_time_from_sec(1795860328), NULL};
+static fs_mail_msg msg(void) {
+    fs_mail_msg m = {"Forms <no-reply@example.com>", "alice@example.org",
+                     "Verify your address",          "Your code is ABCD2345.\nBye.\n",
+                     apr_time_from_sec(1795860328),  NULL};
     return m;
 }
 
-static void builds_headers_and_body(void **state)
-{
+static void builds_headers_and_body(void **state) {
     apr_pool_t *p = *state;
     fs_mail_msg m = msg();
     char *s = fs_mail_build(p, &m);
@@ -35,8 +34,7 @@ static void builds_headers_and_body(void **state)
             assert_int_equal(c[-1], '\r');
 }
 
-static void refuses_header_injection(void **state)
-{
+static void refuses_header_injection(void **state) {
     apr_pool_t *p = *state;
     fs_mail_msg m = msg();
     m.to = "alice@example.org\r\nBcc: evil@example.net";
@@ -52,8 +50,7 @@ static void refuses_header_injection(void **state)
     assert_null(fs_mail_build(p, &m));
 }
 
-static void addresses(void **state)
-{
+static void addresses(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_mail_addr(p, "Forms <a@b.c>"), "a@b.c");
     assert_string_equal(fs_mail_addr(p, "a@b.c"), "a@b.c");
@@ -65,8 +62,7 @@ static void addresses(void **state)
     assert_null(fs_mail_addr(p, "<a@b.c>\r\n"));
 }
 
-static void quoted_printable(void **state)
-{
+static void quoted_printable(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_mail_qp(p, "plain text"), "plain text");
     assert_string_equal(fs_mail_qp(p, "a=b"), "a=3Db");
@@ -94,8 +90,7 @@ static void quoted_printable(void **state)
     assert_non_null(strstr(q, "=\r\n"));
 }
 
-static void subject_encoded_words(void **state)
-{
+static void subject_encoded_words(void **state) {
     apr_pool_t *p = *state;
     fs_mail_msg m = msg();
     m.subject = "V\xc3\xa9rifiez votre adresse";
@@ -104,14 +99,12 @@ static void subject_encoded_words(void **state)
     assert_null(strstr(s, "\xc3\xa9rifiez"));
 }
 
-static void date_format(void **state)
-{
+static void date_format(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_mail_date(p, apr_time_from_sec(0)), "Thu, 01 Jan 1970 00:00:00 +0000");
 }
 
-static void file_transport(void **state)
-{
+static void file_transport(void **state) {
     apr_pool_t *p = *state;
     char dir[] = "/tmp/fsmailXXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -133,14 +126,13 @@ static void file_transport(void **state)
     rmdir(dir);
 }
 
-static void sendmail_transport(void **state)
-{
+static void sendmail_transport(void **state) {
     apr_pool_t *p = *state;
     char dir[] = "/tmp/fsmailXXXXXX";
     assert_non_null(mkdtemp(dir));
     /* a stand-in for sendmail that keeps what it reads */
-    fs_mail_transport t = {FS_MAIL_SENDMAIL,
-                           apr_psprintf(p, "/bin/sh -c \"cat > %s/out\"", dir), NULL, NULL, 5};
+    fs_mail_transport t = {FS_MAIL_SENDMAIL, apr_psprintf(p, "/bin/sh -c \"cat > %s/out\"", dir),
+                           NULL, NULL, 5};
     assert_null(fs_mail_deliver(p, &t, "m", "a@b.c", "d@e.f", "Subject: x\r\n\r\nhi\r\n"));
     fs_mail_transport fail = {FS_MAIL_SENDMAIL, "/bin/false", NULL, NULL, 5};
     assert_non_null(fs_mail_deliver(p, &fail, "m", "a@b.c", "d@e.f", "x"));
@@ -152,12 +144,10 @@ static void sendmail_transport(void **state)
     rmdir(dir);
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        FS_TEST(builds_headers_and_body), FS_TEST(refuses_header_injection),
-        FS_TEST(addresses),               FS_TEST(quoted_printable),
-        FS_TEST(subject_encoded_words),   FS_TEST(date_format),
+        FS_TEST(builds_headers_and_body), FS_TEST(refuses_header_injection), FS_TEST(addresses),
+        FS_TEST(quoted_printable),        FS_TEST(subject_encoded_words),    FS_TEST(date_format),
         FS_TEST(file_transport),          FS_TEST(sendmail_transport),
     };
     apr_initialize();

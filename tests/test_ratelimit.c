@@ -1,9 +1,8 @@
 /* fs_ratelimit: window arithmetic, decisions and the shared counter table. */
-#include "fs_test.h"
 #include "fs_ratelimit.h"
+#include "fs_test.h"
 
-static void window_alignment(void **state)
-{
+static void window_alignment(void **state) {
     (void)state;
     assert_int_equal(fs_rl_window_start(3600, 3600), 3600);
     assert_int_equal(fs_rl_window_start(7199, 3600), 3600);
@@ -14,8 +13,7 @@ static void window_alignment(void **state)
     assert_int_equal(fs_rl_window_start(12345, 0), 12345); /* clamped to 1 s */
 }
 
-static void decide_counts_up_to_limit(void **state)
-{
+static void decide_counts_up_to_limit(void **state) {
     (void)state;
     fs_rl_result r;
     int64_t now = 1000000040; /* 20 s into a minute window */
@@ -36,8 +34,7 @@ static void decide_counts_up_to_limit(void **state)
     assert_int_equal(r.remaining, 0);
 }
 
-static void decide_reset_never_zero(void **state)
-{
+static void decide_reset_never_zero(void **state) {
     (void)state;
     fs_rl_result r;
     fs_rl_decide(1, 60, 120, 2, &r); /* first second of a window */
@@ -49,8 +46,7 @@ static void decide_reset_never_zero(void **state)
     assert_false(r.allowed);
 }
 
-static void hashes(void **state)
-{
+static void hashes(void **state) {
     apr_pool_t *p = *state;
     assert_int_not_equal(fs_rl_hash("a"), fs_rl_hash("b"));
     assert_int_equal(fs_rl_hash("signup:1.2.3.4"), fs_rl_hash("signup:1.2.3.4"));
@@ -64,8 +60,7 @@ static void hashes(void **state)
     assert_null(strstr(k1, "1.2.3.4"));
 }
 
-static void table_counts_per_key_and_window(void **state)
-{
+static void table_counts_per_key_and_window(void **state) {
     (void)state;
     fs_rl_slot slots[64];
     memset(slots, 0, sizeof(slots));
@@ -83,8 +78,7 @@ static void table_counts_per_key_and_window(void **state)
     assert_int_equal(ev, 0);
 }
 
-static void table_collisions_probe(void **state)
-{
+static void table_collisions_probe(void **state) {
     (void)state;
     fs_rl_slot slots[8];
     memset(slots, 0, sizeof(slots));
@@ -105,19 +99,18 @@ static void table_collisions_probe(void **state)
     assert_int_equal(ev, 0);
 }
 
-static void table_empty(void **state)
-{
+static void table_empty(void **state) {
     (void)state;
     int ev;
     assert_int_equal(fs_rl_table_hit(NULL, 0, 5, 60, 120, 70, &ev), 1);
 }
 
-static void client_keys(void **state)
-{
+static void client_keys(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_rl_client_key(p, "203.0.113.7"), "203.0.113.7");
     assert_string_equal(fs_rl_client_key(p, "2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
-    assert_string_equal(fs_rl_client_key(p, "2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+    assert_string_equal(fs_rl_client_key(p, "2001:db8:1:2:ffff:ffff:ffff:ffff"),
+                        "2001:db8:1:2::/64");
     assert_string_equal(fs_rl_client_key(p, "2001:DB8:0001:0002::"), "2001:db8:1:2::/64");
     assert_string_not_equal(fs_rl_client_key(p, "2001:db8:1:3::1"), "2001:db8:1:2::/64");
     assert_string_equal(fs_rl_client_key(p, "::ffff:198.51.100.4"), "198.51.100.4");
@@ -126,13 +119,16 @@ static void client_keys(void **state)
     assert_string_equal(fs_rl_client_key(p, NULL), "-");
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
-        FS_TEST(window_alignment),       FS_TEST(decide_counts_up_to_limit),
-        FS_TEST(decide_reset_never_zero), FS_TEST(hashes),
-        FS_TEST(table_counts_per_key_and_window), FS_TEST(table_collisions_probe),
-        FS_TEST(table_empty), FS_TEST(client_keys),
+        FS_TEST(window_alignment),
+        FS_TEST(decide_counts_up_to_limit),
+        FS_TEST(decide_reset_never_zero),
+        FS_TEST(hashes),
+        FS_TEST(table_counts_per_key_and_window),
+        FS_TEST(table_collisions_probe),
+        FS_TEST(table_empty),
+        FS_TEST(client_keys),
     };
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,7 @@
 #include <openssl/rand.h>
 #include <string.h>
 
-char *fs_code_generate(apr_pool_t *p)
-{
+char *fs_code_generate(apr_pool_t *p) {
     unsigned char rnd[FS_CODE_LEN];
     if (RAND_bytes(rnd, sizeof(rnd)) != 1)
         return NULL;
@@ -18,8 +17,7 @@ char *fs_code_generate(apr_pool_t *p)
     return c;
 }
 
-char *fs_code_normalize(apr_pool_t *p, const char *typed)
-{
+char *fs_code_normalize(apr_pool_t *p, const char *typed) {
     if (!typed)
         return NULL;
     char *c = apr_palloc(p, FS_CODE_LEN + 1);
@@ -38,8 +36,7 @@ char *fs_code_normalize(apr_pool_t *p, const char *typed)
     return c;
 }
 
-char *fs_code_token(apr_pool_t *p)
-{
+char *fs_code_token(apr_pool_t *p) {
     unsigned char rnd[32];
     if (RAND_bytes(rnd, sizeof(rnd)) != 1)
         return NULL;

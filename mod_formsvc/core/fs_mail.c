@@ -2,18 +2,16 @@
  * encoded words for the subject). */
 #include "fs_mail.h"
 
-#include <apr_strings.h>
 #include <apr_base64.h>
+#include <apr_strings.h>
 #include <openssl/rand.h>
 #include <string.h>
 
-static int has_crlf(const char *s)
-{
+static int has_crlf(const char *s) {
     return s && strpbrk(s, "\r\n") != NULL;
 }
 
-const char *fs_mail_addr(apr_pool_t *p, const char *s)
-{
+const char *fs_mail_addr(apr_pool_t *p, const char *s) {
     if (!s || has_crlf(s))
         return NULL;
     const char *lt = strrchr(s, '<'), *a = s, *end;
@@ -36,8 +34,7 @@ const char *fs_mail_addr(apr_pool_t *p, const char *s)
     return addr;
 }
 
-char *fs_mail_qp(apr_pool_t *p, const char *text)
-{
+char *fs_mail_qp(apr_pool_t *p, const char *text) {
     static const char hex[] = "0123456789ABCDEF";
     apr_size_t n = strlen(text);
     char *out = apr_palloc(p, n * 3 + n / 25 * 3 + 8), *o = out;
@@ -91,8 +88,7 @@ char *fs_mail_qp(apr_pool_t *p, const char *text)
     return out;
 }
 
-char *fs_mail_date(apr_pool_t *p, apr_time_t t)
-{
+char *fs_mail_date(apr_pool_t *p, apr_time_t t) {
     static const char *const days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
     static const char *const mons[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -104,8 +100,7 @@ char *fs_mail_date(apr_pool_t *p, apr_time_t t)
 
 /* RFC 2047 B-encoded words of at most 75 characters, split on UTF-8
  * character boundaries, or the text itself when it is printable ASCII. */
-static char *subject_header(apr_pool_t *p, const char *s)
-{
+static char *subject_header(apr_pool_t *p, const char *s) {
     int ascii = 1;
     for (const unsigned char *c = (const unsigned char *)s; *c; c++)
         if (*c < 32 || *c > 126)
@@ -126,10 +121,9 @@ static char *subject_header(apr_pool_t *p, const char *s)
     return out;
 }
 
-char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m)
-{
-    if (!m->from || !m->to || !m->subject || !m->body || has_crlf(m->from) ||
-        has_crlf(m->to) || has_crlf(m->subject) || has_crlf(m->message_id))
+char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m) {
+    if (!m->from || !m->to || !m->subject || !m->body || has_crlf(m->from) || has_crlf(m->to) ||
+        has_crlf(m->subject) || has_crlf(m->message_id))
         return NULL;
     const char *from_addr = fs_mail_addr(p, m->from), *to_addr = fs_mail_addr(p, m->to);
     if (!from_addr || !to_addr)
@@ -145,10 +139,11 @@ char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m)
         mid = apr_psprintf(p, "<%s.%" APR_TIME_T_FMT "@%s>", hexs, apr_time_sec(m->date),
                            strchr(from_addr, '@') + 1);
     }
-    return apr_pstrcat(p, "From: ", m->from, "\r\n", "To: ", to_addr, "\r\n", "Subject: ",
-                       subject_header(p, m->subject), "\r\n", "Date: ", fs_mail_date(p, m->date),
-                       "\r\n", "Message-ID: ", mid, "\r\n", "MIME-Version: 1.0\r\n",
-                       "Content-Type: text/plain; charset=utf-8\r\n",
-                       "Content-Transfer-Encoding: quoted-printable\r\n", "Auto-Submitted: auto-generated\r\n",
-                       "\r\n", fs_mail_qp(p, m->body), "\r\n", NULL);
+    return apr_pstrcat(p, "From: ", m->from, "\r\n", "To: ", to_addr, "\r\n",
+                       "Subject: ", subject_header(p, m->subject), "\r\n",
+                       "Date: ", fs_mail_date(p, m->date), "\r\n", "Message-ID: ", mid, "\r\n",
+                       "MIME-Version: 1.0\r\n", "Content-Type: text/plain; charset=utf-8\r\n",
+                       "Content-Transfer-Encoding: quoted-printable\r\n",
+                       "Auto-Submitted: auto-generated\r\n", "\r\n", fs_mail_qp(p, m->body), "\r\n",
+                       NULL);
 }

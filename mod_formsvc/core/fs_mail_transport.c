@@ -10,8 +10,7 @@
 #include <string.h>
 
 static const char *deliver_file(apr_pool_t *p, const fs_mail_transport *t, const char *id,
-                                const char *message)
-{
+                                const char *message) {
     for (const char *c = id; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
               *c == '_' || *c == '-'))
@@ -39,8 +38,7 @@ static const char *deliver_file(apr_pool_t *p, const fs_mail_transport *t, const
 }
 
 static const char *deliver_sendmail(apr_pool_t *p, const fs_mail_transport *t,
-                                    const char *message)
-{
+                                    const char *message) {
     char **argv;
     if (apr_tokenize_to_argv(t->target, &argv, p) != APR_SUCCESS || !argv[0])
         return "bad sendmail command";
@@ -79,8 +77,7 @@ typedef struct upload {
     size_t left;
 } upload;
 
-static size_t read_cb(char *buf, size_t size, size_t nitems, void *arg)
-{
+static size_t read_cb(char *buf, size_t size, size_t nitems, void *arg) {
     upload *u = arg;
     size_t n = size * nitems;
     if (n > u->left)
@@ -92,8 +89,7 @@ static size_t read_cb(char *buf, size_t size, size_t nitems, void *arg)
 }
 
 static const char *deliver_smtp(apr_pool_t *p, const fs_mail_transport *t, const char *from,
-                                const char *rcpt, const char *message)
-{
+                                const char *rcpt, const char *message) {
     CURL *c = curl_easy_init();
     if (!c)
         return "cannot start an SMTP session";
@@ -126,15 +122,11 @@ static const char *deliver_smtp(apr_pool_t *p, const fs_mail_transport *t, const
 }
 
 const char *fs_mail_deliver(apr_pool_t *p, const fs_mail_transport *t, const char *id,
-                            const char *from, const char *rcpt, const char *message)
-{
+                            const char *from, const char *rcpt, const char *message) {
     switch (t->kind) {
-    case FS_MAIL_FILE:
-        return deliver_file(p, t, id, message);
-    case FS_MAIL_SENDMAIL:
-        return deliver_sendmail(p, t, message);
-    case FS_MAIL_SMTP:
-        return deliver_smtp(p, t, from, rcpt, message);
+    case FS_MAIL_FILE: return deliver_file(p, t, id, message);
+    case FS_MAIL_SENDMAIL: return deliver_sendmail(p, t, message);
+    case FS_MAIL_SMTP: return deliver_smtp(p, t, from, rcpt, message);
     }
     return "unknown transport";
 }

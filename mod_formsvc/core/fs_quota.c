@@ -2,8 +2,7 @@
 #include "fs_quota.h"
 
 /* Days from 1970-01-01 to y-m-01 (proleptic Gregorian), after H. Hinnant. */
-static int64_t days_from_civil(int64_t y, int m)
-{
+static int64_t days_from_civil(int64_t y, int m) {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
     int64_t yoe = y - era * 400;
@@ -12,8 +11,7 @@ static int64_t days_from_civil(int64_t y, int m)
     return era * 146097 + doe - 719468;
 }
 
-int64_t fs_quota_next_month(int64_t now)
-{
+int64_t fs_quota_next_month(int64_t now) {
     int64_t z = (now >= 0 ? now : now - 86399) / 86400 + 719468;
     int64_t era = (z >= 0 ? z : z - 146096) / 146097;
     int64_t doe = z - era * 146097;
@@ -28,13 +26,11 @@ int64_t fs_quota_next_month(int64_t now)
     return days_from_civil(ny, nm) * 86400;
 }
 
-int fs_quota_month_retry_after(int64_t now)
-{
+int fs_quota_month_retry_after(int64_t now) {
     int64_t d = fs_quota_next_month(now) - now;
     return d < 1 ? 1 : (int)d;
 }
 
-int fs_quota_allows(int64_t limit, int64_t used)
-{
+int fs_quota_allows(int64_t limit, int64_t used) {
     return limit < 0 || used < limit;
 }

@@ -2,13 +2,12 @@
 #include "fs_ratelimit.h"
 
 #include <apr_strings.h>
-#include <openssl/evp.h>
 #include <arpa/inet.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
-int64_t fs_rl_window_start(int64_t now, int window_seconds)
-{
+int64_t fs_rl_window_start(int64_t now, int window_seconds) {
     if (window_seconds < 1)
         window_seconds = 1;
     int64_t m = now % window_seconds;
@@ -17,9 +16,7 @@ int64_t fs_rl_window_start(int64_t now, int window_seconds)
     return now - m;
 }
 
-void fs_rl_decide(int limit, int window_seconds, int64_t now, int64_t count,
-                  fs_rl_result *out)
-{
+void fs_rl_decide(int limit, int window_seconds, int64_t now, int64_t count, fs_rl_result *out) {
     if (window_seconds < 1)
         window_seconds = 1;
     int64_t end = fs_rl_window_start(now, window_seconds) + window_seconds;
@@ -34,8 +31,7 @@ void fs_rl_decide(int limit, int window_seconds, int64_t now, int64_t count,
     out->retry_after = out->allowed ? 0 : reset;
 }
 
-uint64_t fs_rl_hash(const char *bucket)
-{
+uint64_t fs_rl_hash(const char *bucket) {
     uint64_t h = 1469598103934665603ULL;
     for (const unsigned char *s = (const unsigned char *)bucket; *s; s++) {
         h ^= *s;
@@ -44,8 +40,7 @@ uint64_t fs_rl_hash(const char *bucket)
     return h ? h : 1;
 }
 
-char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start)
-{
+char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start) {
     char ws[32];
     snprintf(ws, sizeof(ws), "%lld", (long long)window_start);
     const char *msg = apr_pstrcat(p, bucket, "\n", ws, NULL);
@@ -60,8 +55,7 @@ char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start)
 }
 
 uint32_t fs_rl_table_hit(fs_rl_slot *slots, uint32_t nslots, uint64_t key, int window,
-                         int64_t window_end, int64_t now, int *evicted)
-{
+                         int64_t window_end, int64_t now, int *evicted) {
     *evicted = 0;
     if (nslots == 0)
         return 1;
@@ -101,8 +95,7 @@ uint32_t fs_rl_table_hit(fs_rl_slot *slots, uint32_t nslots, uint64_t key, int w
     return 1;
 }
 
-const char *fs_rl_client_key(apr_pool_t *p, const char *ip)
-{
+const char *fs_rl_client_key(apr_pool_t *p, const char *ip) {
     if (!ip)
         return "-";
     unsigned char a[16];
@@ -111,6 +104,6 @@ const char *fs_rl_client_key(apr_pool_t *p, const char *ip)
     static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     if (!memcmp(a, mapped, sizeof(mapped)))
         return apr_psprintf(p, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
-    return apr_psprintf(p, "%x:%x:%x:%x::/64", a[0] << 8 | a[1], a[2] << 8 | a[3],
-                        a[4] << 8 | a[5], a[6] << 8 | a[7]);
+    return apr_psprintf(p, "%x:%x:%x:%x::/64", a[0] << 8 | a[1], a[2] << 8 | a[3], a[4] << 8 | a[5],
+                        a[6] << 8 | a[7]);
 }

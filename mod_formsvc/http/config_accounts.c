@@ -1,6 +1,6 @@
 /* config_accounts: rate-limit, shared-store and mail directives. */
-#include "config.h"
 #include "config_accounts.h"
+#include "config.h"
 #include "fs_mail.h"
 
 #include <apr_strings.h>
@@ -17,8 +17,7 @@ static const formsvc_rl_rule default_rules[FORMSVC_RL_N] = {
     {30, 60},   /* submit (per address per form) */
 };
 
-formsvc_acct *formsvc_acct_create(apr_pool_t *p)
-{
+formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
     formsvc_acct *a = apr_pcalloc(p, sizeof(*a));
     memcpy(a->rule, default_rules, sizeof(default_rules));
     a->store = FORMSVC_STORE_LOCAL;
@@ -30,11 +29,11 @@ formsvc_acct *formsvc_acct_create(apr_pool_t *p)
     return a;
 }
 
-#define AMERGE(f) c->f = add->f##_set ? add->f : base->f; c->f##_set = add->f##_set | base->f##_set
+#define AMERGE(f)                                                                                  \
+    c->f = add->f##_set ? add->f : base->f;                                                        \
+    c->f##_set = add->f##_set | base->f##_set
 
-formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base,
-                                 const formsvc_acct *add)
-{
+formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base, const formsvc_acct *add) {
     formsvc_acct *c = apr_pcalloc(p, sizeof(*c));
     for (int i = 0; i < FORMSVC_RL_N; i++)
         c->rule[i] = (add->rule_set & (1u << i)) ? add->rule[i] : base->rule[i];
@@ -52,13 +51,11 @@ formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base,
     return c;
 }
 
-static formsvc_acct *acct_of(cmd_parms *cmd)
-{
+static formsvc_acct *acct_of(cmd_parms *cmd) {
     return formsvc_conf(cmd->server)->acct;
 }
 
-const char *formsvc_set_rate_limit(cmd_parms *cmd, void *d, const char *args)
-{
+const char *formsvc_set_rate_limit(cmd_parms *cmd, void *d, const char *args) {
     (void)d;
     const char *usage = "FormsvcRateLimit signup|token|recover|submit <count>|off [<seconds>]";
     char *name = ap_getword_conf(cmd->pool, &args);
@@ -94,8 +91,7 @@ const char *formsvc_set_rate_limit(cmd_parms *cmd, void *d, const char *args)
     return NULL;
 }
 
-const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, const char *arg)
-{
+const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, const char *arg) {
     (void)d;
     formsvc_acct *a = acct_of(cmd);
     if (!strcasecmp(kind, "local") && !arg)
@@ -111,8 +107,7 @@ const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, cons
     return NULL;
 }
 
-const char *formsvc_set_rl_slots(cmd_parms *cmd, void *d, const char *arg)
-{
+const char *formsvc_set_rl_slots(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     char *end;
     long v = strtol(arg, &end, 10);
@@ -123,8 +118,7 @@ const char *formsvc_set_rl_slots(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
-const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const char *arg)
-{
+const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const char *arg) {
     (void)d;
     formsvc_acct *a = acct_of(cmd);
     if (!strcasecmp(kind, "file")) {
@@ -147,8 +141,7 @@ const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const ch
     return NULL;
 }
 
-const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg)
-{
+const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     formsvc_acct *a = acct_of(cmd);
     switch ((int)(apr_uintptr_t)cmd->info) {
@@ -171,8 +164,7 @@ const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
-const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg)
-{
+const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     char *end;
     long v = strtol(arg, &end, 10);

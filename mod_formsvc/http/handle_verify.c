@@ -7,12 +7,12 @@
  * replaces the old one. Mail is queued in the outbox by the same SQL
  * statement that stores the code, and delivered by the worker (mail.c).
  * Recovery answers the same whether or not the address has an account. */
-#include "glue.h"
 #include "config_accounts.h"
 #include "fs_code.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "glue.h"
 #include "mail.h"
 #include "ratelimit.h"
 
@@ -21,16 +21,15 @@
 
 APLOG_USE_MODULE(formsvc);
 
-static const char *hash_of(request_rec *r, const char *kind, const char *v)
-{
+static const char *hash_of(request_rec *r, const char *kind, const char *v) {
     formsvc_srv *c = formsvc_conf(r->server);
-    return fs_secret_hash(r->pool, c->pepper, c->pepper_len, apr_pstrcat(r->pool, kind, ":", v, NULL));
+    return fs_secret_hash(r->pool, c->pepper, c->pepper_len,
+                          apr_pstrcat(r->pool, kind, ":", v, NULL));
 }
 
 /* A string member: required, of type string; adds errors to verr. */
 static const char *string_member(request_rec *r, json_object *body, const char *name,
-                                 fs_error *verr)
-{
+                                 fs_error *verr) {
     json_object *v = fs_json_get(body, name);
     const char *ptr = apr_pstrcat(r->pool, "/", name, NULL);
     if (!v) {
@@ -44,8 +43,7 @@ static const char *string_member(request_rec *r, json_object *body, const char *
     return json_object_get_string(v);
 }
 
-static const char *email_member(request_rec *r, json_object *body, fs_error *verr)
-{
+static const char *email_member(request_rec *r, json_object *body, fs_error *verr) {
     const char *e = string_member(r, body, "email", verr);
     if (!e)
         return NULL;
@@ -61,16 +59,14 @@ static const char *email_member(request_rec *r, json_object *body, fs_error *ver
     return e;
 }
 
-static fs_error *code_problem(request_rec *r, const char *detail)
-{
+static fs_error *code_problem(request_rec *r, const char *detail) {
     fs_error *e = fs_error_validation(r->pool);
     fs_error_add(r->pool, e, "/code", "invalid", "%s", detail);
     return e;
 }
 
 /* POST /v1/verify/send */
-static int formsvc_h_verify_send(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
     (void)caps;
     formsvc_principal *who = formsvc_req_get(r)->who;
     json_object *body;
@@ -89,24 +85,23 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps)
     if (rs->nrows != 1)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
     if (FS_CELL(rs, 0, 1)[0] == 't')
-        return formsvc_send_problem(r, fs_error_make(r->pool, "already-verified",
-                                                     "This account is already verified."));
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
     const char *email = FS_CELL(rs, 0, 0);
     char *code = fs_code_generate(r->pool), *token = fs_code_token(r->pool);
     if (!code || !token)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *link =
-        apr_pstrcat(r->pool, formsvc_base_url(r), "/verify?token=", token, NULL);
-    const char *text = apr_psprintf(
-        r->pool,
-        "Hello,\n\n"
-        "your code to verify this e-mail address is:\n\n"
-        "    %s\n\n"
-        "Or open this link to verify it at once:\n\n"
-        "    %s\n\n"
-        "The code and the link work once, for 24 hours. A new request replaces them.\n"
-        "If you did not ask for this, you can ignore this message.\n",
-        code, link);
+    const char *link = apr_pstrcat(r->pool, formsvc_base_url(r), "/verify?token=", token, NULL);
+    const char *text =
+        apr_psprintf(r->pool,
+                     "Hello,\n\n"
+                     "your code to verify this e-mail address is:\n\n"
+                     "    %s\n\n"
+                     "Or open this link to verify it at once:\n\n"
+                     "    %s\n\n"
+                     "The code and the link work once, for 24 hours. A new request replaces them.\n"
+                     "If you did not ask for this, you can ignore this message.\n",
+                     code, link);
     const char *mid;
     char *msg = formsvc_mail_message(r, email, "Verify your e-mail address", text, &mid);
     if (!msg) /* FormsvcMailFrom is checked at startup: the address is the cause */
@@ -114,23 +109,25 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps)
             r, fs_error_make(r->pool, "conflict",
                              "The account's address cannot be used as a mail recipient."));
     const char *interval = apr_itoa(r->pool, formsvc_conf(r->server)->acct->resend_interval);
-    const char *args[] = {who->user_id, interval, hash_of(r, "code", code),
-                          hash_of(r, "token", token), mid, msg, interval};
+    const char *args[] = {
+        who->user_id, interval, hash_of(r, "code", code), hash_of(r, "token", token), mid,
+        msg,          interval};
     if ((e = formsvc_query(r, "fs_verify_send", 7, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
     const char *state = FS_CELL(rs, 0, 0);
     if (!strcmp(state, "verified"))
-        return formsvc_send_problem(r, fs_error_make(r->pool, "already-verified",
-                                                     "This account is already verified."));
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
     if (!strcmp(state, "wait")) {
         int wait = atoi(FS_CELL(rs, 0, 1));
         if (wait < 1)
             wait = 1;
         e = fs_error_make(r->pool, "rate-limited",
                           "A verification mail was sent moments ago; a new one can be sent "
-                          "in %d seconds.", wait);
+                          "in %d seconds.",
+                          wait);
         e->retry_after = wait;
         return formsvc_send_problem(r, e);
     }
@@ -141,8 +138,7 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps)
 }
 
 /* POST /v1/verify/confirm {code} */
-static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
     (void)caps;
     formsvc_principal *who = formsvc_req_get(r)->who;
     json_object *body;
@@ -165,8 +161,8 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
     const char *result = FS_CELL(rs, 0, 1);
     if (FS_CELL(rs, 0, 0)[0] == 't')
-        return formsvc_send_problem(r, fs_error_make(r->pool, "already-verified",
-                                                     "This account is already verified."));
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
     if (!strcmp(result, "ok")) {
         FORMSVC_LOG(r, APLOG_INFO, 10621, "account %s verified", who->user_id);
         json_object *out = fs_json_own(r->pool, json_object_new_object());
@@ -176,19 +172,18 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps)
     if (!strcmp(result, "wrong")) {
         int left = atoi(FS_CELL(rs, 0, 2));
         return formsvc_send_problem(
-            r, code_problem(r, left > 0
-                                   ? apr_psprintf(r->pool, "The code is wrong; %d %s left.", left,
-                                                  left == 1 ? "try" : "tries")
-                                   : "The code is wrong, and that was the last try: it is void "
-                                     "now. Request a new one with POST /v1/verify/send."));
+            r,
+            code_problem(r, left > 0 ? apr_psprintf(r->pool, "The code is wrong; %d %s left.", left,
+                                                    left == 1 ? "try" : "tries")
+                                     : "The code is wrong, and that was the last try: it is void "
+                                       "now. Request a new one with POST /v1/verify/send."));
     }
     return formsvc_send_problem(
         r, code_problem(r, "There is no valid code: it expired, was used, or was voided after "
                            "5 wrong tries. Request a new one with POST /v1/verify/send."));
 }
 
-static int html_page(request_rec *r, int status, const char *title, const char *text)
-{
+static int html_page(request_rec *r, int status, const char *title, const char *text) {
     r->status = status;
     ap_set_content_type(r, "text/html; charset=utf-8");
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
@@ -212,8 +207,7 @@ static int html_page(request_rec *r, int status, const char *title, const char *
 }
 
 /* GET /verify?token=... (public): the link in the mail. */
-static int formsvc_h_verify_link(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
     (void)caps;
     const char *token = formsvc_arg(r, "token");
     if (r->header_only) /* HEAD (link checkers) must not spend the token */
@@ -242,8 +236,7 @@ static int formsvc_h_verify_link(request_rec *r, const char *const *caps)
 }
 
 /* POST /v1/recover {email} (public): 202 whatever the address. */
-static int formsvc_h_recover(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
     fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, NULL);
@@ -284,8 +277,7 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps)
 }
 
 /* POST /v1/recover/confirm {email, code, revokeExistingKeys?} (public) */
-static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
     fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, NULL);
@@ -325,8 +317,7 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps)
         return formsvc_send_problem(
             r, code_problem(r, "The code is wrong or no longer valid for this address. Codes "
                                "work once, for 24 hours, and 5 wrong tries void them."));
-    FORMSVC_LOG(r, APLOG_NOTICE, 10622, "account recovered with an e-mailed code; new key %s",
-                kid);
+    FORMSVC_LOG(r, APLOG_NOTICE, 10622, "account recovered with an e-mailed code; new key %s", kid);
     json_object *out = fs_json_own(r->pool, json_object_new_object());
     json_object *key = json_tokener_parse(FS_CELL(rs, 0, 2));
     json_object_object_add(key, "secret", json_object_new_string(secret));
@@ -339,8 +330,7 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps)
 
 /* GET /readyz/outbox (public): 503 when mail is stuck. */
 #define OUTBOX_STUCK_SECONDS 300
-static int formsvc_h_outbox(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_outbox(request_rec *r, const char *const *caps) {
     (void)caps;
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_outbox_status", 0, NULL, &rs);
@@ -359,13 +349,12 @@ static int formsvc_h_outbox(request_rec *r, const char *const *caps)
         fs_error_set_int(r->pool, e, "failedLastDay", failed);
         return formsvc_send_problem(r, e);
     }
-    return formsvc_send_json(
-        r, 200,
-        apr_psprintf(r->pool,
-                     "{\"status\":\"ok\",\"pending\":%" APR_INT64_T_FMT
-                     ",\"oldestPendingSeconds\":%" APR_INT64_T_FMT
-                     ",\"failedLastDay\":%" APR_INT64_T_FMT "}",
-                     pending, age, failed));
+    return formsvc_send_json(r, 200,
+                             apr_psprintf(r->pool,
+                                          "{\"status\":\"ok\",\"pending\":%" APR_INT64_T_FMT
+                                          ",\"oldestPendingSeconds\":%" APR_INT64_T_FMT
+                                          ",\"failedLastDay\":%" APR_INT64_T_FMT "}",
+                                          pending, age, failed));
 }
 
 const formsvc_route formsvc_routes_verify[] = {

@@ -17,8 +17,8 @@
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
 #include <mod_dbd.h>
-#include <unixd.h>
 #include <unistd.h>
+#include <unixd.h>
 
 APLOG_USE_MODULE(formsvc);
 
@@ -31,22 +31,19 @@ APLOG_USE_MODULE(formsvc);
 static volatile int worker_stop;
 static apr_thread_t *worker_thread;
 
-char *formsvc_mail_message(request_rec *r, const char *to, const char *subject,
-                           const char *body, const char **id)
-{
+char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
+                           const char **id) {
     formsvc_acct *a = formsvc_conf(r->server)->acct;
     fs_mail_msg m = {a->mail_from, to, subject, body, apr_time_now(), NULL};
     *id = fs_id_new(r->pool, "msg_");
     return *id ? fs_mail_build(r->pool, &m) : NULL;
 }
 
-static const char *mail_dir(apr_pool_t *p, formsvc_acct *a)
-{
+static const char *mail_dir(apr_pool_t *p, formsvc_acct *a) {
     return a->mail_target ? a->mail_target : ap_server_root_relative(p, "formsvc-mail");
 }
 
-int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s)
-{
+int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
     for (server_rec *sp = s; sp; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
         if (a->smtp_password_file && !a->smtp_password) {
@@ -79,15 +76,13 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s)
             /* children run as User: let them write there */
             if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, -1) != 0)
                 ap_log_error(APLOG_MARK, APLOG_WARNING, 0, sp,
-                             "AH10613: cannot give the mail directory %s to the child user",
-                             dir);
+                             "AH10613: cannot give the mail directory %s to the child user", dir);
         }
     }
     return OK;
 }
 
-static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i)
-{
+static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i) {
     formsvc_acct *a = formsvc_conf(s)->acct;
     const char *id = FS_CELL(rs, i, 0), *rcpt = FS_CELL(rs, i, 1), *msg = FS_CELL(rs, i, 2);
     int attempts = atoi(FS_CELL(rs, i, 3));
@@ -116,8 +111,7 @@ static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, in
                  MAX_ATTEMPTS, err);
 }
 
-static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data)
-{
+static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data) {
     server_rec *s = data;
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
@@ -151,8 +145,7 @@ static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data)
     return NULL;
 }
 
-static apr_status_t stop_worker(void *data)
-{
+static apr_status_t stop_worker(void *data) {
     (void)data;
     if (worker_thread) {
         apr_status_t rv;
@@ -163,8 +156,7 @@ static apr_status_t stop_worker(void *data)
     return APR_SUCCESS;
 }
 
-void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s)
-{
+void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {
     worker_stop = 0;
     apr_threadattr_t *ta;
     if (apr_threadattr_create(&ta, pchild) != APR_SUCCESS ||

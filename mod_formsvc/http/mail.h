@@ -3,13 +3,13 @@
 #ifndef FORMSVC_MAIL_H
 #define FORMSVC_MAIL_H
 
-#include "glue.h"
 #include "fs_mail.h"
+#include "glue.h"
 
 /* Builds an RFC 5322 message from the configured sender; NULL when the
  * recipient cannot be mailed. *id gets a fresh outbox id. */
-char *formsvc_mail_message(request_rec *r, const char *to, const char *subject,
-                           const char *body, const char **id);
+char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
+                           const char **id);
 
 /* post_config: reads the SMTP password, makes the mail directory (owned
  * by the child user). child_init: starts the delivery worker. */

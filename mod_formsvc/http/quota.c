@@ -7,21 +7,18 @@
 
 APLOG_USE_MODULE(formsvc);
 
-const formsvc_tier *formsvc_tier_of(request_rec *r, int verified)
-{
+const formsvc_tier *formsvc_tier_of(request_rec *r, int verified) {
     return &formsvc_conf(r->server)->tier[verified ? 1 : 0];
 }
 
-static json_object *item(int limit, long long used)
-{
+static json_object *item(int limit, long long used) {
     json_object *it = json_object_new_object();
     json_object_object_add(it, "limit", json_object_new_int(limit));
     json_object_object_add(it, "used", json_object_new_int64(used));
     return it;
 }
 
-json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs_error **err)
-{
+json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs_error **err) {
     fs_rows *rs;
     const char *args[] = {who->user_id};
     *err = formsvc_query(r, "fs_account_usage", 1, args, &rs);
@@ -59,8 +56,7 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
     return q;
 }
 
-fs_error *formsvc_quota_month_exceeded(request_rec *r, int limit, long long used)
-{
+fs_error *formsvc_quota_month_exceeded(request_rec *r, int limit, long long used) {
     int after = fs_quota_month_retry_after((int64_t)apr_time_sec(apr_time_now()));
     fs_error *e = fs_error_make(r->pool, "rate-limited",
                                 "The form's owner has reached the monthly submission quota; "

@@ -9,12 +9,12 @@
  * Keys of shared stores are SHA-256 of bucket and window (no raw address). */
 #include "ratelimit.h"
 
+#include <apr_global_mutex.h>
 #include <apr_memcache.h>
 #include <apr_shm.h>
-#include <apr_global_mutex.h>
 #include <apr_strings.h>
-#include <util_mutex.h>
 #include <unistd.h>
+#include <util_mutex.h>
 
 APLOG_USE_MODULE(formsvc);
 
@@ -25,13 +25,11 @@ static fs_rl_slot *slots;
 static uint32_t nslots;
 static apr_memcache_t *mc; /* per child, for FormsvcRateLimitStore memcache */
 
-int formsvc_ratelimit_pre_config(apr_pool_t *pconf)
-{
+int formsvc_ratelimit_pre_config(apr_pool_t *pconf) {
     return ap_mutex_register(pconf, mutex_type, NULL, APR_LOCK_DEFAULT, 0);
 }
 
-int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s)
-{
+int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
     formsvc_acct *a = formsvc_conf(s)->acct;
     nslots = (uint32_t)a->slots;
     apr_size_t size = (apr_size_t)nslots * sizeof(fs_rl_slot);
@@ -55,11 +53,9 @@ int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s)
     return OK;
 }
 
-void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s)
-{
+void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
     if (mutex) {
-        apr_status_t rv =
-            apr_global_mutex_child_init(&mutex, apr_global_mutex_lockfile(mutex), p);
+        apr_status_t rv = apr_global_mutex_child_init(&mutex, apr_global_mutex_lockfile(mutex), p);
         if (rv != APR_SUCCESS)
             ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
                          "AH10603: cannot attach to the rate-limit mutex");
@@ -72,10 +68,9 @@ void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s)
         char *host, *scope;
         apr_port_t port;
         apr_memcache_server_t *ms;
-        if (apr_parse_addr_port(&host, &scope, &port, a->memcache, p) != APR_SUCCESS ||
-            !host || !port || apr_memcache_create(p, 1, 0, &mc) != APR_SUCCESS ||
-            apr_memcache_server_create(p, host, port, 0, 1, 64, 60 * 1000000, &ms) !=
-                APR_SUCCESS ||
+        if (apr_parse_addr_port(&host, &scope, &port, a->memcache, p) != APR_SUCCESS || !host ||
+            !port || apr_memcache_create(p, 1, 0, &mc) != APR_SUCCESS ||
+            apr_memcache_server_create(p, host, port, 0, 1, 64, 60 * 1000000, &ms) != APR_SUCCESS ||
             apr_memcache_add_server(mc, ms) != APR_SUCCESS) {
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, sp,
                          "AH10604: FormsvcRateLimitStore memcache %s: cannot set up the "
@@ -88,16 +83,15 @@ void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s)
 }
 
 /* Counts the hit; 0 on success with *count set, -1 when the store failed. */
-static int count_local(request_rec *r, const char *bucket, int window, int64_t wstart,
-                       int64_t now, int64_t *count)
-{
+static int count_local(request_rec *r, const char *bucket, int window, int64_t wstart, int64_t now,
+                       int64_t *count) {
     if (!slots || !mutex)
         return -1;
     int evicted = 0;
     if (apr_global_mutex_lock(mutex) != APR_SUCCESS)
         return -1;
-    *count = fs_rl_table_hit(slots, nslots, fs_rl_hash(bucket), window, wstart + window, now,
-                             &evicted);
+    *count =
+        fs_rl_table_hit(slots, nslots, fs_rl_hash(bucket), window, wstart + window, now, &evicted);
     apr_global_mutex_unlock(mutex);
     if (evicted)
         FORMSVC_LOG(r, APLOG_WARNING, 10605,
@@ -106,8 +100,7 @@ static int count_local(request_rec *r, const char *bucket, int window, int64_t w
     return 0;
 }
 
-static int count_pgsql(request_rec *r, const char *key, int64_t wend, int64_t *count)
-{
+static int count_pgsql(request_rec *r, const char *key, int64_t wend, int64_t *count) {
     const char *args[] = {key, apr_psprintf(r->pool, "%" APR_INT64_T_FMT, wend)};
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_ratelimit_hit", 2, args, &rs);
@@ -120,8 +113,7 @@ static int count_pgsql(request_rec *r, const char *key, int64_t wend, int64_t *c
     return 0;
 }
 
-static int count_memcache(request_rec *r, const char *key, int window, int64_t *count)
-{
+static int count_memcache(request_rec *r, const char *key, int window, int64_t *count) {
     if (!mc)
         return -1;
     apr_uint32_t v = 0;
@@ -145,17 +137,14 @@ static int count_memcache(request_rec *r, const char *key, int window, int64_t *
     return -1;
 }
 
-void formsvc_ratelimit_headers(request_rec *r, const fs_rl_result *res)
-{
+void formsvc_ratelimit_headers(request_rec *r, const fs_rl_result *res) {
     apr_table_setn(r->err_headers_out, "RateLimit-Limit", apr_itoa(r->pool, res->limit));
-    apr_table_setn(r->err_headers_out, "RateLimit-Remaining",
-                   apr_itoa(r->pool, res->remaining));
+    apr_table_setn(r->err_headers_out, "RateLimit-Remaining", apr_itoa(r->pool, res->remaining));
     apr_table_setn(r->err_headers_out, "RateLimit-Reset", apr_itoa(r->pool, res->reset));
 }
 
-fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
-                                  int window, fs_rl_result *res)
-{
+fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit, int window,
+                                  fs_rl_result *res) {
     memset(res, 0, sizeof(*res));
     res->allowed = 1;
     res->limit = limit;
@@ -170,12 +159,12 @@ fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
     if (a->store == FORMSVC_STORE_LOCAL) {
         rc = count_local(r, bucket, window, wstart, now, &count);
     } else {
-        const char *key = fs_rl_store_key(r->pool, apr_psprintf(r->pool, "%s|%d", bucket, window),
-                                          wstart);
-        rc = a->store == FORMSVC_STORE_PGSQL
-                 ? count_pgsql(r, apr_pstrcat(r->pool, "rl:", key, NULL), wstart + window, &count)
-                 : count_memcache(r, apr_pstrcat(r->pool, "formsvc:rl:", key, NULL), window,
-                                  &count);
+        const char *key =
+            fs_rl_store_key(r->pool, apr_psprintf(r->pool, "%s|%d", bucket, window), wstart);
+        rc =
+            a->store == FORMSVC_STORE_PGSQL
+                ? count_pgsql(r, apr_pstrcat(r->pool, "rl:", key, NULL), wstart + window, &count)
+                : count_memcache(r, apr_pstrcat(r->pool, "formsvc:rl:", key, NULL), window, &count);
     }
     if (rc != 0) {
         FORMSVC_LOG(r, APLOG_WARNING, 10607, "rate-limit store failed; hit allowed");
@@ -194,14 +183,12 @@ fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
     return e;
 }
 
-fs_error *formsvc_ratelimit_hit(request_rec *r, const char *bucket, int limit, int window)
-{
+fs_error *formsvc_ratelimit_hit(request_rec *r, const char *bucket, int limit, int window) {
     fs_rl_result res;
     return formsvc_ratelimit_check(r, bucket, limit, window, &res);
 }
 
-fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix)
-{
+fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix) {
     formsvc_acct *a = formsvc_conf(r->server)->acct;
     if (rule < 0 || rule >= FORMSVC_RL_N)
         return NULL;
@@ -209,8 +196,8 @@ fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix
     /* useragent_ip: the connection's address, or the client's as mod_remoteip
      * established it from a trusted proxy. Never a header read here. */
     const char *bucket = apr_pstrcat(r->pool, formsvc_rl_names[rule], ":",
-                                     fs_rl_client_key(r->pool, r->useragent_ip),
-                                     suffix ? ":" : "", suffix ? suffix : "", NULL);
+                                     fs_rl_client_key(r->pool, r->useragent_ip), suffix ? ":" : "",
+                                     suffix ? suffix : "", NULL);
     fs_rl_result res;
     fs_error *e = formsvc_ratelimit_check(r, bucket, ru->limit, ru->window, &res);
     /* public /v1 operations (signup, recover) show their limit too */
@@ -220,8 +207,7 @@ fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix
     return e;
 }
 
-fs_error *formsvc_ratelimit_account(request_rec *r)
-{
+fs_error *formsvc_ratelimit_account(request_rec *r) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     if (!who)
         return NULL;

@@ -4,19 +4,18 @@
 #ifndef FORMSVC_RATELIMIT_H
 #define FORMSVC_RATELIMIT_H
 
-#include "glue.h"
 #include "config_accounts.h"
 #include "fs_ratelimit.h"
+#include "glue.h"
 
 /* Counts one hit on bucket (any string; it is hashed) against limit hits
  * per window_seconds. NULL when allowed; a 429 rate-limited problem with
  * retryAfter otherwise. limit < 0 means no limit. When the store cannot be
  * reached the hit is allowed (logged): a limit never takes the service down. */
-fs_error *formsvc_ratelimit_hit(request_rec *r, const char *bucket, int limit,
-                                int window_seconds);
+fs_error *formsvc_ratelimit_hit(request_rec *r, const char *bucket, int limit, int window_seconds);
 /* The same, filling *res for RateLimit-* headers. */
-fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
-                                  int window_seconds, fs_rl_result *res);
+fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit, int window_seconds,
+                                  fs_rl_result *res);
 /* A configured per-client-address limit (FORMSVC_RL_*): the bucket is the
  * rule, r->useragent_ip (what mod_remoteip sets behind a trusted proxy) and
  * the optional suffix (a form id for submissions). */

@@ -10,7 +10,6 @@ const fs_stmt fs_stmts_ratelimit[] = {
      "ON CONFLICT (key) DO UPDATE SET count = r.count + 1 RETURNING r.count::text"},
 
     /* Drops counters of ended windows. */
-    {"fs_ratelimit_sweep",
-     "DELETE FROM ratelimit WHERE expires_at < now() - interval '1 minute'"},
+    {"fs_ratelimit_sweep", "DELETE FROM ratelimit WHERE expires_at < now() - interval '1 minute'"},
 
     {NULL, NULL}};

@@ -11,10 +11,10 @@ const fs_stmt fs_stmts_verify[] = {
     {"fs_user_contact", "SELECT email, verified::text FROM users WHERE id = %s"},
 
     /* 1 user id, 2 resend interval (s), 3 code hash, 4 token hash,
-     * 5 outbox id, 6 message, 7 resend interval again. Stores a new code (replacing the old one) and
-     * queues its mail, unless the account is verified or the last code was
-     * made less than the interval ago. Returns: state ('sent', 'verified',
-     * 'wait'), seconds to wait, expiresAt, email. */
+     * 5 outbox id, 6 message, 7 resend interval again. Stores a new code (replacing the old one)
+     * and queues its mail, unless the account is verified or the last code was made less than the
+     * interval ago. Returns: state ('sent', 'verified', 'wait'), seconds to wait, expiresAt, email.
+     */
     {"fs_verify_send",
      "WITH u AS (SELECT id, email, verified FROM users WHERE id = %s FOR UPDATE), "
      "prev AS (SELECT c.created_at FROM account_codes c WHERE c.user_id = (SELECT id FROM u) "
@@ -67,7 +67,8 @@ const fs_stmt fs_stmts_verify[] = {
     {"fs_recover_send",
      "WITH u AS (SELECT id, email FROM users WHERE email_norm = lower(%s) AND verified), "
      "prev AS (SELECT 1 FROM account_codes c JOIN u ON c.user_id = u.id "
-     "  WHERE c.purpose = 'recover' AND c.created_at > now() - make_interval(secs => %s::integer)), "
+     "  WHERE c.purpose = 'recover' AND c.created_at > now() - make_interval(secs => "
+     "%s::integer)), "
      "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, created_at, expires_at) "
      "  SELECT u.id, 'recover', %s, now(), now() + interval '24 hours' FROM u "
      "  WHERE NOT EXISTS (SELECT 1 FROM prev) "
@@ -110,12 +111,12 @@ const fs_stmt fs_stmts_verify[] = {
      "RETURNING o.id, o.recipient, o.message, o.attempts::text"},
 
     /* 1 id */
-    {"fs_outbox_sent",
-     "UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = %s"},
+    {"fs_outbox_sent", "UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = %s"},
 
     /* 1 error, 2 retry in (s), 3 max attempts, 4 id */
     {"fs_outbox_failed",
-     "UPDATE outbox SET last_error = %s, next_attempt_at = now() + make_interval(secs => %s::integer), "
+     "UPDATE outbox SET last_error = %s, next_attempt_at = now() + make_interval(secs => "
+     "%s::integer), "
      "  failed_at = CASE WHEN attempts >= %s::integer THEN now() END WHERE id = %s"},
 
     /* Status: pending, age of the oldest pending (s), failed in the last day,

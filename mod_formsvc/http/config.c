@@ -1,5 +1,6 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
+#include "config_accounts.h"
 #include "fs_secret.h"
 
 #include <apr_file_io.h>
@@ -28,6 +29,7 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s)
     c->token_lifetime = 3600;
     c->tier[0] = default_tier[0];
     c->tier[1] = default_tier[1];
+    c->acct = formsvc_acct_create(p);
     return c;
 }
 
@@ -46,6 +48,7 @@ void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv)
     MERGE(max_body_api);
     MERGE(max_body_submission);
     MERGE(token_lifetime);
+    c->acct = formsvc_acct_merge(p, base->acct, add->acct);
     for (int t = 0; t < 2; t++) {
         int *ct = (int *)&c->tier[t], *bt = (int *)&base->tier[t], *at = (int *)&add->tier[t];
         for (unsigned i = 0; i < sizeof(formsvc_tier) / sizeof(int); i++)
@@ -192,6 +195,7 @@ const command_rec formsvc_cmds[] = {
     AP_INIT_TAKE3("FormsvcQuota", set_quota, NULL, RSRC_CONF,
                   "FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|"
                   "webhooks|requests <count>"),
+    FORMSVC_ACCOUNT_CMDS,
     {NULL}};
 
 const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s)

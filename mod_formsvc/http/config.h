@@ -26,6 +26,7 @@ typedef struct formsvc_srv {
         client_prefix_set : 1, max_body_api_set : 1, max_body_submission_set : 1,
         token_lifetime_set : 1;
     unsigned int tier_set[2]; /* bit per quota: which were set */
+    struct formsvc_acct *acct; /* rate limits, mail: config_accounts.h */
 } formsvc_srv;
 
 extern const command_rec formsvc_cmds[];

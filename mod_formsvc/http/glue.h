@@ -91,6 +91,7 @@ extern const formsvc_route formsvc_routes_keys[];
 extern const formsvc_route formsvc_routes_clients[];
 extern const formsvc_route formsvc_routes_token[];
 extern const formsvc_route formsvc_routes_audit[];
+extern const formsvc_route formsvc_routes_verify[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */

@@ -2,6 +2,7 @@
  * and 405 as problems, and checks the route's scope. */
 #include "glue.h"
 #include "fs_util.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 
@@ -14,6 +15,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_clients,
     formsvc_routes_token,
     formsvc_routes_audit,
+    formsvc_routes_verify,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
@@ -127,6 +129,9 @@ int formsvc_handler_hook(request_rec *r)
                 e->www_authenticate = "Bearer realm=\"formsvc\"";
             return formsvc_send_problem(r, e);
         }
+        fs_error *rl = formsvc_ratelimit_account(r);
+        if (rl)
+            return formsvc_send_problem(r, rl);
         if (rt->scope) {
             fs_error *e = formsvc_need_scope(r, rt->scope);
             if (e)

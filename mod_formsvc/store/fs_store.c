@@ -19,6 +19,9 @@ const fs_stmt *fs_store_statements(int *count)
         n_all = 0;
         gather(fs_stmts_account);
         gather(fs_stmts_oauth);
+        gather(fs_stmts_ratelimit);
+        gather(fs_stmts_quota);
+        gather(fs_stmts_verify);
     }
     *count = n_all;
     return all;

@@ -4,4 +4,7 @@
 #include "fs_store.h"
 extern const fs_stmt fs_stmts_account[];
 extern const fs_stmt fs_stmts_oauth[];
+extern const fs_stmt fs_stmts_ratelimit[];
+extern const fs_stmt fs_stmts_quota[];
+extern const fs_stmt fs_stmts_verify[];
 #endif

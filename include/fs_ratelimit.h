@@ -1,0 +1,63 @@
+/* fs_ratelimit: the arithmetic of fixed-window rate limits, shared by every
+ * backend (per-machine shared memory, PostgreSQL, memcached).
+ *
+ * A limit is "limit hits per window_seconds" for one bucket (a string such
+ * as "signup:203.0.113.7"). Windows are aligned to multiples of
+ * window_seconds since the epoch, so every process and every machine agrees
+ * on which window a moment belongs to without talking to each other; a
+ * backend only has to count hits atomically per (bucket, window). Every hit
+ * counts, refused ones too, so a client that keeps hammering stays refused
+ * until the window ends. Nothing here includes httpd headers or locks
+ * anything: the caller of fs_rl_table_hit holds the lock. */
+#ifndef FS_RATELIMIT_H
+#define FS_RATELIMIT_H
+
+#include <apr_pools.h>
+#include <stdint.h>
+
+typedef struct fs_rl_result {
+    int allowed;     /* 1: under the limit */
+    int limit;       /* the limit (RateLimit-Limit) */
+    int remaining;   /* hits left in this window (RateLimit-Remaining), >= 0 */
+    int reset;       /* seconds until the window ends (RateLimit-Reset), >= 1 */
+    int retry_after; /* seconds to wait when refused (== reset), 0 when allowed */
+} fs_rl_result;
+
+/* Start of the window that contains now (epoch seconds). */
+int64_t fs_rl_window_start(int64_t now, int window_seconds);
+
+/* The decision once the backend counted this hit: count is the number of
+ * hits in the window including this one. */
+void fs_rl_decide(int limit, int window_seconds, int64_t now, int64_t count, fs_rl_result *out);
+
+/* A stable 64-bit hash of a bucket name (FNV-1a); never 0. */
+uint64_t fs_rl_hash(const char *bucket);
+/* The key a shared store keeps for (bucket, window): hex of a SHA-256 of
+ * both, so raw client addresses are never stored. 64 characters, in p. */
+char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start);
+
+/* The part of a client address that a per-address limit counts: an IPv4
+ * address as it is, an IPv6 address by its /64 network (one subscriber
+ * usually holds a whole /64 and could rotate through it), an IPv4-mapped
+ * IPv6 address as its IPv4 address. Anything unparsable as it is. In p. */
+const char *fs_rl_client_key(apr_pool_t *p, const char *ip);
+
+/* A counter table in memory shared by processes (open addressing). */
+typedef struct fs_rl_slot {
+    uint64_t key;       /* fs_rl_hash of the bucket; 0: empty */
+    int64_t window_end; /* epoch seconds; the slot is free from then on */
+    uint32_t count;
+    uint32_t window; /* window length, part of the identity */
+} fs_rl_slot;
+
+#define FS_RL_PROBES 16
+
+/* Counts one hit for key in the window [window_end - window, window_end) and
+ * returns the count including it. A slot of an ended window is reused; when
+ * every probed slot holds a live window of another key, the one that ends
+ * soonest is taken over (its count is lost: the table is too small, see
+ * FormsvcRateLimitSlots) and *evicted is set. */
+uint32_t fs_rl_table_hit(fs_rl_slot *slots, uint32_t nslots, uint64_t key, int window,
+                         int64_t window_end, int64_t now, int *evicted);
+
+#endif

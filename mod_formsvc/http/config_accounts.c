@@ -1,0 +1,176 @@
+/* config_accounts: rate-limit, shared-store and mail directives. */
+#include "config_accounts.h"
+#include "config.h"
+#include "fs_mail.h"
+
+#include <apr_strings.h>
+#include <http_core.h>
+
+const char *const formsvc_rl_names[FORMSVC_RL_N] = {"signup", "token", "recover", "submit"};
+
+/* Defaults: the contract's figures where it gives one (signup 10 an hour,
+ * submissions 30 a minute), our choice elsewhere (docs/configuration-limits.md). */
+static const formsvc_rl_rule default_rules[FORMSVC_RL_N] = {
+    {10, 3600}, /* signup */
+    {30, 60},   /* token */
+    {10, 3600}, /* recover */
+    {30, 60},   /* submit (per address per form) */
+};
+
+formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
+    formsvc_acct *a = apr_pcalloc(p, sizeof(*a));
+    memcpy(a->rule, default_rules, sizeof(default_rules));
+    a->store = FORMSVC_STORE_LOCAL;
+    a->slots = 65536;
+    a->mail = FORMSVC_MAIL_FILE;
+    a->mail_target = NULL; /* default: <ServerRoot>/formsvc-mail, see formsvc_mail_dir */
+    a->mail_from = "formsvc <no-reply@localhost>";
+    a->resend_interval = 60;
+    return a;
+}
+
+#define AMERGE(f)                                                                                  \
+    c->f = add->f##_set ? add->f : base->f;                                                        \
+    c->f##_set = add->f##_set | base->f##_set
+
+formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base, const formsvc_acct *add) {
+    formsvc_acct *c = apr_pcalloc(p, sizeof(*c));
+    for (int i = 0; i < FORMSVC_RL_N; i++)
+        c->rule[i] = (add->rule_set & (1u << i)) ? add->rule[i] : base->rule[i];
+    c->rule_set = add->rule_set | base->rule_set;
+    AMERGE(store);
+    c->memcache = add->store_set ? add->memcache : base->memcache;
+    AMERGE(slots);
+    AMERGE(mail);
+    c->mail_target = add->mail_set ? add->mail_target : base->mail_target;
+    AMERGE(mail_from);
+    AMERGE(smtp_user);
+    AMERGE(smtp_password_file);
+    c->smtp_password = add->smtp_password_file_set ? add->smtp_password : base->smtp_password;
+    AMERGE(resend_interval);
+    return c;
+}
+
+static formsvc_acct *acct_of(cmd_parms *cmd) {
+    return formsvc_conf(cmd->server)->acct;
+}
+
+const char *formsvc_set_rate_limit(cmd_parms *cmd, void *d, const char *args) {
+    (void)d;
+    const char *usage = "FormsvcRateLimit signup|token|recover|submit <count>|off [<seconds>]";
+    char *name = ap_getword_conf(cmd->pool, &args);
+    char *count = ap_getword_conf(cmd->pool, &args);
+    char *secs = ap_getword_conf(cmd->pool, &args);
+    if (!*name || !*count || *args)
+        return usage;
+    int idx = -1;
+    for (int i = 0; i < FORMSVC_RL_N; i++)
+        if (!strcasecmp(name, formsvc_rl_names[i]))
+            idx = i;
+    if (idx < 0)
+        return usage;
+    formsvc_rl_rule rule = acct_of(cmd)->rule[idx];
+    if (!strcasecmp(count, "off")) {
+        rule.limit = -1;
+    } else {
+        char *end;
+        long v = strtol(count, &end, 10);
+        if (*end || v < 0 || v > 100000000)
+            return "FormsvcRateLimit: the count is 0 to 100000000, or off";
+        rule.limit = (int)v;
+    }
+    if (*secs) {
+        char *end;
+        long v = strtol(secs, &end, 10);
+        if (*end || v < 1 || v > 86400)
+            return "FormsvcRateLimit: the window is 1 to 86400 seconds";
+        rule.window = (int)v;
+    }
+    acct_of(cmd)->rule[idx] = rule;
+    acct_of(cmd)->rule_set |= 1u << idx;
+    return NULL;
+}
+
+const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, const char *arg) {
+    (void)d;
+    formsvc_acct *a = acct_of(cmd);
+    if (!strcasecmp(kind, "local") && !arg)
+        a->store = FORMSVC_STORE_LOCAL;
+    else if (!strcasecmp(kind, "pgsql") && !arg)
+        a->store = FORMSVC_STORE_PGSQL;
+    else if (!strcasecmp(kind, "memcache") && arg && strchr(arg, ':')) {
+        a->store = FORMSVC_STORE_MEMCACHE;
+        a->memcache = arg;
+    } else
+        return "FormsvcRateLimitStore local | pgsql | memcache <host:port>";
+    a->store_set = 1;
+    return NULL;
+}
+
+const char *formsvc_set_rl_slots(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || v < 1024 || v > 16777216)
+        return "FormsvcRateLimitSlots takes a count from 1024 to 16777216";
+    acct_of(cmd)->slots = (int)v;
+    acct_of(cmd)->slots_set = 1;
+    return NULL;
+}
+
+const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const char *arg) {
+    (void)d;
+    formsvc_acct *a = acct_of(cmd);
+    if (!strcasecmp(kind, "file")) {
+        a->mail = FORMSVC_MAIL_FILE;
+        a->mail_target = ap_server_root_relative(cmd->pool, arg);
+        if (!a->mail_target)
+            return "FormsvcMailTransport file: bad directory";
+    } else if (!strcasecmp(kind, "sendmail")) {
+        a->mail = FORMSVC_MAIL_SENDMAIL;
+        a->mail_target = arg;
+    } else if (!strcasecmp(kind, "smtp")) {
+        if (strncasecmp(arg, "smtp://", 7) && strncasecmp(arg, "smtps://", 8))
+            return "FormsvcMailTransport smtp takes smtp://host[:port] (STARTTLS when "
+                   "offered) or smtps://host[:port]";
+        a->mail = FORMSVC_MAIL_SMTP;
+        a->mail_target = arg;
+    } else
+        return "FormsvcMailTransport file <directory> | sendmail <command> | smtp <URL>";
+    a->mail_set = 1;
+    return NULL;
+}
+
+const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    formsvc_acct *a = acct_of(cmd);
+    switch ((int)(apr_uintptr_t)cmd->info) {
+    case 0:
+        if (!fs_mail_addr(cmd->pool, arg))
+            return "FormsvcMailFrom takes an address such as \"Forms <no-reply@example.com>\"";
+        a->mail_from = arg;
+        a->mail_from_set = 1;
+        break;
+    case 1:
+        a->smtp_user = arg;
+        a->smtp_user_set = 1;
+        break;
+    default:
+        a->smtp_password_file = ap_server_root_relative(cmd->pool, arg);
+        if (!a->smtp_password_file)
+            return "FormsvcMailSMTPPasswordFile: bad path";
+        a->smtp_password_file_set = 1;
+    }
+    return NULL;
+}
+
+const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || v < 0 || v > 86400)
+        return "FormsvcVerifyResendInterval takes seconds from 0 to 86400";
+    acct_of(cmd)->resend_interval = (int)v;
+    acct_of(cmd)->resend_interval_set = 1;
+    return NULL;
+}

@@ -1,0 +1,367 @@
+/* handle_verify: e-mail verification (POST /v1/verify/send, POST
+ * /v1/verify/confirm, the GET /verify?token= link), account recovery (POST
+ * /v1/recover, POST /v1/recover/confirm) and GET /readyz/outbox.
+ *
+ * Codes: 8 characters (fs_code), valid 24 hours, single use, stored as
+ * HMAC-SHA-256 under the pepper, void after 5 wrong tries; a new code
+ * replaces the old one. Mail is queued in the outbox by the same SQL
+ * statement that stores the code, and delivered by the worker (mail.c).
+ * Recovery answers the same whether or not the address has an account. */
+#include "config_accounts.h"
+#include "fs_code.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+#include "glue.h"
+#include "mail.h"
+#include "ratelimit.h"
+
+#include <apr_escape.h>
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+static const char *hash_of(request_rec *r, const char *kind, const char *v) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    return fs_secret_hash(r->pool, c->pepper, c->pepper_len,
+                          apr_pstrcat(r->pool, kind, ":", v, NULL));
+}
+
+/* A string member: required, of type string; adds errors to verr. */
+static const char *string_member(request_rec *r, json_object *body, const char *name,
+                                 fs_error *verr) {
+    json_object *v = fs_json_get(body, name);
+    const char *ptr = apr_pstrcat(r->pool, "/", name, NULL);
+    if (!v) {
+        fs_error_add(r->pool, verr, ptr, "required", "%s is required.", name);
+        return NULL;
+    }
+    if (!json_object_is_type(v, json_type_string)) {
+        fs_error_add(r->pool, verr, ptr, "type", "%s must be a string.", name);
+        return NULL;
+    }
+    return json_object_get_string(v);
+}
+
+static const char *email_member(request_rec *r, json_object *body, fs_error *verr) {
+    const char *e = string_member(r, body, "email", verr);
+    if (!e)
+        return NULL;
+    e = fs_trim(r->pool, e);
+    if (strlen(e) > 254) {
+        fs_error_add(r->pool, verr, "/email", "maxLength", "email is longer than 254 characters.");
+        return NULL;
+    }
+    if (!fs_email_valid(e)) {
+        fs_error_add(r->pool, verr, "/email", "format", "email is not a valid e-mail address.");
+        return NULL;
+    }
+    return e;
+}
+
+static fs_error *code_problem(request_rec *r, const char *detail) {
+    fs_error *e = fs_error_validation(r->pool);
+    fs_error_add(r->pool, e, "/code", "invalid", "%s", detail);
+    return e;
+}
+
+/* POST /v1/verify/send */
+static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
+    (void)caps;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 1, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    fs_rows *rs;
+    const char *uargs[] = {who->user_id};
+    if ((e = formsvc_query(r, "fs_user_contact", 1, uargs, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
+    if (FS_CELL(rs, 0, 1)[0] == 't')
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
+    const char *email = FS_CELL(rs, 0, 0);
+    char *code = fs_code_generate(r->pool), *token = fs_code_token(r->pool);
+    if (!code || !token)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *link = apr_pstrcat(r->pool, formsvc_base_url(r), "/verify?token=", token, NULL);
+    const char *text =
+        apr_psprintf(r->pool,
+                     "Hello,\n\n"
+                     "your code to verify this e-mail address is:\n\n"
+                     "    %s\n\n"
+                     "Or open this link to verify it at once:\n\n"
+                     "    %s\n\n"
+                     "The code and the link work once, for 24 hours. A new request replaces them.\n"
+                     "If you did not ask for this, you can ignore this message.\n",
+                     code, link);
+    const char *mid;
+    char *msg = formsvc_mail_message(r, email, "Verify your e-mail address", text, &mid);
+    if (!msg) /* FormsvcMailFrom is checked at startup: the address is the cause */
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "conflict",
+                             "The account's address cannot be used as a mail recipient."));
+    const char *interval = apr_itoa(r->pool, formsvc_conf(r->server)->acct->resend_interval);
+    const char *args[] = {
+        who->user_id, interval, hash_of(r, "code", code), hash_of(r, "token", token), mid,
+        msg,          interval};
+    if ((e = formsvc_query(r, "fs_verify_send", 7, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
+    const char *state = FS_CELL(rs, 0, 0);
+    if (!strcmp(state, "verified"))
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
+    if (!strcmp(state, "wait")) {
+        int wait = atoi(FS_CELL(rs, 0, 1));
+        if (wait < 1)
+            wait = 1;
+        e = fs_error_make(r->pool, "rate-limited",
+                          "A verification mail was sent moments ago; a new one can be sent "
+                          "in %d seconds.",
+                          wait);
+        e->retry_after = wait;
+        return formsvc_send_problem(r, e);
+    }
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(out, "sentTo", json_object_new_string(FS_CELL(rs, 0, 3)));
+    json_object_object_add(out, "expiresAt", json_object_new_string(FS_CELL(rs, 0, 2)));
+    return formsvc_send_obj(r, 202, out);
+}
+
+/* POST /v1/verify/confirm {code} */
+static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
+    (void)caps;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"code", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    const char *typed = string_member(r, body, "code", verr);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    /* Something that cannot be a code still costs a try. */
+    const char *code = fs_code_normalize(r->pool, typed);
+    const char *args[] = {who->user_id, hash_of(r, "code", code ? code : typed)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_verify_confirm", 2, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
+    const char *result = FS_CELL(rs, 0, 1);
+    if (FS_CELL(rs, 0, 0)[0] == 't')
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
+    if (!strcmp(result, "ok")) {
+        FORMSVC_LOG(r, APLOG_INFO, 10621, "account %s verified", who->user_id);
+        json_object *out = fs_json_own(r->pool, json_object_new_object());
+        json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 3)));
+        return formsvc_send_obj(r, 200, out);
+    }
+    if (!strcmp(result, "wrong")) {
+        int left = atoi(FS_CELL(rs, 0, 2));
+        return formsvc_send_problem(
+            r,
+            code_problem(r, left > 0 ? apr_psprintf(r->pool, "The code is wrong; %d %s left.", left,
+                                                    left == 1 ? "try" : "tries")
+                                     : "The code is wrong, and that was the last try: it is void "
+                                       "now. Request a new one with POST /v1/verify/send."));
+    }
+    return formsvc_send_problem(
+        r, code_problem(r, "There is no valid code: it expired, was used, or was voided after "
+                           "5 wrong tries. Request a new one with POST /v1/verify/send."));
+}
+
+static int html_page(request_rec *r, int status, const char *title, const char *text) {
+    r->status = status;
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
+                   "form-action 'none'");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    /* the token is in the URL: never send it on as a Referer */
+    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+    if (r->header_only)
+        return OK;
+    ap_rprintf(r,
+               "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+               "<title>%s</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;"
+               "margin:2rem auto;padding:0 1rem;line-height:1.5}</style></head>"
+               "<body><main><h1>%s</h1><p>%s</p></main></body></html>\n",
+               apr_pescape_entity(r->pool, title, 0), apr_pescape_entity(r->pool, title, 0),
+               apr_pescape_entity(r->pool, text, 0));
+    return OK;
+}
+
+/* GET /verify?token=... (public): the link in the mail. */
+static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
+    (void)caps;
+    const char *token = formsvc_arg(r, "token");
+    if (r->header_only) /* HEAD (link checkers) must not spend the token */
+        return html_page(r, 200, "Verify your address", "Open this link to verify.");
+    if (!token || strlen(token) != 43)
+        return html_page(r, 400, "Link not valid",
+                         "This verification link is incomplete or not valid. Open the link "
+                         "from the e-mail exactly as it was sent, or request a new one.");
+    const char *args[] = {hash_of(r, "token", token)};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_verify_token", 1, args, &rs);
+    if (e)
+        return html_page(r, e->status, "Try again later",
+                         "The service cannot verify addresses at the moment. Please open the "
+                         "link again in a few minutes.");
+    if (rs->nrows != 1)
+        return html_page(r, 400, "Link not valid",
+                         "This verification link has expired, was already used, or was "
+                         "replaced by a newer one. Request a new one if the address is not "
+                         "verified yet.");
+    return html_page(r, 200, "Address verified",
+                     apr_psprintf(r->pool,
+                                  "%s is verified. The account's full quotas apply now, and "
+                                  "it can be recovered by e-mail.",
+                                  FS_CELL(rs, 0, 0)));
+}
+
+/* POST /v1/recover {email} (public): 202 whatever the address. */
+static int formsvc_h_recover(request_rec *r, const char *const *caps) {
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, NULL);
+    if (!e)
+        e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"email", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    const char *email = email_member(r, body, verr);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    /* The same work for every address: a code, a message, one statement. */
+    char *code = fs_code_generate(r->pool);
+    if (!code)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *text = apr_psprintf(
+        r->pool,
+        "Hello,\n\n"
+        "someone asked to recover the account of this e-mail address. The recovery\n"
+        "code is:\n\n"
+        "    %s\n\n"
+        "It works once, for 24 hours: send it with the address to POST /v1/recover/confirm\n"
+        "to receive a new API key. If you did not ask for this, ignore this message;\n"
+        "nothing changes without the code.\n",
+        code);
+    const char *mid;
+    char *msg = formsvc_mail_message(r, email, "Account recovery code", text, &mid);
+    if (!msg) /* an address the mail system cannot carry: nothing to send */
+        return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
+    const char *args[] = {email, apr_itoa(r->pool, formsvc_conf(r->server)->acct->resend_interval),
+                          hash_of(r, "code", code), mid, msg};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_recover_send", 5, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
+}
+
+/* POST /v1/recover/confirm {email, code, revokeExistingKeys?} (public) */
+static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, NULL);
+    if (!e)
+        e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    const char *email = email_member(r, body, verr);
+    const char *typed = string_member(r, body, "code", verr);
+    json_object *rv = fs_json_get(body, "revokeExistingKeys");
+    if (rv && !json_object_is_type(rv, json_type_boolean))
+        fs_error_add(r->pool, verr, "/revokeExistingKeys", "type",
+                     "revokeExistingKeys must be true or false.");
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    formsvc_srv *c = formsvc_conf(r->server);
+    const char *code = fs_code_normalize(r->pool, typed);
+    const char *kid = fs_id_new(r->pool, "key_");
+    const char *secret = fs_secret_generate(r->pool, c->key_prefix);
+    if (!kid || !secret)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *args[] = {email,
+                          hash_of(r, "code", code ? code : typed),
+                          kid,
+                          fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
+                          rv && json_object_get_boolean(rv) ? "t" : "f"};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_recover_confirm", 6, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1 || strcmp(FS_CELL(rs, 0, 0), "ok") || !FS_CELL(rs, 0, 2))
+        /* the same answer for a wrong code, no code, an unknown or an
+         * unverified address */
+        return formsvc_send_problem(
+            r, code_problem(r, "The code is wrong or no longer valid for this address. Codes "
+                               "work once, for 24 hours, and 5 wrong tries void them."));
+    FORMSVC_LOG(r, APLOG_NOTICE, 10622, "account recovered with an e-mailed code; new key %s", kid);
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object *key = json_tokener_parse(FS_CELL(rs, 0, 2));
+    json_object_object_add(key, "secret", json_object_new_string(secret));
+    json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 1)));
+    json_object_object_add(out, "apiKey", key);
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/me", NULL));
+    return formsvc_send_obj(r, 201, out);
+}
+
+/* GET /readyz/outbox (public): 503 when mail is stuck. */
+#define OUTBOX_STUCK_SECONDS 300
+static int formsvc_h_outbox(request_rec *r, const char *const *caps) {
+    (void)caps;
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_outbox_status", 0, NULL, &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    apr_int64_t pending = apr_atoi64(FS_CELL(rs, 0, 0)), age = apr_atoi64(FS_CELL(rs, 0, 1)),
+                failed = apr_atoi64(FS_CELL(rs, 0, 2));
+    if (pending > 0 && age > OUTBOX_STUCK_SECONDS) {
+        e = fs_error_make(r->pool, "service-unavailable",
+                          "The mail outbox is stuck: %" APR_INT64_T_FMT " messages wait, the "
+                          "oldest for %" APR_INT64_T_FMT " seconds.",
+                          pending, age);
+        e->retry_after = 60;
+        fs_error_set_int(r->pool, e, "pending", pending);
+        fs_error_set_int(r->pool, e, "oldestPendingSeconds", age);
+        fs_error_set_int(r->pool, e, "failedLastDay", failed);
+        return formsvc_send_problem(r, e);
+    }
+    return formsvc_send_json(r, 200,
+                             apr_psprintf(r->pool,
+                                          "{\"status\":\"ok\",\"pending\":%" APR_INT64_T_FMT
+                                          ",\"oldestPendingSeconds\":%" APR_INT64_T_FMT
+                                          ",\"failedLastDay\":%" APR_INT64_T_FMT "}",
+                                          pending, age, failed));
+}
+
+const formsvc_route formsvc_routes_verify[] = {
+    {M_POST, "/v1/verify/send", formsvc_h_verify_send, FS_SC_ACCOUNT_WRITE, 1},
+    {M_POST, "/v1/verify/confirm", formsvc_h_verify_confirm, FS_SC_ACCOUNT_WRITE, 1},
+    {M_GET, "/verify", formsvc_h_verify_link, 0, 0},
+    {M_POST, "/v1/recover", formsvc_h_recover, 0, 0},
+    {M_POST, "/v1/recover/confirm", formsvc_h_recover_confirm, 0, 0},
+    {M_GET, "/readyz/outbox", formsvc_h_outbox, 0, 0},
+    {0, NULL, NULL, 0, 0}};

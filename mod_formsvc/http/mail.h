@@ -1,0 +1,19 @@
+/* mail: queueing mail in the outbox (the request's statement does it) and
+ * the worker thread of each httpd child that delivers it. */
+#ifndef FORMSVC_MAIL_H
+#define FORMSVC_MAIL_H
+
+#include "fs_mail.h"
+#include "glue.h"
+
+/* Builds an RFC 5322 message from the configured sender; NULL when the
+ * recipient cannot be mailed. *id gets a fresh outbox id. */
+char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
+                           const char **id);
+
+/* post_config: reads the SMTP password, makes the mail directory (owned
+ * by the child user). child_init: starts the delivery worker. */
+int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s);
+void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s);
+
+#endif

@@ -1,0 +1,69 @@
+/* quota: limits and use of an account, for GET /v1/me and the handlers. */
+#include "quota.h"
+#include "fs_json.h"
+#include "fs_quota.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+const formsvc_tier *formsvc_tier_of(request_rec *r, int verified) {
+    return &formsvc_conf(r->server)->tier[verified ? 1 : 0];
+}
+
+static json_object *item(int limit, long long used) {
+    json_object *it = json_object_new_object();
+    json_object_object_add(it, "limit", json_object_new_int(limit));
+    json_object_object_add(it, "used", json_object_new_int64(used));
+    return it;
+}
+
+json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs_error **err) {
+    fs_rows *rs;
+    const char *args[] = {who->user_id};
+    *err = formsvc_query(r, "fs_account_usage", 1, args, &rs);
+    if (*err)
+        return NULL;
+    json_object *u = rs->nrows == 1 ? fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 0)) : NULL;
+    if (!u) {
+        *err = fs_error_make(r->pool, "internal", NULL);
+        return NULL;
+    }
+#define USED(k) json_object_get_int64(fs_json_get(u, k))
+    const formsvc_tier *t = formsvc_tier_of(r, who->verified);
+    json_object *q = json_object_new_object();
+    json_object_object_add(q, "tier",
+                           json_object_new_string(who->verified ? "verified" : "unverified"));
+    json_object *lim = json_object_new_object();
+    json_object_object_add(lim, "forms", item(t->forms, USED("forms")));
+    /* fields: a limit per form; used is the largest form's count */
+    json_object_object_add(lim, "fields", item(t->fields, USED("fields")));
+    json_object *s = item(t->submissions_month, USED("submissions"));
+    json_object *reset = fs_json_get(u, "monthResetsAt");
+    json_object_object_add(s, "resetsAt", reset ? json_object_get(reset) : NULL);
+    json_object_object_add(lim, "submissions", s);
+    json_object_object_add(lim, "keys", item(t->keys, USED("keys")));
+    json_object_object_add(lim, "clients", item(t->clients, USED("clients")));
+    json_object_object_add(lim, "webhooks", item(t->webhooks, USED("webhooks")));
+    const char *au = apr_table_get(r->notes, "formsvc-api-used");
+    const char *ar = apr_table_get(r->notes, "formsvc-api-reset");
+    json_object *rq = item(t->requests_minute, au ? atoll(au) : 0);
+    json_object_object_add(rq, "windowSeconds", json_object_new_int(60));
+    json_object_object_add(rq, "resetsIn", json_object_new_int(ar ? atoi(ar) : 60));
+    json_object_object_add(lim, "requests", rq);
+#undef USED
+    json_object_object_add(q, "limits", lim);
+    return q;
+}
+
+fs_error *formsvc_quota_month_exceeded(request_rec *r, int limit, long long used) {
+    int after = fs_quota_month_retry_after((int64_t)apr_time_sec(apr_time_now()));
+    fs_error *e = fs_error_make(r->pool, "rate-limited",
+                                "The form's owner has reached the monthly submission quota; "
+                                "it renews when the month ends (UTC).");
+    e->retry_after = after;
+    fs_error_set_str(r->pool, e, "quota", "submissions");
+    fs_error_set_int(r->pool, e, "limit", limit);
+    fs_error_set_int(r->pool, e, "used", used);
+    return e;
+}

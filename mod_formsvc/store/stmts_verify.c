@@ -1,0 +1,135 @@
+/* Statements of verification, recovery and the mail outbox. Codes and link
+ * tokens arrive hashed (HMAC under the pepper); the plain code exists only
+ * in the outbox message. */
+#include "stmts.h"
+
+/* A code row that can still be tried. */
+#define LIVE "c.used_at IS NULL AND c.expires_at > now() AND c.attempts < 5"
+
+const fs_stmt fs_stmts_verify[] = {
+    /* 1 user id: email, verified ('t'/'f') */
+    {"fs_user_contact", "SELECT email, verified::text FROM users WHERE id = %s"},
+
+    /* 1 user id, 2 resend interval (s), 3 code hash, 4 token hash,
+     * 5 outbox id, 6 message, 7 resend interval again. Stores a new code (replacing the old one)
+     * and queues its mail, unless the account is verified or the last code was made less than the
+     * interval ago. Returns: state ('sent', 'verified', 'wait'), seconds to wait, expiresAt, email.
+     */
+    {"fs_verify_send",
+     "WITH u AS (SELECT id, email, verified FROM users WHERE id = %s FOR UPDATE), "
+     "prev AS (SELECT c.created_at FROM account_codes c WHERE c.user_id = (SELECT id FROM u) "
+     "  AND c.purpose = 'verify' AND c.created_at > now() - make_interval(secs => %s::integer)), "
+     "ok AS (SELECT * FROM u WHERE NOT u.verified AND NOT EXISTS (SELECT 1 FROM prev)), "
+     "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, token_hash, created_at, "
+     "  expires_at) SELECT ok.id, 'verify', %s, %s, now(), now() + interval '24 hours' FROM ok "
+     "  ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = EXCLUDED.code_hash, "
+     "  token_hash = EXCLUDED.token_hash, attempts = 0, created_at = now(), "
+     "  expires_at = EXCLUDED.expires_at, used_at = NULL RETURNING a.expires_at), "
+     "o AS (INSERT INTO outbox (id, recipient, message) SELECT %s, ok.email, %s FROM ok, c "
+     "  RETURNING 1) "
+     "SELECT CASE WHEN u.verified THEN 'verified' WHEN (SELECT count(*) FROM o) = 1 THEN 'sent' "
+     "  ELSE 'wait' END, "
+     "  COALESCE(ceil(extract(epoch FROM (SELECT max(created_at) FROM prev) "
+     "    + make_interval(secs => %s::integer) - now())), 0)::bigint::text, "
+     "  fs_ts((SELECT expires_at FROM c)), u.email FROM u"},
+
+    /* 1 user id, 2 code hash. Returns: already verified ('t'/'f'), result
+     * ('ok', 'wrong', 'none' when there is no live code), tries left,
+     * user json. A wrong code counts a try; the fifth voids the code. */
+    {"fs_verify_confirm",
+     "WITH u AS (SELECT * FROM users WHERE id = %s FOR UPDATE), "
+     "c AS (SELECT c.* FROM account_codes c JOIN u ON c.user_id = u.id "
+     "  WHERE c.purpose = 'verify' AND " LIVE " AND NOT u.verified FOR UPDATE OF c), "
+     "ok AS (UPDATE account_codes a SET used_at = now() FROM c WHERE a.user_id = c.user_id "
+     "  AND a.purpose = 'verify' AND c.code_hash = %s RETURNING a.user_id), "
+     "bad AS (UPDATE account_codes a SET attempts = a.attempts + 1 FROM c "
+     "  WHERE a.user_id = c.user_id AND a.purpose = 'verify' AND NOT EXISTS (SELECT 1 FROM ok) "
+     "  RETURNING a.attempts), "
+     "v AS (UPDATE users SET verified = true WHERE id IN (SELECT user_id FROM ok) RETURNING *) "
+     "SELECT u.verified::text, CASE WHEN EXISTS (SELECT 1 FROM ok) THEN 'ok' "
+     "  WHEN EXISTS (SELECT 1 FROM bad) THEN 'wrong' ELSE 'none' END, "
+     "  (5 - COALESCE((SELECT attempts FROM bad), 5))::text, "
+     "  (SELECT fs_user_json(v)::text FROM v) FROM u"},
+
+    /* 1 token hash: verifies through the e-mailed link. Returns the
+     * address when it worked; zero rows otherwise. */
+    {"fs_verify_token",
+     "WITH c AS (SELECT c.* FROM account_codes c WHERE c.token_hash = %s "
+     "  AND c.purpose = 'verify' AND " LIVE " FOR UPDATE), "
+     "ok AS (UPDATE account_codes a SET used_at = now() FROM c WHERE a.user_id = c.user_id "
+     "  AND a.purpose = 'verify' RETURNING a.user_id), "
+     "v AS (UPDATE users SET verified = true WHERE id IN (SELECT user_id FROM ok) RETURNING *) "
+     "SELECT email FROM v"},
+
+    /* 1 email (as typed, trimmed), 2 resend interval, 3 code hash,
+     * 4 outbox id, 5 message. For a verified account only, and at most
+     * once per interval; says nothing about which happened. */
+    {"fs_recover_send",
+     "WITH u AS (SELECT id, email FROM users WHERE email_norm = lower(%s) AND verified), "
+     "prev AS (SELECT 1 FROM account_codes c JOIN u ON c.user_id = u.id "
+     "  WHERE c.purpose = 'recover' AND c.created_at > now() - make_interval(secs => "
+     "%s::integer)), "
+     "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, created_at, expires_at) "
+     "  SELECT u.id, 'recover', %s, now(), now() + interval '24 hours' FROM u "
+     "  WHERE NOT EXISTS (SELECT 1 FROM prev) "
+     "  ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = EXCLUDED.code_hash, "
+     "  attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at, used_at = NULL "
+     "  RETURNING a.user_id), "
+     "o AS (INSERT INTO outbox (id, recipient, message) SELECT %s, u.email, %s FROM u, c "
+     "  RETURNING 1) "
+     "SELECT (SELECT count(*) FROM o)::text"},
+
+    /* 1 email, 2 code hash, 3 new key id, 4 prefix, 5 secret hash,
+     * 6 revoke existing keys ('t'/'f'). Returns: result ('ok', 'wrong',
+     * 'none'), user json, key json. */
+    {"fs_recover_confirm",
+     "WITH u AS (SELECT * FROM users WHERE email_norm = lower(%s) AND verified), "
+     "c AS (SELECT c.* FROM account_codes c JOIN u ON c.user_id = u.id "
+     "  WHERE c.purpose = 'recover' AND " LIVE " FOR UPDATE OF c), "
+     "ok AS (UPDATE account_codes a SET used_at = now() FROM c WHERE a.user_id = c.user_id "
+     "  AND a.purpose = 'recover' AND c.code_hash = %s RETURNING a.user_id), "
+     "bad AS (UPDATE account_codes a SET attempts = a.attempts + 1 FROM c "
+     "  WHERE a.user_id = c.user_id AND a.purpose = 'recover' AND NOT EXISTS (SELECT 1 FROM ok) "
+     "  RETURNING a.attempts), "
+     "k AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash) "
+     "  SELECT %s, ok.user_id, 'recovered', %s, %s FROM ok RETURNING *), "
+     "rv AS (UPDATE keys SET revoked_at = now() WHERE %s = 't' AND revoked_at IS NULL "
+     "  AND user_id IN (SELECT user_id FROM ok) RETURNING 1) "
+     "SELECT CASE WHEN EXISTS (SELECT 1 FROM ok) THEN 'ok' "
+     "  WHEN EXISTS (SELECT 1 FROM bad) THEN 'wrong' ELSE 'none' END, "
+     "  (SELECT fs_user_json(u)::text FROM u), (SELECT fs_key_json(k)::text FROM k), "
+     "  (SELECT count(*) FROM rv)::text"},
+
+    /* Outbox. 1 lease (s), 2 batch size: claims due messages (each counts
+     * an attempt and is hidden from other workers for the lease). */
+    {"fs_outbox_claim",
+     "UPDATE outbox o SET attempts = o.attempts + 1, "
+     "  next_attempt_at = now() + make_interval(secs => %s::integer) "
+     "WHERE o.id IN (SELECT id FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL "
+     "  AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT %s::integer "
+     "  FOR UPDATE SKIP LOCKED) "
+     "RETURNING o.id, o.recipient, o.message, o.attempts::text"},
+
+    /* 1 id */
+    {"fs_outbox_sent", "UPDATE outbox SET sent_at = now(), last_error = NULL WHERE id = %s"},
+
+    /* 1 error, 2 retry in (s), 3 max attempts, 4 id */
+    {"fs_outbox_failed",
+     "UPDATE outbox SET last_error = %s, next_attempt_at = now() + make_interval(secs => "
+     "%s::integer), "
+     "  failed_at = CASE WHEN attempts >= %s::integer THEN now() END WHERE id = %s"},
+
+    /* Status: pending, age of the oldest pending (s), failed in the last day,
+     * last error of the oldest pending. */
+    {"fs_outbox_status",
+     "SELECT count(*) FILTER (WHERE sent_at IS NULL AND failed_at IS NULL)::text, "
+     "  COALESCE(floor(extract(epoch FROM now() - min(created_at) FILTER "
+     "    (WHERE sent_at IS NULL AND failed_at IS NULL))), 0)::bigint::text, "
+     "  count(*) FILTER (WHERE failed_at > now() - interval '1 day')::text "
+     "FROM outbox"},
+
+    /* Keeps the outbox small: sent and failed mail older than a week. */
+    {"fs_outbox_sweep",
+     "DELETE FROM outbox WHERE COALESCE(sent_at, failed_at) < now() - interval '7 days'"},
+
+    {NULL, NULL}};

@@ -1,0 +1,157 @@
+package FormsvcInstance;
+# Extra httpd instances for tests that need their own configuration or a
+# second "machine": each gets its own port, ServerRoot under t/logs, and the
+# same PostgreSQL as the main test server (from the environment that
+# scripts/test sets). start() waits until /healthz answers; stop() (also
+# run at exit) shuts the instance down and waits for it.
+use strict;
+use warnings;
+use File::Path qw(make_path remove_tree);
+use FindBin;
+use HTTP::Request;
+use LWP::UserAgent;
+use JSON::PP ();
+use POSIX ();
+use Time::HiRes ();
+
+my $json = JSON::PP->new->canonical->allow_nonref;
+my @running;
+
+sub free_port {
+    require IO::Socket::INET;
+    my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  ReuseAddr => 1) or die "no free port: $!";
+    return $s->sockport;
+}
+
+# start(name => 'a', conf => "extra directives\n", db => 'formsvc')
+sub start {
+    my ($class, %o) = @_;
+    my $name = $o{name} or die 'name';
+    my $root = "$FindBin::Bin/logs/inst-$name";
+    remove_tree($root);
+    make_path("$root/mail");
+    my $port = free_port();
+    my $asroot = $> == 0;
+    my $user = $asroot ? "User www-data\nGroup www-data\n" : '';
+    system('chown', '-R', 'www-data:', "$root/mail") if $asroot;
+    my $mods = '/usr/lib/apache2/modules';
+    my $db = $o{db} // 'formsvc';
+    my $conf = <<"CONF";
+ServerRoot "$root"
+Listen 127.0.0.1:$port
+ServerName 127.0.0.1:$port
+PidFile "$root/httpd.pid"
+DefaultRuntimeDir "$root"
+ErrorLog "$root/error_log"
+LogLevel warn
+LoadModule mpm_event_module $mods/mod_mpm_event.so
+LoadModule authn_core_module $mods/mod_authn_core.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule remoteip_module $mods/mod_remoteip.so
+LoadModule dbd_module $mods/mod_dbd.so
+LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
+$user
+StartServers 3
+MinSpareThreads 5
+MaxSpareThreads 60
+ServerLimit 4
+ThreadsPerChild 10
+MaxRequestWorkers 40
+LogFormat "%P %a %>s %r" pid
+CustomLog "$root/access_log" pid
+RemoteIPHeader X-Client-IP
+RemoteIPInternalProxy 127.0.0.1
+DBDriver pgsql
+DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=$db user=postgres connect_timeout=2"
+DBDMin 0
+DBDKeep 2
+DBDMax 10
+FormsvcBaseURL http://127.0.0.1:$port/api
+FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
+FormsvcMailTransport file "$FindBin::Bin/logs/mail"
+FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
+CONF
+    $conf .= $o{conf} // '';
+    open my $fh, '>', "$root/httpd.conf" or die $!;
+    print $fh $conf;
+    close $fh;
+    system('/usr/sbin/apache2', '-f', "$root/httpd.conf", '-k', 'start') == 0
+        or die "apache2 instance $name did not start: " . slurp("$root/error_log");
+    my $self = bless { name => $name, root => $root, port => $port,
+                       url => "http://127.0.0.1:$port/api" }, $class;
+    push @running, $self;
+    my $ua = LWP::UserAgent->new(timeout => 5);
+    for (1 .. 200) {
+        my $r = $ua->get("$self->{url}/healthz");
+        return $self if $r->code == 200;
+        Time::HiRes::sleep(0.1);
+    }
+    die "instance $name does not answer: " . slurp("$root/error_log");
+}
+
+sub slurp { my $f = shift; open my $fh, '<', $f or return ''; local $/; <$fh> }
+
+sub url { $_[0]{url} }
+sub root { $_[0]{root} }
+sub error_log { slurp("$_[0]{root}/error_log") }
+sub mail_dir { "$_[0]{root}/mail" }
+
+# The pids that answered requests, from the access log.
+sub pids {
+    my $self = shift;
+    my %p;
+    for (split /\n/, slurp("$self->{root}/access_log")) { $p{$1}++ if /^(\d+) / }
+    return keys %p;
+}
+
+# api(METHOD, PATH, body => REF, token => SECRET, headers => {...})
+sub api {
+    my ($self, $method, $path, %o) = @_;
+    my $req = HTTP::Request->new($method => $self->{url} . $path);
+    $req->header(Authorization => "Bearer $o{token}") if defined $o{token};
+    my %h = %{ $o{headers} || {} };
+    $req->header($_ => $h{$_}) for keys %h;
+    if (defined $o{body}) {
+        my $b = ref $o{body} ? $json->encode($o{body}) : $o{body};
+        $req->header('Content-Type' => 'application/json') unless $req->header('Content-Type');
+        $req->content($b);
+        $req->header('Content-Length' => length $b);
+    }
+    my $ua = LWP::UserAgent->new(timeout => 30, max_redirect => 0);
+    my $res = $ua->request($req);
+    my $ct = $res->header('Content-Type') // '';
+    $res->{json} = $ct =~ /json/ ? eval { $json->decode($res->content) } : undef;
+    return $res;
+}
+
+sub stop {
+    my $self = shift;
+    return unless $self->{port};
+    my $pidf = "$self->{root}/httpd.pid";
+    system('/usr/sbin/apache2', '-f', "$self->{root}/httpd.conf", '-k', 'stop');
+    for (1 .. 100) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
+    delete $self->{port};
+}
+
+# Runs $n processes at once, each calling $code->($i); returns the sum of
+# what they return (each an integer 0..250, passed back as the exit code).
+sub burst {
+    my ($class, $n, $code) = @_;
+    my @kids;
+    for my $i (1 .. $n) {
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            my $v = eval { $code->($i) } // 255;
+            POSIX::_exit($v);
+        }
+        push @kids, $pid;
+    }
+    my $sum = 0;
+    for (@kids) { waitpid($_, 0); my $v = $? >> 8; die "burst worker failed" if $v == 255; $sum += $v }
+    return $sum;
+}
+
+END { $_->stop for @running }
+
+1;

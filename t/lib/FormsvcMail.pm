@@ -1,0 +1,64 @@
+package FormsvcMail;
+# Reading the mail the service sends: the test servers use the file
+# transport (FormsvcMailTransport file t/logs/mail), one .eml per message.
+use strict;
+use warnings;
+use FindBin;
+use Exporter 'import';
+use Time::HiRes ();
+
+our @EXPORT = qw(mail_for mail_count_for wait_mail psql);
+
+sub dir { "$FindBin::Bin/logs/mail" }
+
+sub decode_qp {
+    my $s = shift;
+    $s =~ s/=\r?\n//g;
+    $s =~ s/=([0-9A-F]{2})/chr hex $1/ge;
+    return $s;
+}
+
+# Every message to $to: list of { raw, headers => {lc name => value}, body }.
+sub mail_for {
+    my $to = shift;
+    my @out;
+    opendir my $dh, dir() or return ();
+    for my $f (sort grep { /\.eml$/ } readdir $dh) {
+        open my $fh, '<:raw', dir() . "/$f" or next;
+        my $raw = do { local $/; <$fh> };
+        my ($head, $body) = split /\r\n\r\n/, $raw, 2;
+        my %h;
+        for (split /\r\n(?![ \t])/, $head) { my ($k, $v) = split /:\s*/, $_, 2; $h{lc $k} = $v }
+        next unless ($h{to} // '') eq $to;
+        push @out, { raw => $raw, headers => \%h, body => decode_qp($body), file => $f };
+    }
+    return @out;
+}
+
+sub mail_count_for { scalar(my @m = mail_for(shift)) }
+
+# Waits (up to 30 s) until $n messages to $to exist; returns the newest
+# (outbox ids, the file names, are time-ordered).
+sub wait_mail {
+    my ($to, $n) = @_;
+    $n //= 1;
+    for (1 .. 300) {
+        my @m = mail_for($to);
+        return (sort { $a->{file} cmp $b->{file} } @m)[-1] if @m >= $n;
+        Time::HiRes::sleep(0.1);
+    }
+    return undef;
+}
+
+sub psql {
+    my $sql = shift;
+    delete local $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
+    open my $ph, '-|', 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-h', $ENV{FORMSVC_PGSOCK},
+        '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', 'formsvc', '-c', $sql or die $!;
+    my $out = do { local $/; <$ph> } // '';
+    close $ph or die "psql failed: $sql";
+    chomp $out;
+    return $out;
+}
+
+1;

@@ -11,6 +11,7 @@ my $m = FormsvcInstance->start(name => 'rl', conf => <<'CONF');
 FormsvcRateLimitStore local
 FormsvcRateLimit signup 10 3600
 FormsvcRateLimit recover 3 3600
+FormsvcRateLimit token 5 3600
 FormsvcQuota unverified requests 20
 CONF
 
@@ -125,4 +126,20 @@ is $ok, 20, '48 concurrent requests on one account: exactly 20 pass';
 cmp_ok scalar($m->pids), '>', 1, 'requests were served by more than one httpd child';
 
 unlike $m->error_log, qr/\[(?:error|crit|alert|emerg)\]|AH10605/, 'no errors logged';
+# --- token endpoint: every request counts, per address ------------------
+{
+    my @c = map { $m->api(POST => '/v1/token', body => 'grant_type=password',
+                          headers => { 'Content-Type' => 'application/x-www-form-urlencoded',
+                                       'X-Client-IP' => '203.0.113.77' })->code } 1 .. 5;
+    is_deeply [grep { $_ != 400 } @c], [], 'five token requests from one address are answered (400 unsupported grant)';
+    my $t = $m->api(POST => '/v1/token', body => 'grant_type=password',
+                    headers => { 'Content-Type' => 'application/x-www-form-urlencoded', 'X-Client-IP' => '203.0.113.77' });
+    is $t->code, 429, 'the sixth token request is 429';
+    is $t->{json}{error}, 'temporarily_unavailable', 'with the OAuth error member';
+    is $t->header('Retry-After'), $t->{json}{retryAfter}, 'Retry-After equals retryAfter';
+    is $m->api(POST => '/v1/token', body => 'grant_type=password',
+               headers => { 'Content-Type' => 'application/x-www-form-urlencoded', 'X-Client-IP' => '203.0.113.78' })->code,
+       400, 'another address is not limited';
+}
+
 done_testing;

@@ -9,6 +9,7 @@
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "glue.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 
@@ -256,8 +257,14 @@ static int token_exchange(request_rec *r, const fs_token_request *req) {
 static int formsvc_h_token(request_rec *r, const char *const *caps) {
     (void)caps;
     apr_table_setn(r->headers_out, "Pragma", "no-cache");
+    /* Every token request counts against FormsvcRateLimit token (per client
+     * address), before the body is read; failed client authentications
+     * have their own, stricter count below. */
+    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_TOKEN, NULL);
+    if (e)
+        return oauth_problem(r, e);
     fs_token_request req;
-    fs_error *e = read_request(r, &req);
+    e = read_request(r, &req);
     if (e)
         return oauth_problem(r, e);
     if (!req.grant_type)

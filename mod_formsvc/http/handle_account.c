@@ -95,8 +95,12 @@ static int formsvc_h_me(request_rec *r, const char *const *caps)
     json_object *q = json_object_new_object();
     json_object_object_add(q, "tier", json_object_new_string(who->verified ? "verified"
                                                                            : "unverified"));
+    fs_rows *forms;
+    if ((e = formsvc_query(r, "fs_form_count", 1, args, &forms)))
+        return formsvc_send_problem(r, e);
     struct { const char *name; int limit; const char *used; } items[] = {
         {"keys", t->keys, FS_CELL(rs, 0, 2)},
+        {"forms", t->forms, FS_CELL(forms, 0, 0)},
     };
     json_object *lim = json_object_new_object();
     for (unsigned i = 0; i < sizeof(items) / sizeof(items[0]); i++) {

@@ -11,6 +11,9 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_ops,
     formsvc_routes_account,
     formsvc_routes_keys,
+    formsvc_routes_forms,
+    formsvc_routes_fields,
+    formsvc_routes_submissions,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

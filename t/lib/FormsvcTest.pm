@@ -38,7 +38,6 @@ sub api {
     my $res;
     if ($method eq 'GET') { $res = Apache::TestRequest::GET($url, @h) }
     elsif ($method eq 'HEAD') { $res = Apache::TestRequest::HEAD($url, @h) }
-    elsif ($method eq 'DELETE') { $res = Apache::TestRequest::DELETE($url, @h) }
     else {
         my $req = HTTP::Request->new($method => Apache::TestRequest::resolve_url($url));
         $req->header(@h) if @h;

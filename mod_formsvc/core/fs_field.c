@@ -108,7 +108,8 @@ static int int_member(apr_pool_t *p, json_object *v, const char *ptr, const char
     long long x = json_object_get_int64(v);
     if (x < lo || x > hi) {
         fs_error_add(p, verr, ptr, x < lo ? "minimum" : "maximum",
-                     "%s must be from %lld to %lld.", name, lo, hi);
+                     "%s must be from %" APR_INT64_T_FMT " to %" APR_INT64_T_FMT ".", name,
+                     (apr_int64_t)lo, (apr_int64_t)hi);
         return 0;
     }
     *out = x;
@@ -164,7 +165,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
         return NULL;
     }
     if (n > FS_OPTIONS_MAX) {
-        fs_error_add(p, verr, ptr, "maxItems", "options takes at most %d options (%zu given).",
+        fs_error_add(p, verr, ptr, "maxItems", "options takes at most %d options (%" APR_SIZE_T_FMT " given).",
                      FS_OPTIONS_MAX, n);
         return NULL;
     }
@@ -173,7 +174,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
     apr_hash_t *seen = apr_hash_make(p);
     for (size_t i = 0; i < n; i++) {
         json_object *it = json_object_array_get_idx(v, i);
-        const char *ip = apr_psprintf(p, "%s/%zu", ptr, i);
+        const char *ip = apr_psprintf(p, "%s/%" APR_SIZE_T_FMT "", ptr, i);
         const char *value = NULL, *label = NULL;
         const char *vptr = ip;
         if (json_object_is_type(it, json_type_string)) {
@@ -216,7 +217,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             ok = 0;
             continue;
         }
-        apr_hash_set(seen, value, APR_HASH_KEY_STRING, apr_psprintf(p, "%zu", i));
+        apr_hash_set(seen, value, APR_HASH_KEY_STRING, apr_psprintf(p, "%" APR_SIZE_T_FMT "", i));
         if (!label)
             continue;
         json_object *o = json_object_new_object();
@@ -342,7 +343,8 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     /* contradictions */
     if (minl >= 0 && maxl >= 0 && minl > maxl) {
         fs_error_add(p, verr, at(p, ptr, "minLength"), "maximum",
-                     "minLength (%lld) is greater than maxLength (%lld).", minl, maxl);
+                     "minLength (%" APR_INT64_T_FMT ") is greater than maxLength (%" APR_INT64_T_FMT ").",
+                     (apr_int64_t)minl, (apr_int64_t)maxl);
         ok = 0;
     }
     if (required && maxl == 0) {
@@ -357,12 +359,14 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     }
     if (mini >= 0 && maxi >= 0 && mini > maxi) {
         fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
-                     "minItems (%lld) is greater than maxItems (%lld).", mini, maxi);
+                     "minItems (%" APR_INT64_T_FMT ") is greater than maxItems (%" APR_INT64_T_FMT ").",
+                     (apr_int64_t)mini, (apr_int64_t)maxi);
         ok = 0;
     }
     if (mini > 0 && n_options > 0 && mini > n_options) {
         fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
-                     "minItems (%lld) is greater than the number of options (%d).", mini,
+                     "minItems (%" APR_INT64_T_FMT ") is greater than the number of options (%d).",
+                     (apr_int64_t)mini,
                      n_options);
         ok = 0;
     }
@@ -436,7 +440,7 @@ static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *
                 json_object *it = json_object_array_get_idx(in, i);
                 if (!it || json_object_is_type(it, json_type_object) ||
                     json_object_is_type(it, json_type_array)) {
-                    fs_error_add(p, verr, apr_psprintf(p, "%s/in/%zu", ptr, i), "type",
+                    fs_error_add(p, verr, apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", ptr, i), "type",
                                  "Each value is a string, number or boolean.");
                     ok = 0;
                 }
@@ -692,7 +696,7 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs,
             for (size_t k = 0; k < json_object_array_length(in); k++)
                 if (!value_fits(tf, json_object_array_get_idx(in, k))) {
                     fs_error_add(p, verr,
-                                 base ? apr_psprintf(p, "%s/in/%zu", base, k) : fallback, "type",
+                                 base ? apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", base, k) : fallback, "type",
                                  "Each value of in must be a possible value of the %s field "
                                  "\"%s\"%s.", tt, target, who);
                     ok = 0;

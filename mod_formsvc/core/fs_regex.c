@@ -22,8 +22,13 @@
 struct fs_regex {
     pcre2_code *code;
     pcre2_match_context *mctx;
-    const char *source; /* the pattern as given */
+    const char *source;     /* the pattern as given */
+    const char *translated; /* what PCRE2 compiled */
+    apr_size_t tlen;
 };
+
+#define COMPILE_OPTIONS (PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX | \
+                         PCRE2_NEVER_BACKSLASH_C | PCRE2_NEVER_UCP)
 
 static apr_status_t regex_cleanup(void *data)
 {
@@ -158,24 +163,52 @@ static int escape(scanner *sc, int in_class)
                                           "ECMA-262 subset", c));
 }
 
-/* A character class; sc->s[sc->i] == '['. */
+/* A character class; sc->s[sc->i] == '['. \S inside a class (as in the
+ * common [\s\S]) cannot be put inside a PCRE2 class with ECMA-262's
+ * meaning, so such a class becomes (?:[rest]|(?![rest])[^whitespace]). */
 static int klass(scanner *sc)
 {
+    int start = sc->out->nelts, negated = 0, not_space = 0, members = 0;
     emit(sc, "[", 1);
     sc->i++;
     if (sc->s[sc->i] == '^') {
         emit(sc, "^", 1);
         sc->i++;
+        negated = 1;
     }
     if (sc->s[sc->i] == ']')
         return refuse(sc, "Empty character classes ([] and [^]) are not supported");
     while (sc->s[sc->i]) {
         char c = sc->s[sc->i];
         if (c == ']') {
-            emit(sc, "]", 1);
             sc->i++;
+            if (!not_space) {
+                emit(sc, "]", 1);
+                return 1;
+            }
+            /* rebuild as an alternation */
+            apr_array_header_t *inner = apr_array_copy(sc->p, sc->out);
+            sc->out->nelts = start;
+            emit(sc, "(?:", 3);
+            if (members) { /* disjoint branches: no backtracking blow-up */
+                emit(sc, inner->elts + start, (apr_size_t)(inner->nelts - start));
+                emit(sc, "]|(?!", 5);
+                emit(sc, inner->elts + start, (apr_size_t)(inner->nelts - start));
+                emit(sc, "])", 2);
+            }
+            emit(sc, "[^", 2);
+            emit(sc, ECMA_WS, sizeof(ECMA_WS) - 1);
+            emit(sc, "])", 2);
             return 1;
         }
+        if (c == '\\' && sc->s[sc->i + 1] == 'S') {
+            if (negated)
+                return refuse(sc, "\\S inside a negated character class is not supported");
+            not_space = 1;
+            sc->i += 2;
+            continue;
+        }
+        members = 1;
         if (c == '\\') {
             if (!escape(sc, 1))
                 return 0;
@@ -312,9 +345,7 @@ fs_regex *fs_regex_compile(apr_pool_t *p, const char *pattern, const char **err)
     int ec;
     PCRE2_SIZE eo;
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)sc.out->elts, (PCRE2_SIZE)sc.out->nelts,
-                                     PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX |
-                                         PCRE2_NEVER_BACKSLASH_C | PCRE2_NEVER_UCP,
-                                     &ec, &eo, NULL);
+                                     COMPILE_OPTIONS, &ec, &eo, NULL);
     if (!code) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof(msg));
@@ -325,6 +356,8 @@ fs_regex *fs_regex_compile(apr_pool_t *p, const char *pattern, const char **err)
     re->code = code;
     re->mctx = pcre2_match_context_create(NULL);
     re->source = apr_pstrdup(p, pattern);
+    re->translated = apr_pstrmemdup(p, sc.out->elts, (apr_size_t)sc.out->nelts);
+    re->tlen = (apr_size_t)sc.out->nelts;
     if (!re->mctx) {
         pcre2_code_free(code);
         *err = "Out of memory.";
@@ -337,12 +370,12 @@ fs_regex *fs_regex_compile(apr_pool_t *p, const char *pattern, const char **err)
     return re;
 }
 
-int fs_regex_match(const fs_regex *re, const char *subject)
+static int match_code(pcre2_code *code, pcre2_match_context *mctx, const char *subject)
 {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
     if (!md)
         return -1;
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, strlen(subject), 0, 0, md, re->mctx);
+    int rc = pcre2_match(code, (PCRE2_SPTR)subject, strlen(subject), 0, 0, md, mctx);
     pcre2_match_data_free(md);
     if (rc >= 0)
         return 1;
@@ -351,12 +384,27 @@ int fs_regex_match(const fs_regex *re, const char *subject)
     return -1; /* limits, bad UTF-8, anything else */
 }
 
+int fs_regex_match(const fs_regex *re, const char *subject)
+{
+    return match_code(re->code, re->mctx, subject);
+}
+
 int fs_regex_pathological(const fs_regex *re)
 {
     /* Runs of one character then a character that breaks the match are the
-     * classic trigger of exponential backtracking ((a+)+$, (a|a)*$,
+     * classic trigger of exponential backtracking ((a+)+$, (a|a)*b,
      * (\w+\s?)*$ ...). Besides a few usual characters, every ASCII letter,
-     * digit and punctuation mark the pattern names is tried. */
+     * digit and punctuation mark the pattern names is tried. The probe runs
+     * on a copy compiled without PCRE2's start-of-match optimisations
+     * (which skip hopeless subjects here but which other engines, such as
+     * a browser's, do not have), and the subjects end with every literal of
+     * the pattern too. */
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re->translated, re->tlen,
+                                     COMPILE_OPTIONS | PCRE2_NO_START_OPTIMIZE, &ec, &eo, NULL);
+    if (!code)
+        return 0;
     char chars[64] = "a0 A.-_@x";
     apr_size_t nc = strlen(chars);
     for (const char *q = re->source; *q && nc < sizeof(chars) - 1; q++) {
@@ -365,21 +413,23 @@ int fs_regex_pathological(const fs_regex *re)
             chars[nc++] = (char)c;
     }
     chars[nc] = '\0';
-    static const char *const tails[] = {"!", "\n!", "\xE2\x80\xA8"};
-    char subject[64];
-    for (apr_size_t k = 0; k < nc; k++) {
-        for (unsigned t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
-            memset(subject, chars[k], 32);
-            strcpy(subject + 32, tails[t]);
-            if (fs_regex_match(re, subject) < 0)
-                return 1;
+    char lits[80] = "!";
+    strcat(lits, chars);
+    const char *tails[] = {"!", "\n!", "\xE2\x80\xA8", lits};
+    char subject[160];
+    int bad = 0;
+    for (apr_size_t k = 0; k < nc && !bad; k++) {
+        for (unsigned t = 0; t < sizeof(tails) / sizeof(tails[0]) && !bad; t++) {
+            memset(subject, chars[k], 28);
+            strcpy(subject + 28, tails[t]);
+            bad = match_code(code, re->mctx, subject) < 0;
         }
         /* alternating with a space: (\w+\s?)+ and friends */
-        for (int i = 0; i < 32; i++)
+        for (int i = 0; i < 28; i++)
             subject[i] = (i % 3 == 2) ? ' ' : chars[k];
-        strcpy(subject + 32, "!");
-        if (fs_regex_match(re, subject) < 0)
-            return 1;
+        strcpy(subject + 28, "!");
+        bad = bad || match_code(code, re->mctx, subject) < 0;
     }
-    return 0;
+    pcre2_code_free(code);
+    return bad;
 }

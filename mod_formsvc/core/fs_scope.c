@@ -103,7 +103,7 @@ fs_scopes *fs_scopes_from_json(apr_pool_t *p, json_object *v, const char *pointe
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         json_object *it = json_object_array_get_idx(v, i);
-        const char *ptr = apr_psprintf(p, "%s/%zu", pointer, i);
+        const char *ptr = apr_psprintf(p, "%s/%" APR_SIZE_T_FMT "", pointer, i);
         if (!json_object_is_type(it, json_type_string)) {
             fs_error_add(p, verr, ptr, "type", "Each scope must be a string.");
             ok = 0;

@@ -54,7 +54,7 @@ json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const ch
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         json_object *def = json_object_array_get_idx(arr, i);
-        const char *ip = apr_psprintf(r->pool, "%s/%zu", ptr, i);
+        const char *ip = apr_psprintf(r->pool, "%s/%" APR_SIZE_T_FMT "", ptr, i);
         ptrs[i] = ip;
         const char *id = NULL;
         json_object *idv = fs_json_get(def, "id");

@@ -271,7 +271,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     if (!kid || !secret)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id,
-                          apr_psprintf(r->pool, "%lld", grace), kid,
+                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace), kid,
                           fs_secret_display_prefix(r->pool, secret),
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
     if ((e = formsvc_query(r, "fs_key_roll", 6, args, &rs)))

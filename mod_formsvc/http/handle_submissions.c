@@ -32,10 +32,10 @@ static double accept_q(request_rec *r, const char *accept, const char *type)
         char *range = apr_strtok(item, ";", &plast);
         if (!range)
             continue;
-        range = apr_collapse_spaces(range, range);
+        apr_collapse_spaces(range, range); /* returns the end, not the start */
         double q = 1;
         for (char *par = apr_strtok(NULL, ";", &plast); par; par = apr_strtok(NULL, ";", &plast)) {
-            par = apr_collapse_spaces(par, par);
+            apr_collapse_spaces(par, par);
             if (!strncasecmp(par, "q=", 2))
                 q = atof(par + 2);
         }

@@ -43,7 +43,7 @@ my $subn = 0;
 # insert_submission($form_id, \%data, spam => 0|1, created => 'timestamp')
 sub insert_submission {
     my ($form, $data, %o) = @_;
-    my $json = JSON::PP->new->canonical->encode($data);
+    my $json = JSON::PP->new->utf8->canonical->encode($data);
     my $id = sprintf 'sub_%010d%016d', time % 1e10, ++$subn + $$ * 1000;
     $id =~ tr/0-9/0-9/;
     my $spam = $o{spam} ? 'true' : 'false';
@@ -66,7 +66,7 @@ sub verify_account {
 # make_form($token, {title => ...}) -> form json
 sub make_form {
     my ($token, $body) = @_;
-    my $r = api(POST => '/v1/forms', token => $token, body => $body);
+    my $r = api(POST => "/v1/forms", token => $token, body => JSON::PP->new->utf8->encode($body));
     die 'make_form: ' . $r->status_line . ' ' . $r->content unless $r->code == 201;
     return $r->{json};
 }

@@ -38,17 +38,17 @@ static void sealing(void **state)
 {
     apr_pool_t *p = *state;
     const unsigned char pepper[] = "0123456789abcdef0123";
-    char *s = fs_idem_seal(p, pepper, 20, "usr_1", "key-1", "application/json\n{\"secret\":\"s3\"}");
+    char *s = fs_idem_seal(p, pepper, 20, "usr_1", "key-1", "application/json\n{\"secret\":\"svc_live_TOPSECRET\"}");
     assert_non_null(s);
-    assert_null(strstr(s, "s3"));
+    assert_null(strstr(s, "TOPSECRET"));
     assert_string_equal(fs_idem_open(p, pepper, 20, "usr_1", "key-1", s),
-                        "application/json\n{\"secret\":\"s3\"}");
+                        "application/json\n{\"secret\":\"svc_live_TOPSECRET\"}");
     assert_null(fs_idem_open(p, pepper, 20, "usr_2", "key-1", s));
     assert_null(fs_idem_open(p, pepper, 20, "usr_1", "key-2", s));
     assert_null(fs_idem_open(p, pepper, 19, "usr_1", "key-1", s));
     /* two seals of the same text differ (random nonce) */
     assert_string_not_equal(s, fs_idem_seal(p, pepper, 20, "usr_1", "key-1",
-                                            "application/json\n{\"secret\":\"s3\"}"));
+                                            "application/json\n{\"secret\":\"svc_live_TOPSECRET\"}"));
     /* tampering is detected */
     char *t = apr_pstrdup(p, s);
     t[20] = t[20] == 'A' ? 'B' : 'A';

@@ -18,6 +18,8 @@
 #define MATCH_LIMIT 1000000u /* internal match() calls per match */
 #define DEPTH_LIMIT 10000u   /* backtracking depth */
 #define HEAP_LIMIT 8192u     /* KiB of backtracking memory */
+#define PROBE_LIMIT 100000u  /* per probe: a sound pattern needs far less on 30 characters */
+#define PROBE_CHARS 20       /* distinct characters tried, which bounds the probe's cost */
 
 struct fs_regex {
     pcre2_code *code;
@@ -403,9 +405,15 @@ int fs_regex_pathological(const fs_regex *re)
     PCRE2_SIZE eo;
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)re->translated, re->tlen,
                                      COMPILE_OPTIONS | PCRE2_NO_START_OPTIMIZE, &ec, &eo, NULL);
-    if (!code)
+    pcre2_match_context *mctx = code ? pcre2_match_context_create(NULL) : NULL;
+    if (!mctx) {
+        pcre2_code_free(code);
         return 0;
-    char chars[64] = "a0 A.-_@x";
+    }
+    pcre2_set_match_limit(mctx, PROBE_LIMIT);
+    pcre2_set_depth_limit(mctx, DEPTH_LIMIT);
+    pcre2_set_heap_limit(mctx, HEAP_LIMIT);
+    char chars[PROBE_CHARS + 1] = "a0 A.-_@x";
     apr_size_t nc = strlen(chars);
     for (const char *q = re->source; *q && nc < sizeof(chars) - 1; q++) {
         unsigned char c = (unsigned char)*q;
@@ -413,7 +421,7 @@ int fs_regex_pathological(const fs_regex *re)
             chars[nc++] = (char)c;
     }
     chars[nc] = '\0';
-    char lits[80] = "!";
+    char lits[PROBE_CHARS + 2] = "!";
     strcat(lits, chars);
     const char *tails[] = {"!", "\n!", "\xE2\x80\xA8", lits};
     char subject[160];
@@ -422,14 +430,15 @@ int fs_regex_pathological(const fs_regex *re)
         for (unsigned t = 0; t < sizeof(tails) / sizeof(tails[0]) && !bad; t++) {
             memset(subject, chars[k], 28);
             strcpy(subject + 28, tails[t]);
-            bad = match_code(code, re->mctx, subject) < 0;
+            bad = match_code(code, mctx, subject) < 0;
         }
         /* alternating with a space: (\w+\s?)+ and friends */
         for (int i = 0; i < 28; i++)
             subject[i] = (i % 3 == 2) ? ' ' : chars[k];
         strcpy(subject + 28, "!");
-        bad = bad || match_code(code, re->mctx, subject) < 0;
+        bad = bad || match_code(code, mctx, subject) < 0;
     }
+    pcre2_match_context_free(mctx);
     pcre2_code_free(code);
     return bad;
 }

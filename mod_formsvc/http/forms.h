@@ -40,6 +40,13 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
                             const char *title, const char *description, json_object *fields,
                             json_object *settings, int *stale, const char **json_out);
 
+/* Parses a list of field definitions (a JSON array at ptr in the body):
+ * new ids, or the ids of fields of old (when given, as PUT does) kept.
+ * Adds errors to verr; returns the normalised, checked list (owned by
+ * r->pool) or NULL. */
+json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
+                                      json_object *old, fs_error *verr);
+
 /* The fields quota of the caller's tier; 403 quota-exceeded when a form
  * would hold more than it allows (used: the fields the form holds now). */
 fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now);

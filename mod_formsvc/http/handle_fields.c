@@ -11,9 +11,6 @@
 
 APLOG_USE_MODULE(formsvc);
 
-json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
-                                      json_object *old, fs_error *verr);
-
 static int index_of(json_object *fields, const char *fid)
 {
     for (size_t i = 0; i < json_object_array_length(fields); i++)

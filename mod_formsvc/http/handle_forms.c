@@ -35,11 +35,6 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps)
     return formsvc_send_page(r, "forms", rs, limit);
 }
 
-/* Parses a list of field definitions (a JSON array at ptr): new ids, or
- * the ids of fields of old (when given) kept. Adds errors to verr; returns
- * the normalised list (pool-owned) or NULL. */
-json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
-                                      json_object *old, fs_error *verr);
 json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
                                       json_object *old, fs_error *verr)
 {

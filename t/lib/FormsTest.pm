@@ -26,6 +26,10 @@ sub psql {
     my @cmd = ('psql', '-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1',
                '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
                '-d', 'formsvc', '-c', $sql);
+    # under make test-asan the sanitizer runtime is preloaded for httpd;
+    # psql must not get it
+    local $ENV{LD_PRELOAD};
+    delete $ENV{LD_PRELOAD};
     open(my $fh, '-|', @cmd) or die "psql: $!";
     local $/;
     my $out = <$fh>;

@@ -95,6 +95,9 @@ $r = api(GET => "/v1/forms/$f->{id}", token => $tok);
 is $r->code, 200, 'get 200';
 is $r->header('ETag'), '"1"', 'ETag is the version';
 is $r->{json}{id}, $f->{id}, 'same form';
+$r = api(HEAD => "/v1/forms/$f->{id}", token => $tok);
+is $r->code, 200, 'HEAD';
+is $r->content, '', 'HEAD has no body';
 $r = api(GET => "/v1/forms/$f->{id}", token => $tok, headers => { 'If-None-Match' => '"1"' });
 is $r->code, 304, 'If-None-Match 304';
 $r = api(GET => '/v1/forms', token => $tok);
@@ -283,6 +286,18 @@ problem_ok(api(POST => '/v1/keys', token => $itok, body => { name => 'ci' }, hea
            422, 'validation-failed', 'same key on another endpoint 422');
 my $stored = psql("SELECT body FROM idempotency WHERE key = '$key-k'");
 unlike $stored, qr/\Q$k1->{json}{secret}\E/, 'the stored answer does not hold the secret in clear';
+# a request still running with the same key: 409; abandoned for a minute: taken over
+use Digest::SHA qw(sha256_hex);
+sub fingerprint { join '', map { pack('Q>', length $_) . $_ } @_ }
+my $uid = user_of($itok);
+my $fp = sha256_hex(fingerprint('POST', '/v1/forms', '{"title":"Running"}'));
+psql("INSERT INTO idempotency (scope, key, request_hash, status, body) VALUES ('$uid', '$key-run', '$fp', 0, '')");
+$r = api(POST => '/v1/forms', token => $itok, body => { title => 'Running' }, headers => { 'Idempotency-Key' => "$key-run" });
+problem_ok($r, 409, 'conflict', 'same key while the first request runs: 409');
+is $r->header('Retry-After'), '1', 'with Retry-After';
+psql("UPDATE idempotency SET created_at = now() - interval '2 minutes' WHERE key = '$key-run'");
+is api(POST => '/v1/forms', token => $itok, body => { title => 'Running' }, headers => { 'Idempotency-Key' => "$key-run" })->code,
+   201, 'an abandoned claim is taken over';
 psql("UPDATE idempotency SET created_at = now() - interval '25 hours' WHERE key = '$key'");
 $r = api(POST => '/v1/forms', token => $itok, body => { title => 'Other' }, headers => { 'Idempotency-Key' => $key });
 isnt $r->code, 422, 'after 24 hours the key can be used again';

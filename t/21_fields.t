@@ -124,6 +124,24 @@ problem_ok(api(PUT => $base, token => $tok, body => { fields => [] }, headers =>
 problem_ok(api(DELETE => "$base/$extra", token => $tok, headers => { 'If-Match' => $etag }), 412, 'precondition-failed', 'DELETE field with stale ETag');
 is api(GET => "$base/$extra", token => $tok)->{json}{label}, 'E1', 'stale edits changed nothing';
 
+# ---- concurrent adds without If-Match: all land (each is re-applied to the newer list) ----
+my $cf = make_form($tok, { title => 'concurrent' });
+my @kids;
+for my $i (1 .. 5) {
+    my $pid = fork();
+    if (!$pid) {
+        my $x = api(POST => "/v1/forms/$cf->{id}/fields", token => $tok, body => { key => "c$i", type => 'text', label => "C$i" });
+        exit($x->code == 201 ? 0 : 1);
+    }
+    push @kids, $pid;
+}
+my $fails = 0;
+for (@kids) { waitpid($_, 0); $fails++ if $? }
+is $fails, 0, 'five concurrent adds succeed';
+$r = api(GET => "/v1/forms/$cf->{id}", token => $tok);
+is_deeply [sort map { $_->{key} } @{ $r->{json}{fields} }], [map { "c$_" } 1 .. 5], 'no add was lost';
+is $r->{json}{version}, 6, 'one version per add';
+
 # ---- DELETE one field ----
 problem_ok(api(DELETE => "$base/$byk{plan}{id}", token => $tok), 409, 'conflict', 'cannot delete a field another depends on');
 is api(DELETE => "$base/$extra", token => $tok)->code, 204, 'delete field';

@@ -142,7 +142,7 @@ fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_chan
                                     void *ctx, const char **json_out)
 {
     *json_out = NULL;
-    for (int attempt = 0; attempt < 5; attempt++) {
+    for (int attempt = 0; attempt < 10; attempt++) {
         formsvc_form *f;
         fs_error *e = formsvc_form_load(r, id, &f);
         if (e)

@@ -85,6 +85,7 @@ is $r->{json}{position}, scalar(@all) + 1, 'appended at the end';
 problem_ok(api(POST => $base, token => $tok, body => { key => 'extra', type => 'text', label => 'Dup' }), 422, 'validation-failed', 'duplicate key');
 is errs(api(POST => $base, token => $tok, body => { key => 'extra', type => 'text', label => 'Dup' }))->{'/key'}, 'unique', 'pointer /key unique';
 is errs(api(POST => $base, token => $tok, body => { key => 'x1', type => 'text', label => 'X', position => 999 }))->{'/position'}, 'maximum', 'position out of range';
+is errs(api(POST => $base, token => $tok, body => { key => 'extra', type => 'text', label => 'Dup', position => 0 }))->{'/key'}, 'unique', 'duplicate key inserted first: still /key';
 is errs(api(POST => $base, token => $tok, body => { key => 'x1', type => 'text', label => 'X', id => 'fld_x' }))->{'/id'}, 'unknown', 'id is not settable';
 problem_ok(api(POST => "/v1/forms/$fid/fields", token => $other, body => { key => 'z', type => 'text', label => 'Z' }), 404, 'not-found', 'add to another account form');
 problem_ok(api(POST => '/v1/forms/' . fresh_id('frm_') . '/fields', token => $tok, body => { key => 'z', type => 'text', label => 'Z' }), 404, 'not-found', 'add to unknown form');

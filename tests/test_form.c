@@ -53,7 +53,7 @@ static void settings(void **state)
     assert_null(fs_settings_parse(
         p, fs_json_parse_trusted(p, "{\"closesAt\":\"tomorrow\",\"maxSubmissions\":0,"
                                     "\"redirectUrl\":\"javascript:alert(1)\",\"honeypot\":1,"
-                                    "\"confirmationMessage\":\"\",\"x\":1}"),
+                                    "\"confirmationMessage\":\"\",\"x\":1,\"a/b~\":2}"),
         "/settings", e));
     assert_string_equal(code_at(e, "/settings/closesAt"), "format");
     assert_string_equal(code_at(e, "/settings/maxSubmissions"), "minimum");
@@ -61,6 +61,7 @@ static void settings(void **state)
     assert_string_equal(code_at(e, "/settings/honeypot"), "type");
     assert_string_equal(code_at(e, "/settings/confirmationMessage"), "minLength");
     assert_string_equal(code_at(e, "/settings/x"), "unknown");
+    assert_string_equal(code_at(e, "/settings/a~1b~0"), "unknown");
     e = fs_error_validation(p);
     assert_null(fs_settings_parse(p, fs_json_parse_trusted(p, "[1]"), "/settings", e));
     assert_string_equal(code_at(e, "/settings"), "type");

@@ -642,7 +642,11 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs,
         json_object_object_add(f, "position", json_object_new_int((int)i));
         const char *key = json_object_get_string(fs_json_get(f, "key"));
         const char *base = ptrs && ptrs[i] ? ptrs[i] : NULL;
-        if (apr_hash_get(index, key, APR_HASH_KEY_STRING)) {
+        apr_uintptr_t first = (apr_uintptr_t)apr_hash_get(index, key, APR_HASH_KEY_STRING);
+        if (first) {
+            /* blame the copy the request sent (it may come first) */
+            if (!base && ptrs && ptrs[first - 1])
+                base = ptrs[first - 1];
             if (base)
                 fs_error_add(p, verr, at(p, base, "key"), "unique",
                              "key \"%s\" is already used by another field of this form.", key);

@@ -23,11 +23,10 @@ int fs_slug_valid(const char *slug);
 const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr);
 /* description: NULL for JSON null, else a string of up to 5000 characters
  * (new lines and tabs allowed). *ok is 0 when there was an error. */
-const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr,
-                                fs_error *verr, int *ok);
+const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
+                                int *ok);
 /* slug: NULL for JSON null; *ok as above. */
-const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
-                         int *ok);
+const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr, int *ok);
 
 /* Validates complete settings (after a merge patch): closesAt (RFC 3339 or
  * null), maxSubmissions (1..100000000 or null), confirmationMessage

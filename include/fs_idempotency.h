@@ -18,8 +18,8 @@ int fs_idem_key_valid(const char *key);
 
 /* Lower-case hex SHA-256 over method, path and body (each length-
  * prefixed, so no two different requests share a fingerprint). In p. */
-char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path,
-                          const char *body, apr_size_t len);
+char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path, const char *body,
+                          apr_size_t len);
 
 /* Seals plain under HMAC-SHA-256(pepper, "idempotency" scope key) with a
  * random nonce; base64url text in p, NULL on failure. A pepper_len of 0

@@ -1,10 +1,9 @@
 /* fs_csv: quoting, neutralisation, values and rows. */
-#include "fs_test.h"
 #include "fs_csv.h"
 #include "fs_json.h"
+#include "fs_test.h"
 
-static void cells(void **state)
-{
+static void cells(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_csv_cell(p, "plain"), "plain");
     assert_string_equal(fs_csv_cell(p, ""), "");
@@ -17,8 +16,7 @@ static void cells(void **state)
     assert_string_equal(fs_csv_cell(p, "a;b"), "a;b");
 }
 
-static void neutralised(void **state)
-{
+static void neutralised(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_csv_cell(p, "=1+2"), "'=1+2");
     assert_string_equal(fs_csv_cell(p, "+1"), "'+1");
@@ -32,13 +30,11 @@ static void neutralised(void **state)
     assert_string_equal(fs_csv_cell(p, " =x"), " =x");
 }
 
-static json_object *parse(apr_pool_t *p, const char *s)
-{
+static json_object *parse(apr_pool_t *p, const char *s) {
     return fs_json_parse_trusted(p, s);
 }
 
-static void values(void **state)
-{
+static void values(void **state) {
     apr_pool_t *p = *state;
     json_object *o = parse(p, "{\"s\":\"-x\",\"n\":-3,\"d\":1.5,\"t\":true,\"f\":false,"
                               "\"z\":null,\"a\":[\"x\",\"=y\",\"a,b\"],\"e\":[],"
@@ -57,8 +53,7 @@ static void values(void **state)
     assert_string_equal(fs_csv_value(p, fs_json_get(first, "a")), "'=x; b");
 }
 
-static void rows(void **state)
-{
+static void rows(void **state) {
     apr_pool_t *p = *state;
     apr_array_header_t *buf = apr_array_make(p, 64, 1);
     const char *r1[] = {"id", "name"};

@@ -1,9 +1,8 @@
 /* fs_regex: the ECMA-262-compatible subset, translation, bounded matching. */
-#include "fs_test.h"
 #include "fs_regex.h"
+#include "fs_test.h"
 
-static fs_regex *ok(apr_pool_t *p, const char *pat)
-{
+static fs_regex *ok(apr_pool_t *p, const char *pat) {
     const char *err = NULL;
     fs_regex *re = fs_regex_compile(p, pat, &err);
     if (!re)
@@ -11,8 +10,7 @@ static fs_regex *ok(apr_pool_t *p, const char *pat)
     return re;
 }
 
-static void refused(apr_pool_t *p, const char *pat)
-{
+static void refused(apr_pool_t *p, const char *pat) {
     const char *err = NULL;
     fs_regex *re = fs_regex_compile(p, pat, &err);
     if (re)
@@ -20,8 +18,7 @@ static void refused(apr_pool_t *p, const char *pat)
     assert_non_null(err);
 }
 
-static void basic_matching(void **state)
-{
+static void basic_matching(void **state) {
     apr_pool_t *p = *state;
     fs_regex *re = ok(p, "^\\d{3}-\\d{4}$");
     assert_int_equal(fs_regex_match(re, "555-1234"), 1);
@@ -53,7 +50,9 @@ static void basic_matching(void **state)
     assert_int_equal(fs_regex_match(as, "abc"), 1);
     assert_int_equal(fs_regex_match(as, "a c"), 0);
     /* \uHHHH and \xHH escapes */
-    assert_int_equal(fs_regex_match(ok(p, "^\\u00e9\\x41$"), "\xc3\xa9" "A"), 1);
+    assert_int_equal(fs_regex_match(ok(p, "^\\u00e9\\x41$"), "\xc3\xa9"
+                                                             "A"),
+                     1);
     /* lookarounds and non-capturing groups */
     assert_int_equal(fs_regex_match(ok(p, "^(?=.*\\d)(?!.*x).{4,}$"), "ab1c"), 1);
     assert_int_equal(fs_regex_match(ok(p, "(?<=a)b"), "ab"), 1);
@@ -65,15 +64,16 @@ static void basic_matching(void **state)
     assert_int_equal(fs_regex_match(ok(p, "^[\\-a]+$"), "a-a"), 1);
 }
 
-static void outside_subset(void **state)
-{
+static void outside_subset(void **state) {
     apr_pool_t *p = *state;
-    const char *bad[] = {
-        "(?i)abc", "(?<name>a)", "(?P<n>a)", "(?>a)", "(?#c)", "(?R)", "(?(1)a|b)",
-        "a++", "a*+", "a{2}+", "[[:alpha:]]", "\\Aabc", "abc\\Z", "\\z", "\\Qa\\E", "\\K",
-        "\\p{L}", "\\P{L}", "\\h", "\\R", "\\X", "\\g1", "\\k<n>", "\\v", "\\e", "\\C",
-        "a{", "a}", "]", "[]", "[^]", "\\01", "\\12", "[\\b]", "[^\\S]", "\\x4", "\\u12",
-        "\\u{1F600}", "\\c1", "*a", "a**", "(", "[a", "\\", "\\-", "x{2,1}", NULL};
+    const char *bad[] = {"(?i)abc",   "(?<name>a)", "(?P<n>a)", "(?>a)",  "(?#c)",       "(?R)",
+                         "(?(1)a|b)", "a++",        "a*+",      "a{2}+",  "[[:alpha:]]", "\\Aabc",
+                         "abc\\Z",    "\\z",        "\\Qa\\E",  "\\K",    "\\p{L}",      "\\P{L}",
+                         "\\h",       "\\R",        "\\X",      "\\g1",   "\\k<n>",      "\\v",
+                         "\\e",       "\\C",        "a{",       "a}",     "]",           "[]",
+                         "[^]",       "\\01",       "\\12",     "[\\b]",  "[^\\S]",      "\\x4",
+                         "\\u12",     "\\u{1F600}", "\\c1",     "*a",     "a**",         "(",
+                         "[a",        "\\",         "\\-",      "x{2,1}", NULL};
     for (const char **b = bad; *b; b++)
         refused(p, *b);
     char longp[FS_REGEX_MAX_PATTERN + 2];
@@ -86,8 +86,7 @@ static void outside_subset(void **state)
     assert_non_null(strstr(err, "character 1"));
 }
 
-static void bounded(void **state)
-{
+static void bounded(void **state) {
     apr_pool_t *p = *state;
     fs_regex *re = ok(p, "^(a+)+$");
     char subject[64];
@@ -112,9 +111,11 @@ static void bounded(void **state)
     assert_int_equal(fs_regex_match(ok(p, "^x+$"), big), 1);
     assert_int_equal(fs_regex_match(ok(p, "^.*y"), big), 0);
     /* invalid UTF-8 subject: not a match, no crash */
-    assert_int_equal(fs_regex_match(ok(p, "a"), "\xff" "a"), -1);
+    assert_int_equal(fs_regex_match(ok(p, "a"), "\xff"
+                                                "a"),
+                     -1);
 }
 
-static const struct CMUnitTest tests[] = {
-    FS_TEST(basic_matching), FS_TEST(outside_subset), FS_TEST(bounded)};
+static const struct CMUnitTest tests[] = {FS_TEST(basic_matching), FS_TEST(outside_subset),
+                                          FS_TEST(bounded)};
 FS_TEST_MAIN(tests)

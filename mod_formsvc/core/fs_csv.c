@@ -5,10 +5,9 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static char *quote(apr_pool_t *p, const char *s, int neutralise)
-{
-    int formula = neutralise && (*s == '=' || *s == '+' || *s == '-' || *s == '@' ||
-                                 *s == '\t' || *s == '\r');
+static char *quote(apr_pool_t *p, const char *s, int neutralise) {
+    int formula = neutralise &&
+                  (*s == '=' || *s == '+' || *s == '-' || *s == '@' || *s == '\t' || *s == '\r');
     int needs = strpbrk(s, ",\"\r\n") != NULL;
     if (!formula && !needs)
         return apr_pstrdup(p, s);
@@ -31,45 +30,38 @@ static char *quote(apr_pool_t *p, const char *s, int neutralise)
     return out;
 }
 
-char *fs_csv_cell(apr_pool_t *p, const char *text)
-{
+char *fs_csv_cell(apr_pool_t *p, const char *text) {
     return text ? quote(p, text, 1) : apr_pstrdup(p, "");
 }
 
-char *fs_csv_value(apr_pool_t *p, json_object *v)
-{
+char *fs_csv_value(apr_pool_t *p, json_object *v) {
     if (!v)
         return apr_pstrdup(p, "");
     switch (json_object_get_type(v)) {
-    case json_type_null:
-        return apr_pstrdup(p, "");
-    case json_type_boolean:
-        return apr_pstrdup(p, json_object_get_boolean(v) ? "true" : "false");
+    case json_type_null: return apr_pstrdup(p, "");
+    case json_type_boolean: return apr_pstrdup(p, json_object_get_boolean(v) ? "true" : "false");
     case json_type_int:
     case json_type_double:
         /* a number is never a formula; its JSON text is already safe */
         return quote(p, fs_json_str(p, v), 0);
-    case json_type_string:
-        return fs_csv_cell(p, json_object_get_string(v));
+    case json_type_string: return fs_csv_cell(p, json_object_get_string(v));
     case json_type_array: {
         char *joined = "";
         size_t n = json_object_array_length(v);
         for (size_t i = 0; i < n; i++) {
             json_object *it = json_object_array_get_idx(v, i);
-            const char *s = json_object_is_type(it, json_type_string)
-                                ? json_object_get_string(it) : fs_json_str(p, it);
+            const char *s = json_object_is_type(it, json_type_string) ? json_object_get_string(it)
+                                                                      : fs_json_str(p, it);
             joined = i ? apr_pstrcat(p, joined, "; ", s, NULL) : apr_pstrdup(p, s);
         }
         return fs_csv_cell(p, joined);
     }
-    case json_type_object:
-        return fs_csv_cell(p, fs_json_str(p, v));
+    case json_type_object: return fs_csv_cell(p, fs_json_str(p, v));
     }
     return apr_pstrdup(p, "");
 }
 
-void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n)
-{
+void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n) {
     for (int i = 0; i < n; i++) {
         if (i)
             APR_ARRAY_PUSH(buf, char) = ',';

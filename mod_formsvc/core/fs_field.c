@@ -4,30 +4,27 @@
 #include "fs_regex.h"
 #include "fs_util.h"
 
-#include <apr_strings.h>
 #include <apr_hash.h>
+#include <apr_strings.h>
 #include <math.h>
 #include <string.h>
 
 static const char *const TYPE_NAMES[FS_FT_COUNT] = {
-    "text", "textarea", "email", "url", "tel", "number", "integer", "boolean",
-    "date", "datetime", "select", "multiselect", "rating", "hidden"};
+    "text",    "textarea", "email",    "url",    "tel",         "number", "integer",
+    "boolean", "date",     "datetime", "select", "multiselect", "rating", "hidden"};
 
-const char *fs_field_type_name(fs_field_type t)
-{
+const char *fs_field_type_name(fs_field_type t) {
     return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
 }
 
-int fs_field_type_of(const char *name)
-{
+int fs_field_type_of(const char *name) {
     for (int i = 0; name && i < FS_FT_COUNT; i++)
         if (!strcmp(TYPE_NAMES[i], name))
             return i;
     return -1;
 }
 
-int fs_field_key_valid(const char *key)
-{
+int fs_field_key_valid(const char *key) {
     if (!key || !(key[0] >= 'a' && key[0] <= 'z'))
         return 0;
     apr_size_t n = 1;
@@ -37,38 +34,38 @@ int fs_field_key_valid(const char *key)
     return n <= FS_FIELD_KEY_MAX;
 }
 
-static int is_string_type(int t)
-{
+static int is_string_type(int t) {
     return t == FS_FT_TEXT || t == FS_FT_TEXTAREA || t == FS_FT_EMAIL || t == FS_FT_URL ||
            t == FS_FT_TEL || t == FS_FT_HIDDEN;
 }
 
 /* RFC 6901 escaping of one reference token. */
-static const char *ptr_token(apr_pool_t *p, const char *k)
-{
+static const char *ptr_token(apr_pool_t *p, const char *k) {
     if (!strpbrk(k, "~/"))
         return k;
     char *out = apr_palloc(p, strlen(k) * 2 + 1), *o = out;
     for (; *k; k++) {
-        if (*k == '~') { *o++ = '~'; *o++ = '0'; }
-        else if (*k == '/') { *o++ = '~'; *o++ = '1'; }
-        else *o++ = *k;
+        if (*k == '~') {
+            *o++ = '~';
+            *o++ = '0';
+        } else if (*k == '/') {
+            *o++ = '~';
+            *o++ = '1';
+        } else
+            *o++ = *k;
     }
     *o = '\0';
     return out;
 }
 
-static const char *at(apr_pool_t *p, const char *ptr, const char *member)
-{
+static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
     return apr_pstrcat(p, ptr, "/", member, NULL);
 }
 
 /* A string member: type, length in characters, control characters.
  * Returns the string or NULL (error added). */
-static const char *text_member(apr_pool_t *p, json_object *v, const char *ptr,
-                               const char *name, apr_size_t min, apr_size_t max,
-                               int allow_newlines, fs_error *verr)
-{
+static const char *text_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
+                               apr_size_t min, apr_size_t max, int allow_newlines, fs_error *verr) {
     if (!json_object_is_type(v, json_type_string)) {
         fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
                      fs_json_type_name(v));
@@ -81,15 +78,16 @@ static const char *text_member(apr_pool_t *p, json_object *v, const char *ptr,
         return NULL;
     }
     if (len > max) {
-        fs_error_add(p, verr, ptr, "maxLength", "%s has at most %" APR_SIZE_T_FMT
-                     " characters (this one has %" APR_SIZE_T_FMT ").", name, max, len);
+        fs_error_add(p, verr, ptr, "maxLength",
+                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
+                     ").",
+                     name, max, len);
         return NULL;
     }
     for (const char *c = s; *c; c++) {
         unsigned char u = (unsigned char)*c;
         if ((u < 0x20 || u == 0x7f) && !(allow_newlines && (u == '\n' || u == '\t'))) {
-            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.",
-                         name);
+            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
             return NULL;
         }
     }
@@ -98,8 +96,7 @@ static const char *text_member(apr_pool_t *p, json_object *v, const char *ptr,
 
 /* An integer member within [lo, hi]; 1 on success. */
 static int int_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
-                      long long lo, long long hi, long long *out, fs_error *verr)
-{
+                      long long lo, long long hi, long long *out, fs_error *verr) {
     if (!json_object_is_type(v, json_type_int)) {
         fs_error_add(p, verr, ptr, "type", "%s must be an integer, not %s.", name,
                      fs_json_type_name(v));
@@ -118,9 +115,8 @@ static int int_member(apr_pool_t *p, json_object *v, const char *ptr, const char
 
 /* A number member (integer or decimal, finite, within +-2^53 for
  * integers); 1 on success. */
-static int num_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
-                      int integer, double *out, fs_error *verr)
-{
+static int num_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name, int integer,
+                      double *out, fs_error *verr) {
     if (json_object_is_type(v, json_type_int)) {
         long long x = json_object_get_int64(v);
         if (x > FS_SAFE_INTEGER || x < -FS_SAFE_INTEGER) {
@@ -145,15 +141,12 @@ static int num_member(apr_pool_t *p, json_object *v, const char *ptr, const char
     return 0;
 }
 
-static int is_bool(json_object *v)
-{
+static int is_bool(json_object *v) {
     return json_object_is_type(v, json_type_boolean);
 }
 
 /* options of a select or multiselect: [{value, label?}] or strings. */
-static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr,
-                                  fs_error *verr)
-{
+static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
     if (!json_object_is_type(v, json_type_array)) {
         fs_error_add(p, verr, ptr, "type", "options must be an array, not %s.",
                      fs_json_type_name(v));
@@ -165,7 +158,8 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
         return NULL;
     }
     if (n > FS_OPTIONS_MAX) {
-        fs_error_add(p, verr, ptr, "maxItems", "options takes at most %d options (%" APR_SIZE_T_FMT " given).",
+        fs_error_add(p, verr, ptr, "maxItems",
+                     "options takes at most %d options (%" APR_SIZE_T_FMT " given).",
                      FS_OPTIONS_MAX, n);
         return NULL;
     }
@@ -195,8 +189,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             else
                 value = text_member(p, vv, vptr, "value", 1, FS_LABEL_MAX, 0, verr);
             if (lv && !json_object_is_type(lv, json_type_null))
-                label = text_member(p, lv, at(p, ip, "label"), "label", 1, FS_LABEL_MAX, 0,
-                                    verr);
+                label = text_member(p, lv, at(p, ip, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
             else
                 label = value;
             if (lv && !json_object_is_type(lv, json_type_null) && !label)
@@ -211,9 +204,10 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             continue;
         }
         if (apr_hash_get(seen, value, APR_HASH_KEY_STRING)) {
-            fs_error_add(p, verr, vptr, "unique", "Option values must be unique; \"%s\" is "
-                         "already option %s.", value,
-                         (const char *)apr_hash_get(seen, value, APR_HASH_KEY_STRING));
+            fs_error_add(p, verr, vptr, "unique",
+                         "Option values must be unique; \"%s\" is "
+                         "already option %s.",
+                         value, (const char *)apr_hash_get(seen, value, APR_HASH_KEY_STRING));
             ok = 0;
             continue;
         }
@@ -233,8 +227,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
 }
 
 /* Which validation members each type takes. */
-static int takes(int t, const char *m)
-{
+static int takes(int t, const char *m) {
     if (!strcmp(m, "minLength") || !strcmp(m, "maxLength") || !strcmp(m, "pattern"))
         return is_string_type(t);
     if (!strcmp(m, "minimum"))
@@ -247,12 +240,10 @@ static int takes(int t, const char *m)
 }
 
 static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int required,
-                                     int n_options, const char *ptr, fs_error *verr)
-{
+                                     int n_options, const char *ptr, fs_error *verr) {
     json_object *out = json_object_new_object();
     int ok = 1;
-    if (v && !json_object_is_type(v, json_type_null) &&
-        !json_object_is_type(v, json_type_object)) {
+    if (v && !json_object_is_type(v, json_type_null) && !json_object_is_type(v, json_type_object)) {
         fs_error_add(p, verr, ptr, "type", "validation must be an object, not %s.",
                      fs_json_type_name(v));
         json_object_put(out);
@@ -297,8 +288,8 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                 *(k[1] == 'i' ? &mini : &maxi) = x;
                 json_object_object_add(out, k, json_object_new_int64(x));
             } else if (!strcmp(k, "pattern")) {
-                const char *pat = text_member(p, mv, mp, "pattern", 1, FS_REGEX_MAX_PATTERN,
-                                              0, verr);
+                const char *pat =
+                    text_member(p, mv, mp, "pattern", 1, FS_REGEX_MAX_PATTERN, 0, verr);
                 if (!pat) {
                     ok = 0;
                     continue;
@@ -332,8 +323,13 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                     ok = 0;
                     continue;
                 }
-                if (!strcmp(k, "minimum")) { minv = d; has_minv = 1; }
-                else { maxv = d; has_maxv = 1; }
+                if (!strcmp(k, "minimum")) {
+                    minv = d;
+                    has_minv = 1;
+                } else {
+                    maxv = d;
+                    has_maxv = 1;
+                }
                 json_object_object_add(out, k, json_object_get(mv));
             }
         }
@@ -343,7 +339,8 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     /* contradictions */
     if (minl >= 0 && maxl >= 0 && minl > maxl) {
         fs_error_add(p, verr, at(p, ptr, "minLength"), "maximum",
-                     "minLength (%" APR_INT64_T_FMT ") is greater than maxLength (%" APR_INT64_T_FMT ").",
+                     "minLength (%" APR_INT64_T_FMT ") is greater than maxLength (%" APR_INT64_T_FMT
+                     ").",
                      (apr_int64_t)minl, (apr_int64_t)maxl);
         ok = 0;
     }
@@ -353,21 +350,20 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
         ok = 0;
     }
     if (has_minv && has_maxv && minv > maxv) {
-        fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum",
-                     "minimum is greater than maximum.");
+        fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is greater than maximum.");
         ok = 0;
     }
     if (mini >= 0 && maxi >= 0 && mini > maxi) {
         fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
-                     "minItems (%" APR_INT64_T_FMT ") is greater than maxItems (%" APR_INT64_T_FMT ").",
+                     "minItems (%" APR_INT64_T_FMT ") is greater than maxItems (%" APR_INT64_T_FMT
+                     ").",
                      (apr_int64_t)mini, (apr_int64_t)maxi);
         ok = 0;
     }
     if (mini > 0 && n_options > 0 && mini > n_options) {
         fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
                      "minItems (%" APR_INT64_T_FMT ") is greater than the number of options (%d).",
-                     (apr_int64_t)mini,
-                     n_options);
+                     (apr_int64_t)mini, n_options);
         ok = 0;
     }
     if (required && maxi == 0) {
@@ -385,8 +381,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
 /* visibleIf: {field, equals} or {field, in: [...]}. Types are checked
  * against the target in fs_fields_check. */
 static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *ptr,
-                                     fs_error *verr)
-{
+                                     fs_error *verr) {
     if (!json_object_is_type(v, json_type_object)) {
         fs_error_add(p, verr, ptr, "type",
                      "visibleIf must be an object {field, equals} or {field, in}, or null.");
@@ -410,13 +405,13 @@ static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *
         ok = 0;
     } else if (!json_object_is_type(f, json_type_string) ||
                !fs_field_key_valid(json_object_get_string(f))) {
-        fs_error_add(p, verr, at(p, ptr, "field"), json_object_is_type(f, json_type_string)
-                     ? "pattern" : "type", "visibleIf.field must be the key of another field.");
+        fs_error_add(p, verr, at(p, ptr, "field"),
+                     json_object_is_type(f, json_type_string) ? "pattern" : "type",
+                     "visibleIf.field must be the key of another field.");
         ok = 0;
     }
     if (has_eq == has_in) {
-        fs_error_add(p, verr, ptr, "required",
-                     "visibleIf takes exactly one of equals and in.");
+        fs_error_add(p, verr, ptr, "required", "visibleIf takes exactly one of equals and in.");
         ok = 0;
     } else if (has_eq) {
         if (!eq || json_object_is_type(eq, json_type_object) ||
@@ -440,8 +435,8 @@ static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *
                 json_object *it = json_object_array_get_idx(in, i);
                 if (!it || json_object_is_type(it, json_type_object) ||
                     json_object_is_type(it, json_type_array)) {
-                    fs_error_add(p, verr, apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", ptr, i), "type",
-                                 "Each value is a string, number or boolean.");
+                    fs_error_add(p, verr, apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", ptr, i),
+                                 "type", "Each value is a string, number or boolean.");
                     ok = 0;
                 }
             }
@@ -458,18 +453,17 @@ static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *
     return out;
 }
 
-json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id,
-                            const char *ptr, fs_error *verr)
-{
+json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, const char *ptr,
+                            fs_error *verr) {
     int before = verr->errors ? verr->errors->nelts : 0;
     if (!def || !json_object_is_type(def, json_type_object)) {
         fs_error_add(p, verr, ptr, "type", "A field is an object, not %s.",
                      def ? fs_json_type_name(def) : "null");
         return NULL;
     }
-    static const char *const allowed[] = {"id", "key", "type", "label", "description",
-                                          "required", "placeholder", "options", "validation",
-                                          "visibleIf", "position", NULL};
+    static const char *const allowed[] = {"id",          "key",       "type",        "label",
+                                          "description", "required",  "placeholder", "options",
+                                          "validation",  "visibleIf", "position",    NULL};
     json_object_object_foreach(def, k, mv) {
         (void)mv;
         int ok = 0;
@@ -595,22 +589,19 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id,
 }
 
 /* Does value v fit a field of type t (with options)? */
-static int value_fits(json_object *target, json_object *v)
-{
+static int value_fits(json_object *target, json_object *v) {
     int t = fs_field_type_of(json_object_get_string(fs_json_get(target, "type")));
     switch (t) {
-    case FS_FT_BOOLEAN:
-        return is_bool(v);
+    case FS_FT_BOOLEAN: return is_bool(v);
     case FS_FT_NUMBER:
         return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
-    case FS_FT_INTEGER:
-        return json_object_is_type(v, json_type_int);
+    case FS_FT_INTEGER: return json_object_is_type(v, json_type_int);
     case FS_FT_RATING: {
         if (!json_object_is_type(v, json_type_int))
             return 0;
         long long x = json_object_get_int64(v);
-        long long max = json_object_get_int64(fs_json_get(fs_json_get(target, "validation"),
-                                                          "maximum"));
+        long long max =
+            json_object_get_int64(fs_json_get(fs_json_get(target, "validation"), "maximum"));
         return x >= 1 && x <= max;
     }
     case FS_FT_SELECT: {
@@ -624,16 +615,13 @@ static int value_fits(json_object *target, json_object *v)
                 return 1;
         return 0;
     }
-    case FS_FT_MULTISELECT:
-        return 0;
-    default:
-        return json_object_is_type(v, json_type_string);
+    case FS_FT_MULTISELECT: return 0;
+    default: return json_object_is_type(v, json_type_string);
     }
 }
 
-int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs,
-                    const char *fallback, fs_error *verr)
-{
+int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, const char *fallback,
+                    fs_error *verr) {
     size_t n = json_object_array_length(list);
     int ok = 1;
     apr_hash_t *index = apr_hash_make(p); /* key -> position+1 */
@@ -675,8 +663,8 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs,
             continue;
         }
         if (!ti) {
-            fs_error_add(p, verr, fp, "enum", "No field of this form has the key \"%s\"%s.",
-                         target, who);
+            fs_error_add(p, verr, fp, "enum", "No field of this form has the key \"%s\"%s.", target,
+                         who);
             ok = 0;
             continue;
         }
@@ -700,9 +688,12 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs,
             for (size_t k = 0; k < json_object_array_length(in); k++)
                 if (!value_fits(tf, json_object_array_get_idx(in, k))) {
                     fs_error_add(p, verr,
-                                 base ? apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", base, k) : fallback, "type",
+                                 base ? apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", base, k)
+                                      : fallback,
+                                 "type",
                                  "Each value of in must be a possible value of the %s field "
-                                 "\"%s\"%s.", tt, target, who);
+                                 "\"%s\"%s.",
+                                 tt, target, who);
                     ok = 0;
                 }
         }
@@ -724,18 +715,17 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs,
         }
         if (steps > n) {
             const char *base = ptrs && ptrs[i] ? ptrs[i] : NULL;
-            fs_error_add(p, verr, base ? at(p, base, "visibleIf/field") : fallback, "enum",
-                         "visibleIf conditions form a cycle through field \"%s\".",
-                         json_object_get_string(fs_json_get(json_object_array_get_idx(list, i),
-                                                            "key")));
+            fs_error_add(
+                p, verr, base ? at(p, base, "visibleIf/field") : fallback, "enum",
+                "visibleIf conditions form a cycle through field \"%s\".",
+                json_object_get_string(fs_json_get(json_object_array_get_idx(list, i), "key")));
             return 0;
         }
     }
     return 1;
 }
 
-json_object *fs_json_copy(json_object *v)
-{
+json_object *fs_json_copy(json_object *v) {
     json_object *out = NULL;
     if (!v)
         return NULL;
@@ -744,12 +734,12 @@ json_object *fs_json_copy(json_object *v)
     return out;
 }
 
-json_object *fs_merge_patch(json_object *target, json_object *patch)
-{
+json_object *fs_merge_patch(json_object *target, json_object *patch) {
     if (!patch || !json_object_is_type(patch, json_type_object))
         return fs_json_copy(patch);
     json_object *out = target && json_object_is_type(target, json_type_object)
-                           ? fs_json_copy(target) : json_object_new_object();
+                           ? fs_json_copy(target)
+                           : json_object_new_object();
     json_object_object_foreach(patch, k, v) {
         if (!v || json_object_is_type(v, json_type_null)) {
             json_object_object_del(out, k);

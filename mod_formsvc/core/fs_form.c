@@ -7,8 +7,7 @@
 #include <apr_uri.h>
 #include <string.h>
 
-int fs_slug_valid(const char *s)
-{
+int fs_slug_valid(const char *s) {
     if (!s)
         return 0;
     apr_size_t n = strlen(s);
@@ -24,23 +23,26 @@ int fs_slug_valid(const char *s)
 }
 
 /* RFC 6901 escaping of one reference token. */
-static const char *ptr_token(apr_pool_t *p, const char *k)
-{
+static const char *ptr_token(apr_pool_t *p, const char *k) {
     if (!strpbrk(k, "~/"))
         return k;
     char *out = apr_palloc(p, strlen(k) * 2 + 1), *o = out;
     for (; *k; k++) {
-        if (*k == '~') { *o++ = '~'; *o++ = '0'; }
-        else if (*k == '/') { *o++ = '~'; *o++ = '1'; }
-        else *o++ = *k;
+        if (*k == '~') {
+            *o++ = '~';
+            *o++ = '0';
+        } else if (*k == '/') {
+            *o++ = '~';
+            *o++ = '1';
+        } else
+            *o++ = *k;
     }
     *o = '\0';
     return out;
 }
 
 static const char *text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
-                        apr_size_t min, apr_size_t max, int newlines, fs_error *verr)
-{
+                        apr_size_t min, apr_size_t max, int newlines, fs_error *verr) {
     if (!json_object_is_type(v, json_type_string)) {
         fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
                      fs_json_type_name(v));
@@ -54,23 +56,22 @@ static const char *text(apr_pool_t *p, json_object *v, const char *ptr, const ch
     }
     if (len > max) {
         fs_error_add(p, verr, ptr, "maxLength",
-                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %"
-                     APR_SIZE_T_FMT ").", name, max, len);
+                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
+                     ").",
+                     name, max, len);
         return NULL;
     }
     for (const char *c = s; *c; c++) {
         unsigned char u = (unsigned char)*c;
         if ((u < 0x20 || u == 0x7f) && !(newlines && (u == '\n' || u == '\t' || u == '\r'))) {
-            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.",
-                         name);
+            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
             return NULL;
         }
     }
     return s;
 }
 
-const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr)
-{
+const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
     if (!v || json_object_is_type(v, json_type_null)) {
         fs_error_add(p, verr, ptr, "required", "title is required.");
         return NULL;
@@ -78,9 +79,8 @@ const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_err
     return text(p, v, ptr, "title", 1, FS_TITLE_MAX, 0, verr);
 }
 
-const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr,
-                                fs_error *verr, int *ok)
-{
+const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
+                                int *ok) {
     *ok = 1;
     if (!v || json_object_is_type(v, json_type_null))
         return NULL;
@@ -89,9 +89,7 @@ const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr,
     return s;
 }
 
-const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
-                         int *ok)
-{
+const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr, int *ok) {
     *ok = 1;
     if (!v || json_object_is_type(v, json_type_null))
         return NULL;
@@ -111,8 +109,7 @@ const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_erro
     return s;
 }
 
-static int url_valid(apr_pool_t *p, const char *s)
-{
+static int url_valid(apr_pool_t *p, const char *s) {
     for (const char *c = s; *c; c++)
         if ((unsigned char)*c <= 0x20 || *c == 0x7f)
             return 0;
@@ -122,16 +119,14 @@ static int url_valid(apr_pool_t *p, const char *s)
     return !strcasecmp(u.scheme, "http") || !strcasecmp(u.scheme, "https");
 }
 
-json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr)
-{
+json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
     int before = verr->errors ? verr->errors->nelts : 0;
-    if (s && !json_object_is_type(s, json_type_null) &&
-        !json_object_is_type(s, json_type_object)) {
+    if (s && !json_object_is_type(s, json_type_null) && !json_object_is_type(s, json_type_object)) {
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt", "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl", "honeypot", NULL};
+    static const char *const names[] = {"closesAt",    "maxSubmissions", "confirmationMessage",
+                                        "redirectUrl", "honeypot",       NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -139,8 +134,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             for (const char *const *n = names; *n; n++)
                 ok |= !strcmp(*n, k);
             if (!ok)
-                fs_error_add(p, verr, apr_pstrcat(p, ptr, "/", ptr_token(p, k), NULL),
-                             "unknown", "Unknown member; settings takes closesAt, "
+                fs_error_add(p, verr, apr_pstrcat(p, ptr, "/", ptr_token(p, k), NULL), "unknown",
+                             "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot.");
         }
     }
@@ -178,8 +173,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     v = fs_json_get(s, "confirmationMessage");
     const char *cm = NULL;
     if (v && !json_object_is_type(v, json_type_null))
-        cm = text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL),
-                  "confirmationMessage", 1, FS_CONFIRMATION_MAX, 1, verr);
+        cm = text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL), "confirmationMessage", 1,
+                  FS_CONFIRMATION_MAX, 1, verr);
     json_object_object_add(out, "confirmationMessage", cm ? json_object_new_string(cm) : NULL);
     /* redirectUrl */
     v = fs_json_get(s, "redirectUrl");
@@ -188,7 +183,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     if (v && !json_object_is_type(v, json_type_null)) {
         ru = text(p, v, mp, "redirectUrl", 1, FS_URL_MAX, 0, verr);
         if (ru && !url_valid(p, ru)) {
-            fs_error_add(p, verr, mp, "format", "redirectUrl must be an absolute http or https URL.");
+            fs_error_add(p, verr, mp, "format",
+                         "redirectUrl must be an absolute http or https URL.");
             ru = NULL;
         }
     }

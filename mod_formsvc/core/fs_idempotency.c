@@ -8,8 +8,7 @@
 #include <openssl/hmac.h>
 #include <string.h>
 
-int fs_idem_key_valid(const char *key)
-{
+int fs_idem_key_valid(const char *key) {
     if (!key)
         return 0;
     apr_size_t n = strlen(key);
@@ -21,8 +20,7 @@ int fs_idem_key_valid(const char *key)
     return 1;
 }
 
-static void add_part(EVP_MD_CTX *ctx, const void *data, apr_size_t len)
-{
+static void add_part(EVP_MD_CTX *ctx, const void *data, apr_size_t len) {
     unsigned char l[8];
     for (int i = 0; i < 8; i++)
         l[i] = (unsigned char)((apr_uint64_t)len >> (56 - 8 * i));
@@ -30,9 +28,8 @@ static void add_part(EVP_MD_CTX *ctx, const void *data, apr_size_t len)
     EVP_DigestUpdate(ctx, data, len);
 }
 
-char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path,
-                          const char *body, apr_size_t len)
-{
+char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path, const char *body,
+                          apr_size_t len) {
     unsigned char md[32];
     unsigned int mdlen = 0;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -51,8 +48,7 @@ char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path,
 }
 
 static void derive(const unsigned char *pepper, apr_size_t pepper_len, const char *scope,
-                   const char *key, unsigned char out[32])
-{
+                   const char *key, unsigned char out[32]) {
     static const unsigned char fixed[] = "formsvc idempotency without pepper";
     if (!pepper_len) {
         pepper = fixed;
@@ -60,21 +56,25 @@ static void derive(const unsigned char *pepper, apr_size_t pepper_len, const cha
     }
     unsigned char msg[2 * 300 + 16];
     apr_size_t sl = strlen(scope), kl = strlen(key);
-    if (sl > 290) sl = 290;
-    if (kl > 290) kl = 290;
+    if (sl > 290)
+        sl = 290;
+    if (kl > 290)
+        kl = 290;
     apr_size_t n = 0;
-    memcpy(msg, "idempotency", 11); n = 11;
+    memcpy(msg, "idempotency", 11);
+    n = 11;
     msg[n++] = 0;
-    memcpy(msg + n, scope, sl); n += sl;
+    memcpy(msg + n, scope, sl);
+    n += sl;
     msg[n++] = 0;
-    memcpy(msg + n, key, kl); n += kl;
+    memcpy(msg + n, key, kl);
+    n += kl;
     unsigned int ol = 32;
     HMAC(EVP_sha256(), pepper, (int)pepper_len, msg, n, out, &ol);
 }
 
 char *fs_idem_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
-                   const char *scope, const char *key, const char *plain)
-{
+                   const char *scope, const char *key, const char *plain) {
     unsigned char k[32], iv[12];
     derive(pepper, pepper_len, scope, key, k);
     if (!fs_random_bytes(iv, sizeof(iv)))
@@ -96,8 +96,7 @@ char *fs_idem_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper
 }
 
 char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
-                   const char *scope, const char *key, const char *sealed)
-{
+                   const char *scope, const char *key, const char *sealed) {
     apr_size_t n;
     unsigned char *raw = sealed ? fs_b64url_decode(p, sealed, &n) : NULL;
     if (!raw || n < 28)

@@ -29,11 +29,10 @@ struct fs_regex {
     apr_size_t tlen;
 };
 
-#define COMPILE_OPTIONS (PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX | \
-                         PCRE2_NEVER_BACKSLASH_C | PCRE2_NEVER_UCP)
+#define COMPILE_OPTIONS                                                                            \
+    (PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX | PCRE2_NEVER_BACKSLASH_C | PCRE2_NEVER_UCP)
 
-static apr_status_t regex_cleanup(void *data)
-{
+static apr_status_t regex_cleanup(void *data) {
     fs_regex *re = data;
     pcre2_code_free(re->code);
     pcre2_match_context_free(re->mctx);
@@ -47,13 +46,11 @@ static const char ECMA_WS[] = "\\t\\n\\x0B\\f\\r \xC2\xA0\xE1\x9A\x80\xE2\x80\x8
 /* ECMA-262 LineTerminator: what "." does not match. */
 static const char ECMA_LT[] = "\\n\\r\xE2\x80\xA8\xE2\x80\xA9";
 
-static int is_hex(char c)
-{
+static int is_hex(char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-static int is_syntax(char c)
-{
+static int is_syntax(char c) {
     return c && strchr("^$\\.*+?()[]{}|/", c) != NULL;
 }
 
@@ -65,32 +62,37 @@ typedef struct {
     const char *err;
 } scanner;
 
-static void emit(scanner *sc, const char *t, apr_size_t n)
-{
+static void emit(scanner *sc, const char *t, apr_size_t n) {
     for (apr_size_t k = 0; k < n; k++)
         APR_ARRAY_PUSH(sc->out, char) = t[k];
 }
 
-static int refuse(scanner *sc, const char *why)
-{
+static int refuse(scanner *sc, const char *why) {
     if (!sc->err)
         sc->err = apr_psprintf(sc->p, "%s (at character %" APR_SIZE_T_FMT ").", why, sc->i + 1);
     return 0;
 }
 
 /* One escape at sc->s[sc->i] == '\\'. in_class: inside [...]. */
-static int escape(scanner *sc, int in_class)
-{
+static int escape(scanner *sc, int in_class) {
     const char *s = sc->s + sc->i;
     char c = s[1];
     if (!c)
         return refuse(sc, "The pattern ends with a lone backslash");
     switch (c) {
-    case 'd': case 'D': case 'w': case 'W': case 't': case 'n': case 'r': case 'f':
+    case 'd':
+    case 'D':
+    case 'w':
+    case 'W':
+    case 't':
+    case 'n':
+    case 'r':
+    case 'f':
         emit(sc, s, 2);
         sc->i += 2;
         return 1;
-    case 'b': case 'B':
+    case 'b':
+    case 'B':
         if (in_class) /* [\b] is backspace in ECMA-262, an error in PCRE2 */
             return refuse(sc, "\\b inside a character class is not supported");
         emit(sc, s, 2);
@@ -144,8 +146,7 @@ static int escape(scanner *sc, int in_class)
         emit(sc, s, 2);
         sc->i += 2;
         return 1;
-    default:
-        break;
+    default: break;
     }
     if (c >= '1' && c <= '9') {
         if (in_class)
@@ -161,15 +162,16 @@ static int escape(scanner *sc, int in_class)
         sc->i += 2;
         return 1;
     }
-    return refuse(sc, apr_psprintf(sc->p, "The escape \\%c is not part of the supported "
-                                          "ECMA-262 subset", c));
+    return refuse(sc, apr_psprintf(sc->p,
+                                   "The escape \\%c is not part of the supported "
+                                   "ECMA-262 subset",
+                                   c));
 }
 
 /* A character class; sc->s[sc->i] == '['. \S inside a class (as in the
  * common [\s\S]) cannot be put inside a PCRE2 class with ECMA-262's
  * meaning, so such a class becomes (?:[rest]|(?![rest])[^whitespace]). */
-static int klass(scanner *sc)
-{
+static int klass(scanner *sc) {
     int start = sc->out->nelts, negated = 0, not_space = 0, members = 0;
     emit(sc, "[", 1);
     sc->i++;
@@ -230,8 +232,7 @@ static int klass(scanner *sc)
 }
 
 /* After an atom: an optional quantifier; refuses possessive ones. */
-static int quantifier(scanner *sc)
-{
+static int quantifier(scanner *sc) {
     char c = sc->s[sc->i];
     if (c == '*' || c == '+' || c == '?') {
         emit(sc, &c, 1);
@@ -239,7 +240,10 @@ static int quantifier(scanner *sc)
     } else if (c == '{') {
         apr_size_t j = sc->i + 1;
         int digits = 0;
-        while (sc->s[j] >= '0' && sc->s[j] <= '9') { j++; digits++; }
+        while (sc->s[j] >= '0' && sc->s[j] <= '9') {
+            j++;
+            digits++;
+        }
         if (!digits)
             return refuse(sc, "A lone { must be escaped as \\{");
         if (sc->s[j] == ',') {
@@ -267,8 +271,7 @@ static int quantifier(scanner *sc)
     return 1;
 }
 
-static int translate(scanner *sc)
-{
+static int translate(scanner *sc) {
     while (sc->s[sc->i]) {
         char c = sc->s[sc->i];
         int atom = 1;
@@ -307,15 +310,20 @@ static int translate(scanner *sc)
             }
             atom = 0;
             break;
-        case ')': case '|': case '^': case '$':
+        case ')':
+        case '|':
+        case '^':
+        case '$':
             emit(sc, &c, 1);
             sc->i++;
             atom = c == ')';
             break;
-        case ']': case '{': case '}':
-            return refuse(sc, apr_psprintf(sc->p, "A lone %c must be escaped as \\%c", c, c));
-        case '*': case '+': case '?':
-            return refuse(sc, "Nothing to repeat");
+        case ']':
+        case '{':
+        case '}': return refuse(sc, apr_psprintf(sc->p, "A lone %c must be escaped as \\%c", c, c));
+        case '*':
+        case '+':
+        case '?': return refuse(sc, "Nothing to repeat");
         default:
             emit(sc, &c, 1);
             sc->i++;
@@ -327,8 +335,7 @@ static int translate(scanner *sc)
     return 1;
 }
 
-fs_regex *fs_regex_compile(apr_pool_t *p, const char *pattern, const char **err)
-{
+fs_regex *fs_regex_compile(apr_pool_t *p, const char *pattern, const char **err) {
     *err = NULL;
     apr_size_t len = strlen(pattern);
     if (len > FS_REGEX_MAX_PATTERN) {
@@ -372,8 +379,7 @@ fs_regex *fs_regex_compile(apr_pool_t *p, const char *pattern, const char **err)
     return re;
 }
 
-static int match_code(pcre2_code *code, pcre2_match_context *mctx, const char *subject)
-{
+static int match_code(pcre2_code *code, pcre2_match_context *mctx, const char *subject) {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
     if (!md)
         return -1;
@@ -386,13 +392,11 @@ static int match_code(pcre2_code *code, pcre2_match_context *mctx, const char *s
     return -1; /* limits, bad UTF-8, anything else */
 }
 
-int fs_regex_match(const fs_regex *re, const char *subject)
-{
+int fs_regex_match(const fs_regex *re, const char *subject) {
     return match_code(re->code, re->mctx, subject);
 }
 
-int fs_regex_pathological(const fs_regex *re)
-{
+int fs_regex_pathological(const fs_regex *re) {
     /* Runs of one character then a character that breaks the match are the
      * classic trigger of exponential backtracking ((a+)+$, (a|a)*b,
      * (\w+\s?)*$ ...). Besides a few usual characters, every ASCII letter,

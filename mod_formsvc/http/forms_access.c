@@ -1,15 +1,14 @@
 /* forms_access: loading forms for the caller, ETags and saving. */
 #include "forms.h"
-#include "fs_json.h"
 #include "fs_field.h"
+#include "fs_json.h"
 #include "fs_secret.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
 
-const char *formsvc_form_constraints(request_rec *r)
-{
+const char *formsvc_form_constraints(request_rec *r) {
     fs_scopes *sc = formsvc_req_get(r)->who->scopes;
     if (sc->full || sc->forms->nelts == 0)
         return NULL;
@@ -19,8 +18,7 @@ const char *formsvc_form_constraints(request_rec *r)
     return fs_json_str(r->pool, a);
 }
 
-fs_error *formsvc_form_load(request_rec *r, const char *id, formsvc_form **out)
-{
+fs_error *formsvc_form_load(request_rec *r, const char *id, formsvc_form **out) {
     *out = NULL;
     formsvc_principal *who = formsvc_req_get(r)->who;
     if (!fs_id_valid(id, "frm_") || !fs_scopes_allows_form(who->scopes, id))
@@ -50,13 +48,11 @@ fs_error *formsvc_form_load(request_rec *r, const char *id, formsvc_form **out)
     return NULL;
 }
 
-int formsvc_if_match_absent(request_rec *r)
-{
+int formsvc_if_match_absent(request_rec *r) {
     return apr_table_get(r->headers_in, "If-Match") == NULL;
 }
 
-int formsvc_if_match_ok(request_rec *r, int version)
-{
+int formsvc_if_match_ok(request_rec *r, int version) {
     const char *h = apr_table_get(r->headers_in, "If-Match");
     if (!h)
         return 1;
@@ -74,35 +70,37 @@ int formsvc_if_match_ok(request_rec *r, int version)
     return 0;
 }
 
-fs_error *formsvc_precondition_failed(request_rec *r, int current)
-{
+fs_error *formsvc_precondition_failed(request_rec *r, int current) {
     formsvc_set_etag(r, current);
     return fs_error_make(r->pool, "precondition-failed",
                          "If-Match does not match the form's current ETag \"%d\"; fetch it "
-                         "again and reapply the change.", current);
+                         "again and reapply the change.",
+                         current);
 }
 
-void formsvc_set_etag(request_rec *r, int version)
-{
+void formsvc_set_etag(request_rec *r, int version) {
     if (version > 0)
         apr_table_setn(r->err_headers_out, "ETag", apr_psprintf(r->pool, "\"%d\"", version));
 }
 
-int formsvc_version_of(request_rec *r, const char *form_json)
-{
+int formsvc_version_of(request_rec *r, const char *form_json) {
     json_object *o = fs_json_parse_trusted(r->pool, form_json);
     return o ? json_object_get_int(fs_json_get(o, "version")) : 0;
 }
 
 fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *slug,
                             const char *title, const char *description, json_object *fields,
-                            json_object *settings, int *stale, const char **json_out)
-{
+                            json_object *settings, int *stale, const char **json_out) {
     *stale = 0;
     *json_out = NULL;
-    const char *args[] = {formsvc_req_get(r)->who->user_id, f->id,
-                          apr_itoa(r->pool, f->version), slug, title, description,
-                          fs_json_str(r->pool, fields), fs_json_str(r->pool, settings),
+    const char *args[] = {formsvc_req_get(r)->who->user_id,
+                          f->id,
+                          apr_itoa(r->pool, f->version),
+                          slug,
+                          title,
+                          description,
+                          fs_json_str(r->pool, fields),
+                          fs_json_str(r->pool, settings),
                           formsvc_base_url(r)};
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_form_save", 9, args, &rs);
@@ -123,15 +121,14 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
     return fs_error_make(r->pool, "not-found", "No such form.");
 }
 
-fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now)
-{
+fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now) {
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[formsvc_req_get(r)->who->verified ? 1 : 0].fields;
     if (wanted <= limit)
         return NULL;
-    fs_error *e = fs_error_make(r->pool, "quota-exceeded",
-                                "A form of this account holds at most %d fields (%d asked).",
-                                limit, wanted);
+    fs_error *e =
+        fs_error_make(r->pool, "quota-exceeded",
+                      "A form of this account holds at most %d fields (%d asked).", limit, wanted);
     fs_error_set_str(r->pool, e, "quota", "fields");
     fs_error_set_int(r->pool, e, "limit", limit);
     fs_error_set_int(r->pool, e, "used", now);
@@ -139,8 +136,7 @@ fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now)
 }
 
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
-                                    void *ctx, const char **json_out)
-{
+                                    void *ctx, const char **json_out) {
     *json_out = NULL;
     for (int attempt = 0; attempt < 10; attempt++) {
         formsvc_form *f;

@@ -11,8 +11,7 @@
 
 APLOG_USE_MODULE(formsvc);
 
-static int index_of(json_object *fields, const char *fid)
-{
+static int index_of(json_object *fields, const char *fid) {
     for (size_t i = 0; i < json_object_array_length(fields); i++)
         if (!strcmp(json_object_get_string(fs_json_get(json_object_array_get_idx(fields, i), "id")),
                     fid))
@@ -20,15 +19,13 @@ static int index_of(json_object *fields, const char *fid)
     return -1;
 }
 
-static fs_error *no_field(request_rec *r)
-{
+static fs_error *no_field(request_rec *r) {
     return fs_error_make(r->pool, "not-found", "No such field.");
 }
 
 /* Rebuilds fields with item `skip` left out and `add` inserted at `pos`. */
 static json_object *rebuild(request_rec *r, json_object *fields, int skip, json_object *add,
-                            int pos)
-{
+                            int pos) {
     json_object *out = fs_json_own(r->pool, json_object_new_array());
     int n = (int)json_object_array_length(fields), k = 0;
     for (int i = 0; i <= n; i++) {
@@ -45,8 +42,7 @@ static json_object *rebuild(request_rec *r, json_object *fields, int skip, json_
 }
 
 /* The position member of a request: -1 when absent or null; 422 when bad. */
-static int position_of(request_rec *r, json_object *body, int max, fs_error *verr)
-{
+static int position_of(request_rec *r, json_object *body, int max, fs_error *verr) {
     json_object *v = fs_json_get(body, "position");
     if (!v)
         return -1;
@@ -61,8 +57,7 @@ static int position_of(request_rec *r, json_object *body, int max, fs_error *ver
     return (int)p;
 }
 
-static const char *field_json(request_rec *r, const char *form_json, const char *fid)
-{
+static const char *field_json(request_rec *r, const char *form_json, const char *fid) {
     json_object *form = fs_json_parse_trusted(r->pool, form_json);
     json_object *fields = fs_json_get(form, "fields");
     int i = fields ? index_of(fields, fid) : -1;
@@ -70,11 +65,13 @@ static const char *field_json(request_rec *r, const char *form_json, const char 
 }
 
 /* ---- POST: add one field ---- */
-typedef struct { json_object *body; const char *fid; } add_ctx;
+typedef struct {
+    json_object *body;
+    const char *fid;
+} add_ctx;
 
 static fs_error *apply_add(request_rec *r, const formsvc_form *f, void *vctx,
-                           formsvc_form_change *c)
-{
+                           formsvc_form_change *c) {
     add_ctx *ctx = vctx;
     (void)f;
     int n = (int)json_object_array_length(c->fields);
@@ -98,8 +95,7 @@ static fs_error *apply_add(request_rec *r, const formsvc_form *f, void *vctx,
     return NULL;
 }
 
-static int formsvc_h_fields_add(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_fields_add(request_rec *r, const char *const *caps) {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 0, &body);
     if (e)
@@ -115,11 +111,13 @@ static int formsvc_h_fields_add(request_rec *r, const char *const *caps)
 }
 
 /* ---- PATCH: change one field ---- */
-typedef struct { json_object *body; const char *fid; } patch_ctx;
+typedef struct {
+    json_object *body;
+    const char *fid;
+} patch_ctx;
 
 static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *vctx,
-                             formsvc_form_change *c)
-{
+                             formsvc_form_change *c) {
     patch_ctx *ctx = vctx;
     (void)f;
     int i = index_of(c->fields, ctx->fid);
@@ -148,8 +146,7 @@ static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *vctx,
     return NULL;
 }
 
-static int formsvc_h_fields_patch(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_fields_patch(request_rec *r, const char *const *caps) {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 0, &body);
     if (e)
@@ -165,21 +162,21 @@ static int formsvc_h_fields_patch(request_rec *r, const char *const *caps)
 
 /* ---- DELETE: remove one field ---- */
 static fs_error *apply_delete(request_rec *r, const formsvc_form *f, void *vctx,
-                              formsvc_form_change *c)
-{
+                              formsvc_form_change *c) {
     const char *fid = vctx;
     int i = index_of(c->fields, fid);
     if (i < 0)
         return no_field(r);
-    const char *key = json_object_get_string(fs_json_get(json_object_array_get_idx(c->fields, i),
-                                                         "key"));
+    const char *key =
+        json_object_get_string(fs_json_get(json_object_array_get_idx(c->fields, i), "key"));
     for (size_t k = 0; k < json_object_array_length(c->fields); k++) {
         json_object *vi = fs_json_get(json_object_array_get_idx(c->fields, k), "visibleIf");
         if (vi && !strcmp(json_object_get_string(fs_json_get(vi, "field")), key))
             return fs_error_make(
                 r->pool, "conflict",
                 "The visibleIf of field \"%s\" depends on this field; change that first.",
-                json_object_get_string(fs_json_get(json_object_array_get_idx(c->fields, k), "key")));
+                json_object_get_string(
+                    fs_json_get(json_object_array_get_idx(c->fields, k), "key")));
     }
     if (json_object_array_length(c->fields) == 1 && !strcmp(f->status, "published"))
         return fs_error_make(r->pool, "invalid-state",
@@ -192,8 +189,7 @@ static fs_error *apply_delete(request_rec *r, const formsvc_form *f, void *vctx,
     return NULL;
 }
 
-static int formsvc_h_fields_delete(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_fields_delete(request_rec *r, const char *const *caps) {
     if (!fs_id_valid(caps[1], "fld_")) {
         formsvc_form *f; /* the form's 404 comes first */
         fs_error *e = formsvc_form_load(r, caps[0], &f);
@@ -207,8 +203,7 @@ static int formsvc_h_fields_delete(request_rec *r, const char *const *caps)
 }
 
 /* ---- GET one field ---- */
-static int formsvc_h_fields_get(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_fields_get(request_rec *r, const char *const *caps) {
     formsvc_form *f;
     fs_error *e = formsvc_form_load(r, caps[0], &f);
     if (e)
@@ -217,14 +212,12 @@ static int formsvc_h_fields_get(request_rec *r, const char *const *caps)
     if (i < 0)
         return formsvc_send_problem(r, no_field(r));
     formsvc_set_etag(r, f->version);
-    return formsvc_send_json(r, 200,
-                             fs_json_str(r->pool, json_object_array_get_idx(f->fields, i)));
+    return formsvc_send_json(r, 200, fs_json_str(r->pool, json_object_array_get_idx(f->fields, i)));
 }
 
 /* ---- PUT: replace the list ---- */
 static fs_error *apply_put(request_rec *r, const formsvc_form *f, void *vctx,
-                           formsvc_form_change *c)
-{
+                           formsvc_form_change *c) {
     json_object *body = vctx;
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"fields", NULL};
@@ -250,8 +243,7 @@ static fs_error *apply_put(request_rec *r, const formsvc_form *f, void *vctx,
     return NULL;
 }
 
-static int formsvc_h_fields_put(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_fields_put(request_rec *r, const char *const *caps) {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 0, &body);
     if (e)

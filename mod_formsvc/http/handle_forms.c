@@ -1,18 +1,17 @@
 /* handle_forms: /v1/forms: list, create, get, patch (JSON merge patch),
  * delete, publish, close. */
 #include "forms.h"
-#include "idempotency.h"
 #include "fs_field.h"
 #include "fs_form.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "idempotency.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
 
-static int formsvc_h_forms_list(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_list(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit;
     const char *after;
@@ -27,8 +26,15 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     }
     const char *cons = formsvc_form_constraints(r);
-    const char *args[] = {formsvc_base_url(r), formsvc_req_get(r)->who->user_id, status, status,
-                          cons, cons, after, after, apr_itoa(r->pool, limit + 1)};
+    const char *args[] = {formsvc_base_url(r),
+                          formsvc_req_get(r)->who->user_id,
+                          status,
+                          status,
+                          cons,
+                          cons,
+                          after,
+                          after,
+                          apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_form_list", 9, args, &rs)))
         return formsvc_send_problem(r, e);
@@ -36,8 +42,7 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps)
 }
 
 json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
-                                      json_object *old, fs_error *verr)
-{
+                                      json_object *old, fs_error *verr) {
     if (!json_object_is_type(arr, json_type_array)) {
         fs_error_add(r->pool, verr, ptr, "type", "fields must be an array of field objects.");
         return NULL;
@@ -57,7 +62,8 @@ json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const ch
             const char *want = json_object_get_string(idv);
             for (size_t k = 0; k < json_object_array_length(old); k++)
                 if (!strcmp(json_object_get_string(
-                                fs_json_get(json_object_array_get_idx(old, k), "id")), want))
+                                fs_json_get(json_object_array_get_idx(old, k), "id")),
+                            want))
                     id = want;
             if (!id) {
                 fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "enum",
@@ -87,8 +93,7 @@ json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const ch
     return list;
 }
 
-static int formsvc_h_forms_create(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
     fs_error *e = formsvc_read_json(r, 0, &body);
@@ -109,13 +114,13 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps)
         return rc;
 
     fs_error *verr = fs_error_validation(r->pool);
-    static const char *const allowed[] = {"title", "description", "slug", "fields", "settings",
-                                          NULL};
+    static const char *const allowed[] = {"title",  "description", "slug",
+                                          "fields", "settings",    NULL};
     formsvc_unknown_members(r, body, allowed, verr);
     int ok1, ok2;
     const char *title = fs_form_title(r->pool, fs_json_get(body, "title"), "/title", verr);
-    const char *desc = fs_form_description(r->pool, fs_json_get(body, "description"),
-                                           "/description", verr, &ok1);
+    const char *desc =
+        fs_form_description(r->pool, fs_json_get(body, "description"), "/description", verr, &ok1);
     const char *slug = fs_form_slug(r->pool, fs_json_get(body, "slug"), "/slug", verr, &ok2);
     json_object *settings = fs_json_own(
         r->pool, fs_settings_parse(r->pool, fs_json_get(body, "settings"), "/settings", verr));
@@ -136,8 +141,14 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps)
     const char *id = fs_id_new(r->pool, "frm_");
     if (!id)
         return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
-    const char *args[] = {id, who->user_id, slug, title, desc, fs_json_str(r->pool, fields),
-                          fs_json_str(r->pool, settings), apr_itoa(r->pool, limit),
+    const char *args[] = {id,
+                          who->user_id,
+                          slug,
+                          title,
+                          desc,
+                          fs_json_str(r->pool, fields),
+                          fs_json_str(r->pool, settings),
+                          apr_itoa(r->pool, limit),
                           formsvc_base_url(r)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_form_create", 9, args, &rs)))
@@ -148,8 +159,8 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps)
                                     formsvc_quota_exceeded(r, "forms", limit, FS_CELL(rs, 0, 1)));
     if (!strcmp(outcome, "slug-taken"))
         return formsvc_idem_problem(
-            r, idem, fs_error_make(r->pool, "slug-taken",
-                                   "Another form already uses the slug %s.", slug));
+            r, idem,
+            fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.", slug));
     if (strcmp(outcome, "ok"))
         return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
     const char *json = FS_CELL(rs, 0, 1);
@@ -160,8 +171,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 201, json);
 }
 
-static int formsvc_h_forms_get(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_get(request_rec *r, const char *const *caps) {
     formsvc_form *f;
     fs_error *e = formsvc_form_load(r, caps[0], &f);
     if (e)
@@ -175,8 +185,7 @@ static int formsvc_h_forms_get(request_rec *r, const char *const *caps)
 
 /* PATCH: a JSON merge patch of title, description, slug and settings. */
 static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *ctx,
-                             formsvc_form_change *c)
-{
+                             formsvc_form_change *c) {
     (void)f;
     json_object *body = ctx, *v;
     fs_error *verr = fs_error_validation(r->pool);
@@ -202,8 +211,7 @@ static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *ctx,
     return verr->errors ? verr : NULL;
 }
 
-static int formsvc_h_forms_patch(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_patch(request_rec *r, const char *const *caps) {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 0, &body);
     if (e)
@@ -214,8 +222,7 @@ static int formsvc_h_forms_patch(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, json);
 }
 
-static int formsvc_h_forms_delete(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_delete(request_rec *r, const char *const *caps) {
     formsvc_form *f;
     fs_error *e = formsvc_form_load(r, caps[0], &f);
     if (e)
@@ -238,8 +245,7 @@ static int formsvc_h_forms_delete(request_rec *r, const char *const *caps)
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }
 
-static int transition(request_rec *r, const char *id, const char *action)
-{
+static int transition(request_rec *r, const char *id, const char *action) {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 1, &body);
     if (e)
@@ -270,18 +276,16 @@ static int transition(request_rec *r, const char *id, const char *action)
     if (!strcmp(outcome, "stale"))
         return formsvc_send_problem(r, formsvc_precondition_failed(r, atoi(FS_CELL(rs, 0, 1))));
     if (!strcmp(outcome, "invalid-state"))
-        return formsvc_send_problem(r, fs_error_make(r->pool, "invalid-state", "%s",
-                                                     FS_CELL(rs, 0, 1)));
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "invalid-state", "%s", FS_CELL(rs, 0, 1)));
     return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
 }
 
-static int formsvc_h_forms_publish(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_publish(request_rec *r, const char *const *caps) {
     return transition(r, caps[0], "publish");
 }
 
-static int formsvc_h_forms_close(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_forms_close(request_rec *r, const char *const *caps) {
     return transition(r, caps[0], "close");
 }
 

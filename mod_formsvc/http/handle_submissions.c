@@ -13,15 +13,13 @@ APLOG_USE_MODULE(formsvc);
 
 #define CSV_BATCH 500
 
-static fs_error *no_submission(request_rec *r)
-{
+static fs_error *no_submission(request_rec *r) {
     return fs_error_make(r->pool, "not-found", "No such submission.");
 }
 
 /* q of one media type under an Accept header: the q of the most specific
  * range that matches it (type/subtype > type/asterisk > asterisk/asterisk), 0 when none. */
-static double accept_q(request_rec *r, const char *accept, const char *type)
-{
+static double accept_q(request_rec *r, const char *accept, const char *type) {
     char *list = apr_pstrdup(r->pool, accept), *last = NULL;
     const char *slash = strchr(type, '/');
     apr_size_t tl = (apr_size_t)(slash - type);
@@ -56,8 +54,7 @@ static double accept_q(request_rec *r, const char *accept, const char *type)
 }
 
 /* 1 CSV, 0 JSON, -1 nothing acceptable. */
-static int wants_csv(request_rec *r)
-{
+static int wants_csv(request_rec *r) {
     const char *accept = apr_table_get(r->headers_in, "Accept");
     if (!accept || !*accept)
         return 0;
@@ -72,8 +69,7 @@ typedef struct {
     const char *spam, *since, *until;
 } sub_filter;
 
-static fs_error *read_filter(request_rec *r, sub_filter *f)
-{
+static fs_error *read_filter(request_rec *r, sub_filter *f) {
     fs_error *verr = fs_error_validation(r->pool);
     const char *spam = formsvc_arg(r, "spam");
     f->spam = "f";
@@ -92,15 +88,15 @@ static fs_error *read_filter(request_rec *r, sub_filter *f)
         if (!fs_time_parse_rfc3339(v, &t))
             fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", names[i], NULL), "format",
                          "%s must be an RFC 3339 timestamp such as 2026-11-21T00:00:00Z "
-                         "(encode + as %%2B in a query string).", names[i]);
+                         "(encode + as %%2B in a query string).",
+                         names[i]);
         else
             *outs[i] = apr_psprintf(r->pool, "%s", fs_time_format(r->pool, t));
     }
     return verr->errors ? verr : NULL;
 }
 
-static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt)
-{
+static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     const char *user = formsvc_req_get(r)->who->user_id;
     int with_spam = flt->spam[0] == 't';
     size_t nf = json_object_array_length(form->fields);
@@ -114,8 +110,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt)
     if (with_spam)
         cells[c++] = "spam";
     for (size_t i = 0; i < nf; i++) {
-        keys[i] = json_object_get_string(
-            fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
+        keys[i] =
+            json_object_get_string(fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
         cells[c++] = fs_csv_cell(r->pool, keys[i]);
     }
     const char *after = NULL, *lim = apr_itoa(r->pool, CSV_BATCH);
@@ -123,8 +119,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt)
     for (;;) {
         apr_pool_t *sub;
         apr_pool_create(&sub, r->pool);
-        const char *args[] = {form->id, user, flt->spam, flt->since, flt->since, flt->until,
-                              flt->until, after, after, lim};
+        const char *args[] = {form->id,   user,       flt->spam, flt->since, flt->since,
+                              flt->until, flt->until, after,     after,      lim};
         fs_rows *rs;
         fs_db *db;
         fs_error *e = formsvc_db(r, &db);
@@ -146,9 +142,9 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt)
         if (!started) {
             r->status = 200;
             ap_set_content_type(r, "text/csv; charset=utf-8; header=present");
-            apr_table_setn(r->headers_out, "Content-Disposition",
-                           apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"",
-                                        form->id));
+            apr_table_setn(
+                r->headers_out, "Content-Disposition",
+                apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"", form->id));
             apr_table_setn(r->headers_out, "Cache-Control", "no-store");
             apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
             apr_table_setn(r->headers_out, "Vary", "Accept");
@@ -184,8 +180,7 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt)
     return OK;
 }
 
-static int formsvc_h_subs_list(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     formsvc_form *form;
     fs_error *e = formsvc_form_load(r, caps[0], &form);
     if (e)
@@ -204,9 +199,11 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps)
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
         return formsvc_send_problem(r, e);
-    const char *args[] = {form->id, formsvc_req_get(r)->who->user_id, flt.spam, flt.since,
-                          flt.since, flt.until, flt.until, after, after,
-                          apr_itoa(r->pool, limit + 1)};
+    const char *args[] = {form->id,  formsvc_req_get(r)->who->user_id,
+                          flt.spam,  flt.since,
+                          flt.since, flt.until,
+                          flt.until, after,
+                          after,     apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_sub_list", 10, args, &rs)))
         return formsvc_send_problem(r, e);
@@ -214,8 +211,7 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps)
     return formsvc_send_page(r, "subs", rs, limit);
 }
 
-static int formsvc_h_subs_get(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
     formsvc_form *form;
     fs_error *e = formsvc_form_load(r, caps[0], &form);
     if (e)
@@ -231,8 +227,7 @@ static int formsvc_h_subs_get(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
 }
 
-static int formsvc_h_subs_delete(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
     formsvc_form *form;
     fs_error *e = formsvc_form_load(r, caps[0], &form);
     if (e)
@@ -251,6 +246,6 @@ static int formsvc_h_subs_delete(request_rec *r, const char *const *caps)
 const formsvc_route formsvc_routes_submissions[] = {
     {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
     {M_GET, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_get, FS_SC_SUBMISSIONS_READ, 1},
-    {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete,
-     FS_SC_SUBMISSIONS_WRITE, 1},
+    {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
+     1},
     {0, NULL, NULL, 0, 0}};

@@ -11,12 +11,11 @@ struct formsvc_idem {
     int done; /* recorded or released */
 };
 
-static int replay(request_rec *r, formsvc_idem *st, fs_rows *rs)
-{
+static int replay(request_rec *r, formsvc_idem *st, fs_rows *rs) {
     formsvc_srv *c = formsvc_conf(r->server);
     int status = atoi(FS_CELL(rs, 0, 1));
-    const char *plain = fs_idem_open(r->pool, c->pepper, c->pepper_len, st->scope, st->key,
-                                     FS_CELL(rs, 0, 3));
+    const char *plain =
+        fs_idem_open(r->pool, c->pepper, c->pepper_len, st->scope, st->key, FS_CELL(rs, 0, 3));
     const char *nl = plain ? strchr(plain, '\n') : NULL;
     if (!nl) {
         FORMSVC_LOG(r, APLOG_ERR, 10401, "idempotency record cannot be opened");
@@ -39,8 +38,7 @@ static int replay(request_rec *r, formsvc_idem *st, fs_rows *rs)
 }
 
 int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_size_t len,
-                       formsvc_idem **out)
-{
+                       formsvc_idem **out) {
     *out = NULL;
     const char *key = apr_table_get(r->headers_in, "Idempotency-Key");
     if (!key)
@@ -94,8 +92,7 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
     return replay(r, st, rs);
 }
 
-void formsvc_idem_release(request_rec *r, formsvc_idem *st)
-{
+void formsvc_idem_release(request_rec *r, formsvc_idem *st) {
     if (!st || st->done)
         return;
     st->done = 1;
@@ -106,9 +103,8 @@ void formsvc_idem_release(request_rec *r, formsvc_idem *st)
                     "idempotency claim not released; it lapses after a minute");
 }
 
-void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status,
-                         const char *content_type, const char *body)
-{
+void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const char *content_type,
+                         const char *body) {
     if (!st || st->done)
         return;
     if (status < 200 || status >= 400) {
@@ -116,10 +112,9 @@ void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status,
         return;
     }
     formsvc_srv *c = formsvc_conf(r->server);
-    const char *plain = apr_pstrcat(r->pool, content_type ? content_type : "", "\n",
-                                    body ? body : "", NULL);
-    const char *sealed = fs_idem_seal(r->pool, c->pepper, c->pepper_len, st->scope, st->key,
-                                      plain);
+    const char *plain =
+        apr_pstrcat(r->pool, content_type ? content_type : "", "\n", body ? body : "", NULL);
+    const char *sealed = fs_idem_seal(r->pool, c->pepper, c->pepper_len, st->scope, st->key, plain);
     if (!sealed) {
         formsvc_idem_release(r, st);
         return;
@@ -135,8 +130,7 @@ void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status,
     }
 }
 
-int formsvc_idem_problem(request_rec *r, formsvc_idem *st, fs_error *e)
-{
+int formsvc_idem_problem(request_rec *r, formsvc_idem *st, fs_error *e) {
     formsvc_idem_release(r, st);
     return formsvc_send_problem(r, e);
 }

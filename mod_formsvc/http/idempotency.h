@@ -36,8 +36,8 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
 /* Records the answer about to be sent (status 2xx/3xx; Location is taken
  * from r->headers_out). Best effort: a failure to record is logged and the
  * claim released. */
-void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status,
-                         const char *content_type, const char *body);
+void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const char *content_type,
+                         const char *body);
 
 /* Releases the claim and sends the problem. */
 int formsvc_idem_problem(request_rec *r, formsvc_idem *st, fs_error *e);

@@ -40,24 +40,22 @@ const fs_stmt fs_stmts_forms[] = {
 
     /* 1 form id, 2 user id, 3 If-Match version (or NULL), 4 the same:
      * (forms found, forms deleted) */
-    {"fs_form_delete",
-     "WITH f AS (SELECT id, version FROM forms WHERE id = %s AND user_id = %s), "
-     "d AS (DELETE FROM forms WHERE id = (SELECT id FROM f) "
-     "  AND (%s::integer IS NULL OR version = %s::integer) RETURNING id) "
-     "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
+    {"fs_form_delete", "WITH f AS (SELECT id, version FROM forms WHERE id = %s AND user_id = %s), "
+                       "d AS (DELETE FROM forms WHERE id = (SELECT id FROM f) "
+                       "  AND (%s::integer IS NULL OR version = %s::integer) RETURNING id) "
+                       "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
 
     /* 1 user id: number of forms */
     {"fs_form_count", "SELECT count(*)::text FROM forms WHERE user_id = %s"},
 
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),
      * 6-7 until (or NULL), 8-9 after id (or NULL), 10 limit + 1 */
-    {"fs_sub_list",
-     "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
-     "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
-     "  AND (%s::timestamptz IS NULL OR s.created_at >= %s::timestamptz) "
-     "  AND (%s::timestamptz IS NULL OR s.created_at < %s::timestamptz) "
-     "  AND (%s::text IS NULL OR s.id < %s::text) "
-     "ORDER BY s.id DESC LIMIT %s::integer"},
+    {"fs_sub_list", "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
+                    "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
+                    "  AND (%s::timestamptz IS NULL OR s.created_at >= %s::timestamptz) "
+                    "  AND (%s::timestamptz IS NULL OR s.created_at < %s::timestamptz) "
+                    "  AND (%s::text IS NULL OR s.id < %s::text) "
+                    "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
      * id, createdAt, formVersion, spam, data */
@@ -71,9 +69,8 @@ const fs_stmt fs_stmts_forms[] = {
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* 1 submission id, 2 form id, 3 user id */
-    {"fs_sub_get",
-     "SELECT fs_submission_json(s)::text FROM submissions s "
-     "WHERE s.id = %s AND s.form_id = %s AND s.user_id = %s"},
+    {"fs_sub_get", "SELECT fs_submission_json(s)::text FROM submissions s "
+                   "WHERE s.id = %s AND s.form_id = %s AND s.user_id = %s"},
 
     /* 1 submission id, 2 form id, 3 user id: rows deleted. The form's
      * submissionCount drops when the submission was not spam. */
@@ -97,14 +94,12 @@ const fs_stmt fs_stmts_forms[] = {
      "RETURNING 'claimed'"},
 
     /* 1 scope, 2 key: fingerprint, status (0: in progress), location, body */
-    {"fs_idem_get",
-     "SELECT request_hash, status::text, location, body FROM idempotency "
-     "WHERE scope = %s AND key = %s AND created_at >= now() - interval '24 hours'"},
+    {"fs_idem_get", "SELECT request_hash, status::text, location, body FROM idempotency "
+                    "WHERE scope = %s AND key = %s AND created_at >= now() - interval '24 hours'"},
 
     /* 1 status, 2 location, 3 sealed body, 4 scope, 5 key */
-    {"fs_idem_store",
-     "UPDATE idempotency SET status = %s::integer, location = %s, body = %s "
-     "WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
+    {"fs_idem_store", "UPDATE idempotency SET status = %s::integer, location = %s, body = %s "
+                      "WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
 
     /* 1 scope, 2 key: gives up a claim (the request failed: a retry with
      * the same key may run again) */
@@ -112,8 +107,7 @@ const fs_stmt fs_stmts_forms[] = {
      "DELETE FROM idempotency WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
 
     /* no arguments: removes a batch of records older than 24 hours */
-    {"fs_idem_purge",
-     "DELETE FROM idempotency WHERE ctid IN (SELECT ctid FROM idempotency "
-     "  WHERE created_at < now() - interval '24 hours' LIMIT 100) RETURNING 1"},
+    {"fs_idem_purge", "DELETE FROM idempotency WHERE ctid IN (SELECT ctid FROM idempotency "
+                      "  WHERE created_at < now() - interval '24 hours' LIMIT 100) RETURNING 1"},
 
     {NULL, NULL}};

@@ -92,6 +92,9 @@ extern const formsvc_route formsvc_routes_clients[];
 extern const formsvc_route formsvc_routes_token[];
 extern const formsvc_route formsvc_routes_audit[];
 extern const formsvc_route formsvc_routes_verify[];
+extern const formsvc_route formsvc_routes_forms[];
+extern const formsvc_route formsvc_routes_fields[];
+extern const formsvc_route formsvc_routes_submissions[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */

@@ -1,5 +1,6 @@
 /* handle_keys: /v1/keys: list, create, get, revoke (cascading), roll. */
 #include "glue.h"
+#include "idempotency.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
@@ -126,23 +127,28 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     static const char *const allowed[] = {"name", "scopes", "expiresAt", NULL};
     const char *name, *expires;
     fs_scopes *scopes;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    const char *canon = fs_json_str(r->pool, body);
+    formsvc_idem *idem;
+    int rc = formsvc_idem_begin(r, who->user_id, canon, strlen(canon), &idem);
+    if (rc != FORMSVC_IDEM_PROCEED)
+        return rc;
     e = formsvc_key_request(r, body, &name, &scopes, &expires);
     if (e) {
         if (e->status == 422)
             formsvc_unknown_members(r, body, allowed, e);
-        return formsvc_send_problem(r, e);
+        return formsvc_idem_problem(r, idem, e);
     }
     fs_error *verr = fs_error_validation(r->pool);
     formsvc_unknown_members(r, body, allowed, verr);
     if (verr->errors)
-        return formsvc_send_problem(r, verr);
-    formsvc_principal *who = formsvc_req_get(r)->who;
+        return formsvc_idem_problem(r, idem, verr);
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].keys;
     const char *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
     const char *args[] = {kid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
@@ -150,13 +156,13 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
                           expires, NULL, NULL, "0", who->user_id, apr_itoa(r->pool, limit)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_key_create", 12, args, &rs)))
-        return formsvc_send_problem(r, e);
+        return formsvc_idem_problem(r, idem, e);
     if (rs->nrows == 0) {
         fs_rows *cnt;
         const char *a1[] = {who->user_id};
         if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
-            return formsvc_send_problem(r, e);
-        return formsvc_send_problem(r, formsvc_quota_exceeded(r, "keys", limit,
+            return formsvc_idem_problem(r, idem, e);
+        return formsvc_idem_problem(r, idem, formsvc_quota_exceeded(r, "keys", limit,
                                                       cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
     formsvc_audit(r, "key.created", kid);
@@ -164,7 +170,9 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
-    return formsvc_send_obj(r, 201, key);
+    const char *out = fs_json_str(r->pool, key);
+    formsvc_idem_record(r, idem, 201, "application/json", out);
+    return formsvc_send_json(r, 201, out);
 }
 
 /* Loads a key of the caller's account; 404 when missing or foreign. */

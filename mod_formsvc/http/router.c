@@ -16,6 +16,9 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_token,
     formsvc_routes_audit,
     formsvc_routes_verify,
+    formsvc_routes_forms,
+    formsvc_routes_fields,
+    formsvc_routes_submissions,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

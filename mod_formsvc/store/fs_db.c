@@ -59,9 +59,12 @@ static int run(apr_pool_t *p, fs_db *db, apr_dbd_prepared_t *stmt, int nargs,
     apr_dbd_row_t *row = NULL;
     while (apr_dbd_get_row(db->driver, p, res, &row, -1) == 0) {
         for (int c = 0; c < rs->ncols; c++) {
-            /* apr_dbd_get_entry gives "" for SQL NULL; datum_get tells them apart */
-            char *v = NULL;
-            if (apr_dbd_datum_get(db->driver, row, c, APR_DBD_TYPE_STRING, &v) != APR_SUCCESS)
+            /* get_entry gives "" for SQL NULL; datum_get tells them apart */
+            const char *v = NULL;
+            apr_status_t st = apr_dbd_datum_get(db->driver, row, c, APR_DBD_TYPE_STRING, &v);
+            if (st != APR_SUCCESS && st != APR_ENOENT)
+                v = apr_dbd_get_entry(db->driver, row, c);
+            else if (st == APR_ENOENT)
                 v = NULL;
             APR_ARRAY_PUSH(cells, const char *) = v ? apr_pstrdup(p, v) : NULL;
         }

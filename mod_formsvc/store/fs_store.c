@@ -22,6 +22,7 @@ const fs_stmt *fs_store_statements(int *count)
         gather(fs_stmts_ratelimit);
         gather(fs_stmts_quota);
         gather(fs_stmts_verify);
+        gather(fs_stmts_forms);
     }
     *count = n_all;
     return all;

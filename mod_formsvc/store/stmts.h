@@ -7,4 +7,5 @@ extern const fs_stmt fs_stmts_oauth[];
 extern const fs_stmt fs_stmts_ratelimit[];
 extern const fs_stmt fs_stmts_quota[];
 extern const fs_stmt fs_stmts_verify[];
+extern const fs_stmt fs_stmts_forms[];
 #endif

@@ -1,0 +1,27 @@
+/* fs_csv: RFC 4180 CSV, with spreadsheet formula neutralisation.
+ *
+ * A cell is quoted when it holds a comma, a double quote, CR or LF (quotes
+ * doubled inside). A text cell that begins with =, +, -, @, a tab or a CR
+ * is prefixed with a single quote ('), so that spreadsheet programs show
+ * it instead of running it as a formula (OWASP "CSV injection"); numbers
+ * are written as they are (a negative number is not a formula). Rows end
+ * with CRLF. */
+#ifndef FS_CSV_H
+#define FS_CSV_H
+
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <json.h>
+
+/* One text cell, escaped (and neutralised), in p. NULL gives "". */
+char *fs_csv_cell(apr_pool_t *p, const char *text);
+
+/* One cell from a JSON value of a submission: strings as text cells,
+ * numbers as they are, booleans true/false, null or absent empty, arrays
+ * (multiselect answers) their items joined with "; ". In p. */
+char *fs_csv_value(apr_pool_t *p, json_object *v);
+
+/* Appends the cells (already escaped) joined by commas and CRLF to buf. */
+void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n);
+
+#endif

@@ -1,0 +1,39 @@
+/* fs_form: the form-level members of a form: title, description, slug and
+ * settings (fields are fs_field's). Errors go to a validation-failed
+ * fs_error under the pointer given. */
+#ifndef FS_FORM_H
+#define FS_FORM_H
+
+#include <apr_pools.h>
+#include <json.h>
+
+#include "fs_error.h"
+
+#define FS_TITLE_MAX 200
+#define FS_FORM_DESCRIPTION_MAX 5000
+#define FS_CONFIRMATION_MAX 2000
+#define FS_URL_MAX 2000
+#define FS_MAX_SUBMISSIONS_MAX 100000000
+
+/* 1 when slug matches ^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$ and does not
+ * begin with frm_. */
+int fs_slug_valid(const char *slug);
+
+/* title: a string of 1..200 characters without control characters. */
+const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr);
+/* description: NULL for JSON null, else a string of up to 5000 characters
+ * (new lines and tabs allowed). *ok is 0 when there was an error. */
+const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
+                                int *ok);
+/* slug: NULL for JSON null; *ok as above. */
+const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr, int *ok);
+
+/* Validates complete settings (after a merge patch): closesAt (RFC 3339 or
+ * null), maxSubmissions (1..100000000 or null), confirmationMessage
+ * (string up to 2000 or null), redirectUrl (absolute http(s) URL or null),
+ * honeypot (boolean). Returns the normalised object with every member
+ * (defaults filled in, closesAt as UTC with milliseconds), owned by the
+ * caller, or NULL on errors. */
+json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr);
+
+#endif

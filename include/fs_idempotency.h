@@ -1,0 +1,34 @@
+/* fs_idempotency: the pure half of Idempotency-Key handling (the glue half
+ * is mod_formsvc/http/idempotency.c).
+ *
+ * A request is identified by a fingerprint of its method, path and body;
+ * the first answer is kept for 24 hours, sealed (AES-256-GCM) under a key
+ * derived from the server's pepper, the scope and the Idempotency-Key, so
+ * that a stored answer (which may hold a secret shown once, such as a new
+ * API key) is unreadable from the database alone. */
+#ifndef FS_IDEMPOTENCY_H
+#define FS_IDEMPOTENCY_H
+
+#include <apr_pools.h>
+
+#define FS_IDEM_KEY_MAX 255
+
+/* 1 when key is 1..255 visible ASCII characters (0x21..0x7E). */
+int fs_idem_key_valid(const char *key);
+
+/* Lower-case hex SHA-256 over method, path and body (each length-
+ * prefixed, so no two different requests share a fingerprint). In p. */
+char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path, const char *body,
+                          apr_size_t len);
+
+/* Seals plain under HMAC-SHA-256(pepper, "idempotency" scope key) with a
+ * random nonce; base64url text in p, NULL on failure. A pepper_len of 0
+ * uses a fixed key (then the seal only obscures). */
+char *fs_idem_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                   const char *scope, const char *key, const char *plain);
+/* Opens what fs_idem_seal made; NULL when it was not sealed for this
+ * scope and key (or was tampered with). */
+char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                   const char *scope, const char *key, const char *sealed);
+
+#endif

@@ -1,0 +1,752 @@
+/* fs_field: parsing and checking field definitions. */
+#include "fs_field.h"
+#include "fs_json.h"
+#include "fs_regex.h"
+#include "fs_util.h"
+
+#include <apr_hash.h>
+#include <apr_strings.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const TYPE_NAMES[FS_FT_COUNT] = {
+    "text",    "textarea", "email",    "url",    "tel",         "number", "integer",
+    "boolean", "date",     "datetime", "select", "multiselect", "rating", "hidden"};
+
+const char *fs_field_type_name(fs_field_type t) {
+    return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
+}
+
+int fs_field_type_of(const char *name) {
+    for (int i = 0; name && i < FS_FT_COUNT; i++)
+        if (!strcmp(TYPE_NAMES[i], name))
+            return i;
+    return -1;
+}
+
+int fs_field_key_valid(const char *key) {
+    if (!key || !(key[0] >= 'a' && key[0] <= 'z'))
+        return 0;
+    apr_size_t n = 1;
+    for (const char *c = key + 1; *c; c++, n++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return n <= FS_FIELD_KEY_MAX;
+}
+
+static int is_string_type(int t) {
+    return t == FS_FT_TEXT || t == FS_FT_TEXTAREA || t == FS_FT_EMAIL || t == FS_FT_URL ||
+           t == FS_FT_TEL || t == FS_FT_HIDDEN;
+}
+
+/* RFC 6901 escaping of one reference token. */
+static const char *ptr_token(apr_pool_t *p, const char *k) {
+    if (!strpbrk(k, "~/"))
+        return k;
+    char *out = apr_palloc(p, strlen(k) * 2 + 1), *o = out;
+    for (; *k; k++) {
+        if (*k == '~') {
+            *o++ = '~';
+            *o++ = '0';
+        } else if (*k == '/') {
+            *o++ = '~';
+            *o++ = '1';
+        } else
+            *o++ = *k;
+    }
+    *o = '\0';
+    return out;
+}
+
+static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
+    return apr_pstrcat(p, ptr, "/", member, NULL);
+}
+
+/* A string member: type, length in characters, control characters.
+ * Returns the string or NULL (error added). */
+static const char *text_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
+                               apr_size_t min, apr_size_t max, int allow_newlines, fs_error *verr) {
+    if (!json_object_is_type(v, json_type_string)) {
+        fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
+                     fs_json_type_name(v));
+        return NULL;
+    }
+    const char *s = json_object_get_string(v);
+    apr_size_t len = fs_utf8_length(s);
+    if (len < min) {
+        fs_error_add(p, verr, ptr, "minLength", "%s must not be empty.", name);
+        return NULL;
+    }
+    if (len > max) {
+        fs_error_add(p, verr, ptr, "maxLength",
+                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
+                     ").",
+                     name, max, len);
+        return NULL;
+    }
+    for (const char *c = s; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        if ((u < 0x20 || u == 0x7f) && !(allow_newlines && (u == '\n' || u == '\t'))) {
+            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* An integer member within [lo, hi]; 1 on success. */
+static int int_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
+                      long long lo, long long hi, long long *out, fs_error *verr) {
+    if (!json_object_is_type(v, json_type_int)) {
+        fs_error_add(p, verr, ptr, "type", "%s must be an integer, not %s.", name,
+                     fs_json_type_name(v));
+        return 0;
+    }
+    long long x = json_object_get_int64(v);
+    if (x < lo || x > hi) {
+        fs_error_add(p, verr, ptr, x < lo ? "minimum" : "maximum",
+                     "%s must be from %" APR_INT64_T_FMT " to %" APR_INT64_T_FMT ".", name,
+                     (apr_int64_t)lo, (apr_int64_t)hi);
+        return 0;
+    }
+    *out = x;
+    return 1;
+}
+
+/* A number member (integer or decimal, finite, within +-2^53 for
+ * integers); 1 on success. */
+static int num_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name, int integer,
+                      double *out, fs_error *verr) {
+    if (json_object_is_type(v, json_type_int)) {
+        long long x = json_object_get_int64(v);
+        if (x > FS_SAFE_INTEGER || x < -FS_SAFE_INTEGER) {
+            fs_error_add(p, verr, ptr, x > 0 ? "maximum" : "minimum",
+                         "%s must lie within +-9007199254740991.", name);
+            return 0;
+        }
+        *out = (double)x;
+        return 1;
+    }
+    if (json_object_is_type(v, json_type_double) && !integer) {
+        double d = json_object_get_double(v);
+        if (!isfinite(d) || fabs(d) > 1e300) {
+            fs_error_add(p, verr, ptr, "maximum", "%s is out of range.", name);
+            return 0;
+        }
+        *out = d;
+        return 1;
+    }
+    fs_error_add(p, verr, ptr, "type", "%s must be %s, not %s.", name,
+                 integer ? "an integer" : "a number", fs_json_type_name(v));
+    return 0;
+}
+
+static int is_bool(json_object *v) {
+    return json_object_is_type(v, json_type_boolean);
+}
+
+/* options of a select or multiselect: [{value, label?}] or strings. */
+static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
+    if (!json_object_is_type(v, json_type_array)) {
+        fs_error_add(p, verr, ptr, "type", "options must be an array, not %s.",
+                     fs_json_type_name(v));
+        return NULL;
+    }
+    size_t n = json_object_array_length(v);
+    if (n < 1) {
+        fs_error_add(p, verr, ptr, "minItems", "options needs at least one option.");
+        return NULL;
+    }
+    if (n > FS_OPTIONS_MAX) {
+        fs_error_add(p, verr, ptr, "maxItems",
+                     "options takes at most %d options (%" APR_SIZE_T_FMT " given).",
+                     FS_OPTIONS_MAX, n);
+        return NULL;
+    }
+    int ok = 1;
+    json_object *out = json_object_new_array();
+    apr_hash_t *seen = apr_hash_make(p);
+    for (size_t i = 0; i < n; i++) {
+        json_object *it = json_object_array_get_idx(v, i);
+        const char *ip = apr_psprintf(p, "%s/%" APR_SIZE_T_FMT "", ptr, i);
+        const char *value = NULL, *label = NULL;
+        const char *vptr = ip;
+        if (json_object_is_type(it, json_type_string)) {
+            value = label = text_member(p, it, ip, "An option", 1, FS_LABEL_MAX, 0, verr);
+        } else if (json_object_is_type(it, json_type_object)) {
+            json_object_object_foreach(it, k, mv) {
+                (void)mv;
+                if (strcmp(k, "value") && strcmp(k, "label")) {
+                    fs_error_add(p, verr, at(p, ip, ptr_token(p, k)), "unknown",
+                                 "Unknown member; an option has value and label.");
+                    ok = 0;
+                }
+            }
+            json_object *vv = fs_json_get(it, "value"), *lv = fs_json_get(it, "label");
+            vptr = at(p, ip, "value");
+            if (!vv)
+                fs_error_add(p, verr, vptr, "required", "An option needs a value.");
+            else
+                value = text_member(p, vv, vptr, "value", 1, FS_LABEL_MAX, 0, verr);
+            if (lv && !json_object_is_type(lv, json_type_null))
+                label = text_member(p, lv, at(p, ip, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
+            else
+                label = value;
+            if (lv && !json_object_is_type(lv, json_type_null) && !label)
+                ok = 0;
+        } else {
+            fs_error_add(p, verr, ip, "type",
+                         "An option is an object {value, label} or a string, not %s.",
+                         fs_json_type_name(it));
+        }
+        if (!value) {
+            ok = 0;
+            continue;
+        }
+        if (apr_hash_get(seen, value, APR_HASH_KEY_STRING)) {
+            fs_error_add(p, verr, vptr, "unique",
+                         "Option values must be unique; \"%s\" is "
+                         "already option %s.",
+                         value, (const char *)apr_hash_get(seen, value, APR_HASH_KEY_STRING));
+            ok = 0;
+            continue;
+        }
+        apr_hash_set(seen, value, APR_HASH_KEY_STRING, apr_psprintf(p, "%" APR_SIZE_T_FMT "", i));
+        if (!label)
+            continue;
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "value", json_object_new_string(value));
+        json_object_object_add(o, "label", json_object_new_string(label));
+        json_object_array_add(out, o);
+    }
+    if (!ok) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Which validation members each type takes. */
+static int takes(int t, const char *m) {
+    if (!strcmp(m, "minLength") || !strcmp(m, "maxLength") || !strcmp(m, "pattern"))
+        return is_string_type(t);
+    if (!strcmp(m, "minimum"))
+        return t == FS_FT_NUMBER || t == FS_FT_INTEGER;
+    if (!strcmp(m, "maximum"))
+        return t == FS_FT_NUMBER || t == FS_FT_INTEGER || t == FS_FT_RATING;
+    if (!strcmp(m, "minItems") || !strcmp(m, "maxItems"))
+        return t == FS_FT_MULTISELECT;
+    return -1; /* not a validation member at all */
+}
+
+static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int required,
+                                     int n_options, const char *ptr, fs_error *verr) {
+    json_object *out = json_object_new_object();
+    int ok = 1;
+    if (v && !json_object_is_type(v, json_type_null) && !json_object_is_type(v, json_type_object)) {
+        fs_error_add(p, verr, ptr, "type", "validation must be an object, not %s.",
+                     fs_json_type_name(v));
+        json_object_put(out);
+        return NULL;
+    }
+    long long minl = -1, maxl = -1, mini = -1, maxi = -1;
+    double minv = 0, maxv = 0;
+    int has_minv = 0, has_maxv = 0;
+    if (v && json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, k, mv) {
+            const char *mp = at(p, ptr, ptr_token(p, k));
+            int tk = takes(t, k);
+            if (tk < 0) {
+                fs_error_add(p, verr, mp, "unknown",
+                             "Unknown member; validation takes minLength, maxLength, pattern, "
+                             "minimum, maximum, minItems, maxItems.");
+                ok = 0;
+                continue;
+            }
+            if (!tk) {
+                fs_error_add(p, verr, mp, "unknown", "%s does not apply to %s fields.", k,
+                             TYPE_NAMES[t]);
+                ok = 0;
+                continue;
+            }
+            if (json_object_is_type(mv, json_type_null))
+                continue; /* null: no bound */
+            if (!strcmp(k, "minLength") || !strcmp(k, "maxLength")) {
+                long long x;
+                if (!int_member(p, mv, mp, k, 0, FS_LENGTH_MAX, &x, verr)) {
+                    ok = 0;
+                    continue;
+                }
+                *(k[1] == 'i' ? &minl : &maxl) = x;
+                json_object_object_add(out, k, json_object_new_int64(x));
+            } else if (!strcmp(k, "minItems") || !strcmp(k, "maxItems")) {
+                long long x;
+                if (!int_member(p, mv, mp, k, 0, FS_OPTIONS_MAX, &x, verr)) {
+                    ok = 0;
+                    continue;
+                }
+                *(k[1] == 'i' ? &mini : &maxi) = x;
+                json_object_object_add(out, k, json_object_new_int64(x));
+            } else if (!strcmp(k, "pattern")) {
+                const char *pat =
+                    text_member(p, mv, mp, "pattern", 1, FS_REGEX_MAX_PATTERN, 0, verr);
+                if (!pat) {
+                    ok = 0;
+                    continue;
+                }
+                const char *err;
+                fs_regex *re = fs_regex_compile(p, pat, &err);
+                if (!re) {
+                    fs_error_add(p, verr, mp, "pattern", "%s", err);
+                    ok = 0;
+                    continue;
+                }
+                if (fs_regex_pathological(re)) {
+                    fs_error_add(p, verr, mp, "pattern",
+                                 "The pattern backtracks catastrophically (it can take "
+                                 "exponential time on some inputs); rewrite it without nested "
+                                 "or overlapping repetition.");
+                    ok = 0;
+                    continue;
+                }
+                json_object_object_add(out, k, json_object_new_string(pat));
+            } else if (t == FS_FT_RATING) { /* maximum of a rating */
+                long long x;
+                if (!int_member(p, mv, mp, k, FS_RATING_MAX_MIN, FS_RATING_MAX_MAX, &x, verr)) {
+                    ok = 0;
+                    continue;
+                }
+                json_object_object_add(out, k, json_object_new_int64(x));
+            } else { /* minimum / maximum of a number or integer */
+                double d;
+                if (!num_member(p, mv, mp, k, t == FS_FT_INTEGER, &d, verr)) {
+                    ok = 0;
+                    continue;
+                }
+                if (!strcmp(k, "minimum")) {
+                    minv = d;
+                    has_minv = 1;
+                } else {
+                    maxv = d;
+                    has_maxv = 1;
+                }
+                json_object_object_add(out, k, json_object_get(mv));
+            }
+        }
+    }
+    if (t == FS_FT_RATING && !fs_json_get(out, "maximum"))
+        json_object_object_add(out, "maximum", json_object_new_int(FS_RATING_DEFAULT));
+    /* contradictions */
+    if (minl >= 0 && maxl >= 0 && minl > maxl) {
+        fs_error_add(p, verr, at(p, ptr, "minLength"), "maximum",
+                     "minLength (%" APR_INT64_T_FMT ") is greater than maxLength (%" APR_INT64_T_FMT
+                     ").",
+                     (apr_int64_t)minl, (apr_int64_t)maxl);
+        ok = 0;
+    }
+    if (required && maxl == 0) {
+        fs_error_add(p, verr, at(p, ptr, "maxLength"), "minimum",
+                     "A required field cannot have maxLength 0: no answer could be given.");
+        ok = 0;
+    }
+    if (has_minv && has_maxv && minv > maxv) {
+        fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is greater than maximum.");
+        ok = 0;
+    }
+    if (mini >= 0 && maxi >= 0 && mini > maxi) {
+        fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
+                     "minItems (%" APR_INT64_T_FMT ") is greater than maxItems (%" APR_INT64_T_FMT
+                     ").",
+                     (apr_int64_t)mini, (apr_int64_t)maxi);
+        ok = 0;
+    }
+    if (mini > 0 && n_options > 0 && mini > n_options) {
+        fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
+                     "minItems (%" APR_INT64_T_FMT ") is greater than the number of options (%d).",
+                     (apr_int64_t)mini, n_options);
+        ok = 0;
+    }
+    if (required && maxi == 0) {
+        fs_error_add(p, verr, at(p, ptr, "maxItems"), "minimum",
+                     "A required multiselect cannot have maxItems 0.");
+        ok = 0;
+    }
+    if (!ok) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* visibleIf: {field, equals} or {field, in: [...]}. Types are checked
+ * against the target in fs_fields_check. */
+static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *ptr,
+                                     fs_error *verr) {
+    if (!json_object_is_type(v, json_type_object)) {
+        fs_error_add(p, verr, ptr, "type",
+                     "visibleIf must be an object {field, equals} or {field, in}, or null.");
+        return NULL;
+    }
+    int ok = 1;
+    json_object_object_foreach(v, k, mv) {
+        (void)mv;
+        if (strcmp(k, "field") && strcmp(k, "equals") && strcmp(k, "in")) {
+            fs_error_add(p, verr, at(p, ptr, ptr_token(p, k)), "unknown",
+                         "Unknown member; visibleIf takes field and equals or in.");
+            ok = 0;
+        }
+    }
+    json_object *f = fs_json_get(v, "field"), *eq = NULL, *in = NULL;
+    int has_eq = json_object_object_get_ex(v, "equals", &eq);
+    int has_in = json_object_object_get_ex(v, "in", &in);
+    if (!f) {
+        fs_error_add(p, verr, at(p, ptr, "field"), "required",
+                     "visibleIf needs field, the key of another field.");
+        ok = 0;
+    } else if (!json_object_is_type(f, json_type_string) ||
+               !fs_field_key_valid(json_object_get_string(f))) {
+        fs_error_add(p, verr, at(p, ptr, "field"),
+                     json_object_is_type(f, json_type_string) ? "pattern" : "type",
+                     "visibleIf.field must be the key of another field.");
+        ok = 0;
+    }
+    if (has_eq == has_in) {
+        fs_error_add(p, verr, ptr, "required", "visibleIf takes exactly one of equals and in.");
+        ok = 0;
+    } else if (has_eq) {
+        if (!eq || json_object_is_type(eq, json_type_object) ||
+            json_object_is_type(eq, json_type_array)) {
+            fs_error_add(p, verr, at(p, ptr, "equals"), "type",
+                         "equals is a string, number or boolean.");
+            ok = 0;
+        }
+    } else {
+        if (!json_object_is_type(in, json_type_array)) {
+            fs_error_add(p, verr, at(p, ptr, "in"), "type", "in is an array of values.");
+            ok = 0;
+        } else {
+            size_t n = json_object_array_length(in);
+            if (n < 1 || n > FS_OPTIONS_MAX) {
+                fs_error_add(p, verr, at(p, ptr, "in"), n < 1 ? "minItems" : "maxItems",
+                             "in takes 1 to %d values.", FS_OPTIONS_MAX);
+                ok = 0;
+            }
+            for (size_t i = 0; i < n && i < FS_OPTIONS_MAX; i++) {
+                json_object *it = json_object_array_get_idx(in, i);
+                if (!it || json_object_is_type(it, json_type_object) ||
+                    json_object_is_type(it, json_type_array)) {
+                    fs_error_add(p, verr, apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", ptr, i),
+                                 "type", "Each value is a string, number or boolean.");
+                    ok = 0;
+                }
+            }
+        }
+    }
+    if (!ok)
+        return NULL;
+    json_object *out = json_object_new_object();
+    json_object_object_add(out, "field", json_object_get(f));
+    if (has_eq)
+        json_object_object_add(out, "equals", json_object_get(eq));
+    else
+        json_object_object_add(out, "in", fs_json_copy(in));
+    return out;
+}
+
+json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, const char *ptr,
+                            fs_error *verr) {
+    int before = verr->errors ? verr->errors->nelts : 0;
+    if (!def || !json_object_is_type(def, json_type_object)) {
+        fs_error_add(p, verr, ptr, "type", "A field is an object, not %s.",
+                     def ? fs_json_type_name(def) : "null");
+        return NULL;
+    }
+    static const char *const allowed[] = {"id",          "key",       "type",        "label",
+                                          "description", "required",  "placeholder", "options",
+                                          "validation",  "visibleIf", "position",    NULL};
+    json_object_object_foreach(def, k, mv) {
+        (void)mv;
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            ok |= !strcmp(*a, k);
+        if (!ok)
+            fs_error_add(p, verr, at(p, ptr, ptr_token(p, k)), "unknown", "Unknown member.");
+    }
+    /* key */
+    json_object *kv = fs_json_get(def, "key");
+    const char *key = NULL;
+    if (!kv)
+        fs_error_add(p, verr, at(p, ptr, "key"), "required", "key is required.");
+    else if (!json_object_is_type(kv, json_type_string))
+        fs_error_add(p, verr, at(p, ptr, "key"), "type", "key must be a string.");
+    else if (!fs_field_key_valid(json_object_get_string(kv)))
+        fs_error_add(p, verr, at(p, ptr, "key"), "pattern",
+                     "key must match ^[a-z][a-z0-9_]{0,63}$ (it is the member name in "
+                     "submissions).");
+    else
+        key = json_object_get_string(kv);
+    /* type */
+    json_object *tv = fs_json_get(def, "type");
+    int t = -1;
+    if (!tv)
+        fs_error_add(p, verr, at(p, ptr, "type"), "required", "type is required.");
+    else if (!json_object_is_type(tv, json_type_string))
+        fs_error_add(p, verr, at(p, ptr, "type"), "type", "type must be a string.");
+    else if ((t = fs_field_type_of(json_object_get_string(tv))) < 0)
+        fs_error_add(p, verr, at(p, ptr, "type"), "enum",
+                     "type is one of text, textarea, email, url, tel, number, integer, "
+                     "boolean, date, datetime, select, multiselect, rating, hidden.");
+    /* label: required but for hidden fields, which default to the key */
+    json_object *lv = fs_json_get(def, "label");
+    const char *label = NULL;
+    if (lv && !json_object_is_type(lv, json_type_null))
+        label = text_member(p, lv, at(p, ptr, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
+    else if (t == FS_FT_HIDDEN)
+        label = key;
+    else
+        fs_error_add(p, verr, at(p, ptr, "label"), "required", "label is required.");
+    /* description, placeholder */
+    json_object *dv = fs_json_get(def, "description");
+    const char *description = NULL;
+    if (dv && !json_object_is_type(dv, json_type_null))
+        description = text_member(p, dv, at(p, ptr, "description"), "description", 0,
+                                  FS_FIELD_DESCRIPTION_MAX, 1, verr);
+    json_object *pv = fs_json_get(def, "placeholder");
+    const char *placeholder = NULL;
+    if (pv && !json_object_is_type(pv, json_type_null)) {
+        if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT ||
+            t == FS_FT_RATING || t == FS_FT_HIDDEN)
+            fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
+                         "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
+        else
+            placeholder = text_member(p, pv, at(p, ptr, "placeholder"), "placeholder", 0,
+                                      FS_PLACEHOLDER_MAX, 0, verr);
+    }
+    /* required */
+    json_object *rv = fs_json_get(def, "required");
+    int required = 0;
+    if (rv && !json_object_is_type(rv, json_type_null)) {
+        if (!is_bool(rv))
+            fs_error_add(p, verr, at(p, ptr, "required"), "type", "required must be a boolean.");
+        else
+            required = json_object_get_boolean(rv);
+    }
+    /* position and id: read-only here, but typed */
+    json_object *posv = fs_json_get(def, "position");
+    if (posv && !json_object_is_type(posv, json_type_null) &&
+        !json_object_is_type(posv, json_type_int))
+        fs_error_add(p, verr, at(p, ptr, "position"), "type", "position must be an integer.");
+    json_object *idv = fs_json_get(def, "id");
+    if (idv && !json_object_is_type(idv, json_type_null) &&
+        !json_object_is_type(idv, json_type_string))
+        fs_error_add(p, verr, at(p, ptr, "id"), "type", "id must be a string.");
+    /* options */
+    json_object *ov = fs_json_get(def, "options"), *options = NULL;
+    int has_options = ov && !json_object_is_type(ov, json_type_null);
+    if (t == FS_FT_SELECT || t == FS_FT_MULTISELECT) {
+        if (!has_options)
+            fs_error_add(p, verr, at(p, ptr, "options"), "required",
+                         "A %s field needs options (1 to %d).", TYPE_NAMES[t], FS_OPTIONS_MAX);
+        else
+            options = parse_options(p, ov, at(p, ptr, "options"), verr);
+    } else if (has_options && t >= 0) {
+        fs_error_add(p, verr, at(p, ptr, "options"), "unknown",
+                     "options apply only to select and multiselect fields.");
+    }
+    /* validation */
+    json_object *validation = NULL;
+    if (t >= 0)
+        validation = parse_validation(p, fs_json_get(def, "validation"), t, required,
+                                      options ? (int)json_object_array_length(options) : 0,
+                                      at(p, ptr, "validation"), verr);
+    /* visibleIf */
+    json_object *vv = fs_json_get(def, "visibleIf"), *visible_if = NULL;
+    if (vv && !json_object_is_type(vv, json_type_null))
+        visible_if = parse_visible_if(p, vv, at(p, ptr, "visibleIf"), verr);
+
+    int after = verr->errors ? verr->errors->nelts : 0;
+    if (after > before || t < 0 || !key || !label || !validation) {
+        json_object_put(options);
+        json_object_put(validation);
+        json_object_put(visible_if);
+        return NULL;
+    }
+    json_object *f = json_object_new_object();
+    json_object_object_add(f, "id", id ? json_object_new_string(id) : NULL);
+    json_object_object_add(f, "key", json_object_new_string(key));
+    json_object_object_add(f, "type", json_object_new_string(TYPE_NAMES[t]));
+    json_object_object_add(f, "label", json_object_new_string(label));
+    json_object_object_add(f, "description",
+                           description ? json_object_new_string(description) : NULL);
+    json_object_object_add(f, "required", json_object_new_boolean(required));
+    json_object_object_add(f, "placeholder",
+                           placeholder ? json_object_new_string(placeholder) : NULL);
+    json_object_object_add(f, "options", options);
+    json_object_object_add(f, "validation", validation);
+    json_object_object_add(f, "visibleIf", visible_if);
+    json_object_object_add(f, "position", json_object_new_int(0));
+    return f;
+}
+
+/* Does value v fit a field of type t (with options)? */
+static int value_fits(json_object *target, json_object *v) {
+    int t = fs_field_type_of(json_object_get_string(fs_json_get(target, "type")));
+    switch (t) {
+    case FS_FT_BOOLEAN: return is_bool(v);
+    case FS_FT_NUMBER:
+        return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+    case FS_FT_INTEGER: return json_object_is_type(v, json_type_int);
+    case FS_FT_RATING: {
+        if (!json_object_is_type(v, json_type_int))
+            return 0;
+        long long x = json_object_get_int64(v);
+        long long max =
+            json_object_get_int64(fs_json_get(fs_json_get(target, "validation"), "maximum"));
+        return x >= 1 && x <= max;
+    }
+    case FS_FT_SELECT: {
+        if (!json_object_is_type(v, json_type_string))
+            return 0;
+        json_object *opts = fs_json_get(target, "options");
+        for (size_t i = 0; i < json_object_array_length(opts); i++)
+            if (!strcmp(json_object_get_string(
+                            fs_json_get(json_object_array_get_idx(opts, i), "value")),
+                        json_object_get_string(v)))
+                return 1;
+        return 0;
+    }
+    case FS_FT_MULTISELECT: return 0;
+    default: return json_object_is_type(v, json_type_string);
+    }
+}
+
+int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, const char *fallback,
+                    fs_error *verr) {
+    size_t n = json_object_array_length(list);
+    int ok = 1;
+    apr_hash_t *index = apr_hash_make(p); /* key -> position+1 */
+    for (size_t i = 0; i < n; i++) {
+        json_object *f = json_object_array_get_idx(list, i);
+        json_object_object_add(f, "position", json_object_new_int((int)i));
+        const char *key = json_object_get_string(fs_json_get(f, "key"));
+        const char *base = ptrs && ptrs[i] ? ptrs[i] : NULL;
+        apr_uintptr_t first = (apr_uintptr_t)apr_hash_get(index, key, APR_HASH_KEY_STRING);
+        if (first) {
+            /* blame the copy the request sent (it may come first) */
+            if (!base && ptrs && ptrs[first - 1])
+                base = ptrs[first - 1];
+            if (base)
+                fs_error_add(p, verr, at(p, base, "key"), "unique",
+                             "key \"%s\" is already used by another field of this form.", key);
+            else
+                fs_error_add(p, verr, fallback, "unique",
+                             "key \"%s\" is already used by another field of this form.", key);
+            ok = 0;
+            continue;
+        }
+        apr_hash_set(index, key, APR_HASH_KEY_STRING, (void *)(apr_uintptr_t)(i + 1));
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *f = json_object_array_get_idx(list, i);
+        json_object *vi = fs_json_get(f, "visibleIf");
+        if (!vi || json_object_is_type(vi, json_type_null))
+            continue;
+        const char *key = json_object_get_string(fs_json_get(f, "key"));
+        const char *target = json_object_get_string(fs_json_get(vi, "field"));
+        const char *base = ptrs && ptrs[i] ? at(p, ptrs[i], "visibleIf") : NULL;
+        const char *fp = base ? at(p, base, "field") : fallback;
+        const char *who = base ? "" : apr_psprintf(p, " (in the visibleIf of field \"%s\")", key);
+        apr_uintptr_t ti = (apr_uintptr_t)apr_hash_get(index, target, APR_HASH_KEY_STRING);
+        if (!strcmp(target, key)) {
+            fs_error_add(p, verr, fp, "enum", "A field cannot depend on itself%s.", who);
+            ok = 0;
+            continue;
+        }
+        if (!ti) {
+            fs_error_add(p, verr, fp, "enum", "No field of this form has the key \"%s\"%s.", target,
+                         who);
+            ok = 0;
+            continue;
+        }
+        json_object *tf = json_object_array_get_idx(list, ti - 1);
+        const char *tt = json_object_get_string(fs_json_get(tf, "type"));
+        if (!strcmp(tt, "multiselect")) {
+            fs_error_add(p, verr, fp, "enum",
+                         "visibleIf cannot depend on a multiselect field (\"%s\")%s.", target, who);
+            ok = 0;
+            continue;
+        }
+        json_object *eq = NULL, *in = fs_json_get(vi, "in");
+        if (json_object_object_get_ex(vi, "equals", &eq)) {
+            if (!value_fits(tf, eq)) {
+                fs_error_add(p, verr, base ? at(p, base, "equals") : fallback, "type",
+                             "equals must be a possible value of the %s field \"%s\"%s.", tt,
+                             target, who);
+                ok = 0;
+            }
+        } else {
+            for (size_t k = 0; k < json_object_array_length(in); k++)
+                if (!value_fits(tf, json_object_array_get_idx(in, k))) {
+                    fs_error_add(p, verr,
+                                 base ? apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", base, k)
+                                      : fallback,
+                                 "type",
+                                 "Each value of in must be a possible value of the %s field "
+                                 "\"%s\"%s.",
+                                 tt, target, who);
+                    ok = 0;
+                }
+        }
+    }
+    if (!ok)
+        return 0;
+    /* cycles: follow visibleIf from each field; more than n steps is a loop */
+    for (size_t i = 0; i < n; i++) {
+        json_object *f = json_object_array_get_idx(list, i);
+        size_t steps = 0;
+        while (f && steps <= n) {
+            json_object *vi = fs_json_get(f, "visibleIf");
+            if (!vi || json_object_is_type(vi, json_type_null))
+                break;
+            apr_uintptr_t ti = (apr_uintptr_t)apr_hash_get(
+                index, json_object_get_string(fs_json_get(vi, "field")), APR_HASH_KEY_STRING);
+            f = ti ? json_object_array_get_idx(list, ti - 1) : NULL;
+            steps++;
+        }
+        if (steps > n) {
+            const char *base = ptrs && ptrs[i] ? ptrs[i] : NULL;
+            fs_error_add(
+                p, verr, base ? at(p, base, "visibleIf/field") : fallback, "enum",
+                "visibleIf conditions form a cycle through field \"%s\".",
+                json_object_get_string(fs_json_get(json_object_array_get_idx(list, i), "key")));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+json_object *fs_json_copy(json_object *v) {
+    json_object *out = NULL;
+    if (!v)
+        return NULL;
+    if (json_object_deep_copy(v, &out, NULL) != 0)
+        return NULL;
+    return out;
+}
+
+json_object *fs_merge_patch(json_object *target, json_object *patch) {
+    if (!patch || !json_object_is_type(patch, json_type_object))
+        return fs_json_copy(patch);
+    json_object *out = target && json_object_is_type(target, json_type_object)
+                           ? fs_json_copy(target)
+                           : json_object_new_object();
+    json_object_object_foreach(patch, k, v) {
+        if (!v || json_object_is_type(v, json_type_null)) {
+            json_object_object_del(out, k);
+            continue;
+        }
+        json_object *cur = fs_json_get(out, k);
+        json_object_object_add(out, k, fs_merge_patch(cur, v));
+    }
+    return out;
+}

@@ -1,0 +1,208 @@
+/* fs_form: title, description, slug and settings of a form. */
+#include "fs_form.h"
+#include "fs_json.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+#include <apr_uri.h>
+#include <string.h>
+
+int fs_slug_valid(const char *s) {
+    if (!s)
+        return 0;
+    apr_size_t n = strlen(s);
+    if (n < 1 || n > 64 || !strncmp(s, "frm_", 4))
+        return 0;
+    for (apr_size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && !(c == '-' && i > 0 && i < n - 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* RFC 6901 escaping of one reference token. */
+static const char *ptr_token(apr_pool_t *p, const char *k) {
+    if (!strpbrk(k, "~/"))
+        return k;
+    char *out = apr_palloc(p, strlen(k) * 2 + 1), *o = out;
+    for (; *k; k++) {
+        if (*k == '~') {
+            *o++ = '~';
+            *o++ = '0';
+        } else if (*k == '/') {
+            *o++ = '~';
+            *o++ = '1';
+        } else
+            *o++ = *k;
+    }
+    *o = '\0';
+    return out;
+}
+
+static const char *text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
+                        apr_size_t min, apr_size_t max, int newlines, fs_error *verr) {
+    if (!json_object_is_type(v, json_type_string)) {
+        fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
+                     fs_json_type_name(v));
+        return NULL;
+    }
+    const char *s = json_object_get_string(v);
+    apr_size_t len = fs_utf8_length(s);
+    if (len < min) {
+        fs_error_add(p, verr, ptr, "minLength", "%s must not be empty.", name);
+        return NULL;
+    }
+    if (len > max) {
+        fs_error_add(p, verr, ptr, "maxLength",
+                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
+                     ").",
+                     name, max, len);
+        return NULL;
+    }
+    for (const char *c = s; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        if ((u < 0x20 || u == 0x7f) && !(newlines && (u == '\n' || u == '\t' || u == '\r'))) {
+            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
+    if (!v || json_object_is_type(v, json_type_null)) {
+        fs_error_add(p, verr, ptr, "required", "title is required.");
+        return NULL;
+    }
+    return text(p, v, ptr, "title", 1, FS_TITLE_MAX, 0, verr);
+}
+
+const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
+                                int *ok) {
+    *ok = 1;
+    if (!v || json_object_is_type(v, json_type_null))
+        return NULL;
+    const char *s = text(p, v, ptr, "description", 0, FS_FORM_DESCRIPTION_MAX, 1, verr);
+    *ok = s != NULL;
+    return s;
+}
+
+const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr, int *ok) {
+    *ok = 1;
+    if (!v || json_object_is_type(v, json_type_null))
+        return NULL;
+    *ok = 0;
+    if (!json_object_is_type(v, json_type_string)) {
+        fs_error_add(p, verr, ptr, "type", "slug must be a string or null.");
+        return NULL;
+    }
+    const char *s = json_object_get_string(v);
+    if (!fs_slug_valid(s)) {
+        fs_error_add(p, verr, ptr, "pattern",
+                     "slug must match ^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$ and not begin "
+                     "with frm_.");
+        return NULL;
+    }
+    *ok = 1;
+    return s;
+}
+
+static int url_valid(apr_pool_t *p, const char *s) {
+    for (const char *c = s; *c; c++)
+        if ((unsigned char)*c <= 0x20 || *c == 0x7f)
+            return 0;
+    apr_uri_t u;
+    if (apr_uri_parse(p, s, &u) != APR_SUCCESS || !u.scheme || !u.hostname || !*u.hostname)
+        return 0;
+    return !strcasecmp(u.scheme, "http") || !strcasecmp(u.scheme, "https");
+}
+
+json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
+    int before = verr->errors ? verr->errors->nelts : 0;
+    if (s && !json_object_is_type(s, json_type_null) && !json_object_is_type(s, json_type_object)) {
+        fs_error_add(p, verr, ptr, "type", "settings must be an object.");
+        return NULL;
+    }
+    static const char *const names[] = {"closesAt",    "maxSubmissions", "confirmationMessage",
+                                        "redirectUrl", "honeypot",       NULL};
+    if (s && json_object_is_type(s, json_type_object)) {
+        json_object_object_foreach(s, k, v) {
+            (void)v;
+            int ok = 0;
+            for (const char *const *n = names; *n; n++)
+                ok |= !strcmp(*n, k);
+            if (!ok)
+                fs_error_add(p, verr, apr_pstrcat(p, ptr, "/", ptr_token(p, k), NULL), "unknown",
+                             "Unknown member; settings takes closesAt, "
+                             "maxSubmissions, confirmationMessage, redirectUrl, honeypot.");
+        }
+    }
+    json_object *out = json_object_new_object();
+    /* closesAt */
+    json_object *v = fs_json_get(s, "closesAt");
+    const char *mp = apr_pstrcat(p, ptr, "/closesAt", NULL);
+    if (v && !json_object_is_type(v, json_type_null)) {
+        apr_time_t t;
+        if (!json_object_is_type(v, json_type_string))
+            fs_error_add(p, verr, mp, "type", "closesAt must be an RFC 3339 timestamp or null.");
+        else if (!fs_time_parse_rfc3339(json_object_get_string(v), &t) || t < 0)
+            fs_error_add(p, verr, mp, "format",
+                         "closesAt must be an RFC 3339 timestamp such as 2027-01-01T00:00:00Z.");
+        else
+            json_object_object_add(out, "closesAt", json_object_new_string(fs_time_format(p, t)));
+    }
+    if (!fs_json_get(out, "closesAt"))
+        json_object_object_add(out, "closesAt", NULL);
+    /* maxSubmissions */
+    v = fs_json_get(s, "maxSubmissions");
+    mp = apr_pstrcat(p, ptr, "/maxSubmissions", NULL);
+    json_object *ms = NULL;
+    if (v && !json_object_is_type(v, json_type_null)) {
+        if (!json_object_is_type(v, json_type_int))
+            fs_error_add(p, verr, mp, "type", "maxSubmissions must be an integer or null.");
+        else if (json_object_get_int64(v) < 1 || json_object_get_int64(v) > FS_MAX_SUBMISSIONS_MAX)
+            fs_error_add(p, verr, mp, json_object_get_int64(v) < 1 ? "minimum" : "maximum",
+                         "maxSubmissions is from 1 to %d.", FS_MAX_SUBMISSIONS_MAX);
+        else
+            ms = json_object_new_int64(json_object_get_int64(v));
+    }
+    json_object_object_add(out, "maxSubmissions", ms);
+    /* confirmationMessage */
+    v = fs_json_get(s, "confirmationMessage");
+    const char *cm = NULL;
+    if (v && !json_object_is_type(v, json_type_null))
+        cm = text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL), "confirmationMessage", 1,
+                  FS_CONFIRMATION_MAX, 1, verr);
+    json_object_object_add(out, "confirmationMessage", cm ? json_object_new_string(cm) : NULL);
+    /* redirectUrl */
+    v = fs_json_get(s, "redirectUrl");
+    mp = apr_pstrcat(p, ptr, "/redirectUrl", NULL);
+    const char *ru = NULL;
+    if (v && !json_object_is_type(v, json_type_null)) {
+        ru = text(p, v, mp, "redirectUrl", 1, FS_URL_MAX, 0, verr);
+        if (ru && !url_valid(p, ru)) {
+            fs_error_add(p, verr, mp, "format",
+                         "redirectUrl must be an absolute http or https URL.");
+            ru = NULL;
+        }
+    }
+    json_object_object_add(out, "redirectUrl", ru ? json_object_new_string(ru) : NULL);
+    /* honeypot */
+    v = fs_json_get(s, "honeypot");
+    int hp = 1;
+    if (v && !json_object_is_type(v, json_type_null)) {
+        if (!json_object_is_type(v, json_type_boolean))
+            fs_error_add(p, verr, apr_pstrcat(p, ptr, "/honeypot", NULL), "type",
+                         "honeypot must be a boolean.");
+        else
+            hp = json_object_get_boolean(v);
+    }
+    json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
+    if ((verr->errors ? verr->errors->nelts : 0) > before) {
+        json_object_put(out);
+        return NULL;
+    }
+    return out;
+}

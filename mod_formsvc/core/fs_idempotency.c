@@ -1,0 +1,120 @@
+/* fs_idempotency: fingerprints and sealed answers. */
+#include "fs_idempotency.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <string.h>
+
+int fs_idem_key_valid(const char *key) {
+    if (!key)
+        return 0;
+    apr_size_t n = strlen(key);
+    if (n < 1 || n > FS_IDEM_KEY_MAX)
+        return 0;
+    for (const char *c = key; *c; c++)
+        if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e)
+            return 0;
+    return 1;
+}
+
+static void add_part(EVP_MD_CTX *ctx, const void *data, apr_size_t len) {
+    unsigned char l[8];
+    for (int i = 0; i < 8; i++)
+        l[i] = (unsigned char)((apr_uint64_t)len >> (56 - 8 * i));
+    EVP_DigestUpdate(ctx, l, 8);
+    EVP_DigestUpdate(ctx, data, len);
+}
+
+char *fs_idem_fingerprint(apr_pool_t *p, const char *method, const char *path, const char *body,
+                          apr_size_t len) {
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx)
+        return NULL;
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    add_part(ctx, method, strlen(method));
+    add_part(ctx, path, strlen(path));
+    add_part(ctx, body ? body : "", body ? len : 0);
+    EVP_DigestFinal_ex(ctx, md, &mdlen);
+    EVP_MD_CTX_free(ctx);
+    char *hex = apr_palloc(p, 65);
+    for (int i = 0; i < 32; i++)
+        apr_snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    return hex;
+}
+
+static void derive(const unsigned char *pepper, apr_size_t pepper_len, const char *scope,
+                   const char *key, unsigned char out[32]) {
+    static const unsigned char fixed[] = "formsvc idempotency without pepper";
+    if (!pepper_len) {
+        pepper = fixed;
+        pepper_len = sizeof(fixed) - 1;
+    }
+    unsigned char msg[2 * 300 + 16];
+    apr_size_t sl = strlen(scope), kl = strlen(key);
+    if (sl > 290)
+        sl = 290;
+    if (kl > 290)
+        kl = 290;
+    apr_size_t n = 0;
+    memcpy(msg, "idempotency", 11);
+    n = 11;
+    msg[n++] = 0;
+    memcpy(msg + n, scope, sl);
+    n += sl;
+    msg[n++] = 0;
+    memcpy(msg + n, key, kl);
+    n += kl;
+    unsigned int ol = 32;
+    HMAC(EVP_sha256(), pepper, (int)pepper_len, msg, n, out, &ol);
+}
+
+char *fs_idem_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                   const char *scope, const char *key, const char *plain) {
+    unsigned char k[32], iv[12];
+    derive(pepper, pepper_len, scope, key, k);
+    if (!fs_random_bytes(iv, sizeof(iv)))
+        return NULL;
+    int pl = (int)strlen(plain), outl = 0, fin = 0;
+    unsigned char *buf = apr_palloc(p, 12 + (apr_size_t)pl + 16 + 16);
+    memcpy(buf, iv, 12);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx)
+        return NULL;
+    int ok = EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, k, iv) == 1 &&
+             EVP_EncryptUpdate(ctx, buf + 12, &outl, (const unsigned char *)plain, pl) == 1 &&
+             EVP_EncryptFinal_ex(ctx, buf + 12 + outl, &fin) == 1 &&
+             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, buf + 12 + outl + fin) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    if (!ok)
+        return NULL;
+    return fs_b64url_encode(p, buf, 12 + (apr_size_t)(outl + fin) + 16);
+}
+
+char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                   const char *scope, const char *key, const char *sealed) {
+    apr_size_t n;
+    unsigned char *raw = sealed ? fs_b64url_decode(p, sealed, &n) : NULL;
+    if (!raw || n < 28)
+        return NULL;
+    unsigned char k[32];
+    derive(pepper, pepper_len, scope, key, k);
+    int cl = (int)(n - 28), outl = 0, fin = 0;
+    unsigned char *out = apr_palloc(p, (apr_size_t)cl + 16 + 1);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx)
+        return NULL;
+    int ok = EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, k, raw) == 1 &&
+             EVP_DecryptUpdate(ctx, out, &outl, raw + 12, cl) == 1 &&
+             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, raw + 12 + cl) == 1 &&
+             EVP_DecryptFinal_ex(ctx, out + outl, &fin) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    if (!ok)
+        return NULL;
+    out[outl + fin] = '\0';
+    return (char *)out;
+}

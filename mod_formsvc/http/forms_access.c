@@ -1,0 +1,166 @@
+/* forms_access: loading forms for the caller, ETags and saving. */
+#include "forms.h"
+#include "fs_field.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+const char *formsvc_form_constraints(request_rec *r) {
+    fs_scopes *sc = formsvc_req_get(r)->who->scopes;
+    if (sc->full || sc->forms->nelts == 0)
+        return NULL;
+    json_object *a = fs_json_own(r->pool, json_object_new_array());
+    for (int i = 0; i < sc->forms->nelts; i++)
+        json_object_array_add(a, json_object_new_string(APR_ARRAY_IDX(sc->forms, i, const char *)));
+    return fs_json_str(r->pool, a);
+}
+
+fs_error *formsvc_form_load(request_rec *r, const char *id, formsvc_form **out) {
+    *out = NULL;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (!fs_id_valid(id, "frm_") || !fs_scopes_allows_form(who->scopes, id))
+        return fs_error_make(r->pool, "not-found", "No such form.");
+    const char *args[] = {formsvc_base_url(r), id, who->user_id};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_form_get", 3, args, &rs);
+    if (e)
+        return e;
+    if (rs->nrows != 1)
+        return fs_error_make(r->pool, "not-found", "No such form.");
+    formsvc_form *f = apr_pcalloc(r->pool, sizeof(*f));
+    f->id = id;
+    f->json = FS_CELL(rs, 0, 0);
+    f->version = atoi(FS_CELL(rs, 0, 1));
+    f->fields = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 2));
+    f->settings = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 3));
+    f->slug = FS_CELL(rs, 0, 4);
+    f->title = FS_CELL(rs, 0, 5);
+    f->description = FS_CELL(rs, 0, 6);
+    f->status = FS_CELL(rs, 0, 7);
+    if (!f->fields || !json_object_is_type(f->fields, json_type_array))
+        f->fields = fs_json_own(r->pool, json_object_new_array());
+    if (!f->settings)
+        f->settings = fs_json_own(r->pool, json_object_new_object());
+    *out = f;
+    return NULL;
+}
+
+int formsvc_if_match_absent(request_rec *r) {
+    return apr_table_get(r->headers_in, "If-Match") == NULL;
+}
+
+int formsvc_if_match_ok(request_rec *r, int version) {
+    const char *h = apr_table_get(r->headers_in, "If-Match");
+    if (!h)
+        return 1;
+    char *list = apr_pstrdup(r->pool, h), *last = NULL;
+    const char *want = apr_psprintf(r->pool, "\"%d\"", version);
+    for (char *t = apr_strtok(list, ",", &last); t; t = apr_strtok(NULL, ",", &last)) {
+        while (*t == ' ' || *t == '\t')
+            t++;
+        apr_size_t n = strlen(t);
+        while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+            t[--n] = '\0';
+        if (!strcmp(t, "*") || !strcmp(t, want))
+            return 1; /* a weak W/"n" never matches: If-Match compares strongly */
+    }
+    return 0;
+}
+
+fs_error *formsvc_precondition_failed(request_rec *r, int current) {
+    formsvc_set_etag(r, current);
+    return fs_error_make(r->pool, "precondition-failed",
+                         "If-Match does not match the form's current ETag \"%d\"; fetch it "
+                         "again and reapply the change.",
+                         current);
+}
+
+void formsvc_set_etag(request_rec *r, int version) {
+    if (version > 0)
+        apr_table_setn(r->err_headers_out, "ETag", apr_psprintf(r->pool, "\"%d\"", version));
+}
+
+int formsvc_version_of(request_rec *r, const char *form_json) {
+    json_object *o = fs_json_parse_trusted(r->pool, form_json);
+    return o ? json_object_get_int(fs_json_get(o, "version")) : 0;
+}
+
+fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *slug,
+                            const char *title, const char *description, json_object *fields,
+                            json_object *settings, int *stale, const char **json_out) {
+    *stale = 0;
+    *json_out = NULL;
+    const char *args[] = {formsvc_req_get(r)->who->user_id,
+                          f->id,
+                          apr_itoa(r->pool, f->version),
+                          slug,
+                          title,
+                          description,
+                          fs_json_str(r->pool, fields),
+                          fs_json_str(r->pool, settings),
+                          formsvc_base_url(r)};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_form_save", 9, args, &rs);
+    if (e)
+        return e;
+    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "missing";
+    if (!strcmp(outcome, "ok")) {
+        *json_out = FS_CELL(rs, 0, 1);
+        return NULL;
+    }
+    if (!strcmp(outcome, "stale")) {
+        *stale = atoi(FS_CELL(rs, 0, 1));
+        return NULL;
+    }
+    if (!strcmp(outcome, "slug-taken"))
+        return fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.",
+                             slug ? slug : "");
+    return fs_error_make(r->pool, "not-found", "No such form.");
+}
+
+fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    int limit = c->tier[formsvc_req_get(r)->who->verified ? 1 : 0].fields;
+    if (wanted <= limit)
+        return NULL;
+    fs_error *e =
+        fs_error_make(r->pool, "quota-exceeded",
+                      "A form of this account holds at most %d fields (%d asked).", limit, wanted);
+    fs_error_set_str(r->pool, e, "quota", "fields");
+    fs_error_set_int(r->pool, e, "limit", limit);
+    fs_error_set_int(r->pool, e, "used", now);
+    return e;
+}
+
+fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
+                                    void *ctx, const char **json_out) {
+    *json_out = NULL;
+    for (int attempt = 0; attempt < 10; attempt++) {
+        formsvc_form *f;
+        fs_error *e = formsvc_form_load(r, id, &f);
+        if (e)
+            return e;
+        if (!formsvc_if_match_ok(r, f->version))
+            return formsvc_precondition_failed(r, f->version);
+        formsvc_form_change c = {f->slug, f->title, f->description,
+                                 fs_json_own(r->pool, fs_json_copy(f->fields)),
+                                 fs_json_own(r->pool, fs_json_copy(f->settings))};
+        if ((e = fn(r, f, ctx, &c)))
+            return e;
+        int stale;
+        if ((e = formsvc_form_save(r, f, c.slug, c.title, c.description, c.fields, c.settings,
+                                   &stale, json_out)))
+            return e;
+        if (!stale) {
+            formsvc_set_etag(r, formsvc_version_of(r, *json_out));
+            return NULL;
+        }
+        if (!formsvc_if_match_absent(r))
+            return formsvc_precondition_failed(r, stale);
+    }
+    return fs_error_make(r->pool, "conflict",
+                         "The form is being changed by other requests; retry.");
+}

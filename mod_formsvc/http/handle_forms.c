@@ -1,0 +1,300 @@
+/* handle_forms: /v1/forms: list, create, get, patch (JSON merge patch),
+ * delete, publish, close. */
+#include "forms.h"
+#include "fs_field.h"
+#include "fs_form.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "idempotency.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+static int formsvc_h_forms_list(request_rec *r, const char *const *caps) {
+    (void)caps;
+    int limit;
+    const char *after;
+    fs_error *e = formsvc_paging(r, "forms", "frm_", &limit, &after);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *status = formsvc_arg(r, "status");
+    if (status && strcmp(status, "draft") && strcmp(status, "published") &&
+        strcmp(status, "closed")) {
+        e = fs_error_validation(r->pool);
+        fs_error_add(r->pool, e, "/status", "enum", "status is draft, published or closed.");
+        return formsvc_send_problem(r, e);
+    }
+    const char *cons = formsvc_form_constraints(r);
+    const char *args[] = {formsvc_base_url(r),
+                          formsvc_req_get(r)->who->user_id,
+                          status,
+                          status,
+                          cons,
+                          cons,
+                          after,
+                          after,
+                          apr_itoa(r->pool, limit + 1)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_form_list", 9, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_page(r, "forms", rs, limit);
+}
+
+json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
+                                      json_object *old, fs_error *verr) {
+    if (!json_object_is_type(arr, json_type_array)) {
+        fs_error_add(r->pool, verr, ptr, "type", "fields must be an array of field objects.");
+        return NULL;
+    }
+    size_t n = json_object_array_length(arr);
+    json_object *list = fs_json_own(r->pool, json_object_new_array());
+    const char **ptrs = apr_pcalloc(r->pool, sizeof(char *) * (n + 1));
+    apr_hash_t *used_ids = apr_hash_make(r->pool);
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        json_object *def = json_object_array_get_idx(arr, i);
+        const char *ip = apr_psprintf(r->pool, "%s/%" APR_SIZE_T_FMT "", ptr, i);
+        ptrs[i] = ip;
+        const char *id = NULL;
+        json_object *idv = fs_json_get(def, "id");
+        if (old && idv && json_object_is_type(idv, json_type_string)) {
+            const char *want = json_object_get_string(idv);
+            for (size_t k = 0; k < json_object_array_length(old); k++)
+                if (!strcmp(json_object_get_string(
+                                fs_json_get(json_object_array_get_idx(old, k), "id")),
+                            want))
+                    id = want;
+            if (!id) {
+                fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "enum",
+                             "id names no field of this form; leave it out for a new field.");
+                ok = 0;
+            } else if (apr_hash_get(used_ids, id, APR_HASH_KEY_STRING)) {
+                fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "unique",
+                             "The same field id appears twice.");
+                ok = 0;
+            } else {
+                apr_hash_set(used_ids, id, APR_HASH_KEY_STRING, "");
+            }
+        }
+        if (!id)
+            id = fs_id_new(r->pool, "fld_");
+        json_object *f = fs_field_parse(r->pool, def, id, ip, verr);
+        if (!f) {
+            ok = 0;
+            continue;
+        }
+        json_object_array_add(list, f);
+    }
+    if (!ok)
+        return NULL;
+    if (!fs_fields_check(r->pool, list, ptrs, ptr, verr))
+        return NULL;
+    return list;
+}
+
+static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (formsvc_form_constraints(r)) {
+        e = fs_error_make(r->pool, "insufficient-scope",
+                          "A credential limited to particular forms (form: constraints) "
+                          "cannot create forms.");
+        fs_error_set_str(r->pool, e, "requiredScope", "forms:write");
+        return formsvc_send_problem(r, e);
+    }
+    const char *canon = fs_json_str(r->pool, body);
+    formsvc_idem *idem;
+    int rc = formsvc_idem_begin(r, who->user_id, canon, strlen(canon), &idem);
+    if (rc != FORMSVC_IDEM_PROCEED)
+        return rc;
+
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"title",  "description", "slug",
+                                          "fields", "settings",    NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    int ok1, ok2;
+    const char *title = fs_form_title(r->pool, fs_json_get(body, "title"), "/title", verr);
+    const char *desc =
+        fs_form_description(r->pool, fs_json_get(body, "description"), "/description", verr, &ok1);
+    const char *slug = fs_form_slug(r->pool, fs_json_get(body, "slug"), "/slug", verr, &ok2);
+    json_object *settings = fs_json_own(
+        r->pool, fs_settings_parse(r->pool, fs_json_get(body, "settings"), "/settings", verr));
+    json_object *fv = fs_json_get(body, "fields"), *fields = NULL;
+    if (fv && !json_object_is_type(fv, json_type_null)) {
+        if (json_object_is_type(fv, json_type_array) &&
+            (e = formsvc_fields_quota(r, (int)json_object_array_length(fv), 0)))
+            return formsvc_idem_problem(r, idem, e);
+        fields = formsvc_fields_from_json(r, fv, "/fields", NULL, verr);
+    } else {
+        fields = fs_json_own(r->pool, json_object_new_array());
+    }
+    if (verr->errors)
+        return formsvc_idem_problem(r, idem, verr);
+
+    formsvc_srv *c = formsvc_conf(r->server);
+    int limit = c->tier[who->verified ? 1 : 0].forms;
+    const char *id = fs_id_new(r->pool, "frm_");
+    if (!id)
+        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
+    const char *args[] = {id,
+                          who->user_id,
+                          slug,
+                          title,
+                          desc,
+                          fs_json_str(r->pool, fields),
+                          fs_json_str(r->pool, settings),
+                          apr_itoa(r->pool, limit),
+                          formsvc_base_url(r)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_form_create", 9, args, &rs)))
+        return formsvc_idem_problem(r, idem, e);
+    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "";
+    if (!strcmp(outcome, "quota"))
+        return formsvc_idem_problem(r, idem,
+                                    formsvc_quota_exceeded(r, "forms", limit, FS_CELL(rs, 0, 1)));
+    if (!strcmp(outcome, "slug-taken"))
+        return formsvc_idem_problem(
+            r, idem,
+            fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.", slug));
+    if (strcmp(outcome, "ok"))
+        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
+    const char *json = FS_CELL(rs, 0, 1);
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", id, NULL));
+    formsvc_set_etag(r, 1);
+    formsvc_idem_record(r, idem, 201, "application/json", json);
+    return formsvc_send_json(r, 201, json);
+}
+
+static int formsvc_h_forms_get(request_rec *r, const char *const *caps) {
+    formsvc_form *f;
+    fs_error *e = formsvc_form_load(r, caps[0], &f);
+    if (e)
+        return formsvc_send_problem(r, e);
+    formsvc_set_etag(r, f->version);
+    const char *inm = apr_table_get(r->headers_in, "If-None-Match");
+    if (inm && (!strcmp(inm, "*") || strstr(inm, apr_psprintf(r->pool, "\"%d\"", f->version))))
+        return formsvc_send_empty(r, HTTP_NOT_MODIFIED);
+    return formsvc_send_json(r, 200, f->json);
+}
+
+/* PATCH: a JSON merge patch of title, description, slug and settings. */
+static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *ctx,
+                             formsvc_form_change *c) {
+    (void)f;
+    json_object *body = ctx, *v;
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"title", "description", "slug", "settings", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    int ok;
+    if (json_object_object_get_ex(body, "title", &v))
+        c->title = fs_form_title(r->pool, v, "/title", verr);
+    if (json_object_object_get_ex(body, "description", &v))
+        c->description = fs_form_description(r->pool, v, "/description", verr, &ok);
+    if (json_object_object_get_ex(body, "slug", &v))
+        c->slug = fs_form_slug(r->pool, v, "/slug", verr, &ok);
+    if (json_object_object_get_ex(body, "settings", &v)) {
+        json_object *merged = fs_json_own(r->pool, v ? fs_merge_patch(c->settings, v) : NULL);
+        if (v && !json_object_is_type(v, json_type_object)) {
+            fs_error_add(r->pool, verr, "/settings", "type", "settings must be an object or null.");
+        } else {
+            json_object *s = fs_settings_parse(r->pool, merged, "/settings", verr);
+            if (s)
+                c->settings = fs_json_own(r->pool, s);
+        }
+    }
+    return verr->errors ? verr : NULL;
+}
+
+static int formsvc_h_forms_patch(request_rec *r, const char *const *caps) {
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *json;
+    if ((e = formsvc_form_change_apply(r, caps[0], apply_patch, body, &json)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_json(r, 200, json);
+}
+
+static int formsvc_h_forms_delete(request_rec *r, const char *const *caps) {
+    formsvc_form *f;
+    fs_error *e = formsvc_form_load(r, caps[0], &f);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (!formsvc_if_match_ok(r, f->version))
+        return formsvc_send_problem(r, formsvc_precondition_failed(r, f->version));
+    const char *v = formsvc_if_match_absent(r) ? NULL : apr_itoa(r->pool, f->version);
+    const char *args[] = {f->id, formsvc_req_get(r)->who->user_id, v, v};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_form_delete", 4, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] == '0')
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
+    if (FS_CELL(rs, 0, 1)[0] == '0') {
+        formsvc_form *now;
+        if ((e = formsvc_form_load(r, caps[0], &now)))
+            return formsvc_send_problem(r, e);
+        return formsvc_send_problem(r, formsvc_precondition_failed(r, now->version));
+    }
+    return formsvc_send_empty(r, HTTP_NO_CONTENT);
+}
+
+static int transition(request_rec *r, const char *id, const char *action) {
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 1, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (json_object_object_length(body) > 0) {
+        e = fs_error_validation(r->pool);
+        static const char *const none[] = {NULL};
+        formsvc_unknown_members(r, body, none, e);
+        return formsvc_send_problem(r, e);
+    }
+    formsvc_form *f;
+    if ((e = formsvc_form_load(r, id, &f)))
+        return formsvc_send_problem(r, e);
+    if (!formsvc_if_match_ok(r, f->version))
+        return formsvc_send_problem(r, formsvc_precondition_failed(r, f->version));
+    const char *args[] = {formsvc_req_get(r)->who->user_id, f->id, action,
+                          formsvc_if_match_absent(r) ? NULL : apr_itoa(r->pool, f->version),
+                          formsvc_base_url(r)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_form_transition", 5, args, &rs)))
+        return formsvc_send_problem(r, e);
+    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "missing";
+    if (!strcmp(outcome, "ok")) {
+        const char *json = FS_CELL(rs, 0, 1);
+        formsvc_set_etag(r, formsvc_version_of(r, json));
+        return formsvc_send_json(r, 200, json);
+    }
+    if (!strcmp(outcome, "stale"))
+        return formsvc_send_problem(r, formsvc_precondition_failed(r, atoi(FS_CELL(rs, 0, 1))));
+    if (!strcmp(outcome, "invalid-state"))
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "invalid-state", "%s", FS_CELL(rs, 0, 1)));
+    return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
+}
+
+static int formsvc_h_forms_publish(request_rec *r, const char *const *caps) {
+    return transition(r, caps[0], "publish");
+}
+
+static int formsvc_h_forms_close(request_rec *r, const char *const *caps) {
+    return transition(r, caps[0], "close");
+}
+
+const formsvc_route formsvc_routes_forms[] = {
+    {M_GET, "/v1/forms", formsvc_h_forms_list, FS_SC_FORMS_READ, 1},
+    {M_POST, "/v1/forms", formsvc_h_forms_create, FS_SC_FORMS_WRITE, 1},
+    {M_GET, "/v1/forms/{id}", formsvc_h_forms_get, FS_SC_FORMS_READ, 1},
+    {M_PATCH, "/v1/forms/{id}", formsvc_h_forms_patch, FS_SC_FORMS_WRITE, 1},
+    {M_DELETE, "/v1/forms/{id}", formsvc_h_forms_delete, FS_SC_FORMS_WRITE, 1},
+    {M_POST, "/v1/forms/{id}/publish", formsvc_h_forms_publish, FS_SC_FORMS_WRITE, 1},
+    {M_POST, "/v1/forms/{id}/close", formsvc_h_forms_close, FS_SC_FORMS_WRITE, 1},
+    {0, NULL, NULL, 0, 0}};

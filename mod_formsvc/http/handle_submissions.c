@@ -1,0 +1,251 @@
+/* handle_submissions: the owner's side of submissions: list (JSON pages,
+ * or the whole set as CSV with Accept: text/csv, streamed in batches),
+ * get one, delete one. */
+#include "forms.h"
+#include "fs_csv.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define CSV_BATCH 500
+
+static fs_error *no_submission(request_rec *r) {
+    return fs_error_make(r->pool, "not-found", "No such submission.");
+}
+
+/* q of one media type under an Accept header: the q of the most specific
+ * range that matches it (type/subtype > type/asterisk > asterisk/asterisk), 0 when none. */
+static double accept_q(request_rec *r, const char *accept, const char *type) {
+    char *list = apr_pstrdup(r->pool, accept), *last = NULL;
+    const char *slash = strchr(type, '/');
+    apr_size_t tl = (apr_size_t)(slash - type);
+    int best = -1;
+    double q_best = 0;
+    for (char *item = apr_strtok(list, ",", &last); item; item = apr_strtok(NULL, ",", &last)) {
+        char *plast = NULL;
+        char *range = apr_strtok(item, ";", &plast);
+        if (!range)
+            continue;
+        apr_collapse_spaces(range, range); /* returns the end, not the start */
+        double q = 1;
+        for (char *par = apr_strtok(NULL, ";", &plast); par; par = apr_strtok(NULL, ";", &plast)) {
+            apr_collapse_spaces(par, par);
+            if (!strncasecmp(par, "q=", 2))
+                q = atof(par + 2);
+        }
+        int spec = -1;
+        if (!strcasecmp(range, type))
+            spec = 2;
+        else if (strlen(range) == tl + 2 && !strncasecmp(range, type, tl) && range[tl] == '/' &&
+                 range[tl + 1] == '*')
+            spec = 1;
+        else if (!strcmp(range, "*/*"))
+            spec = 0;
+        if (spec > best) {
+            best = spec;
+            q_best = q;
+        }
+    }
+    return best < 0 ? 0 : q_best;
+}
+
+/* 1 CSV, 0 JSON, -1 nothing acceptable. */
+static int wants_csv(request_rec *r) {
+    const char *accept = apr_table_get(r->headers_in, "Accept");
+    if (!accept || !*accept)
+        return 0;
+    double qj = accept_q(r, accept, "application/json");
+    double qc = accept_q(r, accept, "text/csv");
+    if (qj <= 0 && qc <= 0)
+        return -1;
+    return qc > qj;
+}
+
+typedef struct {
+    const char *spam, *since, *until;
+} sub_filter;
+
+static fs_error *read_filter(request_rec *r, sub_filter *f) {
+    fs_error *verr = fs_error_validation(r->pool);
+    const char *spam = formsvc_arg(r, "spam");
+    f->spam = "f";
+    if (spam && !strcmp(spam, "true"))
+        f->spam = "t";
+    else if (spam && strcmp(spam, "false"))
+        fs_error_add(r->pool, verr, "/spam", "type", "spam is true or false.");
+    const char *names[2] = {"since", "until"};
+    const char **outs[2] = {&f->since, &f->until};
+    for (int i = 0; i < 2; i++) {
+        const char *v = formsvc_arg(r, names[i]);
+        apr_time_t t;
+        *outs[i] = NULL;
+        if (!v)
+            continue;
+        if (!fs_time_parse_rfc3339(v, &t))
+            fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", names[i], NULL), "format",
+                         "%s must be an RFC 3339 timestamp such as 2026-11-21T00:00:00Z "
+                         "(encode + as %%2B in a query string).",
+                         names[i]);
+        else
+            *outs[i] = apr_psprintf(r->pool, "%s", fs_time_format(r->pool, t));
+    }
+    return verr->errors ? verr : NULL;
+}
+
+static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
+    const char *user = formsvc_req_get(r)->who->user_id;
+    int with_spam = flt->spam[0] == 't';
+    size_t nf = json_object_array_length(form->fields);
+    int ncols = 3 + with_spam + (int)nf;
+    const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
+    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
+    int c = 0;
+    cells[c++] = "id";
+    cells[c++] = "createdAt";
+    cells[c++] = "formVersion";
+    if (with_spam)
+        cells[c++] = "spam";
+    for (size_t i = 0; i < nf; i++) {
+        keys[i] =
+            json_object_get_string(fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
+        cells[c++] = fs_csv_cell(r->pool, keys[i]);
+    }
+    const char *after = NULL, *lim = apr_itoa(r->pool, CSV_BATCH);
+    int started = 0;
+    for (;;) {
+        apr_pool_t *sub;
+        apr_pool_create(&sub, r->pool);
+        const char *args[] = {form->id,   user,       flt->spam, flt->since, flt->since,
+                              flt->until, flt->until, after,     after,      lim};
+        fs_rows *rs;
+        fs_db *db;
+        fs_error *e = formsvc_db(r, &db);
+        if (!e)
+            e = fs_db_query(sub, db, "fs_sub_export", 10, args, &rs);
+        if (e) {
+            apr_pool_destroy(sub);
+            if (!started)
+                return formsvc_send_problem(r, e);
+            /* the status line is gone: cut the response short so the
+             * client sees an incomplete transfer rather than a short file */
+            FORMSVC_LOG(r, APLOG_ERR, 10501, "CSV export of %s cut short: database error",
+                        form->id);
+            r->connection->keepalive = AP_CONN_CLOSE;
+            r->connection->aborted = 1;
+            return OK;
+        }
+        apr_array_header_t *buf = apr_array_make(sub, 8192, 1);
+        if (!started) {
+            r->status = 200;
+            ap_set_content_type(r, "text/csv; charset=utf-8; header=present");
+            apr_table_setn(
+                r->headers_out, "Content-Disposition",
+                apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"", form->id));
+            apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+            apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+            apr_table_setn(r->headers_out, "Vary", "Accept");
+            if (r->header_only) {
+                apr_pool_destroy(sub);
+                return OK;
+            }
+            fs_csv_row(buf, cells, ncols);
+            started = 1;
+        }
+        for (int i = 0; i < rs->nrows; i++) {
+            const char **row = apr_pcalloc(sub, sizeof(char *) * (size_t)ncols);
+            int k = 0;
+            row[k++] = fs_csv_cell(sub, FS_CELL(rs, i, 0));
+            row[k++] = fs_csv_cell(sub, FS_CELL(rs, i, 1));
+            row[k++] = fs_csv_cell(sub, FS_CELL(rs, i, 2));
+            if (with_spam)
+                row[k++] = FS_CELL(rs, i, 3)[0] == 't' ? "true" : "false";
+            json_object *data = fs_json_parse_trusted(sub, FS_CELL(rs, i, 4));
+            for (size_t f = 0; f < nf; f++)
+                row[k++] = fs_csv_value(sub, fs_json_get(data, keys[f]));
+            fs_csv_row(buf, row, ncols);
+        }
+        ap_rwrite(buf->elts, buf->nelts, r);
+        int more = rs->nrows == CSV_BATCH;
+        if (more)
+            after = apr_pstrdup(r->pool, FS_CELL(rs, rs->nrows - 1, 0));
+        apr_pool_destroy(sub);
+        if (!more || r->connection->aborted)
+            break;
+        ap_rflush(r);
+    }
+    return OK;
+}
+
+static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    int csv = wants_csv(r);
+    if (csv < 0)
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "not-acceptable",
+                             "Submissions are served as application/json or text/csv."));
+    sub_filter flt;
+    if ((e = read_filter(r, &flt)))
+        return formsvc_send_problem(r, e);
+    if (csv)
+        return send_csv(r, form, &flt);
+    int limit;
+    const char *after;
+    if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
+        return formsvc_send_problem(r, e);
+    const char *args[] = {form->id,  formsvc_req_get(r)->who->user_id,
+                          flt.spam,  flt.since,
+                          flt.since, flt.until,
+                          flt.until, after,
+                          after,     apr_itoa(r->pool, limit + 1)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_sub_list", 10, args, &rs)))
+        return formsvc_send_problem(r, e);
+    apr_table_setn(r->headers_out, "Vary", "Accept");
+    return formsvc_send_page(r, "subs", rs, limit);
+}
+
+static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (!fs_id_valid(caps[1], "sub_"))
+        return formsvc_send_problem(r, no_submission(r));
+    const char *args[] = {caps[1], form->id, formsvc_req_get(r)->who->user_id};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_sub_get", 3, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(r, no_submission(r));
+    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+}
+
+static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (!fs_id_valid(caps[1], "sub_"))
+        return formsvc_send_problem(r, no_submission(r));
+    const char *args[] = {caps[1], form->id, formsvc_req_get(r)->who->user_id};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_sub_delete", 3, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] == '0')
+        return formsvc_send_problem(r, no_submission(r));
+    return formsvc_send_empty(r, HTTP_NO_CONTENT);
+}
+
+const formsvc_route formsvc_routes_submissions[] = {
+    {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
+    {M_GET, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_get, FS_SC_SUBMISSIONS_READ, 1},
+    {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
+     1},
+    {0, NULL, NULL, 0, 0}};

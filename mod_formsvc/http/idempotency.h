@@ -1,0 +1,47 @@
+/* idempotency: Idempotency-Key for POST endpoints (/v1/forms, /v1/keys,
+ * and the public submission POST /f/...).
+ *
+ * Use:
+ *     formsvc_idem *idem;
+ *     int rc = formsvc_idem_begin(r, scope, body, len, &idem);
+ *     if (rc != FORMSVC_IDEM_PROCEED) return rc;   // answered: replay or problem
+ *     ... on failure: return formsvc_idem_problem(r, idem, e);
+ *     ... on success: formsvc_idem_record(r, idem, 201, "application/json", json);
+ *                     then send the answer as usual.
+ * scope is the caller's user id for /v1, the form id for public posts. idem
+ * is NULL when the request carried no Idempotency-Key; every function
+ * accepts NULL and then does nothing.
+ *
+ * Only 2xx/3xx answers are recorded; after any other answer the key is
+ * released, so a corrected retry with the same key runs. A second request
+ * while the first is still running gets 409 conflict. Records live 24
+ * hours; their bodies are sealed (fs_idempotency.h). */
+#ifndef FORMSVC_IDEMPOTENCY_H
+#define FORMSVC_IDEMPOTENCY_H
+
+#include "glue.h"
+
+#define FORMSVC_IDEM_PROCEED (-1000)
+
+typedef struct formsvc_idem formsvc_idem;
+
+/* body/len: what identifies the request besides method and path (for JSON,
+ * the canonical serialisation of the parsed body). Returns
+ * FORMSVC_IDEM_PROCEED, or the handler's return value after answering
+ * (replay, 400 malformed key, 422 same key with another body, 409 in
+ * progress, 503). */
+int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_size_t len,
+                       formsvc_idem **out);
+
+/* Records the answer about to be sent (status 2xx/3xx; Location is taken
+ * from r->headers_out). Best effort: a failure to record is logged and the
+ * claim released. */
+void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const char *content_type,
+                         const char *body);
+
+/* Releases the claim and sends the problem. */
+int formsvc_idem_problem(request_rec *r, formsvc_idem *st, fs_error *e);
+/* Releases the claim only. */
+void formsvc_idem_release(request_rec *r, formsvc_idem *st);
+
+#endif

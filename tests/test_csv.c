@@ -1,0 +1,71 @@
+/* fs_csv: quoting, neutralisation, values and rows. */
+#include "fs_csv.h"
+#include "fs_json.h"
+#include "fs_test.h"
+
+static void cells(void **state) {
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_csv_cell(p, "plain"), "plain");
+    assert_string_equal(fs_csv_cell(p, ""), "");
+    assert_string_equal(fs_csv_cell(p, NULL), "");
+    assert_string_equal(fs_csv_cell(p, "a,b"), "\"a,b\"");
+    assert_string_equal(fs_csv_cell(p, "say \"hi\""), "\"say \"\"hi\"\"\"");
+    assert_string_equal(fs_csv_cell(p, "two\nlines"), "\"two\nlines\"");
+    assert_string_equal(fs_csv_cell(p, "cr\rhere"), "\"cr\rhere\"");
+    assert_string_equal(fs_csv_cell(p, "caf\xc3\xa9"), "caf\xc3\xa9");
+    assert_string_equal(fs_csv_cell(p, "a;b"), "a;b");
+}
+
+static void neutralised(void **state) {
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_csv_cell(p, "=1+2"), "'=1+2");
+    assert_string_equal(fs_csv_cell(p, "+1"), "'+1");
+    assert_string_equal(fs_csv_cell(p, "-1"), "'-1");
+    assert_string_equal(fs_csv_cell(p, "@SUM(A1)"), "'@SUM(A1)");
+    assert_string_equal(fs_csv_cell(p, "\tx"), "'\tx");
+    assert_string_equal(fs_csv_cell(p, "\rx"), "\"'\rx\"");
+    assert_string_equal(fs_csv_cell(p, "=HYPERLINK(\"http://x\",\"y\")"),
+                        "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+    assert_string_equal(fs_csv_cell(p, "a=b"), "a=b"); /* only the first character */
+    assert_string_equal(fs_csv_cell(p, " =x"), " =x");
+}
+
+static json_object *parse(apr_pool_t *p, const char *s) {
+    return fs_json_parse_trusted(p, s);
+}
+
+static void values(void **state) {
+    apr_pool_t *p = *state;
+    json_object *o = parse(p, "{\"s\":\"-x\",\"n\":-3,\"d\":1.5,\"t\":true,\"f\":false,"
+                              "\"z\":null,\"a\":[\"x\",\"=y\",\"a,b\"],\"e\":[],"
+                              "\"o\":{\"k\":1}}");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "s")), "'-x");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "n")), "-3");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "d")), "1.5");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "t")), "true");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "f")), "false");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "z")), "");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "missing")), "");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "a")), "\"x; =y; a,b\"");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "e")), "");
+    assert_string_equal(fs_csv_value(p, fs_json_get(o, "o")), "\"{\"\"k\"\":1}\"");
+    json_object *first = parse(p, "{\"a\":[\"=x\",\"b\"]}");
+    assert_string_equal(fs_csv_value(p, fs_json_get(first, "a")), "'=x; b");
+}
+
+static void rows(void **state) {
+    apr_pool_t *p = *state;
+    apr_array_header_t *buf = apr_array_make(p, 64, 1);
+    const char *r1[] = {"id", "name"};
+    const char *r2[] = {"1", "\"a,b\""};
+    const char *r3[] = {"", ""};
+    fs_csv_row(buf, r1, 2);
+    fs_csv_row(buf, r2, 2);
+    fs_csv_row(buf, r3, 2);
+    assert_int_equal(buf->nelts, (int)strlen("id,name\r\n1,\"a,b\"\r\n,\r\n"));
+    assert_memory_equal(buf->elts, "id,name\r\n1,\"a,b\"\r\n,\r\n", buf->nelts);
+}
+
+static const struct CMUnitTest tests[] = {FS_TEST(cells), FS_TEST(neutralised), FS_TEST(values),
+                                          FS_TEST(rows)};
+FS_TEST_MAIN(tests)

@@ -1,0 +1,96 @@
+/* fs_form: slugs, titles, settings. */
+#include "fs_form.h"
+#include "fs_json.h"
+#include "fs_test.h"
+
+static const char *code_at(fs_error *e, const char *ptr) {
+    for (int i = 0; e->errors && i < e->errors->nelts; i++) {
+        fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
+        if (!strcmp(fe->pointer, ptr))
+            return fe->code;
+    }
+    return "";
+}
+
+static void slugs(void **state) {
+    (void)state;
+    assert_true(fs_slug_valid("a"));
+    assert_true(fs_slug_valid("contact-us-2"));
+    assert_true(fs_slug_valid("0"));
+    assert_false(fs_slug_valid(""));
+    assert_false(fs_slug_valid("-a"));
+    assert_false(fs_slug_valid("a-"));
+    assert_false(fs_slug_valid("A"));
+    assert_false(fs_slug_valid("a_b"));
+    assert_false(fs_slug_valid("frm_abc"));
+    assert_false(fs_slug_valid("caf\xc3\xa9"));
+    char s[66];
+    memset(s, 'a', 65);
+    s[65] = '\0';
+    assert_false(fs_slug_valid(s));
+    s[64] = '\0';
+    assert_true(fs_slug_valid(s));
+}
+
+static void settings(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    json_object *s = fs_json_own(p, fs_settings_parse(p, NULL, "/settings", e));
+    assert_string_equal(fs_json_str(p, s),
+                        "{\"closesAt\":null,\"maxSubmissions\":null,\"confirmationMessage\":null,"
+                        "\"redirectUrl\":null,\"honeypot\":true}");
+    s = fs_json_own(p,
+                    fs_settings_parse(
+                        p,
+                        fs_json_parse_trusted(
+                            p, "{\"closesAt\":\"2027-01-01T01:00:00.5+01:00\","
+                               "\"maxSubmissions\":10,\"redirectUrl\":\"https://x.example/ok?a=1\","
+                               "\"confirmationMessage\":\"Thanks\\nagain\",\"honeypot\":false}"),
+                        "/settings", e));
+    assert_null(e->errors);
+    assert_string_equal(json_object_get_string(fs_json_get(s, "closesAt")),
+                        "2027-01-01T00:00:00.500Z");
+    assert_false(json_object_get_boolean(fs_json_get(s, "honeypot")));
+    assert_null(fs_settings_parse(
+        p,
+        fs_json_parse_trusted(p, "{\"closesAt\":\"tomorrow\",\"maxSubmissions\":0,"
+                                 "\"redirectUrl\":\"javascript:alert(1)\",\"honeypot\":1,"
+                                 "\"confirmationMessage\":\"\",\"x\":1,\"a/b~\":2}"),
+        "/settings", e));
+    assert_string_equal(code_at(e, "/settings/closesAt"), "format");
+    assert_string_equal(code_at(e, "/settings/maxSubmissions"), "minimum");
+    assert_string_equal(code_at(e, "/settings/redirectUrl"), "format");
+    assert_string_equal(code_at(e, "/settings/honeypot"), "type");
+    assert_string_equal(code_at(e, "/settings/confirmationMessage"), "minLength");
+    assert_string_equal(code_at(e, "/settings/x"), "unknown");
+    assert_string_equal(code_at(e, "/settings/a~1b~0"), "unknown");
+    e = fs_error_validation(p);
+    assert_null(fs_settings_parse(p, fs_json_parse_trusted(p, "[1]"), "/settings", e));
+    assert_string_equal(code_at(e, "/settings"), "type");
+}
+
+static void titles(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    assert_null(fs_form_title(p, NULL, "/title", e));
+    assert_string_equal(code_at(e, "/title"), "required");
+    e = fs_error_validation(p);
+    assert_null(fs_form_title(p, fs_json_own(p, json_object_new_string("")), "/title", e));
+    assert_string_equal(code_at(e, "/title"), "minLength");
+    e = fs_error_validation(p);
+    assert_null(fs_form_title(p, fs_json_own(p, json_object_new_string("a\nb")), "/title", e));
+    assert_string_equal(code_at(e, "/title"), "pattern");
+    int ok;
+    e = fs_error_validation(p);
+    assert_string_equal(
+        fs_form_description(p, fs_json_own(p, json_object_new_string("a\nb")), "/d", e, &ok),
+        "a\nb");
+    assert_true(ok);
+    assert_null(fs_form_slug(p, NULL, "/slug", e, &ok));
+    assert_true(ok);
+    assert_null(fs_form_slug(p, fs_json_own(p, json_object_new_string("Nope")), "/slug", e, &ok));
+    assert_false(ok);
+}
+
+static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(settings), FS_TEST(titles)};
+FS_TEST_MAIN(tests)

@@ -104,6 +104,7 @@ static int formsvc_h_fields_add(request_rec *r, const char *const *caps) {
     const char *json;
     if ((e = formsvc_form_change_apply(r, caps[0], apply_add, &ctx, &json)))
         return formsvc_send_problem(r, e);
+    formsvc_audit(r, "form.fields.changed", caps[0]);
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", caps[0], "/fields/",
                                ctx.fid, NULL));
@@ -157,6 +158,7 @@ static int formsvc_h_fields_patch(request_rec *r, const char *const *caps) {
     const char *json;
     if ((e = formsvc_form_change_apply(r, caps[0], apply_patch, &ctx, &json)))
         return formsvc_send_problem(r, e);
+    formsvc_audit(r, "form.fields.changed", caps[0]);
     return formsvc_send_json(r, 200, field_json(r, json, caps[1]));
 }
 
@@ -199,6 +201,7 @@ static int formsvc_h_fields_delete(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_form_change_apply(r, caps[0], apply_delete, (void *)caps[1], &json);
     if (e)
         return formsvc_send_problem(r, e);
+    formsvc_audit(r, "form.fields.changed", caps[0]);
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }
 
@@ -251,6 +254,7 @@ static int formsvc_h_fields_put(request_rec *r, const char *const *caps) {
     const char *json;
     if ((e = formsvc_form_change_apply(r, caps[0], apply_put, body, &json)))
         return formsvc_send_problem(r, e);
+    formsvc_audit(r, "form.fields.changed", caps[0]);
     return formsvc_send_json(r, 200, json);
 }
 

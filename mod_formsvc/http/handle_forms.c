@@ -168,6 +168,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", id, NULL));
     formsvc_set_etag(r, 1);
     formsvc_idem_record(r, idem, 201, "application/json", json);
+    formsvc_audit(r, "form.created", id);
     return formsvc_send_json(r, 201, json);
 }
 
@@ -219,6 +220,7 @@ static int formsvc_h_forms_patch(request_rec *r, const char *const *caps) {
     const char *json;
     if ((e = formsvc_form_change_apply(r, caps[0], apply_patch, body, &json)))
         return formsvc_send_problem(r, e);
+    formsvc_audit(r, "form.changed", caps[0]);
     return formsvc_send_json(r, 200, json);
 }
 
@@ -242,6 +244,7 @@ static int formsvc_h_forms_delete(request_rec *r, const char *const *caps) {
             return formsvc_send_problem(r, e);
         return formsvc_send_problem(r, formsvc_precondition_failed(r, now->version));
     }
+    formsvc_audit(r, "form.deleted", f->id);
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }
 
@@ -271,6 +274,7 @@ static int transition(request_rec *r, const char *id, const char *action) {
     if (!strcmp(outcome, "ok")) {
         const char *json = FS_CELL(rs, 0, 1);
         formsvc_set_etag(r, formsvc_version_of(r, json));
+        formsvc_audit(r, !strcmp(action, "publish") ? "form.published" : "form.closed", f->id);
         return formsvc_send_json(r, 200, json);
     }
     if (!strcmp(outcome, "stale"))

@@ -46,7 +46,6 @@ const fs_stmt fs_stmts_forms[] = {
                        "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
 
     /* 1 user id: number of forms */
-    {"fs_form_count", "SELECT count(*)::text FROM forms WHERE user_id = %s"},
 
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),
      * 6-7 until (or NULL), 8-9 after id (or NULL), 10 limit + 1 */

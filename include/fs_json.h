@@ -37,6 +37,13 @@ json_object *fs_json_get(json_object *o, const char *key);
 /* The JSON type's name as used in detail messages ("string", "null", ...). */
 const char *fs_json_type_name(json_object *v);
 
+/* A string member of a request body: it must be a JSON string of min..max
+ * characters (code points) without control characters (newline, tab and
+ * carriage return allowed when multiline). Returns the string (owned by v)
+ * or NULL after adding a type/minLength/maxLength/pattern item at ptr. */
+const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
+                         apr_size_t min, apr_size_t max, int multiline, fs_error *verr);
+
 /* True when s is valid UTF-8 with no NUL in its len bytes. */
 int fs_utf8_valid(const char *s, apr_size_t len);
 /* Number of Unicode code points in valid UTF-8 s. */

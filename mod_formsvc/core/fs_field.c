@@ -62,37 +62,6 @@ static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
     return apr_pstrcat(p, ptr, "/", member, NULL);
 }
 
-/* A string member: type, length in characters, control characters.
- * Returns the string or NULL (error added). */
-static const char *text_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
-                               apr_size_t min, apr_size_t max, int allow_newlines, fs_error *verr) {
-    if (!json_object_is_type(v, json_type_string)) {
-        fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
-                     fs_json_type_name(v));
-        return NULL;
-    }
-    const char *s = json_object_get_string(v);
-    apr_size_t len = fs_utf8_length(s);
-    if (len < min) {
-        fs_error_add(p, verr, ptr, "minLength", "%s must not be empty.", name);
-        return NULL;
-    }
-    if (len > max) {
-        fs_error_add(p, verr, ptr, "maxLength",
-                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
-                     ").",
-                     name, max, len);
-        return NULL;
-    }
-    for (const char *c = s; *c; c++) {
-        unsigned char u = (unsigned char)*c;
-        if ((u < 0x20 || u == 0x7f) && !(allow_newlines && (u == '\n' || u == '\t'))) {
-            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
-            return NULL;
-        }
-    }
-    return s;
-}
 
 /* An integer member within [lo, hi]; 1 on success. */
 static int int_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
@@ -172,7 +141,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
         const char *value = NULL, *label = NULL;
         const char *vptr = ip;
         if (json_object_is_type(it, json_type_string)) {
-            value = label = text_member(p, it, ip, "An option", 1, FS_LABEL_MAX, 0, verr);
+            value = label = fs_json_text(p, it, ip, "An option", 1, FS_LABEL_MAX, 0, verr);
         } else if (json_object_is_type(it, json_type_object)) {
             json_object_object_foreach(it, k, mv) {
                 (void)mv;
@@ -187,9 +156,9 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             if (!vv)
                 fs_error_add(p, verr, vptr, "required", "An option needs a value.");
             else
-                value = text_member(p, vv, vptr, "value", 1, FS_LABEL_MAX, 0, verr);
+                value = fs_json_text(p, vv, vptr, "value", 1, FS_LABEL_MAX, 0, verr);
             if (lv && !json_object_is_type(lv, json_type_null))
-                label = text_member(p, lv, at(p, ip, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
+                label = fs_json_text(p, lv, at(p, ip, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
             else
                 label = value;
             if (lv && !json_object_is_type(lv, json_type_null) && !label)
@@ -289,7 +258,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                 json_object_object_add(out, k, json_object_new_int64(x));
             } else if (!strcmp(k, "pattern")) {
                 const char *pat =
-                    text_member(p, mv, mp, "pattern", 1, FS_REGEX_MAX_PATTERN, 0, verr);
+                    fs_json_text(p, mv, mp, "pattern", 1, FS_REGEX_MAX_PATTERN, 0, verr);
                 if (!pat) {
                     ok = 0;
                     continue;
@@ -500,7 +469,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     json_object *lv = fs_json_get(def, "label");
     const char *label = NULL;
     if (lv && !json_object_is_type(lv, json_type_null))
-        label = text_member(p, lv, at(p, ptr, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
+        label = fs_json_text(p, lv, at(p, ptr, "label"), "label", 1, FS_LABEL_MAX, 0, verr);
     else if (t == FS_FT_HIDDEN)
         label = key;
     else
@@ -509,7 +478,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     json_object *dv = fs_json_get(def, "description");
     const char *description = NULL;
     if (dv && !json_object_is_type(dv, json_type_null))
-        description = text_member(p, dv, at(p, ptr, "description"), "description", 0,
+        description = fs_json_text(p, dv, at(p, ptr, "description"), "description", 0,
                                   FS_FIELD_DESCRIPTION_MAX, 1, verr);
     json_object *pv = fs_json_get(def, "placeholder");
     const char *placeholder = NULL;
@@ -519,7 +488,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
             fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
         else
-            placeholder = text_member(p, pv, at(p, ptr, "placeholder"), "placeholder", 0,
+            placeholder = fs_json_text(p, pv, at(p, ptr, "placeholder"), "placeholder", 0,
                                       FS_PLACEHOLDER_MAX, 0, verr);
     }
     /* required */

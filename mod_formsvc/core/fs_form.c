@@ -41,42 +41,13 @@ static const char *ptr_token(apr_pool_t *p, const char *k) {
     return out;
 }
 
-static const char *text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
-                        apr_size_t min, apr_size_t max, int newlines, fs_error *verr) {
-    if (!json_object_is_type(v, json_type_string)) {
-        fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
-                     fs_json_type_name(v));
-        return NULL;
-    }
-    const char *s = json_object_get_string(v);
-    apr_size_t len = fs_utf8_length(s);
-    if (len < min) {
-        fs_error_add(p, verr, ptr, "minLength", "%s must not be empty.", name);
-        return NULL;
-    }
-    if (len > max) {
-        fs_error_add(p, verr, ptr, "maxLength",
-                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
-                     ").",
-                     name, max, len);
-        return NULL;
-    }
-    for (const char *c = s; *c; c++) {
-        unsigned char u = (unsigned char)*c;
-        if ((u < 0x20 || u == 0x7f) && !(newlines && (u == '\n' || u == '\t' || u == '\r'))) {
-            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
-            return NULL;
-        }
-    }
-    return s;
-}
 
 const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
     if (!v || json_object_is_type(v, json_type_null)) {
         fs_error_add(p, verr, ptr, "required", "title is required.");
         return NULL;
     }
-    return text(p, v, ptr, "title", 1, FS_TITLE_MAX, 0, verr);
+    return fs_json_text(p, v, ptr, "title", 1, FS_TITLE_MAX, 0, verr);
 }
 
 const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr,
@@ -84,7 +55,7 @@ const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, 
     *ok = 1;
     if (!v || json_object_is_type(v, json_type_null))
         return NULL;
-    const char *s = text(p, v, ptr, "description", 0, FS_FORM_DESCRIPTION_MAX, 1, verr);
+    const char *s = fs_json_text(p, v, ptr, "description", 0, FS_FORM_DESCRIPTION_MAX, 1, verr);
     *ok = s != NULL;
     return s;
 }
@@ -173,7 +144,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     v = fs_json_get(s, "confirmationMessage");
     const char *cm = NULL;
     if (v && !json_object_is_type(v, json_type_null))
-        cm = text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL), "confirmationMessage", 1,
+        cm = fs_json_text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL), "confirmationMessage", 1,
                   FS_CONFIRMATION_MAX, 1, verr);
     json_object_object_add(out, "confirmationMessage", cm ? json_object_new_string(cm) : NULL);
     /* redirectUrl */
@@ -181,7 +152,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     mp = apr_pstrcat(p, ptr, "/redirectUrl", NULL);
     const char *ru = NULL;
     if (v && !json_object_is_type(v, json_type_null)) {
-        ru = text(p, v, mp, "redirectUrl", 1, FS_URL_MAX, 0, verr);
+        ru = fs_json_text(p, v, mp, "redirectUrl", 1, FS_URL_MAX, 0, verr);
         if (ru && !url_valid(p, ru)) {
             fs_error_add(p, verr, mp, "format",
                          "redirectUrl must be an absolute http or https URL.");

@@ -405,3 +405,33 @@ json_object *fs_json_parse_trusted(apr_pool_t *p, const char *text)
         return NULL;
     return fs_json_own(p, json_tokener_parse(text));
 }
+
+const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
+                         apr_size_t min, apr_size_t max, int multiline, fs_error *verr)
+{
+    if (!json_object_is_type(v, json_type_string)) {
+        fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
+                     fs_json_type_name(v));
+        return NULL;
+    }
+    const char *s = json_object_get_string(v);
+    apr_size_t len = fs_utf8_length(s);
+    if (len < min) {
+        fs_error_add(p, verr, ptr, "minLength", "%s must not be empty.", name);
+        return NULL;
+    }
+    if (len > max) {
+        fs_error_add(p, verr, ptr, "maxLength",
+                     "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
+                     ").", name, max, len);
+        return NULL;
+    }
+    for (const char *c = s; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        if ((u < 0x20 || u == 0x7f) && !(multiline && (u == '\n' || u == '\t' || u == '\r'))) {
+            fs_error_add(p, verr, ptr, "pattern", "%s must not contain control characters.", name);
+            return NULL;
+        }
+    }
+    return s;
+}

@@ -58,6 +58,9 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
 /* Query parameter (first occurrence, decoded), NULL when absent. */
 const char *formsvc_arg(request_rec *r, const char *name);
 
+/* A query flag: absent or "false" is 0, "true" is 1, anything else 422. */
+fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out);
+
 /* Paging: limit (1..100, default 20) and the decoded cursor id. */
 fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
                          int *limit, const char **after);

@@ -103,13 +103,10 @@ static int formsvc_h_clients_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_paging(r, "clients", "cli_", &limit, &after);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *inc = formsvc_arg(r, "includeRevoked");
-    if (inc && strcmp(inc, "true") && strcmp(inc, "false")) {
-        e = fs_error_validation(r->pool);
-        fs_error_add(r->pool, e, "/includeRevoked", "type", "includeRevoked is true or false.");
+    int inc;
+    if ((e = formsvc_bool_arg(r, "includeRevoked", &inc)))
         return formsvc_send_problem(r, e);
-    }
-    const char *args[] = {formsvc_req_get(r)->who->user_id, inc && !strcmp(inc, "true") ? "t" : "f",
+    const char *args[] = {formsvc_req_get(r)->who->user_id, inc ? "t" : "f",
                           after, after, apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_client_list", 5, args, &rs)))

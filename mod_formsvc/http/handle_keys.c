@@ -23,13 +23,10 @@ static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
     fs_error *e = formsvc_paging(r, "keys", "key_", &limit, &after);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *inc = formsvc_arg(r, "includeRevoked");
-    if (inc && strcmp(inc, "true") && strcmp(inc, "false")) {
-        e = fs_error_validation(r->pool);
-        fs_error_add(r->pool, e, "/includeRevoked", "type", "includeRevoked is true or false.");
+    int inc;
+    if ((e = formsvc_bool_arg(r, "includeRevoked", &inc)))
         return formsvc_send_problem(r, e);
-    }
-    const char *args[] = {formsvc_req_get(r)->who->user_id, inc && !strcmp(inc, "true") ? "t" : "f",
+    const char *args[] = {formsvc_req_get(r)->who->user_id, inc ? "t" : "f",
                           after, after, apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_key_list", 5, args, &rs)))
@@ -50,21 +47,8 @@ fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **na
     *name = NULL;
     if (!nv)
         fs_error_add(r->pool, verr, "/name", "required", "name is required.");
-    else if (!json_object_is_type(nv, json_type_string))
-        fs_error_add(r->pool, verr, "/name", "type", "name must be a string.");
-    else {
-        const char *n = json_object_get_string(nv);
-        apr_size_t len = fs_utf8_length(n);
-        if (len < 1)
-            fs_error_add(r->pool, verr, "/name", "minLength", "name must not be empty.");
-        else if (len > 100)
-            fs_error_add(r->pool, verr, "/name", "maxLength", "name has at most 100 characters.");
-        else if (fs_has_control(n))
-            fs_error_add(r->pool, verr, "/name", "pattern",
-                         "name must not contain control characters.");
-        else
-            *name = n;
-    }
+    else
+        *name = fs_json_text(r->pool, nv, "/name", "name", 1, 100, 0, verr);
     json_object *sv = NULL;
     *scopes = NULL;
     if (!json_object_object_get_ex(body, "scopes", &sv))

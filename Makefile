@@ -19,7 +19,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit test test-asan run install clean fuzz bench format
+.PHONY: all deps module core unit equivalence test test-asan run install clean fuzz bench format
 all: module
 
 deps:
@@ -44,6 +44,14 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libfscore.a tests/fs_test.h
 
 unit: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+
+# The server accepts a body exactly when python3-jsonschema accepts it
+# against the published schema (tests/equivalence/equivalence.py).
+$(BUILD)/fs_equiv: tests/equivalence/fs_equiv.c $(BUILD)/libfscore.a
+	$(CC) $(CFLAGS_CORE) $< -o $@ $(BUILD)/libfscore.a $(LIBS_CORE) $(SANITIZE)
+
+equivalence: $(BUILD)/fs_equiv
+	/usr/bin/python3 tests/equivalence/equivalence.py $(BUILD)/fs_equiv
 
 # make test: install what is missing, build, then every cmocka and
 # Apache::Test test against a throwaway PostgreSQL on a free port.

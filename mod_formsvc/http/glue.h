@@ -88,6 +88,7 @@ fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
 extern const formsvc_route formsvc_routes_ops[];
 extern const formsvc_route formsvc_routes_account[];
 extern const formsvc_route formsvc_routes_keys[];
+extern const formsvc_route formsvc_routes_public[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */

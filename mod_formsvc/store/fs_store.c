@@ -18,6 +18,7 @@ const fs_stmt *fs_store_statements(int *count)
     if (n_all < 0) {
         n_all = 0;
         gather(fs_stmts_account);
+        gather(fs_stmts_public);
     }
     *count = n_all;
     return all;

@@ -3,4 +3,5 @@
 #define FS_STMTS_H
 #include "fs_store.h"
 extern const fs_stmt fs_stmts_account[];
+extern const fs_stmt fs_stmts_public[];
 #endif

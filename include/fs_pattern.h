@@ -20,6 +20,10 @@ typedef struct fs_pattern fs_pattern;
  * pattern is not valid. */
 fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err);
 
+/* The same for patterns that live as long as the process (the built-in
+ * formats): malloc'ed, never freed. NULL when re is not valid. */
+fs_pattern *fs_pattern_compile_forever(const char *re);
+
 /* 1 when re matches somewhere in s (len bytes, valid UTF-8), 0 when not or
  * when a limit was reached. Thread-safe: match data is per call. */
 int fs_pattern_search(const fs_pattern *pt, const char *s, apr_size_t len);

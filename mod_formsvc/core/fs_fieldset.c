@@ -90,7 +90,6 @@ static void set_max_len(fs_field *f, long dflt)
 }
 
 /* Compiled built-in patterns, made once per process. */
-static apr_pool_t *builtin_pool;
 static fs_pattern *builtin[5];
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 static const char *const builtin_re[5] = {FS_RE_EMAIL, FS_RE_URL, FS_RE_TEL, FS_RE_DATE,
@@ -98,10 +97,8 @@ static const char *const builtin_re[5] = {FS_RE_EMAIL, FS_RE_URL, FS_RE_TEL, FS_
 
 static void builtin_init(void)
 {
-    const char *err;
-    apr_pool_create(&builtin_pool, NULL);
     for (int i = 0; i < 5; i++)
-        builtin[i] = fs_pattern_compile(builtin_pool, builtin_re[i], &err);
+        builtin[i] = fs_pattern_compile_forever(builtin_re[i]);
 }
 
 const fs_pattern *fs_builtin_pattern(const char *re);

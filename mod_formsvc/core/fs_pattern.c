@@ -4,6 +4,7 @@
 
 #include <apr_strings.h>
 #include <pcre2.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct fs_pattern {
@@ -48,6 +49,26 @@ fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err)
     pcre2_set_match_limit(pt->mctx, FS_PATTERN_MATCH_LIMIT);
     pcre2_set_depth_limit(pt->mctx, FS_PATTERN_DEPTH_LIMIT);
     apr_pool_cleanup_register(p, pt, pattern_free, apr_pool_cleanup_null);
+    return pt;
+}
+
+fs_pattern *fs_pattern_compile_forever(const char *re)
+{
+    int ec;
+    PCRE2_SIZE off;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+                                     PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec, &off, NULL);
+    fs_pattern *pt = code ? calloc(1, sizeof(*pt)) : NULL;
+    if (pt)
+        pt->mctx = pcre2_match_context_create(NULL);
+    if (!pt || !pt->mctx) {
+        free(pt);
+        pcre2_code_free(code);
+        return NULL;
+    }
+    pt->code = code;
+    pcre2_set_match_limit(pt->mctx, FS_PATTERN_MATCH_LIMIT);
+    pcre2_set_depth_limit(pt->mctx, FS_PATTERN_DEPTH_LIMIT);
     return pt;
 }
 

@@ -45,3 +45,15 @@ CREATE UNLOGGED TABLE public_rate (
     PRIMARY KEY (form_id, addr_hash, window_start)
 );
 CREATE INDEX public_rate_window ON public_rate (window_start);
+
+-- Non-spam public submissions received per account per calendar month
+-- (UTC), the counter behind the monthly submission quota: one row per
+-- account and month, raised in the statement that stores a submission, so
+-- that the check costs the same with the hundred-thousandth submission as
+-- with the first. Deleting a submission does not give its place back.
+CREATE TABLE submission_months (
+    user_id  text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    month    date NOT NULL,
+    received integer NOT NULL,
+    PRIMARY KEY (user_id, month)
+);

@@ -359,4 +359,24 @@ like $r->content, qr/value="x"/, 'HTML respondent keeps what was typed';
 is req(POST => form_url($fid), body => $J->encode(\%good), type => 'application/json')->code, 201,
     'other forms are not limited';
 
+# ---- the owner's monthly submission quota -------------------------------------
+{
+    my (undef, $acct) = signup();
+    my $quid = $acct->{user}{id};
+    my $qf = make_form(fields => [ { key => 'q', type => 'text' } ], user => $quid);
+    psql("INSERT INTO submission_months (user_id, month, received) VALUES ('$quid', "
+         . "(date_trunc('month', now() AT TIME ZONE 'UTC'))::date, 99)");
+    is req(POST => form_url($qf), body => '{"q":"100th"}', type => 'application/json')->code, 201,
+        'the 100th submission of the month';
+    $r = req(POST => form_url($qf), body => '{"q":"101st"}', type => 'application/json');
+    is $r->code, 429, 'over the monthly quota: 429';
+    is $r->{json}{type}, base_url() . '/problems/rate-limited', 'rate-limited';
+    ok $r->{json}{retryAfter} > 0 && $r->{json}{retryAfter} <= 31 * 86400, 'retryAfter until the month ends';
+    is $r->header('Retry-After'), $r->{json}{retryAfter}, 'Retry-After header too';
+    is count_subs($qf), 1, 'nothing stored over the quota';
+    is req(POST => form_url($qf), body => 'q=x&_hp=bot', type => 'application/x-www-form-urlencoded')->code,
+        303, 'spam does not count against the quota (and is still stored)';
+    is count_subs($qf, 'spam'), 1, 'spam stored';
+}
+
 done_testing;

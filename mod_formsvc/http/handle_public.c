@@ -517,7 +517,10 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps)
                           apr_itoa(r->pool, c->tier[1].submissions_month), ikey, hash,
                           html ? "303" : "201", location};
     fs_rows *rs;
-    e = formsvc_query(r, "fs_public_submit", 10, args, &rs);
+    /* the form row is locked first only when a count can close it */
+    e = formsvc_query(r, fs_json_get(pb.settings, "maxSubmissions") ? "fs_public_submit_locked"
+                                                                    : "fs_public_submit",
+                      10, args, &rs);
     if (e) {
         if (html && e->status == 503) {
             apr_table_setn(r->err_headers_out, "Retry-After", "5");

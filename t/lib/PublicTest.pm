@@ -47,7 +47,7 @@ sub user_id_of {
 }
 
 # make_form(fields => [...], settings => {...}, status => 'published',
-#           slug => ..., title => ..., description => ...) → form id
+#           slug => ..., title => ..., description => ..., user => usr_id) → form id
 sub make_form {
     my %o = @_;
     my $id = new_id('frm_');
@@ -55,7 +55,7 @@ sub make_form {
     my $settings = $json->encode($o{settings} // {});
     psql(sprintf "INSERT INTO forms (id, user_id, slug, title, description, status, fields, settings, "
         . "published_at) VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, now())",
-        quote($id), quote(user_id_of()), quote($o{slug}), quote($o{title} // 'A form'),
+        quote($id), quote($o{user} // user_id_of()), quote($o{slug}), quote($o{title} // 'A form'),
         quote($o{description}), quote($o{status} // 'published'), quote($fields), quote($settings));
     return $id;
 }

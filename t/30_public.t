@@ -198,6 +198,7 @@ like $r->header('Content-Type'), qr{text/html}, 'the page again';
 $html = $r->content;
 like $html, qr/class="summary" role="alert"/, 'error summary';
 like $html, qr/<a href="#f-age">/, 'summary links to the field';
+like $html, qr/<input type="text" id="f-age"/, "a number the browser could not show goes back as text";
 like $html, qr/id="f-age" name="age" value="abc" aria-invalid="true" aria-describedby="f-age-err"/,
     'typed value kept, aria-invalid, aria-describedby';
 like $html, qr/<p class="err" id="f-consent-err">/, 'error beside the field';

@@ -27,6 +27,7 @@ static const char CSS[] =
     "textarea{min-height:6rem;resize:vertical}"
     ".opt{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.35rem 0}"
     ".opt input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}"
+    ".opt label{font-weight:400;margin:0}"
     ".rating{display:flex;flex-wrap:wrap;gap:0 1.25rem}"
     ".err{color:#b00020;font-weight:600;margin:.2rem 0}"
     "[aria-invalid=true]{border-color:#b00020!important;border-width:2px!important}"
@@ -347,9 +348,16 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
         sb_add(b, "</div>");
         break;
     }
-    default:
+    default: {
+        /* a browser empties a date or number input whose value it cannot
+         * read: show such a typed value as text, so that it is kept */
+        const char *type = input_type(f->type);
+        if (err && v && json_object_is_type(v, json_type_string) &&
+            (f->type == FS_FT_DATE || f->type == FS_FT_DATETIME || f->type == FS_FT_NUMBER ||
+             f->type == FS_FT_INTEGER))
+            type = "text";
         sb_fmt(b, "\n<input type=\"%s\" id=\"%e\" name=\"%e\" value=\"%e\"%s%s",
-               input_type(f->type), id, f->key, shown(p, f, v), required, aria);
+               type, id, f->key, shown(p, f, v), required, aria);
         if (f->type == FS_FT_INTEGER)
             sb_add(b, " step=\"1\" inputmode=\"numeric\"");
         else if (f->type == FS_FT_NUMBER)
@@ -368,6 +376,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
             sb_add(b, " autocomplete=\"email\"");
         sb_add(b, ">");
         break;
+    }
     }
     sb_add(b, group ? "</fieldset>\n" : "</div>\n");
 }

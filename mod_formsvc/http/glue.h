@@ -97,6 +97,9 @@ void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *
 /* 403 quota-exceeded with quota, limit and used. */
 fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
 
+/* Hooks of the public form side (public_cache.c). */
+void formsvc_public_hooks(apr_pool_t *p);
+
 /* Router and auth hooks. */
 int formsvc_translate(request_rec *r);
 int formsvc_map_to_storage(request_rec *r);

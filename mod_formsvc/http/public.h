@@ -13,6 +13,8 @@ typedef struct formsvc_pubform {
 /* Last-known copies of public forms, per process, used only to give an
  * HTML respondent the form back while the database is unreachable. */
 void formsvc_public_cache_put(const formsvc_pubform *f);
+/* Registers the startup hook that makes the cache directory. */
+void formsvc_public_hooks(apr_pool_t *p);
 int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out);
 
 /* The per-address-per-form rate limit (FormsvcSubmissionRate a minute).

@@ -276,6 +276,8 @@ like $r->header('Content-Security-Policy'), qr{form-action \S+ https://example\.
 my $closed = make_form(fields => [ { key => 'q', type => 'text' } ], status => 'closed');
 $r = req(GET => form_url($closed), headers => { Accept => 'application/json' });
 is $r->{json}{status}, 'closed', 'closed: JSON view says so';
+ok exists $r->{json}{slug} && !defined $r->{json}{slug}, 'no slug: null';
+ok exists $r->{json}{description} && !defined $r->{json}{description}, 'no description: null';
 $r = req(GET => form_url($closed));
 like $r->content, qr/This form is closed/, 'closed: the page says so';
 unlike $r->content, qr/<form/, 'closed: no form';

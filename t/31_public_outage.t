@@ -15,6 +15,7 @@ my $fid = make_form(title => 'Outage',
 my $url = form_url($fid);
 # this process has served the form once: it keeps a copy for outages
 is req(GET => $url)->code, 200, 'page served while the database is up';
+ok -s "$FindBin::Bin/logs/formsvc-forms/$fid.json", 'last-known copy kept for every child of this machine';
 
 my $stopped = 0;
 END { pg_ctl('start') if $stopped }

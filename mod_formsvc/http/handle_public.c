@@ -75,6 +75,11 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached)
     const char **dst = (const char **)&pb->f;
     for (int c = 0; c < 8; c++)
         dst[c] = FS_CELL(rs, 0, c);
+    /* apr_dbd's pgsql driver gives SQL NULL as "": no slug, no description */
+    if (pb->f.slug && !*pb->f.slug)
+        pb->f.slug = NULL;
+    if (pb->f.description && !*pb->f.description)
+        pb->f.description = NULL;
     formsvc_public_cache_put(&pb->f);
     prepare(r, pb);
     return NULL;

@@ -14,6 +14,10 @@ our @EXPORT = qw(psql make_form user_id_of req form_url count_subs);
 
 my $json = JSON::PP->new->canonical;
 
+# Under `make test-asan` the sanitizer runtime is preloaded for httpd; the
+# tools these tests start (psql, pg_ctl) must not inherit it.
+delete $ENV{LD_PRELOAD};
+
 # Runs SQL as postgres in the test database; returns trimmed output.
 sub psql {
     my $sql = shift;

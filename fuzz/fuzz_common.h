@@ -16,18 +16,19 @@
 static apr_pool_t *fuzz_pool;
 
 static const char FUZZ_FIELDS[] =
-    "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,\"validation\":{\"pattern\":\"^[A-Z]\"}},"
+    "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,\"validation\":{\"pattern\":\"^[A-Z]\"}"
+    "},"
     "{\"key\":\"mail\",\"type\":\"email\"},{\"key\":\"site\",\"type\":\"url\"},"
     "{\"key\":\"tel\",\"type\":\"tel\"},{\"key\":\"n\",\"type\":\"number\"},"
     "{\"key\":\"i\",\"type\":\"integer\"},{\"key\":\"ok\",\"type\":\"boolean\"},"
     "{\"key\":\"d\",\"type\":\"date\"},{\"key\":\"dt\",\"type\":\"datetime\"},"
-    "{\"key\":\"s\",\"type\":\"select\",\"options\":[{\"value\":\"a\",\"label\":\"A\"},{\"value\":2,\"label\":\"B\"}]},"
+    "{\"key\":\"s\",\"type\":\"select\",\"options\":[{\"value\":\"a\",\"label\":\"A\"},{\"value\":"
+    "2,\"label\":\"B\"}]},"
     "{\"key\":\"m\",\"type\":\"multiselect\",\"options\":[{\"value\":\"a\",\"label\":\"A\"}]},"
     "{\"key\":\"r\",\"type\":\"rating\"},{\"key\":\"h\",\"type\":\"hidden\"},"
     "{\"key\":\"t\",\"type\":\"textarea\",\"visibleIf\":{\"field\":\"s\",\"equals\":\"a\"}}]";
 
-static void fuzz_init(void)
-{
+static void fuzz_init(void) {
     if (!fuzz_pool) {
         apr_initialize();
         apr_pool_create(&fuzz_pool, NULL);
@@ -35,8 +36,7 @@ static void fuzz_init(void)
 }
 
 /* Coerce, validate and render what a parser produced. */
-static void fuzz_downstream(apr_pool_t *p, apr_array_header_t *pairs)
-{
+static void fuzz_downstream(apr_pool_t *p, apr_array_header_t *pairs) {
     fs_fieldset *fs = fs_fieldset_from_json(p, fs_json_parse_trusted(p, FUZZ_FIELDS));
     json_object *o;
     int hp;

@@ -18,9 +18,21 @@
 #include "fs_pattern.h"
 
 typedef enum {
-    FS_FT_TEXT, FS_FT_TEXTAREA, FS_FT_EMAIL, FS_FT_URL, FS_FT_TEL, FS_FT_NUMBER,
-    FS_FT_INTEGER, FS_FT_BOOLEAN, FS_FT_DATE, FS_FT_DATETIME, FS_FT_SELECT,
-    FS_FT_MULTISELECT, FS_FT_RATING, FS_FT_HIDDEN, FS_FT_UNKNOWN
+    FS_FT_TEXT,
+    FS_FT_TEXTAREA,
+    FS_FT_EMAIL,
+    FS_FT_URL,
+    FS_FT_TEL,
+    FS_FT_NUMBER,
+    FS_FT_INTEGER,
+    FS_FT_BOOLEAN,
+    FS_FT_DATE,
+    FS_FT_DATETIME,
+    FS_FT_SELECT,
+    FS_FT_MULTISELECT,
+    FS_FT_RATING,
+    FS_FT_HIDDEN,
+    FS_FT_UNKNOWN
 } fs_ftype;
 
 /* Numbers a submission may carry: JavaScript's safe integers, so that every
@@ -38,18 +50,18 @@ extern const char FS_RE_EMAIL[], FS_RE_URL[], FS_RE_TEL[], FS_RE_DATE[], FS_RE_D
 
 typedef struct fs_field {
     const char *key, *label, *description, *placeholder;
-    const char *type_name;      /* as stored */
+    const char *type_name; /* as stored */
     fs_ftype type;
     int required;
-    json_object *options;       /* array of {value, label}, or NULL */
-    json_object *visible_if;    /* {field, equals} | {field, in}, or NULL */
+    json_object *options;    /* array of {value, label}, or NULL */
+    json_object *visible_if; /* {field, equals} | {field, in}, or NULL */
     /* effective limits; has_* = 0 when there is none */
     int has_min_len, has_max_len, has_min_items, has_max_items, has_min, has_max;
     long min_len, max_len, min_items, max_items;
     double min, max;
-    const char *format_re;      /* built-in pattern for the type, or NULL */
-    const char *pattern;        /* owner's pattern, or NULL */
-    fs_pattern *pattern_code;   /* compiled owner pattern (NULL when bad) */
+    const char *format_re;    /* built-in pattern for the type, or NULL */
+    const char *pattern;      /* owner's pattern, or NULL */
+    fs_pattern *pattern_code; /* compiled owner pattern (NULL when bad) */
 } fs_field;
 
 typedef struct fs_fieldset {

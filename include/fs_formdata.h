@@ -43,8 +43,7 @@ typedef struct fs_multipart fs_multipart;
  * Missing delimiters, truncated bodies, parts without a name, file parts,
  * header blocks over the limit, malformed headers: 400 problems; a value
  * over max_value: 413. After an error every call returns it again. */
-fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary,
-                               const fs_multipart_limits *lim);
+fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary, const fs_multipart_limits *lim);
 fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len);
 /* Ends the body: the closing delimiter must have been seen. */
 fs_error *fs_multipart_finish(fs_multipart *mp, apr_array_header_t **pairs);

@@ -15,11 +15,11 @@
 typedef struct fs_page {
     const char *title, *description; /* the form's; description may be NULL */
     const fs_fieldset *fields;
-    json_object *values;     /* answers to show again (may be NULL) */
-    const fs_error *errors;  /* a validation-failed problem, or NULL */
-    const char *action;      /* where the form posts (absolute URL) */
-    const char *notice;      /* a notice above the form (plain text), or NULL */
-    int honeypot;            /* render the honeypot input */
+    json_object *values;    /* answers to show again (may be NULL) */
+    const fs_error *errors; /* a validation-failed problem, or NULL */
+    const char *action;     /* where the form posts (absolute URL) */
+    const char *notice;     /* a notice above the form (plain text), or NULL */
+    int honeypot;           /* render the honeypot input */
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start
@@ -28,8 +28,7 @@ typedef struct fs_page {
 
 char *fs_html_form(apr_pool_t *p, const fs_page *pg);
 /* A page with a heading and a paragraph (plain text, escaped here). */
-char *fs_html_message(apr_pool_t *p, const char *title, const char *heading,
-                      const char *message);
+char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message);
 
 /* Escapes & < > " ' for text and attribute values. */
 char *fs_html_escape(apr_pool_t *p, const char *s);

@@ -10,9 +10,9 @@
 
 #include <apr_pools.h>
 
-#define FS_PATTERN_MAX_LEN 1000        /* longest pattern accepted */
-#define FS_PATTERN_MATCH_LIMIT 100000  /* pcre2 match limit */
-#define FS_PATTERN_DEPTH_LIMIT 1000    /* pcre2 depth limit */
+#define FS_PATTERN_MAX_LEN 1000       /* longest pattern accepted */
+#define FS_PATTERN_MATCH_LIMIT 100000 /* pcre2 match limit */
+#define FS_PATTERN_DEPTH_LIMIT 1000   /* pcre2 depth limit */
 
 typedef struct fs_pattern fs_pattern;
 

@@ -7,7 +7,6 @@
 /* type object, one property per field, required, additionalProperties
  * false, and each visibleIf as if/then/else. id (may be NULL) becomes $id,
  * title (may be NULL) the title. The result is owned by p. */
-json_object *fs_schema_for(apr_pool_t *p, const fs_fieldset *fs, const char *id,
-                           const char *title);
+json_object *fs_schema_for(apr_pool_t *p, const fs_fieldset *fs, const char *id, const char *title);
 
 #endif

@@ -1,19 +1,17 @@
 /* fs_urlencoded, fs_multipart and fs_coerce. */
-#include "fs_test.h"
 #include "fs_formdata.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_test.h"
 #include "fs_validate.h"
 
 #include <apr_strings.h>
 
-static const fs_pair *pair(apr_array_header_t *a, int i)
-{
+static const fs_pair *pair(apr_array_header_t *a, int i) {
     return &APR_ARRAY_IDX(a, i, fs_pair);
 }
 
-static void urlencoded(void **state)
-{
+static void urlencoded(void **state) {
     apr_pool_t *p = *state;
     apr_array_header_t *a;
     const char *b = "a=1&b=hello+world&c=%C3%A9t%C3%A9&&d&e=x%3Dy%26z&a=2";
@@ -25,8 +23,8 @@ static void urlencoded(void **state)
     assert_string_equal(pair(a, 3)->value, "");
     assert_string_equal(pair(a, 4)->value, "x=y&z");
     assert_string_equal(pair(a, 5)->value, "2");
-    static const char *const bad[] = {"a=%", "a=%4", "a=%zz", "a=%00", "a=%C3", "a=%FF%FE",
-                                      "%ZZ=1"};
+    static const char *const bad[] = {"a=%",   "a=%4",     "a=%zz", "a=%00",
+                                      "a=%C3", "a=%FF%FE", "%ZZ=1"};
     for (unsigned i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
         fs_error *e = fs_urlencoded_parse(p, bad[i], strlen(bad[i]), &a);
         if (!e)
@@ -37,9 +35,8 @@ static void urlencoded(void **state)
     assert_int_equal(a->nelts, 0);
 }
 
-static fs_error *mp_parse(apr_pool_t *p, const char *boundary, const char *body,
-                          apr_size_t len, apr_size_t chunk, apr_array_header_t **out)
-{
+static fs_error *mp_parse(apr_pool_t *p, const char *boundary, const char *body, apr_size_t len,
+                          apr_size_t chunk, apr_array_header_t **out) {
     fs_multipart_limits lim = {1024, 4096, 50};
     fs_multipart *mp = fs_multipart_new(p, boundary, &lim);
     for (apr_size_t i = 0; i < len; i += chunk) {
@@ -50,25 +47,23 @@ static fs_error *mp_parse(apr_pool_t *p, const char *boundary, const char *body,
     return fs_multipart_finish(mp, out);
 }
 
-static const char MP[] =
-    "preamble\r\n"
-    "--XyZ\r\n"
-    "Content-Disposition: form-data; name=\"name\"\r\n\r\n"
-    "Ada Lovelace\r\n"
-    "--XyZ  \r\n"
-    "content-disposition: form-data; name=\"tags\"\r\n"
-    "Content-Type: text/plain; charset=utf-8\r\n\r\n"
-    "a\r\n"
-    "--XyZ\r\n"
-    "Content-Disposition: form-data; name=\"note\"\r\n\r\n"
-    "line1\r\n-XyZ not a delimiter\r\nline3\r\n"
-    "--XyZ\r\n"
-    "Content-Disposition: form-data; name=\"empty\"\r\n\r\n"
-    "\r\n"
-    "--XyZ--\r\nepilogue";
+static const char MP[] = "preamble\r\n"
+                         "--XyZ\r\n"
+                         "Content-Disposition: form-data; name=\"name\"\r\n\r\n"
+                         "Ada Lovelace\r\n"
+                         "--XyZ  \r\n"
+                         "content-disposition: form-data; name=\"tags\"\r\n"
+                         "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+                         "a\r\n"
+                         "--XyZ\r\n"
+                         "Content-Disposition: form-data; name=\"note\"\r\n\r\n"
+                         "line1\r\n-XyZ not a delimiter\r\nline3\r\n"
+                         "--XyZ\r\n"
+                         "Content-Disposition: form-data; name=\"empty\"\r\n\r\n"
+                         "\r\n"
+                         "--XyZ--\r\nepilogue";
 
-static void multipart_any_chunking(void **state)
-{
+static void multipart_any_chunking(void **state) {
     apr_pool_t *p = *state;
     for (apr_size_t chunk = 1; chunk <= sizeof(MP); chunk++) {
         apr_array_header_t *a;
@@ -84,23 +79,26 @@ static void multipart_any_chunking(void **state)
     }
 }
 
-static void multipart_refuses(void **state)
-{
+static void multipart_refuses(void **state) {
     apr_pool_t *p = *state;
     apr_array_header_t *a;
-    struct { const char *body; int status; } cases[] = {
-        {"", 400},                                             /* nothing */
+    struct {
+        const char *body;
+        int status;
+    } cases[] = {
+        {"", 400}, /* nothing */
         {"no delimiter at all", 400},
         {"--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue", 400}, /* truncated */
         {"--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n", 400},
         {"--XyZ\r\nContent-Disposition: form-data\r\n\r\nv\r\n--XyZ--", 400}, /* no name */
-        {"--XyZ\r\n\r\nv\r\n--XyZ--", 400},                    /* no headers */
+        {"--XyZ\r\n\r\nv\r\n--XyZ--", 400},                                   /* no headers */
         {"--XyZ\r\nContent-Disposition: attachment; name=\"a\"\r\n\r\nv\r\n--XyZ--", 400},
         {"--XyZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"x.txt\"\r\n\r\n"
-         "v\r\n--XyZ--", 400},                                 /* files */
+         "v\r\n--XyZ--",
+         400}, /* files */
         {"--XyZ\r\nbad header line\r\n\r\nv\r\n--XyZ--", 400},
         {"--XyZ\r\nContent-Disposition: form-data; name=\"a\r\n\r\nv\r\n--XyZ--", 400},
-        {"--XyZjunk\r\n", 400},                                /* delimiter then junk */
+        {"--XyZjunk\r\n", 400}, /* delimiter then junk */
         {"--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n\xff\r\n--XyZ--", 400},
     };
     for (unsigned i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -131,18 +129,17 @@ static void multipart_refuses(void **state)
     /* too many parts */
     char *many = "";
     for (int i = 0; i < 60; i++)
-        many = apr_pstrcat(p, many, "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n",
-                           NULL);
+        many = apr_pstrcat(
+            p, many, "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n", NULL);
     many = apr_pstrcat(p, many, "--XyZ--", NULL);
     assert_non_null(mp_parse(p, "XyZ", many, strlen(many), 1000, &a));
 }
 
-static void boundary_param(void **state)
-{
+static void boundary_param(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_multipart_boundary(p, "multipart/form-data; boundary=abc"), "abc");
-    assert_string_equal(fs_multipart_boundary(p, "Multipart/Form-Data;charset=x; boundary=\"a b:c\""),
-                        "a b:c");
+    assert_string_equal(
+        fs_multipart_boundary(p, "Multipart/Form-Data;charset=x; boundary=\"a b:c\""), "a b:c");
     assert_null(fs_multipart_boundary(p, "multipart/form-data"));
     assert_null(fs_multipart_boundary(p, "multipart/form-data; boundary="));
     assert_null(fs_multipart_boundary(p, "multipart/mixed; boundary=abc"));
@@ -156,7 +153,8 @@ static void boundary_param(void **state)
 
 static const char FIELDS[] =
     "[{\"key\":\"n\",\"type\":\"number\"},{\"key\":\"i\",\"type\":\"integer\"},"
-    "{\"key\":\"ok\",\"type\":\"boolean\"},{\"key\":\"must\",\"type\":\"boolean\",\"required\":true},"
+    "{\"key\":\"ok\",\"type\":\"boolean\"},{\"key\":\"must\",\"type\":\"boolean\",\"required\":"
+    "true},"
     "{\"key\":\"size\",\"type\":\"select\",\"options\":[{\"value\":\"s\",\"label\":\"S\"},"
     "{\"value\":2,\"label\":\"Two\"}]},"
     "{\"key\":\"tags\",\"type\":\"multiselect\",\"options\":[{\"value\":\"a\",\"label\":\"A\"},"
@@ -165,8 +163,7 @@ static const char FIELDS[] =
     "{\"key\":\"t\",\"type\":\"text\"},"
     "{\"key\":\"extra\",\"type\":\"boolean\",\"visibleIf\":{\"field\":\"t\",\"equals\":\"x\"}}]";
 
-static json_object *coerce(apr_pool_t *p, const char *urlenc, int *hp)
-{
+static json_object *coerce(apr_pool_t *p, const char *urlenc, int *hp) {
     const fs_fieldset *fs = fs_fieldset_from_json(p, fs_json_parse_trusted(p, FIELDS));
     apr_array_header_t *a;
     assert_null(fs_urlencoded_parse(p, urlenc, strlen(urlenc), &a));
@@ -175,12 +172,13 @@ static json_object *coerce(apr_pool_t *p, const char *urlenc, int *hp)
     return o;
 }
 
-static void coercion(void **state)
-{
+static void coercion(void **state) {
     apr_pool_t *p = *state;
     int hp;
-    json_object *o = coerce(p, "n=1.5&i=42&must=on&size=2&tags=a&tags=b&at=2026-11-21T14%3A30"
-                               "&d=2026-02-28&t=&_hp=", &hp);
+    json_object *o = coerce(p,
+                            "n=1.5&i=42&must=on&size=2&tags=a&tags=b&at=2026-11-21T14%3A30"
+                            "&d=2026-02-28&t=&_hp=",
+                            &hp);
     assert_int_equal(hp, 0);
     assert_string_equal(fs_json_str(p, o),
                         "{\"n\":1.5,\"i\":42,\"must\":true,\"size\":2,\"tags\":[\"a\",\"b\"],"
@@ -210,7 +208,8 @@ static void coercion(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(urlencoded), FS_TEST(multipart_any_chunking), FS_TEST(multipart_refuses),
-    FS_TEST(boundary_param), FS_TEST(coercion),
+    FS_TEST(urlencoded),        FS_TEST(multipart_any_chunking),
+    FS_TEST(multipart_refuses), FS_TEST(boundary_param),
+    FS_TEST(coercion),
 };
 FS_TEST_MAIN(tests)

@@ -1,8 +1,8 @@
 /* fs_html: escaping, labels, required marks, errors tied to inputs,
  * values kept, no script. */
-#include "fs_test.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_test.h"
 #include "fs_validate.h"
 
 #include <apr_strings.h>
@@ -10,8 +10,7 @@
 static const char EVIL[] = "<script>alert('x')</script>\"&";
 static const char EVIL_ESC[] = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;";
 
-static void escaping(void **state)
-{
+static void escaping(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_html_escape(p, EVIL), EVIL_ESC);
     assert_string_equal(fs_html_escape(p, ""), "");
@@ -21,24 +20,24 @@ static void escaping(void **state)
     assert_non_null(strstr(m, EVIL_ESC));
 }
 
-static int count(const char *h, const char *needle)
-{
+static int count(const char *h, const char *needle) {
     int n = 0;
     for (const char *q = h; (q = strstr(q, needle)); q++)
         n++;
     return n;
 }
 
-static void page(void **state)
-{
+static void page(void **state) {
     apr_pool_t *p = *state;
-    const char *fields_json = apr_psprintf(p,
+    const char *fields_json = apr_psprintf(
+        p,
         "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,\"label\":\"%s\","
         "\"description\":\"%s\",\"placeholder\":\"%s\"},"
         "{\"key\":\"age\",\"type\":\"integer\",\"label\":\"Age\"},"
         "{\"key\":\"size\",\"type\":\"select\",\"label\":\"Size\",\"options\":[{\"value\":\"%s\","
         "\"label\":\"%s\"}]},"
-        "{\"key\":\"tags\",\"type\":\"multiselect\",\"label\":\"Tags\",\"options\":[{\"value\":\"a\","
+        "{\"key\":\"tags\",\"type\":\"multiselect\",\"label\":\"Tags\",\"options\":[{\"value\":"
+        "\"a\","
         "\"label\":\"A\"},{\"value\":\"b\",\"label\":\"B\"}]},"
         "{\"key\":\"stars\",\"type\":\"rating\",\"label\":\"Stars\"},"
         "{\"key\":\"ok\",\"type\":\"boolean\",\"label\":\"I agree\",\"required\":true},"
@@ -82,7 +81,8 @@ static void page(void **state)
     assert_non_null(strstr(h, "value=\"4\" checked"));
     assert_int_equal(count(h, " checked"), 2);
     /* the conditional question explains when it applies */
-    assert_non_null(strstr(h, "Answer only if \xe2\x80\x9cSize\xe2\x80\x9d is \xe2\x80\x9cL&lt;1&gt;"));
+    assert_non_null(
+        strstr(h, "Answer only if \xe2\x80\x9cSize\xe2\x80\x9d is \xe2\x80\x9cL&lt;1&gt;"));
     /* honeypot, notice, no script, viewport */
     assert_non_null(strstr(h, "name=\"_hp\""));
     assert_non_null(strstr(h, "class=\"notice\""));
@@ -91,8 +91,7 @@ static void page(void **state)
     assert_int_equal(count(h, "<label"), 1 /* name */ + 1 + 1 + 2 + 5 + 1 + 1 + 1 /* hp */);
 }
 
-static void style_hash(void **state)
-{
+static void style_hash(void **state) {
     apr_pool_t *p = *state;
     const char *s = fs_html_style_src(p);
     assert_int_equal(strncmp(s, "'sha256-", 8), 0);
@@ -101,6 +100,8 @@ static void style_hash(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(escaping), FS_TEST(page), FS_TEST(style_hash),
+    FS_TEST(escaping),
+    FS_TEST(page),
+    FS_TEST(style_hash),
 };
 FS_TEST_MAIN(tests)

@@ -1,9 +1,8 @@
 /* fs_negotiate: Accept with q-values and specificity. */
-#include "fs_test.h"
 #include "fs_negotiate.h"
+#include "fs_test.h"
 
-static void defaults_to_html(void **state)
-{
+static void defaults_to_html(void **state) {
     (void)state;
     assert_int_equal(fs_negotiate(NULL), FS_MEDIA_HTML);
     assert_int_equal(fs_negotiate(""), FS_MEDIA_HTML);
@@ -14,8 +13,7 @@ static void defaults_to_html(void **state)
                      FS_MEDIA_HTML);
 }
 
-static void json_when_asked(void **state)
-{
+static void json_when_asked(void **state) {
     (void)state;
     assert_int_equal(fs_negotiate("application/json"), FS_MEDIA_JSON);
     assert_int_equal(fs_negotiate("APPLICATION/JSON; charset=utf-8"), FS_MEDIA_JSON);
@@ -25,8 +23,7 @@ static void json_when_asked(void **state)
     assert_int_equal(fs_negotiate("*/*;q=0.1, application/json"), FS_MEDIA_JSON);
 }
 
-static void specificity_wins(void **state)
-{
+static void specificity_wins(void **state) {
     (void)state;
     /* the exact range's q=0 refuses HTML even though * / * allows it */
     assert_int_equal(fs_negotiate("text/html;q=0, */*"), FS_MEDIA_JSON);
@@ -36,8 +33,7 @@ static void specificity_wins(void **state)
     assert_int_equal(fs_negotiate("application/json;q=1.0, text/html;q=1"), FS_MEDIA_HTML);
 }
 
-static void nothing_acceptable(void **state)
-{
+static void nothing_acceptable(void **state) {
     (void)state;
     assert_int_equal(fs_negotiate("image/png"), FS_MEDIA_NONE);
     assert_int_equal(fs_negotiate("application/xml, text/plain"), FS_MEDIA_NONE);
@@ -51,7 +47,9 @@ static void nothing_acceptable(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(defaults_to_html), FS_TEST(json_when_asked), FS_TEST(specificity_wins),
+    FS_TEST(defaults_to_html),
+    FS_TEST(json_when_asked),
+    FS_TEST(specificity_wins),
     FS_TEST(nothing_acceptable),
 };
 FS_TEST_MAIN(tests)

@@ -1,20 +1,18 @@
 /* fs_validate and fs_pattern: every type, required, visibleIf, unknown
  * members, uniqueness, calendar dates, formats, rating, patterns, and all
  * errors at once. */
-#include "fs_test.h"
 #include "fs_json.h"
+#include "fs_test.h"
 #include "fs_validate.h"
 
-static const fs_fieldset *fields(apr_pool_t *p, const char *json)
-{
+static const fs_fieldset *fields(apr_pool_t *p, const char *json) {
     json_object *a = fs_json_parse_trusted(p, json);
     assert_non_null(a);
     return fs_fieldset_from_json(p, a);
 }
 
 /* The validation result of body: NULL when accepted. */
-static fs_error *check(apr_pool_t *p, const fs_fieldset *fs, const char *body)
-{
+static fs_error *check(apr_pool_t *p, const fs_fieldset *fs, const char *body) {
     json_object *o;
     fs_error *pe = fs_json_parse_object(p, body, strlen(body), &o);
     assert_null(pe);
@@ -22,9 +20,8 @@ static fs_error *check(apr_pool_t *p, const fs_fieldset *fs, const char *body)
 }
 
 /* Asserts body is refused with exactly one error (pointer, code). */
-static void refused1(apr_pool_t *p, const fs_fieldset *fs, const char *body,
-                     const char *pointer, const char *code)
-{
+static void refused1(apr_pool_t *p, const fs_fieldset *fs, const char *body, const char *pointer,
+                     const char *code) {
     fs_error *e = check(p, fs, body);
     if (!e)
         fail_msg("accepted: %s", body);
@@ -38,21 +35,18 @@ static void refused1(apr_pool_t *p, const fs_fieldset *fs, const char *body,
     assert_non_null(fe->detail);
 }
 
-static void accepted(apr_pool_t *p, const fs_fieldset *fs, const char *body)
-{
+static void accepted(apr_pool_t *p, const fs_fieldset *fs, const char *body) {
     fs_error *e = check(p, fs, body);
     if (e)
-        fail_msg("refused %s: %s %s", body,
-                 APR_ARRAY_IDX(e->errors, 0, fs_field_error).pointer,
+        fail_msg("refused %s: %s %s", body, APR_ARRAY_IDX(e->errors, 0, fs_field_error).pointer,
                  APR_ARRAY_IDX(e->errors, 0, fs_field_error).code);
 }
 
-static void text_rules(void **state)
-{
+static void text_rules(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,"
-        "\"validation\":{\"minLength\":2,\"maxLength\":5,\"pattern\":\"^[A-Z]\"}}]");
+    const fs_fieldset *fs =
+        fields(p, "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,"
+                  "\"validation\":{\"minLength\":2,\"maxLength\":5,\"pattern\":\"^[A-Z]\"}}]");
     accepted(p, fs, "{\"name\":\"Ab\"}");
     accepted(p, fs, "{\"name\":\"Abc\\u00e9\\u00e9\"}"); /* 5 code points, 7 bytes */
     refused1(p, fs, "{}", "/name", "required");
@@ -74,19 +68,20 @@ static void text_rules(void **state)
     accepted(p, fs, "{}");
 }
 
-static void formats(void **state)
-{
+static void formats(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"e\",\"type\":\"email\"},{\"key\":\"u\",\"type\":\"url\"},"
-        "{\"key\":\"t\",\"type\":\"tel\"},{\"key\":\"d\",\"type\":\"date\"},"
-        "{\"key\":\"dt\",\"type\":\"datetime\"}]");
-    accepted(p, fs, "{\"e\":\"a.b+c@example.co.uk\",\"u\":\"https://example.com/a?b=c#d\","
-                    "\"t\":\"+44 (0)20 7946-0958\",\"d\":\"2024-02-29\","
-                    "\"dt\":\"2026-11-21T23:25:28.123Z\"}");
+    const fs_fieldset *fs =
+        fields(p, "[{\"key\":\"e\",\"type\":\"email\"},{\"key\":\"u\",\"type\":\"url\"},"
+                  "{\"key\":\"t\",\"type\":\"tel\"},{\"key\":\"d\",\"type\":\"date\"},"
+                  "{\"key\":\"dt\",\"type\":\"datetime\"}]");
+    accepted(p, fs,
+             "{\"e\":\"a.b+c@example.co.uk\",\"u\":\"https://example.com/a?b=c#d\","
+             "\"t\":\"+44 (0)20 7946-0958\",\"d\":\"2024-02-29\","
+             "\"dt\":\"2026-11-21T23:25:28.123Z\"}");
     accepted(p, fs, "{\"u\":\"http://localhost:8080\",\"dt\":\"2026-11-21T23:25:28+05:30\"}");
-    static const char *const bad_emails[] = {"a@b", "a@@b.com", "a b@c.com", "@b.com", "a@-b.com",
-                                             "a@b.com\n", "a@b..com", "a@b.com.", "\"a\"@b.com"};
+    static const char *const bad_emails[] = {"a@b",      "a@@b.com", "a b@c.com",
+                                             "@b.com",   "a@-b.com", "a@b.com\n",
+                                             "a@b..com", "a@b.com.", "\"a\"@b.com"};
     for (unsigned i = 0; i < sizeof(bad_emails) / sizeof(*bad_emails); i++) {
         json_object *o = fs_json_own(p, json_object_new_object());
         json_object_object_add(o, "e", json_object_new_string(bad_emails[i]));
@@ -117,14 +112,13 @@ static void formats(void **state)
     refused1(p, fs, "{\"dt\":\"2026-02-30T00:00:00Z\"}", "/dt", "format");
 }
 
-static void numbers(void **state)
-{
+static void numbers(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"n\",\"type\":\"number\",\"validation\":{\"minimum\":0.5,\"maximum\":10}},"
-        "{\"key\":\"i\",\"type\":\"integer\",\"validation\":{\"minimum\":-3}},"
-        "{\"key\":\"r\",\"type\":\"rating\"},"
-        "{\"key\":\"r7\",\"type\":\"rating\",\"validation\":{\"maximum\":7}}]");
+    const fs_fieldset *fs = fields(
+        p, "[{\"key\":\"n\",\"type\":\"number\",\"validation\":{\"minimum\":0.5,\"maximum\":10}},"
+           "{\"key\":\"i\",\"type\":\"integer\",\"validation\":{\"minimum\":-3}},"
+           "{\"key\":\"r\",\"type\":\"rating\"},"
+           "{\"key\":\"r7\",\"type\":\"rating\",\"validation\":{\"maximum\":7}}]");
     accepted(p, fs, "{\"n\":0.5,\"i\":-3,\"r\":5,\"r7\":7}");
     accepted(p, fs, "{\"n\":10,\"i\":4.0,\"r\":1.0}");
     refused1(p, fs, "{\"n\":0.49}", "/n", "minimum");
@@ -141,12 +135,11 @@ static void numbers(void **state)
     refused1(p, fs, "{\"r\":2.5}", "/r", "type");
 }
 
-static void booleans(void **state)
-{
+static void booleans(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"consent\",\"type\":\"boolean\",\"required\":true},"
-        "{\"key\":\"news\",\"type\":\"boolean\"}]");
+    const fs_fieldset *fs =
+        fields(p, "[{\"key\":\"consent\",\"type\":\"boolean\",\"required\":true},"
+                  "{\"key\":\"news\",\"type\":\"boolean\"}]");
     accepted(p, fs, "{\"consent\":true,\"news\":false}");
     accepted(p, fs, "{\"consent\":true}");
     refused1(p, fs, "{\"consent\":false}", "/consent", "required");
@@ -155,15 +148,14 @@ static void booleans(void **state)
     refused1(p, fs, "{\"consent\":true,\"news\":1}", "/news", "type");
 }
 
-static void choices(void **state)
-{
+static void choices(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"size\",\"type\":\"select\",\"options\":[{\"value\":\"s\",\"label\":\"S\"},"
-        "{\"value\":\"m\",\"label\":\"M\"}]},"
-        "{\"key\":\"tags\",\"type\":\"multiselect\",\"required\":true,\"options\":["
-        "{\"value\":\"a\",\"label\":\"A\"},{\"value\":\"b\",\"label\":\"B\"},"
-        "{\"value\":\"c\",\"label\":\"C\"}],\"validation\":{\"maxItems\":2}}]");
+    const fs_fieldset *fs = fields(
+        p, "[{\"key\":\"size\",\"type\":\"select\",\"options\":[{\"value\":\"s\",\"label\":\"S\"},"
+           "{\"value\":\"m\",\"label\":\"M\"}]},"
+           "{\"key\":\"tags\",\"type\":\"multiselect\",\"required\":true,\"options\":["
+           "{\"value\":\"a\",\"label\":\"A\"},{\"value\":\"b\",\"label\":\"B\"},"
+           "{\"value\":\"c\",\"label\":\"C\"}],\"validation\":{\"maxItems\":2}}]");
     accepted(p, fs, "{\"size\":\"m\",\"tags\":[\"a\",\"c\"]}");
     refused1(p, fs, "{\"size\":\"xl\",\"tags\":[\"a\"]}", "/size", "enum");
     refused1(p, fs, "{\"size\":\"S\",\"tags\":[\"a\"]}", "/size", "enum");
@@ -175,17 +167,16 @@ static void choices(void **state)
     refused1(p, fs, "{}", "/tags", "required");
 }
 
-static void visible_if(void **state)
-{
+static void visible_if(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"contact\",\"type\":\"select\",\"required\":true,\"options\":["
-        "{\"value\":\"email\",\"label\":\"E-mail\"},{\"value\":\"phone\",\"label\":\"Phone\"},"
-        "{\"value\":\"none\",\"label\":\"None\"}]},"
-        "{\"key\":\"email\",\"type\":\"email\",\"required\":true,"
-        "\"visibleIf\":{\"field\":\"contact\",\"equals\":\"email\"}},"
-        "{\"key\":\"when\",\"type\":\"text\","
-        "\"visibleIf\":{\"field\":\"contact\",\"in\":[\"email\",\"phone\"]}}]");
+    const fs_fieldset *fs = fields(
+        p, "[{\"key\":\"contact\",\"type\":\"select\",\"required\":true,\"options\":["
+           "{\"value\":\"email\",\"label\":\"E-mail\"},{\"value\":\"phone\",\"label\":\"Phone\"},"
+           "{\"value\":\"none\",\"label\":\"None\"}]},"
+           "{\"key\":\"email\",\"type\":\"email\",\"required\":true,"
+           "\"visibleIf\":{\"field\":\"contact\",\"equals\":\"email\"}},"
+           "{\"key\":\"when\",\"type\":\"text\","
+           "\"visibleIf\":{\"field\":\"contact\",\"in\":[\"email\",\"phone\"]}}]");
     accepted(p, fs, "{\"contact\":\"email\",\"email\":\"a@b.co\"}");
     accepted(p, fs, "{\"contact\":\"phone\",\"when\":\"evenings\"}");
     accepted(p, fs, "{\"contact\":\"none\"}");
@@ -195,17 +186,19 @@ static void visible_if(void **state)
     refused1(p, fs, "{\"email\":\"a@b.co\",\"contact\":\"phone\"}", "/email", "unknown");
 }
 
-static void all_errors_at_once(void **state)
-{
+static void all_errors_at_once(void **state) {
     apr_pool_t *p = *state;
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"a\",\"type\":\"text\",\"required\":true},"
-        "{\"key\":\"b\",\"type\":\"integer\"},{\"key\":\"c\",\"type\":\"date\"}]");
+    const fs_fieldset *fs =
+        fields(p, "[{\"key\":\"a\",\"type\":\"text\",\"required\":true},"
+                  "{\"key\":\"b\",\"type\":\"integer\"},{\"key\":\"c\",\"type\":\"date\"}]");
     fs_error *e = check(p, fs, "{\"b\":\"x\",\"c\":\"2026-13-01\",\"zz\":1,\"a/~\":2}");
     assert_non_null(e);
     assert_int_equal(e->errors->nelts, 5);
-    const char *want[5][2] = {{"/a", "required"}, {"/b", "type"}, {"/c", "format"},
-                              {"/zz", "unknown"}, {"/a~1~0", "unknown"}};
+    const char *want[5][2] = {{"/a", "required"},
+                              {"/b", "type"},
+                              {"/c", "format"},
+                              {"/zz", "unknown"},
+                              {"/a~1~0", "unknown"}};
     for (int i = 0; i < 5; i++) {
         fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
         int found = 0;
@@ -216,8 +209,7 @@ static void all_errors_at_once(void **state)
     }
 }
 
-static void patterns_are_bounded(void **state)
-{
+static void patterns_are_bounded(void **state) {
     apr_pool_t *p = *state;
     const char *err;
     fs_pattern *pt = fs_pattern_compile(p, "^(a+)+$", &err);
@@ -238,13 +230,12 @@ static void patterns_are_bounded(void **state)
     pt = fs_pattern_compile(p, "b", &err);
     assert_int_equal(fs_pattern_search(pt, "abc", 3), 1);
     /* a bad stored pattern refuses every value rather than failing open */
-    const fs_fieldset *fs = fields(p,
-        "[{\"key\":\"x\",\"type\":\"text\",\"validation\":{\"pattern\":\"([\"}}]");
+    const fs_fieldset *fs =
+        fields(p, "[{\"key\":\"x\",\"type\":\"text\",\"validation\":{\"pattern\":\"([\"}}]");
     refused1(p, fs, "{\"x\":\"anything\"}", "/x", "pattern");
 }
 
-static void unknown_type_takes_nothing(void **state)
-{
+static void unknown_type_takes_nothing(void **state) {
     apr_pool_t *p = *state;
     const fs_fieldset *fs = fields(p, "[{\"key\":\"f\",\"type\":\"file\"},{\"nokey\":1},7]");
     assert_int_equal(fs->n, 1);
@@ -253,8 +244,14 @@ static void unknown_type_takes_nothing(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(text_rules), FS_TEST(formats), FS_TEST(numbers), FS_TEST(booleans),
-    FS_TEST(choices), FS_TEST(visible_if), FS_TEST(all_errors_at_once),
-    FS_TEST(patterns_are_bounded), FS_TEST(unknown_type_takes_nothing),
+    FS_TEST(text_rules),
+    FS_TEST(formats),
+    FS_TEST(numbers),
+    FS_TEST(booleans),
+    FS_TEST(choices),
+    FS_TEST(visible_if),
+    FS_TEST(all_errors_at_once),
+    FS_TEST(patterns_are_bounded),
+    FS_TEST(unknown_type_takes_nothing),
 };
 FS_TEST_MAIN(tests)

@@ -11,8 +11,7 @@
 
 /* A JSON number from s (JSON's number syntax, surrounding blanks allowed),
  * or NULL. */
-static json_object *number_of(apr_pool_t *p, const char *s)
-{
+static json_object *number_of(apr_pool_t *p, const char *s) {
     char *t = apr_pstrdup(p, s);
     while (*t == ' ' || *t == '\t')
         t++;
@@ -63,8 +62,7 @@ static json_object *number_of(apr_pool_t *p, const char *s)
     return json_object_new_double(d);
 }
 
-static json_object *boolean_of(const char *s)
-{
+static json_object *boolean_of(const char *s) {
     if (!strcmp(s, "true") || !strcmp(s, "on") || !strcmp(s, "1"))
         return json_object_new_boolean(1);
     if (!strcmp(s, "false") || !strcmp(s, "off") || !strcmp(s, "0"))
@@ -72,12 +70,12 @@ static json_object *boolean_of(const char *s)
     return NULL;
 }
 
-static json_object *option_of(apr_pool_t *p, const fs_field *f, const char *s)
-{
+static json_object *option_of(apr_pool_t *p, const fs_field *f, const char *s) {
     for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
         json_object *v = fs_json_get(json_object_array_get_idx(f->options, i), "value");
-        const char *vs = v && json_object_is_type(v, json_type_string)
-                             ? json_object_get_string(v) : v ? fs_json_str(p, v) : "null";
+        const char *vs = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                         : v                                           ? fs_json_str(p, v)
+                                                                       : "null";
         if (!strcmp(vs, s))
             return json_object_get(v);
     }
@@ -85,38 +83,30 @@ static json_object *option_of(apr_pool_t *p, const fs_field *f, const char *s)
 }
 
 /* datetime-local sends 2026-11-21T14:30 or 2026-11-21T14:30:05: read as UTC. */
-static const char *datetime_of(apr_pool_t *p, const char *s)
-{
+static const char *datetime_of(apr_pool_t *p, const char *s) {
     apr_size_t n = strlen(s);
     if ((n == 16 || n == 19) && s[10] == 'T' && s[13] == ':' && (n == 16 || s[16] == ':'))
         return apr_pstrcat(p, s, n == 16 ? ":00Z" : "Z", NULL);
     return s;
 }
 
-static json_object *convert(apr_pool_t *p, const fs_field *f, const char *s)
-{
+static json_object *convert(apr_pool_t *p, const fs_field *f, const char *s) {
     json_object *v = NULL;
     switch (f->type) {
-    case FS_FT_NUMBER: case FS_FT_INTEGER: case FS_FT_RATING:
-        v = number_of(p, s);
-        break;
-    case FS_FT_BOOLEAN:
-        v = boolean_of(s);
-        break;
-    case FS_FT_SELECT: case FS_FT_MULTISELECT:
-        v = option_of(p, f, s);
-        break;
-    case FS_FT_DATETIME:
-        return json_object_new_string(datetime_of(p, s));
-    default:
-        break;
+    case FS_FT_NUMBER:
+    case FS_FT_INTEGER:
+    case FS_FT_RATING: v = number_of(p, s); break;
+    case FS_FT_BOOLEAN: v = boolean_of(s); break;
+    case FS_FT_SELECT:
+    case FS_FT_MULTISELECT: v = option_of(p, f, s); break;
+    case FS_FT_DATETIME: return json_object_new_string(datetime_of(p, s));
+    default: break;
     }
     return v ? v : json_object_new_string(s);
 }
 
 fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header_t *pairs,
-                    int honeypot_on, json_object **out, int *honeypot)
-{
+                    int honeypot_on, json_object **out, int *honeypot) {
     json_object *o = fs_json_own(p, json_object_new_object());
     *honeypot = 0;
     for (int i = 0; pairs && i < pairs->nelts; i++) {

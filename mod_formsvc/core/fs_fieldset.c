@@ -10,10 +10,10 @@
 
 /* A date with its calendar: months of 31 and 30 days, February 29 only in
  * leap years, no year 0000. */
-#define DATE_BODY                                                                          \
-    "(?:(?!0000)[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"                 \
-    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"                 \
-    "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)" \
+#define DATE_BODY                                                                                  \
+    "(?:(?!0000)[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"                         \
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"                          \
+    "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"           \
     "-02-29)"
 #define END "(?![\\s\\S])"
 #define LABEL "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -33,26 +33,23 @@ const char FS_RE_DATE[] = "^" DATE_BODY END;
 const char FS_RE_DATETIME[] = "^" DATE_BODY "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
                               "(?:\\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])" END;
 
-static const char *const type_names[] = {
-    "text", "textarea", "email", "url", "tel", "number", "integer", "boolean",
-    "date", "datetime", "select", "multiselect", "rating", "hidden"};
+static const char *const type_names[] = {"text",   "textarea",    "email",   "url",   "tel",
+                                         "number", "integer",     "boolean", "date",  "datetime",
+                                         "select", "multiselect", "rating",  "hidden"};
 
-fs_ftype fs_ftype_of(const char *name)
-{
+fs_ftype fs_ftype_of(const char *name) {
     for (int i = 0; name && i < (int)(sizeof(type_names) / sizeof(type_names[0])); i++)
         if (!strcmp(type_names[i], name))
             return (fs_ftype)i;
     return FS_FT_UNKNOWN;
 }
 
-static const char *str_of(json_object *o, const char *k)
-{
+static const char *str_of(json_object *o, const char *k) {
     json_object *v = fs_json_get(o, k);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-int fs_json_number(json_object *v, double *out)
-{
+int fs_json_number(json_object *v, double *out) {
     if (!v)
         return 0;
     if (json_object_is_type(v, json_type_int)) {
@@ -66,14 +63,12 @@ int fs_json_number(json_object *v, double *out)
     return 0;
 }
 
-static int num_of(json_object *o, const char *k, double *out)
-{
+static int num_of(json_object *o, const char *k, double *out) {
     return fs_json_number(fs_json_get(o, k), out);
 }
 
 /* Non-negative integer limit k of o. */
-static int count_of(json_object *o, const char *k, long *out)
-{
+static int count_of(json_object *o, const char *k, long *out) {
     double d;
     if (!num_of(o, k, &d) || d < 0 || d > 1e9 || d != floor(d))
         return 0;
@@ -81,8 +76,7 @@ static int count_of(json_object *o, const char *k, long *out)
     return 1;
 }
 
-static void set_max_len(fs_field *f, long dflt)
-{
+static void set_max_len(fs_field *f, long dflt) {
     if (!f->has_max_len || f->max_len > dflt) {
         f->has_max_len = 1;
         f->max_len = dflt;
@@ -95,15 +89,13 @@ static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 static const char *const builtin_re[5] = {FS_RE_EMAIL, FS_RE_URL, FS_RE_TEL, FS_RE_DATE,
                                           FS_RE_DATETIME};
 
-static void builtin_init(void)
-{
+static void builtin_init(void) {
     for (int i = 0; i < 5; i++)
         builtin[i] = fs_pattern_compile_forever(builtin_re[i]);
 }
 
 const fs_pattern *fs_builtin_pattern(const char *re);
-const fs_pattern *fs_builtin_pattern(const char *re)
-{
+const fs_pattern *fs_builtin_pattern(const char *re) {
     pthread_once(&builtin_once, builtin_init);
     for (int i = 0; i < 5; i++)
         if (builtin_re[i] == re)
@@ -111,11 +103,11 @@ const fs_pattern *fs_builtin_pattern(const char *re)
     return NULL;
 }
 
-fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields)
-{
+fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
     fs_fieldset *fs = apr_pcalloc(p, sizeof(*fs));
     int n = fields && json_object_is_type(fields, json_type_array)
-                ? (int)json_object_array_length(fields) : 0;
+                ? (int)json_object_array_length(fields)
+                : 0;
     fs->f = apr_pcalloc(p, sizeof(fs_field) * (n ? n : 1));
     double *pos = apr_pcalloc(p, sizeof(double) * (n ? n : 1));
     for (int i = 0; i < n; i++) {
@@ -133,19 +125,23 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields)
         f->type_name = str_of(o, "type");
         f->type = fs_ftype_of(f->type_name);
         json_object *rq = fs_json_get(o, "required");
-        f->required = rq && json_object_is_type(rq, json_type_boolean) &&
-                      json_object_get_boolean(rq);
+        f->required =
+            rq && json_object_is_type(rq, json_type_boolean) && json_object_get_boolean(rq);
         json_object *opts = fs_json_get(o, "options");
         f->options = opts && json_object_is_type(opts, json_type_array) ? opts : NULL;
         json_object *vi = fs_json_get(o, "visibleIf");
-        f->visible_if = vi && json_object_is_type(vi, json_type_object) && str_of(vi, "field")
-                            ? vi : NULL;
+        f->visible_if =
+            vi && json_object_is_type(vi, json_type_object) && str_of(vi, "field") ? vi : NULL;
         json_object *va = fs_json_get(o, "validation");
         if (va && !json_object_is_type(va, json_type_object))
             va = NULL;
         switch (f->type) {
-        case FS_FT_TEXT: case FS_FT_TEXTAREA: case FS_FT_EMAIL: case FS_FT_URL:
-        case FS_FT_TEL: case FS_FT_HIDDEN:
+        case FS_FT_TEXT:
+        case FS_FT_TEXTAREA:
+        case FS_FT_EMAIL:
+        case FS_FT_URL:
+        case FS_FT_TEL:
+        case FS_FT_HIDDEN:
             f->has_min_len = count_of(va, "minLength", &f->min_len);
             f->has_max_len = count_of(va, "maxLength", &f->max_len);
             f->pattern = str_of(va, "pattern");
@@ -154,23 +150,22 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields)
                 f->pattern_code = fs_pattern_compile(p, f->pattern, &err);
             }
             set_max_len(f, f->type == FS_FT_TEXTAREA ? FS_DEFAULT_MAX_TEXTAREA
-                           : f->type == FS_FT_EMAIL ? FS_EMAIL_MAX
-                           : f->type == FS_FT_URL ? FS_URL_MAX : FS_DEFAULT_MAX_LINE);
+                           : f->type == FS_FT_EMAIL  ? FS_EMAIL_MAX
+                           : f->type == FS_FT_URL    ? FS_URL_MAX
+                                                     : FS_DEFAULT_MAX_LINE);
             f->format_re = f->type == FS_FT_EMAIL ? FS_RE_EMAIL
                            : f->type == FS_FT_URL ? FS_RE_URL
-                           : f->type == FS_FT_TEL ? FS_RE_TEL : NULL;
+                           : f->type == FS_FT_TEL ? FS_RE_TEL
+                                                  : NULL;
             if (f->required && (!f->has_min_len || f->min_len < 1)) {
                 f->has_min_len = 1;
                 f->min_len = 1;
             }
             break;
-        case FS_FT_DATE:
-            f->format_re = FS_RE_DATE;
-            break;
-        case FS_FT_DATETIME:
-            f->format_re = FS_RE_DATETIME;
-            break;
-        case FS_FT_NUMBER: case FS_FT_INTEGER:
+        case FS_FT_DATE: f->format_re = FS_RE_DATE; break;
+        case FS_FT_DATETIME: f->format_re = FS_RE_DATETIME; break;
+        case FS_FT_NUMBER:
+        case FS_FT_INTEGER:
             f->has_min = f->has_max = 1;
             f->min = -FS_NUMBER_LIMIT;
             f->max = FS_NUMBER_LIMIT;
@@ -187,8 +182,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields)
             f->min = 1;
             {
                 long m;
-                f->max = count_of(va, "maximum", &m) && m >= 1 ? (double)m
-                                                                : FS_RATING_DEFAULT_MAX;
+                f->max = count_of(va, "maximum", &m) && m >= 1 ? (double)m : FS_RATING_DEFAULT_MAX;
             }
             break;
         case FS_FT_MULTISELECT:
@@ -199,8 +193,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields)
                 f->min_items = 1;
             }
             break;
-        default:
-            break;
+        default: break;
         }
         double pv;
         pos[fs->n] = num_of(o, "position", &pv) ? pv : 1e18;
@@ -222,16 +215,14 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields)
     return fs;
 }
 
-const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key)
-{
+const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key) {
     for (int i = 0; i < fs->n; i++)
         if (!strcmp(fs->f[i].key, key))
             return &fs->f[i];
     return NULL;
 }
 
-int fs_json_equal(json_object *a, json_object *b)
-{
+int fs_json_equal(json_object *a, json_object *b) {
     if (!a || !b)
         return a == b;
     double x, y;
@@ -244,10 +235,8 @@ int fs_json_equal(json_object *a, json_object *b)
     if (ta != tb)
         return 0;
     switch (ta) {
-    case json_type_null:
-        return 1;
-    case json_type_boolean:
-        return json_object_get_boolean(a) == json_object_get_boolean(b);
+    case json_type_null: return 1;
+    case json_type_boolean: return json_object_get_boolean(a) == json_object_get_boolean(b);
     case json_type_string:
         return json_object_get_string_len(a) == json_object_get_string_len(b) &&
                !memcmp(json_object_get_string(a), json_object_get_string(b),
@@ -271,13 +260,11 @@ int fs_json_equal(json_object *a, json_object *b)
         }
         return 1;
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
-int fs_field_visible(const fs_field *f, json_object *body)
-{
+int fs_field_visible(const fs_field *f, json_object *body) {
     if (!f->visible_if)
         return 1;
     json_object *ctl;
@@ -295,8 +282,7 @@ int fs_field_visible(const fs_field *f, json_object *body)
     return 0;
 }
 
-const char *fs_field_option_label(const fs_field *f, json_object *v)
-{
+const char *fs_field_option_label(const fs_field *f, json_object *v) {
     if (!f->options)
         return NULL;
     for (size_t i = 0; i < json_object_array_length(f->options); i++) {

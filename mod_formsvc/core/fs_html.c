@@ -41,13 +41,11 @@ static const char CSS[] =
     "outline-offset:1px}"
     ".hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}";
 
-const char *fs_html_css(void)
-{
+const char *fs_html_css(void) {
     return CSS;
 }
 
-const char *fs_html_style_src(apr_pool_t *p)
-{
+const char *fs_html_style_src(apr_pool_t *p) {
     unsigned char md[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)CSS, sizeof(CSS) - 1, md);
     char *b = apr_palloc(p, (apr_size_t)apr_base64_encode_len(sizeof(md)));
@@ -62,8 +60,7 @@ typedef struct sb {
     apr_size_t n, cap;
 } sb;
 
-static void sb_addn(sb *b, const char *s, apr_size_t n)
-{
+static void sb_addn(sb *b, const char *s, apr_size_t n) {
     if (b->n + n + 1 > b->cap) {
         apr_size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->n + n + 1)
@@ -79,14 +76,12 @@ static void sb_addn(sb *b, const char *s, apr_size_t n)
     b->s[b->n] = '\0';
 }
 
-static void sb_add(sb *b, const char *s)
-{
+static void sb_add(sb *b, const char *s) {
     sb_addn(b, s, strlen(s));
 }
 
 /* Escaped text. */
-static void sb_esc(sb *b, const char *s)
-{
+static void sb_esc(sb *b, const char *s) {
     if (!s)
         return;
     const char *run = s;
@@ -110,8 +105,7 @@ static void sb_esc(sb *b, const char *s)
 }
 
 /* Format with %s arguments inserted raw and %e arguments escaped. */
-static void sb_fmt(sb *b, const char *fmt, ...)
-{
+static void sb_fmt(sb *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     for (const char *q = fmt; *q; q++) {
@@ -129,16 +123,14 @@ static void sb_fmt(sb *b, const char *fmt, ...)
     va_end(ap);
 }
 
-char *fs_html_escape(apr_pool_t *p, const char *s)
-{
+char *fs_html_escape(apr_pool_t *p, const char *s) {
     sb b = {p, NULL, 0, 0};
     sb_add(&b, "");
     sb_esc(&b, s);
     return b.s;
 }
 
-static void head(sb *b, const char *title)
-{
+static void head(sb *b, const char *title) {
     sb_fmt(b,
            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
@@ -147,19 +139,15 @@ static void head(sb *b, const char *title)
            title, CSS);
 }
 
-char *fs_html_message(apr_pool_t *p, const char *title, const char *heading,
-                      const char *message)
-{
+char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message) {
     sb b = {p, NULL, 0, 0};
     head(&b, title);
-    sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n</main></body></html>\n", heading,
-           message);
+    sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n</main></body></html>\n", heading, message);
     return b.s;
 }
 
 /* The string shown in an input for v. */
-static const char *shown(apr_pool_t *p, const fs_field *f, json_object *v)
-{
+static const char *shown(apr_pool_t *p, const fs_field *f, json_object *v) {
     if (!v)
         return "";
     if (json_object_is_type(v, json_type_string)) {
@@ -175,15 +163,13 @@ static const char *shown(apr_pool_t *p, const fs_field *f, json_object *v)
     return "";
 }
 
-static const char *opt_value_str(apr_pool_t *p, json_object *v)
-{
+static const char *opt_value_str(apr_pool_t *p, json_object *v) {
     if (v && json_object_is_type(v, json_type_string))
         return json_object_get_string(v);
     return v ? fs_json_str(p, v) : "null";
 }
 
-static int is_selected(json_object *cur, json_object *v)
-{
+static int is_selected(json_object *cur, json_object *v) {
     if (!cur)
         return 0;
     if (json_object_is_type(cur, json_type_array)) {
@@ -196,8 +182,7 @@ static int is_selected(json_object *cur, json_object *v)
 }
 
 /* Human words for the value that makes a question apply. */
-static const char *value_words(apr_pool_t *p, const fs_field *ctl, json_object *v)
-{
+static const char *value_words(apr_pool_t *p, const fs_field *ctl, json_object *v) {
     const char *l = ctl ? fs_field_option_label(ctl, v) : NULL;
     if (l)
         return apr_pstrcat(p, "\xe2\x80\x9c", l, "\xe2\x80\x9d", NULL);
@@ -206,8 +191,7 @@ static const char *value_words(apr_pool_t *p, const fs_field *ctl, json_object *
     return apr_pstrcat(p, "\xe2\x80\x9c", opt_value_str(p, v), "\xe2\x80\x9d", NULL);
 }
 
-static const char *condition_text(apr_pool_t *p, const fs_fieldset *fs, const fs_field *f)
-{
+static const char *condition_text(apr_pool_t *p, const fs_fieldset *fs, const fs_field *f) {
     json_object *vi = f->visible_if, *eq, *in;
     const char *ck = json_object_get_string(fs_json_get(vi, "field"));
     const fs_field *ctl = fs_fieldset_find(fs, ck);
@@ -217,17 +201,15 @@ static const char *condition_text(apr_pool_t *p, const fs_fieldset *fs, const fs
                             value_words(p, ctl, eq));
     in = fs_json_get(vi, "in");
     const char *list = "";
-    for (size_t i = 0; in && json_object_is_type(in, json_type_array) &&
-                       i < json_object_array_length(in); i++)
+    for (size_t i = 0;
+         in && json_object_is_type(in, json_type_array) && i < json_object_array_length(in); i++)
         list = apr_pstrcat(p, list, i ? ", " : "",
                            value_words(p, ctl, json_object_array_get_idx(in, i)), NULL);
-    return apr_psprintf(p, "Answer only if \xe2\x80\x9c%s\xe2\x80\x9d is one of %s.", name,
-                        list);
+    return apr_psprintf(p, "Answer only if \xe2\x80\x9c%s\xe2\x80\x9d is one of %s.", name, list);
 }
 
 /* Errors of one field, as one sentence; NULL when none. */
-static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key)
-{
+static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key) {
     if (!e || !e->errors)
         return NULL;
     const char *out = NULL;
@@ -241,28 +223,26 @@ static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key)
     return out;
 }
 
-static const char *input_type(fs_ftype t)
-{
+static const char *input_type(fs_ftype t) {
     switch (t) {
     case FS_FT_EMAIL: return "email";
     case FS_FT_URL: return "url";
     case FS_FT_TEL: return "tel";
-    case FS_FT_NUMBER: case FS_FT_INTEGER: return "number";
+    case FS_FT_NUMBER:
+    case FS_FT_INTEGER: return "number";
     case FS_FT_DATE: return "date";
     case FS_FT_DATETIME: return "datetime-local";
     default: return "text";
     }
 }
 
-static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
-{
+static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     json_object *v = NULL;
     if (pg->values)
         json_object_object_get_ex(pg->values, f->key, &v);
     if (f->type == FS_FT_HIDDEN) {
         if (v)
-            sb_fmt(b, "<input type=\"hidden\" name=\"%e\" value=\"%e\">\n", f->key,
-                   shown(p, f, v));
+            sb_fmt(b, "<input type=\"hidden\" name=\"%e\" value=\"%e\">\n", f->key, shown(p, f, v));
         return;
     }
     const char *id = apr_pstrcat(p, "f-", f->key, NULL);
@@ -290,10 +270,9 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
         sb_fmt(b, "<p class=\"err\" id=\"%e-err\">Error: %e</p>", id, err);
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-err", NULL);
     }
-    const char *aria = apr_pstrcat(p, err ? " aria-invalid=\"true\"" : "",
-                                   *desc ? " aria-describedby=\"" : "",
-                                   *desc ? fs_html_escape(p, desc) : "", *desc ? "\"" : "",
-                                   NULL);
+    const char *aria =
+        apr_pstrcat(p, err ? " aria-invalid=\"true\"" : "", *desc ? " aria-describedby=\"" : "",
+                    *desc ? fs_html_escape(p, desc) : "", *desc ? "\"" : "", NULL);
     const char *required = f->required && !f->visible_if ? " required" : "";
     switch (f->type) {
     case FS_FT_TEXTAREA:
@@ -305,15 +284,20 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
         sb_fmt(b, ">%e</textarea>", shown(p, f, v));
         break;
     case FS_FT_BOOLEAN:
-        sb_fmt(b, "<div class=\"opt\"><input type=\"checkbox\" id=\"%e\" name=\"%e\" "
-                  "value=\"true\"%s%s%s><label for=\"%e\">%e%s</label></div>",
-               id, f->key, v && json_object_is_type(v, json_type_boolean) &&
-                           json_object_get_boolean(v) ? " checked" : "",
+        sb_fmt(b,
+               "<div class=\"opt\"><input type=\"checkbox\" id=\"%e\" name=\"%e\" "
+               "value=\"true\"%s%s%s><label for=\"%e\">%e%s</label></div>",
+               id, f->key,
+               v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v)
+                   ? " checked"
+                   : "",
                required, aria, id, f->label, req);
         break;
     case FS_FT_SELECT:
-        sb_fmt(b, "\n<select id=\"%e\" name=\"%e\"%s%s><option value=\"\">"
-                  "Choose\xe2\x80\xa6</option>", id, f->key, required, aria);
+        sb_fmt(b,
+               "\n<select id=\"%e\" name=\"%e\"%s%s><option value=\"\">"
+               "Choose\xe2\x80\xa6</option>",
+               id, f->key, required, aria);
         for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
             json_object *o = json_object_array_get_idx(f->options, i);
             json_object *ov = fs_json_get(o, "value");
@@ -327,10 +311,11 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
         for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
             json_object *ov = fs_json_get(json_object_array_get_idx(f->options, i), "value");
             const char *oid = apr_psprintf(p, "%s-%lu", id, (unsigned long)i);
-            sb_fmt(b, "\n<div class=\"opt\"><input type=\"checkbox\" id=\"%e\" name=\"%e\" "
-                      "value=\"%e\"%s%s><label for=\"%e\">%e</label></div>",
-                   oid, f->key, opt_value_str(p, ov), is_selected(v, ov) ? " checked" : "",
-                   aria, oid, fs_field_option_label(f, ov));
+            sb_fmt(b,
+                   "\n<div class=\"opt\"><input type=\"checkbox\" id=\"%e\" name=\"%e\" "
+                   "value=\"%e\"%s%s><label for=\"%e\">%e</label></div>",
+                   oid, f->key, opt_value_str(p, ov), is_selected(v, ov) ? " checked" : "", aria,
+                   oid, fs_field_option_label(f, ov));
         }
         break;
     case FS_FT_RATING: {
@@ -340,8 +325,9 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
             json_object *iv = json_object_new_int(i);
             int sel = is_selected(v, iv);
             json_object_put(iv);
-            sb_fmt(b, "<div class=\"opt\"><input type=\"radio\" id=\"%e\" name=\"%e\" "
-                      "value=\"%s\"%s%s%s><label for=\"%e\">%s</label></div>",
+            sb_fmt(b,
+                   "<div class=\"opt\"><input type=\"radio\" id=\"%e\" name=\"%e\" "
+                   "value=\"%s\"%s%s%s><label for=\"%e\">%s</label></div>",
                    oid, f->key, apr_itoa(p, i), sel ? " checked" : "", required, aria, oid,
                    apr_psprintf(p, "%d of %d", i, (int)f->max));
         }
@@ -356,8 +342,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
             (f->type == FS_FT_DATE || f->type == FS_FT_DATETIME || f->type == FS_FT_NUMBER ||
              f->type == FS_FT_INTEGER))
             type = "text";
-        sb_fmt(b, "\n<input type=\"%s\" id=\"%e\" name=\"%e\" value=\"%e\"%s%s",
-               type, id, f->key, shown(p, f, v), required, aria);
+        sb_fmt(b, "\n<input type=\"%s\" id=\"%e\" name=\"%e\" value=\"%e\"%s%s", type, id, f->key,
+               shown(p, f, v), required, aria);
         if (f->type == FS_FT_INTEGER)
             sb_add(b, " step=\"1\" inputmode=\"numeric\"");
         else if (f->type == FS_FT_NUMBER)
@@ -381,8 +367,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f)
     sb_add(b, group ? "</fieldset>\n" : "</div>\n");
 }
 
-char *fs_html_form(apr_pool_t *p, const fs_page *pg)
-{
+char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     sb b = {p, NULL, 0, 0};
     head(&b, pg->title);
     sb_fmt(&b, "<h1>%e</h1>\n", pg->title);
@@ -392,8 +377,9 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg)
         sb_fmt(&b, "<div class=\"notice\" role=\"alert\"><p>%e</p></div>\n", pg->notice);
     if (pg->errors && pg->errors->errors && pg->errors->errors->nelts) {
         int n = pg->errors->errors->nelts;
-        sb_fmt(&b, "<div class=\"summary\" role=\"alert\" aria-labelledby=\"summary-title\">"
-                   "<h2 id=\"summary-title\">%s</h2><ul>",
+        sb_fmt(&b,
+               "<div class=\"summary\" role=\"alert\" aria-labelledby=\"summary-title\">"
+               "<h2 id=\"summary-title\">%s</h2><ul>",
                n == 1 ? "There is a problem with 1 answer"
                       : apr_psprintf(p, "There are problems with %d answers", n));
         for (int i = 0; i < n; i++) {

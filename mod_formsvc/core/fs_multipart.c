@@ -29,8 +29,7 @@ struct fs_multipart {
     fs_error *err;
 };
 
-const char *fs_multipart_boundary(apr_pool_t *p, const char *ct)
-{
+const char *fs_multipart_boundary(apr_pool_t *p, const char *ct) {
     if (!ct)
         return NULL;
     const char *semi = strchr(ct, ';');
@@ -83,15 +82,13 @@ const char *fs_multipart_boundary(apr_pool_t *p, const char *ct)
 }
 
 fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary,
-                               const fs_multipart_limits *lim)
-{
+                               const fs_multipart_limits *lim) {
     fs_multipart *mp = apr_pcalloc(p, sizeof(*mp));
     mp->p = p;
     mp->delim = apr_pstrcat(p, "\r\n--", boundary, NULL);
     mp->dlen = strlen(mp->delim);
     mp->lim = *lim;
-    mp->cap = (lim->max_header > lim->max_value ? lim->max_header : lim->max_value) +
-              mp->dlen + 8;
+    mp->cap = (lim->max_header > lim->max_value ? lim->max_header : lim->max_value) + mp->dlen + 8;
     mp->acc = apr_palloc(p, mp->cap);
     memcpy(mp->acc, "\r\n", 2);
     mp->n = 2;
@@ -100,18 +97,16 @@ fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary,
     return mp;
 }
 
-static fs_error *fail(fs_multipart *mp, const char *slug, const char *msg)
-{
+static fs_error *fail(fs_multipart *mp, const char *slug, const char *msg) {
     mp->err = fs_error_make(mp->p, slug, "The multipart body is malformed: %s.", msg);
     if (!strcmp(slug, "payload-too-large"))
-        mp->err->detail = apr_pstrcat(mp->p, "A part of the multipart body is too large: ",
-                                      msg, ".", NULL);
+        mp->err->detail =
+            apr_pstrcat(mp->p, "A part of the multipart body is too large: ", msg, ".", NULL);
     return mp->err;
 }
 
 static apr_size_t find(const char *h, apr_size_t hn, apr_size_t from, const char *nd,
-                       apr_size_t nn)
-{
+                       apr_size_t nn) {
     if (hn < nn)
         return (apr_size_t)-1;
     for (apr_size_t i = from; i + nn <= hn; i++) {
@@ -125,8 +120,7 @@ static apr_size_t find(const char *h, apr_size_t hn, apr_size_t from, const char
     return (apr_size_t)-1;
 }
 
-static void consume(fs_multipart *mp, apr_size_t k)
-{
+static void consume(fs_multipart *mp, apr_size_t k) {
     memmove(mp->acc, mp->acc + k, mp->n - k);
     mp->n -= k;
     mp->scan = 0;
@@ -134,8 +128,7 @@ static void consume(fs_multipart *mp, apr_size_t k)
 
 /* Value of parameter want in a Content-Disposition header (after the
  * disposition type); NULL when absent. *bad is set on a syntax error. */
-static const char *param(apr_pool_t *p, const char *v, const char *want, int *bad)
-{
+static const char *param(apr_pool_t *p, const char *v, const char *want, int *bad) {
     const char *q = strchr(v, ';');
     apr_size_t wl = strlen(want);
     while (q) {
@@ -185,8 +178,7 @@ static const char *param(apr_pool_t *p, const char *v, const char *want, int *ba
 }
 
 /* Parses the header block acc[0..len). */
-static fs_error *headers(fs_multipart *mp, apr_size_t len)
-{
+static fs_error *headers(fs_multipart *mp, apr_size_t len) {
     const char *blk = apr_pstrmemdup(mp->p, mp->acc, len);
     if (strlen(blk) != len || !fs_utf8_valid(blk, len))
         return fail(mp, "malformed-request", "a part header holds a NUL byte or invalid UTF-8");
@@ -228,8 +220,7 @@ static fs_error *headers(fs_multipart *mp, apr_size_t len)
     return NULL;
 }
 
-fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len)
-{
+fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len) {
     while (len > 0 || mp->state == AFTER_DELIM || mp->state == HEADERS) {
         if (mp->err)
             return mp->err;
@@ -343,8 +334,7 @@ fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len)
     return mp->err;
 }
 
-fs_error *fs_multipart_finish(fs_multipart *mp, apr_array_header_t **pairs)
-{
+fs_error *fs_multipart_finish(fs_multipart *mp, apr_array_header_t **pairs) {
     *pairs = NULL;
     if (mp->err)
         return mp->err;

@@ -6,16 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *skip_ows(const char *s)
-{
+static const char *skip_ows(const char *s) {
     while (*s == ' ' || *s == '\t')
         s++;
     return s;
 }
 
 /* Parses a qvalue ("0", "0.5", "1", "1.000"); -1 when malformed. */
-static int parse_q(const char *s, size_t n)
-{
+static int parse_q(const char *s, size_t n) {
     if (n == 0 || n > 5)
         return -1;
     if (s[0] != '0' && s[0] != '1')
@@ -38,8 +36,7 @@ static int parse_q(const char *s, size_t n)
 /* Specificity of range type/sub for offer otype/osub: 3 exact, 2 type/any,
  * 1 any/any, 0 no match. */
 static int match(const char *t, size_t tl, const char *st, size_t sl, const char *otype,
-                 const char *osub)
-{
+                 const char *osub) {
     if (tl == 1 && t[0] == '*' && sl == 1 && st[0] == '*')
         return 1;
     if (tl != strlen(otype) || strncasecmp(t, otype, tl))
@@ -49,8 +46,7 @@ static int match(const char *t, size_t tl, const char *st, size_t sl, const char
     return sl == strlen(osub) && !strncasecmp(st, osub, sl) ? 3 : 0;
 }
 
-fs_media fs_negotiate(const char *accept)
-{
+fs_media fs_negotiate(const char *accept) {
     if (!accept || !*skip_ows(accept))
         return FS_MEDIA_HTML;
     static const char *const offers[2][2] = {{"text", "html"}, {"application", "json"}};

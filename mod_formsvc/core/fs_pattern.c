@@ -12,16 +12,14 @@ struct fs_pattern {
     pcre2_match_context *mctx;
 };
 
-static apr_status_t pattern_free(void *data)
-{
+static apr_status_t pattern_free(void *data) {
     fs_pattern *pt = data;
     pcre2_match_context_free(pt->mctx);
     pcre2_code_free(pt->code);
     return APR_SUCCESS;
 }
 
-fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err)
-{
+fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err) {
     *err = NULL;
     if (!re || strlen(re) > FS_PATTERN_MAX_LEN) {
         *err = "the pattern is longer than 1000 characters";
@@ -29,9 +27,9 @@ fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err)
     }
     int ec;
     PCRE2_SIZE off;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-                                     PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NO_UTF_CHECK,
-                                     &ec, &off, NULL);
+    pcre2_code *code =
+        pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+                      PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NO_UTF_CHECK, &ec, &off, NULL);
     if (!code) {
         PCRE2_UCHAR buf[160];
         pcre2_get_error_message(ec, buf, sizeof(buf));
@@ -52,8 +50,7 @@ fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err)
     return pt;
 }
 
-fs_pattern *fs_pattern_compile_forever(const char *re)
-{
+fs_pattern *fs_pattern_compile_forever(const char *re) {
     int ec;
     PCRE2_SIZE off;
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
@@ -72,8 +69,7 @@ fs_pattern *fs_pattern_compile_forever(const char *re)
     return pt;
 }
 
-int fs_pattern_search(const fs_pattern *pt, const char *s, apr_size_t len)
-{
+int fs_pattern_search(const fs_pattern *pt, const char *s, apr_size_t len) {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(pt->code, NULL);
     if (!md)
         return 0;

@@ -7,15 +7,13 @@
 
 #define ADD(o, k, v) json_object_object_add((o), (k), (v))
 
-static json_object *num(double d)
-{
+static json_object *num(double d) {
     if (d == (double)(long long)d && d < 9.3e18 && d > -9.3e18)
         return json_object_new_int64((long long)d);
     return json_object_new_double(d);
 }
 
-static json_object *values_of(const fs_field *f)
-{
+static json_object *values_of(const fs_field *f) {
     json_object *arr = json_object_new_array();
     for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
         json_object *v = fs_json_get(json_object_array_get_idx(f->options, i), "value");
@@ -24,8 +22,7 @@ static json_object *values_of(const fs_field *f)
     return arr;
 }
 
-static const char *format_name(fs_ftype t)
-{
+static const char *format_name(fs_ftype t) {
     switch (t) {
     case FS_FT_EMAIL: return "email";
     case FS_FT_URL: return "uri";
@@ -35,16 +32,21 @@ static const char *format_name(fs_ftype t)
     }
 }
 
-static json_object *property(const fs_field *f)
-{
+static json_object *property(const fs_field *f) {
     json_object *s = json_object_new_object();
     if (f->label)
         ADD(s, "title", json_object_new_string(f->label));
     if (f->description)
         ADD(s, "description", json_object_new_string(f->description));
     switch (f->type) {
-    case FS_FT_TEXT: case FS_FT_TEXTAREA: case FS_FT_EMAIL: case FS_FT_URL:
-    case FS_FT_TEL: case FS_FT_HIDDEN: case FS_FT_DATE: case FS_FT_DATETIME:
+    case FS_FT_TEXT:
+    case FS_FT_TEXTAREA:
+    case FS_FT_EMAIL:
+    case FS_FT_URL:
+    case FS_FT_TEL:
+    case FS_FT_HIDDEN:
+    case FS_FT_DATE:
+    case FS_FT_DATETIME:
         ADD(s, "type", json_object_new_string("string"));
         if (f->has_min_len)
             ADD(s, "minLength", json_object_new_int64(f->min_len));
@@ -66,7 +68,9 @@ static json_object *property(const fs_field *f)
             ADD(s, "allOf", all);
         }
         break;
-    case FS_FT_NUMBER: case FS_FT_INTEGER: case FS_FT_RATING:
+    case FS_FT_NUMBER:
+    case FS_FT_INTEGER:
+    case FS_FT_RATING:
         ADD(s, "type", json_object_new_string(f->type == FS_FT_NUMBER ? "number" : "integer"));
         if (f->has_min)
             ADD(s, "minimum", num(f->min));
@@ -78,9 +82,7 @@ static json_object *property(const fs_field *f)
         if (f->required)
             ADD(s, "const", json_object_new_boolean(1));
         break;
-    case FS_FT_SELECT:
-        ADD(s, "enum", values_of(f));
-        break;
+    case FS_FT_SELECT: ADD(s, "enum", values_of(f)); break;
     case FS_FT_MULTISELECT: {
         ADD(s, "type", json_object_new_string("array"));
         json_object *items = json_object_new_object();
@@ -93,9 +95,7 @@ static json_object *property(const fs_field *f)
             ADD(s, "maxItems", json_object_new_int64(f->max_items));
         break;
     }
-    default:
-        json_object_put(s);
-        return json_object_new_boolean(0);
+    default: json_object_put(s); return json_object_new_boolean(0);
     }
     if ((f->type == FS_FT_SELECT || f->type == FS_FT_MULTISELECT) &&
         (!f->options || json_object_array_length(f->options) == 0)) {
@@ -106,8 +106,7 @@ static json_object *property(const fs_field *f)
 }
 
 /* {"if": <condition>, "then": {"required": [key]}, "else": {"not": {"required": [key]}}} */
-static json_object *condition(const fs_field *f)
-{
+static json_object *condition(const fs_field *f) {
     json_object *vi = f->visible_if, *eq, *in = fs_json_get(vi, "in");
     const char *ctl = json_object_get_string(fs_json_get(vi, "field"));
     json_object *cond;
@@ -148,8 +147,7 @@ static json_object *condition(const fs_field *f)
 }
 
 json_object *fs_schema_for(apr_pool_t *p, const fs_fieldset *fs, const char *id,
-                           const char *title)
-{
+                           const char *title) {
     json_object *s = fs_json_own(p, json_object_new_object());
     ADD(s, "$schema", json_object_new_string("https://json-schema.org/draft/2020-12/schema"));
     if (id)

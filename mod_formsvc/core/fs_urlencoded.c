@@ -6,8 +6,7 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static int hexval(char c)
-{
+static int hexval(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
     if (c >= 'a' && c <= 'f')
@@ -19,8 +18,7 @@ static int hexval(char c)
 
 /* Decodes s[0..n) into a new string; NULL on a bad escape, invalid UTF-8
  * or NUL. */
-static char *decode(apr_pool_t *p, const char *s, apr_size_t n)
-{
+static char *decode(apr_pool_t *p, const char *s, apr_size_t n) {
     char *out = apr_palloc(p, n + 1), *o = out;
     for (apr_size_t i = 0; i < n; i++) {
         if (s[i] == '+') {
@@ -41,8 +39,7 @@ static char *decode(apr_pool_t *p, const char *s, apr_size_t n)
 }
 
 fs_error *fs_urlencoded_parse(apr_pool_t *p, const char *buf, apr_size_t len,
-                              apr_array_header_t **pairs)
-{
+                              apr_array_header_t **pairs) {
     apr_array_header_t *a = apr_array_make(p, 16, sizeof(fs_pair));
     *pairs = NULL;
     apr_size_t i = 0;
@@ -52,8 +49,8 @@ fs_error *fs_urlencoded_parse(apr_pool_t *p, const char *buf, apr_size_t len,
             j++;
         if (j > i) {
             if (a->nelts >= FS_FORM_MAX_PAIRS)
-                return fs_error_make(p, "malformed-request",
-                                     "The form has more than %d values.", FS_FORM_MAX_PAIRS);
+                return fs_error_make(p, "malformed-request", "The form has more than %d values.",
+                                     FS_FORM_MAX_PAIRS);
             const char *eq = memchr(buf + i, '=', j - i);
             apr_size_t nl = eq ? (apr_size_t)(eq - (buf + i)) : j - i;
             fs_pair *pr = apr_array_push(a);

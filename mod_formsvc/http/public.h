@@ -24,8 +24,8 @@ fs_error *formsvc_public_rate_check(request_rec *r, const char *form_id);
 
 /* Idempotency-Key records of public submissions (scope: the form id).
  * *found is 0 when there is no record of the last 24 hours. */
-fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key,
-                                  int *found, const char **hash, int *status,
-                                  const char **location, const char **body);
+fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key, int *found,
+                                  const char **hash, int *status, const char **location,
+                                  const char **body);
 
 #endif

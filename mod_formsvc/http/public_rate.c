@@ -2,15 +2,14 @@
  * PostgreSQL (table public_rate, sql/0014) so that every httpd child and
  * machine shares it. One function, so that the general rate-limit
  * machinery can take its place. */
-#include "public.h"
 #include "fs_secret.h"
+#include "public.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
 
-fs_error *formsvc_public_rate_check(request_rec *r, const char *form_id)
-{
+fs_error *formsvc_public_rate_check(request_rec *r, const char *form_id) {
     formsvc_srv *c = formsvc_conf(r->server);
     if (c->submission_rate <= 0)
         return NULL;

@@ -3,42 +3,42 @@
 
 /* The statement of fs_public_submit(_locked), with the form row lock
  * clause LOCK ("" or "FOR UPDATE OF f"). */
-#define SUBMIT_SQL(LOCK) \
-     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, " \
-     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, " \
-     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, " \
-     "  (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), " \
-     "f AS (SELECT f.id, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, " \
-     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota " \
-     "  FROM forms f JOIN users u ON u.id = f.user_id, a " \
-     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') " LOCK "), " \
-     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), " \
-     "m AS (INSERT INTO submission_months AS sm (user_id, month, received) " \
-     "  SELECT ok.user_id, a.month, 1 FROM ok, a WHERE NOT a.spam AND ok.quota > 0 " \
-     "  ON CONFLICT (user_id, month) DO UPDATE SET received = sm.received + 1 " \
-     "  WHERE sm.received < (SELECT quota FROM ok) RETURNING 1), " \
-     "go AS (SELECT ok.* FROM ok, a WHERE a.spam OR EXISTS (SELECT 1 FROM m)), " \
-     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) " \
-     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, " \
-     "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text " \
-     "  FROM go, a WHERE a.ikey IS NOT NULL " \
-     "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, " \
-     "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, " \
-     "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' " \
-     "  RETURNING 1), " \
-     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) " \
-     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a " \
-     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), " \
-     "c AS (UPDATE forms SET submission_count = forms.submission_count + 1 FROM s " \
-     "  WHERE forms.id = s.form_id AND NOT s.spam RETURNING 1) " \
-     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' " \
-     "  WHEN (SELECT closed FROM f) THEN 'closed' WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' " \
-     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, " \
-     "  (SELECT json_build_object('id', s.id, 'formId', s.form_id, " \
-     "    'createdAt', fs_ts(s.created_at), 'data', s.data)::text FROM s), " \
-     "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') " \
-     "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, " \
-     "  (SELECT count(*) FROM c)::text"
+#define SUBMIT_SQL(LOCK)                                                                           \
+    "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
+    "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
+    "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, "                              \
+    "  (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "                          \
+    "f AS (SELECT f.id, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "      \
+    "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota "                                     \
+    "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
+    "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') " LOCK "), "                 \
+    "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
+    "m AS (INSERT INTO submission_months AS sm (user_id, month, received) "                        \
+    "  SELECT ok.user_id, a.month, 1 FROM ok, a WHERE NOT a.spam AND ok.quota > 0 "                \
+    "  ON CONFLICT (user_id, month) DO UPDATE SET received = sm.received + 1 "                     \
+    "  WHERE sm.received < (SELECT quota FROM ok) RETURNING 1), "                                  \
+    "go AS (SELECT ok.* FROM ok, a WHERE a.spam OR EXISTS (SELECT 1 FROM m)), "                    \
+    "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
+    "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
+    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
+    "  FROM go, a WHERE a.ikey IS NOT NULL "                                                       \
+    "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "              \
+    "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, "           \
+    "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' "           \
+    "  RETURNING 1), "                                                                             \
+    "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
+    "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
+    "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
+    "c AS (UPDATE forms SET submission_count = forms.submission_count + 1 FROM s "                 \
+    "  WHERE forms.id = s.form_id AND NOT s.spam RETURNING 1) "                                    \
+    "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
+    "  WHEN (SELECT closed FROM f) THEN 'closed' WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' " \
+    "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
+    "  (SELECT json_build_object('id', s.id, 'formId', s.form_id, "                                \
+    "    'createdAt', fs_ts(s.created_at), 'data', s.data)::text FROM s), "                        \
+    "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "             \
+    "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, "                     \
+    "  (SELECT count(*) FROM c)::text"
 
 const fs_stmt fs_stmts_public[] = {
     /* 1 id or slug. A published or closed form: id, slug, title,

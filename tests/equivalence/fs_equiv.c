@@ -14,8 +14,7 @@
 #include "fs_schema.h"
 #include "fs_validate.h"
 
-int main(void)
-{
+int main(void) {
     apr_initialize();
     apr_pool_t *p;
     apr_pool_create(&p, NULL);
@@ -43,16 +42,14 @@ int main(void)
         json_object *cs = json_object_array_get_idx(cases, c);
         fs_fieldset *fs = fs_fieldset_from_json(cp, fs_json_get(cs, "fields"));
         json_object *res = json_object_new_object();
-        json_object_object_add(res, "schema",
-                               json_object_get(fs_schema_for(cp, fs, NULL, NULL)));
+        json_object_object_add(res, "schema", json_object_get(fs_schema_for(cp, fs, NULL, NULL)));
         json_object *acc = json_object_new_array(), *codes = json_object_new_array();
         json_object *bodies = fs_json_get(cs, "bodies");
         for (size_t b = 0; b < json_object_array_length(bodies); b++) {
             json_object *raw = json_object_array_get_idx(bodies, b);
             json_object *body;
             fs_error *e = fs_json_parse_object(cp, json_object_get_string(raw),
-                                               (apr_size_t)json_object_get_string_len(raw),
-                                               &body);
+                                               (apr_size_t)json_object_get_string_len(raw), &body);
             json_object *cl = json_object_new_array();
             if (e) {
                 json_object_array_add(acc, NULL); /* not a JSON object: 400 */
@@ -61,8 +58,8 @@ int main(void)
                 json_object_array_add(acc, json_object_new_boolean(e == NULL));
                 for (int i = 0; e && e->errors && i < e->errors->nelts; i++) {
                     fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
-                    json_object_array_add(
-                        cl, json_object_new_string(apr_pstrcat(cp, fe->pointer, " ", fe->code, NULL)));
+                    json_object_array_add(cl, json_object_new_string(apr_pstrcat(
+                                                  cp, fe->pointer, " ", fe->code, NULL)));
                 }
             }
             json_object_array_add(codes, cl);

@@ -100,6 +100,19 @@ like $html, qr/Answer only if/, 'conditional question explained';
 like $html, qr/name="viewport"/, 'viewport for small screens';
 like $html, qr/action="\Q@{[base_url()]}\E\/f\/$fid"/, 'posts to the form';
 
+my $page_etag = $r->header('ETag');
+$r = req(GET => "$url?ref=" . 'news%22%3Cb%3E', headers => { Accept => 'text/html', 'If-None-Match' => $page_etag });
+is $r->code, 304, 'page revalidated: 304';
+isnt $page_etag, $etag, 'page and view have different ETags';
+$r = req(HEAD => $url);
+is $r->code, 200, 'HEAD page 200';
+is $r->content, '', 'HEAD page has no body';
+like $r->header('Content-Type'), qr{text/html}, 'HEAD page type';
+$r = req(GET => $url, headers => { Accept => 'text/html;q=0, */*' });
+is $r->header('Content-Type'), 'application/json', 'text/html;q=0 refuses the page';
+$r = req(GET => "$url/thanks", headers => { Accept => 'application/json' });
+is $r->{json}{formId}, $fid, 'thanks as JSON';
+
 # ---- drafts and unknown forms --------------------------------------------
 my $draft = make_form(fields => \@fields, status => 'draft');
 is req(GET => form_url($draft), headers => { Accept => 'application/json' })->code, 404, 'draft 404';
@@ -214,6 +227,10 @@ $r = req(POST => $url, type => 'application/x-www-form-urlencoded', body => 'nam
 is $r->code, 400, 'urlencoded invalid UTF-8: 400';
 $r = req(POST => $url, type => 'application/x-www-form-urlencoded', body => 'name=a%00b');
 is $r->code, 400, 'urlencoded NUL: 400';
+$r = req(POST => $url, type => 'application/x-www-form-urlencoded',
+         body => 'name=Al&consent=on&size=s&why=hidden+answer&nosuch=1', headers => { Accept => 'application/json' });
+is_deeply [sort map { "$_->{pointer} $_->{code}" } @{ $r->{json}{errors} }],
+    ['/nosuch unknown', '/why unknown'], 'form post: unknown names and questions that do not apply';
 # a form post that prefers JSON gets JSON
 $r = req(POST => $url, type => 'application/x-www-form-urlencoded', body => 'name=a',
          headers => { Accept => 'application/json' });

@@ -306,11 +306,17 @@ is $r->code, 409, 'closed HTML post: 409';
 like $r->content, qr/This form is closed/, 'closed HTML post: a page that says so';
 
 my $max1 = make_form(fields => [ { key => 'q', type => 'text' } ], settings => { maxSubmissions => 1 });
-is req(POST => form_url($max1), body => '{"q":"1"}', type => 'application/json')->code, 201, 'maxSubmissions: first';
+is req(POST => form_url($max1), body => '{"q":"1"}', type => 'application/json',
+       headers => { 'Idempotency-Key' => "max-$$" })->code, 201, 'maxSubmissions: first';
 $r = req(POST => form_url($max1), body => '{"q":"2"}', type => 'application/json');
 is $r->code, 409, 'maxSubmissions reached: 409 form-closed';
 is req(GET => form_url($max1), headers => { Accept => 'application/json' })->{json}{status}, 'closed',
     'auto-closed shows as closed';
+$r = req(POST => form_url($max1), body => '{"q":"1"}', type => 'application/json',
+         headers => { 'Idempotency-Key' => "max-$$" });
+is $r->code, 201, 'a retry of the first submission is still answered after the form closed';
+is $r->header('Idempotent-Replayed'), 'true', '(as a replay)';
+is count_subs($max1), 1, 'and stores nothing';
 my $past = make_form(fields => [ { key => 'q', type => 'text' } ],
                      settings => { closesAt => '2020-01-01T00:00:00Z' });
 is req(POST => form_url($past), body => '{"q":"1"}', type => 'application/json')->code, 409, 'closesAt passed: 409';

@@ -426,29 +426,10 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     }
     if (e)
         return problem(r, e);
-    if (strcmp(pb.f.status, "published")) {
-        if (html)
-            return closed_page(r, 409, &pb);
-        return problem(r, fs_error_make(r->pool, "form-closed",
-                                        "This form is closed and takes no more submissions."));
-    }
     if (kind != BODY_JSON)
         fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &obj, &spam);
 
-    e = formsvc_public_rate_check(r, pb.f.id);
-    if (e && html) {
-        if (e->retry_after > 0)
-            apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
-        return html_page(r, e->status, &pb, obj, NULL,
-                         e->status == 429
-                             ? "Too many answers were sent from your address just now. "
-                               "Everything you typed is still here: please wait a minute "
-                               "and submit again."
-                             : UNAVAILABLE_NOTICE);
-    }
-    if (e)
-        return problem(r, e);
-
+    /* a repeat is answered as the first time, before any other check */
     const char *hash = NULL;
     if (ikey) {
         int found, st;
@@ -471,6 +452,26 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
             return send_body(r, st, "application/json", body, 0);
         }
     }
+
+    if (strcmp(pb.f.status, "published")) {
+        if (html)
+            return closed_page(r, 409, &pb);
+        return problem(r, fs_error_make(r->pool, "form-closed",
+                                        "This form is closed and takes no more submissions."));
+    }
+    e = formsvc_public_rate_check(r, pb.f.id);
+    if (e && html) {
+        if (e->retry_after > 0)
+            apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
+        return html_page(r, e->status, &pb, obj, NULL,
+                         e->status == 429
+                             ? "Too many answers were sent from your address just now. "
+                               "Everything you typed is still here: please wait a minute "
+                               "and submit again."
+                             : UNAVAILABLE_NOTICE);
+    }
+    if (e)
+        return problem(r, e);
 
     e = fs_validate(r->pool, pb.fs, obj);
     if (e) {

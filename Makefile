@@ -19,7 +19,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind test test-asan run install clean fuzz bench format
+.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install clean fuzz bench format
 all: module
 
 deps:
@@ -51,6 +51,14 @@ unit-valgrind: $(TEST_BIN)
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    $$t >/dev/null; done
 
+# The server accepts a body exactly when python3-jsonschema accepts it
+# against the published schema (tests/equivalence/equivalence.py).
+$(BUILD)/fs_equiv: tests/equivalence/fs_equiv.c $(BUILD)/libfscore.a
+	$(CC) $(CFLAGS_CORE) $< -o $@ $(BUILD)/libfscore.a $(LIBS_CORE) $(SANITIZE)
+
+equivalence: $(BUILD)/fs_equiv
+	/usr/bin/python3 tests/equivalence/equivalence.py $(BUILD)/fs_equiv
+
 # make test: install what is missing, build, then every cmocka and
 # Apache::Test test against a throwaway PostgreSQL on a free port.
 test: deps
@@ -62,10 +70,12 @@ test-asan: deps
 run: deps
 	@bash scripts/run
 
-bench: deps
+bench:
+	@bash scripts/install-deps bench
 	@bash bench/run
 
-fuzz: deps
+fuzz:
+	@bash scripts/install-deps fuzz
 	@bash fuzz/run
 
 install: module

@@ -98,6 +98,7 @@ extern const formsvc_route formsvc_routes_verify[];
 extern const formsvc_route formsvc_routes_forms[];
 extern const formsvc_route formsvc_routes_fields[];
 extern const formsvc_route formsvc_routes_submissions[];
+extern const formsvc_route formsvc_routes_public[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */
@@ -114,6 +115,8 @@ void formsvc_audit(request_rec *r, const char *action, const char *target_id);
 void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
                       const char *client_id, const char *actor, const char *action,
                       const char *target_id);
+/* Hooks of the public form side (public_cache.c). */
+void formsvc_public_hooks(apr_pool_t *p);
 
 /* Router and auth hooks. */
 int formsvc_translate(request_rec *r);

@@ -123,6 +123,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
                         AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_handler(formsvc_handler_hook, NULL, NULL, APR_HOOK_MIDDLE);
     formsvc_register_authz(p);
+    formsvc_public_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

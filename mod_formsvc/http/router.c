@@ -19,6 +19,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_forms,
     formsvc_routes_fields,
     formsvc_routes_submissions,
+    formsvc_routes_public,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

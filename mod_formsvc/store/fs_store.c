@@ -23,6 +23,7 @@ const fs_stmt *fs_store_statements(int *count)
         gather(fs_stmts_quota);
         gather(fs_stmts_verify);
         gather(fs_stmts_forms);
+        gather(fs_stmts_public);
     }
     *count = n_all;
     return all;

@@ -8,4 +8,5 @@ extern const fs_stmt fs_stmts_ratelimit[];
 extern const fs_stmt fs_stmts_quota[];
 extern const fs_stmt fs_stmts_verify[];
 extern const fs_stmt fs_stmts_forms[];
+extern const fs_stmt fs_stmts_public[];
 #endif

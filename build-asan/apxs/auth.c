@@ -1,0 +1,186 @@
+/* auth: bearer authentication in httpd's check_authn hook and the
+ * formsvc-scope authorization provider.
+ *
+ * For our own routes, force_authn makes httpd run authentication whenever a
+ * Bearer credential is sent to a route that needs one; a route that needs
+ * one and gets none is refused by the router with a 401 problem. A failure
+ * inside authentication (bad credential, database down) is answered through
+ * an internal error document (/.formsvc/error) so that it, too, is a
+ * problem+json. Elsewhere, "AuthType Bearer" plus "Require formsvc-scope
+ * forms:read" guards any <Location> with the same credentials. */
+#include "glue.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+
+#include <ap_provider.h>
+#include <http_core.h>
+#include <apr_strings.h>
+#include <mod_auth.h>
+
+APLOG_USE_MODULE(formsvc);
+
+int formsvc_route_needs_auth(request_rec *r);
+
+static const char *bearer_of(request_rec *r)
+{
+    const char *h = apr_table_get(r->headers_in, "Authorization");
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
+        return NULL;
+    h += 7;
+    while (*h == ' ')
+        h++;
+    return h;
+}
+
+static int auth_type_is_bearer(request_rec *r)
+{
+    const char *t = ap_auth_type(r);
+    return t && !strcasecmp(t, "Bearer");
+}
+
+int formsvc_force_authn(request_rec *r)
+{
+    if (bearer_of(r) && formsvc_route_needs_auth(r))
+        return OK;
+    return DECLINED;
+}
+
+fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
+                                      formsvc_principal **who)
+{
+    formsvc_srv *c = formsvc_conf(r->server);
+    *who = NULL;
+    fs_error *bad = fs_error_make(r->pool, "unauthorized",
+                                  "The credential is unknown, expired or revoked.");
+    bad->www_authenticate = "Bearer realm=\"formsvc\", error=\"invalid_token\"";
+    /* The checksum refuses typos and foreign strings without a query. */
+    if (!fs_secret_well_formed(secret, c->key_prefix))
+        return bad;
+    const char *hash = fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret);
+    if (!hash)
+        return fs_error_make(r->pool, "internal", NULL);
+    fs_rows *rs;
+    const char *args[] = {hash};
+    fs_error *e = formsvc_query(r, "fs_authenticate", 1, args, &rs);
+    if (e)
+        return e;
+    if (rs->nrows != 1 || !fs_secret_equal(FS_CELL(rs, 0, 7), hash))
+        return bad;
+    formsvc_principal *p = apr_pcalloc(r->pool, sizeof(*p));
+    p->key_id = FS_CELL(rs, 0, 0);
+    p->user_id = FS_CELL(rs, 0, 1);
+    json_object *sj = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 2));
+    fs_error *verr = fs_error_validation(r->pool);
+    p->scopes = fs_scopes_from_json(r->pool, sj, "", 0, verr);
+    if (!p->scopes)
+        return fs_error_make(r->pool, "internal", NULL);
+    p->depth = atoi(FS_CELL(rs, 0, 3));
+    p->actor = FS_CELL(rs, 0, 4);
+    p->client_id = FS_CELL(rs, 0, 5);
+    p->verified = FS_CELL(rs, 0, 6) && FS_CELL(rs, 0, 6)[0] == 't';
+    p->expires = FS_CELL(rs, 0, 8) ? apr_atoi64(FS_CELL(rs, 0, 8)) : 0;
+    *who = p;
+    return NULL;
+}
+
+int formsvc_check_authn(request_rec *r)
+{
+    formsvc_req *q = formsvc_req_get(r);
+    if (!q->ours && !auth_type_is_bearer(r))
+        return DECLINED;
+    const char *secret = bearer_of(r);
+    formsvc_srv *c = formsvc_conf(r->server);
+    ap_custom_response(r, HTTP_UNAUTHORIZED,
+                       apr_pstrcat(r->pool, c->base_path, "/.formsvc/error", NULL));
+    ap_custom_response(r, HTTP_SERVICE_UNAVAILABLE,
+                       apr_pstrcat(r->pool, c->base_path, "/.formsvc/error", NULL));
+    ap_custom_response(r, HTTP_INTERNAL_SERVER_ERROR,
+                       apr_pstrcat(r->pool, c->base_path, "/.formsvc/error", NULL));
+    if (!secret) {
+        q->auth_error = fs_error_make(r->pool, "unauthorized",
+                                      "This resource needs Authorization: Bearer <secret>.");
+        q->auth_error->www_authenticate = "Bearer realm=\"formsvc\"";
+        ap_note_auth_failure(r);
+        return HTTP_UNAUTHORIZED;
+    }
+    formsvc_principal *who;
+    fs_error *e = formsvc_authenticate_secret(r, secret, &who);
+    if (e) {
+        q->auth_error = e;
+        if (e->status == 401) {
+            /* never the secret itself in a log line */
+            FORMSVC_LOG(r, APLOG_INFO, 10201, "bearer credential refused");
+            ap_note_auth_failure(r);
+        }
+        return e->status;
+    }
+    q->who = who;
+    r->user = (char *)who->user_id;
+    r->ap_auth_type = (char *)"Bearer";
+    apr_table_setn(r->notes, "formsvc-credential", who->key_id);
+    if (who->actor)
+        apr_table_setn(r->notes, "formsvc-actor", who->actor);
+    apr_table_setn(r->subprocess_env, "FORMSVC_CREDENTIAL", who->key_id);
+    return OK;
+}
+
+/* The authorization provider: "Require formsvc-scope forms:read ..."; every
+ * scope named must be granted. */
+static const char *scope_parse(cmd_parms *cmd, const char *line, const void **parsed)
+{
+    const char *bad = NULL;
+    fs_scopes *sc = fs_scopes_from_string(cmd->pool, line, &bad);
+    if (!sc)
+        return apr_psprintf(cmd->pool, "Require formsvc-scope: unknown scope %s", bad);
+    if (!sc->named && sc->forms->nelts == 0)
+        return "Require formsvc-scope needs at least one scope";
+    *parsed = sc;
+    return NULL;
+}
+
+static authz_status scope_check(request_rec *r, const char *line, const void *parsed)
+{
+    (void)line;
+    if (!r->user)
+        return AUTHZ_DENIED_NO_USER;
+    request_rec *top = r;
+    formsvc_req *q = formsvc_req_get(top);
+    while (!q->who && top->main) {
+        top = top->main;
+        q = formsvc_req_get(top);
+    }
+    if (!q->who)
+        return AUTHZ_DENIED; /* authenticated by someone else: no scopes */
+    const fs_scopes *need = parsed;
+    if (!fs_scopes_has(q->who->scopes, need->bits))
+        return AUTHZ_DENIED;
+    for (int i = 0; i < need->forms->nelts; i++)
+        if (!fs_scopes_allows_form(q->who->scopes, APR_ARRAY_IDX(need->forms, i, const char *)))
+            return AUTHZ_DENIED;
+    return AUTHZ_GRANTED;
+}
+
+static const authz_provider scope_provider = {scope_check, scope_parse};
+
+static void note_failure(request_rec *r, const char *auth_type)
+{
+    (void)auth_type;
+    if (!apr_table_get(r->err_headers_out, "WWW-Authenticate"))
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate", "Bearer realm=\"formsvc\"");
+}
+
+static int note_auth_failure_hook(request_rec *r, const char *auth_type)
+{
+    if (!auth_type || strcasecmp(auth_type, "Bearer"))
+        return DECLINED;
+    note_failure(r, auth_type);
+    return OK;
+}
+
+void formsvc_register_authz(apr_pool_t *p)
+{
+    ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "formsvc-scope",
+                              AUTHZ_PROVIDER_VERSION, &scope_provider,
+                              AP_AUTH_INTERNAL_PER_CONF);
+    ap_hook_note_auth_failure(note_auth_failure_hook, NULL, NULL, APR_HOOK_MIDDLE);
+}

@@ -1,0 +1,44 @@
+/* config: mod_formsvc's directives (server scope) and their getters. */
+#ifndef FORMSVC_CONFIG_H
+#define FORMSVC_CONFIG_H
+
+#include <httpd.h>
+#include <http_config.h>
+
+extern module AP_MODULE_DECLARE_DATA formsvc_module;
+
+/* Count quotas and rates of one tier. */
+typedef struct formsvc_tier {
+    int forms, fields, submissions_month, keys, clients, webhooks, requests_minute;
+} formsvc_tier;
+
+typedef struct formsvc_srv {
+    const char *base_url;  /* absolute, no trailing slash; NULL: from request */
+    const char *base_path; /* path part of base_url, "" for the root */
+    const char *pepper_file;
+    unsigned char *pepper; /* read at startup; NULL: plain SHA-256 */
+    apr_size_t pepper_len;
+    const char *key_prefix, *client_prefix;
+    apr_off_t max_body_api, max_body_submission;
+    int token_lifetime;
+    int submission_rate; /* public submissions per address per form a minute; 0: off */
+    formsvc_tier tier[2]; /* 0 unverified, 1 verified */
+    unsigned int base_url_set : 1, pepper_file_set : 1, key_prefix_set : 1,
+        client_prefix_set : 1, max_body_api_set : 1, max_body_submission_set : 1,
+        token_lifetime_set : 1, submission_rate_set : 1;
+    unsigned int tier_set[2]; /* bit per quota: which were set */
+} formsvc_srv;
+
+extern const command_rec formsvc_cmds[];
+void *formsvc_create_srv(apr_pool_t *p, server_rec *s);
+void *formsvc_merge_srv(apr_pool_t *p, void *base, void *add);
+
+static inline formsvc_srv *formsvc_conf(const server_rec *s)
+{
+    return ap_get_module_config(s->module_config, &formsvc_module);
+}
+
+/* Reads the pepper file of every server; a readable message on failure. */
+const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s);
+
+#endif

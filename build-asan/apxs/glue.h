@@ -1,0 +1,120 @@
+/* glue: what the httpd-facing files share: the per-request context, the
+ * principal from authentication, and the helpers that read requests and
+ * write answers. */
+#ifndef FORMSVC_GLUE_H
+#define FORMSVC_GLUE_H
+
+#include <httpd.h>
+#include <http_config.h>
+#include <http_log.h>
+#include <http_protocol.h>
+#include <http_request.h>
+#include <json.h>
+
+#include "config.h"
+#include "fs_error.h"
+#include "fs_scope.h"
+#include "fs_store.h"
+
+/* Who is calling: set by the authentication hook. */
+typedef struct formsvc_principal {
+    const char *user_id, *key_id, *actor, *client_id;
+    fs_scopes *scopes;
+    int depth;
+    int verified;
+    apr_int64_t expires; /* epoch seconds, 0 = never */
+} formsvc_principal;
+
+/* Per-request state kept in r->request_config. */
+typedef struct formsvc_req {
+    int ours;                 /* under our base path */
+    const char *path;         /* r->uri with the base path removed */
+    formsvc_principal *who;   /* NULL until authenticated */
+    fs_error *auth_error;     /* why authentication failed (for the error page) */
+    fs_db *db;                /* acquired lazily */
+} formsvc_req;
+
+formsvc_req *formsvc_req_get(request_rec *r);
+/* The base URL to put in absolute links and problem types. */
+const char *formsvc_base_url(request_rec *r);
+
+/* Database: the mod_dbd connection of this request, or a 503 problem. */
+fs_error *formsvc_db(request_rec *r, fs_db **db);
+fs_error *formsvc_query(request_rec *r, const char *label, int nargs,
+                        const char *const *args, fs_rows **out);
+
+/* Responses. All return the value a handler returns (OK or DONE). */
+int formsvc_send_json(request_rec *r, int status, const char *json);
+int formsvc_send_obj(request_rec *r, int status, json_object *o);
+int formsvc_send_problem(request_rec *r, fs_error *e);
+int formsvc_send_empty(request_rec *r, int status);
+
+/* Reads the body as JSON object: 415 unless JSON, 413 over max, 400 when
+ * malformed. A missing body gives an empty object when optional. */
+fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out);
+/* Reads the raw body up to max bytes (413 beyond). */
+fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len);
+
+/* Query parameter (first occurrence, decoded), NULL when absent. */
+const char *formsvc_arg(request_rec *r, const char *name);
+
+/* Paging: limit (1..100, default 20) and the decoded cursor id. */
+fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
+                         int *limit, const char **after);
+/* Sends {"data": [...], "nextCursor": ...} with a Link header. rows hold
+ * id in column 0 and json in column 1, up to limit + 1 rows. */
+int formsvc_send_page(request_rec *r, const char *kind, fs_rows *rs, int limit);
+
+/* Log with a stable message number. */
+#define FORMSVC_LOG(r, level, no, ...) \
+    ap_log_rerror(APLOG_MARK, level, 0, r, "AH" #no ": " __VA_ARGS__)
+
+/* Route handlers. caps are the {placeholders} of the matched pattern. */
+typedef int formsvc_handler(request_rec *r, const char *const *caps);
+
+typedef struct formsvc_route {
+    int method;          /* M_GET, ... */
+    const char *pattern; /* "/v1/keys/{id}" relative to the base path */
+    formsvc_handler *fn;
+    unsigned scope;      /* scope bit required; 0: none */
+    int auth;            /* 1: bearer credential required */
+} formsvc_route;
+
+/* Checks the principal has the scope; 403 problem otherwise. */
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
+
+/* Route tables, one per handler file, each ending with {0, NULL}; the
+ * router walks them in the order of routes.c. */
+extern const formsvc_route formsvc_routes_ops[];
+extern const formsvc_route formsvc_routes_account[];
+extern const formsvc_route formsvc_routes_keys[];
+extern const formsvc_route formsvc_routes_public[];
+
+/* Shared request helpers of the handlers. */
+/* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */
+void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
+                             fs_error *verr);
+/* 403 quota-exceeded with quota, limit and used. */
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
+
+/* Hooks of the public form side (public_cache.c). */
+void formsvc_public_hooks(apr_pool_t *p);
+
+/* Router and auth hooks. */
+int formsvc_translate(request_rec *r);
+int formsvc_map_to_storage(request_rec *r);
+int formsvc_handler_hook(request_rec *r);
+int formsvc_force_authn(request_rec *r);
+int formsvc_check_authn(request_rec *r);
+void formsvc_register_authz(apr_pool_t *p);
+/* Authenticates a bearer secret; fills *who or returns a problem. */
+fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
+                                      formsvc_principal **who);
+
+/* The schema version this module needs: the highest sql/NNNN_ number,
+ * passed in by Makefile.apxs. */
+#ifndef FS_SCHEMA_VERSION
+#error "FS_SCHEMA_VERSION must be defined by the build"
+#endif
+
+#endif

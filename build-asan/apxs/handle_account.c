@@ -1,0 +1,116 @@
+/* handle_account: POST /v1/signup and GET /v1/me. */
+#include "glue.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+/* Reports every member of o that is not in allowed[] as "unknown". */
+void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
+                             fs_error *verr)
+{
+    json_object_object_foreach(o, k, v) {
+        (void)v;
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (!strcmp(*a, k))
+                ok = 1;
+        if (!ok)
+            fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", k, NULL), "unknown",
+                         "Unknown member.");
+    }
+}
+
+static int formsvc_h_signup(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"email", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    json_object *ev = fs_json_get(body, "email");
+    const char *email = NULL;
+    if (!ev)
+        fs_error_add(r->pool, verr, "/email", "required", "email is required.");
+    else if (!json_object_is_type(ev, json_type_string))
+        fs_error_add(r->pool, verr, "/email", "type", "email must be a string.");
+    else {
+        email = fs_trim(r->pool, json_object_get_string(ev));
+        if (strlen(email) > 254)
+            fs_error_add(r->pool, verr, "/email", "maxLength",
+                         "email is longer than 254 characters.");
+        else if (!fs_email_valid(email))
+            fs_error_add(r->pool, verr, "/email", "format",
+                         "email is not a valid e-mail address.");
+    }
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+
+    formsvc_srv *c = formsvc_conf(r->server);
+    const char *uid = fs_id_new(r->pool, "usr_"), *kid = fs_id_new(r->pool, "key_");
+    const char *secret = fs_secret_generate(r->pool, c->key_prefix);
+    if (!uid || !kid || !secret)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *args[] = {uid, email, email, kid, fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_signup", 6, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows == 0)
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "email-taken",
+                             "An account with this e-mail address already exists."));
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object *key = json_tokener_parse(FS_CELL(rs, 0, 1));
+    json_object_object_add(key, "secret", json_object_new_string(secret));
+    json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(out, "apiKey", key);
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/me", NULL));
+    return formsvc_send_obj(r, 201, out);
+}
+
+static int formsvc_h_me(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    const char *args[] = {who->user_id, who->key_id};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_me", 2, args, &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
+    formsvc_srv *c = formsvc_conf(r->server);
+    const formsvc_tier *t = &c->tier[who->verified ? 1 : 0];
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(out, "credential", json_tokener_parse(FS_CELL(rs, 0, 1)));
+    json_object *q = json_object_new_object();
+    json_object_object_add(q, "tier", json_object_new_string(who->verified ? "verified"
+                                                                           : "unverified"));
+    struct { const char *name; int limit; const char *used; } items[] = {
+        {"keys", t->keys, FS_CELL(rs, 0, 2)},
+    };
+    json_object *lim = json_object_new_object();
+    for (unsigned i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+        json_object *it = json_object_new_object();
+        json_object_object_add(it, "limit", json_object_new_int(items[i].limit));
+        json_object_object_add(it, "used", json_object_new_int(atoi(items[i].used)));
+        json_object_object_add(lim, items[i].name, it);
+    }
+    json_object_object_add(q, "limits", lim);
+    json_object_object_add(out, "quota", q);
+    return formsvc_send_obj(r, 200, out);
+}
+
+const formsvc_route formsvc_routes_account[] = {
+    {M_POST, "/v1/signup", formsvc_h_signup, 0, 0},
+    {M_GET, "/v1/me", formsvc_h_me, FS_SC_ACCOUNT_READ, 1},
+    {0, NULL, NULL, 0, 0}};

@@ -1,0 +1,287 @@
+/* handle_keys: /v1/keys: list, create, get, revoke (cascading), roll. */
+#include "glue.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+
+static int not_found(request_rec *r)
+{
+    return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such key."));
+}
+
+static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    int limit;
+    const char *after;
+    fs_error *e = formsvc_paging(r, "keys", "key_", &limit, &after);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *inc = formsvc_arg(r, "includeRevoked");
+    if (inc && strcmp(inc, "true") && strcmp(inc, "false")) {
+        e = fs_error_validation(r->pool);
+        fs_error_add(r->pool, e, "/includeRevoked", "type", "includeRevoked is true or false.");
+        return formsvc_send_problem(r, e);
+    }
+    const char *args[] = {formsvc_req_get(r)->who->user_id, inc && !strcmp(inc, "true") ? "t" : "f",
+                          after, after, apr_itoa(r->pool, limit + 1)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_key_list", 5, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_page(r, "keys", rs, limit);
+}
+
+/* Validates name, scopes and expiresAt of a new credential against the
+ * caller; fills the outputs or returns a problem (422 or 403). */
+fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **name,
+                              fs_scopes **scopes, const char **expires_at);
+fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **name,
+                              fs_scopes **scopes, const char **expires_at)
+{
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    fs_error *verr = fs_error_validation(r->pool);
+    json_object *nv = fs_json_get(body, "name");
+    *name = NULL;
+    if (!nv)
+        fs_error_add(r->pool, verr, "/name", "required", "name is required.");
+    else if (!json_object_is_type(nv, json_type_string))
+        fs_error_add(r->pool, verr, "/name", "type", "name must be a string.");
+    else {
+        const char *n = json_object_get_string(nv);
+        apr_size_t len = fs_utf8_length(n);
+        if (len < 1)
+            fs_error_add(r->pool, verr, "/name", "minLength", "name must not be empty.");
+        else if (len > 100)
+            fs_error_add(r->pool, verr, "/name", "maxLength", "name has at most 100 characters.");
+        else if (fs_has_control(n))
+            fs_error_add(r->pool, verr, "/name", "pattern",
+                         "name must not contain control characters.");
+        else
+            *name = n;
+    }
+    json_object *sv = fs_json_get(body, "scopes");
+    *scopes = NULL;
+    if (sv && !json_object_is_type(sv, json_type_null))
+        *scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
+    else if (!sv)
+        *scopes = who->scopes; /* omitted: the caller's own */
+    else
+        *scopes = fs_scopes_full(r->pool);
+    json_object *xv = fs_json_get(body, "expiresAt");
+    *expires_at = NULL;
+    if (xv && !json_object_is_type(xv, json_type_null)) {
+        apr_time_t t;
+        if (!json_object_is_type(xv, json_type_string))
+            fs_error_add(r->pool, verr, "/expiresAt", "type",
+                         "expiresAt must be an RFC 3339 timestamp string or null.");
+        else if (!fs_time_parse_rfc3339(json_object_get_string(xv), &t))
+            fs_error_add(r->pool, verr, "/expiresAt", "format",
+                         "expiresAt must be an RFC 3339 timestamp such as 2027-01-01T00:00:00Z.");
+        else if (t <= apr_time_now())
+            fs_error_add(r->pool, verr, "/expiresAt", "minimum", "expiresAt must be in the future.");
+        else if (who->expires && apr_time_sec(t) > who->expires)
+            fs_error_add(r->pool, verr, "/expiresAt", "maximum",
+                         "expiresAt is later than the calling credential's own expiry.");
+        else
+            *expires_at = fs_time_format(r->pool, t);
+    } else if (who->expires) {
+        /* a child never outlives its parent */
+        *expires_at = fs_time_format(r->pool, apr_time_from_sec(who->expires));
+    }
+    if (verr->errors)
+        return verr;
+    const char *missing;
+    if (!fs_scopes_subset(r->pool, *scopes, who->scopes, &missing)) {
+        fs_error *e = fs_error_make(r->pool, "insufficient-scope",
+                                    "A credential cannot mint one broader than itself: "
+                                    "it does not hold %s.", missing);
+        fs_error_set_str(r->pool, e, "requiredScope", missing);
+        return e;
+    }
+    return NULL;
+}
+
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
+{
+    fs_error *e = fs_error_make(r->pool, "quota-exceeded",
+                                "The account has reached its %s quota (%d).", quota, limit);
+    fs_error_set_str(r->pool, e, "quota", quota);
+    fs_error_set_int(r->pool, e, "limit", limit);
+    fs_error_set_int(r->pool, e, "used", used ? apr_atoi64(used) : limit);
+    return e;
+}
+
+static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    static const char *const allowed[] = {"name", "scopes", "expiresAt", NULL};
+    const char *name, *expires;
+    fs_scopes *scopes;
+    e = formsvc_key_request(r, body, &name, &scopes, &expires);
+    if (e) {
+        if (e->status == 422)
+            formsvc_unknown_members(r, body, allowed, e);
+        return formsvc_send_problem(r, e);
+    }
+    fs_error *verr = fs_error_validation(r->pool);
+    formsvc_unknown_members(r, body, allowed, verr);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    formsvc_srv *c = formsvc_conf(r->server);
+    int limit = c->tier[who->verified ? 1 : 0].keys;
+    const char *kid = fs_id_new(r->pool, "key_");
+    const char *secret = fs_secret_generate(r->pool, c->key_prefix);
+    if (!kid || !secret)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    json_object *sj = fs_scopes_to_json(scopes);
+    const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
+    const char *args[] = {kid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
+                          expires, NULL, NULL, "0", who->user_id, apr_itoa(r->pool, limit)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_key_create", 12, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows == 0) {
+        fs_rows *cnt;
+        const char *a1[] = {who->user_id};
+        if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
+            return formsvc_send_problem(r, e);
+        return formsvc_send_problem(r, formsvc_quota_exceeded(r, "keys", limit,
+                                                      cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+    }
+    json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(key, "secret", json_object_new_string(secret));
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
+    return formsvc_send_obj(r, 201, key);
+}
+
+/* Loads a key of the caller's account; 404 when missing or foreign. */
+static fs_error *load_key(request_rec *r, const char *id, fs_rows **rs)
+{
+    if (!fs_id_valid(id, "key_"))
+        return fs_error_make(r->pool, "not-found", "No such key.");
+    const char *args[] = {formsvc_req_get(r)->who->user_id, id};
+    fs_error *e = formsvc_query(r, "fs_key_get", 2, args, rs);
+    if (e)
+        return e;
+    if ((*rs)->nrows != 1)
+        return fs_error_make(r->pool, "not-found", "No such key.");
+    return NULL;
+}
+
+/* A caller may revoke or roll only keys no broader than itself. */
+static fs_error *may_manage(request_rec *r, const char *scopes_json)
+{
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_scopes *target = fs_scopes_from_json(
+        r->pool, fs_json_parse_trusted(r->pool, scopes_json), "", 0, verr);
+    const char *missing;
+    if (!target)
+        return fs_error_make(r->pool, "internal", NULL);
+    if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing)) {
+        fs_error *e = fs_error_make(r->pool, "insufficient-scope",
+                                    "This key is broader than the calling credential "
+                                    "(it holds %s).", missing);
+        fs_error_set_str(r->pool, e, "requiredScope", missing);
+        return e;
+    }
+    return NULL;
+}
+
+static int formsvc_h_keys_get(request_rec *r, const char *const *caps)
+{
+    fs_rows *rs;
+    fs_error *e = load_key(r, caps[0], &rs);
+    if (e)
+        return e->status == 404 ? not_found(r) : formsvc_send_problem(r, e);
+    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+}
+
+static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
+{
+    fs_rows *rs;
+    fs_error *e = load_key(r, caps[0], &rs);
+    if (!e)
+        e = may_manage(r, FS_CELL(rs, 0, 1));
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, caps[0]};
+    if ((e = formsvc_query(r, "fs_key_revoke", 3, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return not_found(r);
+    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+}
+
+static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
+{
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 1, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    static const char *const allowed[] = {"expiresIn", NULL};
+    formsvc_unknown_members(r, body, allowed, verr);
+    long long grace = 86400;
+    json_object *gv = fs_json_get(body, "expiresIn");
+    if (gv) {
+        if (!json_object_is_type(gv, json_type_int))
+            fs_error_add(r->pool, verr, "/expiresIn", "type", "expiresIn is an integer (seconds).");
+        else {
+            grace = json_object_get_int64(gv);
+            if (grace < 0 || grace > 7 * 86400)
+                fs_error_add(r->pool, verr, "/expiresIn", grace < 0 ? "minimum" : "maximum",
+                             "expiresIn is from 0 to 604800 seconds (7 days).");
+        }
+    }
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    fs_rows *rs;
+    e = load_key(r, caps[0], &rs);
+    if (!e)
+        e = may_manage(r, FS_CELL(rs, 0, 1));
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (FS_CELL(rs, 0, 2)[0] != 't')
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "invalid-state",
+                             "Only an active key can be rolled; this one is revoked or expired."));
+    formsvc_srv *c = formsvc_conf(r->server);
+    const char *kid = fs_id_new(r->pool, "key_");
+    const char *secret = fs_secret_generate(r->pool, c->key_prefix);
+    if (!kid || !secret)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id,
+                          apr_psprintf(r->pool, "%lld", grace), kid,
+                          fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
+    if ((e = formsvc_query(r, "fs_key_roll", 6, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1)
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "invalid-state", "The key changed state; try again."));
+    json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(key, "secret", json_object_new_string(secret));
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
+    return formsvc_send_obj(r, 201, key);
+}
+
+const formsvc_route formsvc_routes_keys[] = {
+    {M_GET, "/v1/keys", formsvc_h_keys_list, FS_SC_KEYS_READ, 1},
+    {M_POST, "/v1/keys", formsvc_h_keys_create, FS_SC_KEYS_WRITE, 1},
+    {M_GET, "/v1/keys/{id}", formsvc_h_keys_get, FS_SC_KEYS_READ, 1},
+    {M_DELETE, "/v1/keys/{id}", formsvc_h_keys_revoke, FS_SC_KEYS_WRITE, 1},
+    {M_POST, "/v1/keys/{id}/roll", formsvc_h_keys_roll, FS_SC_KEYS_WRITE, 1},
+    {0, NULL, NULL, 0, 0}};

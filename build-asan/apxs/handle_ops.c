@@ -1,0 +1,94 @@
+/* handle_ops: /healthz, /readyz, /problems/{slug} and the internal error
+ * document that turns httpd-raised auth errors into problems. */
+#include "glue.h"
+#include "fs_json.h"
+
+#include <apr_escape.h>
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+static int formsvc_h_healthz(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    return formsvc_send_json(r, 200, "{\"status\":\"ok\"}");
+}
+
+static int formsvc_h_readyz(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    const char *args[] = {apr_itoa(r->pool, FS_SCHEMA_VERSION)};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_schema_ok", 1, args, &rs);
+    if (e) {
+        e->detail = "The database cannot be reached.";
+        return formsvc_send_problem(r, e);
+    }
+    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't') {
+        e = fs_error_make(r->pool, "service-unavailable",
+                          "The database schema is at version %s; this module needs %d.",
+                          rs->nrows ? FS_CELL(rs, 0, 1) : "?", FS_SCHEMA_VERSION);
+        return formsvc_send_problem(r, e);
+    }
+    return formsvc_send_json(
+        r, 200, apr_psprintf(r->pool, "{\"status\":\"ready\",\"schemaVersion\":%s}",
+                             FS_CELL(rs, 0, 1)));
+}
+
+static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
+{
+    const fs_problem_type *t = fs_problem_lookup(caps[0]);
+    if (!t)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found",
+                                                     "No such problem type."));
+    const char *accept = apr_table_get(r->headers_in, "Accept");
+    if (accept && strstr(accept, "json") && !strstr(accept, "html")) {
+        json_object *o = fs_json_own(r->pool, json_object_new_object());
+        json_object_object_add(o, "type", json_object_new_string(
+            apr_pstrcat(r->pool, formsvc_base_url(r), "/problems/", t->slug, NULL)));
+        json_object_object_add(o, "title", json_object_new_string(t->title));
+        json_object_object_add(o, "status", json_object_new_int(t->status));
+        json_object_object_add(o, "description", json_object_new_string(t->about));
+        apr_table_setn(r->headers_out, "Vary", "Accept");
+        return formsvc_send_obj(r, 200, o);
+    }
+    apr_table_setn(r->headers_out, "Vary", "Accept");
+    apr_table_setn(r->headers_out, "Content-Security-Policy", "default-src 'none'");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    if (r->header_only)
+        return OK;
+    ap_rprintf(r,
+               "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+               "<title>%d %s</title></head><body><h1>%s</h1><p>HTTP status %d.</p>"
+               "<p>%s</p></body></html>\n",
+               t->status, apr_pescape_entity(r->pool, t->title, 0),
+               apr_pescape_entity(r->pool, t->title, 0), t->status,
+               apr_pescape_entity(r->pool, t->about, 0));
+    return OK;
+}
+
+static int formsvc_h_error_doc(request_rec *r, const char *const *caps)
+{
+    (void)caps;
+    if (!r->prev)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found",
+                                                     "There is nothing at this address."));
+    formsvc_req *pq = formsvc_req_get(r->prev);
+    fs_error *e = pq->auth_error;
+    if (!e) {
+        const fs_problem_type *t = fs_problem_for_status(r->status);
+        e = fs_error_make(r->pool, t->slug, NULL);
+        e->status = r->status;
+    }
+    if (e->status == 401 && !e->www_authenticate)
+        e->www_authenticate = "Bearer realm=\"formsvc\"";
+    return formsvc_send_problem(r, e);
+}
+
+const formsvc_route formsvc_routes_ops[] = {
+    {M_GET, "/healthz", formsvc_h_healthz, 0, 0},
+    {M_GET, "/readyz", formsvc_h_readyz, 0, 0},
+    {M_GET, "/problems/{slug}", formsvc_h_problem_page, 0, 0},
+    {M_GET, "/.formsvc/error", formsvc_h_error_doc, 0, 0},
+    {0, NULL, NULL, 0, 0}};

@@ -1,0 +1,124 @@
+/* mod_formsvc: hook registration, startup checks and nothing else. */
+#include "glue.h"
+#include "fs_store.h"
+
+#include <apr_optional.h>
+#include <apr_strings.h>
+#include <http_core.h>
+#include <mod_auth.h>
+#include <mod_dbd.h>
+
+
+static server_rec *main_server;
+
+static void store_log(int level, const char *msg)
+{
+    static const int map[] = {APLOG_EMERG, APLOG_ALERT, APLOG_CRIT, APLOG_ERR,
+                              APLOG_WARNING, APLOG_NOTICE, APLOG_INFO, APLOG_DEBUG};
+    int lvl = level >= 0 && level < 8 ? map[level] : APLOG_ERR;
+    ap_log_error(APLOG_MARK, lvl, 0, main_server, "AH10301: store: %s", msg);
+}
+
+static int has_directive(ap_directive_t *d, const char *name)
+{
+    for (; d; d = d->next) {
+        if (!strcasecmp(d->directive, name))
+            return 1;
+        if (d->first_child && has_directive(d->first_child, name))
+            return 1;
+    }
+    return 0;
+}
+
+/* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works. */
+static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                               server_rec *s)
+{
+    (void)plog;
+    (void)ptemp;
+    main_server = s;
+    fs_store_set_logger(store_log);
+    APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
+    if (!prepare || !APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire)) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                     "AH10302: mod_formsvc needs mod_dbd: add LoadModule dbd_module "
+                     "(a2enmod dbd) before mod_formsvc");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (!has_directive(ap_conftree, "DBDriver") || !has_directive(ap_conftree, "DBDParams")) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
+                     "AH10303: mod_formsvc needs a database: set DBDriver pgsql and "
+                     "DBDParams \"host=... dbname=... user=... connect_timeout=2\"");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    int n;
+    const fs_stmt *st = fs_store_statements(&n);
+    for (server_rec *sp = s; sp; sp = sp->next)
+        for (int i = 0; i < n; i++)
+            prepare(sp, st[i].sql, st[i].label);
+    const char *err = formsvc_load_secrets(pconf, s);
+    if (err) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, "AH10304: %s", err);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (!formsvc_conf(s)->pepper)
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
+                     "SHA-256; set a pepper in production");
+    return OK;
+}
+
+/* After mod_dbd has its pool: say at once when the schema is behind. */
+static void formsvc_child_init(apr_pool_t *p, server_rec *s)
+{
+    APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
+    APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
+    if (!open || !close)
+        return;
+    apr_pool_t *tmp;
+    apr_pool_create(&tmp, p);
+    ap_dbd_t *d = open(tmp, s);
+    if (!d) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "AH10306: database not reachable at start; /readyz answers 503 "
+                     "until it is");
+    } else {
+        fs_db db = {d->driver, d->handle, d->prepared, d->pool};
+        fs_rows *rs;
+        const char *args[] = {apr_itoa(tmp, FS_SCHEMA_VERSION)};
+        fs_error *e = fs_db_query(tmp, &db, "fs_schema_ok", 1, args, &rs);
+        if (e || rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't')
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "AH10307: database schema is at version %s, this module needs %d: "
+                         "apply sql/ migrations; /readyz answers 503 until then",
+                         e || rs->nrows != 1 ? "?" : FS_CELL(rs, 0, 1), FS_SCHEMA_VERSION);
+        close(s, d);
+    }
+    apr_pool_destroy(tmp);
+}
+
+static void formsvc_register_hooks(apr_pool_t *p)
+{
+    static const char *const before_dbd[] = {"mod_dbd.c", NULL};
+    static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
+    ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
+    ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);
+    ap_hook_map_to_storage(formsvc_map_to_storage, NULL, NULL, APR_HOOK_FIRST);
+    ap_hook_force_authn(formsvc_force_authn, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_check_authn(formsvc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
+                        AP_AUTH_INTERNAL_PER_CONF);
+    ap_hook_handler(formsvc_handler_hook, NULL, NULL, APR_HOOK_MIDDLE);
+    formsvc_register_authz(p);
+    formsvc_public_hooks(p);
+}
+
+AP_DECLARE_MODULE(formsvc) = {
+    STANDARD20_MODULE_STUFF,
+    NULL,                /* per-directory config: none */
+    NULL,
+    formsvc_create_srv,
+    formsvc_merge_srv,
+    formsvc_cmds,
+    formsvc_register_hooks,
+    0};

@@ -1,0 +1,307 @@
+/* request: per-request context, database access, body reading, responses. */
+#include "glue.h"
+#include "fs_json.h"
+#include "fs_util.h"
+
+#include <apr_optional.h>
+#include <http_core.h>
+#include <apr_strings.h>
+#include <mod_dbd.h>
+
+APLOG_USE_MODULE(formsvc);
+
+formsvc_req *formsvc_req_get(request_rec *r)
+{
+    formsvc_req *q = ap_get_module_config(r->request_config, &formsvc_module);
+    if (!q) {
+        q = apr_pcalloc(r->pool, sizeof(*q));
+        ap_set_module_config(r->request_config, &formsvc_module, q);
+    }
+    return q;
+}
+
+const char *formsvc_base_url(request_rec *r)
+{
+    formsvc_srv *c = formsvc_conf(r->server);
+    if (c->base_url)
+        return c->base_url;
+    /* Without FormsvcBaseURL: the server's own name and port, as
+     * UseCanonicalName decides; set the directive in production. */
+    return ap_construct_url(r->pool, c->base_path, r);
+}
+
+static APR_OPTIONAL_FN_TYPE(ap_dbd_acquire) *dbd_acquire;
+
+fs_error *formsvc_db(request_rec *r, fs_db **out)
+{
+    formsvc_req *q = formsvc_req_get(r);
+    if (!q->db) {
+        if (!dbd_acquire)
+            dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
+        /* ap_dbd_acquire, not cacquire: under the event MPM a connection
+         * must not be held across keep-alive idle time. The connection goes
+         * back to the pool with r->pool. */
+        ap_dbd_t *d = dbd_acquire ? dbd_acquire(r) : NULL;
+        if (!d) {
+            FORMSVC_LOG(r, APLOG_ERR, 10101, "no database connection available");
+            return fs_error_make(r->pool, "service-unavailable",
+                                 "The database cannot be reached.");
+        }
+        fs_db *db = apr_pcalloc(r->pool, sizeof(*db));
+        db->driver = d->driver;
+        db->handle = d->handle;
+        db->prepared = d->prepared;
+        db->conn_pool = d->pool;
+        q->db = db;
+    }
+    *out = q->db;
+    return NULL;
+}
+
+fs_error *formsvc_query(request_rec *r, const char *label, int nargs,
+                        const char *const *args, fs_rows **out)
+{
+    fs_db *db;
+    fs_error *e = formsvc_db(r, &db);
+    if (e)
+        return e;
+    return fs_db_query(r->pool, db, label, nargs, args, out);
+}
+
+static void common_headers(request_rec *r)
+{
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+}
+
+int formsvc_send_json(request_rec *r, int status, const char *json)
+{
+    r->status = status;
+    ap_set_content_type(r, "application/json");
+    common_headers(r);
+    ap_set_content_length(r, (apr_off_t)strlen(json));
+    if (!r->header_only)
+        ap_rputs(json, r);
+    return OK;
+}
+
+int formsvc_send_obj(request_rec *r, int status, json_object *o)
+{
+    return formsvc_send_json(r, status, fs_json_str(r->pool, o));
+}
+
+int formsvc_send_empty(request_rec *r, int status)
+{
+    r->status = status;
+    common_headers(r);
+    return OK;
+}
+
+int formsvc_send_problem(request_rec *r, fs_error *e)
+{
+    const char *instance = r->prev ? r->prev->uri : r->uri;
+    char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
+    if (e->status >= 500)
+        FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 10102,
+                    "%d %s for %s", e->status, e->slug, instance);
+    r->status = e->status;
+    ap_set_content_type(r, "application/problem+json");
+    common_headers(r);
+    if (e->www_authenticate)
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate", e->www_authenticate);
+    if (e->retry_after > 0)
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       apr_itoa(r->pool, e->retry_after));
+    ap_set_content_length(r, (apr_off_t)strlen(body));
+    if (!r->header_only)
+        ap_rputs(body, r);
+    return OK;
+}
+
+fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    if (ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK) != OK)
+        return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+    if (r->remaining > max)
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+    if (!ap_should_client_block(r))
+        return NULL;
+    apr_size_t cap = r->remaining > 0 ? (apr_size_t)r->remaining : 8192, n = 0;
+    char *b = apr_palloc(r->pool, cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if ((apr_off_t)cap >= max + 1)
+                break;
+            apr_size_t ncap = cap * 2 > (apr_size_t)max + 1 ? (apr_size_t)max + 1 : cap * 2;
+            char *nb = apr_palloc(r->pool, ncap + 1);
+            memcpy(nb, b, n);
+            b = nb;
+            cap = ncap;
+        }
+        long got = ap_get_client_block(r, b + n, cap - n);
+        if (got < 0)
+            return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+        if (got == 0)
+            break;
+        n += (apr_size_t)got;
+        if ((apr_off_t)n > max) {
+            /* drain nothing more: httpd discards the rest on close */
+            r->connection->keepalive = AP_CONN_CLOSE;
+            return fs_error_make(r->pool, "payload-too-large",
+                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+        }
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return NULL;
+}
+
+static int is_json_type(const char *ct)
+{
+    if (!ct)
+        return 0;
+    const char *semi = strchr(ct, ';');
+    apr_size_t n = semi ? (apr_size_t)(semi - ct) : strlen(ct);
+    while (n > 0 && ct[n - 1] == ' ')
+        n--;
+    if ((n == 16 && !strncasecmp(ct, "application/json", 16)) ||
+        (n == 28 && !strncasecmp(ct, "application/merge-patch+json", 28)))
+        ;
+    else
+        return 0;
+    if (semi) { /* only charset=utf-8 is allowed as a parameter */
+        const char *cs = ap_strcasestr(semi, "charset=");
+        if (cs && strncasecmp(cs + 8, "utf-8", 5) && strncasecmp(cs + 8, "\"utf-8\"", 7))
+            return 0;
+    }
+    return 1;
+}
+
+fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
+{
+    *out = NULL;
+    const char *ct = apr_table_get(r->headers_in, "Content-Type");
+    const char *cl = apr_table_get(r->headers_in, "Content-Length");
+    const char *te = apr_table_get(r->headers_in, "Transfer-Encoding");
+    int has_body = (cl && strcmp(cl, "0")) || te;
+    if (!has_body) {
+        if (optional) {
+            *out = fs_json_own(r->pool, json_object_new_object());
+            return NULL;
+        }
+        return fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
+    }
+    if (!is_json_type(ct))
+        return fs_error_make(r->pool, "unsupported-media-type",
+                             "Send the body as application/json (UTF-8).");
+    char *buf;
+    apr_size_t len;
+    fs_error *e = formsvc_read_body(r, formsvc_conf(r->server)->max_body_api, &buf, &len);
+    if (e)
+        return e;
+    if (len == 0) {
+        if (optional) {
+            *out = fs_json_own(r->pool, json_object_new_object());
+            return NULL;
+        }
+        return fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
+    }
+    return fs_json_parse_object(r->pool, buf, len, out);
+}
+
+const char *formsvc_arg(request_rec *r, const char *name)
+{
+    if (!r->args)
+        return NULL;
+    apr_size_t nl = strlen(name);
+    char *args = apr_pstrdup(r->pool, r->args), *last = NULL;
+    for (char *kv = apr_strtok(args, "&", &last); kv; kv = apr_strtok(NULL, "&", &last)) {
+        if (strncmp(kv, name, nl) == 0 && (kv[nl] == '=' || kv[nl] == '\0')) {
+            char *v = apr_pstrdup(r->pool, kv[nl] ? kv + nl + 1 : "");
+            for (char *q = v; *q; q++)
+                if (*q == '+')
+                    *q = ' ';
+            if (ap_unescape_url(v) != OK)
+                return "\x01"; /* undecodable: never a valid value */
+            return v;
+        }
+    }
+    return NULL;
+}
+
+fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
+                         int *limit, const char **after)
+{
+    const char *l = formsvc_arg(r, "limit"), *c = formsvc_arg(r, "cursor");
+    *limit = 20;
+    *after = NULL;
+    if (l) {
+        char *end;
+        long v = strtol(l, &end, 10);
+        if (!*l || *end || v < 1 || v > 100) {
+            fs_error *e = fs_error_validation(r->pool);
+            fs_error_add(r->pool, e, "/limit", v < 1 ? "minimum" : "maximum",
+                         "limit must be an integer from 1 to 100.");
+            if (*end || !*l)
+                APR_ARRAY_IDX(e->errors, 0, fs_field_error).code = "type";
+            return e;
+        }
+        *limit = (int)v;
+    }
+    if (c) {
+        *after = fs_cursor_decode(r->pool, kind, c, id_prefix);
+        if (!*after)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "The cursor is malformed or belongs to another list.");
+    }
+    return NULL;
+}
+
+int formsvc_send_page(request_rec *r, const char *kind, fs_rows *rs, int limit)
+{
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    json_object *arr = json_object_new_array();
+    json_object_object_add(o, "data", arr);
+    int n = rs->nrows > limit ? limit : rs->nrows;
+    for (int i = 0; i < n; i++) {
+        json_object *it = json_tokener_parse(FS_CELL(rs, i, 1));
+        json_object_array_add(arr, it);
+    }
+    if (rs->nrows > limit) {
+        char *cur = fs_cursor_encode(r->pool, kind, FS_CELL(rs, n - 1, 0));
+        json_object_object_add(o, "nextCursor", json_object_new_string(cur));
+        /* the next page keeps every query parameter but the cursor */
+        const char *rest = "";
+        if (r->args) {
+            char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
+            for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+                if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor"))
+                    rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
+        }
+        formsvc_req *q = formsvc_req_get(r);
+        apr_table_setn(r->headers_out, "Link",
+                       apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"",
+                                    formsvc_base_url(r), q->path, rest, cur));
+    } else {
+        json_object_object_add(o, "nextCursor", NULL);
+    }
+    return formsvc_send_obj(r, 200, o);
+}
+
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit)
+{
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (who && fs_scopes_has(who->scopes, bit))
+        return NULL;
+    const char *name = fs_scope_name(bit);
+    fs_error *e = fs_error_make(r->pool, "insufficient-scope",
+                                "This operation needs the scope %s.", name);
+    fs_error_set_str(r->pool, e, "requiredScope", name);
+    e->www_authenticate = apr_psprintf(r->pool,
+        "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
+    return e;
+}

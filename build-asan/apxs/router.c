@@ -1,0 +1,135 @@
+/* router: claims our URIs, maps path and method to a handler, answers 404
+ * and 405 as problems, and checks the route's scope. */
+#include "glue.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+static const formsvc_route *const tables[] = {
+    formsvc_routes_ops,
+    formsvc_routes_account,
+    formsvc_routes_keys,
+    formsvc_routes_public,
+};
+#define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
+
+/* Top-level path families that belong to the service. */
+static int our_path(const char *path)
+{
+    static const char *const roots[] = {"/v1", "/f", "/problems", "/healthz", "/readyz",
+                                        "/mcp", "/openapi.json", "/verify",
+                                        "/.well-known/oauth-authorization-server",
+                                        "/.formsvc"};
+    for (unsigned i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+        apr_size_t n = strlen(roots[i]);
+        if (strncmp(path, roots[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+            return 1;
+    }
+    return 0;
+}
+
+int formsvc_translate(request_rec *r)
+{
+    formsvc_srv *c = formsvc_conf(r->server);
+    apr_size_t bl = strlen(c->base_path);
+    if (!r->uri || strncmp(r->uri, c->base_path, bl) != 0)
+        return DECLINED;
+    const char *path = r->uri + bl;
+    if (!our_path(path))
+        return DECLINED;
+    formsvc_req *q = formsvc_req_get(r);
+    q->ours = 1;
+    q->path = path;
+    r->handler = "formsvc";
+    r->filename = apr_pstrcat(r->pool, "formsvc:", r->uri, NULL);
+    return OK;
+}
+
+int formsvc_map_to_storage(request_rec *r)
+{
+    /* Our resources are not files: skip the <Directory> walk (as mod_proxy
+     * does); <Location> sections still apply. */
+    return formsvc_req_get(r)->ours ? OK : DECLINED;
+}
+
+/* The route for this request, or NULL; *allow collects the methods that
+ * would match the path, for 405. */
+static const formsvc_route *find_route(request_rec *r, const char *path, const char **caps,
+                                       const char **allow)
+{
+    *allow = NULL;
+    int method = r->method_number;
+    if (method == M_GET && r->header_only)
+        method = M_GET; /* HEAD is GET without a body */
+    const formsvc_route *hit = NULL;
+    for (int t = 0; t < N_TABLES; t++) {
+        for (const formsvc_route *rt = tables[t]; rt->pattern; rt++) {
+            const char *tmp[4] = {0};
+            if (!fs_route_match(r->pool, rt->pattern, path, tmp))
+                continue;
+            const char *m = ap_method_name_of(r->pool, rt->method);
+            *allow = *allow ? apr_pstrcat(r->pool, *allow, ", ", m, NULL) : m;
+            if (rt->method == M_GET && !strstr(*allow, "HEAD"))
+                *allow = apr_pstrcat(r->pool, *allow, ", HEAD", NULL);
+            if (!hit && rt->method == method) {
+                hit = rt;
+                memcpy(caps, tmp, sizeof(tmp));
+            }
+        }
+    }
+    return hit;
+}
+
+/* Does this request go to a route that needs a bearer credential? Used by
+ * the force_authn hook before the handler runs. */
+int formsvc_route_needs_auth(request_rec *r);
+int formsvc_route_needs_auth(request_rec *r)
+{
+    formsvc_req *q = formsvc_req_get(r);
+    if (!q->ours)
+        return 0;
+    const char *caps[4], *allow;
+    const formsvc_route *rt = find_route(r, q->path, caps, &allow);
+    return rt && rt->auth;
+}
+
+int formsvc_handler_hook(request_rec *r)
+{
+    if (!r->handler || strcmp(r->handler, "formsvc"))
+        return DECLINED;
+    formsvc_req *q = formsvc_req_get(r);
+    if (!q->ours) {
+        /* SetHandler formsvc outside our paths: nothing to serve. */
+        return DECLINED;
+    }
+    const char *caps[4] = {0}, *allow = NULL;
+    const formsvc_route *rt = find_route(r, q->path, caps, &allow);
+    if (!rt) {
+        if (allow) {
+            apr_table_setn(r->err_headers_out, "Allow", allow);
+            return formsvc_send_problem(
+                r, fs_error_make(r->pool, "method-not-allowed",
+                                 "%s is not allowed here; use %s.", r->method, allow));
+        }
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found",
+                                                     "There is nothing at this address."));
+    }
+    if (rt->auth) {
+        if (!q->who) {
+            fs_error *e = q->auth_error ? q->auth_error
+                : fs_error_make(r->pool, "unauthorized",
+                                "This operation needs Authorization: Bearer <secret>.");
+            if (!e->www_authenticate)
+                e->www_authenticate = "Bearer realm=\"formsvc\"";
+            return formsvc_send_problem(r, e);
+        }
+        if (rt->scope) {
+            fs_error *e = formsvc_need_scope(r, rt->scope);
+            if (e)
+                return formsvc_send_problem(r, e);
+        }
+    }
+    return rt->fn(r, caps);
+}

@@ -1,0 +1,95 @@
+/* fs_fieldset: a form's fields as the public side sees them, read from the
+ * stored API representation (forms.fields), with every effective limit
+ * computed once here, so that the validator (fs_validate), the JSON Schema
+ * (fs_schema), the page (fs_html) and the coercion of HTML posts
+ * (fs_coerce) can never disagree about a rule.
+ *
+ * Built-in formats are regular expressions written so that ECMA-262,
+ * Python's re and pcre2 read them alike: they end in (?![\s\S]) instead of
+ * '$' (which differs before a final newline) and use [0-9], not \d. The
+ * server matches with exactly the strings the schema publishes. */
+#ifndef FS_FIELDSET_H
+#define FS_FIELDSET_H
+
+#include <apr_pools.h>
+#include <apr_tables.h>
+#include <json.h>
+
+#include "fs_pattern.h"
+
+typedef enum {
+    FS_FT_TEXT,
+    FS_FT_TEXTAREA,
+    FS_FT_EMAIL,
+    FS_FT_URL,
+    FS_FT_TEL,
+    FS_FT_NUMBER,
+    FS_FT_INTEGER,
+    FS_FT_BOOLEAN,
+    FS_FT_DATE,
+    FS_FT_DATETIME,
+    FS_FT_SELECT,
+    FS_FT_MULTISELECT,
+    FS_FT_RATING,
+    FS_FT_HIDDEN,
+    FS_FT_UNKNOWN
+} fs_ftype;
+
+/* Numbers a submission may carry: JavaScript's safe integers, so that every
+ * value round-trips through any JSON parser. Owner bounds narrow this. */
+#define FS_NUMBER_LIMIT 9007199254740991.0
+/* Default longest answers when the owner sets no maxLength. */
+#define FS_DEFAULT_MAX_LINE 1000
+#define FS_DEFAULT_MAX_TEXTAREA 10000
+#define FS_EMAIL_MAX 254
+#define FS_URL_MAX 2000
+#define FS_RATING_DEFAULT_MAX 5
+
+/* The built-in format patterns (also published in the schema). */
+extern const char FS_RE_EMAIL[], FS_RE_URL[], FS_RE_TEL[], FS_RE_DATE[], FS_RE_DATETIME[];
+
+typedef struct fs_field {
+    const char *key, *label, *description, *placeholder;
+    const char *type_name; /* as stored */
+    fs_ftype type;
+    int required;
+    json_object *options;    /* array of {value, label}, or NULL */
+    json_object *visible_if; /* {field, equals} | {field, in}, or NULL */
+    /* effective limits; has_* = 0 when there is none */
+    int has_min_len, has_max_len, has_min_items, has_max_items, has_min, has_max;
+    long min_len, max_len, min_items, max_items;
+    double min, max;
+    const char *format_re;    /* built-in pattern for the type, or NULL */
+    const char *pattern;      /* owner's pattern, or NULL */
+    fs_pattern *pattern_code; /* compiled owner pattern (NULL when bad) */
+} fs_field;
+
+typedef struct fs_fieldset {
+    int n;
+    fs_field *f;
+} fs_fieldset;
+
+/* From the stored fields array (trusted but tolerated: entries that are not
+ * objects or have no key are skipped; unknown types stay FS_FT_UNKNOWN and
+ * accept nothing). Fields are ordered by position, then as stored. */
+fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields);
+
+fs_ftype fs_ftype_of(const char *name);
+const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
+
+/* Is f visible for the answers in body? Fields without visibleIf always
+ * are. The condition compares the raw value of the controlling member with
+ * JSON equality, as JSON Schema's const/enum do. */
+int fs_field_visible(const fs_field *f, json_object *body);
+
+/* JSON equality as JSON Schema defines it: numbers by value (1 == 1.0),
+ * booleans only equal booleans, arrays element-wise, objects member-wise. */
+int fs_json_equal(json_object *a, json_object *b);
+
+/* A value as a double when it is a JSON number (not a boolean). */
+int fs_json_number(json_object *v, double *out);
+
+/* The label of option value v of f, or NULL. */
+const char *fs_field_option_label(const fs_field *f, json_object *v);
+
+#endif

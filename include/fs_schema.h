@@ -1,0 +1,12 @@
+/* fs_schema: the JSON Schema (draft 2020-12) of a form's submission body. */
+#ifndef FS_SCHEMA_H
+#define FS_SCHEMA_H
+
+#include "fs_fieldset.h"
+
+/* type object, one property per field, required, additionalProperties
+ * false, and each visibleIf as if/then/else. id (may be NULL) becomes $id,
+ * title (may be NULL) the title. The result is owned by p. */
+json_object *fs_schema_for(apr_pool_t *p, const fs_fieldset *fs, const char *id, const char *title);
+
+#endif

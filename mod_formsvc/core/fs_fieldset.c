@@ -1,0 +1,296 @@
+/* fs_fieldset: the stored fields array read into effective rules. */
+#include "fs_fieldset.h"
+#include "fs_json.h"
+
+#include <apr_strings.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A date with its calendar: months of 31 and 30 days, February 29 only in
+ * leap years, no year 0000. */
+#define DATE_BODY                                                                                  \
+    "(?:(?!0000)[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"                         \
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"                          \
+    "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"           \
+    "-02-29)"
+#define END "(?![\\s\\S])"
+#define LABEL "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+#define PCHAR "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
+
+/* HTML's own rule for type=email (WHATWG), with at least one dot. */
+const char FS_RE_EMAIL[] = "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@" LABEL "(?:\\." LABEL ")+" END;
+/* Absolute http(s) URLs with a DNS name or IPv4 host, optional port, and a
+ * path, query and fragment of RFC 3986 characters. */
+const char FS_RE_URL[] = "^https?://" LABEL "(?:\\." LABEL ")*(?::[0-9]{1,5})?(?:/" PCHAR
+                         "*)*(?:\\?(?:" PCHAR "|[/?])*)?(?:#(?:" PCHAR "|[/?])*)?" END;
+/* 3 to 30 characters of digits, spaces, ( ) . - with an optional leading +,
+ * ending in a digit. */
+const char FS_RE_TEL[] = "^\\+?[0-9(][0-9 ().-]{1,28}[0-9]" END;
+const char FS_RE_DATE[] = "^" DATE_BODY END;
+/* RFC 3339 date-time with seconds and a zone, upper-case T and Z. */
+const char FS_RE_DATETIME[] = "^" DATE_BODY "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+                              "(?:\\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])" END;
+
+static const char *const type_names[] = {"text",   "textarea",    "email",   "url",   "tel",
+                                         "number", "integer",     "boolean", "date",  "datetime",
+                                         "select", "multiselect", "rating",  "hidden"};
+
+fs_ftype fs_ftype_of(const char *name) {
+    for (int i = 0; name && i < (int)(sizeof(type_names) / sizeof(type_names[0])); i++)
+        if (!strcmp(type_names[i], name))
+            return (fs_ftype)i;
+    return FS_FT_UNKNOWN;
+}
+
+static const char *str_of(json_object *o, const char *k) {
+    json_object *v = fs_json_get(o, k);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int fs_json_number(json_object *v, double *out) {
+    if (!v)
+        return 0;
+    if (json_object_is_type(v, json_type_int)) {
+        *out = (double)json_object_get_int64(v);
+        return 1;
+    }
+    if (json_object_is_type(v, json_type_double)) {
+        *out = json_object_get_double(v);
+        return 1;
+    }
+    return 0;
+}
+
+static int num_of(json_object *o, const char *k, double *out) {
+    return fs_json_number(fs_json_get(o, k), out);
+}
+
+/* Non-negative integer limit k of o. */
+static int count_of(json_object *o, const char *k, long *out) {
+    double d;
+    if (!num_of(o, k, &d) || d < 0 || d > 1e9 || d != floor(d))
+        return 0;
+    *out = (long)d;
+    return 1;
+}
+
+static void set_max_len(fs_field *f, long dflt) {
+    if (!f->has_max_len || f->max_len > dflt) {
+        f->has_max_len = 1;
+        f->max_len = dflt;
+    }
+}
+
+/* Compiled built-in patterns, made once per process. */
+static fs_pattern *builtin[5];
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+static const char *const builtin_re[5] = {FS_RE_EMAIL, FS_RE_URL, FS_RE_TEL, FS_RE_DATE,
+                                          FS_RE_DATETIME};
+
+static void builtin_init(void) {
+    for (int i = 0; i < 5; i++)
+        builtin[i] = fs_pattern_compile_forever(builtin_re[i]);
+}
+
+const fs_pattern *fs_builtin_pattern(const char *re);
+const fs_pattern *fs_builtin_pattern(const char *re) {
+    pthread_once(&builtin_once, builtin_init);
+    for (int i = 0; i < 5; i++)
+        if (builtin_re[i] == re)
+            return builtin[i];
+    return NULL;
+}
+
+fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
+    fs_fieldset *fs = apr_pcalloc(p, sizeof(*fs));
+    int n = fields && json_object_is_type(fields, json_type_array)
+                ? (int)json_object_array_length(fields)
+                : 0;
+    fs->f = apr_pcalloc(p, sizeof(fs_field) * (n ? n : 1));
+    double *pos = apr_pcalloc(p, sizeof(double) * (n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(fields, i);
+        const char *key = str_of(o, "key");
+        if (!key || !*key)
+            continue;
+        fs_field *f = &fs->f[fs->n];
+        f->key = key;
+        f->label = str_of(o, "label");
+        if (!f->label)
+            f->label = key;
+        f->description = str_of(o, "description");
+        f->placeholder = str_of(o, "placeholder");
+        f->type_name = str_of(o, "type");
+        f->type = fs_ftype_of(f->type_name);
+        json_object *rq = fs_json_get(o, "required");
+        f->required =
+            rq && json_object_is_type(rq, json_type_boolean) && json_object_get_boolean(rq);
+        json_object *opts = fs_json_get(o, "options");
+        f->options = opts && json_object_is_type(opts, json_type_array) ? opts : NULL;
+        json_object *vi = fs_json_get(o, "visibleIf");
+        f->visible_if =
+            vi && json_object_is_type(vi, json_type_object) && str_of(vi, "field") ? vi : NULL;
+        json_object *va = fs_json_get(o, "validation");
+        if (va && !json_object_is_type(va, json_type_object))
+            va = NULL;
+        switch (f->type) {
+        case FS_FT_TEXT:
+        case FS_FT_TEXTAREA:
+        case FS_FT_EMAIL:
+        case FS_FT_URL:
+        case FS_FT_TEL:
+        case FS_FT_HIDDEN:
+            f->has_min_len = count_of(va, "minLength", &f->min_len);
+            f->has_max_len = count_of(va, "maxLength", &f->max_len);
+            f->pattern = str_of(va, "pattern");
+            if (f->pattern) {
+                const char *err;
+                f->pattern_code = fs_pattern_compile(p, f->pattern, &err);
+            }
+            set_max_len(f, f->type == FS_FT_TEXTAREA ? FS_DEFAULT_MAX_TEXTAREA
+                           : f->type == FS_FT_EMAIL  ? FS_EMAIL_MAX
+                           : f->type == FS_FT_URL    ? FS_URL_MAX
+                                                     : FS_DEFAULT_MAX_LINE);
+            f->format_re = f->type == FS_FT_EMAIL ? FS_RE_EMAIL
+                           : f->type == FS_FT_URL ? FS_RE_URL
+                           : f->type == FS_FT_TEL ? FS_RE_TEL
+                                                  : NULL;
+            if (f->required && (!f->has_min_len || f->min_len < 1)) {
+                f->has_min_len = 1;
+                f->min_len = 1;
+            }
+            break;
+        case FS_FT_DATE: f->format_re = FS_RE_DATE; break;
+        case FS_FT_DATETIME: f->format_re = FS_RE_DATETIME; break;
+        case FS_FT_NUMBER:
+        case FS_FT_INTEGER:
+            f->has_min = f->has_max = 1;
+            f->min = -FS_NUMBER_LIMIT;
+            f->max = FS_NUMBER_LIMIT;
+            {
+                double d;
+                if (num_of(va, "minimum", &d) && d > f->min)
+                    f->min = d;
+                if (num_of(va, "maximum", &d) && d < f->max)
+                    f->max = d;
+            }
+            break;
+        case FS_FT_RATING:
+            f->has_min = f->has_max = 1;
+            f->min = 1;
+            {
+                long m;
+                f->max = count_of(va, "maximum", &m) && m >= 1 ? (double)m : FS_RATING_DEFAULT_MAX;
+            }
+            break;
+        case FS_FT_MULTISELECT:
+            f->has_min_items = count_of(va, "minItems", &f->min_items);
+            f->has_max_items = count_of(va, "maxItems", &f->max_items);
+            if (f->required && (!f->has_min_items || f->min_items < 1)) {
+                f->has_min_items = 1;
+                f->min_items = 1;
+            }
+            break;
+        default: break;
+        }
+        double pv;
+        pos[fs->n] = num_of(o, "position", &pv) ? pv : 1e18;
+        fs->n++;
+    }
+    /* stable insertion sort by position (stored order breaks ties) */
+    for (int i = 1; i < fs->n; i++) {
+        fs_field t = fs->f[i];
+        double tp = pos[i];
+        int j = i - 1;
+        while (j >= 0 && pos[j] > tp) {
+            fs->f[j + 1] = fs->f[j];
+            pos[j + 1] = pos[j];
+            j--;
+        }
+        fs->f[j + 1] = t;
+        pos[j + 1] = tp;
+    }
+    return fs;
+}
+
+const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key) {
+    for (int i = 0; i < fs->n; i++)
+        if (!strcmp(fs->f[i].key, key))
+            return &fs->f[i];
+    return NULL;
+}
+
+int fs_json_equal(json_object *a, json_object *b) {
+    if (!a || !b)
+        return a == b;
+    double x, y;
+    if (fs_json_number(a, &x) && fs_json_number(b, &y)) {
+        if (json_object_is_type(a, json_type_int) && json_object_is_type(b, json_type_int))
+            return json_object_get_int64(a) == json_object_get_int64(b);
+        return x == y;
+    }
+    enum json_type ta = json_object_get_type(a), tb = json_object_get_type(b);
+    if (ta != tb)
+        return 0;
+    switch (ta) {
+    case json_type_null: return 1;
+    case json_type_boolean: return json_object_get_boolean(a) == json_object_get_boolean(b);
+    case json_type_string:
+        return json_object_get_string_len(a) == json_object_get_string_len(b) &&
+               !memcmp(json_object_get_string(a), json_object_get_string(b),
+                       (size_t)json_object_get_string_len(a));
+    case json_type_array: {
+        size_t n = json_object_array_length(a);
+        if (n != json_object_array_length(b))
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if (!fs_json_equal(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i)))
+                return 0;
+        return 1;
+    }
+    case json_type_object: {
+        if (json_object_object_length(a) != json_object_object_length(b))
+            return 0;
+        json_object_object_foreach(a, k, v) {
+            json_object *w;
+            if (!json_object_object_get_ex(b, k, &w) || !fs_json_equal(v, w))
+                return 0;
+        }
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+int fs_field_visible(const fs_field *f, json_object *body) {
+    if (!f->visible_if)
+        return 1;
+    json_object *ctl;
+    if (!body || !json_object_object_get_ex(body, str_of(f->visible_if, "field"), &ctl))
+        return 0; /* absent (JSON null is present: ctl is NULL then) */
+    json_object *eq, *in;
+    if (json_object_object_get_ex(f->visible_if, "equals", &eq))
+        return fs_json_equal(ctl, eq);
+    in = fs_json_get(f->visible_if, "in");
+    if (in && json_object_is_type(in, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(in); i++)
+            if (fs_json_equal(ctl, json_object_array_get_idx(in, i)))
+                return 1;
+    }
+    return 0;
+}
+
+const char *fs_field_option_label(const fs_field *f, json_object *v) {
+    if (!f->options)
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(f->options); i++) {
+        json_object *o = json_object_array_get_idx(f->options, i);
+        if (fs_json_equal(fs_json_get(o, "value"), v)) {
+            const char *l = str_of(o, "label");
+            return l ? l : json_object_get_string(fs_json_get(o, "value"));
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,412 @@
+/* fs_html: rendering the public pages. */
+#include "fs_html.h"
+#include "fs_json.h"
+
+#include <apr_base64.h>
+#include <apr_strings.h>
+#include <openssl/sha.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const char CSS[] =
+    "*{box-sizing:border-box}"
+    "body{margin:0;font:1rem/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;"
+    "color:#1a1a1a;background:#f3f4f6}"
+    "main{max-width:40rem;margin:0 auto;padding:1rem;background:#fff;min-height:100vh}"
+    "h1{font-size:1.5rem;line-height:1.25;margin:.5rem 0 1rem;overflow-wrap:anywhere}"
+    ".desc{margin:0 0 1.5rem;overflow-wrap:anywhere;white-space:pre-line}"
+    ".q{margin:0 0 1.25rem;padding:0;border:0;min-width:0}"
+    "label,legend{display:block;font-weight:600;margin-bottom:.25rem;padding:0;"
+    "overflow-wrap:anywhere}"
+    ".help,.cond{margin:.1rem 0 .4rem;color:#4a4a4a;font-size:.95rem;overflow-wrap:anywhere}"
+    ".cond{font-style:italic}"
+    "input[type=text],input[type=email],input[type=url],input[type=tel],input[type=number],"
+    "input[type=date],input[type=datetime-local],select,textarea{display:block;width:100%;"
+    "font:inherit;padding:.5rem;border:1px solid #6b6b6b;border-radius:4px;background:#fff;"
+    "color:inherit}"
+    "textarea{min-height:6rem;resize:vertical}"
+    ".opt{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.35rem 0}"
+    ".opt input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}"
+    ".opt label{font-weight:400;margin:0}"
+    ".rating{display:flex;flex-wrap:wrap;gap:0 1.25rem}"
+    ".err{color:#b00020;font-weight:600;margin:.2rem 0}"
+    "[aria-invalid=true]{border-color:#b00020!important;border-width:2px!important}"
+    ".summary{border:3px solid #b00020;padding:.75rem 1rem;margin:0 0 1.5rem}"
+    ".summary h2{font-size:1.1rem;margin:0 0 .5rem}.summary a{color:#b00020}"
+    ".notice{border:3px solid #8a6d00;background:#fff8e1;padding:.75rem 1rem;margin:0 0 1.5rem}"
+    ".req{color:#b00020;font-weight:400}"
+    "button{font:inherit;font-weight:600;padding:.6rem 1.5rem;border:0;border-radius:4px;"
+    "background:#1a56db;color:#fff;cursor:pointer}"
+    "a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f5a623;"
+    "outline-offset:1px}"
+    ".hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}";
+
+const char *fs_html_css(void) {
+    return CSS;
+}
+
+const char *fs_html_style_src(apr_pool_t *p) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)CSS, sizeof(CSS) - 1, md);
+    char *b = apr_palloc(p, (apr_size_t)apr_base64_encode_len(sizeof(md)));
+    apr_base64_encode(b, (const char *)md, sizeof(md));
+    return apr_pstrcat(p, "'sha256-", b, "'", NULL);
+}
+
+/* A growing buffer in a pool. */
+typedef struct sb {
+    apr_pool_t *p;
+    char *s;
+    apr_size_t n, cap;
+} sb;
+
+static void sb_addn(sb *b, const char *s, apr_size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        apr_size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *ns = apr_palloc(b->p, cap);
+        if (b->n)
+            memcpy(ns, b->s, b->n);
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void sb_add(sb *b, const char *s) {
+    sb_addn(b, s, strlen(s));
+}
+
+/* Escaped text. */
+static void sb_esc(sb *b, const char *s) {
+    if (!s)
+        return;
+    const char *run = s;
+    for (; *s; s++) {
+        const char *rep = NULL;
+        switch (*s) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = "&quot;"; break;
+        case '\'': rep = "&#39;"; break;
+        default: break;
+        }
+        if (rep) {
+            sb_addn(b, run, (apr_size_t)(s - run));
+            sb_add(b, rep);
+            run = s + 1;
+        }
+    }
+    sb_addn(b, run, (apr_size_t)(s - run));
+}
+
+/* Format with %s arguments inserted raw and %e arguments escaped. */
+static void sb_fmt(sb *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *q = fmt; *q; q++) {
+        if (*q == '%' && (q[1] == 's' || q[1] == 'e')) {
+            const char *a = va_arg(ap, const char *);
+            if (q[1] == 's')
+                sb_add(b, a ? a : "");
+            else
+                sb_esc(b, a);
+            q++;
+        } else {
+            sb_addn(b, q, 1);
+        }
+    }
+    va_end(ap);
+}
+
+char *fs_html_escape(apr_pool_t *p, const char *s) {
+    sb b = {p, NULL, 0, 0};
+    sb_add(&b, "");
+    sb_esc(&b, s);
+    return b.s;
+}
+
+static void head(sb *b, const char *title) {
+    sb_fmt(b,
+           "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+           "<meta name=\"referrer\" content=\"no-referrer\">"
+           "<title>%e</title><style>%s</style></head>\n<body><main>\n",
+           title, CSS);
+}
+
+char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message) {
+    sb b = {p, NULL, 0, 0};
+    head(&b, title);
+    sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n</main></body></html>\n", heading, message);
+    return b.s;
+}
+
+/* The string shown in an input for v. */
+static const char *shown(apr_pool_t *p, const fs_field *f, json_object *v) {
+    if (!v)
+        return "";
+    if (json_object_is_type(v, json_type_string)) {
+        const char *s = json_object_get_string(v);
+        /* datetime-local takes no zone: show the UTC wall clock */
+        if (f->type == FS_FT_DATETIME && strlen(s) >= 20 && s[10] == 'T' &&
+            (!strcmp(s + strlen(s) - 1, "Z")))
+            return apr_pstrndup(p, s, 19);
+        return s;
+    }
+    if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+        return fs_json_str(p, v);
+    return "";
+}
+
+static const char *opt_value_str(apr_pool_t *p, json_object *v) {
+    if (v && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return v ? fs_json_str(p, v) : "null";
+}
+
+static int is_selected(json_object *cur, json_object *v) {
+    if (!cur)
+        return 0;
+    if (json_object_is_type(cur, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(cur); i++)
+            if (fs_json_equal(json_object_array_get_idx(cur, i), v))
+                return 1;
+        return 0;
+    }
+    return fs_json_equal(cur, v);
+}
+
+/* Human words for the value that makes a question apply. */
+static const char *value_words(apr_pool_t *p, const fs_field *ctl, json_object *v) {
+    const char *l = ctl ? fs_field_option_label(ctl, v) : NULL;
+    if (l)
+        return apr_pstrcat(p, "\xe2\x80\x9c", l, "\xe2\x80\x9d", NULL);
+    if (v && json_object_is_type(v, json_type_boolean))
+        return json_object_get_boolean(v) ? "ticked" : "not ticked";
+    return apr_pstrcat(p, "\xe2\x80\x9c", opt_value_str(p, v), "\xe2\x80\x9d", NULL);
+}
+
+static const char *condition_text(apr_pool_t *p, const fs_fieldset *fs, const fs_field *f) {
+    json_object *vi = f->visible_if, *eq, *in;
+    const char *ck = json_object_get_string(fs_json_get(vi, "field"));
+    const fs_field *ctl = fs_fieldset_find(fs, ck);
+    const char *name = ctl ? ctl->label : ck;
+    if (json_object_object_get_ex(vi, "equals", &eq))
+        return apr_psprintf(p, "Answer only if \xe2\x80\x9c%s\xe2\x80\x9d is %s.", name,
+                            value_words(p, ctl, eq));
+    in = fs_json_get(vi, "in");
+    const char *list = "";
+    for (size_t i = 0;
+         in && json_object_is_type(in, json_type_array) && i < json_object_array_length(in); i++)
+        list = apr_pstrcat(p, list, i ? ", " : "",
+                           value_words(p, ctl, json_object_array_get_idx(in, i)), NULL);
+    return apr_psprintf(p, "Answer only if \xe2\x80\x9c%s\xe2\x80\x9d is one of %s.", name, list);
+}
+
+/* Errors of one field, as one sentence; NULL when none. */
+static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key) {
+    if (!e || !e->errors)
+        return NULL;
+    const char *out = NULL;
+    apr_size_t kl = strlen(key);
+    for (int i = 0; i < e->errors->nelts; i++) {
+        const fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
+        if (fe->pointer[0] == '/' && !strncmp(fe->pointer + 1, key, kl) &&
+            (fe->pointer[kl + 1] == '\0' || fe->pointer[kl + 1] == '/'))
+            out = out ? apr_pstrcat(p, out, " ", fe->detail, NULL) : fe->detail;
+    }
+    return out;
+}
+
+static const char *input_type(fs_ftype t) {
+    switch (t) {
+    case FS_FT_EMAIL: return "email";
+    case FS_FT_URL: return "url";
+    case FS_FT_TEL: return "tel";
+    case FS_FT_NUMBER:
+    case FS_FT_INTEGER: return "number";
+    case FS_FT_DATE: return "date";
+    case FS_FT_DATETIME: return "datetime-local";
+    default: return "text";
+    }
+}
+
+static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
+    json_object *v = NULL;
+    if (pg->values)
+        json_object_object_get_ex(pg->values, f->key, &v);
+    if (f->type == FS_FT_HIDDEN) {
+        if (v)
+            sb_fmt(b, "<input type=\"hidden\" name=\"%e\" value=\"%e\">\n", f->key, shown(p, f, v));
+        return;
+    }
+    const char *id = apr_pstrcat(p, "f-", f->key, NULL);
+    const char *err = errors_of(p, pg->errors, f->key);
+    const char *desc = "";
+    int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING;
+    const char *req = f->required ? " <span class=\"req\">(required)</span>" : "";
+    const char *cond = f->visible_if ? condition_text(p, pg->fields, f) : NULL;
+
+    sb_fmt(b, group ? "<fieldset class=\"q\" id=\"q-%e\">" : "<div class=\"q\" id=\"q-%e\">",
+           f->key);
+    if (group)
+        sb_fmt(b, "<legend>%e%s</legend>", f->label, req);
+    else if (f->type != FS_FT_BOOLEAN)
+        sb_fmt(b, "<label for=\"%e\">%e%s</label>", id, f->label, req);
+    if (f->description) {
+        sb_fmt(b, "<p class=\"help\" id=\"%e-help\">%e</p>", id, f->description);
+        desc = apr_pstrcat(p, id, "-help", NULL);
+    }
+    if (cond) {
+        sb_fmt(b, "<p class=\"cond\" id=\"%e-cond\">%e</p>", id, cond);
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-cond", NULL);
+    }
+    if (err) {
+        sb_fmt(b, "<p class=\"err\" id=\"%e-err\">Error: %e</p>", id, err);
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-err", NULL);
+    }
+    const char *aria =
+        apr_pstrcat(p, err ? " aria-invalid=\"true\"" : "", *desc ? " aria-describedby=\"" : "",
+                    *desc ? fs_html_escape(p, desc) : "", *desc ? "\"" : "", NULL);
+    const char *required = f->required && !f->visible_if ? " required" : "";
+    switch (f->type) {
+    case FS_FT_TEXTAREA:
+        sb_fmt(b, "\n<textarea id=\"%e\" name=\"%e\" rows=\"5\"%s%s", id, f->key, required, aria);
+        if (f->has_max_len)
+            sb_fmt(b, " maxlength=\"%s\"", apr_ltoa(p, f->max_len));
+        if (f->placeholder)
+            sb_fmt(b, " placeholder=\"%e\"", f->placeholder);
+        sb_fmt(b, ">%e</textarea>", shown(p, f, v));
+        break;
+    case FS_FT_BOOLEAN:
+        sb_fmt(b,
+               "<div class=\"opt\"><input type=\"checkbox\" id=\"%e\" name=\"%e\" "
+               "value=\"true\"%s%s%s><label for=\"%e\">%e%s</label></div>",
+               id, f->key,
+               v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v)
+                   ? " checked"
+                   : "",
+               required, aria, id, f->label, req);
+        break;
+    case FS_FT_SELECT:
+        sb_fmt(b,
+               "\n<select id=\"%e\" name=\"%e\"%s%s><option value=\"\">"
+               "Choose\xe2\x80\xa6</option>",
+               id, f->key, required, aria);
+        for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
+            json_object *o = json_object_array_get_idx(f->options, i);
+            json_object *ov = fs_json_get(o, "value");
+            const char *ol = fs_field_option_label(f, ov);
+            sb_fmt(b, "<option value=\"%e\"%s>%e</option>", opt_value_str(p, ov),
+                   is_selected(v, ov) ? " selected" : "", ol);
+        }
+        sb_add(b, "</select>");
+        break;
+    case FS_FT_MULTISELECT:
+        for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
+            json_object *ov = fs_json_get(json_object_array_get_idx(f->options, i), "value");
+            const char *oid = apr_psprintf(p, "%s-%lu", id, (unsigned long)i);
+            sb_fmt(b,
+                   "\n<div class=\"opt\"><input type=\"checkbox\" id=\"%e\" name=\"%e\" "
+                   "value=\"%e\"%s%s><label for=\"%e\">%e</label></div>",
+                   oid, f->key, opt_value_str(p, ov), is_selected(v, ov) ? " checked" : "", aria,
+                   oid, fs_field_option_label(f, ov));
+        }
+        break;
+    case FS_FT_RATING: {
+        sb_add(b, "\n<div class=\"rating\">");
+        for (int i = 1; i <= (int)f->max; i++) {
+            const char *oid = apr_psprintf(p, "%s-%d", id, i - 1);
+            json_object *iv = json_object_new_int(i);
+            int sel = is_selected(v, iv);
+            json_object_put(iv);
+            sb_fmt(b,
+                   "<div class=\"opt\"><input type=\"radio\" id=\"%e\" name=\"%e\" "
+                   "value=\"%s\"%s%s%s><label for=\"%e\">%s</label></div>",
+                   oid, f->key, apr_itoa(p, i), sel ? " checked" : "", required, aria, oid,
+                   apr_psprintf(p, "%d of %d", i, (int)f->max));
+        }
+        sb_add(b, "</div>");
+        break;
+    }
+    default: {
+        /* a browser empties a date or number input whose value it cannot
+         * read: show such a typed value as text, so that it is kept */
+        const char *type = input_type(f->type);
+        if (err && v && json_object_is_type(v, json_type_string) &&
+            (f->type == FS_FT_DATE || f->type == FS_FT_DATETIME || f->type == FS_FT_NUMBER ||
+             f->type == FS_FT_INTEGER))
+            type = "text";
+        sb_fmt(b, "\n<input type=\"%s\" id=\"%e\" name=\"%e\" value=\"%e\"%s%s", type, id, f->key,
+               shown(p, f, v), required, aria);
+        if (f->type == FS_FT_INTEGER)
+            sb_add(b, " step=\"1\" inputmode=\"numeric\"");
+        else if (f->type == FS_FT_NUMBER)
+            sb_add(b, " step=\"any\" inputmode=\"decimal\"");
+        else if (f->type == FS_FT_DATETIME)
+            sb_add(b, " step=\"1\"");
+        if ((f->type == FS_FT_NUMBER || f->type == FS_FT_INTEGER) && f->min > -FS_NUMBER_LIMIT)
+            sb_fmt(b, " min=\"%s\"", apr_psprintf(p, "%.15g", f->min));
+        if ((f->type == FS_FT_NUMBER || f->type == FS_FT_INTEGER) && f->max < FS_NUMBER_LIMIT)
+            sb_fmt(b, " max=\"%s\"", apr_psprintf(p, "%.15g", f->max));
+        if (f->has_max_len)
+            sb_fmt(b, " maxlength=\"%s\"", apr_ltoa(p, f->max_len));
+        if (f->placeholder)
+            sb_fmt(b, " placeholder=\"%e\"", f->placeholder);
+        if (f->type == FS_FT_EMAIL)
+            sb_add(b, " autocomplete=\"email\"");
+        sb_add(b, ">");
+        break;
+    }
+    }
+    sb_add(b, group ? "</fieldset>\n" : "</div>\n");
+}
+
+char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
+    sb b = {p, NULL, 0, 0};
+    head(&b, pg->title);
+    sb_fmt(&b, "<h1>%e</h1>\n", pg->title);
+    if (pg->description)
+        sb_fmt(&b, "<p class=\"desc\">%e</p>\n", pg->description);
+    if (pg->notice)
+        sb_fmt(&b, "<div class=\"notice\" role=\"alert\"><p>%e</p></div>\n", pg->notice);
+    if (pg->errors && pg->errors->errors && pg->errors->errors->nelts) {
+        int n = pg->errors->errors->nelts;
+        sb_fmt(&b,
+               "<div class=\"summary\" role=\"alert\" aria-labelledby=\"summary-title\">"
+               "<h2 id=\"summary-title\">%s</h2><ul>",
+               n == 1 ? "There is a problem with 1 answer"
+                      : apr_psprintf(p, "There are problems with %d answers", n));
+        for (int i = 0; i < n; i++) {
+            const fs_field_error *fe = &APR_ARRAY_IDX(pg->errors->errors, i, fs_field_error);
+            const char *key = apr_pstrdup(p, fe->pointer + (fe->pointer[0] == '/'));
+            char *slash = strchr(key, '/');
+            if (slash)
+                *slash = '\0';
+            const fs_field *f = fs_fieldset_find(pg->fields, key);
+            if (f && f->type != FS_FT_HIDDEN) {
+                int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING;
+                sb_fmt(&b, "<li><a href=\"#f-%e%s\">%e</a></li>", f->key, group ? "-0" : "",
+                       fe->detail);
+            } else {
+                sb_fmt(&b, "<li>%e</li>", fe->detail);
+            }
+        }
+        sb_add(&b, "</ul></div>\n");
+    }
+    sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\">\n", pg->action);
+    for (int i = 0; i < pg->fields->n; i++)
+        field(&b, p, pg, &pg->fields->f[i]);
+    if (pg->honeypot)
+        sb_add(&b, "<div class=\"hp\" aria-hidden=\"true\"><label for=\"f-" FS_HONEYPOT_NAME
+                   "\">Leave this empty</label><input type=\"text\" id=\"f-" FS_HONEYPOT_NAME
+                   "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
+                   "autocomplete=\"off\"></div>\n");
+    sb_add(&b, "<button type=\"submit\">Submit</button>\n</form>\n</main></body></html>\n");
+    return b.s;
+}

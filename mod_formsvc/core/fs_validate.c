@@ -1,0 +1,197 @@
+/* fs_validate: one engine for every content type. Each rule mirrors one
+ * keyword of the schema fs_schema_for publishes (see the comments), so that
+ * a body passes here exactly when it passes a 2020-12 validator. */
+#include "fs_validate.h"
+#include "fs_json.h"
+
+#include <apr_strings.h>
+#include <math.h>
+#include <string.h>
+
+const fs_pattern *fs_builtin_pattern(const char *re);
+
+static const char *what(const fs_field *f) {
+    return f->label && *f->label ? f->label : f->key;
+}
+
+static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, const char *detail) {
+    fs_error_add(p, e, ptr, code, "%s", detail);
+}
+
+static const char *format_hint(const fs_field *f) {
+    switch (f->type) {
+    case FS_FT_EMAIL: return "an e-mail address such as name@example.com";
+    case FS_FT_URL: return "a web address starting with http:// or https://";
+    case FS_FT_TEL: return "a telephone number of 3 to 30 digits, spaces, ( ) . - and a leading +";
+    case FS_FT_DATE: return "a real calendar date as YYYY-MM-DD";
+    case FS_FT_DATETIME: return "a date and time such as 2026-11-21T14:30:00Z";
+    default: return "the expected format";
+    }
+}
+
+static void check_string(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                         fs_error *e) {
+    if (!json_object_is_type(v, json_type_string)) { /* type: string */
+        add(p, e, ptr, "type", apr_psprintf(p, "%s must be text.", what(f)));
+        return;
+    }
+    const char *s = json_object_get_string(v);
+    apr_size_t blen = (apr_size_t)json_object_get_string_len(v);
+    apr_size_t len = fs_utf8_length(s);
+    if (f->has_min_len && (long)len < f->min_len) { /* minLength */
+        if (f->required && len == 0) {              /* one message is enough for nothing */
+            add(p, e, ptr, "required", apr_psprintf(p, "%s is required.", what(f)));
+            return;
+        }
+        add(p, e, ptr, "minLength",
+            apr_psprintf(p, "%s needs at least %ld characters.", what(f), f->min_len));
+    }
+    if (f->has_max_len && (long)len > f->max_len) /* maxLength */
+        add(p, e, ptr, "maxLength",
+            apr_psprintf(p, "%s takes at most %ld characters.", what(f), f->max_len));
+    if (f->format_re) { /* pattern + format */
+        const fs_pattern *bp = fs_builtin_pattern(f->format_re);
+        if (!bp || !fs_pattern_search(bp, s, blen))
+            add(p, e, ptr, "format", apr_psprintf(p, "%s must be %s.", what(f), format_hint(f)));
+    }
+    if (f->pattern) { /* allOf: pattern */
+        if (!f->pattern_code || !fs_pattern_search(f->pattern_code, s, blen))
+            add(p, e, ptr, "pattern",
+                apr_psprintf(p, "%s does not have the expected form.", what(f)));
+    }
+}
+
+static void check_bounds(apr_pool_t *p, const fs_field *f, double d, const char *ptr, fs_error *e) {
+    if (f->has_min && d < f->min) /* minimum */
+        add(p, e, ptr, "minimum", apr_psprintf(p, "%s must be at least %.15g.", what(f), f->min));
+    if (f->has_max && d > f->max) /* maximum */
+        add(p, e, ptr, "maximum", apr_psprintf(p, "%s must be at most %.15g.", what(f), f->max));
+}
+
+static int in_options(const fs_field *f, json_object *v) {
+    for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++)
+        if (fs_json_equal(fs_json_get(json_object_array_get_idx(f->options, i), "value"), v))
+            return 1;
+    return 0;
+}
+
+static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_error *e) {
+    const char *ptr = apr_pstrcat(p, "/", f->key, NULL);
+    double d;
+    switch (f->type) {
+    case FS_FT_TEXT:
+    case FS_FT_TEXTAREA:
+    case FS_FT_EMAIL:
+    case FS_FT_URL:
+    case FS_FT_TEL:
+    case FS_FT_HIDDEN:
+    case FS_FT_DATE:
+    case FS_FT_DATETIME: check_string(p, f, v, ptr, e); break;
+    case FS_FT_NUMBER: /* type: number */
+        if (!fs_json_number(v, &d))
+            add(p, e, ptr, "type", apr_psprintf(p, "%s must be a number.", what(f)));
+        else
+            check_bounds(p, f, d, ptr, e);
+        break;
+    case FS_FT_INTEGER:
+    case FS_FT_RATING: /* type: integer */
+        if (!fs_json_number(v, &d) || d != floor(d) || !isfinite(d))
+            add(p, e, ptr, "type", apr_psprintf(p, "%s must be a whole number.", what(f)));
+        else
+            check_bounds(p, f, d, ptr, e);
+        break;
+    case FS_FT_BOOLEAN: /* type: boolean */
+        if (!json_object_is_type(v, json_type_boolean))
+            add(p, e, ptr, "type", apr_psprintf(p, "%s must be true or false.", what(f)));
+        else if (f->required && !json_object_get_boolean(v)) /* const: true */
+            add(p, e, ptr, "required", apr_psprintf(p, "%s must be ticked.", what(f)));
+        break;
+    case FS_FT_SELECT: /* enum */
+        if (!in_options(f, v))
+            add(p, e, ptr, "enum",
+                apr_psprintf(p, "%s must be one of the offered choices.", what(f)));
+        break;
+    case FS_FT_MULTISELECT: { /* type: array */
+        if (!json_object_is_type(v, json_type_array)) {
+            add(p, e, ptr, "type", apr_psprintf(p, "%s must be a list of choices.", what(f)));
+            break;
+        }
+        size_t n = json_object_array_length(v);
+        for (size_t i = 0; i < n; i++) /* items: enum */
+            if (!in_options(f, json_object_array_get_idx(v, i)))
+                add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "enum",
+                    apr_psprintf(p, "%s: item %lu is not one of the offered choices.", what(f),
+                                 (unsigned long)i));
+        for (size_t i = 1; i < n; i++) { /* uniqueItems */
+            int dup = 0;
+            for (size_t j = 0; j < i && !dup; j++)
+                dup =
+                    fs_json_equal(json_object_array_get_idx(v, i), json_object_array_get_idx(v, j));
+            if (dup) {
+                add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "unique",
+                    apr_psprintf(p, "%s: a choice is given more than once.", what(f)));
+                break;
+            }
+        }
+        if (f->has_min_items && (long)n < f->min_items) { /* minItems */
+            if (f->required && n == 0)
+                add(p, e, ptr, "required", apr_psprintf(p, "%s is required.", what(f)));
+            else
+                add(p, e, ptr, "minItems",
+                    apr_psprintf(p, "%s needs at least %ld choices.", what(f), f->min_items));
+        }
+        if (f->has_max_items && (long)n > f->max_items) /* maxItems */
+            add(p, e, ptr, "maxItems",
+                apr_psprintf(p, "%s takes at most %ld choices.", what(f), f->max_items));
+        break;
+    }
+    default: /* false */
+        add(p, e, ptr, "type", apr_psprintf(p, "%s cannot take an answer.", what(f)));
+        break;
+    }
+}
+
+/* RFC 6901: '~' as ~0 and '/' as ~1. */
+static const char *ptr_of(apr_pool_t *p, const char *key) {
+    if (!strpbrk(key, "~/"))
+        return apr_pstrcat(p, "/", key, NULL);
+    char *out = apr_palloc(p, strlen(key) * 2 + 2), *o = out;
+    *o++ = '/';
+    for (; *key; key++) {
+        if (*key == '~' || *key == '/') {
+            *o++ = '~';
+            *o++ = *key == '~' ? '0' : '1';
+        } else
+            *o++ = *key;
+    }
+    *o = '\0';
+    return out;
+}
+
+fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
+    fs_error *e = fs_error_validation(p);
+    for (int i = 0; i < fs->n; i++) {
+        const fs_field *f = &fs->f[i];
+        json_object *v;
+        int present = json_object_object_get_ex(body, f->key, &v);
+        if (!fs_field_visible(f, body)) { /* else: not required */
+            if (present)
+                fs_error_add(p, e, apr_pstrcat(p, "/", f->key, NULL), "unknown",
+                             "%s does not apply to these answers; leave it out.", what(f));
+            continue;
+        }
+        if (!present) { /* required */
+            if (f->required)
+                fs_error_add(p, e, apr_pstrcat(p, "/", f->key, NULL), "required", "%s is required.",
+                             what(f));
+            continue;
+        }
+        check_value(p, f, v, e);
+    }
+    json_object_object_foreach(body, k, val) { /* additionalProperties */
+        (void)val;
+        if (!fs_fieldset_find(fs, k))
+            fs_error_add(p, e, ptr_of(p, k), "unknown", "This form has no question %s.", k);
+    }
+    return e->errors ? e : NULL;
+}

@@ -1,0 +1,574 @@
+/* handle_public: the respondent's side, /f/{id} and /f/{slug}.
+ *
+ * GET and HEAD negotiate between the HTML page and the JSON view; POST
+ * takes JSON, urlencoded and multipart bodies, which all become one json-c
+ * object checked by the one validator (fs_validate); OPTIONS answers CORS
+ * preflights; /f/{id}/thanks is the page after an HTML submission.
+ * An HTML respondent (a form post that does not prefer JSON) gets pages:
+ * the form again with errors (422), a closed notice (409), the form again
+ * with a notice when the database is away (503) or the rate is exceeded
+ * (429). Everything else is JSON or problem+json. */
+#include "fs_formdata.h"
+#include "fs_html.h"
+#include "fs_json.h"
+#include "fs_negotiate.h"
+#include "fs_schema.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+#include "fs_validate.h"
+#include "public.h"
+
+#include <apr_strings.h>
+#include <http_core.h>
+#include <openssl/sha.h>
+
+APLOG_USE_MODULE(formsvc);
+
+/* One public form, ready to serve. */
+typedef struct pub {
+    formsvc_pubform f;
+    fs_fieldset *fs;
+    json_object *fields, *settings;
+    const char *action; /* absolute URL the form posts to */
+    int honeypot;
+} pub;
+
+enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
+
+static const char *setting_str(pub *pb, const char *k) {
+    json_object *v = fs_json_get(pb->settings, k);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static void prepare(request_rec *r, pub *pb) {
+    pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
+    pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
+    pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
+    json_object *hp = fs_json_get(pb->settings, "honeypot");
+    pb->honeypot =
+        !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
+    pb->action = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
+}
+
+/* Loads a published or closed form by id or slug: 404 problem when there
+ * is none; a 503 problem when the database is away, with *cached set when
+ * this process still has a copy (then pb is filled from it). */
+static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
+    memset(pb, 0, sizeof(*pb));
+    *cached = 0;
+    if (strlen(ref) > 100)
+        return fs_error_make(r->pool, "not-found", "No such form.");
+    const char *args[] = {ref, ref};
+    fs_rows *rs;
+    fs_error *e = formsvc_query(r, "fs_public_form", 2, args, &rs);
+    if (e) {
+        if (e->status == 503 && formsvc_public_cache_get(r->pool, ref, &pb->f)) {
+            *cached = 1;
+            prepare(r, pb);
+        }
+        return e;
+    }
+    if (rs->nrows != 1)
+        return fs_error_make(r->pool, "not-found", "No such form.");
+    const char **dst = (const char **)&pb->f;
+    for (int c = 0; c < 8; c++)
+        dst[c] = FS_CELL(rs, 0, c);
+    /* apr_dbd's pgsql driver gives SQL NULL as "": no slug, no description */
+    if (pb->f.slug && !*pb->f.slug)
+        pb->f.slug = NULL;
+    if (pb->f.description && !*pb->f.description)
+        pb->f.description = NULL;
+    formsvc_public_cache_put(&pb->f);
+    prepare(r, pb);
+    return NULL;
+}
+
+/* scheme://host[:port] of an absolute URL. */
+static const char *origin_of(apr_pool_t *p, const char *url) {
+    const char *s = strstr(url, "://");
+    if (!s)
+        return NULL;
+    const char *e = strchr(s + 3, '/');
+    return e ? apr_pstrndup(p, url, (apr_size_t)(e - url)) : url;
+}
+
+static const char *redirect_url(pub *pb) {
+    const char *u = setting_str(pb, "redirectUrl");
+    if (u && (!strncmp(u, "https://", 8) || !strncmp(u, "http://", 7)) &&
+        !strpbrk(u, " \r\n\t\"'<>"))
+        return u;
+    return NULL;
+}
+
+static void page_headers(request_rec *r, pub *pb) {
+    const char *fa = pb ? origin_of(r->pool, pb->action) : NULL;
+    const char *ro = pb && redirect_url(pb) ? origin_of(r->pool, redirect_url(pb)) : NULL;
+    /* form-action also governs where a submission may be redirected */
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   apr_psprintf(r->pool,
+                                "default-src 'none'; style-src %s; form-action %s%s%s; "
+                                "frame-ancestors 'none'; base-uri 'none'",
+                                fs_html_style_src(r->pool), fa ? fa : "'self'",
+                                ro && (!fa || strcmp(ro, fa)) ? " " : "",
+                                ro && (!fa || strcmp(ro, fa)) ? ro : ""));
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+}
+
+/* An entity tag from the representation's bytes. */
+static const char *etag_of(request_rec *r, const char *body, apr_size_t len) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)body, len, md);
+    return apr_pstrcat(r->pool, "\"", fs_b64url_encode(r->pool, md, 18), "\"", NULL);
+}
+
+/* Sends a representation: cacheable ones (GET 200) carry an ETag and
+ * answer If-None-Match with 304. */
+static int send_body(request_rec *r, int status, const char *ctype, const char *body,
+                     int cacheable) {
+    apr_size_t len = strlen(body);
+    r->status = status;
+    ap_set_content_type(r, ctype);
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    if (cacheable) {
+        apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
+        apr_table_setn(r->headers_out, "ETag", etag_of(r, body, len));
+        int rc = ap_meets_conditions(r);
+        if (rc != OK)
+            return rc; /* 304 */
+    } else {
+        apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    }
+    ap_set_content_length(r, (apr_off_t)len);
+    if (!r->header_only)
+        ap_rwrite(body, (int)len, r);
+    return OK;
+}
+
+static int send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable) {
+    page_headers(r, pb);
+    return send_body(r, status, "text/html; charset=utf-8", html, cacheable);
+}
+
+static void cors(request_rec *r) {
+    apr_table_setn(r->err_headers_out, "Access-Control-Allow-Origin", "*");
+    apr_table_setn(r->err_headers_out, "Access-Control-Expose-Headers",
+                   "ETag, Location, Retry-After, Idempotent-Replayed");
+}
+
+static int problem(request_rec *r, fs_error *e) {
+    cors(r);
+    apr_table_setn(r->err_headers_out, "Referrer-Policy", "no-referrer");
+    return formsvc_send_problem(r, e);
+}
+
+static int html_page(request_rec *r, int status, pub *pb, json_object *values,
+                     const fs_error *errors, const char *notice) {
+    fs_page pg = {pb->f.title, pb->f.description, pb->fs, values,
+                  errors,      pb->action,        notice, pb->honeypot};
+    return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
+}
+
+static int closed_page(request_rec *r, int status, pub *pb) {
+    return send_html(r, status, pb,
+                     fs_html_message(r->pool, pb->f.title, pb->f.title,
+                                     "This form is closed and no longer takes answers."),
+                     status == 200);
+}
+
+static int unavailable_page(request_rec *r) {
+    apr_table_setn(r->err_headers_out, "Retry-After", "5");
+    FORMSVC_LOG(r, APLOG_WARNING, 10701, "503 service-unavailable (page) for %s", r->uri);
+    return send_html(r, 503, NULL,
+                     fs_html_message(r->pool, "Temporarily unavailable", "Temporarily unavailable",
+                                     "This form cannot be reached just now. Please try again "
+                                     "in a minute."),
+                     0);
+}
+
+static const char UNAVAILABLE_NOTICE[] =
+    "Your answers could not be saved just now because of a temporary problem on our side. "
+    "Everything you typed is still here: please submit again in a minute.";
+
+/* ---- GET / HEAD ------------------------------------------------------ */
+
+static json_object *view(request_rec *r, pub *pb) {
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(o, "id", json_object_new_string(pb->f.id));
+    json_object_object_add(o, "slug", pb->f.slug ? json_object_new_string(pb->f.slug) : NULL);
+    json_object_object_add(o, "title", json_object_new_string(pb->f.title));
+    json_object_object_add(o, "description",
+                           pb->f.description ? json_object_new_string(pb->f.description) : NULL);
+    json_object_object_add(o, "status", json_object_new_string(pb->f.status));
+    json_object_object_add(o, "fields", json_object_get(pb->fields));
+    json_object *sub = json_object_new_object(), *ct = json_object_new_array();
+    json_object_object_add(sub, "method", json_object_new_string("POST"));
+    json_object_object_add(sub, "action", json_object_new_string(pb->action));
+    json_object_array_add(ct, json_object_new_string("application/json"));
+    json_object_array_add(ct, json_object_new_string("application/x-www-form-urlencoded"));
+    json_object_array_add(ct, json_object_new_string("multipart/form-data"));
+    json_object_object_add(sub, "contentTypes", ct);
+    json_object_object_add(o, "submit", sub);
+    json_object_object_add(o, "schema",
+                           json_object_get(fs_schema_for(r->pool, pb->fs, NULL, pb->f.title)));
+    return o;
+}
+
+/* Hidden fields take their value from the page's query string. */
+static json_object *query_values(request_rec *r, pub *pb) {
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    for (int i = 0; i < pb->fs->n; i++) {
+        const fs_field *f = &pb->fs->f[i];
+        if (f->type != FS_FT_HIDDEN)
+            continue;
+        const char *v = formsvc_arg(r, f->key);
+        if (v && *v && fs_utf8_valid(v, strlen(v)))
+            json_object_object_add(o, f->key, json_object_new_string(v));
+    }
+    return o;
+}
+
+static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
+    apr_table_mergen(r->err_headers_out, "Vary", "Accept");
+    fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
+    pub pb;
+    int cached;
+    fs_error *e = load(r, caps[0], &pb, &cached);
+    if (e) {
+        if (e->status == 503 && m == FS_MEDIA_HTML) {
+            if (!cached)
+                return unavailable_page(r);
+            apr_table_setn(r->err_headers_out, "Retry-After", "5");
+            return html_page(r, 503, &pb, query_values(r, &pb), NULL,
+                             "This form is having a temporary problem: answers may not be "
+                             "saved for a minute.");
+        }
+        return problem(r, e);
+    }
+    if (m == FS_MEDIA_NONE)
+        return problem(r, fs_error_make(r->pool, "not-acceptable",
+                                        "This form is served as text/html or application/json."));
+    if (m == FS_MEDIA_JSON) {
+        cors(r);
+        apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+        return send_body(r, 200, "application/json", fs_json_str(r->pool, view(r, &pb)), 1);
+    }
+    if (strcmp(pb.f.status, "published"))
+        return closed_page(r, 200, &pb);
+    fs_page pg = {pb.f.title, pb.f.description, pb.fs, query_values(r, &pb),
+                  NULL,       pb.action,        NULL,  pb.honeypot};
+    return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
+}
+
+static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
+    apr_table_mergen(r->err_headers_out, "Vary", "Accept");
+    fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
+    pub pb;
+    int cached;
+    fs_error *e = load(r, caps[0], &pb, &cached);
+    if (e && !cached)
+        return e->status == 503 && m == FS_MEDIA_HTML ? unavailable_page(r) : problem(r, e);
+    const char *msg = setting_str(&pb, "confirmationMessage");
+    if (!msg || !*msg)
+        msg = "Thank you. Your answers were received.";
+    if (m == FS_MEDIA_NONE)
+        return problem(r, fs_error_make(r->pool, "not-acceptable",
+                                        "This page is served as text/html or application/json."));
+    if (m == FS_MEDIA_JSON) {
+        json_object *o = fs_json_own(r->pool, json_object_new_object());
+        json_object_object_add(o, "formId", json_object_new_string(pb.f.id));
+        json_object_object_add(o, "message", json_object_new_string(msg));
+        cors(r);
+        return send_body(r, 200, "application/json", fs_json_str(r->pool, o), 1);
+    }
+    return send_html(r, 200, &pb, fs_html_message(r->pool, pb.f.title, pb.f.title, msg), 1);
+}
+
+/* ---- OPTIONS (CORS preflight) ---------------------------------------- */
+
+static int formsvc_h_public_options(request_rec *r, const char *const *caps) {
+    (void)caps;
+    cors(r);
+    apr_table_setn(r->headers_out, "Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS");
+    apr_table_setn(r->headers_out, "Access-Control-Allow-Headers",
+                   "Content-Type, Accept, Idempotency-Key");
+    apr_table_setn(r->headers_out, "Access-Control-Max-Age", "86400");
+    apr_table_setn(r->headers_out, "Allow", "GET, HEAD, POST, OPTIONS");
+    apr_table_setn(r->headers_out, "Vary", "Origin, Access-Control-Request-Headers");
+    return formsvc_send_empty(r, 204);
+}
+
+/* ---- POST ------------------------------------------------------------ */
+
+static int media_is(const char *ct, const char *type) {
+    apr_size_t n = strlen(type);
+    if (!ct || strncasecmp(ct, type, n))
+        return 0;
+    const char *q = ct + n;
+    while (*q == ' ' || *q == '\t')
+        q++;
+    return *q == '\0' || *q == ';';
+}
+
+/* JSON bodies: application/json with no charset or charset=utf-8. */
+static int json_ok(const char *ct) {
+    if (!media_is(ct, "application/json"))
+        return 0;
+    const char *cs = ap_strcasestr(ct, "charset=");
+    return !cs || !strncasecmp(cs + 8, "utf-8", 5) || !strncasecmp(cs + 8, "\"utf-8\"", 7);
+}
+
+static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
+                                const char *body, apr_size_t len) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    const char *head = apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
+    apr_size_t hl = strlen(head);
+    unsigned char *all = apr_palloc(r->pool, hl + len);
+    memcpy(all, head, hl);
+    memcpy(all + hl, body, len);
+    SHA256(all, hl + len, md);
+    return fs_b64url_encode(r->pool, md, sizeof(md));
+}
+
+static int valid_idem_key(const char *k) {
+    apr_size_t n = strlen(k);
+    if (n < 1 || n > 255)
+        return 0;
+    for (; *k; k++)
+        if (*k < 0x21 || *k > 0x7e)
+            return 0;
+    return 1;
+}
+
+static int thanks_redirect(request_rec *r, pub *pb, const char *location, int replayed) {
+    if (replayed)
+        apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
+    apr_table_setn(r->headers_out, "Location", location);
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    page_headers(r, pb);
+    r->status = 303;
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    const char *html =
+        fs_html_message(r->pool, "Thank you", "Thank you", "Your answers were received.");
+    ap_set_content_length(r, (apr_off_t)strlen(html));
+    if (!r->header_only)
+        ap_rputs(html, r);
+    return OK;
+}
+
+static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
+    const char *ct = apr_table_get(r->headers_in, "Content-Type");
+    int kind;
+    const char *boundary = NULL;
+    if (json_ok(ct))
+        kind = BODY_JSON;
+    else if (media_is(ct, "application/x-www-form-urlencoded"))
+        kind = BODY_URLENCODED;
+    else if (media_is(ct, "multipart/form-data")) {
+        kind = BODY_MULTIPART;
+        if (!(boundary = fs_multipart_boundary(r->pool, ct)))
+            return problem(r, fs_error_make(r->pool, "malformed-request",
+                                            "multipart/form-data needs a valid boundary "
+                                            "parameter (RFC 2046)."));
+    } else {
+        return problem(r, fs_error_make(r->pool, "unsupported-media-type",
+                                        "Send application/json, application/x-www-form-"
+                                        "urlencoded or multipart/form-data (UTF-8)."));
+    }
+    int html =
+        kind != BODY_JSON && fs_negotiate(apr_table_get(r->headers_in, "Accept")) != FS_MEDIA_JSON;
+    const char *dr = formsvc_arg(r, "dryRun");
+    if (dr && strcmp(dr, "true") && strcmp(dr, "false"))
+        return problem(r, fs_error_make(r->pool, "malformed-request", "dryRun is true or false."));
+    int dry = dr && !strcmp(dr, "true");
+    const char *ikey = apr_table_get(r->headers_in, "Idempotency-Key");
+    if (ikey && !valid_idem_key(ikey))
+        return problem(r, fs_error_make(r->pool, "malformed-request",
+                                        "Idempotency-Key is 1 to 255 visible ASCII characters."));
+
+    /* the body, parsed without the database */
+    char *buf;
+    apr_size_t len;
+    fs_error *e = formsvc_read_body(r, formsvc_conf(r->server)->max_body_submission, &buf, &len);
+    if (e)
+        return problem(r, e);
+    json_object *obj = NULL;
+    apr_array_header_t *pairs = NULL;
+    if (kind == BODY_JSON) {
+        if (len == 0)
+            e = fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
+        else
+            e = fs_json_parse_object(r->pool, buf, len, &obj);
+    } else if (kind == BODY_URLENCODED) {
+        e = fs_urlencoded_parse(r->pool, buf, len, &pairs);
+    } else {
+        fs_multipart_limits lim = {8192, (apr_size_t)formsvc_conf(r->server)->max_body_submission,
+                                   FS_FORM_MAX_PAIRS};
+        fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
+        e = fs_multipart_feed(mp, buf, len);
+        if (!e)
+            e = fs_multipart_finish(mp, &pairs);
+    }
+    if (e)
+        return problem(r, e);
+
+    pub pb;
+    int cached, spam = 0;
+    e = load(r, caps[0], &pb, &cached);
+    if (e && e->status == 503 && html) {
+        if (!cached)
+            return unavailable_page(r);
+        json_object *vals;
+        fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &vals, &spam);
+        apr_table_setn(r->err_headers_out, "Retry-After", "5");
+        FORMSVC_LOG(r, APLOG_WARNING, 10702, "503: database away; form %s given back", pb.f.id);
+        return html_page(r, 503, &pb, vals, NULL, UNAVAILABLE_NOTICE);
+    }
+    if (e)
+        return problem(r, e);
+    if (kind != BODY_JSON)
+        fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &obj, &spam);
+
+    /* a repeat is answered as the first time, before any other check */
+    const char *hash = NULL;
+    if (ikey) {
+        int found, st;
+        const char *h, *loc, *body;
+        hash = request_hash(r, kind, pb.f.id, dry, buf, len);
+        if ((e = formsvc_public_idem_get(r, pb.f.id, ikey, &found, &h, &st, &loc, &body)))
+            return html && e->status == 503 ? html_page(r, 503, &pb, obj, NULL, UNAVAILABLE_NOTICE)
+                                            : problem(r, e);
+        if (found) {
+            if (strcmp(h, hash))
+                return problem(r, fs_error_make(r->pool, "validation-failed",
+                                                "This Idempotency-Key was used with a different "
+                                                "request in the last 24 hours."));
+            if (st == 303)
+                return thanks_redirect(r, &pb, loc, 1);
+            cors(r);
+            apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
+            if (loc)
+                apr_table_setn(r->headers_out, "Location", loc);
+            return send_body(r, st, "application/json", body, 0);
+        }
+    }
+
+    if (strcmp(pb.f.status, "published")) {
+        if (html)
+            return closed_page(r, 409, &pb);
+        return problem(r, fs_error_make(r->pool, "form-closed",
+                                        "This form is closed and takes no more submissions."));
+    }
+    e = formsvc_public_rate_check(r, pb.f.id);
+    if (e && html) {
+        if (e->retry_after > 0)
+            apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
+        return html_page(r, e->status, &pb, obj, NULL,
+                         e->status == 429
+                             ? "Too many answers were sent from your address just now. "
+                               "Everything you typed is still here: please wait a minute "
+                               "and submit again."
+                             : UNAVAILABLE_NOTICE);
+    }
+    if (e)
+        return problem(r, e);
+
+    e = fs_validate(r->pool, pb.fs, obj);
+    if (e) {
+        if (html)
+            return html_page(r, 422, &pb, obj, e, NULL);
+        return problem(r, e);
+    }
+    if (dry) {
+        cors(r);
+        return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
+    }
+
+    /* store: one statement, committed before any 2xx */
+    formsvc_srv *c = formsvc_conf(r->server);
+    const char *sid = fs_id_new(r->pool, "sub_");
+    if (!sid)
+        return problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *redirect = redirect_url(&pb);
+    const char *location =
+        html ? (redirect ? redirect : apr_pstrcat(r->pool, pb.action, "/thanks", NULL))
+             : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb.f.id, "/submissions/",
+                           sid, NULL);
+    const char *args[] = {pb.f.id,
+                          sid,
+                          fs_json_str(r->pool, obj),
+                          spam ? "t" : "f",
+                          apr_itoa(r->pool, c->tier[0].submissions_month),
+                          apr_itoa(r->pool, c->tier[1].submissions_month),
+                          ikey,
+                          hash,
+                          html ? "303" : "201",
+                          location};
+    fs_rows *rs;
+    /* the form row is locked first only when a count can close it */
+    e = formsvc_query(r,
+                      fs_json_get(pb.settings, "maxSubmissions") ? "fs_public_submit_locked"
+                                                                 : "fs_public_submit",
+                      10, args, &rs);
+    if (e) {
+        if (html && e->status == 503) {
+            apr_table_setn(r->err_headers_out, "Retry-After", "5");
+            FORMSVC_LOG(r, APLOG_WARNING, 10703,
+                        "503: submission to %s not stored; form given back", pb.f.id);
+            return html_page(r, 503, &pb, obj, NULL, UNAVAILABLE_NOTICE);
+        }
+        return problem(r, e);
+    }
+    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "gone";
+    if (!strcmp(outcome, "gone"))
+        return problem(r, fs_error_make(r->pool, "not-found", "No such form."));
+    if (!strcmp(outcome, "closed")) {
+        if (html)
+            return closed_page(r, 409, &pb);
+        return problem(r, fs_error_make(r->pool, "form-closed",
+                                        "This form is closed and takes no more submissions."));
+    }
+    if (!strcmp(outcome, "quota")) {
+        e = fs_error_make(r->pool, "rate-limited",
+                          "The form's owner has reached this month's submission quota.");
+        e->retry_after = atoi(FS_CELL(rs, 0, 2));
+        if (html) {
+            apr_table_setn(r->err_headers_out, "Retry-After", FS_CELL(rs, 0, 2));
+            return html_page(r, 429, &pb, obj, NULL,
+                             "This form cannot take more answers this month.");
+        }
+        return problem(r, e);
+    }
+    if (!strcmp(outcome, "replay")) {
+        /* a concurrent request with the same Idempotency-Key won */
+        int found, st;
+        const char *h, *loc, *body;
+        e = formsvc_public_idem_get(r, pb.f.id, ikey, &found, &h, &st, &loc, &body);
+        if (e || !found)
+            return problem(r, e ? e
+                                : fs_error_make(r->pool, "conflict",
+                                                "A request with this Idempotency-Key is "
+                                                "in progress; retry."));
+        if (strcmp(h, hash))
+            return problem(r, fs_error_make(r->pool, "validation-failed",
+                                            "This Idempotency-Key was used with a different "
+                                            "request in the last 24 hours."));
+        if (st == 303)
+            return thanks_redirect(r, &pb, loc, 1);
+        cors(r);
+        apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
+        return send_body(r, st, "application/json", body, 0);
+    }
+    if (html)
+        return thanks_redirect(r, &pb, location, 0);
+    cors(r);
+    apr_table_setn(r->headers_out, "Location", location);
+    return send_body(r, 201, "application/json", FS_CELL(rs, 0, 1), 0);
+}
+
+const formsvc_route formsvc_routes_public[] = {
+    {M_GET, "/f/{ref}", formsvc_h_public_get, 0, 0},
+    {M_POST, "/f/{ref}", formsvc_h_public_post, 0, 0},
+    {M_OPTIONS, "/f/{ref}", formsvc_h_public_options, 0, 0},
+    {M_GET, "/f/{ref}/thanks", formsvc_h_public_thanks, 0, 0},
+    {0, NULL, NULL, 0, 0}};

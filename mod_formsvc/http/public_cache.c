@@ -1,0 +1,203 @@
+/* public_cache: the last-known copy of each public form, so that an HTML
+ * respondent whose post meets a database outage gets the form back with
+ * everything typed (contract, section 6). Never used while the database
+ * answers.
+ *
+ * Two levels: files in a directory under DefaultRuntimeDir
+ * (formsvc-forms/<id>.json, and slug-<slug> naming the id), shared by every
+ * child of this machine and written only when a form's version, status or
+ * slug changed; and, per process, a memo of what was last written (bounded:
+ * at most CACHE_MAX entries; when full it starts again empty). The
+ * directory is made at startup, owned by the user the children run as. */
+#include "fs_json.h"
+#include "public.h"
+
+#include <apr_file_io.h>
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <unixd.h>
+
+#define CACHE_MAX 512
+#define N_CELLS 8
+
+typedef struct entry {
+    char *cell[N_CELLS]; /* malloc'ed: id, slug, title, description, status, version, fields,
+                            settings */
+} entry;
+
+static entry cache[CACHE_MAX];
+static int n_cache;
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+
+static const char **cells(const formsvc_pubform *f) {
+    return (const char **)f; /* formsvc_pubform is N_CELLS strings in this order */
+}
+
+static int same(const char *a, const char *b) {
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int find(const char *ref) {
+    for (int i = 0; i < n_cache; i++)
+        if (!strcmp(cache[i].cell[0], ref) || (cache[i].cell[1] && !strcmp(cache[i].cell[1], ref)))
+            return i;
+    return -1;
+}
+
+static void drop(entry *e) {
+    for (int c = 0; c < N_CELLS; c++) {
+        free(e->cell[c]);
+        e->cell[c] = NULL;
+    }
+}
+
+static const char *cache_dir;
+
+static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s) {
+    (void)plog;
+    (void)ptemp;
+    const char *dir = ap_runtime_dir_relative(pconf, "formsvc-forms");
+    if (!dir || apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "AH10704: cannot make %s: HTML respondents will not get their form back "
+                     "during a database outage",
+                     dir ? dir : "formsvc-forms");
+        return OK;
+    }
+    if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, ap_unixd_config.group_id) != 0)
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "AH10705: cannot hand %s to the child user",
+                     dir);
+    cache_dir = dir;
+    return OK;
+}
+
+void formsvc_public_hooks(apr_pool_t *p) {
+    (void)p;
+    ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
+}
+
+/* Only plain references name files. */
+static int safe_ref(const char *ref) {
+    if (!*ref || strlen(ref) > 100)
+        return 0;
+    for (const char *q = ref; *q; q++)
+        if (!apr_isalnum(*q) && *q != '_' && *q != '-')
+            return 0;
+    return 1;
+}
+
+static void write_file(apr_pool_t *p, const char *path, const char *text) {
+    const char *tmp =
+        apr_psprintf(p, "%s.%" APR_PID_T_FMT ".%lu", path, getpid(), (unsigned long)pthread_self());
+    apr_file_t *f;
+    apr_size_t n = strlen(text);
+    if (apr_file_open(&f, tmp, APR_WRITE | APR_CREATE | APR_TRUNCATE | APR_BINARY,
+                      APR_FPROT_UREAD | APR_FPROT_UWRITE, p) != APR_SUCCESS)
+        return;
+    int ok = apr_file_write_full(f, text, n, NULL) == APR_SUCCESS;
+    ok = apr_file_close(f) == APR_SUCCESS && ok;
+    if (!ok || apr_file_rename(tmp, path, p) != APR_SUCCESS)
+        apr_file_remove(tmp, p);
+}
+
+static void file_put(const formsvc_pubform *f) {
+    if (!cache_dir || !safe_ref(f->id) || (f->slug && !safe_ref(f->slug)))
+        return;
+    apr_pool_t *p;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
+        return;
+    json_object *a = fs_json_own(p, json_object_new_array());
+    const char **src = (const char **)f;
+    for (int c = 0; c < N_CELLS; c++)
+        json_object_array_add(a, src[c] ? json_object_new_string(src[c]) : NULL);
+    write_file(p, apr_pstrcat(p, cache_dir, "/", f->id, ".json", NULL), fs_json_str(p, a));
+    if (f->slug)
+        write_file(p, apr_pstrcat(p, cache_dir, "/slug-", f->slug, NULL), f->id);
+    apr_pool_destroy(p);
+}
+
+static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
+    if (!cache_dir || !safe_ref(ref))
+        return 0;
+    char *text = NULL;
+    apr_file_t *fd;
+    const char *id = ref;
+    if (strncmp(ref, "frm_", 4)) { /* a slug: its file names the id */
+        if (apr_file_open(&fd, apr_pstrcat(p, cache_dir, "/slug-", ref, NULL), APR_READ, 0, p) !=
+            APR_SUCCESS)
+            return 0;
+        char buf[128];
+        apr_size_t n = sizeof(buf) - 1;
+        apr_file_read(fd, buf, &n);
+        apr_file_close(fd);
+        buf[n] = '\0';
+        id = apr_pstrdup(p, buf);
+        if (!safe_ref(id))
+            return 0;
+    }
+    apr_finfo_t fi;
+    const char *path = apr_pstrcat(p, cache_dir, "/", id, ".json", NULL);
+    if (apr_stat(&fi, path, APR_FINFO_SIZE, p) != APR_SUCCESS || fi.size > 4 * 1024 * 1024 ||
+        apr_file_open(&fd, path, APR_READ | APR_BINARY, 0, p) != APR_SUCCESS)
+        return 0;
+    apr_size_t n = (apr_size_t)fi.size;
+    text = apr_palloc(p, n + 1);
+    apr_status_t rv = apr_file_read_full(fd, text, n, &n);
+    apr_file_close(fd);
+    if (rv != APR_SUCCESS)
+        return 0;
+    text[n] = '\0';
+    json_object *a = fs_json_parse_trusted(p, text);
+    if (!a || !json_object_is_type(a, json_type_array) || json_object_array_length(a) != N_CELLS)
+        return 0;
+    const char **dst = (const char **)out;
+    for (int c = 0; c < N_CELLS; c++) {
+        json_object *v = json_object_array_get_idx(a, c);
+        dst[c] = v ? apr_pstrdup(p, json_object_get_string(v)) : NULL;
+    }
+    return out->id && out->title && out->fields && out->status;
+}
+
+void formsvc_public_cache_put(const formsvc_pubform *f) {
+    const char **src = cells(f);
+    pthread_rwlock_rdlock(&lock);
+    int i = find(f->id);
+    int fresh = i >= 0 && same(cache[i].cell[5], f->version) && same(cache[i].cell[4], f->status) &&
+                same(cache[i].cell[1], f->slug);
+    pthread_rwlock_unlock(&lock);
+    if (fresh)
+        return;
+    pthread_rwlock_wrlock(&lock);
+    i = find(f->id);
+    if (i < 0) {
+        if (n_cache == CACHE_MAX) {
+            for (int k = 0; k < n_cache; k++)
+                drop(&cache[k]);
+            n_cache = 0;
+        }
+        i = n_cache++;
+    } else {
+        drop(&cache[i]);
+    }
+    for (int c = 0; c < N_CELLS; c++)
+        cache[i].cell[c] = src[c] ? strdup(src[c]) : NULL;
+    if (!cache[i].cell[0]) /* out of memory: forget the entry */
+        cache[i] = cache[--n_cache];
+    pthread_rwlock_unlock(&lock);
+    file_put(f);
+}
+
+int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
+    const char **dst = (const char **)out;
+    pthread_rwlock_rdlock(&lock);
+    int i = find(ref);
+    if (i >= 0)
+        for (int c = 0; c < N_CELLS; c++)
+            dst[c] = cache[i].cell[c] ? apr_pstrdup(p, cache[i].cell[c]) : NULL;
+    pthread_rwlock_unlock(&lock);
+    return i >= 0 || file_get(p, ref, out);
+}

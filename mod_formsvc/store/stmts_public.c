@@ -1,0 +1,89 @@
+/* Statements of the public form side: /f/{id}. All arguments are text. */
+#include "stmts.h"
+
+/* The statement of fs_public_submit(_locked), with the form row lock
+ * clause LOCK ("" or "FOR UPDATE OF f"). */
+#define SUBMIT_SQL(LOCK)                                                                           \
+    "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
+    "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
+    "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, "                              \
+    "  (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "                          \
+    "f AS (SELECT f.id, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "      \
+    "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota "                                     \
+    "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
+    "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') " LOCK "), "                 \
+    "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
+    "m AS (INSERT INTO submission_months AS sm (user_id, month, received) "                        \
+    "  SELECT ok.user_id, a.month, 1 FROM ok, a WHERE NOT a.spam AND ok.quota > 0 "                \
+    "  ON CONFLICT (user_id, month) DO UPDATE SET received = sm.received + 1 "                     \
+    "  WHERE sm.received < (SELECT quota FROM ok) RETURNING 1), "                                  \
+    "go AS (SELECT ok.* FROM ok, a WHERE a.spam OR EXISTS (SELECT 1 FROM m)), "                    \
+    "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
+    "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
+    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
+    "  FROM go, a WHERE a.ikey IS NOT NULL "                                                       \
+    "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "              \
+    "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, "           \
+    "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' "           \
+    "  RETURNING 1), "                                                                             \
+    "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
+    "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
+    "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
+    "c AS (UPDATE forms SET submission_count = forms.submission_count + 1 FROM s "                 \
+    "  WHERE forms.id = s.form_id AND NOT s.spam RETURNING 1) "                                    \
+    "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
+    "  WHEN (SELECT closed FROM f) THEN 'closed' WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' " \
+    "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
+    "  (SELECT json_build_object('id', s.id, 'formId', s.form_id, "                                \
+    "    'createdAt', fs_ts(s.created_at), 'data', s.data)::text FROM s), "                        \
+    "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "             \
+    "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, "                     \
+    "  (SELECT count(*) FROM c)::text"
+
+const fs_stmt fs_stmts_public[] = {
+    /* 1 id or slug. A published or closed form: id, slug, title,
+     * description, public status, version, fields, settings. */
+    {"fs_public_form",
+     "SELECT f.id, f.slug, f.title, f.description, fs_public_status(f), f.version::text, "
+     "  f.fields::text, f.settings::text "
+     "FROM forms f WHERE (f.id = %s OR f.slug = %s) AND f.status IN ('published', 'closed')"},
+
+    /* 1 form id, 2 address hash, 3 form id, 4 address hash. Counts this
+     * request in the current minute; returns hits so far and seconds to the
+     * next minute. Drops the address's older windows for the form, and now
+     * and then (1 in 100 calls) everything older than two minutes. */
+    {"fs_public_rate_hit",
+     "WITH d AS (DELETE FROM public_rate WHERE form_id = %s AND addr_hash = %s "
+     "  AND window_start < date_trunc('minute', now()) RETURNING 1), "
+     "g AS (DELETE FROM public_rate WHERE (SELECT random() < 0.01) "
+     "  AND window_start < date_trunc('minute', now()) - interval '2 minutes' RETURNING 1), "
+     "h AS (INSERT INTO public_rate (form_id, addr_hash, window_start, hits) "
+     "  VALUES (%s, %s, date_trunc('minute', now()), 1) "
+     "  ON CONFLICT (form_id, addr_hash, window_start) "
+     "  DO UPDATE SET hits = public_rate.hits + 1 RETURNING hits) "
+     "SELECT h.hits::text, GREATEST(1, ceil(extract(epoch FROM "
+     "  date_trunc('minute', now()) + interval '1 minute' - now())))::int::text, "
+     "  (SELECT count(*) FROM d)::text, (SELECT count(*) FROM g)::text FROM h"},
+
+    /* 1 scope (form id), 2 key: an Idempotency-Key record of the last 24 h:
+     * request hash, status, location, body. */
+    {"fs_public_idem_get",
+     "SELECT request_hash, status::text, location, body FROM idempotency "
+     "WHERE scope = %s AND key = %s AND created_at > now() - interval '24 hours'"},
+
+    /* Stores one public submission, atomically with everything it implies:
+     * 1 form id, 2 submission id, 3 data (json), 4 spam ('t'/'f'),
+     * 5 monthly quota unverified, 6 verified, 7 Idempotency-Key (or NULL),
+     * 8 request hash, 9 status to replay, 10 location to replay.
+     * submission_count and the account's monthly counter
+     * (submission_months, the quota gate) grow for non-spam in this
+     * statement. A replay that loses a race for its Idempotency-Key may
+     * have counted one submission too many against the quota.
+     * Returns: outcome (ok | gone | closed | quota | replay), the
+     * submission json, seconds to the end of the month (UTC). */
+    {"fs_public_submit", SUBMIT_SQL("")},
+    /* the same, locking the form row first: for forms with maxSubmissions,
+     * so that concurrent submissions cannot pass the limit */
+    {"fs_public_submit_locked", SUBMIT_SQL("FOR UPDATE OF f")},
+
+    {NULL, NULL}};

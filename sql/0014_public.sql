@@ -1,0 +1,59 @@
+-- 0014: the public side of forms: automatic closing, the per-address
+-- submission rate counter, and the one statement that stores a public
+-- submission (see mod_formsvc/store/stmts_public.c).
+
+-- Settings are validated by the owner API; these readers still never fail
+-- on a bad value (a wrong type reads as "not set").
+CREATE FUNCTION fs_public_closes_at(s jsonb) RETURNS timestamptz
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    IF jsonb_typeof(s->'closesAt') = 'string' THEN
+        RETURN (s->>'closesAt')::timestamptz;
+    END IF;
+    RETURN NULL;
+EXCEPTION WHEN others THEN
+    RETURN NULL;
+END $$;
+
+CREATE FUNCTION fs_public_max_submissions(s jsonb) RETURNS numeric
+LANGUAGE sql IMMUTABLE AS
+$$ SELECT CASE WHEN jsonb_typeof(s->'maxSubmissions') = 'number'
+               THEN (s->>'maxSubmissions')::numeric END $$;
+
+-- A published form closes by itself at settings.closesAt or once it holds
+-- settings.maxSubmissions (non-spam) submissions.
+CREATE FUNCTION fs_public_autoclosed(f forms) RETURNS boolean
+LANGUAGE sql STABLE AS
+$$ SELECT COALESCE(fs_public_closes_at(f.settings) <= now(), false)
+       OR COALESCE(f.submission_count >= fs_public_max_submissions(f.settings), false) $$;
+
+-- The status a respondent sees: published, or closed (by the owner or by
+-- itself). Drafts are never public.
+CREATE FUNCTION fs_public_status(f forms) RETURNS text
+LANGUAGE sql STABLE AS
+$$ SELECT CASE WHEN f.status = 'published' AND fs_public_autoclosed(f) THEN 'closed'
+               ELSE f.status END $$;
+
+-- Public submissions per client address per form per minute. The address
+-- is stored only as an HMAC under the server's pepper. UNLOGGED: counters
+-- may be lost in a crash, which only forgives a minute.
+CREATE UNLOGGED TABLE public_rate (
+    form_id      text NOT NULL,
+    addr_hash    text NOT NULL,
+    window_start timestamptz NOT NULL,
+    hits         integer NOT NULL,
+    PRIMARY KEY (form_id, addr_hash, window_start)
+);
+CREATE INDEX public_rate_window ON public_rate (window_start);
+
+-- Non-spam public submissions received per account per calendar month
+-- (UTC), the counter behind the monthly submission quota: one row per
+-- account and month, raised in the statement that stores a submission, so
+-- that the check costs the same with the hundred-thousandth submission as
+-- with the first. Deleting a submission does not give its place back.
+CREATE TABLE submission_months (
+    user_id  text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    month    date NOT NULL,
+    received integer NOT NULL,
+    PRIMARY KEY (user_id, month)
+);

@@ -1,0 +1,56 @@
+# Durability of public submissions: with PostgreSQL stopped mid-suite no 2xx
+# is given; JSON callers get 503 with Retry-After, HTML respondents their
+# form back with everything typed and a notice; after PostgreSQL returns
+# the module recovers by itself.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+use PublicTest;
+
+my $fid = make_form(title => 'Outage',
+    fields => [ { key => 'name', type => 'text', label => 'Name', required => JSON::PP::true },
+                { key => 'age', type => 'integer', label => 'Age' } ]);
+my $url = form_url($fid);
+# this process has served the form once: it keeps a copy for outages
+is req(GET => $url)->code, 200, 'page served while the database is up';
+ok -s "$FindBin::Bin/logs/formsvc-forms/$fid.json", 'last-known copy kept for every child of this machine';
+
+my $stopped = 0;
+END { pg_ctl('start') if $stopped }
+pg_ctl('stop');
+$stopped = 1;
+
+my $r = req(POST => $url, body => '{"name":"Ada"}', type => 'application/json');
+is $r->code, 503, 'JSON post with the database down: 503';
+is $r->{json}{type}, base_url() . '/problems/service-unavailable', 'service-unavailable problem';
+ok $r->header('Retry-After') >= 1, 'Retry-After';
+ok $r->{json}{retryAfter} >= 1, 'retryAfter';
+
+$r = req(POST => $url, body => 'name=Grace+%3Cb%3E&age=85', type => 'application/x-www-form-urlencoded',
+         headers => { Accept => 'text/html' });
+is $r->code, 503, 'HTML post with the database down: 503';
+like $r->header('Content-Type'), qr{text/html}, 'a page';
+ok $r->header('Retry-After') >= 1, 'page Retry-After';
+like $r->content, qr/class="notice" role="alert"/, 'with a notice';
+like $r->content, qr/please submit again/, 'that says to submit again';
+like $r->content, qr/name="name" value="Grace &lt;b&gt;"/, 'everything typed kept (escaped)';
+like $r->content, qr/name="age" value="85"/, 'numbers kept';
+like $r->content, qr/<form method="post"/, 'the form itself';
+
+$r = req(GET => $url, headers => { Accept => 'application/json' });
+is $r->code, 503, 'JSON view with the database down: 503';
+$r = req(GET => form_url('frm_00000000000000000000000000'));
+is $r->code, 503, 'a form never seen: 503 page';
+like $r->content, qr/Temporarily unavailable/, 'that says so';
+
+pg_ctl('start');
+$stopped = 0;
+$r = req(POST => $url, body => '{"name":"Ada"}', type => 'application/json');
+is $r->code, 201, 'after PostgreSQL returns: 201 without an httpd restart';
+my @codes = map { req(POST => $url, body => qq({"name":"n$_"}), type => 'application/json')->code } 1 .. 5;
+is_deeply \@codes, [(201) x 5], 'and every request after';
+is count_subs($fid), 6, 'nothing stored during the outage, everything after';
+
+done_testing;

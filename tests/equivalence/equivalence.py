@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""Schema equivalence: the server accepts a submission body exactly when a
+standard JSON Schema 2020-12 validator (Debian's python3-jsonschema,
+Draft202012Validator with format assertion for email, uri, date and
+date-time where it has checkers) accepts it against the schema the server
+publishes.
+
+Usage: equivalence.py path/to/fs_equiv
+Generates forms covering every field type and rule, valid and invalid
+bodies for each, and random combinations; runs them through fs_equiv (the
+server's own parser, schema generator and validator) and through
+jsonschema, and fails on any disagreement.
+
+Known divergence kept out of the generated bodies: Python's re lets '$'
+match before a final newline, ECMA-262 (and the server) do not; owner
+patterns ending in '$' are therefore not tried against values ending in
+a newline. The built-in formats do not use '$'."""
+import json
+import random
+import subprocess
+import sys
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+try:
+    FORMATS = Draft202012Validator.FORMAT_CHECKER
+except AttributeError:  # older jsonschema
+    FORMATS = jsonschema.draft202012_format_checker
+
+OPTS = [{"value": "s", "label": "Small"}, {"value": "m", "label": "Medium"},
+        {"value": 2, "label": "Two"}]
+MOPTS = [{"value": "a", "label": "A"}, {"value": "b", "label": "B"},
+         {"value": "c", "label": "C"}, {"value": "d", "label": "D"}]
+
+COMMON_BAD = [None, True, False, 0, 1.5, "", "x", [], {}, ["x"], {"a": 1}]
+
+# (field definition, values to try)
+FIELDS = [
+    ({"key": "name", "type": "text", "required": True,
+      "validation": {"minLength": 2, "maxLength": 5, "pattern": "^[A-Z][a-z]*$"}},
+     ["Ab", "Abcde", "A", "Abcdef", "ab", "AB", "Ab1", "\u00c9t\u00e9", "Ab\nc", "Ab ",
+      "Ab\u00e9", "\uff21b", "A" + "b" * 4]),
+    ({"key": "note", "type": "textarea"},
+     ["", "line\nline", "x" * 10000, "x" * 10001, "\u00e9" * 10000, "<script>"]),
+    ({"key": "short", "type": "text", "validation": {"maxLength": 3, "minLength": 1}},
+     ["", "a", "abc", "abcd", "\U0001F600\U0001F600\U0001F600", "\U0001F600" * 4]),
+    ({"key": "mail", "type": "email"},
+     ["a@example.com", "first.last+tag@sub.example.co.uk", "a@b", "a@b.c", "a@@b.co",
+      "a b@c.co", "@b.co", "a@-b.co", "a@b-.co", "a@b..co", "a@b.co.", "a@b.co\n",
+      "\"q\"@b.co", "a@b.co ", "\u00e9@b.co", "a@\u00e9.co", "a@b_c.co", "a@1.2.3.4",
+      "x" * 250 + "@b.co", "a@" + "b" * 64 + ".co", "a@" + "b" * 63 + ".co",
+      "ab", "a.@b.co", ".a@b.co"]),
+    ({"key": "site", "type": "url"},
+     ["https://example.com", "http://example.com/a/b?c=d&e=f#g", "https://a.b:8080/",
+      "https://example.com/%7Euser", "https://example.com/%zz", "ftp://example.com",
+      "https://", "https://exa mple.com", "example.com", "https://example.com/<x>",
+      "javascript:alert(1)", "HTTPS://EXAMPLE.COM", "https://example.com/a#b#c",
+      "https://-a.com", "https://a.com/a b", "https://a.com:123456", "https://\u00e9.com",
+      "https://a.com/?q=[1]", "https://user@a.com", "https://a.com\n"]),
+    ({"key": "phone", "type": "tel"},
+     ["+44 20 7946 0958", "(555) 123-4567", "12", "123", "+1", "call me", "555.123.4567",
+      "1" * 30, "1" * 31, "+", "12a3", "123 "]),
+    ({"key": "amount", "type": "number", "validation": {"minimum": 0.5, "maximum": 10}},
+     [0.5, 10, 0.49, 10.01, 5, 5.25, "5", True, -1, "RAW:1e1", "RAW:1E-1", "RAW:1.0"]),
+    ({"key": "big", "type": "number"},
+     [9007199254740991, 9007199254740992, -9007199254740991, -9007199254740992, 1e300,
+      "RAW:99999999999999999999999", "RAW:-0", 0.1]),
+    ({"key": "count", "type": "integer", "validation": {"minimum": -3, "maximum": 1000}},
+     [0, -3, -4, 1000, 1001, 1.0, 1.5, "RAW:1e3", "RAW:1e2", "RAW:2.0", "7", True,
+      "RAW:100.000"]),
+    ({"key": "agree", "type": "boolean", "required": True},
+     [True, False, "true", 1, 0, "on"]),
+    ({"key": "news", "type": "boolean"}, [True, False, "false", 0]),
+    ({"key": "day", "type": "date"},
+     ["2026-11-21", "2024-02-29", "2026-02-29", "2026-02-30", "1900-02-29", "2000-02-29",
+      "2026-04-31", "2026-04-30", "0000-01-01", "0001-01-01", "9999-12-31", "20261121",
+      "2026-1-21", "2026-11-21T00:00:00Z", "2026-13-01", "2026-00-10", "2026-11-00",
+      "2026-W47-6", "\u0662\u0660\u0662\u0666-11-21", "2026-11-21\n", " 2026-11-21"]),
+    ({"key": "at", "type": "datetime"},
+     ["2026-11-21T23:25:28Z", "2026-11-21T23:25:28.123Z", "2026-11-21T23:25:28+05:30",
+      "2026-11-21T23:25:28-00:00", "2026-11-21T23:25:60Z", "2026-11-21T24:00:00Z",
+      "2026-11-21T23:25Z", "2026-11-21 23:25:28Z", "2026-11-21T23:25:28",
+      "2026-11-21t23:25:28z", "2026-02-30T00:00:00Z", "2026-11-21T23:25:28.Z",
+      "2026-11-21T23:25:28+5:30", "2026-11-21T23:25:28+24:00"]),
+    ({"key": "size", "type": "select", "options": OPTS},
+     ["s", "m", "Small", "x", 2, 2.0, "2", "S"]),
+    ({"key": "tags", "type": "multiselect", "options": MOPTS,
+      "validation": {"minItems": 1, "maxItems": 3}},
+     [["a"], ["a", "b", "c"], [], ["a", "a"], ["a", "b", "c", "d"], "a", ["z"], [1],
+      ["a", "b", "a"], [["a"]], ["b", "c"]]),
+    ({"key": "picks", "type": "multiselect", "required": True, "options": MOPTS},
+     [["a"], [], ["d", "c", "b", "a"], ["a", "A"]]),
+    ({"key": "stars", "type": "rating"}, [1, 5, 0, 6, 3.0, 2.5, "3", -1]),
+    ({"key": "stars7", "type": "rating", "validation": {"maximum": 7}}, [7, 8, 1]),
+    ({"key": "ref", "type": "hidden"}, ["newsletter", "", "x" * 1000, "x" * 1001]),
+    ({"key": "code", "type": "text", "validation": {"pattern": "[0-9]{3}"}},
+     ["abc123def", "12", "x1y2z3", "123"]),
+    ({"key": "nopat", "type": "text", "validation": {"pattern": "(unclosed"}}, ["x"]),
+    ({"key": "noopts", "type": "select", "options": []}, ["x"]),
+]
+
+# Conditional questions: (fields, extra bodies)
+CONDITIONAL = [
+    [{"key": "contact", "type": "select", "required": True,
+      "options": [{"value": "email", "label": "E-mail"}, {"value": "phone", "label": "Phone"},
+                  {"value": "none", "label": "None"}]},
+     {"key": "email", "type": "email", "required": True,
+      "visibleIf": {"field": "contact", "equals": "email"}},
+     {"key": "when", "type": "text", "visibleIf": {"field": "contact", "in": ["email", "phone"]}},
+     {"key": "ok", "type": "boolean", "required": True,
+      "visibleIf": {"field": "when", "equals": "now"}}],
+    [{"key": "member", "type": "boolean"},
+     {"key": "number", "type": "integer", "required": True,
+      "visibleIf": {"field": "member", "equals": True}},
+     {"key": "why", "type": "textarea", "visibleIf": {"field": "member", "equals": False}},
+     {"key": "n2", "type": "integer", "visibleIf": {"field": "number", "in": [1, 2]}}],
+]
+COND_VALUES = {
+    "contact": ["email", "phone", "none", "x", None],
+    "email": ["a@b.co", "bad", ""],
+    "when": ["now", "later", 5],
+    "ok": [True, False],
+    "member": [True, False, "true", 1],
+    "number": [1, 2, 1.0, 3, "1"],
+    "why": ["because", ""],
+    "n2": [7, "x"],
+}
+
+
+def raw(v):
+    """JSON text of a value; "RAW:..." strings are inserted as written."""
+    if isinstance(v, str) and v.startswith("RAW:"):
+        return v[4:]
+    return json.dumps(v)
+
+
+def body(members):
+    return "{" + ",".join(json.dumps(k) + ":" + raw(v) for k, v in members) + "}"
+
+
+def cases():
+    rnd = random.Random(4)
+    out = []
+    # one form per field: the field alone, every value and the common bad ones
+    for f, values in FIELDS:
+        bodies = [body([]), body([("zz", 1)])]
+        for v in values + COMMON_BAD:
+            bodies.append(body([(f["key"], v)]))
+            bodies.append(body([(f["key"], v), ("other", v)]))
+        out.append({"fields": [f], "bodies": bodies})
+    # one form with every field, random bodies
+    allf = [f for f, _ in FIELDS if f["key"] not in ("nopat", "noopts")]
+    vals = {f["key"]: values + COMMON_BAD for f, values in FIELDS if f in allf}
+    good = {f["key"]: values[0] for f, values in FIELDS if f in allf}
+    bodies = [body(sorted(good.items()))]
+    for _ in range(1500):
+        members = []
+        for f in allf:
+            k = f["key"]
+            r = rnd.random()
+            if r < 0.25:
+                continue
+            members.append((k, good[k] if r < 0.85 else rnd.choice(vals[k])))
+        if rnd.random() < 0.05:
+            members.append(("unknown_" + str(rnd.randint(0, 9)), 1))
+        bodies.append(body(members))
+    out.append({"fields": allf, "bodies": bodies})
+    # conditional forms: every combination of a few values
+    for fields in CONDITIONAL:
+        bodies = []
+        keys = [f["key"] for f in fields]
+        for _ in range(1500):
+            members = []
+            for k in keys:
+                if rnd.random() < 0.35:
+                    continue
+                members.append((k, rnd.choice(COND_VALUES[k])))
+            bodies.append(body(members))
+        out.append({"fields": fields, "bodies": bodies})
+    return out
+
+
+def main():
+    exe = sys.argv[1]
+    cs = cases()
+    res = subprocess.run([exe], input=json.dumps({"cases": cs}).encode(),
+                         capture_output=True, check=True)
+    results = json.loads(res.stdout)["results"]
+    total = disagree = accepted = 0
+    for case, r in zip(cs, results):
+        schema = r["schema"]
+        if "EQUIV_SELFTEST" in __import__("os").environ:  # the test must be able to fail
+            for p in schema["properties"].values():
+                if isinstance(p, dict):
+                    p.pop("pattern", None)
+                    p.pop("maxLength", None)
+        Draft202012Validator.check_schema(schema)
+        v = Draft202012Validator(schema, format_checker=FORMATS)
+        for text, server, codes in zip(case["bodies"], r["accepted"], r["codes"]):
+            if server is None:
+                print("server could not parse generated body: %s" % text[:200])
+                disagree += 1
+                continue
+            ref = v.is_valid(json.loads(text))
+            total += 1
+            accepted += ref
+            if ref != server:
+                disagree += 1
+                if disagree <= 20:
+                    errs = [e.message for e in v.iter_errors(json.loads(text))][:3]
+                    print("DISAGREE server=%s jsonschema=%s body=%s\n  server: %s\n  jsonschema: %s"
+                          % (server, ref, text[:300], codes, errs))
+    print("equivalence: %d bodies over %d forms, %d accepted, %d disagreements"
+          % (total, len(cs), accepted, disagree))
+    return 1 if disagree else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+/* fs_html: escaping, labels, required marks, errors tied to inputs,
+ * values kept, no script. */
+#include "fs_html.h"
+#include "fs_json.h"
+#include "fs_test.h"
+#include "fs_validate.h"
+
+#include <apr_strings.h>
+
+static const char EVIL[] = "<script>alert('x')</script>\"&";
+static const char EVIL_ESC[] = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;";
+
+static void escaping(void **state) {
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_html_escape(p, EVIL), EVIL_ESC);
+    assert_string_equal(fs_html_escape(p, ""), "");
+    assert_string_equal(fs_html_escape(p, "plain \xc3\xa9"), "plain \xc3\xa9");
+    const char *m = fs_html_message(p, EVIL, EVIL, EVIL);
+    assert_null(strstr(m, "<script"));
+    assert_non_null(strstr(m, EVIL_ESC));
+}
+
+static int count(const char *h, const char *needle) {
+    int n = 0;
+    for (const char *q = h; (q = strstr(q, needle)); q++)
+        n++;
+    return n;
+}
+
+static void page(void **state) {
+    apr_pool_t *p = *state;
+    const char *fields_json = apr_psprintf(
+        p,
+        "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,\"label\":\"%s\","
+        "\"description\":\"%s\",\"placeholder\":\"%s\"},"
+        "{\"key\":\"age\",\"type\":\"integer\",\"label\":\"Age\"},"
+        "{\"key\":\"size\",\"type\":\"select\",\"label\":\"Size\",\"options\":[{\"value\":\"%s\","
+        "\"label\":\"%s\"}]},"
+        "{\"key\":\"tags\",\"type\":\"multiselect\",\"label\":\"Tags\",\"options\":[{\"value\":"
+        "\"a\","
+        "\"label\":\"A\"},{\"value\":\"b\",\"label\":\"B\"}]},"
+        "{\"key\":\"stars\",\"type\":\"rating\",\"label\":\"Stars\"},"
+        "{\"key\":\"ok\",\"type\":\"boolean\",\"label\":\"I agree\",\"required\":true},"
+        "{\"key\":\"ref\",\"type\":\"hidden\"},"
+        "{\"key\":\"why\",\"type\":\"textarea\",\"label\":\"Why\","
+        "\"visibleIf\":{\"field\":\"size\",\"equals\":\"%s\"}}]",
+        "Name \\\"<b>\\\"", "Help 'me'", "<i>", "v<1>", "L<1>", "v<1>");
+    const fs_fieldset *fs = fs_fieldset_from_json(p, fs_json_parse_trusted(p, fields_json));
+    assert_int_equal(fs->n, 8);
+    json_object *vals;
+    const char *body = "{\"name\":\"\",\"age\":\"<script>x</script>\",\"tags\":[\"b\"],"
+                       "\"stars\":4,\"ref\":\"news'\\\"letter\",\"zz\":1}";
+    assert_null(fs_json_parse_object(p, body, strlen(body), &vals));
+    fs_error *e = fs_validate(p, fs, vals);
+    assert_non_null(e);
+    fs_page pg = {EVIL, EVIL, fs, vals, e, "https://f.example/f/frm_1?a=1&b='", EVIL, 1};
+    const char *h = fs_html_form(p, &pg);
+    /* nothing owner- or respondent-supplied is raw */
+    assert_null(strstr(h, "<script"));
+    assert_null(strstr(h, "<b>"));
+    assert_null(strstr(h, "<i>"));
+    assert_null(strstr(h, "v<1>"));
+    assert_non_null(strstr(h, "&lt;script&gt;x&lt;/script&gt;"));
+    assert_non_null(strstr(h, "action=\"https://f.example/f/frm_1?a=1&amp;b=&#39;\""));
+    assert_non_null(strstr(h, "value=\"news&#39;&quot;letter\""));
+    /* labels bound to inputs, required marked */
+    assert_non_null(strstr(h, "<label for=\"f-name\">Name &quot;&lt;b&gt;&quot; "
+                              "<span class=\"req\">(required)</span></label>"));
+    assert_non_null(strstr(h, "id=\"f-name\" name=\"name\" value=\"\" required"));
+    assert_non_null(strstr(h, "<label for=\"f-tags-1\">B</label>"));
+    assert_non_null(strstr(h, "<legend>Stars</legend>"));
+    /* errors: summary linked to the inputs, aria on the inputs */
+    assert_non_null(strstr(h, "class=\"summary\" role=\"alert\""));
+    assert_non_null(strstr(h, "<a href=\"#f-name\">"));
+    assert_non_null(strstr(h, "<a href=\"#f-ok\">"));
+    assert_non_null(strstr(h, "aria-invalid=\"true\" aria-describedby=\"f-name-help f-name-err\""));
+    assert_non_null(strstr(h, "<p class=\"err\" id=\"f-age-err\">"));
+    assert_non_null(strstr(h, "<li>This form has no question zz.</li>"));
+    /* values kept */
+    assert_non_null(strstr(h, "value=\"b\" checked"));
+    assert_non_null(strstr(h, "value=\"4\" checked"));
+    assert_int_equal(count(h, " checked"), 2);
+    /* the conditional question explains when it applies */
+    assert_non_null(
+        strstr(h, "Answer only if \xe2\x80\x9cSize\xe2\x80\x9d is \xe2\x80\x9cL&lt;1&gt;"));
+    /* honeypot, notice, no script, viewport */
+    assert_non_null(strstr(h, "name=\"_hp\""));
+    assert_non_null(strstr(h, "class=\"notice\""));
+    assert_null(strstr(h, "<script"));
+    assert_non_null(strstr(h, "name=\"viewport\""));
+    assert_int_equal(count(h, "<label"), 1 /* name */ + 1 + 1 + 2 + 5 + 1 + 1 + 1 /* hp */);
+}
+
+static void style_hash(void **state) {
+    apr_pool_t *p = *state;
+    const char *s = fs_html_style_src(p);
+    assert_int_equal(strncmp(s, "'sha256-", 8), 0);
+    assert_int_equal(strlen(s), 8 + 44 + 1);
+    assert_non_null(strstr(fs_html_css(), "max-width:40rem"));
+}
+
+static const struct CMUnitTest tests[] = {
+    FS_TEST(escaping),
+    FS_TEST(page),
+    FS_TEST(style_hash),
+};
+FS_TEST_MAIN(tests)

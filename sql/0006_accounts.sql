@@ -51,9 +51,9 @@ DECLARE
 BEGIN
     SELECT count(*), COALESCE(max(jsonb_array_length(f.fields)), 0)
       INTO forms_n, fields_max FROM forms f WHERE f.user_id = uid;
-    SELECT count(*) INTO subs_n FROM submissions s
-     WHERE s.user_id = uid AND NOT s.spam
-       AND s.created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    -- the counter the monthly quota gate itself uses (sql/0014)
+    SELECT COALESCE(sum(m.received), 0) INTO subs_n FROM submission_months m
+     WHERE m.user_id = uid AND m.month = date_trunc('month', now() AT TIME ZONE 'UTC')::date;
     SELECT count(*) INTO keys_n FROM keys k WHERE k.user_id = uid AND fs_key_active(k);
     -- Tables of other migrations, counted when they exist; a shape other
     -- than expected counts 0 rather than failing GET /v1/me.

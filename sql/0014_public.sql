@@ -1,5 +1,4 @@
--- 0014: the public side of forms: automatic closing, the per-address
--- submission rate counter, and the one statement that stores a public
+-- 0014: the public side of forms: automatic closing and the one statement that stores a public
 -- submission (see mod_formsvc/store/stmts_public.c).
 
 -- Settings are validated by the owner API; these readers still never fail
@@ -34,17 +33,6 @@ LANGUAGE sql STABLE AS
 $$ SELECT CASE WHEN f.status = 'published' AND fs_public_autoclosed(f) THEN 'closed'
                ELSE f.status END $$;
 
--- Public submissions per client address per form per minute. The address
--- is stored only as an HMAC under the server's pepper. UNLOGGED: counters
--- may be lost in a crash, which only forgives a minute.
-CREATE UNLOGGED TABLE public_rate (
-    form_id      text NOT NULL,
-    addr_hash    text NOT NULL,
-    window_start timestamptz NOT NULL,
-    hits         integer NOT NULL,
-    PRIMARY KEY (form_id, addr_hash, window_start)
-);
-CREATE INDEX public_rate_window ON public_rate (window_start);
 
 -- Non-spam public submissions received per account per calendar month
 -- (UTC), the counter behind the monthly submission quota: one row per

@@ -36,9 +36,16 @@ ok $q->{limits}{requests}{used} >= 1, 'this request counts against the minute';
 is $r->header('RateLimit-Limit'), 100000, 'RateLimit-Limit is the tier figure';
 
 # use shows what exists
-psql("INSERT INTO forms (id, user_id, title, fields) VALUES ('frm_q$$', '$uid', 't', '[{\"key\":\"a\"},{\"key\":\"b\"}]')");
-psql("INSERT INTO submissions (id, form_id, user_id, form_version, data) VALUES ('sub_q$$', 'frm_q$$', '$uid', 1, '{}')");
-psql("INSERT INTO submissions (id, form_id, user_id, form_version, data, spam) VALUES ('sub_s$$', 'frm_q$$', '$uid', 1, '{}', true)");
+# (through the real endpoints: a form, published, one answer and one
+# honeypot catch, which is stored as spam and does not count)
+$r = api(POST => '/v1/forms', token => $key, body => { title => 't', fields => [
+    { key => 'a', type => 'text', label => 'A' }, { key => 'b', type => 'text', label => 'B' } ] });
+my $fid = $r->{json}{id};
+is api(POST => "/v1/forms/$fid/publish", token => $key)->code, 200, 'published';
+is api(POST => "/f/$fid", body => { a => 'x' })->code, 201, 'one submission';
+is api(POST => "/f/$fid", body => 'a=y&_hp=spam', headers => { 'Content-Type' => 'application/x-www-form-urlencoded' })->code,
+   303, 'a honeypot catch is answered as a success';
+is psql("SELECT count(*) FROM submissions WHERE form_id = '$fid' AND spam"), 1, 'and stored as spam';
 $q = api(GET => '/v1/me', token => $key)->{json}{quota};
 is $q->{limits}{forms}{used}, 1, 'forms used';
 is $q->{limits}{fields}{used}, 2, 'fields used: the largest form';

@@ -17,6 +17,7 @@
 #include "fs_util.h"
 #include "fs_validate.h"
 #include "public.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -459,7 +460,7 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         return problem(r, fs_error_make(r->pool, "form-closed",
                                         "This form is closed and takes no more submissions."));
     }
-    e = formsvc_public_rate_check(r, pb.f.id);
+    e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, pb.f.id);
     if (e && html) {
         if (e->retry_after > 0)
             apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));

@@ -48,22 +48,6 @@ const fs_stmt fs_stmts_public[] = {
      "  f.fields::text, f.settings::text "
      "FROM forms f WHERE (f.id = %s OR f.slug = %s) AND f.status IN ('published', 'closed')"},
 
-    /* 1 form id, 2 address hash, 3 form id, 4 address hash. Counts this
-     * request in the current minute; returns hits so far and seconds to the
-     * next minute. Drops the address's older windows for the form, and now
-     * and then (1 in 100 calls) everything older than two minutes. */
-    {"fs_public_rate_hit",
-     "WITH d AS (DELETE FROM public_rate WHERE form_id = %s AND addr_hash = %s "
-     "  AND window_start < date_trunc('minute', now()) RETURNING 1), "
-     "g AS (DELETE FROM public_rate WHERE (SELECT random() < 0.01) "
-     "  AND window_start < date_trunc('minute', now()) - interval '2 minutes' RETURNING 1), "
-     "h AS (INSERT INTO public_rate (form_id, addr_hash, window_start, hits) "
-     "  VALUES (%s, %s, date_trunc('minute', now()), 1) "
-     "  ON CONFLICT (form_id, addr_hash, window_start) "
-     "  DO UPDATE SET hits = public_rate.hits + 1 RETURNING hits) "
-     "SELECT h.hits::text, GREATEST(1, ceil(extract(epoch FROM "
-     "  date_trunc('minute', now()) + interval '1 minute' - now())))::int::text, "
-     "  (SELECT count(*) FROM d)::text, (SELECT count(*) FROM g)::text FROM h"},
 
     /* 1 scope (form id), 2 key: an Idempotency-Key record of the last 24 h:
      * request hash, status, location, body. */

@@ -16,6 +16,7 @@
 #include <json.h>
 
 #include "fs_pattern.h"
+#include "fs_regex.h"
 
 typedef enum {
     FS_FT_TEXT,
@@ -61,7 +62,8 @@ typedef struct fs_field {
     double min, max;
     const char *format_re;    /* built-in pattern for the type, or NULL */
     const char *pattern;      /* owner's pattern, or NULL */
-    fs_pattern *pattern_code; /* compiled owner pattern (NULL when bad) */
+    fs_regex *pattern_code;   /* compiled owner pattern, the same engine and
+                               * subset that accepted it (NULL when bad) */
 } fs_field;
 
 typedef struct fs_fieldset {

@@ -147,7 +147,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
             f->pattern = str_of(va, "pattern");
             if (f->pattern) {
                 const char *err;
-                f->pattern_code = fs_pattern_compile(p, f->pattern, &err);
+                f->pattern_code = fs_regex_compile(p, f->pattern, &err);
             }
             set_max_len(f, f->type == FS_FT_TEXTAREA ? FS_DEFAULT_MAX_TEXTAREA
                            : f->type == FS_FT_EMAIL  ? FS_EMAIL_MAX

@@ -55,7 +55,7 @@ static void check_string(apr_pool_t *p, const fs_field *f, json_object *v, const
             add(p, e, ptr, "format", apr_psprintf(p, "%s must be %s.", what(f), format_hint(f)));
     }
     if (f->pattern) { /* allOf: pattern */
-        if (!f->pattern_code || !fs_pattern_search(f->pattern_code, s, blen))
+        if (!f->pattern_code || fs_regex_match(f->pattern_code, s) != 1)
             add(p, e, ptr, "pattern",
                 apr_psprintf(p, "%s does not have the expected form.", what(f)));
     }

@@ -17,7 +17,6 @@ CREATE TABLE forms (
     fields           jsonb NOT NULL DEFAULT '[]',
     -- closesAt, maxSubmissions, confirmationMessage, redirectUrl, honeypot
     settings         jsonb NOT NULL DEFAULT '{}',
-    submission_count integer NOT NULL DEFAULT 0,   -- non-spam submissions
     created_at       timestamptz NOT NULL DEFAULT clock_timestamp(),
     updated_at       timestamptz NOT NULL DEFAULT clock_timestamp(),
     published_at     timestamptz

@@ -7,6 +7,21 @@
 -- rows committed before it (READ COMMITTED), which makes the count quota
 -- exact under concurrency: the user's row is locked first.
 
+-- Non-spam submissions of a form, counted in 16 shards: each submission
+-- raises a random shard, so concurrent submissions to one form do not queue
+-- on one row lock until commit (with one counter row, POST throughput to a
+-- form was bounded near 500 a second by commit latency).
+CREATE TABLE form_counts (
+    form_id text NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    shard   smallint NOT NULL,
+    n       integer NOT NULL,
+    PRIMARY KEY (form_id, shard)
+);
+
+CREATE FUNCTION fs_form_count(fid text) RETURNS bigint
+LANGUAGE sql STABLE AS
+$$ SELECT COALESCE(sum(n), 0) FROM form_counts WHERE form_id = fid $$;
+
 -- The status a form really has now: a published form whose closesAt has
 -- passed, or which holds maxSubmissions submissions, is closed by itself.
 -- Nothing is written when that happens; every reader (the owner API, the
@@ -18,7 +33,7 @@ $$ SELECT CASE
             (jsonb_typeof(f.settings->'closesAt') = 'string'
              AND (f.settings->>'closesAt')::timestamptz <= now())
          OR (jsonb_typeof(f.settings->'maxSubmissions') = 'number'
-             AND f.submission_count >= (f.settings->>'maxSubmissions')::numeric))
+             AND fs_form_count(f.id) >= (f.settings->>'maxSubmissions')::numeric))
        THEN 'closed' ELSE f.status END $$;
 
 -- settings with every member present (defaults for the missing ones).
@@ -34,7 +49,7 @@ LANGUAGE sql STABLE AS
 $$ SELECT json_build_object(
        'id', f.id, 'slug', f.slug, 'title', f.title, 'description', f.description,
        'status', fs_form_status(f), 'version', f.version, 'fields', f.fields,
-       'settings', fs_form_settings(f.settings), 'submissionCount', f.submission_count,
+       'settings', fs_form_settings(f.settings), 'submissionCount', fs_form_count(f.id),
        'publicUrl', base || '/f/' || COALESCE(f.slug, f.id),
        'createdAt', fs_ts(f.created_at), 'updatedAt', fs_ts(f.updated_at),
        'publishedAt', fs_ts(f.published_at)) $$;

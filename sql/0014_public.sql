@@ -24,7 +24,7 @@ $$ SELECT CASE WHEN jsonb_typeof(s->'maxSubmissions') = 'number'
 CREATE FUNCTION fs_public_autoclosed(f forms) RETURNS boolean
 LANGUAGE sql STABLE AS
 $$ SELECT COALESCE(fs_public_closes_at(f.settings) <= now(), false)
-       OR COALESCE(f.submission_count >= fs_public_max_submissions(f.settings), false) $$;
+       OR COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) $$;
 
 -- The status a respondent sees: published, or closed (by the owner or by
 -- itself). Drafts are never public.
@@ -39,9 +39,12 @@ $$ SELECT CASE WHEN f.status = 'published' AND fs_public_autoclosed(f) THEN 'clo
 -- account and month, raised in the statement that stores a submission, so
 -- that the check costs the same with the hundred-thousandth submission as
 -- with the first. Deleting a submission does not give its place back.
+-- Sharded like form_counts, so one account's concurrent submissions do
+-- not queue on one row.
 CREATE TABLE submission_months (
     user_id  text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     month    date NOT NULL,
+    shard    smallint NOT NULL DEFAULT 0,
     received integer NOT NULL,
-    PRIMARY KEY (user_id, month)
+    PRIMARY KEY (user_id, month, shard)
 );

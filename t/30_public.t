@@ -144,7 +144,7 @@ is_deeply $r->{json}{data}, \%good, 'data as sent';
 is $r->header('Access-Control-Allow-Origin'), '*', 'CORS on JSON posts';
 like $r->header('Location') // '', qr{/v1/forms/$fid/submissions/sub_}, 'Location';
 is count_subs($fid), 1, 'stored';
-is psql("SELECT submission_count FROM forms WHERE id = '$fid'"), 1, 'submission_count incremented';
+is psql("SELECT fs_form_count('$fid')"), 1, 'submission_count incremented';
 
 # every kind of wrong value, all reported at once, nothing stored
 my %bad = (name => 'x' x 21, email => 'ada@example', age => 17, size => 'xl',
@@ -273,12 +273,12 @@ for my $case (
 is count_subs($fid), $n0 + 1, 'nothing stored for broken multipart';
 
 # ---- honeypot --------------------------------------------------------------
-my $before = psql("SELECT submission_count FROM forms WHERE id = '$fid'");
+my $before = psql("SELECT fs_form_count('$fid')");
 $r = req(POST => $url, type => 'application/x-www-form-urlencoded',
          body => 'name=Bot&consent=on&_hp=http%3A%2F%2Fspam.example');
 is $r->code, 303, 'honeypot: answered as a success';
 is count_subs($fid, 'spam'), 1, 'stored flagged spam';
-is psql("SELECT submission_count FROM forms WHERE id = '$fid'"), $before, 'spam not counted';
+is psql("SELECT fs_form_count('$fid')"), $before, 'spam not counted';
 
 # ---- redirectUrl -------------------------------------------------------------
 my $redir = make_form(fields => [ { key => 'q', type => 'text' } ],

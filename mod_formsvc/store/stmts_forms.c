@@ -76,8 +76,9 @@ const fs_stmt fs_stmts_forms[] = {
     {"fs_sub_delete",
      "WITH d AS (DELETE FROM submissions WHERE id = %s AND form_id = %s AND user_id = %s "
      "  RETURNING form_id, spam), "
-     "u AS (UPDATE forms SET submission_count = greatest(submission_count - 1, 0) "
-     "  WHERE id = (SELECT form_id FROM d WHERE NOT spam) RETURNING 1) "
+     "u AS (UPDATE form_counts SET n = n - 1 WHERE (form_id, shard) = "
+     "  (SELECT c.form_id, c.shard FROM form_counts c JOIN d ON c.form_id = d.form_id "
+     "   WHERE NOT d.spam AND c.n > 0 LIMIT 1) RETURNING 1) "
      "SELECT (SELECT count(*) FROM d)::text, (SELECT count(*) FROM u)::text"},
 
     /* 1 scope, 2 key, 3 request fingerprint. One row when the key is ours

@@ -13,10 +13,12 @@
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') " LOCK "), "                 \
     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
-    "m AS (INSERT INTO submission_months AS sm (user_id, month, received) "                        \
-    "  SELECT ok.user_id, a.month, 1 FROM ok, a WHERE NOT a.spam AND ok.quota > 0 "                \
-    "  ON CONFLICT (user_id, month) DO UPDATE SET received = sm.received + 1 "                     \
-    "  WHERE sm.received < (SELECT quota FROM ok) RETURNING 1), "                                  \
+    "m AS (INSERT INTO submission_months AS sm (user_id, month, shard, received) "                 \
+    "  SELECT ok.user_id, a.month, floor(random() * 16)::smallint, 1 FROM ok, a "                  \
+    "  WHERE NOT a.spam AND (SELECT COALESCE(sum(x.received), 0) FROM submission_months x "        \
+    "    WHERE x.user_id = ok.user_id AND x.month = a.month) < ok.quota "                          \
+    "  ON CONFLICT (user_id, month, shard) DO UPDATE SET received = sm.received + 1 "              \
+    "  RETURNING 1), "                                                                             \
     "go AS (SELECT ok.* FROM ok, a WHERE a.spam OR EXISTS (SELECT 1 FROM m)), "                    \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
@@ -29,8 +31,9 @@
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
-    "c AS (UPDATE forms SET submission_count = forms.submission_count + 1 FROM s "                 \
-    "  WHERE forms.id = s.form_id AND NOT s.spam RETURNING 1) "                                    \
+    "c AS (INSERT INTO form_counts AS fc (form_id, shard, n) "                                     \
+    "  SELECT s.form_id, floor(random() * 16)::smallint, 1 FROM s WHERE NOT s.spam "               \
+    "  ON CONFLICT (form_id, shard) DO UPDATE SET n = fc.n + 1 RETURNING 1) "                      \
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
     "  WHEN (SELECT closed FROM f) THEN 'closed' WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' " \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
@@ -59,9 +62,11 @@ const fs_stmt fs_stmts_public[] = {
      * 1 form id, 2 submission id, 3 data (json), 4 spam ('t'/'f'),
      * 5 monthly quota unverified, 6 verified, 7 Idempotency-Key (or NULL),
      * 8 request hash, 9 status to replay, 10 location to replay.
-     * submission_count and the account's monthly counter
+     * The form's count (form_counts) and the account's monthly counter
      * (submission_months, the quota gate) grow for non-spam in this
-     * statement. A replay that loses a race for its Idempotency-Key may
+     * statement, each in a random one of 16 shards; concurrent submissions
+     * of one account may pass the monthly quota by at most the number in
+     * flight (the form's maxSubmissions is exact: see the locked variant). A replay that loses a race for its Idempotency-Key may
      * have counted one submission too many against the quota.
      * Returns: outcome (ok | gone | closed | quota | replay), the
      * submission json, seconds to the end of the month (UTC). */

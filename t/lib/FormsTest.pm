@@ -55,7 +55,8 @@ sub insert_submission {
     psql("INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "
        . "SELECT " . sqlq($id) . ", f.id, f.user_id, f.version, " . sqlq($json) . "::jsonb, $spam, $created "
        . "FROM forms f WHERE f.id = " . sqlq($form) . ";"
-       . ($o{spam} ? '' : "UPDATE forms SET submission_count = submission_count + 1 WHERE id = " . sqlq($form)));
+       . ($o{spam} ? '' : "INSERT INTO form_counts (form_id, shard, n) VALUES (" . sqlq($form) . ", 0, 1) "
+                        . "ON CONFLICT (form_id, shard) DO UPDATE SET n = form_counts.n + 1"));
     return $id;
 }
 

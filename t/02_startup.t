@@ -7,6 +7,7 @@ use Test::More;
 use File::Temp qw(tempdir);
 use IO::Socket::INET;
 
+my $httpd = $ENV{FORMSVC_HTTPD} // "/usr/sbin/apache2";
 my $mods = '/usr/lib/apache2/modules';
 my $module = $ENV{FORMSVC_MODULE} or die 'FORMSVC_MODULE not set';
 my $dir = tempdir(CLEANUP => 1);
@@ -29,7 +30,7 @@ $extra
 CONF
     close $fh;
     unlink "$dir/error.log";
-    my $out = `timeout 20 /usr/sbin/apache2 -f $dir/httpd.conf -DFOREGROUND 2>&1`;
+    my $out = `timeout 20 $httpd -f $dir/httpd.conf -DFOREGROUND 2>&1`;
     my $rc = $? >> 8;
     if (open my $l, '<', "$dir/error.log") { local $/; $out .= <$l> // '' }
     system("kill \$(cat $dir/httpd.pid) 2>/dev/null") if -e "$dir/httpd.pid";

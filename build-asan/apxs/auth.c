@@ -79,6 +79,14 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
     p->client_id = FS_CELL(rs, 0, 5);
     p->verified = FS_CELL(rs, 0, 6) && FS_CELL(rs, 0, 6)[0] == 't';
     p->expires = FS_CELL(rs, 0, 8) ? apr_atoi64(FS_CELL(rs, 0, 8)) : 0;
+    if (FS_CELL(rs, 0, 9)[0] == 't') {
+        /* lastUsedAt is a hint: a failure here does not fail the request */
+        const char *targs[] = {p->key_id};
+        fs_rows *ignored;
+        fs_error *te = formsvc_query(r, "fs_touch_key", 1, targs, &ignored);
+        if (te)
+            FORMSVC_LOG(r, APLOG_WARNING, 10202, "lastUsedAt not refreshed for %s", p->key_id);
+    }
     *who = p;
     return NULL;
 }
@@ -100,7 +108,8 @@ int formsvc_check_authn(request_rec *r)
         q->auth_error = fs_error_make(r->pool, "unauthorized",
                                       "This resource needs Authorization: Bearer <secret>.");
         q->auth_error->www_authenticate = "Bearer realm=\"formsvc\"";
-        ap_note_auth_failure(r);
+        if (auth_type_is_bearer(r))
+            ap_note_auth_failure(r);
         return HTTP_UNAUTHORIZED;
     }
     formsvc_principal *who;
@@ -110,7 +119,10 @@ int formsvc_check_authn(request_rec *r)
         if (e->status == 401) {
             /* never the secret itself in a log line */
             FORMSVC_LOG(r, APLOG_INFO, 10201, "bearer credential refused");
-            ap_note_auth_failure(r);
+            /* our own routes carry the challenge in the problem; others
+             * (AuthType Bearer) through httpd's note_auth_failure */
+            if (auth_type_is_bearer(r))
+                ap_note_auth_failure(r);
         }
         return e->status;
     }

@@ -1,5 +1,6 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
+#include "config_accounts.h"
 #include "fs_secret.h"
 
 #include <apr_file_io.h>
@@ -26,9 +27,9 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s)
     c->max_body_api = 1024 * 1024;
     c->max_body_submission = 64 * 1024;
     c->token_lifetime = 3600;
-    c->submission_rate = 30;
     c->tier[0] = default_tier[0];
     c->tier[1] = default_tier[1];
+    c->acct = formsvc_acct_create(p);
     return c;
 }
 
@@ -47,7 +48,7 @@ void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv)
     MERGE(max_body_api);
     MERGE(max_body_submission);
     MERGE(token_lifetime);
-    MERGE(submission_rate);
+    c->acct = formsvc_acct_merge(p, base->acct, add->acct);
     for (int t = 0; t < 2; t++) {
         int *ct = (int *)&c->tier[t], *bt = (int *)&base->tier[t], *at = (int *)&add->tier[t];
         for (unsigned i = 0; i < sizeof(formsvc_tier) / sizeof(int); i++)
@@ -148,18 +149,6 @@ static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
-static const char *set_submission_rate(cmd_parms *cmd, void *d, const char *arg)
-{
-    (void)d;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || v < 0 || v > 1000000)
-        return "FormsvcSubmissionRate takes submissions a minute from 0 (off) to 1000000";
-    srv(cmd)->submission_rate = (int)v;
-    srv(cmd)->submission_rate_set = 1;
-    return NULL;
-}
-
 /* FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|webhooks|requests N */
 static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const char *what,
                              const char *num)
@@ -203,12 +192,10 @@ const command_rec formsvc_cmds[] = {
                   "Largest public submission body in bytes (default 65536)"),
     AP_INIT_TAKE1("FormsvcTokenLifetime", set_token_lifetime, NULL, RSRC_CONF,
                   "Lifetime of client_credentials access tokens in seconds (default 3600)"),
-    AP_INIT_TAKE1("FormsvcSubmissionRate", set_submission_rate, NULL, RSRC_CONF,
-                  "Public submissions a client address may make to one form a minute "
-                  "(default 30; 0 turns the limit off)"),
     AP_INIT_TAKE3("FormsvcQuota", set_quota, NULL, RSRC_CONF,
                   "FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|"
                   "webhooks|requests <count>"),
+    FORMSVC_ACCOUNT_CMDS,
     {NULL}};
 
 const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s)

@@ -21,12 +21,12 @@ typedef struct formsvc_srv {
     const char *key_prefix, *client_prefix;
     apr_off_t max_body_api, max_body_submission;
     int token_lifetime;
-    int submission_rate; /* public submissions per address per form a minute; 0: off */
     formsvc_tier tier[2]; /* 0 unverified, 1 verified */
     unsigned int base_url_set : 1, pepper_file_set : 1, key_prefix_set : 1,
         client_prefix_set : 1, max_body_api_set : 1, max_body_submission_set : 1,
-        token_lifetime_set : 1, submission_rate_set : 1;
+        token_lifetime_set : 1;
     unsigned int tier_set[2]; /* bit per quota: which were set */
+    struct formsvc_acct *acct; /* rate limits, mail: config_accounts.h */
 } formsvc_srv;
 
 extern const command_rec formsvc_cmds[];

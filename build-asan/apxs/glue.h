@@ -58,6 +58,9 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
 /* Query parameter (first occurrence, decoded), NULL when absent. */
 const char *formsvc_arg(request_rec *r, const char *name);
 
+/* A query flag: absent or "false" is 0, "true" is 1, anything else 422. */
+fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out);
+
 /* Paging: limit (1..100, default 20) and the decoded cursor id. */
 fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
                          int *limit, const char **after);
@@ -88,6 +91,13 @@ fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
 extern const formsvc_route formsvc_routes_ops[];
 extern const formsvc_route formsvc_routes_account[];
 extern const formsvc_route formsvc_routes_keys[];
+extern const formsvc_route formsvc_routes_clients[];
+extern const formsvc_route formsvc_routes_token[];
+extern const formsvc_route formsvc_routes_audit[];
+extern const formsvc_route formsvc_routes_verify[];
+extern const formsvc_route formsvc_routes_forms[];
+extern const formsvc_route formsvc_routes_fields[];
+extern const formsvc_route formsvc_routes_submissions[];
 extern const formsvc_route formsvc_routes_public[];
 
 /* Shared request helpers of the handlers. */
@@ -97,6 +107,14 @@ void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *
 /* 403 quota-exceeded with quota, limit and used. */
 fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
 
+/* Audit trail (handle_audit.c): records that the calling credential did
+ * action (e.g. "form.published") to target_id. A failure is logged, never
+ * turned into an error: the write it records has already committed. */
+void formsvc_audit(request_rec *r, const char *action, const char *target_id);
+/* The same for a request without a bearer principal (the token endpoint). */
+void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
+                      const char *client_id, const char *actor, const char *action,
+                      const char *target_id);
 /* Hooks of the public form side (public_cache.c). */
 void formsvc_public_hooks(apr_pool_t *p);
 

@@ -3,6 +3,8 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "quota.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 
@@ -28,7 +30,9 @@ static int formsvc_h_signup(request_rec *r, const char *const *caps)
 {
     (void)caps;
     json_object *body;
-    fs_error *e = formsvc_read_json(r, 0, &body);
+    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_SIGNUP, NULL);
+    if (!e)
+        e = formsvc_read_json(r, 0, &body);
     if (e)
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
@@ -87,25 +91,12 @@ static int formsvc_h_me(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
-    formsvc_srv *c = formsvc_conf(r->server);
-    const formsvc_tier *t = &c->tier[who->verified ? 1 : 0];
     json_object *out = fs_json_own(r->pool, json_object_new_object());
     json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(out, "credential", json_tokener_parse(FS_CELL(rs, 0, 1)));
-    json_object *q = json_object_new_object();
-    json_object_object_add(q, "tier", json_object_new_string(who->verified ? "verified"
-                                                                           : "unverified"));
-    struct { const char *name; int limit; const char *used; } items[] = {
-        {"keys", t->keys, FS_CELL(rs, 0, 2)},
-    };
-    json_object *lim = json_object_new_object();
-    for (unsigned i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
-        json_object *it = json_object_new_object();
-        json_object_object_add(it, "limit", json_object_new_int(items[i].limit));
-        json_object_object_add(it, "used", json_object_new_int(atoi(items[i].used)));
-        json_object_object_add(lim, items[i].name, it);
-    }
-    json_object_object_add(q, "limits", lim);
+    json_object *q = formsvc_quota_json(r, who, &e);
+    if (!q)
+        return formsvc_send_problem(r, e);
     json_object_object_add(out, "quota", q);
     return formsvc_send_obj(r, 200, out);
 }

@@ -1,5 +1,6 @@
 /* handle_keys: /v1/keys: list, create, get, revoke (cascading), roll. */
 #include "glue.h"
+#include "idempotency.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
@@ -22,13 +23,10 @@ static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
     fs_error *e = formsvc_paging(r, "keys", "key_", &limit, &after);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *inc = formsvc_arg(r, "includeRevoked");
-    if (inc && strcmp(inc, "true") && strcmp(inc, "false")) {
-        e = fs_error_validation(r->pool);
-        fs_error_add(r->pool, e, "/includeRevoked", "type", "includeRevoked is true or false.");
+    int inc;
+    if ((e = formsvc_bool_arg(r, "includeRevoked", &inc)))
         return formsvc_send_problem(r, e);
-    }
-    const char *args[] = {formsvc_req_get(r)->who->user_id, inc && !strcmp(inc, "true") ? "t" : "f",
+    const char *args[] = {formsvc_req_get(r)->who->user_id, inc ? "t" : "f",
                           after, after, apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_key_list", 5, args, &rs)))
@@ -49,29 +47,16 @@ fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **na
     *name = NULL;
     if (!nv)
         fs_error_add(r->pool, verr, "/name", "required", "name is required.");
-    else if (!json_object_is_type(nv, json_type_string))
-        fs_error_add(r->pool, verr, "/name", "type", "name must be a string.");
-    else {
-        const char *n = json_object_get_string(nv);
-        apr_size_t len = fs_utf8_length(n);
-        if (len < 1)
-            fs_error_add(r->pool, verr, "/name", "minLength", "name must not be empty.");
-        else if (len > 100)
-            fs_error_add(r->pool, verr, "/name", "maxLength", "name has at most 100 characters.");
-        else if (fs_has_control(n))
-            fs_error_add(r->pool, verr, "/name", "pattern",
-                         "name must not contain control characters.");
-        else
-            *name = n;
-    }
-    json_object *sv = fs_json_get(body, "scopes");
-    *scopes = NULL;
-    if (sv && !json_object_is_type(sv, json_type_null))
-        *scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
-    else if (!sv)
-        *scopes = who->scopes; /* omitted: the caller's own */
     else
-        *scopes = fs_scopes_full(r->pool);
+        *name = fs_json_text(r->pool, nv, "/name", "name", 1, 100, 0, verr);
+    json_object *sv = NULL;
+    *scopes = NULL;
+    if (!json_object_object_get_ex(body, "scopes", &sv))
+        *scopes = who->scopes; /* omitted: the caller's own */
+    else if (!sv)
+        *scopes = fs_scopes_full(r->pool); /* explicit null: full access */
+    else
+        *scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
     json_object *xv = fs_json_get(body, "expiresAt");
     *expires_at = NULL;
     if (xv && !json_object_is_type(xv, json_type_null)) {
@@ -126,23 +111,28 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     static const char *const allowed[] = {"name", "scopes", "expiresAt", NULL};
     const char *name, *expires;
     fs_scopes *scopes;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    const char *canon = fs_json_str(r->pool, body);
+    formsvc_idem *idem;
+    int rc = formsvc_idem_begin(r, who->user_id, canon, strlen(canon), &idem);
+    if (rc != FORMSVC_IDEM_PROCEED)
+        return rc;
     e = formsvc_key_request(r, body, &name, &scopes, &expires);
     if (e) {
         if (e->status == 422)
             formsvc_unknown_members(r, body, allowed, e);
-        return formsvc_send_problem(r, e);
+        return formsvc_idem_problem(r, idem, e);
     }
     fs_error *verr = fs_error_validation(r->pool);
     formsvc_unknown_members(r, body, allowed, verr);
     if (verr->errors)
-        return formsvc_send_problem(r, verr);
-    formsvc_principal *who = formsvc_req_get(r)->who;
+        return formsvc_idem_problem(r, idem, verr);
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].keys;
     const char *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
     const char *args[] = {kid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
@@ -150,20 +140,23 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
                           expires, NULL, NULL, "0", who->user_id, apr_itoa(r->pool, limit)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_key_create", 12, args, &rs)))
-        return formsvc_send_problem(r, e);
+        return formsvc_idem_problem(r, idem, e);
     if (rs->nrows == 0) {
         fs_rows *cnt;
         const char *a1[] = {who->user_id};
         if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
-            return formsvc_send_problem(r, e);
-        return formsvc_send_problem(r, formsvc_quota_exceeded(r, "keys", limit,
+            return formsvc_idem_problem(r, idem, e);
+        return formsvc_idem_problem(r, idem, formsvc_quota_exceeded(r, "keys", limit,
                                                       cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
+    formsvc_audit(r, "key.created", kid);
     json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
-    return formsvc_send_obj(r, 201, key);
+    const char *out = fs_json_str(r->pool, key);
+    formsvc_idem_record(r, idem, 201, "application/json", out);
+    return formsvc_send_json(r, 201, out);
 }
 
 /* Loads a key of the caller's account; 404 when missing or foreign. */
@@ -221,7 +214,12 @@ static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return not_found(r);
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    const char *json = FS_CELL(rs, 0, 0);
+    const char *sweep[] = {caps[0]}; /* see fs_key_revoke_sweep */
+    if ((e = formsvc_query(r, "fs_key_revoke_sweep", 1, sweep, &rs)))
+        return formsvc_send_problem(r, e);
+    formsvc_audit(r, "key.revoked", caps[0]);
+    return formsvc_send_json(r, 200, json);
 }
 
 static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
@@ -263,7 +261,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     if (!kid || !secret)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id,
-                          apr_psprintf(r->pool, "%lld", grace), kid,
+                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace), kid,
                           fs_secret_display_prefix(r->pool, secret),
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
     if ((e = formsvc_query(r, "fs_key_roll", 6, args, &rs)))
@@ -271,6 +269,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     if (rs->nrows != 1)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "invalid-state", "The key changed state; try again."));
+    formsvc_audit(r, "key.rolled", caps[0]);
     json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",

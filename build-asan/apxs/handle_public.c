@@ -8,7 +8,6 @@
  * the form again with errors (422), a closed notice (409), the form again
  * with a notice when the database is away (503) or the rate is exceeded
  * (429). Everything else is JSON or problem+json. */
-#include "public.h"
 #include "fs_formdata.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -17,6 +16,8 @@
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "fs_validate.h"
+#include "public.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -35,27 +36,25 @@ typedef struct pub {
 
 enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
 
-static const char *setting_str(pub *pb, const char *k)
-{
+static const char *setting_str(pub *pb, const char *k) {
     json_object *v = fs_json_get(pb->settings, k);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-static void prepare(request_rec *r, pub *pb)
-{
+static void prepare(request_rec *r, pub *pb) {
     pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
     pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
     pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
     json_object *hp = fs_json_get(pb->settings, "honeypot");
-    pb->honeypot = !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
+    pb->honeypot =
+        !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
     pb->action = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
 }
 
 /* Loads a published or closed form by id or slug: 404 problem when there
  * is none; a 503 problem when the database is away, with *cached set when
  * this process still has a copy (then pb is filled from it). */
-static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached)
-{
+static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
     memset(pb, 0, sizeof(*pb));
     *cached = 0;
     if (strlen(ref) > 100)
@@ -86,8 +85,7 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached)
 }
 
 /* scheme://host[:port] of an absolute URL. */
-static const char *origin_of(apr_pool_t *p, const char *url)
-{
+static const char *origin_of(apr_pool_t *p, const char *url) {
     const char *s = strstr(url, "://");
     if (!s)
         return NULL;
@@ -95,16 +93,15 @@ static const char *origin_of(apr_pool_t *p, const char *url)
     return e ? apr_pstrndup(p, url, (apr_size_t)(e - url)) : url;
 }
 
-static const char *redirect_url(pub *pb)
-{
+static const char *redirect_url(pub *pb) {
     const char *u = setting_str(pb, "redirectUrl");
-    if (u && (!strncmp(u, "https://", 8) || !strncmp(u, "http://", 7)) && !strpbrk(u, " \r\n\t\"'<>"))
+    if (u && (!strncmp(u, "https://", 8) || !strncmp(u, "http://", 7)) &&
+        !strpbrk(u, " \r\n\t\"'<>"))
         return u;
     return NULL;
 }
 
-static void page_headers(request_rec *r, pub *pb)
-{
+static void page_headers(request_rec *r, pub *pb) {
     const char *fa = pb ? origin_of(r->pool, pb->action) : NULL;
     const char *ro = pb && redirect_url(pb) ? origin_of(r->pool, redirect_url(pb)) : NULL;
     /* form-action also governs where a submission may be redirected */
@@ -120,8 +117,7 @@ static void page_headers(request_rec *r, pub *pb)
 }
 
 /* An entity tag from the representation's bytes. */
-static const char *etag_of(request_rec *r, const char *body, apr_size_t len)
-{
+static const char *etag_of(request_rec *r, const char *body, apr_size_t len) {
     unsigned char md[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)body, len, md);
     return apr_pstrcat(r->pool, "\"", fs_b64url_encode(r->pool, md, 18), "\"", NULL);
@@ -130,8 +126,7 @@ static const char *etag_of(request_rec *r, const char *body, apr_size_t len)
 /* Sends a representation: cacheable ones (GET 200) carry an ETag and
  * answer If-None-Match with 304. */
 static int send_body(request_rec *r, int status, const char *ctype, const char *body,
-                     int cacheable)
-{
+                     int cacheable) {
     apr_size_t len = strlen(body);
     r->status = status;
     ap_set_content_type(r, ctype);
@@ -151,46 +146,40 @@ static int send_body(request_rec *r, int status, const char *ctype, const char *
     return OK;
 }
 
-static int send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable)
-{
+static int send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable) {
     page_headers(r, pb);
     return send_body(r, status, "text/html; charset=utf-8", html, cacheable);
 }
 
-static void cors(request_rec *r)
-{
+static void cors(request_rec *r) {
     apr_table_setn(r->err_headers_out, "Access-Control-Allow-Origin", "*");
     apr_table_setn(r->err_headers_out, "Access-Control-Expose-Headers",
                    "ETag, Location, Retry-After, Idempotent-Replayed");
 }
 
-static int problem(request_rec *r, fs_error *e)
-{
+static int problem(request_rec *r, fs_error *e) {
     cors(r);
     apr_table_setn(r->err_headers_out, "Referrer-Policy", "no-referrer");
     return formsvc_send_problem(r, e);
 }
 
 static int html_page(request_rec *r, int status, pub *pb, json_object *values,
-                     const fs_error *errors, const char *notice)
-{
-    fs_page pg = {pb->f.title, pb->f.description, pb->fs, values, errors, pb->action, notice,
-                  pb->honeypot};
+                     const fs_error *errors, const char *notice) {
+    fs_page pg = {pb->f.title, pb->f.description, pb->fs, values,
+                  errors,      pb->action,        notice, pb->honeypot};
     return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
 }
 
-static int closed_page(request_rec *r, int status, pub *pb)
-{
+static int closed_page(request_rec *r, int status, pub *pb) {
     return send_html(r, status, pb,
                      fs_html_message(r->pool, pb->f.title, pb->f.title,
                                      "This form is closed and no longer takes answers."),
                      status == 200);
 }
 
-static int unavailable_page(request_rec *r)
-{
+static int unavailable_page(request_rec *r) {
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
-    FORMSVC_LOG(r, APLOG_WARNING, 10401, "503 service-unavailable (page) for %s", r->uri);
+    FORMSVC_LOG(r, APLOG_WARNING, 10701, "503 service-unavailable (page) for %s", r->uri);
     return send_html(r, 503, NULL,
                      fs_html_message(r->pool, "Temporarily unavailable", "Temporarily unavailable",
                                      "This form cannot be reached just now. Please try again "
@@ -204,8 +193,7 @@ static const char UNAVAILABLE_NOTICE[] =
 
 /* ---- GET / HEAD ------------------------------------------------------ */
 
-static json_object *view(request_rec *r, pub *pb)
-{
+static json_object *view(request_rec *r, pub *pb) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object_object_add(o, "id", json_object_new_string(pb->f.id));
     json_object_object_add(o, "slug", pb->f.slug ? json_object_new_string(pb->f.slug) : NULL);
@@ -228,8 +216,7 @@ static json_object *view(request_rec *r, pub *pb)
 }
 
 /* Hidden fields take their value from the page's query string. */
-static json_object *query_values(request_rec *r, pub *pb)
-{
+static json_object *query_values(request_rec *r, pub *pb) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     for (int i = 0; i < pb->fs->n; i++) {
         const fs_field *f = &pb->fs->f[i];
@@ -242,8 +229,7 @@ static json_object *query_values(request_rec *r, pub *pb)
     return o;
 }
 
-static int formsvc_h_public_get(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     apr_table_mergen(r->err_headers_out, "Vary", "Accept");
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
     pub pb;
@@ -270,13 +256,12 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps)
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
-    fs_page pg = {pb.f.title, pb.f.description, pb.fs, query_values(r, &pb), NULL, pb.action,
-                  NULL, pb.honeypot};
+    fs_page pg = {pb.f.title, pb.f.description, pb.fs, query_values(r, &pb),
+                  NULL,       pb.action,        NULL,  pb.honeypot};
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
 }
 
-static int formsvc_h_public_thanks(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
     apr_table_mergen(r->err_headers_out, "Vary", "Accept");
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
     pub pb;
@@ -302,8 +287,7 @@ static int formsvc_h_public_thanks(request_rec *r, const char *const *caps)
 
 /* ---- OPTIONS (CORS preflight) ---------------------------------------- */
 
-static int formsvc_h_public_options(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_public_options(request_rec *r, const char *const *caps) {
     (void)caps;
     cors(r);
     apr_table_setn(r->headers_out, "Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS");
@@ -317,8 +301,7 @@ static int formsvc_h_public_options(request_rec *r, const char *const *caps)
 
 /* ---- POST ------------------------------------------------------------ */
 
-static int media_is(const char *ct, const char *type)
-{
+static int media_is(const char *ct, const char *type) {
     apr_size_t n = strlen(type);
     if (!ct || strncasecmp(ct, type, n))
         return 0;
@@ -329,8 +312,7 @@ static int media_is(const char *ct, const char *type)
 }
 
 /* JSON bodies: application/json with no charset or charset=utf-8. */
-static int json_ok(const char *ct)
-{
+static int json_ok(const char *ct) {
     if (!media_is(ct, "application/json"))
         return 0;
     const char *cs = ap_strcasestr(ct, "charset=");
@@ -338,8 +320,7 @@ static int json_ok(const char *ct)
 }
 
 static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
-                                const char *body, apr_size_t len)
-{
+                                const char *body, apr_size_t len) {
     unsigned char md[SHA256_DIGEST_LENGTH];
     const char *head = apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
     apr_size_t hl = strlen(head);
@@ -350,8 +331,7 @@ static const char *request_hash(request_rec *r, int kind, const char *form_id, i
     return fs_b64url_encode(r->pool, md, sizeof(md));
 }
 
-static int valid_idem_key(const char *k)
-{
+static int valid_idem_key(const char *k) {
     apr_size_t n = strlen(k);
     if (n < 1 || n > 255)
         return 0;
@@ -361,8 +341,7 @@ static int valid_idem_key(const char *k)
     return 1;
 }
 
-static int thanks_redirect(request_rec *r, pub *pb, const char *location, int replayed)
-{
+static int thanks_redirect(request_rec *r, pub *pb, const char *location, int replayed) {
     if (replayed)
         apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
     apr_table_setn(r->headers_out, "Location", location);
@@ -370,16 +349,15 @@ static int thanks_redirect(request_rec *r, pub *pb, const char *location, int re
     page_headers(r, pb);
     r->status = 303;
     ap_set_content_type(r, "text/html; charset=utf-8");
-    const char *html = fs_html_message(r->pool, "Thank you", "Thank you",
-                                       "Your answers were received.");
+    const char *html =
+        fs_html_message(r->pool, "Thank you", "Thank you", "Your answers were received.");
     ap_set_content_length(r, (apr_off_t)strlen(html));
     if (!r->header_only)
         ap_rputs(html, r);
     return OK;
 }
 
-static int formsvc_h_public_post(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
     int kind;
     const char *boundary = NULL;
@@ -398,12 +376,11 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps)
                                         "Send application/json, application/x-www-form-"
                                         "urlencoded or multipart/form-data (UTF-8)."));
     }
-    int html = kind != BODY_JSON &&
-               fs_negotiate(apr_table_get(r->headers_in, "Accept")) != FS_MEDIA_JSON;
+    int html =
+        kind != BODY_JSON && fs_negotiate(apr_table_get(r->headers_in, "Accept")) != FS_MEDIA_JSON;
     const char *dr = formsvc_arg(r, "dryRun");
     if (dr && strcmp(dr, "true") && strcmp(dr, "false"))
-        return problem(r, fs_error_make(r->pool, "malformed-request",
-                                        "dryRun is true or false."));
+        return problem(r, fs_error_make(r->pool, "malformed-request", "dryRun is true or false."));
     int dry = dr && !strcmp(dr, "true");
     const char *ikey = apr_table_get(r->headers_in, "Idempotency-Key");
     if (ikey && !valid_idem_key(ikey))
@@ -445,34 +422,15 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps)
         json_object *vals;
         fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &vals, &spam);
         apr_table_setn(r->err_headers_out, "Retry-After", "5");
-        FORMSVC_LOG(r, APLOG_WARNING, 10402, "503: database away; form %s given back", pb.f.id);
+        FORMSVC_LOG(r, APLOG_WARNING, 10702, "503: database away; form %s given back", pb.f.id);
         return html_page(r, 503, &pb, vals, NULL, UNAVAILABLE_NOTICE);
     }
     if (e)
         return problem(r, e);
-    if (strcmp(pb.f.status, "published")) {
-        if (html)
-            return closed_page(r, 409, &pb);
-        return problem(r, fs_error_make(r->pool, "form-closed",
-                                        "This form is closed and takes no more submissions."));
-    }
     if (kind != BODY_JSON)
         fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &obj, &spam);
 
-    e = formsvc_public_rate_check(r, pb.f.id);
-    if (e && html) {
-        if (e->retry_after > 0)
-            apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
-        return html_page(r, e->status, &pb, obj, NULL,
-                         e->status == 429
-                             ? "Too many answers were sent from your address just now. "
-                               "Everything you typed is still here: please wait a minute "
-                               "and submit again."
-                             : UNAVAILABLE_NOTICE);
-    }
-    if (e)
-        return problem(r, e);
-
+    /* a repeat is answered as the first time, before any other check */
     const char *hash = NULL;
     if (ikey) {
         int found, st;
@@ -496,6 +454,26 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps)
         }
     }
 
+    if (strcmp(pb.f.status, "published")) {
+        if (html)
+            return closed_page(r, 409, &pb);
+        return problem(r, fs_error_make(r->pool, "form-closed",
+                                        "This form is closed and takes no more submissions."));
+    }
+    e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, pb.f.id);
+    if (e && html) {
+        if (e->retry_after > 0)
+            apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
+        return html_page(r, e->status, &pb, obj, NULL,
+                         e->status == 429
+                             ? "Too many answers were sent from your address just now. "
+                               "Everything you typed is still here: please wait a minute "
+                               "and submit again."
+                             : UNAVAILABLE_NOTICE);
+    }
+    if (e)
+        return problem(r, e);
+
     e = fs_validate(r->pool, pb.fs, obj);
     if (e) {
         if (html)
@@ -513,24 +491,31 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps)
     if (!sid)
         return problem(r, fs_error_make(r->pool, "internal", NULL));
     const char *redirect = redirect_url(&pb);
-    const char *location = html ? (redirect ? redirect
-                                            : apr_pstrcat(r->pool, pb.action, "/thanks", NULL))
-                                : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb.f.id,
-                                              "/submissions/", sid, NULL);
-    const char *args[] = {pb.f.id, sid, fs_json_str(r->pool, obj), spam ? "t" : "f",
+    const char *location =
+        html ? (redirect ? redirect : apr_pstrcat(r->pool, pb.action, "/thanks", NULL))
+             : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb.f.id, "/submissions/",
+                           sid, NULL);
+    const char *args[] = {pb.f.id,
+                          sid,
+                          fs_json_str(r->pool, obj),
+                          spam ? "t" : "f",
                           apr_itoa(r->pool, c->tier[0].submissions_month),
-                          apr_itoa(r->pool, c->tier[1].submissions_month), ikey, hash,
-                          html ? "303" : "201", location};
+                          apr_itoa(r->pool, c->tier[1].submissions_month),
+                          ikey,
+                          hash,
+                          html ? "303" : "201",
+                          location};
     fs_rows *rs;
     /* the form row is locked first only when a count can close it */
-    e = formsvc_query(r, fs_json_get(pb.settings, "maxSubmissions") ? "fs_public_submit_locked"
-                                                                    : "fs_public_submit",
+    e = formsvc_query(r,
+                      fs_json_get(pb.settings, "maxSubmissions") ? "fs_public_submit_locked"
+                                                                 : "fs_public_submit",
                       10, args, &rs);
     if (e) {
         if (html && e->status == 503) {
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
-            FORMSVC_LOG(r, APLOG_WARNING, 10403, "503: submission to %s not stored; form given back",
-                        pb.f.id);
+            FORMSVC_LOG(r, APLOG_WARNING, 10703,
+                        "503: submission to %s not stored; form given back", pb.f.id);
             return html_page(r, 503, &pb, obj, NULL, UNAVAILABLE_NOTICE);
         }
         return problem(r, e);
@@ -561,9 +546,10 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps)
         const char *h, *loc, *body;
         e = formsvc_public_idem_get(r, pb.f.id, ikey, &found, &h, &st, &loc, &body);
         if (e || !found)
-            return problem(r, e ? e : fs_error_make(r->pool, "conflict",
-                                                    "A request with this Idempotency-Key is "
-                                                    "in progress; retry."));
+            return problem(r, e ? e
+                                : fs_error_make(r->pool, "conflict",
+                                                "A request with this Idempotency-Key is "
+                                                "in progress; retry."));
         if (strcmp(h, hash))
             return problem(r, fs_error_make(r->pool, "validation-failed",
                                             "This Idempotency-Key was used with a different "

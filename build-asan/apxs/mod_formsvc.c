@@ -1,6 +1,8 @@
 /* mod_formsvc: hook registration, startup checks and nothing else. */
 #include "glue.h"
 #include "fs_store.h"
+#include "mail.h"
+#include "ratelimit.h"
 
 #include <apr_optional.h>
 #include <apr_strings.h>
@@ -65,12 +67,22 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
-    return OK;
+    int rc = formsvc_mail_post_config(pconf, s);
+    return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
+}
+
+static int formsvc_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
+{
+    (void)plog;
+    (void)ptemp;
+    return formsvc_ratelimit_pre_config(pconf);
 }
 
 /* After mod_dbd has its pool: say at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s)
 {
+    formsvc_ratelimit_child_init(p, s);
+    formsvc_mail_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)
@@ -101,6 +113,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
 {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    ap_hook_pre_config(formsvc_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
     ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);

@@ -1,5 +1,5 @@
 /* public: what the files of the public form side share (handle_public.c,
- * public_cache.c, public_rate.c, public_idempotency.c). */
+ * public_cache.c, public_idempotency.c). */
 #ifndef FORMSVC_PUBLIC_H
 #define FORMSVC_PUBLIC_H
 
@@ -17,15 +17,10 @@ void formsvc_public_cache_put(const formsvc_pubform *f);
 void formsvc_public_hooks(apr_pool_t *p);
 int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out);
 
-/* The per-address-per-form rate limit (FormsvcSubmissionRate a minute).
- * NULL when the request may go on; a 429 problem with retryAfter when not;
- * a 503 when the counter cannot be reached. */
-fs_error *formsvc_public_rate_check(request_rec *r, const char *form_id);
-
 /* Idempotency-Key records of public submissions (scope: the form id).
  * *found is 0 when there is no record of the last 24 hours. */
-fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key,
-                                  int *found, const char **hash, int *status,
-                                  const char **location, const char **body);
+fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key, int *found,
+                                  const char **hash, int *status, const char **location,
+                                  const char **body);
 
 #endif

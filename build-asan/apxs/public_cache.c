@@ -9,49 +9,46 @@
  * slug changed; and, per process, a memo of what was last written (bounded:
  * at most CACHE_MAX entries; when full it starts again empty). The
  * directory is made at startup, owned by the user the children run as. */
-#include "public.h"
 #include "fs_json.h"
+#include "public.h"
 
 #include <apr_file_io.h>
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <pthread.h>
-#include <unistd.h>
-#include <unixd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <unixd.h>
 
 #define CACHE_MAX 512
 #define N_CELLS 8
 
 typedef struct entry {
-    char *cell[N_CELLS]; /* malloc'ed: id, slug, title, description, status, version, fields, settings */
+    char *cell[N_CELLS]; /* malloc'ed: id, slug, title, description, status, version, fields,
+                            settings */
 } entry;
 
 static entry cache[CACHE_MAX];
 static int n_cache;
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 
-static const char **cells(const formsvc_pubform *f)
-{
+static const char **cells(const formsvc_pubform *f) {
     return (const char **)f; /* formsvc_pubform is N_CELLS strings in this order */
 }
 
-static int same(const char *a, const char *b)
-{
+static int same(const char *a, const char *b) {
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static int find(const char *ref)
-{
+static int find(const char *ref) {
     for (int i = 0; i < n_cache; i++)
         if (!strcmp(cache[i].cell[0], ref) || (cache[i].cell[1] && !strcmp(cache[i].cell[1], ref)))
             return i;
     return -1;
 }
 
-static void drop(entry *e)
-{
+static void drop(entry *e) {
     for (int c = 0; c < N_CELLS; c++) {
         free(e->cell[c]);
         e->cell[c] = NULL;
@@ -60,33 +57,31 @@ static void drop(entry *e)
 
 static const char *cache_dir;
 
-static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s)
-{
+static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s) {
     (void)plog;
     (void)ptemp;
     const char *dir = ap_runtime_dir_relative(pconf, "formsvc-forms");
     if (!dir || apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf) != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10404: cannot make %s: HTML respondents will not get their form back "
-                     "during a database outage", dir ? dir : "formsvc-forms");
+                     "AH10704: cannot make %s: HTML respondents will not get their form back "
+                     "during a database outage",
+                     dir ? dir : "formsvc-forms");
         return OK;
     }
     if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, ap_unixd_config.group_id) != 0)
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "AH10405: cannot hand %s to the child user",
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "AH10705: cannot hand %s to the child user",
                      dir);
     cache_dir = dir;
     return OK;
 }
 
-void formsvc_public_hooks(apr_pool_t *p)
-{
+void formsvc_public_hooks(apr_pool_t *p) {
     (void)p;
     ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 /* Only plain references name files. */
-static int safe_ref(const char *ref)
-{
+static int safe_ref(const char *ref) {
     if (!*ref || strlen(ref) > 100)
         return 0;
     for (const char *q = ref; *q; q++)
@@ -95,10 +90,9 @@ static int safe_ref(const char *ref)
     return 1;
 }
 
-static void write_file(apr_pool_t *p, const char *path, const char *text)
-{
-    const char *tmp = apr_psprintf(p, "%s.%" APR_PID_T_FMT ".%lu", path, getpid(),
-                                   (unsigned long)pthread_self());
+static void write_file(apr_pool_t *p, const char *path, const char *text) {
+    const char *tmp =
+        apr_psprintf(p, "%s.%" APR_PID_T_FMT ".%lu", path, getpid(), (unsigned long)pthread_self());
     apr_file_t *f;
     apr_size_t n = strlen(text);
     if (apr_file_open(&f, tmp, APR_WRITE | APR_CREATE | APR_TRUNCATE | APR_BINARY,
@@ -110,8 +104,7 @@ static void write_file(apr_pool_t *p, const char *path, const char *text)
         apr_file_remove(tmp, p);
 }
 
-static void file_put(const formsvc_pubform *f)
-{
+static void file_put(const formsvc_pubform *f) {
     if (!cache_dir || !safe_ref(f->id) || (f->slug && !safe_ref(f->slug)))
         return;
     apr_pool_t *p;
@@ -127,16 +120,15 @@ static void file_put(const formsvc_pubform *f)
     apr_pool_destroy(p);
 }
 
-static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out)
-{
+static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
     if (!cache_dir || !safe_ref(ref))
         return 0;
     char *text = NULL;
     apr_file_t *fd;
     const char *id = ref;
     if (strncmp(ref, "frm_", 4)) { /* a slug: its file names the id */
-        if (apr_file_open(&fd, apr_pstrcat(p, cache_dir, "/slug-", ref, NULL), APR_READ, 0, p)
-            != APR_SUCCESS)
+        if (apr_file_open(&fd, apr_pstrcat(p, cache_dir, "/slug-", ref, NULL), APR_READ, 0, p) !=
+            APR_SUCCESS)
             return 0;
         char buf[128];
         apr_size_t n = sizeof(buf) - 1;
@@ -170,8 +162,7 @@ static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out)
     return out->id && out->title && out->fields && out->status;
 }
 
-void formsvc_public_cache_put(const formsvc_pubform *f)
-{
+void formsvc_public_cache_put(const formsvc_pubform *f) {
     const char **src = cells(f);
     pthread_rwlock_rdlock(&lock);
     int i = find(f->id);
@@ -200,8 +191,7 @@ void formsvc_public_cache_put(const formsvc_pubform *f)
     file_put(f);
 }
 
-int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out)
-{
+int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
     const char **dst = (const char **)out;
     pthread_rwlock_rdlock(&lock);
     int i = find(ref);

@@ -5,10 +5,9 @@
 
 #include <apr_strings.h>
 
-fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key,
-                                  int *found, const char **hash, int *status,
-                                  const char **location, const char **body)
-{
+fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key, int *found,
+                                  const char **hash, int *status, const char **location,
+                                  const char **body) {
     const char *args[] = {form_id, key};
     fs_rows *rs;
     *found = 0;

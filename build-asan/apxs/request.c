@@ -233,6 +233,19 @@ const char *formsvc_arg(request_rec *r, const char *name)
     return NULL;
 }
 
+fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out)
+{
+    const char *v = formsvc_arg(r, name);
+    *out = v && !strcmp(v, "true");
+    if (v && strcmp(v, "true") && strcmp(v, "false")) {
+        fs_error *e = fs_error_validation(r->pool);
+        fs_error_add(r->pool, e, apr_pstrcat(r->pool, "/", name, NULL), "type",
+                     "%s is true or false.", name);
+        return e;
+    }
+    return NULL;
+}
+
 fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
                          int *limit, const char **after)
 {

@@ -2,6 +2,7 @@
  * and 405 as problems, and checks the route's scope. */
 #include "glue.h"
 #include "fs_util.h"
+#include "ratelimit.h"
 
 #include <apr_strings.h>
 
@@ -11,6 +12,13 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_ops,
     formsvc_routes_account,
     formsvc_routes_keys,
+    formsvc_routes_clients,
+    formsvc_routes_token,
+    formsvc_routes_audit,
+    formsvc_routes_verify,
+    formsvc_routes_forms,
+    formsvc_routes_fields,
+    formsvc_routes_submissions,
     formsvc_routes_public,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
@@ -125,6 +133,9 @@ int formsvc_handler_hook(request_rec *r)
                 e->www_authenticate = "Bearer realm=\"formsvc\"";
             return formsvc_send_problem(r, e);
         }
+        fs_error *rl = formsvc_ratelimit_account(r);
+        if (rl)
+            return formsvc_send_problem(r, rl);
         if (rt->scope) {
             fs_error *e = formsvc_need_scope(r, rt->scope);
             if (e)

@@ -76,7 +76,7 @@ CONF
     open my $fh, '>', "$root/httpd.conf" or die $!;
     print $fh $conf;
     close $fh;
-    system('/usr/sbin/apache2', '-f', "$root/httpd.conf", '-k', 'start') == 0
+    system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', "$root/httpd.conf", '-k', 'start') == 0
         or die "apache2 instance $name did not start: " . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,
                        url => "http://127.0.0.1:$port/api" }, $class;
@@ -129,7 +129,7 @@ sub stop {
     my $self = shift;
     return unless $self->{port};
     my $pidf = "$self->{root}/httpd.pid";
-    system('/usr/sbin/apache2', '-f', "$self->{root}/httpd.conf", '-k', 'stop');
+    system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', "$self->{root}/httpd.conf", '-k', 'stop');
     for (1 .. 100) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
     delete $self->{port};
 }

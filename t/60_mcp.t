@@ -290,4 +290,24 @@ is $r->code, 200, 'a failing tool is HTTP 200';
 like $r->header('Content-Type'), qr{^application/json}, 'JSON-RPC answer, not a problem';
 ok $r->header('RateLimit-Limit'), 'RateLimit headers of /mcp kept';
 
+# ---- one real client: the MCP TypeScript SDK ----------------------------
+SKIP: {
+    my $js = "$FindBin::Bin/js";
+    skip 'node or t/js/node_modules missing (scripts/install-deps installs them)', 9
+        unless -d "$js/node_modules/\@modelcontextprotocol/sdk" && system('node --version >/dev/null 2>&1') == 0;
+    my ($sdk_secret) = signup();
+    open my $fh, '-|', 'node', "$js/mcp_client.mjs", base_url() . '/mcp', $sdk_secret or die "node: $!";
+    local $/; my $out = <$fh>; close $fh;
+    my $got = eval { JSON::PP->new->decode($out) } || { error => $out };
+    ok !$got->{error}, 'SDK session without errors' or diag $got->{error};
+    is $got->{server}{name}, 'formsvc', 'SDK: serverInfo';
+    ok $got->{capabilities}{tools}, 'SDK: tools capability';
+    is scalar @{ $got->{tools} || [] }, scalar @want, 'SDK: every tool listed';
+    like $got->{created}{id} // '', qr/^frm_/, 'SDK: create_form made a form';
+    ok !$got->{createdIsError}, 'SDK: not an error';
+    ok $got->{missingIsError}, 'SDK: unknown form is isError';
+    is $got->{missing}{status}, 404, 'SDK: with the 404 problem';
+    ok $got->{pinged}, 'SDK: ping';
+}
+
 done_testing;

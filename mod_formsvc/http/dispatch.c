@@ -9,8 +9,7 @@
 APLOG_USE_MODULE(formsvc);
 
 void formsvc_dispatch(request_rec *r, int method, const char *path, const char *query,
-                      const char *body, apr_table_t *headers, formsvc_capture *cap)
-{
+                      const char *body, apr_table_t *headers, formsvc_capture *cap) {
     formsvc_req *q = formsvc_req_get(r);
     cap->in_body = body;
     cap->in_len = body ? strlen(body) : 0;
@@ -37,21 +36,19 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
     const char *caps[4] = {0}, *allow = NULL;
     const formsvc_route *rt = formsvc_route_lookup(r, method, path, caps, &allow);
     if (!rt) {
-        formsvc_send_problem(r, allow ? fs_error_make(r->pool, "method-not-allowed",
-                                                      "%s is not allowed here; use %s.",
-                                                      r->method, allow)
-                                      : fs_error_make(r->pool, "not-found",
-                                                      "There is nothing at this address."));
+        formsvc_send_problem(
+            r, allow ? fs_error_make(r->pool, "method-not-allowed",
+                                     "%s is not allowed here; use %s.", r->method, allow)
+                     : fs_error_make(r->pool, "not-found", "There is nothing at this address."));
     } else if (rt->auth && !q->who) {
-        formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized",
-                                              "This operation needs a bearer credential."));
+        formsvc_send_problem(
+            r, fs_error_make(r->pool, "unauthorized", "This operation needs a bearer credential."));
     } else {
         fs_error *e = rt->auth && rt->scope ? formsvc_need_scope(r, rt->scope) : NULL;
         if (e)
             formsvc_send_problem(r, e);
         else if (rt->fn(r, caps) != OK && !cap->status)
-            FORMSVC_LOG(r, APLOG_ERR, 10701, "internal %s %s answered nothing", r->method,
-                        path);
+            FORMSVC_LOG(r, APLOG_ERR, 10701, "internal %s %s answered nothing", r->method, path);
     }
     if (!cap->status) /* a handler that returned an HTTP error itself */
         formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));

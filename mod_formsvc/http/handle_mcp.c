@@ -4,9 +4,9 @@
  * accepted with 202. The tools (mcp_tools.c) run their REST routes through
  * dispatch.c. The route needs a bearer credential but no scope: each tool
  * checks the scope of its route. */
-#include "glue.h"
 #include "dispatch.h"
 #include "fs_json.h"
+#include "glue.h"
 #include "mcp_tools.h"
 
 #include <apr_lib.h>
@@ -22,16 +22,14 @@ static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05",
 #define RPC_METHOD_NOT_FOUND -32601
 #define RPC_INVALID_PARAMS -32602
 
-static int version_known(const char *v)
-{
+static int version_known(const char *v) {
     for (int i = 0; versions[i]; i++)
         if (!strcmp(v, versions[i]))
             return 1;
     return 0;
 }
 
-static json_object *rpc_new(request_rec *r, json_object *id)
-{
+static json_object *rpc_new(request_rec *r, json_object *id) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object_object_add(o, "jsonrpc", json_object_new_string("2.0"));
     json_object_object_add(o, "id", id ? json_object_get(id) : NULL);
@@ -40,8 +38,7 @@ static json_object *rpc_new(request_rec *r, json_object *id)
 
 /* A JSON-RPC error answer. HTTP 400 when the message itself is broken
  * (no usable id), 200 otherwise, as the MCP TypeScript SDK answers. */
-static int rpc_error(request_rec *r, int http, json_object *id, int code, const char *msg)
-{
+static int rpc_error(request_rec *r, int http, json_object *id, int code, const char *msg) {
     json_object *o = rpc_new(r, id);
     json_object *e = json_object_new_object();
     json_object_object_add(e, "code", json_object_new_int(code));
@@ -50,8 +47,7 @@ static int rpc_error(request_rec *r, int http, json_object *id, int code, const 
     return formsvc_send_obj(r, http, o);
 }
 
-static int rpc_result(request_rec *r, json_object *id, json_object *result)
-{
+static int rpc_result(request_rec *r, json_object *id, json_object *result) {
     json_object *o = rpc_new(r, id);
     json_object_object_add(o, "result", result);
     return formsvc_send_obj(r, 200, o);
@@ -59,8 +55,7 @@ static int rpc_result(request_rec *r, json_object *id, json_object *result)
 
 /* ---- methods ---------------------------------------------------------- */
 
-static int m_initialize(request_rec *r, json_object *id, json_object *params)
-{
+static int m_initialize(request_rec *r, json_object *id, json_object *params) {
     json_object *pv = fs_json_get(params, "protocolVersion");
     if (!pv || !json_object_is_type(pv, json_type_string))
         return rpc_error(r, 200, id, RPC_INVALID_PARAMS, "params.protocolVersion is required.");
@@ -87,8 +82,7 @@ static int m_initialize(request_rec *r, json_object *id, json_object *params)
     return rpc_result(r, id, res);
 }
 
-static int m_tools_list(request_rec *r, json_object *id)
-{
+static int m_tools_list(request_rec *r, json_object *id) {
     json_object *arr = json_object_new_array();
     for (const formsvc_mcp_tool *t = formsvc_mcp_tools; t->name; t++) {
         json_object *o = json_object_new_object();
@@ -118,8 +112,7 @@ static int m_tools_list(request_rec *r, json_object *id)
 }
 
 /* An identifier that can stand in a path segment as it is. */
-static int id_ok(const char *s)
-{
+static int id_ok(const char *s) {
     apr_size_t n = strlen(s);
     if (n == 0 || n > 200)
         return 0;
@@ -130,8 +123,7 @@ static int id_ok(const char *s)
 }
 
 /* Is name one of the query arguments in spec ("a:s b:i")? Its type or 0. */
-static char query_type(const char *spec, const char *name)
-{
+static char query_type(const char *spec, const char *name) {
     apr_size_t n = strlen(name);
     for (const char *p = spec; p && *p;) {
         const char *colon = strchr(p, ':');
@@ -149,8 +141,7 @@ static char query_type(const char *spec, const char *name)
  * -32602 invalid params. */
 static const char *build_call(request_rec *r, const formsvc_mcp_tool *t, json_object *args,
                               const char **path, const char **query, const char **body,
-                              apr_table_t **headers)
-{
+                              apr_table_t **headers) {
     /* path: every {arg} filled from a string argument */
     const char *p = "";
     apr_hash_t *used = apr_hash_make(r->pool);
@@ -191,15 +182,17 @@ static const char *build_call(request_rec *r, const formsvc_mcp_tool *t, json_ob
                 val = json_object_get_string(v);
             else
                 return apr_psprintf(r->pool, "Argument %s must be %s.", k,
-                                    qt == 'i' ? "an integer" : qt == 'b' ? "a boolean" : "a string");
+                                    qt == 'i'   ? "an integer"
+                                    : qt == 'b' ? "a boolean"
+                                                : "a string");
             const char *kv = apr_pstrcat(r->pool, k, "=", ap_escape_urlencoded(r->pool, val), NULL);
             *query = *query ? apr_pstrcat(r->pool, *query, "&", kv, NULL) : kv;
         } else if (t->if_match && !strcmp(k, "ifMatchVersion")) {
             if (!json_object_is_type(v, json_type_int))
                 return "Argument ifMatchVersion must be an integer.";
-            apr_table_setn(*headers, "If-Match",
-                           apr_psprintf(r->pool, "\"%" APR_INT64_T_FMT "\"",
-                                        json_object_get_int64(v)));
+            apr_table_setn(
+                *headers, "If-Match",
+                apr_psprintf(r->pool, "\"%" APR_INT64_T_FMT "\"", json_object_get_int64(v)));
         } else if (t->body) {
             json_object_object_add(rest, k, json_object_get(v));
         } else {
@@ -211,8 +204,7 @@ static const char *build_call(request_rec *r, const formsvc_mcp_tool *t, json_ob
     return NULL;
 }
 
-static int m_tools_call(request_rec *r, json_object *id, json_object *params)
-{
+static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
     json_object *name = fs_json_get(params, "name");
     if (!name || !json_object_is_type(name, json_type_string))
         return rpc_error(r, 200, id, RPC_INVALID_PARAMS, "params.name is required.");
@@ -259,16 +251,14 @@ static int m_tools_call(request_rec *r, json_object *id, json_object *params)
 
 /* ---- transport -------------------------------------------------------- */
 
-static int accepts_json(const char *accept)
-{
+static int accepts_json(const char *accept) {
     if (!accept || !*accept)
         return 1;
     return ap_strcasestr(accept, "application/json") || strstr(accept, "*/*") ||
            ap_strcasestr(accept, "application/*");
 }
 
-static int formsvc_h_mcp(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
     (void)caps;
     const char *pv = apr_table_get(r->headers_in, "MCP-Protocol-Version");
     if (pv && !version_known(pv))
@@ -282,10 +272,11 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps)
             r, fs_error_make(r->pool, "not-acceptable",
                              "This server answers MCP requests with application/json."));
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    if (!ct || strncasecmp(ct, "application/json", 16) || (ct[16] && ct[16] != ';' && ct[16] != ' '))
-        return formsvc_send_problem(
-            r, fs_error_make(r->pool, "unsupported-media-type",
-                             "Send JSON-RPC messages as application/json."));
+    if (!ct || strncasecmp(ct, "application/json", 16) ||
+        (ct[16] && ct[16] != ';' && ct[16] != ' '))
+        return formsvc_send_problem(r,
+                                    fs_error_make(r->pool, "unsupported-media-type",
+                                                  "Send JSON-RPC messages as application/json."));
     char *buf;
     apr_size_t len;
     fs_error *e = formsvc_read_body(r, formsvc_conf(r->server)->max_body_api, &buf, &len);
@@ -300,8 +291,7 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps)
         return rpc_error(r, 400, NULL, RPC_INVALID_REQUEST,
                          "JSON-RPC batches are not supported; send one message per request.");
     if (!json_object_is_type(msg, json_type_object))
-        return rpc_error(r, 400, NULL, RPC_INVALID_REQUEST,
-                         "A JSON-RPC message is an object.");
+        return rpc_error(r, 400, NULL, RPC_INVALID_REQUEST, "A JSON-RPC message is an object.");
     json_object *jv = fs_json_get(msg, "jsonrpc"), *method = fs_json_get(msg, "method");
     json_object *id = NULL;
     int has_id = json_object_object_get_ex(msg, "id", &id);
@@ -322,8 +312,7 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps)
         return rpc_error(r, 400, id_valid ? id : NULL, RPC_INVALID_REQUEST,
                          "method must be a string.");
     if (has_id && !id_valid)
-        return rpc_error(r, 400, NULL, RPC_INVALID_REQUEST,
-                         "id must be a string or an integer.");
+        return rpc_error(r, 400, NULL, RPC_INVALID_REQUEST, "id must be a string or an integer.");
     if (!has_id) /* a notification (notifications/initialized, cancelled, ...) */
         return formsvc_send_empty(r, HTTP_ACCEPTED);
     json_object *params = fs_json_get(msg, "params");
@@ -347,6 +336,5 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps)
 
 /* Only POST: GET (an SSE stream) and DELETE (ending a session) are 405 with
  * Allow: POST, from the router, as the transport allows. */
-const formsvc_route formsvc_routes_mcp[] = {
-    {M_POST, "/mcp", formsvc_h_mcp, 0, 1},
-    {0, NULL, NULL, 0, 0}};
+const formsvc_route formsvc_routes_mcp[] = {{M_POST, "/mcp", formsvc_h_mcp, 0, 1},
+                                            {0, NULL, NULL, 0, 0}};

@@ -3,8 +3,8 @@
  * build time (Makefile.apxs turns it into the string literal in
  * openapi_doc.inc), so there is no file to install or find at run time.
  * Only "servers" is filled in per request, from FormsvcBaseURL. */
-#include "glue.h"
 #include "fs_json.h"
+#include "glue.h"
 
 APLOG_USE_MODULE(formsvc);
 
@@ -12,8 +12,7 @@ static const char openapi_doc[] =
 #include "openapi_doc.inc"
     ;
 
-static int formsvc_h_openapi(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_openapi(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *doc = fs_json_parse_trusted(r->pool, openapi_doc);
     if (!doc || !json_object_is_type(doc, json_type_object)) {
@@ -27,6 +26,5 @@ static int formsvc_h_openapi(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, 200, doc);
 }
 
-const formsvc_route formsvc_routes_openapi[] = {
-    {M_GET, "/openapi.json", formsvc_h_openapi, 0, 0},
-    {0, NULL, NULL, 0, 0}};
+const formsvc_route formsvc_routes_openapi[] = {{M_GET, "/openapi.json", formsvc_h_openapi, 0, 0},
+                                                {0, NULL, NULL, 0, 0}};

@@ -5,49 +5,49 @@
 
 #include "mcp_tools.h"
 
-#define ID(what) \
-    "{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"pattern\":\"^[A-Za-z0-9_-]+$\"," \
+#define ID(what)                                                                                   \
+    "{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"pattern\":\"^[A-Za-z0-9_-]+$\","     \
     "\"description\":\"" what "\"}"
 #define FORM_ID "\"formId\":" ID("The form's id (frm_...).")
 #define LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20}"
-#define CURSOR "\"cursor\":{\"type\":\"string\",\"description\":\"nextCursor of the previous page.\"}"
-#define IF_MATCH                                                                              \
-    "\"ifMatchVersion\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Only change the " \
+#define CURSOR                                                                                     \
+    "\"cursor\":{\"type\":\"string\",\"description\":\"nextCursor of the previous page.\"}"
+#define IF_MATCH                                                                                   \
+    "\"ifMatchVersion\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Only change the "    \
     "form if its version is still this one (If-Match); otherwise precondition-failed.\"}"
-#define SETTINGS                                                                              \
-    "\"settings\":{\"type\":\"object\",\"properties\":{"                                     \
-    "\"closesAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},"                \
-    "\"maxSubmissions\":{\"type\":[\"integer\",\"null\"],\"minimum\":1},"                    \
-    "\"confirmationMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"           \
-    "\"redirectUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"},"                   \
+#define SETTINGS                                                                                   \
+    "\"settings\":{\"type\":\"object\",\"properties\":{"                                           \
+    "\"closesAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},"                      \
+    "\"maxSubmissions\":{\"type\":[\"integer\",\"null\"],\"minimum\":1},"                          \
+    "\"confirmationMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                 \
+    "\"redirectUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"},"                         \
     "\"honeypot\":{\"type\":\"boolean\"}},\"additionalProperties\":false}"
-#define FIELD_PROPS                                                                           \
-    "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                  \
-    "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","        \
-    "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","  \
-    "\"hidden\"]},"                                                                          \
-    "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                     \
-    "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                   \
-    "\"required\":{\"type\":\"boolean\"},"                                                   \
-    "\"placeholder\":{\"type\":[\"string\",\"null\"],\"maxLength\":200},"                    \
-    "\"options\":{\"type\":[\"array\",\"null\"],\"items\":{\"anyOf\":[{\"type\":\"string\"}," \
-    "{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"                  \
-    "\"label\":{\"type\":\"string\"}},\"required\":[\"value\"]}]}},"                         \
-    "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "  \
-    "minimum, maximum, minItems, maxItems as the type allows.\"},"                           \
-    "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"{field, equals} or "    \
-    "{field, in: [...]}\"},"                                                                 \
+#define FIELD_PROPS                                                                                \
+    "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
+    "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
+    "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
+    "\"hidden\"]},"                                                                                \
+    "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
+    "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
+    "\"required\":{\"type\":\"boolean\"},"                                                         \
+    "\"placeholder\":{\"type\":[\"string\",\"null\"],\"maxLength\":200},"                          \
+    "\"options\":{\"type\":[\"array\",\"null\"],\"items\":{\"anyOf\":[{\"type\":\"string\"},"      \
+    "{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"                        \
+    "\"label\":{\"type\":\"string\"}},\"required\":[\"value\"]}]}},"                               \
+    "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "        \
+    "minimum, maximum, minItems, maxItems as the type allows.\"},"                                 \
+    "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"{field, equals} or "          \
+    "{field, in: [...]}\"},"                                                                       \
     "\"position\":{\"type\":\"integer\",\"minimum\":0}"
-#define FIELD "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
-#define OBJ(props, req) \
-    "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
+#define FIELD                                                                                      \
+    "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
+#define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
 
 const formsvc_mcp_tool formsvc_mcp_tools[] = {
     {"whoami", "Who am I", "The account, the calling credential and the quotas (GET /v1/me).",
      M_GET, "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", "")},
-    {"list_forms", "List forms",
-     "The caller's forms, newest first, one page (GET /v1/forms).", M_GET, "/v1/forms",
-     "status:s limit:i cursor:s", 0, 0, 1, 0, 1,
+    {"list_forms", "List forms", "The caller's forms, newest first, one page (GET /v1/forms).",
+     M_GET, "/v1/forms", "status:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ("\"status\":{\"enum\":[\"draft\",\"published\",\"closed\"]}," LIMIT "," CURSOR, "")},
     {"get_form", "Get a form", "One form with its fields (GET /v1/forms/{id}).", M_GET,
      "/v1/forms/{formId}", NULL, 0, 0, 1, 0, 1, OBJ(FORM_ID, "\"formId\"")},
@@ -97,8 +97,8 @@ const formsvc_mcp_tool formsvc_mcp_tools[] = {
      "it (PUT /v1/forms/{id}/fields).",
      M_PUT, "/v1/forms/{formId}/fields", NULL, 1, 1, 0, 1, 1,
      OBJ(FORM_ID ",\"fields\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-                 "\"id\":{\"type\":\"string\"}," FIELD_PROPS "},\"required\":[\"key\",\"type\"]}},"
-                 IF_MATCH,
+                 "\"id\":{\"type\":\"string\"}," FIELD_PROPS
+                 "},\"required\":[\"key\",\"type\"]}}," IF_MATCH,
          "\"formId\",\"fields\"")},
     {"list_submissions", "List submissions",
      "A form's submissions, newest first, one page (GET /v1/forms/{id}/submissions).", M_GET,
@@ -106,9 +106,8 @@ const formsvc_mcp_tool formsvc_mcp_tools[] = {
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LIMIT "," CURSOR,
          "\"formId\"")},
-    {"get_submission", "Get a submission",
-     "One submission (GET /v1/forms/{id}/submissions/{sid}).", M_GET,
-     "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
+    {"get_submission", "Get a submission", "One submission (GET /v1/forms/{id}/submissions/{sid}).",
+     M_GET, "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\"")},
     {"delete_submission", "Delete a submission",

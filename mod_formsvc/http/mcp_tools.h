@@ -9,12 +9,12 @@
 
 typedef struct formsvc_mcp_tool {
     const char *name, *title, *description;
-    int method;          /* M_GET, ... */
-    const char *path;    /* "/v1/forms/{formId}": {arg} placeholders */
-    const char *query;   /* "status:s limit:i cursor:s": query arguments and types
-                          * (s string, i integer, b boolean), or NULL */
-    int body;            /* 1: the other arguments are the JSON body */
-    int if_match;        /* 1: accepts ifMatchVersion (sent as If-Match) */
+    int method;        /* M_GET, ... */
+    const char *path;  /* "/v1/forms/{formId}": {arg} placeholders */
+    const char *query; /* "status:s limit:i cursor:s": query arguments and types
+                        * (s string, i integer, b boolean), or NULL */
+    int body;          /* 1: the other arguments are the JSON body */
+    int if_match;      /* 1: accepts ifMatchVersion (sent as If-Match) */
     int read_only, destructive, idempotent;
     const char *input_schema; /* JSON Schema of arguments */
 } formsvc_mcp_tool;

@@ -290,6 +290,22 @@ is $r->code, 200, 'a failing tool is HTTP 200';
 like $r->header('Content-Type'), qr{^application/json}, 'JSON-RPC answer, not a problem';
 ok $r->header('RateLimit-Limit'), 'RateLimit headers of /mcp kept';
 
+# the access log names the tool (request note formsvc-mcp-tool)
+{
+    call($secret, 'list_forms', { cursor => 'x' }, );
+    my $log = Apache::Test::vars('t_logs') . '/formsvc_access.log';
+    my @lines;
+    for (1 .. 50) { # the line is written after the answer: wait for it
+        open my $fh, '<', $log or die "$log: $!";
+        @lines = grep { m{"POST /api/mcp } && /tool=list_forms/ } <$fh>;
+        close $fh;
+        last if @lines;
+        select undef, undef, undef, 0.1;
+    }
+    ok @lines, 'access log: tool=list_forms';
+    like $lines[-1] // '', qr/cred=key_/, 'with the credential';
+}
+
 # ---- one real client: the MCP TypeScript SDK ----------------------------
 SKIP: {
     my $js = "$FindBin::Bin/js";

@@ -1,9 +1,7 @@
-/* mcp_tools: what each MCP tool runs, and its input schema (mcp_tools.h).
+/* fs_mcp_tools: what each MCP tool runs, and its input schema (fs_mcp.h).
  * The schemas describe the arguments for clients; the REST handler the
  * tool runs still checks everything itself and answers 422 problems. */
-#include <httpd.h>
-
-#include "mcp_tools.h"
+#include "fs_mcp.h"
 
 #define ID(what)                                                                                   \
     "{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"pattern\":\"^[A-Za-z0-9_-]+$\","     \
@@ -43,16 +41,16 @@
     "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
 
-const formsvc_mcp_tool formsvc_mcp_tools[] = {
+const fs_mcp_tool fs_mcp_tools[] = {
     {"whoami", "Who am I", "The account, the calling credential and the quotas (GET /v1/me).",
-     M_GET, "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", "")},
+     "GET", "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", "")},
     {"list_forms", "List forms", "The caller's forms, newest first, one page (GET /v1/forms).",
-     M_GET, "/v1/forms", "status:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     "GET", "/v1/forms", "status:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ("\"status\":{\"enum\":[\"draft\",\"published\",\"closed\"]}," LIMIT "," CURSOR, "")},
-    {"get_form", "Get a form", "One form with its fields (GET /v1/forms/{id}).", M_GET,
+    {"get_form", "Get a form", "One form with its fields (GET /v1/forms/{id}).", "GET",
      "/v1/forms/{formId}", NULL, 0, 0, 1, 0, 1, OBJ(FORM_ID, "\"formId\"")},
     {"create_form", "Create a form",
-     "Creates a draft form, optionally with its fields (POST /v1/forms).", M_POST, "/v1/forms",
+     "Creates a draft form, optionally with its fields (POST /v1/forms).", "POST", "/v1/forms",
      NULL, 1, 0, 0, 0, 0,
      OBJ("\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"
          "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":5000},"
@@ -63,66 +61,66 @@ const formsvc_mcp_tool formsvc_mcp_tools[] = {
     {"update_form", "Update a form",
      "Changes title, description, slug or settings; members given as null are removed "
      "(JSON merge patch, PATCH /v1/forms/{id}).",
-     M_PATCH, "/v1/forms/{formId}", NULL, 1, 1, 0, 0, 1,
+     "PATCH", "/v1/forms/{formId}", NULL, 1, 1, 0, 0, 1,
      OBJ(FORM_ID ",\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"
                  "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":5000},"
                  "\"slug\":{\"type\":[\"string\",\"null\"]}," SETTINGS "," IF_MATCH,
          "\"formId\"")},
     {"delete_form", "Delete a form",
-     "Deletes a form with its fields and submissions (DELETE /v1/forms/{id}).", M_DELETE,
+     "Deletes a form with its fields and submissions (DELETE /v1/forms/{id}).", "DELETE",
      "/v1/forms/{formId}", NULL, 0, 1, 0, 1, 1, OBJ(FORM_ID "," IF_MATCH, "\"formId\"")},
     {"publish_form", "Publish a form",
-     "Makes a draft or closed form public (POST /v1/forms/{id}/publish).", M_POST,
+     "Makes a draft or closed form public (POST /v1/forms/{id}/publish).", "POST",
      "/v1/forms/{formId}/publish", NULL, 0, 1, 0, 0, 0, OBJ(FORM_ID "," IF_MATCH, "\"formId\"")},
     {"close_form", "Close a form",
-     "Stops a published form taking submissions (POST /v1/forms/{id}/close).", M_POST,
+     "Stops a published form taking submissions (POST /v1/forms/{id}/close).", "POST",
      "/v1/forms/{formId}/close", NULL, 0, 1, 0, 0, 0, OBJ(FORM_ID "," IF_MATCH, "\"formId\"")},
     {"add_field", "Add a field",
-     "Adds a field to a form, at the end or at position (POST /v1/forms/{id}/fields).", M_POST,
+     "Adds a field to a form, at the end or at position (POST /v1/forms/{id}/fields).", "POST",
      "/v1/forms/{formId}/fields", NULL, 1, 1, 0, 0, 0,
      OBJ(FORM_ID "," FIELD_PROPS "," IF_MATCH, "\"formId\",\"key\",\"type\"")},
     {"update_field", "Update a field",
      "Changes a field (merge patch; position moves it) "
      "(PATCH /v1/forms/{id}/fields/{fieldId}).",
-     M_PATCH, "/v1/forms/{formId}/fields/{fieldId}", NULL, 1, 1, 0, 0, 1,
+     "PATCH", "/v1/forms/{formId}/fields/{fieldId}", NULL, 1, 1, 0, 0, 1,
      OBJ(FORM_ID ",\"fieldId\":" ID("The field's id (fld_...).") "," FIELD_PROPS "," IF_MATCH,
          "\"formId\",\"fieldId\"")},
     {"delete_field", "Delete a field",
-     "Removes a field from a form (DELETE /v1/forms/{id}/fields/{fieldId}).", M_DELETE,
+     "Removes a field from a form (DELETE /v1/forms/{id}/fields/{fieldId}).", "DELETE",
      "/v1/forms/{formId}/fields/{fieldId}", NULL, 0, 1, 0, 1, 1,
      OBJ(FORM_ID ",\"fieldId\":" ID("The field's id (fld_...).") "," IF_MATCH,
          "\"formId\",\"fieldId\"")},
     {"replace_fields", "Replace all fields",
      "Replaces a form's whole field list at once; items with the id of an existing field keep "
      "it (PUT /v1/forms/{id}/fields).",
-     M_PUT, "/v1/forms/{formId}/fields", NULL, 1, 1, 0, 1, 1,
+     "PUT", "/v1/forms/{formId}/fields", NULL, 1, 1, 0, 1, 1,
      OBJ(FORM_ID ",\"fields\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
                  "\"id\":{\"type\":\"string\"}," FIELD_PROPS
                  "},\"required\":[\"key\",\"type\"]}}," IF_MATCH,
          "\"formId\",\"fields\"")},
     {"list_submissions", "List submissions",
-     "A form's submissions, newest first, one page (GET /v1/forms/{id}/submissions).", M_GET,
+     "A form's submissions, newest first, one page (GET /v1/forms/{id}/submissions).", "GET",
      "/v1/forms/{formId}/submissions", "since:s until:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LIMIT "," CURSOR,
          "\"formId\"")},
     {"get_submission", "Get a submission", "One submission (GET /v1/forms/{id}/submissions/{sid}).",
-     M_GET, "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\"")},
     {"delete_submission", "Delete a submission",
-     "Deletes one submission (DELETE /v1/forms/{id}/submissions/{sid}).", M_DELETE,
+     "Deletes one submission (DELETE /v1/forms/{id}/submissions/{sid}).", "DELETE",
      "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 0, 1, 1,
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\"")},
     {"list_keys", "List API keys",
-     "The account's API keys and delegated tokens, without secrets (GET /v1/keys).", M_GET,
+     "The account's API keys and delegated tokens, without secrets (GET /v1/keys).", "GET",
      "/v1/keys", "includeRevoked:b limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ("\"includeRevoked\":{\"type\":\"boolean\",\"default\":false}," LIMIT "," CURSOR, "")},
     {"create_key", "Create an API key",
      "Creates an API key no broader than the caller; the secret is shown only in this answer "
      "(POST /v1/keys).",
-     M_POST, "/v1/keys", NULL, 1, 0, 0, 0, 0,
+     "POST", "/v1/keys", NULL, 1, 0, 0, 0, 0,
      OBJ("\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100},"
          "\"scopes\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},"
          "\"description\":\"e.g. forms:read, submissions:read, form:frm_...; null: the "
@@ -130,7 +128,7 @@ const formsvc_mcp_tool formsvc_mcp_tools[] = {
          "\"expiresAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}",
          "\"name\"")},
     {"revoke_key", "Revoke an API key",
-     "Revokes a key and every token delegated from it (DELETE /v1/keys/{id}).", M_DELETE,
+     "Revokes a key and every token delegated from it (DELETE /v1/keys/{id}).", "DELETE",
      "/v1/keys/{keyId}", NULL, 0, 0, 0, 1, 1,
      OBJ("\"keyId\":" ID("The key's id (key_...)."), "\"keyId\"")},
-    {NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0, 0, 0, NULL}};
+    {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL}};

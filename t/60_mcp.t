@@ -268,6 +268,21 @@ is $res->{structuredContent}{status}, 403, 'reader: create_key 403';
 $r = rpc($key->{secret}, 'tools/list');
 is $r->code, 200, 'a scoped key may list the tools';
 
+$r = rpc($key->{secret}, 'tools/call', { name => 'create_form', arguments => { title => 'nope' } });
+ok !$r->header('WWW-Authenticate'), 'a refused tool sets no WWW-Authenticate on /mcp';
+
+# a key constrained to one form sees only that form, through the same code
+my ($f2id) = map { $_->{id} } ok_result(call($secret, 'create_form', { title => 'Second' }), 'second form');
+my $only = api(POST => '/v1/keys', token => $secret,
+               body => { name => 'one-form', scopes => ['forms:write', "form:$form->{id}"] })->{json};
+my $seen = ok_result(call($only->{secret}, 'list_forms'), 'constrained: list_forms');
+is_deeply [map { $_->{id} } @{ $seen->{data} }], [$form->{id}], 'constrained: only its form';
+$res = call($only->{secret}, 'get_form', { formId => $f2id });
+is $res->{structuredContent}{status}, 404, 'constrained: another form is not-found';
+$res = call($only->{secret}, 'create_form', { title => 'x' });
+is $res->{structuredContent}{status}, 403, 'constrained: cannot create forms';
+ok_result(call($secret, 'delete_form', { formId => $f2id }), 'delete the second form');
+
 my $rev = ok_result(call($secret, 'revoke_key', { keyId => $key->{id} }), 'revoke_key');
 ok $rev->{revokedAt}, 'revoke_key: revokedAt';
 $r = rpc($key->{secret}, 'ping');

@@ -56,7 +56,8 @@ typedef struct fs_mcp_tool {
     int body;           /* 1: the other arguments are the JSON body */
     int if_match;       /* 1: accepts ifMatchVersion, sent as If-Match */
     int read_only, destructive, idempotent;
-    const char *input_schema; /* JSON Schema of the arguments */
+    const char *input_schema;  /* JSON Schema of the arguments */
+    const char *output_schema; /* JSON Schema of structuredContent on success */
 } fs_mcp_tool;
 
 /* The tools, ending with a row whose name is NULL. */

@@ -9,12 +9,14 @@ use FormsvcTest;
 
 my ($secret, $acct) = signup();
 my $n = 0;
+my (%tool, $last_tool); # tools/list, and the tool of the last tools/call
 my $MCP_ACCEPT = 'application/json, text/event-stream';
 
 # rpc(TOKEN, METHOD, PARAMS) -> the HTTP::Response (JSON in {json})
 sub rpc {
     my ($token, $method, $params, %o) = @_;
     my %msg = (jsonrpc => '2.0', id => ++$n, method => $method);
+    $last_tool = $method eq 'tools/call' ? $params->{name} : undef;
     $msg{params} = $params if defined $params;
     return api(POST => '/mcp', token => $token, body => \%msg,
                headers => { Accept => $MCP_ACCEPT, %{ $o{headers} || {} } });
@@ -31,6 +33,10 @@ sub ok_result {
     my ($res, $what) = @_;
     ok !$res->{isError}, "$what: not an error" or diag explain $res;
     is $res->{content}[0]{type}, 'text', "$what: text content";
+    if (my $schema = $last_tool && $tool{$last_tool} && $tool{$last_tool}{outputSchema}) {
+        my @missing = grep { !exists $res->{structuredContent}{$_} } @{ $schema->{anyOf}[0]{required} };
+        ok !@missing, "$what: has what outputSchema requires" or diag "missing: @missing";
+    }
     return $res->{structuredContent};
 }
 
@@ -128,13 +134,15 @@ is $r->{json}{error}{code}, -32602, 'unknown argument of a query tool: -32602';
 # ---- tools/list ---------------------------------------------------------
 $r = rpc($secret, 'tools/list');
 my @tools = @{ $r->{json}{result}{tools} };
-my %tool = map { $_->{name} => $_ } @tools;
+%tool = map { $_->{name} => $_ } @tools;
 my @want = qw(whoami list_forms get_form create_form update_form delete_form publish_form
               close_form add_field update_field delete_field replace_fields list_submissions
               get_submission delete_submission list_keys create_key revoke_key);
 ok $tool{$_}, "tool $_ listed" for @want;
 for my $t (@tools) {
     is $t->{inputSchema}{type}, 'object', "$t->{name}: inputSchema is an object schema";
+    is $t->{outputSchema}{type}, 'object', "$t->{name}: outputSchema is an object schema";
+    is $t->{outputSchema}{anyOf}[1]{required}[2], 'status', "$t->{name}: outputSchema allows a problem";
     ok length $t->{description}, "$t->{name}: described";
 }
 ok $tool{list_forms}{annotations}{readOnlyHint}, 'list_forms read-only';

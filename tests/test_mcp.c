@@ -109,6 +109,10 @@ static void tool_table(void **state) {
         if (!s)
             fail_msg("%s: input schema is not JSON", t->name);
         assert_string_equal(json_object_get_string(fs_json_get(s, "type")), "object");
+        json_object *o = fs_json_parse_trusted(p, t->output_schema);
+        if (!o)
+            fail_msg("%s: output schema is not JSON", t->name);
+        assert_string_equal(json_object_get_string(fs_json_get(o, "type")), "object");
         json_object *props = fs_json_get(s, "properties"), *req = fs_json_get(s, "required");
         assert_non_null(props);
         assert_non_null(req);

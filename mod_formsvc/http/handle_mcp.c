@@ -65,6 +65,11 @@ static int m_tools_list(request_rec *r, json_object *id) {
             schema = json_object_new_object();
         }
         json_object_object_add(o, "inputSchema", schema);
+        json_object *out = json_tokener_parse(t->output_schema);
+        if (out)
+            json_object_object_add(o, "outputSchema", out);
+        else
+            FORMSVC_LOG(r, APLOG_ERR, 11203, "MCP tool %s has an invalid output schema", t->name);
         json_object *ann = json_object_new_object();
         json_object_object_add(ann, "title", json_object_new_string(t->title));
         json_object_object_add(ann, "readOnlyHint", json_object_new_boolean(t->read_only));

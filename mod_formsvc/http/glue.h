@@ -32,6 +32,7 @@ typedef struct formsvc_req {
     formsvc_principal *who;   /* NULL until authenticated */
     fs_error *auth_error;     /* why authentication failed (for the error page) */
     fs_db *db;                /* acquired lazily */
+    struct formsvc_capture *capture; /* set during an internal dispatch (dispatch.h) */
 } formsvc_req;
 
 formsvc_req *formsvc_req_get(request_rec *r);
@@ -99,6 +100,13 @@ extern const formsvc_route formsvc_routes_forms[];
 extern const formsvc_route formsvc_routes_fields[];
 extern const formsvc_route formsvc_routes_submissions[];
 extern const formsvc_route formsvc_routes_public[];
+extern const formsvc_route formsvc_routes_mcp[];
+extern const formsvc_route formsvc_routes_openapi[];
+
+/* The route for method and path (relative to the base path), or NULL;
+ * caps receive its placeholders, *allow the methods the path has. */
+const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
+                                          const char **caps, const char **allow);
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */

@@ -1,5 +1,6 @@
 /* request: per-request context, database access, body reading, responses. */
 #include "glue.h"
+#include "dispatch.h"
 #include "fs_json.h"
 #include "fs_util.h"
 
@@ -74,8 +75,23 @@ static void common_headers(request_rec *r)
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
 }
 
+/* During an internal dispatch (dispatch.h) answers are stored, not sent.
+ * Returns 1 when it stored this one. */
+static int captured(request_rec *r, int status, const char *type, const char *body)
+{
+    formsvc_capture *cap = formsvc_req_get(r)->capture;
+    if (!cap)
+        return 0;
+    cap->status = status;
+    cap->type = type;
+    cap->body = body;
+    return 1;
+}
+
 int formsvc_send_json(request_rec *r, int status, const char *json)
 {
+    if (captured(r, status, "application/json", json))
+        return OK;
     r->status = status;
     ap_set_content_type(r, "application/json");
     common_headers(r);
@@ -92,6 +108,8 @@ int formsvc_send_obj(request_rec *r, int status, json_object *o)
 
 int formsvc_send_empty(request_rec *r, int status)
 {
+    if (captured(r, status, NULL, NULL))
+        return OK;
     r->status = status;
     common_headers(r);
     return OK;
@@ -99,11 +117,17 @@ int formsvc_send_empty(request_rec *r, int status)
 
 int formsvc_send_problem(request_rec *r, fs_error *e)
 {
-    const char *instance = r->prev ? r->prev->uri : r->uri;
+    formsvc_req *q = formsvc_req_get(r);
+    const char *instance = q->capture ? apr_pstrcat(r->pool, formsvc_conf(r->server)->base_path,
+                                                    q->path, NULL)
+                         : r->prev    ? r->prev->uri
+                                      : r->uri;
     char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
     if (e->status >= 500)
         FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 10102,
                     "%d %s for %s", e->status, e->slug, instance);
+    if (captured(r, e->status, "application/problem+json", body))
+        return OK;
     r->status = e->status;
     ap_set_content_type(r, "application/problem+json");
     common_headers(r);
@@ -122,6 +146,15 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
 {
     *buf = NULL;
     *len = 0;
+    formsvc_capture *given = formsvc_req_get(r)->capture;
+    if (given) { /* internal dispatch: the body is given, not read */
+        if (given->in_body && (apr_off_t)given->in_len > max)
+            return fs_error_make(r->pool, "payload-too-large",
+                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+        *buf = (char *)given->in_body;
+        *len = given->in_body ? given->in_len : 0;
+        return NULL;
+    }
     if (ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK) != OK)
         return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
     if (r->remaining > max)
@@ -188,6 +221,11 @@ fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
     const char *cl = apr_table_get(r->headers_in, "Content-Length");
     const char *te = apr_table_get(r->headers_in, "Transfer-Encoding");
     int has_body = (cl && strcmp(cl, "0")) || te;
+    formsvc_capture *cap = formsvc_req_get(r)->capture;
+    if (cap) { /* internal dispatch: always JSON, given as in_body */
+        has_body = cap->in_body != NULL;
+        ct = "application/json";
+    }
     if (!has_body) {
         if (optional) {
             *out = fs_json_own(r->pool, json_object_new_object());

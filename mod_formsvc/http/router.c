@@ -20,6 +20,8 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_fields,
     formsvc_routes_submissions,
     formsvc_routes_public,
+    formsvc_routes_mcp,
+    formsvc_routes_openapi,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
@@ -62,15 +64,13 @@ int formsvc_map_to_storage(request_rec *r)
     return formsvc_req_get(r)->ours ? OK : DECLINED;
 }
 
-/* The route for this request, or NULL; *allow collects the methods that
- * would match the path, for 405. */
-static const formsvc_route *find_route(request_rec *r, const char *path, const char **caps,
-                                       const char **allow)
+/* The route for method and path, or NULL; *allow collects the methods that
+ * would match the path, for 405. Also used by the internal dispatch of
+ * dispatch.c (MCP tools). */
+const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
+                                          const char **caps, const char **allow)
 {
     *allow = NULL;
-    int method = r->method_number;
-    if (method == M_GET && r->header_only)
-        method = M_GET; /* HEAD is GET without a body */
     const formsvc_route *hit = NULL;
     for (int t = 0; t < N_TABLES; t++) {
         for (const formsvc_route *rt = tables[t]; rt->pattern; rt++) {
@@ -99,7 +99,7 @@ int formsvc_route_needs_auth(request_rec *r)
     if (!q->ours)
         return 0;
     const char *caps[4], *allow;
-    const formsvc_route *rt = find_route(r, q->path, caps, &allow);
+    const formsvc_route *rt = formsvc_route_lookup(r, r->method_number, q->path, caps, &allow);
     return rt && rt->auth;
 }
 
@@ -113,7 +113,8 @@ int formsvc_handler_hook(request_rec *r)
         return DECLINED;
     }
     const char *caps[4] = {0}, *allow = NULL;
-    const formsvc_route *rt = find_route(r, q->path, caps, &allow);
+    /* HEAD is GET without a body: httpd gives it M_GET */
+    const formsvc_route *rt = formsvc_route_lookup(r, r->method_number, q->path, caps, &allow);
     if (!rt) {
         if (allow) {
             apr_table_setn(r->err_headers_out, "Allow", allow);

@@ -1,0 +1,83 @@
+/* fs_mcp: the pure parts of the MCP server: JSON-RPC 2.0 messages,
+ * protocol versions, and the tool table with the mapping of a tool's
+ * arguments onto its REST request. The httpd glue (handle_mcp.c) runs the
+ * request through dispatch.c. */
+#ifndef FS_MCP_H
+#define FS_MCP_H
+
+#include <apr_pools.h>
+#include <json.h>
+
+/* JSON-RPC 2.0 error codes */
+#define FS_RPC_PARSE_ERROR -32700
+#define FS_RPC_INVALID_REQUEST -32600
+#define FS_RPC_METHOD_NOT_FOUND -32601
+#define FS_RPC_INVALID_PARAMS -32602
+
+typedef enum {
+    FS_RPC_REQUEST,      /* method and id: answer it */
+    FS_RPC_NOTIFICATION, /* method, no id: nothing to answer */
+    FS_RPC_RESPONSE,     /* result or error with an id: a reply to us */
+    FS_RPC_BAD           /* answer the error in code/message */
+} fs_rpc_kind;
+
+typedef struct fs_rpc_msg {
+    fs_rpc_kind kind;
+    json_object *id;     /* REQUEST: string or integer; BAD: the id when usable, else NULL */
+    const char *method;  /* REQUEST, NOTIFICATION */
+    json_object *params; /* REQUEST: an object ({} when absent) */
+    int code;            /* BAD: FS_RPC_* */
+    const char *message; /* BAD */
+} fs_rpc_msg;
+
+/* Classifies one message (the whole HTTP body). JSON that fs_json_check
+ * refuses is a parse error; a batch (array) is an invalid request: batches
+ * are not supported (MCP 2025-06-18 removed them). Objects are owned by p. */
+void fs_rpc_parse(apr_pool_t *p, const char *buf, apr_size_t len, fs_rpc_msg *m);
+
+/* {"jsonrpc":"2.0","id":id,"result":result}; takes result's reference.
+ * Owned by p. */
+json_object *fs_rpc_result(apr_pool_t *p, json_object *id, json_object *result);
+/* {"jsonrpc":"2.0","id":id|null,"error":{code,message}}. Owned by p. */
+json_object *fs_rpc_error(apr_pool_t *p, json_object *id, int code, const char *message);
+
+/* The protocol versions this server speaks, newest first, NULL-ended. */
+extern const char *const fs_mcp_versions[];
+int fs_mcp_version_supported(const char *v);
+/* What initialize answers: requested when supported, else the newest. */
+const char *fs_mcp_negotiate(const char *requested);
+
+typedef struct fs_mcp_tool {
+    const char *name, *title, *description;
+    const char *method; /* "GET", "POST", "PATCH", "PUT", "DELETE" */
+    const char *path;   /* "/v1/forms/{formId}": {arg} placeholders */
+    const char *query;  /* "status:s limit:i cursor:s": query arguments and their
+                         * types (s string, i integer, b boolean), or NULL */
+    int body;           /* 1: the other arguments are the JSON body */
+    int if_match;       /* 1: accepts ifMatchVersion, sent as If-Match */
+    int read_only, destructive, idempotent;
+    const char *input_schema;  /* JSON Schema of the arguments */
+    const char *output_schema; /* JSON Schema of structuredContent on success */
+} fs_mcp_tool;
+
+/* The tools, ending with a row whose name is NULL. */
+extern const fs_mcp_tool fs_mcp_tools[];
+const fs_mcp_tool *fs_mcp_tool_find(const char *name);
+
+/* The REST request of a tool call. */
+typedef struct fs_mcp_call {
+    const char *path;     /* relative to the base path */
+    const char *query;    /* urlencoded, or NULL */
+    const char *if_match; /* header value, or NULL */
+    const char *body;     /* JSON text, or NULL */
+} fs_mcp_call;
+
+/* Maps args (an object) onto t's REST request. NULL when fine, else the
+ * message of an invalid-params error: a missing or non-identifier path
+ * argument (ids must match ^[A-Za-z0-9_-]{1,200}$, so that no argument can
+ * change the path), a query argument of the wrong type, or an unknown
+ * argument of a tool without a body. */
+const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *args,
+                              fs_mcp_call *out);
+
+#endif

@@ -1,0 +1,195 @@
+/* fs_mcp: JSON-RPC 2.0 messages, MCP protocol versions, and tool calls
+ * mapped onto REST requests (fs_mcp.h). */
+#include "fs_mcp.h"
+#include "fs_json.h"
+
+#include <apr_escape.h>
+#include <apr_hash.h>
+#include <apr_lib.h>
+#include <apr_strings.h>
+
+const char *const fs_mcp_versions[] = {"2025-06-18", "2025-03-26", "2024-11-05", NULL};
+
+int fs_mcp_version_supported(const char *v) {
+    for (int i = 0; v && fs_mcp_versions[i]; i++)
+        if (!strcmp(v, fs_mcp_versions[i]))
+            return 1;
+    return 0;
+}
+
+const char *fs_mcp_negotiate(const char *requested) {
+    return fs_mcp_version_supported(requested) ? requested : fs_mcp_versions[0];
+}
+
+static void bad(fs_rpc_msg *m, json_object *id, int code, const char *message) {
+    m->kind = FS_RPC_BAD;
+    m->id = id;
+    m->code = code;
+    m->message = message;
+}
+
+static int id_usable(json_object *id) {
+    return id &&
+           (json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int));
+}
+
+void fs_rpc_parse(apr_pool_t *p, const char *buf, apr_size_t len, fs_rpc_msg *m) {
+    memset(m, 0, sizeof(*m));
+    if (!buf || len == 0)
+        return bad(m, NULL, FS_RPC_INVALID_REQUEST, "A JSON-RPC message is required.");
+    if (fs_json_check(p, buf, len))
+        return bad(m, NULL, FS_RPC_PARSE_ERROR, "Parse error: the body is not valid JSON.");
+    json_object *msg = fs_json_parse_trusted(p, buf);
+    if (json_object_is_type(msg, json_type_array))
+        return bad(m, NULL, FS_RPC_INVALID_REQUEST,
+                   "JSON-RPC batches are not supported; send one message per request.");
+    if (!json_object_is_type(msg, json_type_object))
+        return bad(m, NULL, FS_RPC_INVALID_REQUEST, "A JSON-RPC message is an object.");
+    json_object *jv = fs_json_get(msg, "jsonrpc"), *method = fs_json_get(msg, "method");
+    json_object *id = NULL;
+    int has_id = json_object_object_get_ex(msg, "id", &id);
+    json_object *good_id = id_usable(id) ? id : NULL;
+    if (!jv || !json_object_is_type(jv, json_type_string) ||
+        strcmp(json_object_get_string(jv), "2.0"))
+        return bad(m, good_id, FS_RPC_INVALID_REQUEST, "jsonrpc must be \"2.0\".");
+    if (!method) {
+        json_object *tmp;
+        if (good_id && (json_object_object_get_ex(msg, "result", &tmp) ||
+                        json_object_object_get_ex(msg, "error", &tmp))) {
+            m->kind = FS_RPC_RESPONSE;
+            m->id = good_id;
+            return;
+        }
+        return bad(m, good_id, FS_RPC_INVALID_REQUEST, "A JSON-RPC request has a method.");
+    }
+    if (!json_object_is_type(method, json_type_string))
+        return bad(m, good_id, FS_RPC_INVALID_REQUEST, "method must be a string.");
+    if (has_id && !good_id)
+        return bad(m, NULL, FS_RPC_INVALID_REQUEST, "id must be a string or an integer.");
+    m->method = json_object_get_string(method);
+    if (!has_id) {
+        m->kind = FS_RPC_NOTIFICATION;
+        return;
+    }
+    json_object *params = NULL;
+    int has_params = json_object_object_get_ex(msg, "params", &params);
+    if (has_params && !json_object_is_type(params, json_type_object)) /* null too */
+        return bad(m, good_id, FS_RPC_INVALID_PARAMS, "params must be an object.");
+    m->kind = FS_RPC_REQUEST;
+    m->id = good_id;
+    m->params = params ? params : fs_json_own(p, json_object_new_object());
+}
+
+static json_object *envelope(apr_pool_t *p, json_object *id) {
+    json_object *o = fs_json_own(p, json_object_new_object());
+    json_object_object_add(o, "jsonrpc", json_object_new_string("2.0"));
+    json_object_object_add(o, "id", id ? json_object_get(id) : NULL);
+    return o;
+}
+
+json_object *fs_rpc_result(apr_pool_t *p, json_object *id, json_object *result) {
+    json_object *o = envelope(p, id);
+    json_object_object_add(o, "result", result);
+    return o;
+}
+
+json_object *fs_rpc_error(apr_pool_t *p, json_object *id, int code, const char *message) {
+    json_object *o = envelope(p, id);
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "code", json_object_new_int(code));
+    json_object_object_add(e, "message", json_object_new_string(message));
+    json_object_object_add(o, "error", e);
+    return o;
+}
+
+const fs_mcp_tool *fs_mcp_tool_find(const char *name) {
+    for (const fs_mcp_tool *t = fs_mcp_tools; name && t->name; t++)
+        if (!strcmp(t->name, name))
+            return t;
+    return NULL;
+}
+
+/* An identifier that can stand in a path segment as it is. */
+static int id_ok(const char *s) {
+    apr_size_t n = strlen(s);
+    if (n == 0 || n > 200)
+        return 0;
+    for (; *s; s++)
+        if (!apr_isalnum(*s) && *s != '_' && *s != '-')
+            return 0;
+    return 1;
+}
+
+/* The type letter of query argument name in spec ("a:s b:i"), or 0. */
+static char query_type(const char *spec, const char *name) {
+    apr_size_t n = strlen(name);
+    for (const char *s = spec; s && *s;) {
+        const char *colon = strchr(s, ':');
+        if (!colon)
+            break;
+        if ((apr_size_t)(colon - s) == n && !strncmp(s, name, n))
+            return colon[1];
+        s = strchr(colon, ' ');
+        s = s ? s + 1 : NULL;
+    }
+    return 0;
+}
+
+const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *args,
+                              fs_mcp_call *out) {
+    memset(out, 0, sizeof(*out));
+    /* the path: every {arg} filled from a string argument */
+    const char *path = "";
+    apr_hash_t *used = apr_hash_make(p);
+    for (const char *s = t->path; *s;) {
+        const char *open = strchr(s, '{'), *close = open ? strchr(open, '}') : NULL;
+        if (!close) {
+            path = apr_pstrcat(p, path, s, NULL);
+            break;
+        }
+        const char *name = apr_pstrndup(p, open + 1, (apr_size_t)(close - open - 1));
+        json_object *v = fs_json_get(args, name);
+        if (!v || !json_object_is_type(v, json_type_string))
+            return apr_psprintf(p, "Argument %s is required and must be a string.", name);
+        if (!id_ok(json_object_get_string(v)))
+            return apr_psprintf(p, "Argument %s is not an identifier.", name);
+        path = apr_pstrcat(p, path, apr_pstrndup(p, s, (apr_size_t)(open - s)),
+                           json_object_get_string(v), NULL);
+        apr_hash_set(used, name, APR_HASH_KEY_STRING, "");
+        s = close + 1;
+    }
+    out->path = path;
+    json_object *rest = fs_json_own(p, json_object_new_object());
+    json_object_object_foreach(args, k, v) {
+        if (apr_hash_get(used, k, APR_HASH_KEY_STRING))
+            continue;
+        char qt = t->query ? query_type(t->query, k) : 0;
+        if (qt) {
+            const char *val;
+            if (qt == 'i' && json_object_is_type(v, json_type_int))
+                val = apr_psprintf(p, "%" APR_INT64_T_FMT, json_object_get_int64(v));
+            else if (qt == 'b' && json_object_is_type(v, json_type_boolean))
+                val = json_object_get_boolean(v) ? "true" : "false";
+            else if (qt == 's' && json_object_is_type(v, json_type_string))
+                val = json_object_get_string(v);
+            else
+                return apr_psprintf(p, "Argument %s must be %s.", k,
+                                    qt == 'i'   ? "an integer"
+                                    : qt == 'b' ? "a boolean"
+                                                : "a string");
+            const char *kv = apr_pstrcat(p, k, "=", apr_pescape_urlencoded(p, val), NULL);
+            out->query = out->query ? apr_pstrcat(p, out->query, "&", kv, NULL) : kv;
+        } else if (t->if_match && !strcmp(k, "ifMatchVersion")) {
+            if (!json_object_is_type(v, json_type_int))
+                return "Argument ifMatchVersion must be an integer.";
+            out->if_match = apr_psprintf(p, "\"%" APR_INT64_T_FMT "\"", json_object_get_int64(v));
+        } else if (t->body) {
+            json_object_object_add(rest, k, json_object_get(v));
+        } else {
+            return apr_psprintf(p, "Unknown argument %s.", k);
+        }
+    }
+    if (t->body)
+        out->body = fs_json_str(p, rest);
+    return NULL;
+}

@@ -1,0 +1,35 @@
+/* dispatch: runs a route handler inside the current request, with a
+ * synthetic method, path, query and body, and captures its answer instead
+ * of sending it. The MCP tools (handle_mcp.c) use it so that every tool goes
+ * through exactly the code, scope checks and problems of its REST route.
+ *
+ * While q->capture is set, request.c's helpers change behaviour:
+ * formsvc_read_json / formsvc_read_body take the body from the capture
+ * instead of the client, and formsvc_send_json / _obj / _empty / _problem
+ * store status, media type and body in the capture instead of writing to
+ * the client. Nothing else in the handlers knows about it. */
+#ifndef FORMSVC_DISPATCH_H
+#define FORMSVC_DISPATCH_H
+
+#include "glue.h"
+
+typedef struct formsvc_capture {
+    /* in: the request body handed to the handler; NULL means no body */
+    const char *in_body;
+    apr_size_t in_len;
+    /* out: what the handler answered; status 0 if it answered nothing */
+    int status;
+    const char *type; /* "application/json", "application/problem+json", NULL */
+    const char *body; /* NUL-terminated; NULL for an empty answer */
+} formsvc_capture;
+
+/* Runs method + path (relative to the base path, e.g. "/v1/forms/frm_x")
+ * with query (without '?', may be NULL) and body (may be NULL) for the
+ * authenticated caller of r. headers (may be NULL) are the only request
+ * headers the handler sees besides Accept: application/json (e.g.
+ * If-Match). The route's scope is checked as the router does; the
+ * request's rate limit is not counted again. The answer is in *cap. */
+void formsvc_dispatch(request_rec *r, int method, const char *path, const char *query,
+                      const char *body, apr_table_t *headers, formsvc_capture *cap);
+
+#endif

@@ -1,0 +1,352 @@
+# POST /mcp: the MCP Streamable HTTP transport (JSON answers), JSON-RPC
+# errors, and every tool, which runs its REST route with the same scopes
+# and problems.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+
+my ($secret, $acct) = signup();
+my $n = 0;
+my (%tool, $last_tool); # tools/list, and the tool of the last tools/call
+my $MCP_ACCEPT = 'application/json, text/event-stream';
+
+# rpc(TOKEN, METHOD, PARAMS) -> the HTTP::Response (JSON in {json})
+sub rpc {
+    my ($token, $method, $params, %o) = @_;
+    my %msg = (jsonrpc => '2.0', id => ++$n, method => $method);
+    $last_tool = $method eq 'tools/call' ? $params->{name} : undef;
+    $msg{params} = $params if defined $params;
+    return api(POST => '/mcp', token => $token, body => \%msg,
+               headers => { Accept => $MCP_ACCEPT, %{ $o{headers} || {} } });
+}
+# call(TOKEN, TOOL, ARGS) -> the tools/call result
+sub call {
+    my ($token, $tool, $args) = @_;
+    my $r = rpc($token, 'tools/call', { name => $tool, arguments => $args // {} });
+    die "tools/call $tool: " . $r->status_line . ' ' . $r->content
+        unless $r->code == 200 && $r->{json}{result};
+    return $r->{json}{result};
+}
+sub ok_result {
+    my ($res, $what) = @_;
+    ok !$res->{isError}, "$what: not an error" or diag explain $res;
+    is $res->{content}[0]{type}, 'text', "$what: text content";
+    if (my $schema = $last_tool && $tool{$last_tool} && $tool{$last_tool}{outputSchema}) {
+        my @missing = grep { !exists $res->{structuredContent}{$_} } @{ $schema->{anyOf}[0]{required} };
+        ok !@missing, "$what: has what outputSchema requires" or diag "missing: @missing";
+    }
+    return $res->{structuredContent};
+}
+
+# ---- transport and lifecycle --------------------------------------------
+my $r = api(POST => '/mcp', body => { jsonrpc => '2.0', id => 1, method => 'initialize',
+            params => { protocolVersion => '2025-06-18', capabilities => {}, clientInfo => { name => 't', version => '1' } } });
+is $r->code, 401, 'no credential: 401';
+like $r->header('WWW-Authenticate'), qr/^Bearer/, 'WWW-Authenticate';
+is $r->{json}{type}, base_url() . '/problems/unauthorized', 'unauthorized problem';
+
+$r = api(GET => '/mcp', token => $secret, headers => { Accept => 'text/event-stream' });
+is $r->code, 405, 'GET /mcp: 405 (no SSE stream)';
+is $r->header('Allow'), 'POST', 'Allow: POST';
+$r = api(DELETE => '/mcp', token => $secret);
+is $r->code, 405, 'DELETE /mcp: 405 (no sessions)';
+
+$r = rpc($secret, 'initialize', { protocolVersion => '2025-06-18', capabilities => {},
+                                  clientInfo => { name => 't', version => '1' } });
+is $r->code, 200, 'initialize 200';
+like $r->header('Content-Type'), qr{^application/json}, 'JSON answer';
+my $init = $r->{json};
+is $init->{jsonrpc}, '2.0', 'jsonrpc 2.0';
+is $init->{id}, $n, 'id echoed';
+is $init->{result}{protocolVersion}, '2025-06-18', 'version agreed';
+is_deeply $init->{result}{capabilities}{tools}, { listChanged => JSON::PP::false }, 'tools capability';
+is $init->{result}{serverInfo}{name}, 'formsvc', 'serverInfo';
+ok !$r->header('Mcp-Session-Id'), 'no session';
+
+$r = rpc($secret, 'initialize', { protocolVersion => '2025-03-26', capabilities => {}, clientInfo => { name => 't', version => '1' } });
+is $r->{json}{result}{protocolVersion}, '2025-03-26', 'older version agreed';
+$r = rpc($secret, 'initialize', { protocolVersion => '1999-01-01', capabilities => {}, clientInfo => { name => 't', version => '1' } });
+is $r->{json}{result}{protocolVersion}, '2025-06-18', 'unknown version: ours offered';
+$r = rpc($secret, 'initialize', {});
+is $r->{json}{error}{code}, -32602, 'initialize without protocolVersion: -32602';
+
+$r = api(POST => '/mcp', token => $secret, headers => { Accept => $MCP_ACCEPT },
+         body => { jsonrpc => '2.0', method => 'notifications/initialized' });
+is $r->code, 202, 'notification: 202';
+is $r->content, '', 'no body';
+$r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 'srv-1', result => {} });
+is $r->code, 202, 'a response from the client: 202';
+
+$r = rpc($secret, 'ping', undef, headers => { 'MCP-Protocol-Version' => '2025-06-18' });
+is $r->code, 200, 'ping';
+is_deeply $r->{json}{result}, {}, 'ping result {}';
+$r = rpc($secret, 'ping', undef, headers => { 'MCP-Protocol-Version' => '2000-01-01' });
+is $r->code, 400, 'unsupported MCP-Protocol-Version: 400';
+$r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 1, method => 'ping' },
+         headers => { Accept => 'text/event-stream' });
+is $r->code, 406, 'only text/event-stream acceptable: 406';
+$r = api(POST => '/mcp', token => $secret, body => '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+         headers => { 'Content-Type' => 'text/plain' });
+is $r->code, 415, 'text/plain: 415';
+
+# ---- JSON-RPC errors ----------------------------------------------------
+$r = api(POST => '/mcp', token => $secret, body => '{"jsonrpc":"2.0","id":1,"method":');
+is $r->code, 400, 'parse error: HTTP 400';
+is $r->{json}{error}{code}, -32700, 'parse error -32700';
+ok exists $r->{json}{id} && !defined $r->{json}{id}, 'id null';
+$r = api(POST => '/mcp', token => $secret, body => '{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}');
+is $r->{json}{error}{code}, -32700, 'duplicate member: -32700';
+$r = api(POST => '/mcp', token => $secret, body => '[{"jsonrpc":"2.0","id":1,"method":"ping"}]');
+is $r->code, 400, 'batch: 400';
+is $r->{json}{error}{code}, -32600, 'batch: -32600';
+like $r->{json}{error}{message}, qr/batch/i, 'says batches are not supported';
+$r = api(POST => '/mcp', token => $secret, body => '"ping"');
+is $r->{json}{error}{code}, -32600, 'a string: -32600';
+$r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '1.0', id => 7, method => 'ping' });
+is $r->{json}{error}{code}, -32600, 'jsonrpc 1.0: -32600';
+is $r->{json}{id}, 7, 'id kept';
+$r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => { a => 1 }, method => 'ping' });
+is $r->{json}{error}{code}, -32600, 'object id: -32600';
+$r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 3, method => 5 });
+is $r->{json}{error}{code}, -32600, 'numeric method: -32600';
+$r = api(POST => '/mcp', token => $secret, body => '');
+is $r->{json}{error}{code}, -32600, 'empty body: -32600';
+$r = rpc($secret, 'resources/list');
+is $r->code, 200, 'unknown method: HTTP 200';
+is $r->{json}{error}{code}, -32601, 'method not found -32601';
+$r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 9, method => 'tools/call', params => [1] });
+is $r->{json}{error}{code}, -32602, 'params an array: -32602';
+$r = rpc($secret, 'tools/call', { name => 'no_such_tool', arguments => {} });
+is $r->{json}{error}{code}, -32602, 'unknown tool: -32602';
+$r = rpc($secret, 'tools/call', { name => 'get_form', arguments => {} });
+is $r->{json}{error}{code}, -32602, 'missing formId: -32602';
+$r = rpc($secret, 'tools/call', { name => 'get_form', arguments => { formId => '../keys' } });
+is $r->{json}{error}{code}, -32602, 'formId not an identifier: -32602';
+$r = rpc($secret, 'tools/call', { name => 'get_form', arguments => 'x' });
+is $r->{json}{error}{code}, -32602, 'arguments a string: -32602';
+$r = rpc($secret, 'tools/call', { name => 'list_forms', arguments => { limit => 'ten' } });
+is $r->{json}{error}{code}, -32602, 'limit a string: -32602';
+$r = rpc($secret, 'tools/call', { name => 'list_forms', arguments => { colour => 'red' } });
+is $r->{json}{error}{code}, -32602, 'unknown argument of a query tool: -32602';
+
+# ---- tools/list ---------------------------------------------------------
+$r = rpc($secret, 'tools/list');
+my @tools = @{ $r->{json}{result}{tools} };
+%tool = map { $_->{name} => $_ } @tools;
+my @want = qw(whoami list_forms get_form create_form update_form delete_form publish_form
+              close_form add_field update_field delete_field replace_fields list_submissions
+              get_submission delete_submission list_keys create_key revoke_key);
+ok $tool{$_}, "tool $_ listed" for @want;
+for my $t (@tools) {
+    is $t->{inputSchema}{type}, 'object', "$t->{name}: inputSchema is an object schema";
+    is $t->{outputSchema}{type}, 'object', "$t->{name}: outputSchema is an object schema";
+    is $t->{outputSchema}{anyOf}[1]{required}[2], 'status', "$t->{name}: outputSchema allows a problem";
+    ok length $t->{description}, "$t->{name}: described";
+}
+ok $tool{list_forms}{annotations}{readOnlyHint}, 'list_forms read-only';
+ok $tool{delete_form}{annotations}{destructiveHint}, 'delete_form destructive';
+is_deeply $tool{get_form}{inputSchema}{required}, ['formId'], 'get_form needs formId';
+
+# ---- every tool ---------------------------------------------------------
+my $me = ok_result(call($secret, 'whoami'), 'whoami');
+is $me->{user}{id}, $acct->{user}{id}, 'whoami: the same user as GET /v1/me';
+my $rest = api(GET => '/v1/me', token => $secret)->{json};
+is_deeply $me->{user}, $rest->{user}, 'whoami: user as GET /v1/me';
+is $me->{credential}{id}, $rest->{credential}{id}, 'whoami: the calling credential';
+is_deeply $me->{quota}{limits}{forms}, $rest->{quota}{limits}{forms}, 'whoami: quotas';
+
+my $form = ok_result(call($secret, 'create_form', {
+    title => 'MCP form', slug => "mcp-$$-" . time,
+    fields => [{ key => 'name', type => 'text', label => 'Name', required => JSON::PP::true }] }), 'create_form');
+like $form->{id}, qr/^frm_/, 'create_form: a form';
+is $form->{status}, 'draft', 'draft';
+is api(GET => "/v1/forms/$form->{id}", token => $secret)->code, 200, 'visible over REST';
+
+my $res = call($secret, 'create_form', { title => '', colour => 'red' });
+ok $res->{isError}, 'create_form invalid: isError';
+is $res->{structuredContent}{type}, base_url() . '/problems/validation-failed', 'validation-failed problem';
+is $res->{structuredContent}{status}, 422, 'status 422';
+is_deeply [sort map { "$_->{pointer} $_->{code}" } @{ $res->{structuredContent}{errors} }],
+          ['/colour unknown', '/title minLength'], 'the REST pointers and codes';
+like $res->{content}[0]{text}, qr/validation-failed/, 'problem in the text content too';
+is $res->{structuredContent}{instance}, '/api/v1/forms', 'instance is the REST path';
+
+my $list = ok_result(call($secret, 'list_forms', { limit => 1, status => 'draft' }), 'list_forms');
+is scalar @{ $list->{data} }, 1, 'list_forms: limit honoured';
+is $list->{data}[0]{id}, $form->{id}, 'the form';
+$res = call($secret, 'list_forms', { limit => 0 });
+ok $res->{isError}, 'limit 0: isError';
+is $res->{structuredContent}{errors}[0]{pointer}, '/limit', 'pointer /limit';
+
+my $got = ok_result(call($secret, 'get_form', { formId => $form->{id} }), 'get_form');
+is $got->{title}, 'MCP form', 'get_form: title';
+$res = call($secret, 'get_form', { formId => 'frm_doesnotexist' });
+ok $res->{isError}, 'unknown form: isError';
+is $res->{structuredContent}{status}, 404, '404 not-found';
+
+my $upd = ok_result(call($secret, 'update_form', { formId => $form->{id}, title => 'Renamed',
+                                                   settings => { maxSubmissions => 10 } }), 'update_form');
+is $upd->{title}, 'Renamed', 'update_form: title';
+is $upd->{settings}{maxSubmissions}, 10, 'settings merged';
+$res = call($secret, 'update_form', { formId => $form->{id}, title => 'x', ifMatchVersion => 1 });
+ok $res->{isError}, 'stale ifMatchVersion: isError';
+is $res->{structuredContent}{status}, 412, '412 precondition-failed';
+$upd = ok_result(call($secret, 'update_form', { formId => $form->{id}, description => 'd',
+                                                ifMatchVersion => $upd->{version} }), 'update_form with current version');
+
+my $fld = ok_result(call($secret, 'add_field', { formId => $form->{id}, key => 'email', type => 'email',
+                                                 label => 'E-mail' }), 'add_field');
+like $fld->{id}, qr/^fld_/, 'add_field: a field';
+is $fld->{position}, 1, 'appended';
+$res = call($secret, 'add_field', { formId => $form->{id}, key => 'Bad Key', type => 'text', label => 'x' });
+ok $res->{isError}, 'bad key: isError';
+is $res->{structuredContent}{errors}[0]{pointer}, '/key', 'pointer /key';
+
+my $f2 = ok_result(call($secret, 'update_field', { formId => $form->{id}, fieldId => $fld->{id},
+                                                   label => 'Your e-mail', required => JSON::PP::true }), 'update_field');
+is $f2->{label}, 'Your e-mail', 'update_field: label';
+
+my $pub = ok_result(call($secret, 'publish_form', { formId => $form->{id} }), 'publish_form');
+is $pub->{status}, 'published', 'published';
+$res = call($secret, 'publish_form', { formId => $form->{id} });
+ok $res->{isError}, 'publish twice: isError';
+is $res->{structuredContent}{type}, base_url() . '/problems/invalid-state', 'invalid-state';
+
+# a submission through the public side, read back over MCP
+my $sub_id;
+SKIP: {
+    my $pr = api(POST => "/f/$form->{id}", body => { name => 'Ada', email => 'ada@example.com' },
+                 headers => { Accept => 'application/json' });
+    skip 'public submissions are not on this branch', 8 unless $pr->code == 201;
+    my $subs = ok_result(call($secret, 'list_submissions', { formId => $form->{id} }), 'list_submissions');
+    is scalar @{ $subs->{data} }, 1, 'one submission';
+    $sub_id = $subs->{data}[0]{id};
+    my $one = ok_result(call($secret, 'get_submission', { formId => $form->{id}, submissionId => $sub_id }), 'get_submission');
+    is $one->{data}{name}, 'Ada', 'get_submission: data';
+}
+my $subs = ok_result(call($secret, 'list_submissions', { formId => $form->{id}, since => '2000-01-01T00:00:00Z' }),
+                     'list_submissions with since');
+ok ref $subs->{data} eq 'ARRAY', 'list_submissions: a page';
+$res = call($secret, 'list_submissions', { formId => $form->{id}, since => 'yesterday' });
+ok $res->{isError}, 'bad since: isError';
+is $res->{structuredContent}{status}, 422, 'since 422' or diag explain $res;
+$res = call($secret, 'get_submission', { formId => $form->{id}, submissionId => 'sub_nope' });
+is $res->{structuredContent}{status}, 404, 'get_submission unknown: 404';
+if ($sub_id) {
+    my $del = ok_result(call($secret, 'delete_submission', { formId => $form->{id}, submissionId => $sub_id }), 'delete_submission');
+    ok $del->{deleted}, 'delete_submission: deleted';
+    is api(GET => "/v1/forms/$form->{id}/submissions/$sub_id", token => $secret)->code, 404, 'gone over REST';
+} else {
+    $res = call($secret, 'delete_submission', { formId => $form->{id}, submissionId => 'sub_nope' });
+    is $res->{structuredContent}{status}, 404, 'delete_submission unknown: 404';
+}
+
+my $closed = ok_result(call($secret, 'close_form', { formId => $form->{id} }), 'close_form');
+is $closed->{status}, 'closed', 'closed';
+
+my $rep = ok_result(call($secret, 'replace_fields', { formId => $form->{id}, fields => [
+    { id => $fld->{id}, key => 'email', type => 'email', label => 'Mail' },
+    { key => 'age', type => 'integer', label => 'Age' } ] }), 'replace_fields');
+is_deeply [map { $_->{key} } @{ $rep->{fields} }], ['email', 'age'], 'replace_fields: the new list';
+is $rep->{fields}[0]{id}, $fld->{id}, 'id kept';
+
+my $df = ok_result(call($secret, 'delete_field', { formId => $form->{id}, fieldId => $rep->{fields}[1]{id} }), 'delete_field');
+ok $df->{deleted}, 'delete_field: deleted';
+is scalar @{ api(GET => "/v1/forms/$form->{id}", token => $secret)->{json}{fields} }, 1, 'one field left';
+
+# keys
+my $key = ok_result(call($secret, 'create_key', { name => 'reader', scopes => ['forms:read'] }), 'create_key');
+like $key->{secret}, qr/^svc_live_/, 'create_key: secret shown';
+my $keys = ok_result(call($secret, 'list_keys', { includeRevoked => JSON::PP::true, limit => 100 }), 'list_keys');
+ok((grep { $_->{id} eq $key->{id} } @{ $keys->{data} }), 'list_keys: the new key');
+ok !(grep { exists $_->{secret} } @{ $keys->{data} }), 'no secrets listed';
+
+# scope refusal: the reader key may list forms but not create them
+my $rl = ok_result(call($key->{secret}, 'list_forms'), 'reader: list_forms');
+$res = call($key->{secret}, 'create_form', { title => 'nope' });
+ok $res->{isError}, 'reader: create_form isError';
+is $res->{structuredContent}{type}, base_url() . '/problems/insufficient-scope', 'insufficient-scope';
+is $res->{structuredContent}{requiredScope}, 'forms:write', 'requiredScope forms:write';
+$res = call($key->{secret}, 'whoami');
+is $res->{structuredContent}{requiredScope}, 'account:read', 'reader: whoami needs account:read';
+$res = call($key->{secret}, 'create_key', { name => 'wider', scopes => ['forms:write'] });
+is $res->{structuredContent}{status}, 403, 'reader: create_key 403';
+$r = rpc($key->{secret}, 'tools/list');
+is $r->code, 200, 'a scoped key may list the tools';
+
+$r = rpc($key->{secret}, 'tools/call', { name => 'create_form', arguments => { title => 'nope' } });
+ok !$r->header('WWW-Authenticate'), 'a refused tool sets no WWW-Authenticate on /mcp';
+
+# a key constrained to one form sees only that form, through the same code
+my ($f2id) = map { $_->{id} } ok_result(call($secret, 'create_form', { title => 'Second' }), 'second form');
+my $only = api(POST => '/v1/keys', token => $secret,
+               body => { name => 'one-form', scopes => ['forms:write', "form:$form->{id}"] })->{json};
+my $seen = ok_result(call($only->{secret}, 'list_forms'), 'constrained: list_forms');
+is_deeply [map { $_->{id} } @{ $seen->{data} }], [$form->{id}], 'constrained: only its form';
+$res = call($only->{secret}, 'get_form', { formId => $f2id });
+is $res->{structuredContent}{status}, 404, 'constrained: another form is not-found';
+$res = call($only->{secret}, 'create_form', { title => 'x' });
+is $res->{structuredContent}{status}, 403, 'constrained: cannot create forms';
+ok_result(call($secret, 'delete_form', { formId => $f2id }), 'delete the second form');
+
+my $rev = ok_result(call($secret, 'revoke_key', { keyId => $key->{id} }), 'revoke_key');
+ok $rev->{revokedAt}, 'revoke_key: revokedAt';
+$r = rpc($key->{secret}, 'ping');
+is $r->code, 401, 'revoked key: 401 at once';
+
+# another account's form is not found, never forbidden
+my ($other) = signup();
+$res = call($other, 'get_form', { formId => $form->{id} });
+is $res->{structuredContent}{status}, 404, 'another account: 404';
+$res = call($other, 'delete_form', { formId => $form->{id} });
+is $res->{structuredContent}{status}, 404, 'another account cannot delete: 404';
+
+my $del = ok_result(call($secret, 'delete_form', { formId => $form->{id} }), 'delete_form');
+ok $del->{deleted}, 'delete_form: deleted';
+is api(GET => "/v1/forms/$form->{id}", token => $secret)->code, 404, 'gone over REST';
+
+# the outer request still answers normally after tools ran
+$r = rpc($secret, 'tools/call', { name => 'get_form', arguments => { formId => $form->{id} } });
+is $r->code, 200, 'a failing tool is HTTP 200';
+like $r->header('Content-Type'), qr{^application/json}, 'JSON-RPC answer, not a problem';
+ok $r->header('RateLimit-Limit'), 'RateLimit headers of /mcp kept';
+
+# the access log names the tool (request note formsvc-mcp-tool)
+{
+    call($secret, 'list_forms', { cursor => 'x' }, );
+    my $log = Apache::Test::vars('t_logs') . '/formsvc_access.log';
+    my @lines;
+    for (1 .. 50) { # the line is written after the answer: wait for it
+        open my $fh, '<', $log or die "$log: $!";
+        @lines = grep { m{"POST /api/mcp } && /tool=list_forms/ } <$fh>;
+        close $fh;
+        last if @lines;
+        select undef, undef, undef, 0.1;
+    }
+    ok @lines, 'access log: tool=list_forms';
+    like $lines[-1] // '', qr/cred=key_/, 'with the credential';
+}
+
+# ---- one real client: the MCP TypeScript SDK ----------------------------
+SKIP: {
+    my $js = "$FindBin::Bin/js";
+    skip 'node or t/js/node_modules missing (scripts/install-deps installs them)', 9
+        unless -d "$js/node_modules/\@modelcontextprotocol/sdk" && system('node --version >/dev/null 2>&1') == 0;
+    my ($sdk_secret) = signup();
+    open my $fh, '-|', 'node', "$js/mcp_client.mjs", base_url() . '/mcp', $sdk_secret or die "node: $!";
+    local $/; my $out = <$fh>; close $fh;
+    my $got = eval { JSON::PP->new->decode($out) } || { error => $out };
+    ok !$got->{error}, 'SDK session without errors' or diag $got->{error};
+    is $got->{server}{name}, 'formsvc', 'SDK: serverInfo';
+    ok $got->{capabilities}{tools}, 'SDK: tools capability';
+    is scalar @{ $got->{tools} || [] }, scalar @want, 'SDK: every tool listed';
+    like $got->{created}{id} // '', qr/^frm_/, 'SDK: create_form made a form';
+    ok !$got->{createdIsError}, 'SDK: not an error';
+    ok $got->{missingIsError}, 'SDK: unknown form is isError';
+    is $got->{missing}{status}, 404, 'SDK: with the 404 problem';
+    ok $got->{pinged}, 'SDK: ping';
+}
+
+done_testing;

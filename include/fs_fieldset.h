@@ -16,25 +16,13 @@
 #include <json.h>
 
 #include "fs_pattern.h"
+#include "fs_field.h"
 #include "fs_regex.h"
 
-typedef enum {
-    FS_FT_TEXT,
-    FS_FT_TEXTAREA,
-    FS_FT_EMAIL,
-    FS_FT_URL,
-    FS_FT_TEL,
-    FS_FT_NUMBER,
-    FS_FT_INTEGER,
-    FS_FT_BOOLEAN,
-    FS_FT_DATE,
-    FS_FT_DATETIME,
-    FS_FT_SELECT,
-    FS_FT_MULTISELECT,
-    FS_FT_RATING,
-    FS_FT_HIDDEN,
-    FS_FT_UNKNOWN
-} fs_ftype;
+/* The field types are the owner model's (fs_field.h); FS_FT_UNKNOWN marks
+ * a type name this build does not know. */
+typedef fs_field_type fs_ftype;
+#define FS_FT_UNKNOWN FS_FT_COUNT
 
 /* Numbers a submission may carry: JavaScript's safe integers, so that every
  * value round-trips through any JSON parser. Owner bounds narrow this. */

@@ -106,7 +106,5 @@ fs_error *fs_oauth_exchange(apr_pool_t *p, const fs_exchange_parent *parent,
                             const fs_token_request *req, apr_int64_t now,
                             long long default_lifetime, fs_exchange_grant *out);
 
-/* A form-encoding decoder ('+' is a space, %XX): NULL when malformed. */
-char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len);
 
 #endif

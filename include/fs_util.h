@@ -32,6 +32,10 @@ int fs_route_match(apr_pool_t *p, const char *pattern, const char *path,
 
 #endif
 
+/* Decodes application/x-www-form-urlencoded text s[0..len): '+' is a space,
+ * %XX a byte. NULL on a bad escape, a NUL byte or invalid UTF-8. In p. */
+char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len);
+
 #ifndef FS_UTIL_EMAIL
 #define FS_UTIL_EMAIL
 /* A pragmatic address check: one '@', a non-empty local part of printable

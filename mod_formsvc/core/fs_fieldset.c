@@ -33,15 +33,10 @@ const char FS_RE_DATE[] = "^" DATE_BODY END;
 const char FS_RE_DATETIME[] = "^" DATE_BODY "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
                               "(?:\\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])" END;
 
-static const char *const type_names[] = {"text",   "textarea",    "email",   "url",   "tel",
-                                         "number", "integer",     "boolean", "date",  "datetime",
-                                         "select", "multiselect", "rating",  "hidden"};
 
 fs_ftype fs_ftype_of(const char *name) {
-    for (int i = 0; name && i < (int)(sizeof(type_names) / sizeof(type_names[0])); i++)
-        if (!strcmp(type_names[i], name))
-            return (fs_ftype)i;
-    return FS_FT_UNKNOWN;
+    int t = fs_field_type_of(name);
+    return t < 0 ? FS_FT_UNKNOWN : (fs_ftype)t;
 }
 
 static const char *str_of(json_object *o, const char *k) {

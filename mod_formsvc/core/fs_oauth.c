@@ -47,37 +47,7 @@ void fs_oauth_decorate(apr_pool_t *p, fs_error *e) {
     fs_error_set_str(p, e, "error_description", e->detail ? e->detail : t ? t->title : code);
 }
 
-static int hexval(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
-char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len) {
-    char *out = apr_palloc(p, len + 1), *o = out;
-    for (apr_size_t i = 0; i < len; i++) {
-        if (s[i] == '+') {
-            *o++ = ' ';
-        } else if (s[i] == '%') {
-            int hi, lo;
-            if (i + 2 >= len || (hi = hexval(s[i + 1])) < 0 || (lo = hexval(s[i + 2])) < 0)
-                return NULL;
-            *o++ = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            *o++ = s[i];
-        }
-    }
-    *o = '\0';
-    apr_size_t n = (apr_size_t)(o - out);
-    if (memchr(out, '\0', n) || !fs_utf8_valid(out, n))
-        return NULL;
-    return out;
-}
 
 /* The slot of a known parameter name, or NULL. */
 static const char **slot(fs_token_request *req, const char *name) {

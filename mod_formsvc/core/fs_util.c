@@ -1,5 +1,6 @@
 /* fs_util: timestamps, base64url, cursors, route matching. */
 #include "fs_util.h"
+#include "fs_json.h"
 #include "fs_secret.h"
 
 #include <apr_strings.h>
@@ -242,4 +243,38 @@ int fs_has_control(const char *s)
         if ((unsigned char)*s < 0x20 || *s == 0x7f)
             return 1;
     return 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len)
+{
+    char *out = apr_palloc(p, len + 1), *o = out;
+    for (apr_size_t i = 0; i < len; i++) {
+        if (s[i] == '+') {
+            *o++ = ' ';
+        } else if (s[i] == '%') {
+            int hi, lo;
+            if (i + 2 >= len || (hi = hexval(s[i + 1])) < 0 || (lo = hexval(s[i + 2])) < 0)
+                return NULL;
+            *o++ = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            *o++ = s[i];
+        }
+    }
+    *o = '\0';
+    apr_size_t n = (apr_size_t)(o - out);
+    if (memchr(out, '\0', n) || !fs_utf8_valid(out, n))
+        return NULL;
+    return out;
 }

@@ -112,6 +112,9 @@ const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */
 void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
                              fs_error *verr);
+/* The "email" member of a body: required string, trimmed, at most 254
+ * bytes, a plausible address; NULL after adding an item to verr. */
+const char *formsvc_email_member(request_rec *r, json_object *body, fs_error *verr);
 /* 403 quota-exceeded with quota, limit and used. */
 fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
 

@@ -43,22 +43,6 @@ static const char *string_member(request_rec *r, json_object *body, const char *
     return json_object_get_string(v);
 }
 
-static const char *email_member(request_rec *r, json_object *body, fs_error *verr) {
-    const char *e = string_member(r, body, "email", verr);
-    if (!e)
-        return NULL;
-    e = fs_trim(r->pool, e);
-    if (strlen(e) > 254) {
-        fs_error_add(r->pool, verr, "/email", "maxLength", "email is longer than 254 characters.");
-        return NULL;
-    }
-    if (!fs_email_valid(e)) {
-        fs_error_add(r->pool, verr, "/email", "format", "email is not a valid e-mail address.");
-        return NULL;
-    }
-    return e;
-}
-
 static fs_error *code_problem(request_rec *r, const char *detail) {
     fs_error *e = fs_error_validation(r->pool);
     fs_error_add(r->pool, e, "/code", "invalid", "%s", detail);
@@ -247,7 +231,7 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", NULL};
     formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = email_member(r, body, verr);
+    const char *email = formsvc_email_member(r, body, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* The same work for every address: a code, a message, one statement. */
@@ -288,7 +272,7 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
     formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = email_member(r, body, verr);
+    const char *email = formsvc_email_member(r, body, verr);
     const char *typed = string_member(r, body, "code", verr);
     json_object *rv = fs_json_get(body, "revokeExistingKeys");
     if (rv && !json_object_is_type(rv, json_type_boolean))

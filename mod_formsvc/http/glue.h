@@ -99,6 +99,7 @@ extern const formsvc_route formsvc_routes_forms[];
 extern const formsvc_route formsvc_routes_fields[];
 extern const formsvc_route formsvc_routes_submissions[];
 extern const formsvc_route formsvc_routes_public[];
+extern const formsvc_route formsvc_routes_webhooks[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */

@@ -20,6 +20,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_fields,
     formsvc_routes_submissions,
     formsvc_routes_public,
+    formsvc_routes_webhooks,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

@@ -24,8 +24,8 @@ unsigned char *fs_webhook_secret_key(apr_pool_t *p, const char *secret, apr_size
 /* The webhook-signature header value "v1,<base64 HMAC-SHA-256 of
  * '<msg_id>.<timestamp>.<body>'>" keyed with the secret's key bytes. NULL
  * when the secret is malformed. */
-char *fs_webhook_sign(apr_pool_t *p, const char *secret, const char *msg_id,
-                      apr_int64_t timestamp, const char *body, apr_size_t body_len);
+char *fs_webhook_sign(apr_pool_t *p, const char *secret, const char *msg_id, apr_int64_t timestamp,
+                      const char *body, apr_size_t body_len);
 
 /* Seals a secret for the database (AES-256-GCM under a key derived from the
  * pepper and the webhook id) and opens it again; NULL on failure or when
@@ -54,8 +54,7 @@ fs_addr_class fs_webhook_addr_class(int family, const unsigned char *addr);
  * private needs allow_private, a forbidden one is refused always. Returns
  * NULL when acceptable (filling *out when out is not NULL), else a sentence
  * saying why not. */
-const char *fs_webhook_url_check(apr_pool_t *p, const char *url, int allow_private,
-                                 apr_uri_t *out);
+const char *fs_webhook_url_check(apr_pool_t *p, const char *url, int allow_private, apr_uri_t *out);
 
 /* Seconds to wait after failed attempt number attempt (1-based): 5 s,
  * times four each time, at most four hours. */
@@ -75,7 +74,7 @@ typedef struct fs_webhook_result {
  * pinned to the checked address, so a DNS answer that changes in between
  * (rebinding) cannot redirect it. Only a 2xx is a success. */
 void fs_webhook_post(apr_pool_t *p, const char *url, int allow_private, const char *msg_id,
-                     apr_int64_t timestamp, const char *signature, const char *body,
-                     int timeout, fs_webhook_result *res);
+                     apr_int64_t timestamp, const char *signature, const char *body, int timeout,
+                     fs_webhook_result *res);
 
 #endif

@@ -133,6 +133,10 @@ is $flaky->code, 201, 'flaky webhook for one form';
 $flaky = $flaky->{json};
 is $flaky->{formId}, $fid, 'formId kept';
 
+$r = api(GET => '/v1/me', token => $tok);
+is $r->{json}{quota}{limits}{webhooks}{used}, 2, '/v1/me counts the webhooks';
+is $r->{json}{quota}{limits}{webhooks}{limit}, 20, 'verified limit 20';
+
 # ---- delivery -------------------------------------------------------------------
 sub verify {
     my ($rec, $secret) = @_;
@@ -159,6 +163,15 @@ my $body = $J->decode($rec->{body});
 is $body->{data}{data}{name}, 'Grace', 'the submission in the body';
 like $body->{id}, qr/^evt_/, 'event id in the body';
 ok !verify({ %$rec, body => $rec->{body} . ' ' }, $w->{secret}), 'a changed body does not verify';
+
+# ---- a host name: resolved, checked and pinned by the worker -----------------
+$r = hook({ url => "http://localhost:$port/named", events => ['form.closed'], formId => $fid });
+is $r->code, 201, 'a webhook by host name (localhost: allowed as private here)';
+is api(POST => "/v1/forms/$fid/close", token => $tok)->code, 200, 'close';
+my @named = wait_for('/named', 1, 30);
+is scalar @named, 1, 'delivered through the resolved address';
+is $J->decode($named[0]{body})->{type}, 'form.closed', 'form.closed';
+is $J->decode($named[0]{body})->{data}{status}, 'closed', 'with the closed form';
 
 # ---- retry after a 500 ----------------------------------------------------------
 my @fl = wait_for('/flaky', 2, 40);

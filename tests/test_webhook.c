@@ -45,8 +45,8 @@ static void secrets(void **state) {
     assert_non_null(fs_webhook_secret_key(p, a, &n));
     assert_int_equal(n, 24);
     assert_null(fs_webhook_secret_key(p, "whsec_", &n));
-    assert_null(fs_webhook_secret_key(p, "whsec_abc", &n));           /* not a multiple of 4 */
-    assert_null(fs_webhook_secret_key(p, "whsec_AAAA", &n));          /* too short */
+    assert_null(fs_webhook_secret_key(p, "whsec_abc", &n));  /* not a multiple of 4 */
+    assert_null(fs_webhook_secret_key(p, "whsec_AAAA", &n)); /* too short */
     assert_null(fs_webhook_secret_key(p, "whsec_AAEC=wQFBgcICQoLDA0ODxAR", &n)); /* = inside */
     assert_null(fs_webhook_secret_key(p, "whsec_AAECAwQF-gcICQoLDA0ODxAREhMU", &n));
     assert_null(fs_webhook_sign(p, "whsec_!!!!", "m", 1, "", 0));
@@ -77,15 +77,35 @@ static fs_addr_class cls(const char *txt) {
 
 static void address_classes(void **state) {
     (void)state;
-    const char *pub[] = {"93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1",
+    const char *pub[] = {"93.184.216.34",   "8.8.8.8",          "172.32.0.1", "100.128.0.1",
                          "2606:4700::1111", "64:ff9b::808:808", NULL};
-    const char *priv[] = {"127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1",
-                          "172.31.255.255", "192.168.1.1", "169.254.1.1", "100.64.0.1",
-                          "::1", "fe80::1", "fc00::1", "fd12:3456::1", "::ffff:10.0.0.1",
-                          "::ffff:127.0.0.1", "64:ff9b::7f00:1", NULL};
-    const char *forb[] = {"169.254.169.254", "100.100.100.200", "0.0.0.0", "224.0.0.1",
-                          "255.255.255.255", "240.0.0.1", "::", "ff02::1",
-                          "fd00:ec2::254", "::ffff:169.254.169.254", NULL};
+    const char *priv[] = {"127.0.0.1",
+                          "127.255.0.9",
+                          "10.1.2.3",
+                          "172.16.0.1",
+                          "172.31.255.255",
+                          "192.168.1.1",
+                          "169.254.1.1",
+                          "100.64.0.1",
+                          "::1",
+                          "fe80::1",
+                          "fc00::1",
+                          "fd12:3456::1",
+                          "::ffff:10.0.0.1",
+                          "::ffff:127.0.0.1",
+                          "64:ff9b::7f00:1",
+                          NULL};
+    const char *forb[] = {"169.254.169.254",
+                          "100.100.100.200",
+                          "0.0.0.0",
+                          "224.0.0.1",
+                          "255.255.255.255",
+                          "240.0.0.1",
+                          "::",
+                          "ff02::1",
+                          "fd00:ec2::254",
+                          "::ffff:169.254.169.254",
+                          NULL};
     for (int i = 0; pub[i]; i++)
         assert_int_equal(cls(pub[i]), FS_ADDR_PUBLIC);
     for (int i = 0; priv[i]; i++)

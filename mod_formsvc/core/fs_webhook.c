@@ -48,8 +48,8 @@ unsigned char *fs_webhook_secret_key(apr_pool_t *p, const char *secret, apr_size
     return out;
 }
 
-char *fs_webhook_sign(apr_pool_t *p, const char *secret, const char *msg_id,
-                      apr_int64_t timestamp, const char *body, apr_size_t body_len) {
+char *fs_webhook_sign(apr_pool_t *p, const char *secret, const char *msg_id, apr_int64_t timestamp,
+                      const char *body, apr_size_t body_len) {
     apr_size_t klen;
     unsigned char *key = fs_webhook_secret_key(p, secret, &klen);
     if (!key || !msg_id)
@@ -83,8 +83,8 @@ char *fs_webhook_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pep
 
 static int in4(const unsigned char *a, unsigned a0, unsigned a1, unsigned a2, unsigned a3,
                int bits) {
-    apr_uint32_t x = ((apr_uint32_t)a[0] << 24) | ((apr_uint32_t)a[1] << 16) |
-                     ((apr_uint32_t)a[2] << 8) | a[3];
+    apr_uint32_t x =
+        ((apr_uint32_t)a[0] << 24) | ((apr_uint32_t)a[1] << 16) | ((apr_uint32_t)a[2] << 8) | a[3];
     apr_uint32_t n = (a0 << 24) | (a1 << 16) | (a2 << 8) | a3;
     apr_uint32_t m = bits ? 0xffffffffu << (32 - bits) : 0;
     return (x & m) == (n & m);
@@ -110,7 +110,8 @@ fs_addr_class fs_webhook_addr_class(int family, const unsigned char *a) {
     static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
     static const unsigned char zero[16] = {0};
-    static const unsigned char aws[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
+    static const unsigned char aws[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0,    0,
+                                          0,    0, 0,    0,    0, 0, 0x02, 0x54};
     if (!memcmp(a, mapped, 12) || !memcmp(a, nat64, 12))
         return class4(a + 12);
     if (!memcmp(a, zero, 16) || a[0] == 0xff || !memcmp(a, aws, 16))
@@ -203,8 +204,8 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *data) {
 }
 
 void fs_webhook_post(apr_pool_t *p, const char *url, int allow_private, const char *msg_id,
-                     apr_int64_t timestamp, const char *signature, const char *body,
-                     int timeout, fs_webhook_result *res) {
+                     apr_int64_t timestamp, const char *signature, const char *body, int timeout,
+                     fs_webhook_result *res) {
     res->status = 0;
     res->error = NULL;
     res->ms = 0;

@@ -2,10 +2,10 @@
  * /v1/webhooks: create (secret shown once), list, get, delete, and the
  * deliveries of one webhook. */
 #include "forms.h"
-#include "webhooks.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_webhook.h"
+#include "webhooks.h"
 
 #include <apr_strings.h>
 
@@ -48,7 +48,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         long v = strtol(w, &end, 10);
         if (!*w || *end || v < 0 || v > EVENTS_WAIT_MAX) {
             fs_error *verr = fs_error_validation(r->pool);
-            fs_error_add(r->pool, verr, "/wait", *w && !*end ? (v < 0 ? "minimum" : "maximum") : "type",
+            fs_error_add(r->pool, verr, "/wait",
+                         *w && !*end ? (v < 0 ? "minimum" : "maximum") : "type",
                          "wait must be an integer number of seconds from 0 to 30.");
             return formsvc_send_problem(r, verr);
         }
@@ -191,8 +192,8 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     int limit = c->tier[who->verified ? 1 : 0].webhooks;
     const char *id = fs_id_new(r->pool, "whk_");
     const char *secret = fs_webhook_secret_new(r->pool);
-    const char *sealed = id && secret ? fs_webhook_seal(r->pool, c->pepper, c->pepper_len, id, secret)
-                                      : NULL;
+    const char *sealed =
+        id && secret ? fs_webhook_seal(r->pool, c->pepper, c->pepper_len, id, secret) : NULL;
     if (!sealed)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     fs_rows *rs;
@@ -206,7 +207,8 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
         if ((e = formsvc_query(r, "fs_webhook_count", 1, a1, &cnt)))
             return formsvc_send_problem(r, e);
         return formsvc_send_problem(
-            r, formsvc_quota_exceeded(r, "webhooks", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+            r,
+            formsvc_quota_exceeded(r, "webhooks", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
     formsvc_audit(r, "webhook.created", id);
     json_object *o = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
@@ -291,6 +293,5 @@ const formsvc_route formsvc_routes_webhooks[] = {
     {M_POST, "/v1/webhooks", formsvc_h_webhooks_create, FS_SC_WEBHOOKS_WRITE, 1},
     {M_GET, "/v1/webhooks/{id}", formsvc_h_webhooks_get, FS_SC_WEBHOOKS_READ, 1},
     {M_DELETE, "/v1/webhooks/{id}", formsvc_h_webhooks_delete, FS_SC_WEBHOOKS_WRITE, 1},
-    {M_GET, "/v1/webhooks/{id}/deliveries", formsvc_h_webhooks_deliveries, FS_SC_WEBHOOKS_READ,
-     1},
+    {M_GET, "/v1/webhooks/{id}/deliveries", formsvc_h_webhooks_deliveries, FS_SC_WEBHOOKS_READ, 1},
     {0, NULL, NULL, 0, 0}};

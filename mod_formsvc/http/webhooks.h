@@ -11,9 +11,9 @@ const char *formsvc_set_webhook_private(cmd_parms *cmd, void *d, int on);
 /* 1 when private and loopback targets (and plain http) are allowed. */
 int formsvc_webhook_allow_private(void);
 
-#define FORMSVC_WEBHOOK_CMDS                                                                \
-    AP_INIT_FLAG("FormsvcWebhookAllowPrivate", formsvc_set_webhook_private, NULL, RSRC_CONF, \
-                 "On: webhooks may target private, loopback and link-local addresses "   \
+#define FORMSVC_WEBHOOK_CMDS                                                                       \
+    AP_INIT_FLAG("FormsvcWebhookAllowPrivate", formsvc_set_webhook_private, NULL, RSRC_CONF,       \
+                 "On: webhooks may target private, loopback and link-local addresses "             \
                  "and use plain http (for development and tests; default Off)")
 
 /* Registers the pre_config (reset the directive) and child_init (start the

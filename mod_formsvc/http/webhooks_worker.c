@@ -6,10 +6,10 @@
  * the Standard Webhooks headers (fs_webhook_post); a 2xx completes it,
  * anything else is retried with exponential backoff (fs_webhook_backoff)
  * until about a day after the event. Every attempt is recorded. */
-#include "webhooks.h"
 #include "fs_json.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
+#include "webhooks.h"
 
 #include <apr_optional.h>
 #include <apr_strings.h>
@@ -19,8 +19,9 @@
 APLOG_USE_MODULE(formsvc);
 
 /* A claimed batch must be sent within the lease, or another worker could
- * claim a delivery again: BATCH x (10 s connect + TIMEOUT) < LEASE. */
-#define LEASE_SECONDS 120
+ * claim a delivery again: BATCH x (name resolution, at most about 30 s with
+ * the resolver's defaults, + TIMEOUT, which includes connecting) < LEASE. */
+#define LEASE_SECONDS 300
 #define TIMEOUT_SECONDS 15
 #define BATCH 4
 
@@ -77,7 +78,8 @@ static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, in
     if (e)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "AH10862: the outcome of webhook delivery %s was not recorded; it will "
-                     "be sent again after its lease", id);
+                     "be sent again after its lease",
+                     id);
 }
 
 static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data) {

@@ -39,8 +39,8 @@ const fs_stmt fs_stmts_webhooks[] = {
      "ORDER BY w.id DESC LIMIT %s::integer"},
 
     /* 1 id, 2 user id: json, form id */
-    {"fs_webhook_get",
-     "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s AND w.user_id = %s"},
+    {"fs_webhook_get", "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
+                       "AND w.user_id = %s"},
 
     /* 1 id, 2 user id: rows deleted (its deliveries go with it) */
     {"fs_webhook_delete",
@@ -87,8 +87,7 @@ const fs_stmt fs_stmts_webhooks[] = {
 
     /* no arguments: forgets events (and their deliveries) older than 30
      * days, a batch at a time */
-    {"fs_event_sweep",
-     "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
-     "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
+    {"fs_event_sweep", "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
+                       "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
 
     {NULL, NULL}};

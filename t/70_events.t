@@ -95,6 +95,27 @@ $r = events("?after=$after&wait=1");
 is_deeply $r->{json}{data}, [], 'empty after wait';
 cmp_ok time - $t0, '>=', 0.9, 'waited';
 
+# ---- an event that commits late is not skipped ---------------------------------
+# A transaction that wrote an event earlier but commits later: the feed holds
+# back what came after it until it ends, then shows both, the earlier first.
+my $uid = api(GET => '/v1/me', token => $tok)->{json}{user}{id};
+$pid = fork // die;
+if (!$pid) {
+    sql("INSERT INTO events (id, user_id, type, form_id, payload) "
+        . "VALUES (fs_new_id('evt_'), '$uid', 'form.closed', '$f2', '{\"slow\": true}'); SELECT pg_sleep(3)");
+    POSIX::_exit(0);
+}
+sleep 1;    # the slow transaction has written its event by now
+is submit($f2, 'meanwhile')->code, 201, 'a submission commits while the slow transaction runs';
+$r = events("?after=$after");
+is_deeply $r->{json}{data}, [], 'the later event is held back while an older transaction runs';
+waitpid $pid, 0;
+$r = events("?after=$after");
+is_deeply [ map { $_->{type} } @{ $r->{json}{data} } ], [ 'form.closed', 'submission.created' ],
+    'then both, the slow one first';
+ok $r->{json}{data}[0]{data}{slow}, 'the slow event';
+$after = $r->{json}{nextCursor};
+
 # ---- scopes and form: constraints ----------------------------------------------
 $r = api(POST => '/v1/keys', token => $tok, body => { name => 'f2 only', scopes => [ 'webhooks:read', "form:$f2" ] });
 is $r->code, 201, 'constrained key';

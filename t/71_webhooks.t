@@ -39,7 +39,7 @@ if (!$rpid) {
         read($c, $body, $h{'content-length'} // 0);
         $path //= '?';
         my $k = ++$n{$path};
-        my $status = ($path eq '/flaky' && $k == 1) ? 500 : 200;
+        my $status = ($path eq '/fail' || ($path eq '/flaky' && $k == 1)) ? 500 : 200;
         open my $fh, '>>', $log or die;
         print $fh $J->encode({ path => $path, n => $k, status => $status, headers => \%h, body => $body }), "\n";
         close $fh;
@@ -197,6 +197,33 @@ ok $r->{json}{nextCursor}, 'next page';
 $r = api(GET => "/v1/webhooks/$w->{id}/deliveries?limit=1&cursor=$r->{json}{nextCursor}", token => $tok);
 is scalar @{ $r->{json}{data} }, 1, 'second page';
 ok !defined $r->{json}{nextCursor}, 'last page';
+
+# ---- giving up after about a day ----------------------------------------------
+$r = api(POST => '/v1/forms', token => $tok, body => { title => 'Failing',
+    fields => [ { key => 'name', type => 'text', label => 'Name' } ] });
+my $ffail = $r->{json}{id};
+$r = hook({ url => "http://127.0.0.1:$port/fail", events => ['form.published'], formId => $ffail });
+my $fw = $r->{json}{id};
+is api(POST => "/v1/forms/$ffail/publish", token => $tok)->code, 200, 'publish the failing form';
+# /fail answers 500; after the first attempt the webhook is pointed at a
+# closed port and the delivery made a day old, so the next attempt is its last
+my @f1 = wait_for('/fail', 1, 30);
+is scalar @f1, 1, 'first attempt';
+my $closed = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp', Listen => 1);
+my $cport = $closed->sockport; close $closed;
+sql("UPDATE webhooks SET url = 'http://127.0.0.1:$cport/gone' WHERE id = '$fw'");
+sql("UPDATE deliveries SET created_at = now() - interval '25 hours', next_at = now() WHERE webhook_id = '$fw'");
+for (1 .. 80) {
+    $d = api(GET => "/v1/webhooks/$fw/deliveries", token => $tok)->{json}{data};
+    last if $d->[0]{status} ne 'pending';
+    select undef, undef, undef, 0.25;
+}
+is $d->[0]{status}, 'failed', 'failed once the next attempt would be more than a day after the event';
+is $d->[0]{attempts}, 2, 'after its second attempt';
+ok !defined $d->[0]{nextAttemptAt}, 'no next attempt';
+ok defined $d->[0]{completedAt}, 'completedAt';
+ok !defined $d->[0]{attemptLog}[1]{status}, 'no HTTP status from a closed port';
+like $d->[0]{attemptLog}[1]{error}, qr/\S/, 'the error is recorded';
 
 # ---- form: constraints ------------------------------------------------------------
 $r = api(POST => '/v1/forms', token => $tok, body => { title => 'Other' });

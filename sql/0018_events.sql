@@ -35,12 +35,38 @@ CREATE TABLE events (
     user_id    text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     type       text NOT NULL CHECK (type IN ('submission.created', 'form.published', 'form.closed')),
     form_id    text,
+    submission_id text,                -- submission.created: the submission
     payload    jsonb NOT NULL,
     xid        xid8 NOT NULL DEFAULT pg_current_xact_id(),
     created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX events_feed ON events (user_id, xid, id);
 CREATE INDEX events_created ON events (created_at);
+CREATE INDEX events_submission ON events (submission_id) WHERE submission_id IS NOT NULL;
+
+-- Deleting data deletes what events hold of it: the event stays (a cursor
+-- naming it keeps working) but its data becomes {id, formId, deleted: true}.
+-- A pending delivery of it sends that.
+CREATE FUNCTION fs_submission_forget() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'formId', OLD.form_id,
+                                                   'deleted', true)
+    WHERE submission_id = OLD.id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER submissions_forget AFTER DELETE ON submissions
+    FOR EACH ROW EXECUTE FUNCTION fs_submission_forget();
+
+CREATE FUNCTION fs_form_forget() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'deleted', true)
+    WHERE user_id = OLD.user_id AND form_id = OLD.id AND submission_id IS NULL;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER forms_forget AFTER DELETE ON forms
+    FOR EACH ROW EXECUTE FUNCTION fs_form_forget();
 
 CREATE FUNCTION fs_event_json(e events) RETURNS json
 LANGUAGE sql STABLE AS
@@ -52,7 +78,7 @@ CREATE TABLE webhooks (
     user_id    text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     url        text NOT NULL,
     events     text[] NOT NULL,
-    form_id    text,                   -- NULL: every form of the account
+    form_id    text REFERENCES forms(id) ON DELETE CASCADE, -- NULL: every form
     secret     text NOT NULL,          -- sealed (AES-256-GCM, key from the pepper)
     created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );

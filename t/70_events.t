@@ -7,6 +7,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use Time::HiRes qw(time);
 use POSIX ();
+use JSON::PP ();
 
 my ($tok) = signup();
 my $P = base_url() . '/problems/';
@@ -131,5 +132,19 @@ is events('', $r->{json}{secret})->{json}{type}, "${P}insufficient-scope", 'webh
 my ($other) = signup();
 is_deeply events('', $other)->{json}{data}, [], 'other account: no events';
 is events("?after=$ev[0]{id}", $other)->code, 400, 'foreign cursor 400';
+
+# ---- deleting data scrubs the events that hold it ---------------------------------
+my $sid = $ev[2]{data}{id};
+is api(DELETE => "/v1/forms/$f1/submissions/$sid", token => $tok)->code, 204, 'delete a submission';
+$r = events('?limit=100');
+my ($gone) = grep { $_->{id} eq $ev[2]{id} } @{ $r->{json}{data} };
+is_deeply $gone->{data}, { id => $sid, formId => $f1, deleted => JSON::PP::true() }, 'its event keeps only ids';
+is events("?after=$ev[2]{id}")->code, 200, 'its id still works as a cursor';
+is api(DELETE => "/v1/forms/$f1", token => $tok)->code, 204, 'delete the form';
+$r = events('?limit=100');
+my @f1ev = grep { $_->{formId} eq $f1 } @{ $r->{json}{data} };
+is scalar @f1ev, 3, 'its events stay in the feed';
+is_deeply [ map { $_->{data}{deleted} ? 1 : 0 } @f1ev ], [ 1, 1, 1 ], 'all scrubbed';
+ok !exists $f1ev[0]{data}{fields}, 'no form definition left';
 
 done_testing;

@@ -244,6 +244,10 @@ $r = api(POST => '/v1/keys', token => $tok, body => { name => 'r', scopes => ['w
 is hook({ url => $ok_url, events => ['form.closed'] }, $r->{json}{secret})->{json}{type},
     "${P}insufficient-scope", 'webhooks:write needed';
 
+# ---- a form's webhooks go with the form ----------------------------------------
+is api(DELETE => "/v1/forms/$ffail", token => $tok)->code, 204, 'delete a form';
+is api(GET => "/v1/webhooks/$fw", token => $tok)->code, 404, 'its webhook is gone';
+
 # ---- delete --------------------------------------------------------------------
 is api(DELETE => "/v1/webhooks/$w->{id}", token => $tok)->code, 204, 'deleted';
 is api(GET => "/v1/webhooks/$w->{id}", token => $tok)->code, 404, 'gone';

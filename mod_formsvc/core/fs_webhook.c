@@ -267,6 +267,9 @@ void fs_webhook_post(apr_pool_t *p, const char *url, int allow_private, const ch
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    /* never through a proxy from the environment: it would resolve the
+     * name itself and defeat the address check */
+    curl_easy_setopt(c, CURLOPT_PROXY, "");
     if (resolve)
         curl_easy_setopt(c, CURLOPT_RESOLVE, resolve);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);

@@ -98,6 +98,14 @@ is_deeply [ map { "$_->{pointer} $_->{code}" } @{ $r->{json}{errors} } ],
 $r = hook({ url => $ok_url, events => ['form.closed'], formId => 'frm_00000000000000000000000000' });
 is $r->{json}{errors}[0]{pointer}, '/formId', 'unknown formId 422';
 is api(POST => '/v1/webhooks', token => $tok, body => '{"url": "x", "url": "y"}')->code, 400, 'duplicate member 400';
+is api(POST => '/v1/webhooks', token => $tok, body => 'url=x',
+       headers => { 'Content-Type' => 'application/x-www-form-urlencoded' })->code, 415, 'not JSON: 415';
+is api(POST => '/v1/webhooks', token => $tok, body => '[1]')->code, 400, 'not an object: 400';
+$r = hook({ url => 'https://example.com/' . ('a' x 2040), events => ['form.closed'] });
+is $r->{json}{errors}[0]{pointer}, '/url', 'url over 2048 characters';
+is api(PATCH => '/v1/webhooks', token => $tok, body => {})->code, 405, 'PATCH on the list: 405';
+is api(GET => '/v1/webhooks?limit=101', token => $tok)->code, 422, 'list limit 101';
+is api(GET => '/v1/webhooks?cursor=!!', token => $tok)->code, 400, 'bad list cursor';
 
 # ---- a form to watch ------------------------------------------------------------
 $r = api(POST => '/v1/forms', token => $tok, body => { title => 'Hooked',

@@ -1,6 +1,7 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
 #include "config_accounts.h"
+#include "webhooks.h"
 #include "fs_secret.h"
 
 #include <apr_file_io.h>
@@ -196,6 +197,7 @@ const command_rec formsvc_cmds[] = {
                   "FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|"
                   "webhooks|requests <count>"),
     FORMSVC_ACCOUNT_CMDS,
+    FORMSVC_WEBHOOK_CMDS,
     {NULL}};
 
 const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s)

@@ -107,6 +107,7 @@ extern const formsvc_route formsvc_routes_openapi[];
  * caps receive its placeholders, *allow the methods the path has. */
 const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
                                           const char **caps, const char **allow);
+extern const formsvc_route formsvc_routes_webhooks[];
 
 /* Shared request helpers of the handlers. */
 /* Adds an "unknown" error for every member of o not in allowed (NULL-ended). */

@@ -2,6 +2,7 @@
 #include "glue.h"
 #include "fs_store.h"
 #include "mail.h"
+#include "webhooks.h"
 #include "ratelimit.h"
 
 #include <apr_optional.h>
@@ -124,6 +125,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     ap_hook_handler(formsvc_handler_hook, NULL, NULL, APR_HOOK_MIDDLE);
     formsvc_register_authz(p);
     formsvc_public_hooks(p);
+    formsvc_webhook_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

@@ -22,6 +22,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_public,
     formsvc_routes_mcp,
     formsvc_routes_openapi,
+    formsvc_routes_webhooks,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

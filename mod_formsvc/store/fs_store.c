@@ -24,6 +24,7 @@ const fs_stmt *fs_store_statements(int *count)
         gather(fs_stmts_verify);
         gather(fs_stmts_forms);
         gather(fs_stmts_public);
+        gather(fs_stmts_webhooks);
     }
     *count = n_all;
     return all;

@@ -9,4 +9,5 @@ extern const fs_stmt fs_stmts_quota[];
 extern const fs_stmt fs_stmts_verify[];
 extern const fs_stmt fs_stmts_forms[];
 extern const fs_stmt fs_stmts_public[];
+extern const fs_stmt fs_stmts_webhooks[];
 #endif

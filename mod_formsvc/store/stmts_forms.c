@@ -36,7 +36,12 @@ const fs_stmt fs_stmts_forms[] = {
     /* 1 user id, 2 form id, 3 'publish' or 'close', 4 If-Match version (or
      * NULL), 5 base URL */
     {"fs_form_transition",
-     "SELECT outcome, body FROM fs_form_transition(%s, %s, %s, %s::integer, %s)"},
+     "WITH t AS (SELECT outcome, body FROM fs_form_transition(%s, %s, %s, %s::integer, %s)), "
+     "ok AS MATERIALIZED (SELECT t.body::jsonb AS b FROM t WHERE t.outcome = 'ok'), "
+     "ev AS (INSERT INTO events (id, user_id, type, form_id, payload) SELECT fs_new_id('evt_'), "
+     "  f.user_id, 'form.' || (ok.b->>'status'), f.id, ok.b FROM ok JOIN forms f "
+     "  ON f.id = ok.b->>'id' RETURNING 1) "
+     "SELECT outcome, body FROM t"},
 
     /* 1 form id, 2 user id, 3 If-Match version (or NULL), 4 the same:
      * (forms found, forms deleted) */

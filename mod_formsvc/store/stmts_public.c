@@ -33,7 +33,12 @@
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
     "c AS (INSERT INTO form_counts AS fc (form_id, shard, n) "                                     \
     "  SELECT s.form_id, floor(random() * 16)::smallint, 1 FROM s WHERE NOT s.spam "               \
-    "  ON CONFLICT (form_id, shard) DO UPDATE SET n = fc.n + 1 RETURNING 1) "                      \
+    "  ON CONFLICT (form_id, shard) DO UPDATE SET n = fc.n + 1 RETURNING 1), "                     \
+    "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
+    "  SELECT fs_new_id('evt_'), s.user_id, 'submission.created', s.form_id, s.id, "               \
+    "  jsonb_build_object('id', s.id, 'formId', "                                                  \
+    "  s.form_id, 'formVersion', s.form_version, 'data', s.data, 'spam', s.spam, 'createdAt', "    \
+    "  fs_ts(s.created_at)) FROM s WHERE NOT s.spam RETURNING 1) "                                 \
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
     "  WHEN (SELECT closed FROM f) THEN 'closed' WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' " \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \

@@ -1,0 +1,297 @@
+/* handle_webhooks: GET /v1/events (cursor feed with long polling) and
+ * /v1/webhooks: create (secret shown once), list, get, delete, and the
+ * deliveries of one webhook. */
+#include "forms.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_webhook.h"
+#include "webhooks.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define EVENTS_WAIT_MAX 30
+#define EVENTS_POLL_MS 500
+
+static const char *const event_types[] = {"submission.created", "form.published", "form.closed",
+                                          NULL};
+
+/* 1 when the caller's form: constraints let it see something of form_id
+ * (NULL: of every form, which only an unconstrained caller sees). */
+static int form_visible(request_rec *r, const char *form_id) {
+    fs_scopes *sc = formsvc_req_get(r)->who->scopes;
+    if (sc->full || sc->forms->nelts == 0)
+        return 1;
+    for (int i = 0; form_id && i < sc->forms->nelts; i++)
+        if (!strcmp(APR_ARRAY_IDX(sc->forms, i, const char *), form_id))
+            return 1;
+    return 0;
+}
+
+/* GET /v1/events?after=<event id>&limit=&wait=. Oldest first after the
+ * cursor; nextCursor is the last event returned (or after, unchanged,
+ * when there is none), so a client loops with after=nextCursor. With
+ * wait > 0 and nothing to return, the request polls the database every
+ * 500 ms until an event arrives or wait seconds have passed. */
+static int formsvc_h_events(request_rec *r, const char *const *caps) {
+    (void)caps;
+    int limit;
+    const char *ignored;
+    fs_error *e = formsvc_paging(r, "events", "evt_", &limit, &ignored);
+    if (e)
+        return formsvc_send_problem(r, e);
+    int wait = 0;
+    const char *w = formsvc_arg(r, "wait");
+    if (w) {
+        char *end;
+        long v = strtol(w, &end, 10);
+        if (!*w || *end || v < 0 || v > EVENTS_WAIT_MAX) {
+            fs_error *verr = fs_error_validation(r->pool);
+            fs_error_add(r->pool, verr, "/wait",
+                         *w && !*end ? (v < 0 ? "minimum" : "maximum") : "type",
+                         "wait must be an integer number of seconds from 0 to 30.");
+            return formsvc_send_problem(r, verr);
+        }
+        wait = (int)v;
+    }
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    const char *after = formsvc_arg(r, "after");
+    fs_rows *rs;
+    if (after && *after == '\0')
+        after = NULL;
+    if (after) {
+        const char *a1[] = {after, who->user_id};
+        if (!fs_id_valid(after, "evt_"))
+            return formsvc_send_problem(
+                r, fs_error_make(r->pool, "malformed-request",
+                                 "after must be the id of an event of this account."));
+        if ((e = formsvc_query(r, "fs_event_cursor", 2, a1, &rs)))
+            return formsvc_send_problem(r, e);
+        if (rs->nrows == 0)
+            return formsvc_send_problem(
+                r, fs_error_make(r->pool, "malformed-request",
+                                 "after names no event of this account (events are kept 30 "
+                                 "days)."));
+    }
+    const char *forms = formsvc_form_constraints(r);
+    const char *args[] = {who->user_id, forms, forms, after, after, apr_itoa(r->pool, limit + 1)};
+    apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
+    for (;;) {
+        if ((e = formsvc_query(r, "fs_event_list", 6, args, &rs)))
+            return formsvc_send_problem(r, e);
+        apr_time_t now = apr_time_now();
+        if (rs->nrows > 0 || now >= deadline || r->connection->aborted)
+            break;
+        apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
+        apr_sleep(deadline - now < nap ? deadline - now : nap);
+    }
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    json_object *arr = json_object_new_array();
+    json_object_object_add(o, "data", arr);
+    int n = rs->nrows > limit ? limit : rs->nrows;
+    for (int i = 0; i < n; i++)
+        json_object_array_add(arr, json_tokener_parse(FS_CELL(rs, i, 1)));
+    const char *next = n ? FS_CELL(rs, n - 1, 0) : after;
+    json_object_object_add(o, "nextCursor", next ? json_object_new_string(next) : NULL);
+    json_object_object_add(o, "hasMore", json_object_new_boolean(rs->nrows > limit));
+    return formsvc_send_obj(r, 200, o);
+}
+
+static int not_found(request_rec *r) {
+    return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such webhook."));
+}
+
+/* The events member: a non-empty array of distinct known types. */
+static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr) {
+    if (!v) {
+        fs_error_add(r->pool, verr, "/events", "required", "events is required.");
+        return NULL;
+    }
+    if (!json_object_is_type(v, json_type_array)) {
+        fs_error_add(r->pool, verr, "/events", "type", "events must be an array of event types.");
+        return NULL;
+    }
+    size_t n = json_object_array_length(v);
+    if (n == 0) {
+        fs_error_add(r->pool, verr, "/events", "minItems", "events must name at least one type.");
+        return NULL;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *it = json_object_array_get_idx(v, i);
+        const char *ptr = apr_psprintf(r->pool, "/events/%lu", (unsigned long)i);
+        if (!json_object_is_type(it, json_type_string)) {
+            fs_error_add(r->pool, verr, ptr, "type", "An event type is a string.");
+            bad = 1;
+            continue;
+        }
+        const char *t = json_object_get_string(it);
+        int known = 0;
+        for (int k = 0; event_types[k]; k++)
+            known |= !strcmp(t, event_types[k]);
+        if (!known) {
+            fs_error_add(r->pool, verr, ptr, "enum",
+                         "Event types are submission.created, form.published and form.closed.");
+            bad = 1;
+            continue;
+        }
+        for (size_t j = 0; j < i; j++) {
+            json_object *o = json_object_array_get_idx(v, j);
+            if (json_object_is_type(o, json_type_string) && !strcmp(json_object_get_string(o), t)) {
+                fs_error_add(r->pool, verr, ptr, "unique", "An event type is listed twice.");
+                bad = 1;
+                break;
+            }
+        }
+    }
+    return bad ? NULL : v;
+}
+
+static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    static const char *const allowed[] = {"url", "events", "formId", NULL};
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    fs_error *verr = fs_error_validation(r->pool);
+    const char *url = NULL, *form_id = NULL;
+    json_object *uv = fs_json_get(body, "url");
+    if (!uv)
+        fs_error_add(r->pool, verr, "/url", "required", "url is required.");
+    else if (!json_object_is_type(uv, json_type_string))
+        fs_error_add(r->pool, verr, "/url", "type", "url must be a string.");
+    else {
+        const char *why = fs_webhook_url_check(r->pool, json_object_get_string(uv),
+                                               formsvc_webhook_allow_private(), NULL);
+        if (why)
+            fs_error_add(r->pool, verr, "/url", "format", "%s.", why);
+        else
+            url = json_object_get_string(uv);
+    }
+    json_object *ev = parse_events(r, fs_json_get(body, "events"), verr);
+    json_object *fv = fs_json_get(body, "formId");
+    if (fv && !json_object_is_type(fv, json_type_null)) {
+        formsvc_form *f;
+        if (!json_object_is_type(fv, json_type_string))
+            fs_error_add(r->pool, verr, "/formId", "type", "formId must be a form id or null.");
+        else if (formsvc_form_load(r, json_object_get_string(fv), &f))
+            fs_error_add(r->pool, verr, "/formId", "enum", "formId names no form of the account.");
+        else
+            form_id = f->id;
+    } else if (!form_visible(r, NULL)) {
+        fs_error_add(r->pool, verr, "/formId", "required",
+                     "A credential limited to some forms must name one of them in formId.");
+    }
+    formsvc_unknown_members(r, body, allowed, verr);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    formsvc_srv *c = formsvc_conf(r->server);
+    int limit = c->tier[who->verified ? 1 : 0].webhooks;
+    const char *id = fs_id_new(r->pool, "whk_");
+    const char *secret = fs_webhook_secret_new(r->pool);
+    const char *sealed =
+        id && secret ? fs_webhook_seal(r->pool, c->pepper, c->pepper_len, id, secret) : NULL;
+    if (!sealed)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    fs_rows *rs;
+    const char *args[] = {id,      who->user_id, url,          fs_json_str(r->pool, ev),
+                          form_id, sealed,       who->user_id, apr_itoa(r->pool, limit)};
+    if ((e = formsvc_query(r, "fs_webhook_create", 8, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows == 0) {
+        fs_rows *cnt;
+        const char *a1[] = {who->user_id};
+        if ((e = formsvc_query(r, "fs_webhook_count", 1, a1, &cnt)))
+            return formsvc_send_problem(r, e);
+        return formsvc_send_problem(
+            r,
+            formsvc_quota_exceeded(r, "webhooks", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+    }
+    formsvc_audit(r, "webhook.created", id);
+    json_object *o = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(o, "secret", json_object_new_string(secret));
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/webhooks/", id, NULL));
+    return formsvc_send_obj(r, 201, o);
+}
+
+static int formsvc_h_webhooks_list(request_rec *r, const char *const *caps) {
+    (void)caps;
+    int limit;
+    const char *after;
+    fs_error *e = formsvc_paging(r, "webhooks", "whk_", &limit, &after);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *forms = formsvc_form_constraints(r);
+    const char *args[] = {formsvc_req_get(r)->who->user_id, forms, forms, after, after,
+                          apr_itoa(r->pool, limit + 1)};
+    fs_rows *rs;
+    if ((e = formsvc_query(r, "fs_webhook_list", 6, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_page(r, "webhooks", rs, limit);
+}
+
+/* The caller's webhook (json in column 0), or a problem (404 for a
+ * malformed id, another account's webhook, or one outside the caller's
+ * form: constraints). */
+static fs_error *load(request_rec *r, const char *id, fs_rows **rs) {
+    if (!fs_id_valid(id, "whk_"))
+        return fs_error_make(r->pool, "not-found", "No such webhook.");
+    const char *args[] = {id, formsvc_req_get(r)->who->user_id};
+    fs_error *e = formsvc_query(r, "fs_webhook_get", 2, args, rs);
+    if (e)
+        return e;
+    if ((*rs)->nrows != 1 || !form_visible(r, FS_CELL(*rs, 0, 1)))
+        return fs_error_make(r->pool, "not-found", "No such webhook.");
+    return NULL;
+}
+
+static int formsvc_h_webhooks_get(request_rec *r, const char *const *caps) {
+    fs_rows *rs;
+    fs_error *e = load(r, caps[0], &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+}
+
+static int formsvc_h_webhooks_delete(request_rec *r, const char *const *caps) {
+    fs_rows *rs;
+    fs_error *e = load(r, caps[0], &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id};
+    if ((e = formsvc_query(r, "fs_webhook_delete", 2, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows != 1 || !strcmp(FS_CELL(rs, 0, 0), "0"))
+        return not_found(r);
+    formsvc_audit(r, "webhook.deleted", caps[0]);
+    return formsvc_send_empty(r, 204);
+}
+
+static int formsvc_h_webhooks_deliveries(request_rec *r, const char *const *caps) {
+    fs_rows *rs;
+    fs_error *e = load(r, caps[0], &rs);
+    if (e)
+        return formsvc_send_problem(r, e);
+    int limit;
+    const char *after;
+    if ((e = formsvc_paging(r, "deliveries", "dlv_", &limit, &after)))
+        return formsvc_send_problem(r, e);
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, after, after,
+                          apr_itoa(r->pool, limit + 1)};
+    if ((e = formsvc_query(r, "fs_delivery_list", 5, args, &rs)))
+        return formsvc_send_problem(r, e);
+    return formsvc_send_page(r, "deliveries", rs, limit);
+}
+
+const formsvc_route formsvc_routes_webhooks[] = {
+    {M_GET, "/v1/events", formsvc_h_events, FS_SC_WEBHOOKS_READ, 1},
+    {M_GET, "/v1/webhooks", formsvc_h_webhooks_list, FS_SC_WEBHOOKS_READ, 1},
+    {M_POST, "/v1/webhooks", formsvc_h_webhooks_create, FS_SC_WEBHOOKS_WRITE, 1},
+    {M_GET, "/v1/webhooks/{id}", formsvc_h_webhooks_get, FS_SC_WEBHOOKS_READ, 1},
+    {M_DELETE, "/v1/webhooks/{id}", formsvc_h_webhooks_delete, FS_SC_WEBHOOKS_WRITE, 1},
+    {M_GET, "/v1/webhooks/{id}/deliveries", formsvc_h_webhooks_deliveries, FS_SC_WEBHOOKS_READ, 1},
+    {0, NULL, NULL, 0, 0}};

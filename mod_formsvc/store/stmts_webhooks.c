@@ -1,0 +1,93 @@
+/* Statements of events, webhooks and the delivery queue (sql/0018). All
+ * arguments are text, cast in SQL. */
+#include "stmts.h"
+
+const fs_stmt fs_stmts_webhooks[] = {
+    /* 1 event id, 2 user id: one row when the event exists and is the
+     * account's (a valid cursor) */
+    {"fs_event_cursor", "SELECT 1 FROM events WHERE id = %s AND user_id = %s"},
+
+    /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4-5
+     * after event id (or NULL), 6 limit + 1. Oldest first, in (xid, id)
+     * order, and only events of transactions older than every running
+     * one, so that a later page never gains an event before the cursor. */
+    {"fs_event_list",
+     "SELECT e.id, fs_event_json(e)::text FROM events e "
+     "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
+     "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
+     "  AND (%s::text IS NULL OR (e.xid, e.id) > (SELECT c.xid, c.id FROM events c "
+     "    WHERE c.id = %s::text)) "
+     "ORDER BY e.xid, e.id LIMIT %s::integer"},
+
+    /* 1 user id: number of webhooks */
+    {"fs_webhook_count", "SELECT count(*)::text FROM webhooks WHERE user_id = %s"},
+
+    /* 1 id, 2 user id, 3 url, 4 events (JSON array of strings), 5 form id
+     * (or NULL), 6 sealed secret, 7 user id again, 8 quota. No row when
+     * the quota is reached. */
+    {"fs_webhook_create",
+     "INSERT INTO webhooks (id, user_id, url, events, form_id, secret) "
+     "SELECT %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, %s "
+     "WHERE (SELECT count(*) FROM webhooks WHERE user_id = %s) < %s::integer "
+     "RETURNING fs_webhook_json(webhooks)::text"},
+
+    /* 1 user id, 2-3 allowed form ids (NULL: any), 4-5 after id, 6 limit + 1 */
+    {"fs_webhook_list",
+     "SELECT w.id, fs_webhook_json(w)::text FROM webhooks w WHERE w.user_id = %s "
+     "  AND (%s::jsonb IS NULL OR w.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
+     "  AND (%s::text IS NULL OR w.id < %s::text) "
+     "ORDER BY w.id DESC LIMIT %s::integer"},
+
+    /* 1 id, 2 user id: json, form id */
+    {"fs_webhook_get", "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
+                       "AND w.user_id = %s"},
+
+    /* 1 id, 2 user id: rows deleted (its deliveries go with it) */
+    {"fs_webhook_delete",
+     "WITH d AS (DELETE FROM webhooks WHERE id = %s AND user_id = %s RETURNING 1) "
+     "SELECT count(*)::text FROM d"},
+
+    /* 1 webhook id, 2 user id, 3-4 after delivery id, 5 limit + 1 */
+    {"fs_delivery_list",
+     "SELECT d.id, fs_delivery_json(d, e)::text FROM deliveries d "
+     "  JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id "
+     "WHERE d.webhook_id = %s AND w.user_id = %s AND (%s::text IS NULL OR d.id < %s::text) "
+     "ORDER BY d.id DESC LIMIT %s::integer"},
+
+    /* The worker. 1 lease seconds, 2 batch size. Claims due deliveries
+     * (SKIP LOCKED: concurrent workers take different rows) and moves them
+     * a lease ahead, so no other worker sends them while this one does:
+     * id, url, sealed secret, webhook id, event json, attempt number,
+     * event id */
+    {"fs_delivery_claim",
+     "UPDATE deliveries d SET attempts = d.attempts + 1, "
+     "  next_at = now() + make_interval(secs => %s::integer) "
+     "FROM webhooks w, events e "
+     "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN ("
+     "  SELECT id FROM deliveries WHERE status = 'pending' AND next_at <= now() "
+     "  ORDER BY next_at LIMIT %s::integer FOR UPDATE SKIP LOCKED) "
+     "RETURNING d.id, w.url, w.secret, w.id, fs_event_json(e)::text, d.attempts::text, e.id"},
+
+    /* 1 attempt (JSON object), 2 delivery id: a 2xx */
+    {"fs_delivery_succeeded",
+     "UPDATE deliveries SET status = 'succeeded', done_at = now(), next_at = now(), "
+     "  attempts_log = attempts_log || jsonb_build_array(%s::jsonb) WHERE id = %s"},
+
+    /* 1 attempt (JSON object), 2 backoff seconds, 3-4 the same, 5 delivery
+     * id: a failure; given up (failed) when the next attempt would come more
+     * than a day after the delivery was queued */
+    {"fs_delivery_failed",
+     "UPDATE deliveries SET attempts_log = attempts_log || jsonb_build_array(%s::jsonb), "
+     "  next_at = now() + make_interval(secs => %s::integer), "
+     "  status = CASE WHEN now() + make_interval(secs => %s::integer) "
+     "    > created_at + interval '24 hours' THEN 'failed' ELSE 'pending' END, "
+     "  done_at = CASE WHEN now() + make_interval(secs => %s::integer) "
+     "    > created_at + interval '24 hours' THEN now() END "
+     "WHERE id = %s"},
+
+    /* no arguments: forgets events (and their deliveries) older than 30
+     * days, a batch at a time */
+    {"fs_event_sweep", "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
+                       "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
+
+    {NULL, NULL}};

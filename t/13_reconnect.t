@@ -32,6 +32,8 @@ $r = api(POST => '/v1/signup', body => { email => uniq_email() });
 is $r->code, 503, 'signup with the database down: 503';
 $r = api(GET => '/readyz');
 is $r->code, 503, 'readyz 503 while down';
+$r = api(GET => '/v1/me', token => substr($secret, 0, -1) . (substr($secret, -1) eq 'A' ? 'B' : 'A'));
+is $r->code, 401, 'a secret with a bad checksum is refused without the database (401 even while it is down)';
 is api(GET => '/healthz')->code, 200, 'healthz still 200 (process alive)';
 
 pg_ctl('start');
@@ -39,5 +41,15 @@ pg_ctl('start');
 for (1..12) { push @codes, api(GET => '/v1/me', token => $secret)->code }
 is_deeply [ grep { $_ != 200 } @codes ], [], 'recovers by itself once the database is back';
 is api(GET => '/readyz')->code, 200, 'readyz 200 again';
+
+# A schema older than the module needs: /readyz says so with 503.
+my $max = sql("SELECT max(version) FROM schema_migrations");
+my $row = sql("SELECT name FROM schema_migrations WHERE version = $max");
+sql("DELETE FROM schema_migrations WHERE version = $max");
+$r = api(GET => '/readyz');
+is $r->code, 503, 'readyz 503 when the schema is behind';
+like $r->{json}{detail}, qr/schema is at version \d+; this module needs $max/, 'and says which versions';
+sql("INSERT INTO schema_migrations (version, name) VALUES ($max, '$row')");
+is api(GET => '/readyz')->code, 200, 'readyz 200 once it is current';
 
 done_testing;

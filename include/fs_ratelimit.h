@@ -7,12 +7,13 @@
  * on which window a moment belongs to without talking to each other; a
  * backend only has to count hits atomically per (bucket, window). Every hit
  * counts, refused ones too, so a client that keeps hammering stays refused
- * until the window ends. Nothing here includes httpd headers or locks
- * anything: the caller of fs_rl_table_hit holds the lock. */
+ * until the window ends. Nothing here includes httpd headers or takes a
+ * lock. */
 #ifndef FS_RATELIMIT_H
 #define FS_RATELIMIT_H
 
 #include <apr_pools.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef struct fs_rl_result {
@@ -42,21 +43,28 @@ char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start);
  * IPv6 address as its IPv4 address. Anything unparsable as it is. In p. */
 const char *fs_rl_client_key(apr_pool_t *p, const char *ip);
 
-/* A counter table in memory shared by processes (open addressing). */
+/* A counter table in memory shared by processes (open addressing),
+ * updated with atomic compare-and-swap only: no lock, so no process-wide
+ * mutex on the request path. The 64-bit atomics are lock-free on every
+ * platform httpd runs this on, hence valid across processes in shared
+ * memory. */
 typedef struct fs_rl_slot {
-    uint64_t key;       /* fs_rl_hash of the bucket; 0: empty */
-    int64_t window_end; /* epoch seconds; the slot is free from then on */
-    uint32_t count;
-    uint32_t window; /* window length, part of the identity */
+    _Atomic uint64_t key;   /* fs_rl_slot_key of (bucket hash, window); 0: empty */
+    _Atomic uint64_t state; /* window end (epoch seconds) << 32 | count */
 } fs_rl_slot;
 
 #define FS_RL_PROBES 16
+
+/* The identity of a counter: the bucket's hash mixed with the window
+ * length (the same bucket under two window lengths is two counters). */
+uint64_t fs_rl_slot_key(uint64_t key, int window);
 
 /* Counts one hit for key in the window [window_end - window, window_end) and
  * returns the count including it. A slot of an ended window is reused; when
  * every probed slot holds a live window of another key, the one that ends
  * soonest is taken over (its count is lost: the table is too small, see
- * FormsvcRateLimitSlots) and *evicted is set. */
+ * FormsvcRateLimitSlots) and *evicted is set. Safe to call from many
+ * processes and threads at once on the same table. */
 uint32_t fs_rl_table_hit(fs_rl_slot *slots, uint32_t nslots, uint64_t key, int window,
                          int64_t window_end, int64_t now, int *evicted);
 

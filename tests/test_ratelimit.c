@@ -90,10 +90,10 @@ static void table_collisions_probe(void **state) {
     for (uint64_t k = 8; k <= 64; k += 8)
         assert_int_equal(fs_rl_table_hit(slots, 8, k, 60, 120, 70, &ev), 2);
     /* full of live windows: a new key evicts the one ending soonest */
-    slots[3].window_end = 90;
+    atomic_store(&slots[3].state, ((uint64_t)90 << 32) | 2);
     assert_int_equal(fs_rl_table_hit(slots, 8, 72, 60, 120, 70, &ev), 1);
     assert_int_equal(ev, 1);
-    assert_int_equal(slots[3].key, 72);
+    assert_int_equal(atomic_load(&slots[3].key), fs_rl_slot_key(72, 60));
     /* ended windows are reused without eviction */
     assert_int_equal(fs_rl_table_hit(slots, 8, 80, 60, 180, 125, &ev), 1);
     assert_int_equal(ev, 0);
@@ -103,6 +103,36 @@ static void table_empty(void **state) {
     (void)state;
     int ev;
     assert_int_equal(fs_rl_table_hit(NULL, 0, 5, 60, 120, 70, &ev), 1);
+}
+
+/* Many threads counting in one table at once lose no hit: the table takes
+ * no lock, only compare-and-swap. */
+#include <apr_thread_proc.h>
+static fs_rl_slot shared_slots[16];
+static void *APR_THREAD_FUNC hammer(apr_thread_t *t, void *arg) {
+    uint64_t key = (uint64_t)(uintptr_t)arg;
+    int ev;
+    for (int i = 0; i < 20000; i++)
+        fs_rl_table_hit(shared_slots, 16, key, 60, 120, 70, &ev);
+    apr_thread_exit(t, APR_SUCCESS);
+    return NULL;
+}
+
+static void table_concurrent(void **state) {
+    apr_pool_t *p = *state;
+    memset(shared_slots, 0, sizeof(shared_slots));
+    apr_thread_t *th[8];
+    for (int i = 0; i < 8; i++) /* two keys, four threads each */
+        assert_int_equal(apr_thread_create(&th[i], NULL, hammer,
+                                           (void *)(uintptr_t)(i % 2 ? 1111 : 2222), p),
+                         APR_SUCCESS);
+    for (int i = 0; i < 8; i++) {
+        apr_status_t rv;
+        apr_thread_join(&rv, th[i]);
+    }
+    int ev;
+    assert_int_equal(fs_rl_table_hit(shared_slots, 16, 1111, 60, 120, 70, &ev), 80001);
+    assert_int_equal(fs_rl_table_hit(shared_slots, 16, 2222, 60, 120, 70, &ev), 80001);
 }
 
 static void client_keys(void **state) {
@@ -127,7 +157,7 @@ int main(void) {
         FS_TEST(hashes),
         FS_TEST(table_counts_per_key_and_window),
         FS_TEST(table_collisions_probe),
-        FS_TEST(table_empty),
+        FS_TEST(table_empty), FS_TEST(table_concurrent),
         FS_TEST(client_keys),
     };
     apr_initialize();

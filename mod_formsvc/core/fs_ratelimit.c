@@ -1,6 +1,8 @@
 /* fs_ratelimit: fixed-window arithmetic and the shared-memory counter table. */
 #include "fs_ratelimit.h"
 
+#include <stdatomic.h>
+
 #include <apr_strings.h>
 #include <arpa/inet.h>
 #include <openssl/evp.h>
@@ -54,45 +56,85 @@ char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start) {
     return hex;
 }
 
+uint64_t fs_rl_slot_key(uint64_t key, int window) {
+    uint64_t k = key ^ ((uint64_t)(uint32_t)window * 0x9E3779B97F4A7C15ull);
+    return k ? k : 1;
+}
+
+#define ST_END(st) ((int64_t)((st) >> 32))
+#define ST_COUNT(st) ((uint32_t)((st)&0xffffffffu))
+#define ST_MAKE(end, n) (((uint64_t)(uint32_t)(end) << 32) | (uint32_t)(n))
+
+/* Adds one hit to a slot that holds our key: in our window, or starting it
+ * afresh when the slot still holds an older window. */
+static uint32_t count_in(fs_rl_slot *s, int64_t window_end) {
+    uint64_t st = atomic_load(&s->state), next;
+    do {
+        uint32_t n = ST_END(st) == window_end ? ST_COUNT(st) + 1 : 1;
+        next = ST_MAKE(window_end, n);
+    } while (!atomic_compare_exchange_weak(&s->state, &st, next));
+    return ST_COUNT(next);
+}
+
+/* Takes over a slot from the key it holds (expected); 1 when the slot now
+ * holds our key (also when another process just took it for the same
+ * key). The state is left alone: count_in starts afresh when the window
+ * it holds is not ours, which is always so for an empty or ended slot. */
+static int take(fs_rl_slot *s, uint64_t expected, uint64_t key) {
+    if (atomic_compare_exchange_strong(&s->key, &expected, key))
+        return 1;
+    return expected == key;
+}
+
+/* After evicting a live counter that happens to be in our very window:
+ * start from zero instead of inheriting its count. If another process of
+ * our key counted in between, the compare-and-swap fails and the inherited
+ * hits stay: an error towards refusing, only when the table is too small. */
+static void forget_evicted(fs_rl_slot *s, int64_t window_end) {
+    uint64_t st = atomic_load(&s->state);
+    if (ST_END(st) == window_end)
+        atomic_compare_exchange_strong(&s->state, &st, ST_MAKE(window_end, 0));
+}
+
 uint32_t fs_rl_table_hit(fs_rl_slot *slots, uint32_t nslots, uint64_t key, int window,
                          int64_t window_end, int64_t now, int *evicted) {
     *evicted = 0;
     if (nslots == 0)
         return 1;
+    key = fs_rl_slot_key(key, window);
     uint32_t probes = nslots < FS_RL_PROBES ? nslots : FS_RL_PROBES;
     uint32_t start = (uint32_t)(key % nslots);
-    fs_rl_slot *free_slot = NULL, *victim = NULL;
-    for (uint32_t i = 0; i < probes; i++) {
-        fs_rl_slot *s = &slots[(start + i) % nslots];
-        int live = s->key != 0 && s->window_end > now;
-        if (live && s->key == key && s->window == (uint32_t)window) {
-            if (s->window_end == window_end) {
-                s->count++;
-                return s->count;
+    for (int pass = 0; pass < 4; pass++) {
+        fs_rl_slot *free_slot = NULL, *victim = NULL;
+        uint64_t free_key = 0, victim_key = 0;
+        int64_t victim_end = 0;
+        for (uint32_t i = 0; i < probes; i++) {
+            fs_rl_slot *s = &slots[(start + i) % nslots];
+            uint64_t k = atomic_load(&s->key);
+            if (k == key)
+                return count_in(s, window_end);
+            int64_t end = ST_END(atomic_load(&s->state));
+            if (k == 0 || end <= now) {
+                if (!free_slot) {
+                    free_slot = s;
+                    free_key = k;
+                }
+            } else if (!victim || end < victim_end) {
+                victim = s;
+                victim_key = k;
+                victim_end = end;
             }
-            /* an older window of this bucket that is somehow still live
-             * cannot happen with aligned windows; a newer one means the
-             * clock went back: count in it. */
-            s->count++;
-            return s->count;
         }
-        if (!live) {
-            if (!free_slot)
-                free_slot = s;
-        } else if (!victim || s->window_end < victim->window_end) {
-            victim = s;
+        if (free_slot && take(free_slot, free_key, key))
+            return count_in(free_slot, window_end);
+        if (!free_slot && victim && take(victim, victim_key, key)) {
+            *evicted = 1;
+            forget_evicted(victim, window_end);
+            return count_in(victim, window_end);
         }
+        /* lost a race for the slot: look again */
     }
-    fs_rl_slot *s = free_slot;
-    if (!s) {
-        s = victim;
-        *evicted = 1;
-    }
-    s->key = key;
-    s->window = (uint32_t)window;
-    s->window_end = window_end;
-    s->count = 1;
-    return 1;
+    return 1; /* heavy contention on a full table: count the hit as a first */
 }
 
 const char *fs_rl_client_key(apr_pool_t *p, const char *ip) {

@@ -72,13 +72,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
-static int formsvc_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
-{
-    (void)plog;
-    (void)ptemp;
-    return formsvc_ratelimit_pre_config(pconf);
-}
-
 /* After mod_dbd has its pool: say at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s)
 {
@@ -114,7 +107,6 @@ static void formsvc_register_hooks(apr_pool_t *p)
 {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
-    ap_hook_pre_config(formsvc_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
     ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);

@@ -1,7 +1,7 @@
 /* ratelimit: the backends of fs_ratelimit.
  *  - local: a table of counters (fs_rl_slot) in anonymous shared memory made
- *    in post_config, inherited by every child, guarded by one global mutex
- *    (the critical section is a few probes of the table).
+ *    in post_config and inherited by every child, updated with atomic
+ *    compare-and-swap (fs_rl_table_hit): no lock on the request path.
  *  - pgsql: an UNLOGGED table, one atomic INSERT ... ON CONFLICT DO UPDATE
  *    ... RETURNING per hit, through the request's pooled connection.
  *  - memcache: apr_memcache_incr, and apr_memcache_add when the counter does
@@ -9,25 +9,17 @@
  * Keys of shared stores are SHA-256 of bucket and window (no raw address). */
 #include "ratelimit.h"
 
-#include <apr_global_mutex.h>
 #include <apr_memcache.h>
 #include <apr_shm.h>
 #include <apr_strings.h>
 #include <unistd.h>
-#include <util_mutex.h>
 
 APLOG_USE_MODULE(formsvc);
 
-static const char *const mutex_type = "formsvc-ratelimit";
 static apr_shm_t *shm;
-static apr_global_mutex_t *mutex;
 static fs_rl_slot *slots;
 static uint32_t nslots;
 static apr_memcache_t *mc; /* per child, for FormsvcRateLimitStore memcache */
-
-int formsvc_ratelimit_pre_config(apr_pool_t *pconf) {
-    return ap_mutex_register(pconf, mutex_type, NULL, APR_LOCK_DEFAULT, 0);
-}
 
 int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
     formsvc_acct *a = formsvc_conf(s)->acct;
@@ -43,23 +35,10 @@ int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
     }
     slots = apr_shm_baseaddr_get(shm);
     memset(slots, 0, size);
-    rv = ap_global_mutex_create(&mutex, NULL, mutex_type, NULL, s, pconf, 0);
-    if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     "AH10602: cannot create the rate-limit mutex (see the Mutex "
-                     "directive, type formsvc-ratelimit)");
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
     return OK;
 }
 
 void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
-    if (mutex) {
-        apr_status_t rv = apr_global_mutex_child_init(&mutex, apr_global_mutex_lockfile(mutex), p);
-        if (rv != APR_SUCCESS)
-            ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                         "AH10603: cannot attach to the rate-limit mutex");
-    }
     /* One memcached client per child for the first server that names one. */
     for (server_rec *sp = s; sp && !mc; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
@@ -85,14 +64,11 @@ void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
 /* Counts the hit; 0 on success with *count set, -1 when the store failed. */
 static int count_local(request_rec *r, const char *bucket, int window, int64_t wstart, int64_t now,
                        int64_t *count) {
-    if (!slots || !mutex)
+    if (!slots)
         return -1;
     int evicted = 0;
-    if (apr_global_mutex_lock(mutex) != APR_SUCCESS)
-        return -1;
     *count =
         fs_rl_table_hit(slots, nslots, fs_rl_hash(bucket), window, wstart + window, now, &evicted);
-    apr_global_mutex_unlock(mutex);
     if (evicted)
         FORMSVC_LOG(r, APLOG_WARNING, 10605,
                     "rate-limit table full: a live counter was dropped; raise "

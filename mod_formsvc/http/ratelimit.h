@@ -27,9 +27,8 @@ fs_error *formsvc_ratelimit_account(request_rec *r);
 /* Sets the RateLimit-* headers (kept on error responses too). */
 void formsvc_ratelimit_headers(request_rec *r, const fs_rl_result *res);
 
-/* Hooks: shared memory and its mutex are made in post_config and joined in
- * child_init. */
-int formsvc_ratelimit_pre_config(apr_pool_t *pconf);
+/* Hooks: the shared memory is made in post_config (children inherit it);
+ * child_init sets up a memcached client when that store is configured. */
 int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s);
 void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s);
 

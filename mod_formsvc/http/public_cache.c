@@ -3,12 +3,14 @@
  * everything typed (contract, section 6). Never used while the database
  * answers.
  *
- * Two levels: files in a directory under DefaultRuntimeDir
- * (formsvc-forms/<id>.json, and slug-<slug> naming the id), shared by every
- * child of this machine and written only when a form's version, status or
- * slug changed; and, per process, a memo of what was last written (bounded:
- * at most CACHE_MAX entries; when full it starts again empty). The
- * directory is made at startup, owned by the user the children run as. */
+ * Files in a directory under DefaultRuntimeDir (formsvc-forms/<id>.json,
+ * and slug-<slug> naming the id), shared by every child of this machine
+ * and written only when a form's version, status or slug changed. What was
+ * last written is remembered per process as a 64-bit fingerprint in a
+ * fixed table of atomics indexed by the form id's hash: no lock and no
+ * allocation on the request path; two forms sharing a slot only cost an
+ * extra file write. The directory is made at startup, owned by the user
+ * the children run as. */
 #include "fs_json.h"
 #include "public.h"
 
@@ -16,43 +18,24 @@
 #include <apr_lib.h>
 #include <apr_strings.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <unixd.h>
 
-#define CACHE_MAX 512
-#define N_CELLS 8
+#define N_CELLS 8 /* formsvc_pubform is N_CELLS strings: id, slug, title,
+                     description, status, version, fields, settings */
+#define MEMO_SLOTS 4096
 
-typedef struct entry {
-    char *cell[N_CELLS]; /* malloc'ed: id, slug, title, description, status, version, fields,
-                            settings */
-} entry;
+static _Atomic uint64_t memo[MEMO_SLOTS];
 
-static entry cache[CACHE_MAX];
-static int n_cache;
-static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
-
-static const char **cells(const formsvc_pubform *f) {
-    return (const char **)f; /* formsvc_pubform is N_CELLS strings in this order */
-}
-
-static int same(const char *a, const char *b) {
-    return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-static int find(const char *ref) {
-    for (int i = 0; i < n_cache; i++)
-        if (!strcmp(cache[i].cell[0], ref) || (cache[i].cell[1] && !strcmp(cache[i].cell[1], ref)))
-            return i;
-    return -1;
-}
-
-static void drop(entry *e) {
-    for (int c = 0; c < N_CELLS; c++) {
-        free(e->cell[c]);
-        e->cell[c] = NULL;
-    }
+/* FNV-1a over a string (NULL hashes like ""), continuing from h. */
+static uint64_t fnv(uint64_t h, const char *s) {
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0xff) * 0x100000001b3ull; /* a separator between strings */
 }
 
 static const char *cache_dir;
@@ -163,41 +146,14 @@ static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
 }
 
 void formsvc_public_cache_put(const formsvc_pubform *f) {
-    const char **src = cells(f);
-    pthread_rwlock_rdlock(&lock);
-    int i = find(f->id);
-    int fresh = i >= 0 && same(cache[i].cell[5], f->version) && same(cache[i].cell[4], f->status) &&
-                same(cache[i].cell[1], f->slug);
-    pthread_rwlock_unlock(&lock);
-    if (fresh)
+    uint64_t slot = fnv(0xcbf29ce484222325ull, f->id) % MEMO_SLOTS;
+    uint64_t fp = fnv(fnv(fnv(fnv(0xcbf29ce484222325ull, f->id), f->version), f->status), f->slug);
+    if (atomic_load_explicit(&memo[slot], memory_order_relaxed) == fp)
         return;
-    pthread_rwlock_wrlock(&lock);
-    i = find(f->id);
-    if (i < 0) {
-        if (n_cache == CACHE_MAX) {
-            for (int k = 0; k < n_cache; k++)
-                drop(&cache[k]);
-            n_cache = 0;
-        }
-        i = n_cache++;
-    } else {
-        drop(&cache[i]);
-    }
-    for (int c = 0; c < N_CELLS; c++)
-        cache[i].cell[c] = src[c] ? strdup(src[c]) : NULL;
-    if (!cache[i].cell[0]) /* out of memory: forget the entry */
-        cache[i] = cache[--n_cache];
-    pthread_rwlock_unlock(&lock);
     file_put(f);
+    atomic_store_explicit(&memo[slot], fp, memory_order_relaxed);
 }
 
 int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
-    const char **dst = (const char **)out;
-    pthread_rwlock_rdlock(&lock);
-    int i = find(ref);
-    if (i >= 0)
-        for (int c = 0; c < N_CELLS; c++)
-            dst[c] = cache[i].cell[c] ? apr_pstrdup(p, cache[i].cell[c]) : NULL;
-    pthread_rwlock_unlock(&lock);
-    return i >= 0 || file_get(p, ref, out);
+    return file_get(p, ref, out);
 }

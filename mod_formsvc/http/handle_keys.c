@@ -36,9 +36,7 @@ static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
 
 /* Validates name, scopes and expiresAt of a new credential against the
  * caller; fills the outputs or returns a problem (422 or 403). */
-fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **name,
-                              fs_scopes **scopes, const char **expires_at);
-fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **name,
+static fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **name,
                               fs_scopes **scopes, const char **expires_at)
 {
     formsvc_principal *who = formsvc_req_get(r)->who;

@@ -1,7 +1,6 @@
 /* quota: limits and use of an account, for GET /v1/me and the handlers. */
 #include "quota.h"
 #include "fs_json.h"
-#include "fs_quota.h"
 
 #include <apr_strings.h>
 
@@ -56,14 +55,3 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
     return q;
 }
 
-fs_error *formsvc_quota_month_exceeded(request_rec *r, int limit, long long used) {
-    int after = fs_quota_month_retry_after((int64_t)apr_time_sec(apr_time_now()));
-    fs_error *e = fs_error_make(r->pool, "rate-limited",
-                                "The form's owner has reached the monthly submission quota; "
-                                "it renews when the month ends (UTC).");
-    e->retry_after = after;
-    fs_error_set_str(r->pool, e, "quota", "submissions");
-    fs_error_set_int(r->pool, e, "limit", limit);
-    fs_error_set_int(r->pool, e, "used", used);
-    return e;
-}

@@ -12,8 +12,4 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
 /* The tier of an account (0 unverified, 1 verified) as configured. */
 const formsvc_tier *formsvc_tier_of(request_rec *r, int verified);
 
-/* A public submission over the owner's monthly quota: 429 rate-limited
- * with retryAfter until the UTC month ends, quota/limit/used members. */
-fs_error *formsvc_quota_month_exceeded(request_rec *r, int limit, long long used);
-
 #endif

@@ -55,6 +55,9 @@ is $v->{submit}{method}, 'POST', 'submit method';
 is $v->{submit}{action}, base_url() . "/f/$fid", 'submit action is absolute';
 is_deeply $v->{submit}{contentTypes},
     ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'], 'content types';
+is $v->{submit}{idempotencyKeyHeader}, 'Idempotency-Key', 'the view names the Idempotency-Key header';
+like $v->{submit}{description}, qr/Idempotency-Key.*503.*never stores the submission twice/s,
+    'the view tells agents that a keyed retry after a 503 is safe';
 is $v->{schema}{'$schema'}, 'https://json-schema.org/draft/2020-12/schema', 'schema dialect';
 ok !$v->{schema}{additionalProperties}, 'additionalProperties false';
 is_deeply [sort @{ $v->{schema}{required} }], ['consent', 'name'], 'schema required';

@@ -209,6 +209,16 @@ static json_object *view(request_rec *r, pub *pb) {
     json_object_array_add(ct, json_object_new_string("application/x-www-form-urlencoded"));
     json_object_array_add(ct, json_object_new_string("multipart/form-data"));
     json_object_object_add(sub, "contentTypes", ct);
+    /* A 503 or a lost connection can hide a stored submission: only a key
+     * makes the client's retry safe, so the view says so. */
+    json_object_object_add(sub, "idempotencyKeyHeader", json_object_new_string("Idempotency-Key"));
+    json_object_object_add(
+        sub, "description",
+        json_object_new_string(
+            "POST the answers as one of contentTypes. Send an Idempotency-Key header (1 to 255 "
+            "visible ASCII characters, new for each submission) and repeat the same request with "
+            "the same key after a timeout, a network error or a 503: a repeat within 24 hours "
+            "returns the first answer and never stores the submission twice."));
     json_object_object_add(o, "submit", sub);
     json_object_object_add(o, "schema",
                            json_object_get(fs_schema_for(r->pool, pb->fs, NULL, pb->f.title)));

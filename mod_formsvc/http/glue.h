@@ -146,5 +146,7 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
 #ifndef FS_SCHEMA_VERSION
 #error "FS_SCHEMA_VERSION must be defined by the build"
 #endif
+/* The release (the file VERSION), generated into the build by Makefile.apxs. */
+#include "fs_version.h"
 
 #endif

@@ -40,7 +40,7 @@ static int m_initialize(request_rec *r, json_object *id, json_object *params) {
     json_object *info = json_object_new_object();
     json_object_object_add(info, "name", json_object_new_string("formsvc"));
     json_object_object_add(info, "title", json_object_new_string("formsvc forms"));
-    json_object_object_add(info, "version", json_object_new_string("1.0"));
+    json_object_object_add(info, "version", json_object_new_string(FS_MODULE_VERSION));
     json_object_object_add(res, "serverInfo", info);
     json_object_object_add(
         res, "instructions",

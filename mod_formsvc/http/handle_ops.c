@@ -31,8 +31,10 @@ static int formsvc_h_readyz(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     }
     return formsvc_send_json(
-        r, 200, apr_psprintf(r->pool, "{\"status\":\"ready\",\"schemaVersion\":%s}",
-                             FS_CELL(rs, 0, 1)));
+        r, 200,
+        apr_psprintf(r->pool,
+                     "{\"status\":\"ready\",\"schemaVersion\":%s,\"moduleVersion\":\"%s\"}",
+                     FS_CELL(rs, 0, 1), FS_MODULE_VERSION));
 }
 
 static int formsvc_h_problem_page(request_rec *r, const char *const *caps)

@@ -108,6 +108,39 @@ static const char *set_prefix(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
+/* Reads a small secret file whole into memory of pool p (*len bytes, NUL
+ * added after them). Runs when the directive is read, so `apachectl
+ * configtest` fails on a missing or wrong-sized file instead of a later
+ * graceful restart taking the server down. hint says how to fix it. */
+const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const char *path,
+                                     apr_size_t min, apr_size_t max, const char *hint,
+                                     char **buf, apr_size_t *len)
+{
+    apr_file_t *f;
+    apr_finfo_t fi;
+    char err[120];
+    apr_status_t rv = apr_file_open(&f, path, APR_READ | APR_BINARY, 0, p);
+    if (rv == APR_SUCCESS)
+        rv = apr_file_info_get(&fi, APR_FINFO_SIZE | APR_FINFO_TYPE, f);
+    if (rv != APR_SUCCESS)
+        return apr_psprintf(p, "%s %s cannot be read (%s): %s", directive, path,
+                            apr_strerror(rv, err, sizeof err), hint);
+    if (fi.filetype != APR_REG || (apr_size_t)fi.size < min || (apr_size_t)fi.size > max) {
+        apr_file_close(f);
+        return apr_psprintf(p, "%s %s must hold %lu to %lu bytes, it has %ld: %s", directive,
+                            path, (unsigned long)min, (unsigned long)max, (long)fi.size, hint);
+    }
+    *buf = apr_palloc(p, (apr_size_t)fi.size + 1);
+    *len = (apr_size_t)fi.size;
+    rv = apr_file_read_full(f, *buf, *len, len);
+    apr_file_close(f);
+    if (rv != APR_SUCCESS)
+        return apr_psprintf(p, "%s %s cannot be read (%s): %s", directive, path,
+                            apr_strerror(rv, err, sizeof err), hint);
+    (*buf)[*len] = '\0';
+    return NULL;
+}
+
 static const char *set_pepper(cmd_parms *cmd, void *d, const char *arg)
 {
     (void)d;
@@ -115,6 +148,19 @@ static const char *set_pepper(cmd_parms *cmd, void *d, const char *arg)
     c->pepper_file = ap_server_root_relative(cmd->pool, arg);
     if (!c->pepper_file)
         return "FormsvcSecretPepperFile: bad path";
+    apr_size_t len;
+    char *buf;
+    const char *err = formsvc_read_secret_file(
+        cmd->pool, "FormsvcSecretPepperFile", c->pepper_file, 16, 4096,
+        apr_psprintf(cmd->pool,
+                     "make one with `head -c 32 /dev/urandom > %s && chmod 600 %s` (keep it: "
+                     "every stored key hash depends on it)",
+                     c->pepper_file, c->pepper_file),
+        &buf, &len);
+    if (err)
+        return err;
+    c->pepper = (unsigned char *)buf;
+    c->pepper_len = len;
     c->pepper_file_set = 1;
     return NULL;
 }
@@ -200,31 +246,3 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_WEBHOOK_CMDS,
     {NULL}};
 
-const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s)
-{
-    for (; s; s = s->next) {
-        formsvc_srv *c = formsvc_conf(s);
-        if (!c->pepper_file || c->pepper)
-            continue;
-        apr_file_t *f;
-        apr_finfo_t fi;
-        apr_status_t rv = apr_file_open(&f, c->pepper_file, APR_READ | APR_BINARY, 0, p);
-        if (rv == APR_SUCCESS)
-            rv = apr_file_info_get(&fi, APR_FINFO_SIZE, f);
-        if (rv != APR_SUCCESS)
-            return apr_psprintf(p, "FormsvcSecretPepperFile %s cannot be read", c->pepper_file);
-        if (fi.size < 16 || fi.size > 4096) {
-            apr_file_close(f);
-            return apr_psprintf(p, "FormsvcSecretPepperFile %s must hold 16 to 4096 bytes",
-                                c->pepper_file);
-        }
-        c->pepper = apr_palloc(p, (apr_size_t)fi.size);
-        apr_size_t got = (apr_size_t)fi.size;
-        rv = apr_file_read_full(f, c->pepper, got, &got);
-        apr_file_close(f);
-        if (rv != APR_SUCCESS)
-            return apr_psprintf(p, "FormsvcSecretPepperFile %s cannot be read", c->pepper_file);
-        c->pepper_len = got;
-    }
-    return NULL;
-}

@@ -16,7 +16,7 @@ typedef struct formsvc_srv {
     const char *base_url;  /* absolute, no trailing slash; NULL: from request */
     const char *base_path; /* path part of base_url, "" for the root */
     const char *pepper_file;
-    unsigned char *pepper; /* read at startup; NULL: plain SHA-256 */
+    unsigned char *pepper; /* read with the directive; NULL: plain SHA-256 */
     apr_size_t pepper_len;
     const char *key_prefix, *client_prefix;
     apr_off_t max_body_api, max_body_submission;
@@ -38,7 +38,10 @@ static inline formsvc_srv *formsvc_conf(const server_rec *s)
     return ap_get_module_config(s->module_config, &formsvc_module);
 }
 
-/* Reads the pepper file of every server; a readable message on failure. */
-const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s);
+/* Reads a secret file named by a directive (pepper, SMTP password) when the
+ * directive is read; NULL, or a message saying what is wrong and what to do. */
+const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const char *path,
+                                     apr_size_t min, apr_size_t max, const char *hint,
+                                     char **buf, apr_size_t *len);
 
 #endif

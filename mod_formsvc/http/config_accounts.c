@@ -126,6 +126,22 @@ const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const ch
         a->mail_target = ap_server_root_relative(cmd->pool, arg);
         if (!a->mail_target)
             return "FormsvcMailTransport file: bad directory";
+        /* checked now so configtest fails: the directory, or the nearest
+         * part of its path that exists, must be a directory (post_config
+         * makes what is missing) */
+        char *up = apr_pstrdup(cmd->pool, a->mail_target);
+        apr_finfo_t fi;
+        while (apr_stat(&fi, up, APR_FINFO_TYPE, cmd->pool) != APR_SUCCESS) {
+            char *slash = strrchr(up, '/');
+            if (!slash || slash == up)
+                break;
+            *slash = '\0';
+        }
+        if (apr_stat(&fi, up, APR_FINFO_TYPE, cmd->pool) == APR_SUCCESS && fi.filetype != APR_DIR)
+            return apr_psprintf(cmd->pool,
+                                "FormsvcMailTransport file %s: %s is not a directory; name a "
+                                "directory that httpd's User may write, e.g. /var/spool/formsvc",
+                                a->mail_target, up);
     } else if (!strcasecmp(kind, "sendmail")) {
         a->mail = FORMSVC_MAIL_SENDMAIL;
         a->mail_target = arg;
@@ -159,6 +175,19 @@ const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg) {
         a->smtp_password_file = ap_server_root_relative(cmd->pool, arg);
         if (!a->smtp_password_file)
             return "FormsvcMailSMTPPasswordFile: bad path";
+        /* read now, so configtest catches a missing file (see
+         * formsvc_read_secret_file); one trailing line break is not part
+         * of the password */
+        char *pw;
+        apr_size_t n;
+        const char *err = formsvc_read_secret_file(
+            cmd->pool, "FormsvcMailSMTPPasswordFile", a->smtp_password_file, 1, 4096,
+            "write the SMTP password into it, readable by root only (chmod 600)", &pw, &n);
+        if (err)
+            return err;
+        while (n > 0 && (pw[n - 1] == '\n' || pw[n - 1] == '\r'))
+            pw[--n] = '\0';
+        a->smtp_password = pw;
         a->smtp_password_file_set = 1;
     }
     return NULL;

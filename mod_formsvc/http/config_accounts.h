@@ -29,7 +29,7 @@ typedef struct formsvc_acct {
     const char *mail_target;  /* directory, command, or smtp(s):// URL */
     const char *mail_from;
     const char *smtp_user, *smtp_password_file;
-    const char *smtp_password; /* read at startup from smtp_password_file */
+    const char *smtp_password; /* read with its directive from smtp_password_file */
     int resend_interval;      /* seconds between two verification mails */
     unsigned rule_set;        /* bit per rule */
     unsigned int store_set : 1, slots_set : 1, mail_set : 1, mail_from_set : 1,

@@ -59,11 +59,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     for (server_rec *sp = s; sp; sp = sp->next)
         for (int i = 0; i < n; i++)
             prepare(sp, st[i].sql, st[i].label);
-    const char *err = formsvc_load_secrets(pconf, s);
-    if (err) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, "AH10304: %s", err);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
     if (!formsvc_conf(s)->pepper)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "

@@ -144,5 +144,6 @@ static void titles(void **state) {
     assert_false(ok);
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(redirect_urls), FS_TEST(settings), FS_TEST(titles)};
+static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(redirect_urls), FS_TEST(settings),
+                                          FS_TEST(titles)};
 FS_TEST_MAIN(tests)

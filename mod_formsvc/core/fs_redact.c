@@ -8,10 +8,13 @@
 #include <strings.h>
 
 int fs_credential_param(const char *name) {
-    static const char *const names[] = {
-        "token",        "code",         "client_secret", "client_assertion", "assertion",
-        "subject_token", "actor_token", "access_token",  "refresh_token",    "id_token",
-        "code_verifier", "password",    "secret",        NULL};
+    static const char *const names[] = {"token",         "code",
+                                        "client_secret", "client_assertion",
+                                        "assertion",     "subject_token",
+                                        "actor_token",   "access_token",
+                                        "refresh_token", "id_token",
+                                        "code_verifier", "password",
+                                        "secret",        NULL};
     if (!name)
         return 0;
     for (const char *const *n = names; *n; n++)
@@ -93,8 +96,7 @@ const char *fs_query_credential(apr_pool_t *p, const char *query) {
     }
 }
 
-const char *fs_query_get(apr_pool_t *p, const char *s, apr_size_t len, const char *name,
-                         int *bad) {
+const char *fs_query_get(apr_pool_t *p, const char *s, apr_size_t len, const char *name, int *bad) {
     if (bad)
         *bad = 0;
     const char *end = s + len;
@@ -106,7 +108,8 @@ const char *fs_query_get(apr_pool_t *p, const char *s, apr_size_t len, const cha
         apr_size_t nl = eq ? (apr_size_t)(eq - s) : (apr_size_t)(amp - s);
         char *n = fs_form_decode(p, s, nl);
         if (n && !strcmp(n, name)) {
-            char *v = eq ? fs_form_decode(p, eq + 1, (apr_size_t)(amp - eq - 1)) : apr_pstrdup(p, "");
+            char *v =
+                eq ? fs_form_decode(p, eq + 1, (apr_size_t)(amp - eq - 1)) : apr_pstrdup(p, "");
             if (!v && bad)
                 *bad = 1;
             return v;

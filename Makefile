@@ -19,7 +19,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install clean fuzz bench format
+.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install clean fuzz bench slowloris format
 all: module
 
 deps:
@@ -69,6 +69,11 @@ test-asan: deps
 
 run: deps
 	@bash scripts/run
+
+# Slow clients (200 and 1,000) against a `make run` httpd, with the latency
+# of a normal GET meanwhile (docs/deploy.md, "Slow clients").
+slowloris: deps
+	@bash scripts/slowloris
 
 bench:
 	@bash scripts/install-deps bench

@@ -1,11 +1,14 @@
 /* fs_csv: RFC 4180 CSV, with spreadsheet formula neutralisation.
  *
- * A cell is quoted when it holds a comma, a double quote, CR or LF (quotes
- * doubled inside). A text cell that begins with =, +, -, @, a tab or a CR
- * is prefixed with a single quote ('), so that spreadsheet programs show
- * it instead of running it as a formula (OWASP "CSV injection"); numbers
- * are written as they are (a negative number is not a formula). Rows end
- * with CRLF. */
+ * A cell is quoted when it holds a comma, a semicolon (the separator of
+ * spreadsheets in many locales), a double quote, CR or LF (quotes doubled
+ * inside). A text cell that begins with =, +, -, @, ;, a tab or a CR is
+ * prefixed with a single quote ('), so that spreadsheet programs show it
+ * instead of running it as a formula (OWASP "CSV injection"); so is every
+ * line inside a cell whose first non-blank character (after spaces and
+ * tabs) is =, +, -, @ or ;: the quote goes right before that character.
+ * Numbers are written as they are (a negative number is not a formula).
+ * Rows end with CRLF. */
 #ifndef FS_CSV_H
 #define FS_CSV_H
 

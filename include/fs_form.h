@@ -28,9 +28,19 @@ const char *fs_form_description(apr_pool_t *p, json_object *v, const char *ptr, 
 /* slug: NULL for JSON null; *ok as above. */
 const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr, int *ok);
 
+/* The origin of an absolute http(s) URL, "scheme://host[:port]" in lower
+ * case, in p, when the URL is safe to copy into a header and its origin
+ * into a Content-Security-Policy source list: printable ASCII only, none of
+ * ; , " ' ` < > \ (they end or split a CSP source expression), no user
+ * information, a host of letters, digits, hyphens and dots (no IPv6
+ * literal: CSP cannot name one), a numeric port. NULL otherwise. */
+const char *fs_url_origin(apr_pool_t *p, const char *url);
+/* 1 when fs_url_origin accepts url: the rule for settings.redirectUrl. */
+int fs_redirect_url_valid(apr_pool_t *p, const char *url);
+
 /* Validates complete settings (after a merge patch): closesAt (RFC 3339 or
  * null), maxSubmissions (1..100000000 or null), confirmationMessage
- * (string up to 2000 or null), redirectUrl (absolute http(s) URL or null),
+ * (string up to 2000 or null), redirectUrl (fs_redirect_url_valid, or null),
  * honeypot (boolean). Returns the normalised object with every member
  * (defaults filled in, closesAt as UTC with milliseconds), owned by the
  * caller, or NULL on errors. */

@@ -150,6 +150,16 @@ is $r->{json}{settings}{honeypot}, JSON::PP::true, 'other settings kept';
 $r = api(PATCH => "/v1/forms/$f->{id}", token => $tok, body => { settings => { maxSubmissions => undef, honeypot => JSON::PP::false } });
 is $r->{json}{settings}{maxSubmissions}, undef, 'null in settings removes the member';
 is $r->{json}{settings}{honeypot}, JSON::PP::false, 'honeypot off';
+# redirectUrl cannot carry anything that would change the page's CSP (issue 9 item 15)
+for my $bad ('https://a.example;script-src *', 'https://a.example,https://evil.example',
+             "https://a.example/ 'unsafe-inline'", 'https://a.example/"', 'https://u:p@a.example/',
+             'https://[::1]/', "https://a.example/caf\xc3\xa9") {
+    my $b = api(PATCH => "/v1/forms/$f->{id}", token => $tok, body => { settings => { redirectUrl => $bad } });
+    problem_ok($b, 422, 'validation-failed', "redirectUrl $bad refused");
+    is $b->{json}{errors}[0]{pointer}, '/settings/redirectUrl', 'pointer /settings/redirectUrl';
+}
+$r = api(PATCH => "/v1/forms/$f->{id}", token => $tok, body => { settings => { redirectUrl => 'https://a.example/done?x=%3B%2C' } });
+is $r->{json}{settings}{redirectUrl}, 'https://a.example/done?x=%3B%2C', 'percent-encoded ; and , are fine';
 my $v = $r->{json}{version};
 $r = api(PATCH => "/v1/forms/$f->{id}", token => $tok, body => { slug => "p$slug" });
 is $r->{json}{publicUrl}, base_url() . "/f/p$slug", 'slug set by patch';

@@ -106,7 +106,7 @@ like $csv, qr/,'\@SUM\(A1\),/, '@ neutralised';
 like $csv, qr/,'-2\+3,/, '- neutralised';
 like $csv, qr/,-3,/, 'a negative number stays a number';
 like $csv, qr/"Line\nbreak, ""quoted"""/, 'line break, comma and quotes quoted';
-like $csv, qr/,a; b,true\r\n/, 'multiselect joined, boolean';
+like $csv, qr/,"a; b",true\r\n/, 'multiselect joined (quoted: ; separates in some locales), boolean';
 like $csv, qr/,false\r\n/, 'false';
 like $csv, qr/c\xC3\xA9/, 'UTF-8 bytes';
 unlike $csv, qr/old key|spam=1/, 'unknown keys and spam are not exported';
@@ -122,6 +122,16 @@ is api(GET => $base, token => $tok, headers => { Accept => '*/*' })->header('Con
 problem_ok(api(GET => $base, token => $tok, headers => { Accept => 'image/png' }), 406, 'not-acceptable', 'nothing acceptable 406');
 problem_ok(api(GET => $base, token => $tok, headers => { Accept => 'text/csv;q=0, application/json;q=0' }), 406, 'not-acceptable', 'q=0 everywhere 406');
 problem_ok(api(GET => "/v1/forms/$oform->{id}/submissions", token => $tok, headers => { Accept => 'text/csv' }), 404, 'not-found', "CSV of another account's form");
+# ';' first and formulas after a line break are neutralised too (issue 9 item 14)
+my $inj = make_form($tok, { title => 'Inj', fields => [{ key => 't', type => 'text', label => 'T' }] });
+insert_submission($inj->{id}, { t => ";=1+1" }, created => '2026-03-01T10:00:00Z');
+insert_submission($inj->{id}, { t => "fine\n=cmd|' /C calc'!A0" }, created => '2026-03-02T10:00:00Z');
+insert_submission($inj->{id}, { t => "fine\r\n  \@SUM(A1)" }, created => '2026-03-03T10:00:00Z');
+$csv = api(GET => "/v1/forms/$inj->{id}/submissions", token => $tok, headers => { Accept => 'text/csv' })->content;
+like $csv, qr/,"';=1\+1"\r\n/, '; at the start neutralised and quoted';
+like $csv, qr/,"fine\n'=cmd/, 'formula after LF neutralised';
+like $csv, qr/,"fine\r\n  '\@SUM\(A1\)"\r\n/, 'formula after CRLF and blanks neutralised';
+unlike $csv, qr/[\r\n][ \t]*[=+\-\@;]/, 'no line of the file starts with a formula trigger';
 # a large export goes out in batches
 my $big = make_form($tok, { title => 'Big', fields => [{ key => 'n', type => 'integer', label => 'N' }] });
 psql("INSERT INTO submissions (id, form_id, user_id, form_version, data) "

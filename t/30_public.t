@@ -292,6 +292,22 @@ is $r->header('Location'), 'https://example.org/done', 'to redirectUrl';
 $r = req(GET => form_url($redir));
 like $r->header('Content-Security-Policy'), qr{form-action \S+ https://example\.org}, 'form-action allows the redirect';
 
+# a redirectUrl stored before the rule was tightened never reaches the CSP (issue 9 item 15)
+for my $bad ('https://evil.example;script-src *', 'https://evil.example,https://x.example', 'https://evil.example?a;b') {
+    my $legacy = make_form(fields => [ { key => 'q', type => 'text' } ], settings => { redirectUrl => $bad });
+    $r = req(GET => form_url($legacy));
+    my $policy = $r->header('Content-Security-Policy') // '';
+    like $policy, qr/^default-src 'none'; style-src [^;,]+; form-action [^;,]+; frame-ancestors 'none'; base-uri 'none'$/,
+        "CSP keeps its shape with redirectUrl $bad";
+    unlike $policy, qr/evil|script-src|x\.example/, 'nothing of the bad redirectUrl in the policy';
+    $r = req(POST => form_url($legacy), type => 'application/x-www-form-urlencoded', body => 'q=1');
+    is $r->code, 303, 'submission still accepted';
+    like $r->header('Location'), qr{/f/\Q$legacy\E/thanks$}, 'sent to the thanks page, not the bad URL';
+}
+$r = req(GET => form_url(make_form(fields => [ { key => 'q', type => 'text' } ],
+                                   settings => { redirectUrl => 'https://Example.ORG:8443?next=1' })));
+like $r->header('Content-Security-Policy'), qr{form-action \S+ https://example\.org:8443;}, 'origin without a path: scheme, host and port only';
+
 # ---- closed and auto-closed ------------------------------------------------
 my $closed = make_form(fields => [ { key => 'q', type => 'text' } ], status => 'closed');
 $r = req(GET => form_url($closed), headers => { Accept => 'application/json' });

@@ -208,6 +208,30 @@ for my $c (@raw) {
 }
 $r = api(POST => '/v1/token', headers => { Authorization => basic(@$BASIC) });
 oauth_error_ok $r, 400, 'invalid_request', 'no body at all', 'malformed-request';
+# credentials in the URL are refused (RFC 6749 2.3.1; issue 9 item 6), even
+# when the body is complete, and never reach the access log
+for my $q ("client_id=$cid&client_secret=$csecret", "client%5Fsecret=$csecret", "subject_token=x",
+           "CLIENT_SECRET=$csecret") {
+    $r = api(POST => "/v1/token?$q", body => "grant_type=client_credentials&client_id=$cid&client_secret=$csecret",
+             headers => { 'Content-Type' => 'application/x-www-form-urlencoded' });
+    oauth_error_ok $r, 400, 'invalid_request', "credential in the query ($q)";
+    like $r->{json}{error_description} // $r->{json}{detail}, qr/query string/, 'says why';
+}
+$r = token([grant_type => 'client_credentials', client_id => $cid, client_secret => $csecret]);
+is $r->code, 200, 'the same in the body is fine';
+is api(POST => "/v1/token?foo=1", body => "grant_type=client_credentials&client_id=$cid&client_secret=$csecret",
+       headers => { 'Content-Type' => 'application/x-www-form-urlencoded' })->code, 200,
+   'other query parameters are ignored';
+sleep 1; # lines are written after the answer
+{
+    my $logs = '';
+    for my $f (map { Apache::Test::vars('t_logs') . "/$_" } 'access_log', 'formsvc_access.log') {
+        open my $fh, '<', $f or next;
+        local $/; $logs .= <$fh>;
+    }
+    like $logs, qr{/api/v1/token\?client_id=\Q$cid\E&client_secret=REDACTED }, 'logged redacted';
+    unlike $logs, qr/\Q$csecret\E/, 'no client secret in any access log';
+}
 $r = api(GET => '/v1/token');
 is $r->code, 405, 'GET /v1/token: 405';
 like $r->header('Allow'), qr/POST/, 'Allow: POST';

@@ -10,6 +10,9 @@ use FormsvcMail;
 
 sub code_of { my $m = shift; $m->{body} =~ /^    ([A-Z2-9]{8})\r?$/m ? $1 : undef }
 sub token_of { my $m = shift; $m->{body} =~ m{/verify\?token=([A-Za-z0-9_-]+)} ? $1 : undef }
+# Presses the button of the link's page: POST /verify with the token.
+sub press { api(POST => '/verify', body => 'token=' . shift,
+                headers => { 'Content-Type' => 'application/x-www-form-urlencoded' }) }
 
 my ($key, $su) = signup();
 my $email = $su->{user}{email};
@@ -81,28 +84,57 @@ is $r->code, 409, 'confirming again is 409';
 like $r->{json}{type}, qr{/problems/already-verified$}, 'already-verified';
 $r = api(POST => '/v1/verify/send', token => $key);
 is $r->code, 409, 'send on a verified account is 409 already-verified';
-$r = api(GET => "/verify?token=$token");
+$r = press($token);
 is $r->code, 400, 'the link of a used code no longer works';
 
 # --- the link ---
 my ($k2, $s2) = signup();
 is api(POST => '/v1/verify/send', token => $k2)->code, 202, 'second account: send';
 $m = wait_mail($s2->{user}{email});
-$r = api(GET => '/verify?token=' . token_of($m));
-is $r->code, 200, 'the link verifies';
+my $link_token = token_of($m);
+# GET only shows a page with a button: a mail scanner fetching the link
+# spends nothing (issue 9 item 6)
+for (1 .. 2) {
+    $r = api(GET => "/verify?token=$link_token");
+    is $r->code, 200, 'the link answers a page';
+    like $r->content, qr{<form method="post" action="verify">}, 'with a form that POSTs to /verify';
+    like $r->content, qr{name="token" value="\Q$link_token\E"}, 'carrying the token';
+    like $r->header('Content-Security-Policy'), qr/form-action 'self'/, 'the form may post to us';
+    is $r->header('Referrer-Policy'), 'no-referrer', 'the token does not leak as a Referer';
+    is api(GET => '/v1/me', token => $k2)->{json}{user}{verified}, JSON::PP::false, 'GET verifies nothing';
+}
+is api(HEAD => "/verify?token=$link_token")->code, 200, 'HEAD neither';
+$r = press($link_token);
+is $r->code, 200, 'the button verifies';
 like $r->header('Content-Type'), qr{^text/html}, 'an HTML page';
 like $r->content, qr/verified/, 'that says so';
-is $r->header('Referrer-Policy'), 'no-referrer', 'the token does not leak as a Referer';
+is $r->header('Referrer-Policy'), 'no-referrer', 'no Referer';
 like $r->header('Content-Security-Policy'), qr/default-src 'none'/, 'CSP';
 is api(GET => '/v1/me', token => $k2)->{json}{user}{verified}, JSON::PP::true, 'account verified';
-is api(GET => '/verify?token=' . token_of($m))->code, 400, 'the link works once';
+is press($link_token)->code, 400, 'the link works once';
 is api(POST => '/v1/verify/confirm', token => $k2, body => { code => code_of($m) })->code, 409,
    'and its code is spent too';
-for my $bad ('', '?token=', '?token=abc', '?token=' . ('A' x 43), '?token=%00%ff', '?token=' . ('x' x 5000)) {
+for my $bad ('', '?token=', '?token=abc', '?token=%00%ff', '?token=' . ('x' x 5000)) {
     my $x = api(GET => "/verify$bad");
     is $x->code, 400, "bad link '$bad' is 400" if length $bad < 100;
     is $x->code, 400, 'a very long token is 400' if length $bad >= 100;
 }
+for my $bad ('', 'token=', 'token=abc', 'token=' . ('A' x 43), 'token=%00%ff', 'x=1') {
+    is press($bad)->code, 400, "POST /verify with '$bad' is 400";
+}
+is api(POST => '/verify', body => 'token=' . ('A' x 43))->code, 415, 'POST /verify wants a form body';
+
+# the token never reaches an access log: the module's note carries the
+# request line with credential values redacted (LogFormat %<{formsvc-request}n)
+sleep 1; # lines are written after the answer
+my $tdir = Apache::Test::vars('t_logs');
+my $logs = '';
+for my $f ("$tdir/access_log", "$tdir/formsvc_access.log") {
+    open my $fh, '<', $f or next;
+    local $/; $logs .= <$fh>;
+}
+like $logs, qr{GET /api/verify\?token=REDACTED HTTP/1\.1}, 'the link is logged redacted';
+unlike $logs, qr/\Q$link_token\E/, 'no token in any access log';
 
 # --- brute force: 5 wrong codes void the code ---
 my ($k3, $s3) = signup();
@@ -119,7 +151,7 @@ is_deeply \@left, [422, 422, 422, 422, 422], 'five wrong codes: 422 each';
 $r = api(POST => '/v1/verify/confirm', token => $k3, body => { code => $c3 });
 is $r->code, 422, 'then even the right code is refused';
 like $r->{json}{errors}[0]{detail}, qr/no valid code/i, 'the code is void';
-is api(GET => '/verify?token=' . token_of($m))->code, 400, 'and so is its link';
+is press(token_of($m))->code, 400, 'and so is its link';
 is api(GET => '/v1/me', token => $k3)->{json}{user}{verified}, JSON::PP::false, 'still unverified';
 
 # --- an expired code ---
@@ -129,7 +161,7 @@ $m = wait_mail($s4->{user}{email});
 psql("UPDATE account_codes SET expires_at = now() - interval '1 second' WHERE user_id = '$s4->{user}{id}'");
 $r = api(POST => '/v1/verify/confirm', token => $k4, body => { code => code_of($m) });
 is $r->code, 422, 'an expired code is refused';
-is api(GET => '/verify?token=' . token_of($m))->code, 400, 'an expired link too';
+is press(token_of($m))->code, 400, 'an expired link too';
 
 # --- scopes ---
 my $ro = api(POST => '/v1/keys', token => $k4, body => { name => 'ro', scopes => ['account:read'] })

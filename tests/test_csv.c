@@ -13,7 +13,7 @@ static void cells(void **state) {
     assert_string_equal(fs_csv_cell(p, "two\nlines"), "\"two\nlines\"");
     assert_string_equal(fs_csv_cell(p, "cr\rhere"), "\"cr\rhere\"");
     assert_string_equal(fs_csv_cell(p, "caf\xc3\xa9"), "caf\xc3\xa9");
-    assert_string_equal(fs_csv_cell(p, "a;b"), "a;b");
+    assert_string_equal(fs_csv_cell(p, "a;b"), "\"a;b\""); /* ';' separates in some locales */
 }
 
 static void neutralised(void **state) {
@@ -28,6 +28,25 @@ static void neutralised(void **state) {
                         "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
     assert_string_equal(fs_csv_cell(p, "a=b"), "a=b"); /* only the first character */
     assert_string_equal(fs_csv_cell(p, " =x"), " =x");
+}
+
+/* issue 9 item 14: ';' first, and formulas after a line break */
+static void neutralised_lines(void **state) {
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_csv_cell(p, ";=1+2"), "\"';=1+2\"");
+    assert_string_equal(fs_csv_cell(p, ";"), "\"';\"");
+    assert_string_equal(fs_csv_cell(p, "a\n=1+2"), "\"a\n'=1+2\"");
+    assert_string_equal(fs_csv_cell(p, "a\r\n=1+2"), "\"a\r\n'=1+2\"");
+    assert_string_equal(fs_csv_cell(p, "a\r@x"), "\"a\r'@x\"");
+    assert_string_equal(fs_csv_cell(p, "a\n  \t-1"), "\"a\n  \t'-1\"");
+    assert_string_equal(fs_csv_cell(p, "a\n+1\nb\n;x"), "\"a\n'+1\nb\n';x\"");
+    assert_string_equal(fs_csv_cell(p, "=a\n=b"), "\"'=a\n'=b\"");
+    assert_string_equal(fs_csv_cell(p, "\n\n=x"), "\"\n\n'=x\"");
+    assert_string_equal(fs_csv_cell(p, "a\n=\"q\""), "\"a\n'=\"\"q\"\"\"");
+    /* a line that does not start with a trigger is left alone */
+    assert_string_equal(fs_csv_cell(p, "a\nb=1"), "\"a\nb=1\"");
+    assert_string_equal(fs_csv_cell(p, "a\n"), "\"a\n\"");
+    assert_string_equal(fs_csv_cell(p, "a\n  "), "\"a\n  \"");
 }
 
 static json_object *parse(apr_pool_t *p, const char *s) {
@@ -50,7 +69,10 @@ static void values(void **state) {
     assert_string_equal(fs_csv_value(p, fs_json_get(o, "e")), "");
     assert_string_equal(fs_csv_value(p, fs_json_get(o, "o")), "\"{\"\"k\"\":1}\"");
     json_object *first = parse(p, "{\"a\":[\"=x\",\"b\"]}");
-    assert_string_equal(fs_csv_value(p, fs_json_get(first, "a")), "'=x; b");
+    assert_string_equal(fs_csv_value(p, fs_json_get(first, "a")), "\"'=x; b\"");
+    json_object *lines = parse(p, "{\"s\":\"ok\\n=cmd()\",\"a\":[\"x\\n@y\"]}");
+    assert_string_equal(fs_csv_value(p, fs_json_get(lines, "s")), "\"ok\n'=cmd()\"");
+    assert_string_equal(fs_csv_value(p, fs_json_get(lines, "a")), "\"x\n'@y\"");
 }
 
 static void rows(void **state) {
@@ -66,6 +88,7 @@ static void rows(void **state) {
     assert_memory_equal(buf->elts, "id,name\r\n1,\"a,b\"\r\n,\r\n", buf->nelts);
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(cells), FS_TEST(neutralised), FS_TEST(values),
+static const struct CMUnitTest tests[] = {FS_TEST(cells), FS_TEST(neutralised),
+                                          FS_TEST(neutralised_lines), FS_TEST(values),
                                           FS_TEST(rows)};
 FS_TEST_MAIN(tests)

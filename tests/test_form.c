@@ -32,6 +32,58 @@ static void slugs(void **state) {
     assert_true(fs_slug_valid(s));
 }
 
+/* issue 9 item 15: nothing in redirectUrl can change the page's CSP */
+static void redirect_urls(void **state) {
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_url_origin(p, "https://x.example/ok?a=1"), "https://x.example");
+    assert_string_equal(fs_url_origin(p, "HTTP://X.Example:8080"), "http://x.example:8080");
+    assert_string_equal(fs_url_origin(p, "https://x.example?q=%3B%2C"), "https://x.example");
+    assert_string_equal(fs_url_origin(p, "https://192.0.2.1/p"), "https://192.0.2.1");
+    assert_string_equal(fs_url_origin(p, "https://a-b.c.example#frag"), "https://a-b.c.example");
+    const char *bad[] = {"https://x.example;script-src *",
+                         "https://x.example/;script-src 'unsafe-inline'",
+                         "https://x.example,https://evil.example",
+                         "https://x.example/a,b",
+                         "https://x.example/ 'unsafe-eval'",
+                         "https://x.example/\"",
+                         "https://x.example/'",
+                         "https://x.example/`",
+                         "https://x.example/<",
+                         "https://x.example\\@evil.example/",
+                         "https://x.example/\r\nSet-Cookie:a=b",
+                         "https://x.example/\t",
+                         "https://x.example/\x7f",
+                         "https://x.example/caf\xc3\xa9",
+                         "https://u:p@x.example/",
+                         "https://u@x.example/",
+                         "https://[::1]/",
+                         "https://x..example/",
+                         "https://x.example./",
+                         "https://x_y.example/",
+                         "https://x.example:0/",
+                         "https://x.example:99999/",
+                         "https://x.example:/",
+                         "https:///path",
+                         "javascript:alert(1)",
+                         "data:text/html,x",
+                         "ftp://x.example/",
+                         "//x.example/",
+                         "/relative",
+                         "",
+                         NULL};
+    for (int i = 0; bad[i]; i++) {
+        if (fs_url_origin(p, bad[i]))
+            fail_msg("accepted: %s", bad[i]);
+        assert_false(fs_redirect_url_valid(p, bad[i]));
+    }
+    assert_null(fs_url_origin(p, NULL));
+    fs_error *e = fs_error_validation(p);
+    assert_null(fs_settings_parse(
+        p, fs_json_parse_trusted(p, "{\"redirectUrl\":\"https://x.example;script-src *\"}"),
+        "/settings", e));
+    assert_string_equal(code_at(e, "/settings/redirectUrl"), "format");
+}
+
 static void settings(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
@@ -92,5 +144,6 @@ static void titles(void **state) {
     assert_false(ok);
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(settings), FS_TEST(titles)};
+static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(redirect_urls), FS_TEST(settings),
+                                          FS_TEST(titles)};
 FS_TEST_MAIN(tests)

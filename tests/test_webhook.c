@@ -77,24 +77,26 @@ static fs_addr_class cls(const char *txt) {
 
 static void address_classes(void **state) {
     (void)state;
-    const char *pub[] = {"93.184.216.34",   "8.8.8.8",          "172.32.0.1", "100.128.0.1",
-                         "2606:4700::1111", "64:ff9b::808:808", NULL};
-    const char *priv[] = {"127.0.0.1",
-                          "127.255.0.9",
-                          "10.1.2.3",
-                          "172.16.0.1",
-                          "172.31.255.255",
-                          "192.168.1.1",
-                          "169.254.1.1",
-                          "100.64.0.1",
-                          "::1",
-                          "fe80::1",
-                          "fc00::1",
-                          "fd12:3456::1",
-                          "::ffff:10.0.0.1",
-                          "::ffff:127.0.0.1",
-                          "64:ff9b::7f00:1",
-                          NULL};
+    const char *pub[] = {"93.184.216.34",    "8.8.8.8",
+                         "172.32.0.1",       "100.128.0.1",
+                         "2606:4700::1111",  "64:ff9b::808:808",
+                         "::ffff:0:808:808", "64:ff9b:1::808:808",
+                         "2002:808:808::1",  "2001:0:808:808::f7f7:f7f7",
+                         "::ffff:8.8.8.8",   NULL};
+    const char *priv[] = {"127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255",
+                          "192.168.1.1", "169.254.1.1", "100.64.0.1", "::1", "fe80::1", "fc00::1",
+                          "fd12:3456::1", "::ffff:10.0.0.1", "::ffff:127.0.0.1", "64:ff9b::7f00:1",
+                          /* IPv4-translated (RFC 2765): issue 9 item 18 */
+                          "::ffff:0:7f00:1", "::ffff:0:a00:1", "::ffff:0:c0a8:101",
+                          /* NAT64, well-known and local-use (RFC 6052, 8215) */
+                          "64:ff9b::a00:1", "64:ff9b::c0a8:101", "64:ff9b:1::7f00:1",
+                          "64:ff9b:1::a00:1", "64:ff9b:1:abcd::1", /* local-use, not a /96 form */
+                          /* 6to4 with a private IPv4 inside */
+                          "2002:7f00:1::1", "2002:a00:1::", "2002:c0a8:101:1::1",
+                          /* Teredo whose client (inverted) is loopback */
+                          "2001:0:808:808::80ff:fffe",
+                          /* IPv4-compatible */
+                          "::7f00:1", "::a00:1", "::808:808", NULL};
     const char *forb[] = {"169.254.169.254",
                           "100.100.100.200",
                           "0.0.0.0",
@@ -105,6 +107,12 @@ static void address_classes(void **state) {
                           "ff02::1",
                           "fd00:ec2::254",
                           "::ffff:169.254.169.254",
+                          "::ffff:0:a9fe:a9fe",
+                          "64:ff9b::a9fe:a9fe",
+                          "64:ff9b:1::a9fe:a9fe",
+                          "2002:a9fe:a9fe::1",
+                          "::a9fe:a9fe",
+                          "::ffff:0:0:0",
                           NULL};
     for (int i = 0; pub[i]; i++)
         assert_int_equal(cls(pub[i]), FS_ADDR_PUBLIC);
@@ -129,6 +137,15 @@ static void url_checks(void **state) {
     assert_non_null(fs_webhook_url_check(p, "https://intranet/", 0, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://169.254.169.254/latest", 1, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://[fd00:ec2::254]/", 1, NULL));
+    /* issue 9 item 18: IPv4 embedded in IPv6 literals */
+    assert_non_null(fs_webhook_url_check(p, "https://[::ffff:0:7f00:1]/", 0, NULL));
+    assert_non_null(fs_webhook_url_check(p, "https://[::ffff:127.0.0.1]/", 0, NULL));
+    assert_non_null(fs_webhook_url_check(p, "https://[64:ff9b::7f00:1]/", 0, NULL));
+    assert_non_null(fs_webhook_url_check(p, "https://[64:ff9b:1::a00:1]/", 0, NULL));
+    assert_non_null(fs_webhook_url_check(p, "https://[2002:7f00:1::1]/", 0, NULL));
+    assert_non_null(fs_webhook_url_check(p, "https://[::7f00:1]/", 0, NULL));
+    assert_non_null(fs_webhook_url_check(p, "https://[::ffff:0:a9fe:a9fe]/", 1, NULL));
+    assert_null(fs_webhook_url_check(p, "https://[64:ff9b::808:808]/", 0, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://0.0.0.0/", 1, NULL));
     assert_non_null(fs_webhook_url_check(p, "ftp://example.com/", 1, NULL));
     assert_non_null(fs_webhook_url_check(p, "/relative", 1, NULL));

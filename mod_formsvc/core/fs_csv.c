@@ -5,24 +5,45 @@
 #include <apr_strings.h>
 #include <string.h>
 
+/* A character that starts a formula at the beginning of a cell or a line. */
+static int trigger(char c) {
+    return c == '=' || c == '+' || c == '-' || c == '@' || c == ';';
+}
+
+/* Does the line starting at s (after a CR or LF) begin, after blanks, with a
+ * formula trigger? Returns the trigger's position, or NULL. */
+static const char *line_formula(const char *s) {
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return trigger(*s) ? s : NULL;
+}
+
 static char *quote(apr_pool_t *p, const char *s, int neutralise) {
-    int formula = neutralise &&
-                  (*s == '=' || *s == '+' || *s == '-' || *s == '@' || *s == '\t' || *s == '\r');
-    int needs = strpbrk(s, ",\"\r\n") != NULL;
-    if (!formula && !needs)
+    int formula = neutralise && (trigger(*s) || *s == '\t' || *s == '\r');
+    /* ';' is quoted too: it is the separator of spreadsheets in many locales */
+    int needs = strpbrk(s, ",;\"\r\n") != NULL;
+    apr_size_t n = strlen(s), extra = 0;
+    for (const char *c = s; *c; c++) {
+        extra += *c == '"';
+        if (neutralise && (*c == '\n' || *c == '\r') && line_formula(c + 1))
+            extra++;
+    }
+    if (!formula && !needs && !extra)
         return apr_pstrdup(p, s);
-    apr_size_t n = strlen(s), q = 0;
-    for (const char *c = s; *c; c++)
-        q += *c == '"';
-    char *out = apr_palloc(p, n + q + 4), *o = out;
+    char *out = apr_palloc(p, n + extra + 4), *o = out;
     if (needs)
         *o++ = '"';
     if (formula)
         *o++ = '\'';
+    const char *mark = NULL; /* a trigger after a line break gets a quote too */
     for (const char *c = s; *c; c++) {
+        if (c == mark)
+            *o++ = '\'';
         if (*c == '"')
             *o++ = '"';
         *o++ = *c;
+        if (neutralise && (*c == '\n' || *c == '\r'))
+            mark = line_formula(c + 1);
     }
     if (needs)
         *o++ = '"';

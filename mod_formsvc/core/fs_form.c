@@ -5,6 +5,7 @@
 
 #include <apr_strings.h>
 #include <apr_uri.h>
+#include <stdlib.h>
 #include <string.h>
 
 int fs_slug_valid(const char *s) {
@@ -80,14 +81,60 @@ const char *fs_form_slug(apr_pool_t *p, json_object *v, const char *ptr, fs_erro
     return s;
 }
 
-static int url_valid(apr_pool_t *p, const char *s) {
-    for (const char *c = s; *c; c++)
-        if ((unsigned char)*c <= 0x20 || *c == 0x7f)
-            return 0;
-    apr_uri_t u;
-    if (apr_uri_parse(p, s, &u) != APR_SUCCESS || !u.scheme || !u.hostname || !*u.hostname)
+/* A host CSP can name: labels of letters, digits and hyphens joined by
+ * dots (an IPv4 literal is one too); no IPv6 literal, no empty label. */
+static int csp_host(const char *h) {
+    if (!h || !*h)
         return 0;
-    return !strcasecmp(u.scheme, "http") || !strcasecmp(u.scheme, "https");
+    int label = 0;
+    for (const char *c = h; *c; c++) {
+        if (*c == '.') {
+            if (!label)
+                return 0;
+            label = 0;
+        } else if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                   *c == '-') {
+            label++;
+        } else {
+            return 0;
+        }
+    }
+    return label > 0;
+}
+
+const char *fs_url_origin(apr_pool_t *p, const char *url) {
+    if (!url || !*url || strlen(url) > FS_URL_MAX)
+        return NULL;
+    for (const char *c = url; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        /* controls, space, DEL and non-ASCII (percent-encode them), and what
+         * ends or splits a CSP source expression or a header value */
+        if (u <= 0x20 || u >= 0x7f || strchr(";,\"'`<>\\", *c))
+            return NULL;
+    }
+    apr_uri_t u;
+    if (apr_uri_parse(p, url, &u) != APR_SUCCESS || !u.scheme || !u.hostname)
+        return NULL;
+    if (strcasecmp(u.scheme, "http") && strcasecmp(u.scheme, "https"))
+        return NULL;
+    if (u.user || u.password || !csp_host(u.hostname))
+        return NULL;
+    if (u.port_str) {
+        apr_size_t n = strlen(u.port_str);
+        if (n < 1 || n > 5 || strspn(u.port_str, "0123456789") != n || atoi(u.port_str) < 1 ||
+            atoi(u.port_str) > 65535)
+            return NULL;
+    }
+    char *o = apr_pstrcat(p, u.scheme, "://", u.hostname, u.port_str ? ":" : "",
+                          u.port_str ? u.port_str : "", NULL);
+    for (char *c = o; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    return o;
+}
+
+int fs_redirect_url_valid(apr_pool_t *p, const char *url) {
+    return fs_url_origin(p, url) != NULL;
 }
 
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
@@ -153,9 +200,12 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     const char *ru = NULL;
     if (v && !json_object_is_type(v, json_type_null)) {
         ru = fs_json_text(p, v, mp, "redirectUrl", 1, FS_URL_MAX, 0, verr);
-        if (ru && !url_valid(p, ru)) {
+        if (ru && !fs_redirect_url_valid(p, ru)) {
             fs_error_add(p, verr, mp, "format",
-                         "redirectUrl must be an absolute http or https URL.");
+                         "redirectUrl must be an absolute http or https URL with a host name, "
+                         "no user information, and no spaces, quotes, semicolons, commas, "
+                         "backslashes, angle brackets or non-ASCII characters "
+                         "(percent-encode them).");
             ru = NULL;
         }
     }

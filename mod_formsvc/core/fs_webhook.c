@@ -102,26 +102,57 @@ static fs_addr_class class4(const unsigned char *a) {
     return FS_ADDR_PUBLIC;
 }
 
+/* The worse of two classes (FORBIDDEN > PRIVATE > PUBLIC). */
+static fs_addr_class worse(fs_addr_class a, fs_addr_class b) {
+    if (a == FS_ADDR_FORBIDDEN || b == FS_ADDR_FORBIDDEN)
+        return FS_ADDR_FORBIDDEN;
+    return a == FS_ADDR_PRIVATE || b == FS_ADDR_PRIVATE ? FS_ADDR_PRIVATE : FS_ADDR_PUBLIC;
+}
+
+/* IPv6 forms that carry an IPv4 address a router or the kernel may turn
+ * into an IPv4 connection take the class of that IPv4 address (never
+ * better than the IPv6 range itself):
+ *   ::ffff:0:0/96       IPv4-mapped (RFC 4291)
+ *   ::ffff:0:0:0/96     IPv4-translated (RFC 2765 SIIT), e.g. ::ffff:0:7f00:1
+ *   64:ff9b::/96        well-known NAT64 prefix (RFC 6052)
+ *   64:ff9b:1::/48      local-use NAT64 (RFC 8215): the /96 form is judged by
+ *                       its IPv4 tail, any other length is local, so private
+ *   2002::/16           6to4 (RFC 3056), IPv4 in bytes 2..5
+ *   2001::/32           Teredo (RFC 4380), client IPv4 inverted in bytes 12..15
+ *   ::/96               IPv4-compatible (deprecated): private at best */
 fs_addr_class fs_webhook_addr_class(int family, const unsigned char *a) {
     if (family == AF_INET)
         return class4(a);
     if (family != AF_INET6)
         return FS_ADDR_FORBIDDEN;
     static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static const unsigned char translated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
     static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const unsigned char nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
     static const unsigned char zero[16] = {0};
     static const unsigned char aws[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0,    0,
                                           0,    0, 0,    0,    0, 0, 0x02, 0x54};
-    if (!memcmp(a, mapped, 12) || !memcmp(a, nat64, 12))
+    if (!memcmp(a, mapped, 12) || !memcmp(a, translated, 12) || !memcmp(a, nat64, 12))
         return class4(a + 12);
+    if (!memcmp(a, nat64_local, 6))
+        return !memcmp(a + 6, zero, 6) ? class4(a + 12) : FS_ADDR_PRIVATE;
+    if (a[0] == 0x20 && a[1] == 0x02)
+        return class4(a + 2); /* 6to4: the relay reaches the embedded IPv4 */
+    if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0) {
+        unsigned char client[4] = {(unsigned char)~a[12], (unsigned char)~a[13],
+                                   (unsigned char)~a[14], (unsigned char)~a[15]};
+        return worse(class4(a + 4), class4(client)); /* Teredo server and client */
+    }
     if (!memcmp(a, zero, 16) || a[0] == 0xff || !memcmp(a, aws, 16))
         return FS_ADDR_FORBIDDEN; /* unspecified, multicast, EC2 metadata */
     if (!memcmp(a, zero, 15) && a[15] == 1)
         return FS_ADDR_PRIVATE; /* ::1 */
+    if (!memcmp(a, zero, 12))
+        return worse(FS_ADDR_PRIVATE, class4(a + 12)); /* IPv4-compatible */
     if ((a[0] & 0xfe) == 0xfc || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||
-        (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) || !memcmp(a, zero, 12) ||
+        (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0) ||
         (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0d && a[3] == 0xb8))
-        return FS_ADDR_PRIVATE; /* ULA, link-local, site-local, IPv4-compatible, docs */
+        return FS_ADDR_PRIVATE; /* ULA, link-local, site-local, docs */
     return FS_ADDR_PUBLIC;
 }
 

@@ -131,6 +131,7 @@ void formsvc_audit_as(request_rec *r, const char *user_id, const char *credentia
 void formsvc_public_hooks(apr_pool_t *p);
 
 /* Router and auth hooks. */
+int formsvc_redact_request(request_rec *r);
 int formsvc_translate(request_rec *r);
 int formsvc_map_to_storage(request_rec *r);
 int formsvc_handler_hook(request_rec *r);

@@ -8,6 +8,7 @@
  * the form again with errors (422), a closed notice (409), the form again
  * with a notice when the database is away (503) or the rate is exceeded
  * (429). Everything else is JSON or problem+json. */
+#include "fs_form.h"
 #include "fs_formdata.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -84,26 +85,19 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
     return NULL;
 }
 
-/* scheme://host[:port] of an absolute URL. */
-static const char *origin_of(apr_pool_t *p, const char *url) {
-    const char *s = strstr(url, "://");
-    if (!s)
-        return NULL;
-    const char *e = strchr(s + 3, '/');
-    return e ? apr_pstrndup(p, url, (apr_size_t)(e - url)) : url;
-}
-
-static const char *redirect_url(pub *pb) {
+/* The redirect URL of the form's settings, or NULL when there is none or
+ * it is not one fs_redirect_url_valid accepts (a value stored before the
+ * rule was tightened is ignored, never copied into a header). */
+static const char *redirect_url(request_rec *r, pub *pb) {
     const char *u = setting_str(pb, "redirectUrl");
-    if (u && (!strncmp(u, "https://", 8) || !strncmp(u, "http://", 7)) &&
-        !strpbrk(u, " \r\n\t\"'<>"))
-        return u;
-    return NULL;
+    return u && fs_redirect_url_valid(r->pool, u) ? u : NULL;
 }
 
 static void page_headers(request_rec *r, pub *pb) {
-    const char *fa = pb ? origin_of(r->pool, pb->action) : NULL;
-    const char *ro = pb && redirect_url(pb) ? origin_of(r->pool, redirect_url(pb)) : NULL;
+    /* only origins fs_url_origin vouches for reach the policy */
+    const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
+    const char *ru = pb ? redirect_url(r, pb) : NULL;
+    const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
     /* form-action also governs where a submission may be redirected */
     apr_table_setn(r->headers_out, "Content-Security-Policy",
                    apr_psprintf(r->pool,
@@ -500,7 +494,7 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     const char *sid = fs_id_new(r->pool, "sub_");
     if (!sid)
         return problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *redirect = redirect_url(&pb);
+    const char *redirect = redirect_url(r, &pb);
     const char *location =
         html ? (redirect ? redirect : apr_pstrcat(r->pool, pb.action, "/thanks", NULL))
              : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb.f.id, "/submissions/",

@@ -6,6 +6,7 @@
  * members error and error_description. */
 #include "fs_json.h"
 #include "fs_oauth.h"
+#include "fs_redact.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "glue.h"
@@ -263,6 +264,16 @@ static int formsvc_h_token(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_TOKEN, NULL);
     if (e)
         return oauth_problem(r, e);
+    /* RFC 6749 2.3.1: credentials only in the body or Authorization, never
+     * in the URL, where logs and proxies keep them */
+    const char *in_url = fs_query_credential(r->pool, r->args);
+    if (in_url)
+        return oauth_problem(
+            r, fs_oauth_error(r->pool, "invalid_request",
+                              "%s must not be sent in the query string; send it in the "
+                              "form-encoded body (or client credentials by HTTP Basic "
+                              "authentication).",
+                              in_url));
     fs_token_request req;
     e = read_request(r, &req);
     if (e)

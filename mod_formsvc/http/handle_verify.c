@@ -1,5 +1,6 @@
 /* handle_verify: e-mail verification (POST /v1/verify/send, POST
- * /v1/verify/confirm, the GET /verify?token= link), account recovery (POST
+ * /v1/verify/confirm, the GET /verify?token= link and the POST /verify its
+ * page's button sends), account recovery (POST
  * /v1/recover, POST /v1/recover/confirm) and GET /readyz/outbox.
  *
  * Codes: 8 characters (fs_code), valid 24 hours, single use, stored as
@@ -10,6 +11,7 @@
 #include "config_accounts.h"
 #include "fs_code.h"
 #include "fs_json.h"
+#include "fs_redact.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "glue.h"
@@ -190,19 +192,71 @@ static int html_page(request_rec *r, int status, const char *title, const char *
     return OK;
 }
 
-/* GET /verify?token=... (public): the link in the mail. */
+/* The page GET /verify answers for a well-formed token: a button that
+ * POSTs the token to /verify. Nothing changes on GET, so a mail scanner or
+ * link preview that fetches the link does not spend it. */
+static int confirm_page(request_rec *r, const char *token) {
+    r->status = 200;
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
+                   "form-action 'self'; base-uri 'none'");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+    ap_rprintf(r,
+               "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+               "<meta name=\"robots\" content=\"noindex\">"
+               "<title>Verify your address</title><style>body{font-family:system-ui,sans-serif;"
+               "max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}</style></head>"
+               "<body><main><h1>Verify your address</h1>"
+               "<p>Press the button to verify the e-mail address of your formsvc account.</p>"
+               "<form method=\"post\" action=\"verify\">"
+               "<input type=\"hidden\" name=\"token\" value=\"%s\">"
+               "<button type=\"submit\">Verify my address</button></form></main></body></html>\n",
+               apr_pescape_entity(r->pool, token, 0));
+    return OK;
+}
+
+static int link_not_valid(request_rec *r) {
+    return html_page(r, 400, "Link not valid",
+                     "This verification link is incomplete or not valid. Open the link "
+                     "from the e-mail exactly as it was sent, or request a new one.");
+}
+
+/* GET /verify?token=... (public): the link in the mail. Shows the button of
+ * confirm_page; the token is spent by POST /verify only. */
 static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
     (void)caps;
     const char *token = formsvc_arg(r, "token");
     if (r->header_only) /* HEAD (link checkers) must not spend the token */
         return html_page(r, 200, "Verify your address", "Open this link to verify.");
     if (!token || strlen(token) != 43)
-        return html_page(r, 400, "Link not valid",
-                         "This verification link is incomplete or not valid. Open the link "
-                         "from the e-mail exactly as it was sent, or request a new one.");
+        return link_not_valid(r);
+    return confirm_page(r, token);
+}
+
+/* POST /verify (public), form-encoded token=...: verifies, once. */
+static int formsvc_h_verify_post(request_rec *r, const char *const *caps) {
+    (void)caps;
+    const char *ct = apr_table_get(r->headers_in, "Content-Type");
+    if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) ||
+        (ct[33] && ct[33] != ';' && ct[33] != ' '))
+        return html_page(r, 415, "Link not valid",
+                         "Open the link from the e-mail and press the button on its page.");
+    char *buf;
+    apr_size_t len;
+    fs_error *e = formsvc_read_body(r, 1024, &buf, &len);
+    if (e)
+        return html_page(r, e->status, "Link not valid",
+                         "Open the link from the e-mail and press the button on its page.");
+    const char *token = fs_query_get(r->pool, buf ? buf : "", buf ? len : 0, "token", NULL);
+    if (!token || strlen(token) != 43)
+        return link_not_valid(r);
     const char *args[] = {hash_of(r, "token", token)};
     fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_verify_token", 1, args, &rs);
+    e = formsvc_query(r, "fs_verify_token", 1, args, &rs);
     if (e)
         return html_page(r, e->status, "Try again later",
                          "The service cannot verify addresses at the moment. Please open the "
@@ -345,6 +399,7 @@ const formsvc_route formsvc_routes_verify[] = {
     {M_POST, "/v1/verify/send", formsvc_h_verify_send, FS_SC_ACCOUNT_WRITE, 1},
     {M_POST, "/v1/verify/confirm", formsvc_h_verify_confirm, FS_SC_ACCOUNT_WRITE, 1},
     {M_GET, "/verify", formsvc_h_verify_link, 0, 0},
+    {M_POST, "/verify", formsvc_h_verify_post, 0, 0},
     {M_POST, "/v1/recover", formsvc_h_recover, 0, 0},
     {M_POST, "/v1/recover/confirm", formsvc_h_recover_confirm, 0, 0},
     {M_GET, "/readyz/outbox", formsvc_h_outbox, 0, 0},

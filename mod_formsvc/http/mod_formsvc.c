@@ -104,6 +104,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
+    ap_hook_post_read_request(formsvc_redact_request, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_map_to_storage(formsvc_map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_force_authn(formsvc_force_authn, NULL, NULL, APR_HOOK_MIDDLE);

@@ -1,6 +1,7 @@
 /* router: claims our URIs, maps path and method to a handler, answers 404
  * and 405 as problems, and checks the route's scope. */
 #include "glue.h"
+#include "fs_redact.h"
 #include "fs_util.h"
 #include "ratelimit.h"
 
@@ -39,6 +40,18 @@ static int our_path(const char *path)
             return 1;
     }
     return 0;
+}
+
+/* Every request gets a note "formsvc-request": its request line with the
+ * values of credential query parameters (fs_redact) replaced, for the
+ * shipped LogFormat's %<{formsvc-request}n in place of %r: a verification
+ * token or a client_secret in a URL never lands in the access log. */
+int formsvc_redact_request(request_rec *r)
+{
+    if (r->the_request)
+        apr_table_setn(r->notes, "formsvc-request",
+                       fs_redact_request_line(r->pool, r->the_request));
+    return DECLINED;
 }
 
 int formsvc_translate(request_rec *r)

@@ -16,8 +16,9 @@
 -- KEY UPDATE, which every creation of a counted resource (and
 -- fs_form_create, FOR UPDATE, for the forms quota) takes too, but which
 -- does not conflict with the KEY SHARE locks that inserts referencing the
--- user take (public submissions do not wait for it). Counts exactly what
--- the quota figures of GET /v1/me and the quota-exceeded problems count.
+-- user take (public submissions do not wait for it). Counts what the
+-- quota-exceeded problems report as used (fs_key_count_active,
+-- fs_client_count_active, fs_webhook_count).
 CREATE OR REPLACE FUNCTION fs_quota_admit(p_user text, p_kind text, p_limit integer)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE AS $$

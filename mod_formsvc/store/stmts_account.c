@@ -53,13 +53,13 @@ const fs_stmt fs_stmts_account[] = {
 
     /* 1 key id, 2 user id, 3 name, 4 prefix, 5 hash, 6 scopes json (NULL =
      * full), 7 expires_at (RFC 3339 or NULL), 8 parent key id, 9 actor,
-     * 10 depth, 11 active-key quota. Zero rows: the quota is reached. */
+     * 10 depth, 11 active-key quota. Zero rows: the quota is reached
+     * (exact under concurrency: fs_quota_admit, sql/0020). */
     {"fs_key_create",
      "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
      "  parent_key_id, actor, depth) "
      "SELECT %s, %s, %s, %s, %s, %s::jsonb, %s::timestamptz, %s, %s, %s::integer "
-     "WHERE (SELECT count(*) FROM keys a WHERE a.user_id = %s AND a.client_id IS NULL "
-     "  AND fs_key_active(a)) < %s::integer "
+     "WHERE fs_quota_admit(%s, 'keys', %s::integer) "
      "RETURNING fs_key_json(keys)::text"},
 
     /* 1 user id: number of active keys */

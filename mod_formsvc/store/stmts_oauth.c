@@ -5,12 +5,11 @@
 const fs_stmt fs_stmts_oauth[] = {
     /* 1 client id, 2 user id, 3 name, 4 secret prefix, 5 secret hash,
      * 6 scopes json (NULL = full), 7 creating key id, 8 user id, 9 client
-     * quota. Zero rows: the quota is reached. */
+     * quota. Zero rows: the quota is reached (exact: fs_quota_admit). */
     {"fs_client_create",
      "INSERT INTO clients (id, user_id, name, secret_prefix, secret_hash, scopes, created_by) "
      "SELECT %s, %s, %s, %s, %s, %s::jsonb, %s "
-     "WHERE (SELECT count(*) FROM clients c WHERE c.user_id = %s AND c.revoked_at IS NULL) "
-     "  < %s::integer "
+     "WHERE fs_quota_admit(%s, 'clients', %s::integer) "
      "RETURNING fs_client_json(clients)::text"},
 
     /* 1 user id: number of active clients */
@@ -95,15 +94,15 @@ const fs_stmt fs_stmts_oauth[] = {
      * json, 7 expires_at, 8 actor, 9 depth, 10 active-key quota. Mints a
      * delegated token under a parent that is still active (held FOR SHARE,
      * so a revocation in progress finishes first) while the account is
-     * under its key quota. Zero rows: parent gone, or quota reached. */
+     * under its key quota (exact: fs_quota_admit, which locks the user row
+     * after the parent). Zero rows: parent gone, or quota reached. */
     {"fs_token_exchange",
      "WITH p AS (SELECT id, user_id FROM keys WHERE id = %s AND revoked_at IS NULL "
      "  AND (expires_at IS NULL OR expires_at > now()) FOR SHARE) "
      "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
      "  parent_key_id, actor, depth) "
      "SELECT %s, p.user_id, %s, %s, %s, %s::jsonb, %s::timestamptz, p.id, %s, %s::integer "
-     "FROM p WHERE (SELECT count(*) FROM keys a WHERE a.user_id = p.user_id "
-     "  AND a.client_id IS NULL AND fs_key_active(a)) < %s::integer "
+     "FROM p WHERE fs_quota_admit(p.user_id, 'keys', %s::integer) "
      "RETURNING fs_key_json(keys)::text"},
 
     /* 1 audit id, 2 user id, 3 credential id, 4 client id, 5 actor,

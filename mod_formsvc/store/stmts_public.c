@@ -1,17 +1,17 @@
 /* Statements of the public form side: /f/{id}. All arguments are text. */
 #include "stmts.h"
 
-/* The statement of fs_public_submit(_locked), with the form row lock
- * clause LOCK ("" or "FOR UPDATE OF f"). */
-#define SUBMIT_SQL(LOCK)                                                                           \
+/* The statement of fs_public_submit(_locked), with CLOSED the expression
+ * that decides whether the form f takes no more submissions. */
+#define SUBMIT_SQL(CLOSED)                                                                         \
     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, "                              \
     "  (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "                          \
-    "f AS (SELECT f.id, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "      \
+    "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, "                              \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota "                                     \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
-    "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') " LOCK "), "                 \
+    "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
     "m AS (INSERT INTO submission_months AS sm (user_id, month, shard, received) "                 \
     "  SELECT ok.user_id, a.month, floor(random() * 16)::smallint, 1 FROM ok, a "                  \
@@ -75,9 +75,12 @@ const fs_stmt fs_stmts_public[] = {
      * have counted one submission too many against the quota.
      * Returns: outcome (ok | gone | closed | quota | replay), the
      * submission json, seconds to the end of the month (UTC). */
-    {"fs_public_submit", SUBMIT_SQL("")},
-    /* the same, locking the form row first: for forms with maxSubmissions,
-     * so that concurrent submissions cannot pass the limit */
-    {"fs_public_submit_locked", SUBMIT_SQL("FOR UPDATE OF f")},
+    {"fs_public_submit", SUBMIT_SQL("fs_public_status(f) <> 'published'")},
+    /* the same for forms with maxSubmissions: fs_public_closed_locked
+     * (sql/0020) locks the form row until commit and only then counts, in
+     * a fresh snapshot, so concurrent submissions cannot pass the limit
+     * (a count read in this statement's own snapshot would miss the
+     * submissions that commit while it waits for the lock). */
+    {"fs_public_submit_locked", SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
 
     {NULL, NULL}};

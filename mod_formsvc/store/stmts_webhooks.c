@@ -24,11 +24,11 @@ const fs_stmt fs_stmts_webhooks[] = {
 
     /* 1 id, 2 user id, 3 url, 4 events (JSON array of strings), 5 form id
      * (or NULL), 6 sealed secret, 7 user id again, 8 quota. No row when
-     * the quota is reached. */
+     * the quota is reached (exact: fs_quota_admit). */
     {"fs_webhook_create",
      "INSERT INTO webhooks (id, user_id, url, events, form_id, secret) "
      "SELECT %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, %s "
-     "WHERE (SELECT count(*) FROM webhooks WHERE user_id = %s) < %s::integer "
+     "WHERE fs_quota_admit(%s, 'webhooks', %s::integer) "
      "RETURNING fs_webhook_json(webhooks)::text"},
 
     /* 1 user id, 2-3 allowed form ids (NULL: any), 4-5 after id, 6 limit + 1 */

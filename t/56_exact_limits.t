@@ -35,7 +35,6 @@ FormsvcQuota unverified webhooks $Q{webhooks}
 FormsvcQuota unverified forms $Q{forms}
 FormsvcQuota unverified fields $Q{fields}
 FormsvcWebhookAllowPrivate On
-CoreDumpDirectory "/tmp/limits-cores"
 CONF
 my $url = $inst->url;
 my $P = "$url/problems/";

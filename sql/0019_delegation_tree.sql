@@ -28,8 +28,8 @@ $$ SELECT k.parent_key_id IS NULL AND k.client_id IS NULL AND k.scopes IS NULL $
 
 -- Whether a client or webhook registered by key kid may still act: always
 -- when an owner key (or nothing known) registered it; otherwise only while
--- that delegate is active (not revoked, not expired, not rolled past its
--- grace), so it dies with the credential that created it.
+-- that delegate is active (not revoked, not expired), so it dies with the
+-- credential that created it (a roll moves created_by to the new key).
 CREATE OR REPLACE FUNCTION fs_creator_alive(kid text) RETURNS boolean
 LANGUAGE sql STABLE AS
 $$ SELECT kid IS NULL OR NOT EXISTS (SELECT 1 FROM keys k WHERE k.id = kid)

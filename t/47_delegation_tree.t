@@ -177,6 +177,19 @@ is me_code($short), 401, 'the short token has expired';
 oauth_error_ok token([grant_type => 'client_credentials'], basic => [$scid, $scsecret]), 401, 'invalid_client',
     'its client died with it';
 is api(GET => "/v1/webhooks/$swh", token => $root)->code, 404, 'and its webhook';
+# rotation does not end them: they move to the new key, and die with it
+$r = exchange($root, scope => 'clients:write keys:write', expires_in => 600);
+my ($rt, $rt_id) = ($r->{json}{access_token}, $r->{json}{key}{id});
+my ($rcid0, $rcsecret0) = new_client($rt, { name => 'rotated with its delegate' });
+$r = api(POST => "/v1/keys/$rt_id/roll", token => $rt, body => { expiresIn => 0 });
+is $r->code, 201, 'a delegate that registered a client rolls itself';
+my ($rt2_id) = ($r->{json}{id});
+is me_code($rt), 401, 'the old delegate has ended';
+is token([grant_type => 'client_credentials'], basic => [$rcid0, $rcsecret0])->code, 200,
+   'its client moved to the new key and still issues tokens';
+is api(DELETE => "/v1/keys/$rt2_id", token => $root)->code, 200, 'the new key is revoked';
+oauth_error_ok token([grant_type => 'client_credentials'], basic => [$rcid0, $rcsecret0]), 401,
+    'invalid_client', 'and the client dies with it';
 # an owner key's client belongs to the account (t/41_token.t): unchanged
 
 # ---- 4c. recovery revokes clients and webhooks too -------------------------

@@ -299,8 +299,8 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     const char *args[] = {caps[0], who->user_id, kid,
                           apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace), cap,
                           kid, fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
-    if ((e = formsvc_query(r, "fs_key_roll", 8, args, &rs)))
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), kid, kid};
+    if ((e = formsvc_query(r, "fs_key_roll", 10, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return formsvc_send_problem(

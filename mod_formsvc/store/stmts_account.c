@@ -87,14 +87,16 @@ const fs_stmt fs_stmts_account[] = {
 
     /* 1 old key id, 2 user id, 3 new key id, 4 seconds of grace, 5 the
      * caller's expiry (RFC 3339 or NULL), 6 new id again, 7 new prefix,
-     * 8 new hash. Marks the old key rolled (once: a parallel roll of the
-     * same key finds rolled_to set and makes nothing) and ends it, and its
-     * revocation tree, after the grace. The new key takes the old one's
-     * place: same name, scopes, parent, client and actor; its expiry is
-     * the earlier of the old key's and the caller's. The parent (or the
-     * client) is held FOR SHARE, so a revocation in progress finishes
-     * first and its sweep sees the new key. Zero rows: the key is not
-     * active, was already rolled, or its parent or client is gone. */
+     * 8 new hash, 9-10 new id again. Marks the old key rolled (once: a
+     * parallel roll of the same key finds rolled_to set and makes nothing)
+     * and ends it, and its revocation tree, after the grace. The new key
+     * takes the old one's place: same name, scopes, parent, client and
+     * actor; its expiry is the earlier of the old key's and the caller's;
+     * the clients and webhooks a delegate registered move to it (so that
+     * rotation does not end them). The parent (or the client) is held FOR
+     * SHARE, so a revocation in progress finishes first and its sweep sees
+     * the new key. Zero rows: the key is not active, was already rolled,
+     * or its parent or client is gone. */
     {"fs_key_roll",
      "WITH p AS (SELECT * FROM keys WHERE id = %s AND user_id = %s), "
      "pp AS (SELECT 1 FROM keys WHERE id = (SELECT parent_key_id FROM p) AND fs_key_active(keys) "
@@ -114,7 +116,13 @@ const fs_stmt fs_stmts_account[] = {
      "  LEAST(o.old_expires, o.cap), o.parent_key_id, o.client_id, o.actor, o.depth FROM o "
      "  RETURNING *), "
      "x AS (UPDATE keys SET expires_at = LEAST(COALESCE(keys.expires_at, 'infinity'), o.ends) "
-     "  FROM o WHERE keys.id IN (SELECT fs_key_tree(o.id)) AND keys.id <> o.id RETURNING 1) "
+     "  FROM o WHERE keys.id IN (SELECT fs_key_tree(o.id)) AND keys.id <> o.id RETURNING 1), "
+     "mc AS (UPDATE clients SET created_by = %s FROM o WHERE clients.created_by = o.id "
+     "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
+     "  RETURNING 1), "
+     "mw AS (UPDATE webhooks SET created_by = %s FROM o WHERE webhooks.created_by = o.id "
+     "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
+     "  RETURNING 1) "
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
 
     /* 1 schema version wanted: 't' when the database is at least there */

@@ -1,10 +1,10 @@
 /* handle_audit: the audit trail. formsvc_audit() records what the calling
  * credential did; GET /v1/audit lists it, paged, filtered by ?actor= and
  * ?credential=. */
+#include "forms.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
-#include "forms.h"
 #include "glue.h"
 
 #include <apr_strings.h>
@@ -37,8 +37,7 @@ static const char *form_of(const char *target_id) {
 void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
                       const char *client_id, const char *actor, const char *action,
                       const char *target_id) {
-    audit_write(r, user_id, credential_id, client_id, actor, action, target_id,
-                form_of(target_id));
+    audit_write(r, user_id, credential_id, client_id, actor, action, target_id, form_of(target_id));
 }
 
 void formsvc_audit_form(request_rec *r, const char *action, const char *target_id,
@@ -74,9 +73,17 @@ static int formsvc_h_audit_list(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, verr);
     /* a form-scoped credential reads only the records about its forms */
     const char *forms = formsvc_form_constraints(r);
-    const char *args[] = {
-        formsvc_req_get(r)->who->user_id, actor, actor, cred, cred, cred, forms, forms, after, after,
-        apr_itoa(r->pool, limit + 1)};
+    const char *args[] = {formsvc_req_get(r)->who->user_id,
+                          actor,
+                          actor,
+                          cred,
+                          cred,
+                          cred,
+                          forms,
+                          forms,
+                          after,
+                          after,
+                          apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_audit_list", 11, args, &rs)))
         return formsvc_send_problem(r, e);

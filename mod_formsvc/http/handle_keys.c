@@ -293,12 +293,14 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    /* the new key never outlives the caller */
-    const char *cap = who->expires ? fs_time_format(r->pool, apr_time_from_sec(who->expires))
-                                   : NULL;
-    const char *args[] = {caps[0], who->user_id, kid,
-                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace), cap,
-                          kid, fs_secret_display_prefix(r->pool, secret),
+    /* who->key_id: the new key never outlives the caller */
+    const char *args[] = {caps[0],
+                          who->user_id,
+                          kid,
+                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace),
+                          who->key_id,
+                          kid,
+                          fs_secret_display_prefix(r->pool, secret),
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), kid, kid};
     if ((e = formsvc_query(r, "fs_key_roll", 10, args, &rs)))
         return formsvc_send_problem(r, e);

@@ -292,7 +292,9 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
                           kid,
                           fs_secret_display_prefix(r->pool, secret),
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
-                          revoke, revoke, revoke};
+                          revoke,
+                          revoke,
+                          revoke};
     fs_rows *rs;
     if ((e = formsvc_query(r, "fs_recover_confirm", 8, args, &rs)))
         return formsvc_send_problem(r, e);
@@ -305,8 +307,8 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     FORMSVC_LOG(r, APLOG_NOTICE, 10622, "account recovered with an e-mailed code; new key %s", kid);
     if (*revoke == 't') {
         /* see fs_recover_sweep; the new secret is not out yet */
-        const char *uid = json_object_get_string(json_object_object_get(
-            fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 1)), "id"));
+        const char *uid = json_object_get_string(
+            json_object_object_get(fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 1)), "id"));
         const char *sw[] = {uid, kid, uid, uid};
         fs_rows *ignored;
         /* the recovery itself committed (and revoked all it saw): hand out

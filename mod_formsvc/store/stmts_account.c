@@ -86,7 +86,7 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT fs_key_json(u)::text FROM u WHERE u.id = %s"},
 
     /* 1 old key id, 2 user id, 3 new key id, 4 seconds of grace, 5 the
-     * caller's expiry (RFC 3339 or NULL), 6 new id again, 7 new prefix,
+     * calling key's id (the new key never outlives it), 6 new id again, 7 new prefix,
      * 8 new hash, 9-10 new id again. Marks the old key rolled (once: a
      * parallel roll of the same key finds rolled_to set and makes nothing)
      * and ends it, and its revocation tree, after the grace. The new key
@@ -110,7 +110,7 @@ const fs_stmt fs_stmts_account[] = {
      "    AND (p.client_id IS NULL OR EXISTS (SELECT 1 FROM pc)) "
      "  RETURNING keys.id, keys.expires_at AS ends, p.user_id, p.name, p.scopes, "
      "    p.expires_at AS old_expires, p.parent_key_id, p.client_id, p.actor, p.depth, "
-     "    %s::timestamptz AS cap), "
+     "    (SELECT c.expires_at FROM keys c WHERE c.id = %s) AS cap), "
      "n AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
      "  parent_key_id, client_id, actor, depth) SELECT %s, o.user_id, o.name, %s, %s, o.scopes, "
      "  LEAST(o.old_expires, o.cap), o.parent_key_id, o.client_id, o.actor, o.depth FROM o "

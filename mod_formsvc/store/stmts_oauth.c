@@ -23,7 +23,8 @@ const fs_stmt fs_stmts_oauth[] = {
      * A client whose registering delegate has ended counts as revoked. */
     {"fs_client_list",
      "SELECT c.id, fs_client_json(c)::text FROM clients c WHERE c.user_id = %s "
-     "  AND (%s = 't' OR (c.revoked_at IS NULL AND fs_creator_alive(c.created_by))) AND (%s::text IS NULL OR c.id < %s::text) "
+     "  AND (%s = 't' OR (c.revoked_at IS NULL AND fs_creator_alive(c.created_by))) "
+     "  AND (%s::text IS NULL OR c.id < %s::text) "
      "ORDER BY c.id DESC LIMIT %s::integer"},
 
     /* 1 user id, 2 client id: client json, scopes, active ('t'/'f') */

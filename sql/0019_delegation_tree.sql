@@ -53,9 +53,12 @@ LANGUAGE sql STABLE AS
 $$ WITH RECURSIVE t(id) AS (
        SELECT root
        UNION
-       SELECT k.id FROM t JOIN keys p ON p.id = t.id
-         LEFT JOIN clients c ON c.created_by = t.id AND NOT fs_key_is_owner(p)
-         JOIN keys k ON k.parent_key_id = t.id OR k.client_id = c.id)
+       SELECT x.id FROM t JOIN keys p ON p.id = t.id
+         CROSS JOIN LATERAL (
+           SELECT k.id FROM keys k WHERE k.parent_key_id = t.id
+           UNION ALL
+           SELECT k.id FROM clients c JOIN keys k ON k.client_id = c.id
+           WHERE c.created_by = t.id AND NOT fs_key_is_owner(p)) x)
    SELECT id FROM t $$;
 
 -- Clients: revokedAt also shows when the delegate that registered it ended.

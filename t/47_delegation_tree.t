@@ -171,12 +171,12 @@ is api(POST => "/v1/forms/$hform/publish", token => $root)->code, 200, 'an event
 is sql("SELECT count(*) FROM deliveries WHERE webhook_id = '$dwh'"), 0, 'nothing is delivered to the dead webhook';
 is sql("SELECT count(*) FROM deliveries WHERE webhook_id = '$owh'"), 1, 'the owner\'s webhook gets it';
 # expiry counts too
-$r = exchange($root, scope => 'clients:write webhooks:write', expires_in => 2);
+$r = exchange($root, scope => 'clients:write webhooks:write', expires_in => 3);
 my $short = $r->{json}{access_token};
 my ($scid, $scsecret) = new_client($short, {});
 $r = api(POST => '/v1/webhooks', token => $short, body => { url => 'http://127.0.0.1:9/short', events => ['form.closed'] });
 my $swh = $r->{json}{id};
-Time::HiRes::sleep(2.5);
+Time::HiRes::sleep(3.5);
 is me_code($short), 401, 'the short token has expired';
 oauth_error_ok token([grant_type => 'client_credentials'], basic => [$scid, $scsecret]), 401, 'invalid_client',
     'its client died with it';

@@ -31,10 +31,13 @@ BEGIN
         SELECT count(*) INTO used FROM keys a
         WHERE a.user_id = p_user AND a.client_id IS NULL AND fs_key_active(a);
     ELSIF p_kind = 'clients' THEN
+        -- a client or webhook whose registering delegate has ended is dead
+        -- and does not count (fs_creator_alive, sql/0019)
         SELECT count(*) INTO used FROM clients c
-        WHERE c.user_id = p_user AND c.revoked_at IS NULL;
+        WHERE c.user_id = p_user AND c.revoked_at IS NULL AND fs_creator_alive(c.created_by);
     ELSIF p_kind = 'webhooks' THEN
-        SELECT count(*) INTO used FROM webhooks w WHERE w.user_id = p_user;
+        SELECT count(*) INTO used FROM webhooks w
+        WHERE w.user_id = p_user AND fs_creator_alive(w.created_by);
     ELSE
         RAISE EXCEPTION 'fs_quota_admit: unknown quota %', p_kind;
     END IF;

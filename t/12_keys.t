@@ -144,9 +144,11 @@ ok !grep({ $_->{id} eq $parent->{id} } @{ $r->{json}{data} }), 'revoked keys hid
 $r = api(GET => '/v1/keys?includeRevoked=true&limit=100', token => $secret);
 ok grep({ $_->{id} eq $parent->{id} } @{ $r->{json}{data} }), 'shown with includeRevoked=true';
 
-# a narrower key cannot revoke or roll a broader one
-is api(DELETE => "/v1/keys/$root", token => $reader->{secret})->code, 403, 'cannot revoke a broader key';
-is api(POST => "/v1/keys/$root/roll", token => $reader->{secret})->code, 403, 'cannot roll a broader key';
+# a narrower key cannot revoke or roll a broader one: a key that is not an
+# owner key manages only itself and its descendants, and every other key
+# is 404 to it (docs/api.md, delegation rules; was 403 before issue 9)
+is api(DELETE => "/v1/keys/$root", token => $reader->{secret})->code, 404, 'cannot revoke a broader key';
+is api(POST => "/v1/keys/$root/roll", token => $reader->{secret})->code, 404, 'cannot roll a broader key';
 
 # roll: new key, old keeps working for the grace period
 $r = api(POST => '/v1/keys', token => $secret, body => { name => 'rotating', scopes => ['account:read'] });

@@ -299,9 +299,10 @@ unlike $stored, qr/\Q$k1->{json}{secret}\E/, 'the stored answer does not hold th
 # a request still running with the same key: 409; abandoned for a minute: taken over
 use Digest::SHA qw(sha256_hex);
 sub fingerprint { join '', map { pack('Q>', length $_) . $_ } @_ }
-my $uid = user_of($itok);
+# records belong to the credential that made them (issue 9): scope = key id
+my $ikid = api(GET => '/v1/me', token => $itok)->{json}{credential}{id};
 my $fp = sha256_hex(fingerprint('POST', '/v1/forms', '{"title":"Running"}'));
-psql("INSERT INTO idempotency (scope, key, request_hash, status, body) VALUES ('$uid', '$key-run', '$fp', 0, '')");
+psql("INSERT INTO idempotency (scope, key, request_hash, status, body) VALUES ('$ikid', '$key-run', '$fp', 0, '')");
 $r = api(POST => '/v1/forms', token => $itok, body => { title => 'Running' }, headers => { 'Idempotency-Key' => "$key-run" });
 problem_ok($r, 409, 'conflict', 'same key while the first request runs: 409');
 is $r->header('Retry-After'), '1', 'with Retry-After';

@@ -79,6 +79,7 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
     p->client_id = FS_CELL(rs, 0, 5);
     p->verified = FS_CELL(rs, 0, 6) && FS_CELL(rs, 0, 6)[0] == 't';
     p->expires = FS_CELL(rs, 0, 8) ? apr_atoi64(FS_CELL(rs, 0, 8)) : 0;
+    p->parent_key_id = FS_CELL(rs, 0, 10);
     if (FS_CELL(rs, 0, 9)[0] == 't') {
         /* lastUsedAt is a hint: a failure here does not fail the request */
         const char *targs[] = {p->key_id};
@@ -89,6 +90,17 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
     }
     *who = p;
     return NULL;
+}
+
+int formsvc_principal_is_owner(const formsvc_principal *p)
+{
+    return p && !p->parent_key_id && !p->client_id && p->scopes && p->scopes->full;
+}
+
+const char *formsvc_tree_root(request_rec *r)
+{
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    return formsvc_principal_is_owner(who) ? NULL : who->key_id;
 }
 
 int formsvc_check_authn(request_rec *r)

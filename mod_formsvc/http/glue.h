@@ -19,6 +19,7 @@
 /* Who is calling: set by the authentication hook. */
 typedef struct formsvc_principal {
     const char *user_id, *key_id, *actor, *client_id;
+    const char *parent_key_id; /* NULL for a root key or an access token */
     fs_scopes *scopes;
     int depth;
     int verified;
@@ -84,6 +85,15 @@ typedef struct formsvc_route {
     int auth;            /* 1: bearer credential required */
 } formsvc_route;
 
+/* 1 for an owner key: no parent, no client, full access (the signup key,
+ * a recovered key, a full-access key made by an owner key). It acts for
+ * the account; every other credential is a delegate, confined to its own
+ * revocation tree (docs/api.md, "Delegation rules"). */
+int formsvc_principal_is_owner(const formsvc_principal *p);
+/* The calling delegate's key id, or NULL when the caller is an owner key:
+ * the argument of the statements that confine a delegate to its tree. */
+const char *formsvc_tree_root(request_rec *r);
+
 /* Checks the principal has the scope; 403 problem otherwise. */
 fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
 
@@ -123,6 +133,11 @@ fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, c
  * action (e.g. "form.published") to target_id. A failure is logged, never
  * turned into an error: the write it records has already committed. */
 void formsvc_audit(request_rec *r, const char *action, const char *target_id);
+/* The same, naming the form the record concerns (form_id NULL: the target
+ * itself when it is a form, else none); form-scoped credentials read only
+ * the records of their forms. */
+void formsvc_audit_form(request_rec *r, const char *action, const char *target_id,
+                        const char *form_id);
 /* The same for a request without a bearer principal (the token endpoint). */
 void formsvc_audit_as(request_rec *r, const char *user_id, const char *credential_id,
                       const char *client_id, const char *actor, const char *action,

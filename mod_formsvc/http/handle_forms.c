@@ -109,7 +109,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     }
     const char *canon = fs_json_str(r->pool, body);
     formsvc_idem *idem;
-    int rc = formsvc_idem_begin(r, who->user_id, canon, strlen(canon), &idem);
+    int rc = formsvc_idem_begin(r, who->key_id, canon, strlen(canon), &idem);
     if (rc != FORMSVC_IDEM_PROCEED)
         return rc;
 

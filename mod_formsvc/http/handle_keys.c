@@ -2,6 +2,7 @@
 #include "glue.h"
 #include "idempotency.h"
 #include "fs_json.h"
+#include "fs_oauth.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 
@@ -26,10 +27,11 @@ static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
     int inc;
     if ((e = formsvc_bool_arg(r, "includeRevoked", &inc)))
         return formsvc_send_problem(r, e);
+    const char *tree = formsvc_tree_root(r); /* a delegate lists its own tree */
     const char *args[] = {formsvc_req_get(r)->who->user_id, inc ? "t" : "f",
-                          after, after, apr_itoa(r->pool, limit + 1)};
+                          after, after, tree, tree, apr_itoa(r->pool, limit + 1)};
     fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_key_list", 5, args, &rs)))
+    if ((e = formsvc_query(r, "fs_key_list", 7, args, &rs)))
         return formsvc_send_problem(r, e);
     return formsvc_send_page(r, "keys", rs, limit);
 }
@@ -112,7 +114,7 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     formsvc_principal *who = formsvc_req_get(r)->who;
     const char *canon = fs_json_str(r->pool, body);
     formsvc_idem *idem;
-    int rc = formsvc_idem_begin(r, who->user_id, canon, strlen(canon), &idem);
+    int rc = formsvc_idem_begin(r, who->key_id, canon, strlen(canon), &idem);
     if (rc != FORMSVC_IDEM_PROCEED)
         return rc;
     e = formsvc_key_request(r, body, &name, &scopes, &expires);
@@ -133,17 +135,41 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
         return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *args[] = {kid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
-                          expires, NULL, NULL, "0", who->user_id, apr_itoa(r->pool, limit)};
     fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_key_create", 12, args, &rs)))
-        return formsvc_idem_problem(r, idem, e);
+    if (formsvc_principal_is_owner(who)) {
+        /* an owner key makes an account key: no parent */
+        const char *args[] = {kid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
+                              fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
+                              expires, NULL, NULL, "0", who->user_id, apr_itoa(r->pool, limit)};
+        if ((e = formsvc_query(r, "fs_key_create", 12, args, &rs)))
+            return formsvc_idem_problem(r, idem, e);
+    } else {
+        /* A delegate's key is its child, in its revocation tree: made by
+         * the token exchange statement, which holds the caller FOR SHARE so
+         * that a revocation in progress finishes first and sweeps it. */
+        if (who->depth + 1 > FS_OAUTH_MAX_DEPTH) {
+            fs_error *derr = fs_error_validation(r->pool);
+            fs_error_add(r->pool, derr, "", "maximum",
+                         "A key made by this credential would be a delegation of depth %d; "
+                         "the limit is %d.", who->depth + 1, FS_OAUTH_MAX_DEPTH);
+            return formsvc_idem_problem(r, idem, derr);
+        }
+        const char *args[] = {who->key_id, kid, name, fs_secret_display_prefix(r->pool, secret),
+                              fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
+                              expires, who->actor, apr_itoa(r->pool, who->depth + 1),
+                              apr_itoa(r->pool, limit)};
+        if ((e = formsvc_query(r, "fs_token_exchange", 10, args, &rs)))
+            return formsvc_idem_problem(r, idem, e);
+    }
     if (rs->nrows == 0) {
         fs_rows *cnt;
         const char *a1[] = {who->user_id};
         if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
             return formsvc_idem_problem(r, idem, e);
+        if (!formsvc_principal_is_owner(who) && cnt->nrows && atoi(FS_CELL(cnt, 0, 0)) < limit)
+            return formsvc_idem_problem(
+                r, idem, fs_error_make(r->pool, "invalid-state",
+                                       "The calling credential was revoked or expired."));
         return formsvc_idem_problem(r, idem, formsvc_quota_exceeded(r, "keys", limit,
                                                       cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
@@ -157,13 +183,17 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 201, out);
 }
 
-/* Loads a key of the caller's account; 404 when missing or foreign. */
+/* Loads a key the caller may see: any key of the account for an owner
+ * key, the caller itself and its revocation tree for a delegate; 404 when
+ * missing, foreign or outside the tree (as for form: constraints, a
+ * delegate cannot tell those apart). */
 static fs_error *load_key(request_rec *r, const char *id, fs_rows **rs)
 {
     if (!fs_id_valid(id, "key_"))
         return fs_error_make(r->pool, "not-found", "No such key.");
-    const char *args[] = {formsvc_req_get(r)->who->user_id, id};
-    fs_error *e = formsvc_query(r, "fs_key_get", 2, args, rs);
+    const char *tree = formsvc_tree_root(r);
+    const char *args[] = {formsvc_req_get(r)->who->user_id, id, tree, tree};
+    fs_error *e = formsvc_query(r, "fs_key_get", 4, args, rs);
     if (e)
         return e;
     if ((*rs)->nrows != 1)
@@ -253,20 +283,32 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "invalid-state",
                              "Only an active key can be rolled; this one is revoked or expired."));
+    if (FS_CELL(rs, 0, 5)[0] == 't')
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "invalid-state",
+                             "This key was already rolled; roll its successor instead."));
     formsvc_srv *c = formsvc_conf(r->server);
+    formsvc_principal *who = formsvc_req_get(r)->who;
     const char *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id,
-                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace), kid,
+    /* who->key_id: the new key never outlives the caller */
+    const char *args[] = {caps[0],
+                          who->user_id,
+                          kid,
+                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace),
+                          who->key_id,
+                          kid,
                           fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
-    if ((e = formsvc_query(r, "fs_key_roll", 6, args, &rs)))
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), kid, kid};
+    if ((e = formsvc_query(r, "fs_key_roll", 10, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return formsvc_send_problem(
-            r, fs_error_make(r->pool, "invalid-state", "The key changed state; try again."));
+            r, fs_error_make(r->pool, "invalid-state",
+                             "The key was rolled or revoked meanwhile, or what it was delegated "
+                             "from is gone; it cannot be rolled."));
     formsvc_audit(r, "key.rolled", caps[0]);
     json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(key, "secret", json_object_new_string(secret));

@@ -240,7 +240,7 @@ static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] == '0')
         return formsvc_send_problem(r, no_submission(r));
-    formsvc_audit(r, "submission.deleted", caps[1]);
+    formsvc_audit_form(r, "submission.deleted", caps[1], form->id);
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }
 

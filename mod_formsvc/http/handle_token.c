@@ -167,17 +167,20 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
     const char *a2[] = {id,
+                        id,
                         kid,
                         fs_secret_display_prefix(r->pool, token),
                         fs_secret_hash(r->pool, c->pepper, c->pepper_len, token),
                         sjs,
                         apr_itoa(r->pool, c->token_lifetime)};
-    if ((e = formsvc_query(r, "fs_token_issue", 6, a2, &rs)))
+    if ((e = formsvc_query(r, "fs_token_issue", 7, a2, &rs)))
         return oauth_problem(r, e);
     if (rs->nrows != 1)
         return oauth_problem(r, invalid_client(r, "The client was deleted."));
     formsvc_audit_as(r, user_id, id, id, NULL, "token.issued", kid);
-    return send_token(r, token, c->token_lifetime, scopes, NULL);
+    /* shorter than the lifetime when the client's registering delegate
+     * ends sooner (sql/0019) */
+    return send_token(r, token, apr_atoi64(FS_CELL(rs, 0, 2)), scopes, NULL);
 }
 
 static const char *bearer_of(request_rec *r) {

@@ -340,14 +340,17 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *revoke = rv && json_object_get_boolean(rv) ? "t" : "f";
     const char *args[] = {email,
                           hash_of(r, "code", code ? code : typed),
                           kid,
                           fs_secret_display_prefix(r->pool, secret),
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
-                          rv && json_object_get_boolean(rv) ? "t" : "f"};
+                          revoke,
+                          revoke,
+                          revoke};
     fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_recover_confirm", 6, args, &rs)))
+    if ((e = formsvc_query(r, "fs_recover_confirm", 8, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1 || strcmp(FS_CELL(rs, 0, 0), "ok") || !FS_CELL(rs, 0, 2))
         /* the same answer for a wrong code, no code, an unknown or an
@@ -356,6 +359,19 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
             r, code_problem(r, "The code is wrong or no longer valid for this address. Codes "
                                "work once, for 24 hours, and 5 wrong tries void them."));
     FORMSVC_LOG(r, APLOG_NOTICE, 10622, "account recovered with an e-mailed code; new key %s", kid);
+    if (*revoke == 't') {
+        /* see fs_recover_sweep; the new secret is not out yet */
+        const char *uid = json_object_get_string(
+            json_object_object_get(fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 1)), "id"));
+        const char *sw[] = {uid, kid, uid, uid};
+        fs_rows *ignored;
+        /* the recovery itself committed (and revoked all it saw): hand out
+         * the key even if this second pass fails */
+        if ((e = formsvc_query(r, "fs_recover_sweep", 4, sw, &ignored)))
+            FORMSVC_LOG(r, APLOG_ERR, 12000,
+                        "account recovery: sweep of credentials made meanwhile failed (%s)",
+                        e->slug);
+    }
     json_object *out = fs_json_own(r->pool, json_object_new_object());
     json_object *key = json_tokener_parse(FS_CELL(rs, 0, 2));
     json_object_object_add(key, "secret", json_object_new_string(secret));

@@ -197,9 +197,10 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     if (!sealed)
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     fs_rows *rs;
-    const char *args[] = {id,      who->user_id, url,          fs_json_str(r->pool, ev),
-                          form_id, sealed,       who->user_id, apr_itoa(r->pool, limit)};
-    if ((e = formsvc_query(r, "fs_webhook_create", 8, args, &rs)))
+    /* created_by: a webhook registered by a delegate dies with it (sql/0019) */
+    const char *args[] = {id,     who->user_id, url,          fs_json_str(r->pool, ev), form_id,
+                          sealed, who->key_id,  who->user_id, apr_itoa(r->pool, limit)};
+    if ((e = formsvc_query(r, "fs_webhook_create", 9, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows == 0) {
         fs_rows *cnt;
@@ -210,7 +211,7 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
             r,
             formsvc_quota_exceeded(r, "webhooks", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
     }
-    formsvc_audit(r, "webhook.created", id);
+    formsvc_audit_form(r, "webhook.created", id, form_id);
     json_object *o = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
     json_object_object_add(o, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
@@ -262,12 +263,13 @@ static int formsvc_h_webhooks_delete(request_rec *r, const char *const *caps) {
     fs_error *e = load(r, caps[0], &rs);
     if (e)
         return formsvc_send_problem(r, e);
+    const char *form_id = FS_CELL(rs, 0, 1);
     const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id};
     if ((e = formsvc_query(r, "fs_webhook_delete", 2, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1 || !strcmp(FS_CELL(rs, 0, 0), "0"))
         return not_found(r);
-    formsvc_audit(r, "webhook.deleted", caps[0]);
+    formsvc_audit_form(r, "webhook.deleted", caps[0], form_id);
     return formsvc_send_empty(r, 204);
 }
 

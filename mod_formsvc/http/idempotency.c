@@ -47,6 +47,11 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "malformed-request",
                              "Idempotency-Key must be 1 to 255 visible ASCII characters."));
+    /* /v1 records belong to the credential that made them (api.md 3), so
+     * a replay never hands one credential another's answer (a secret) */
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (who)
+        scope = who->key_id;
     formsvc_idem *st = apr_pcalloc(r->pool, sizeof(*st));
     st->scope = scope;
     st->key = key;

@@ -8,7 +8,11 @@
  *     ... on failure: return formsvc_idem_problem(r, idem, e);
  *     ... on success: formsvc_idem_record(r, idem, 201, "application/json", json);
  *                     then send the answer as usual.
- * scope is the caller's user id for /v1, the form id for public posts. idem
+ * scope is the calling credential's key id for /v1 (records belong to the
+ * credential that made them: another credential of the same account, even
+ * a broader one, never gets them replayed; formsvc_idem_begin enforces
+ * this whenever a bearer principal is present), the form id for public
+ * posts. idem
  * is NULL when the request carried no Idempotency-Key; every function
  * accepts NULL and then does nothing.
  *

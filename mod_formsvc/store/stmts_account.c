@@ -18,11 +18,12 @@ const fs_stmt fs_stmts_account[] = {
      * key id, user id, scopes, depth, actor, client id, verified, hash,
      * expires (epoch seconds or NULL), and 't' when last_used_at is older
      * than a minute (the caller then runs fs_touch_key: at most one write a
-     * minute per key, not one per request). */
+     * minute per key, not one per request), parent key id. */
     {"fs_authenticate",
      "SELECT k.id, k.user_id, k.scopes::text, k.depth::text, k.actor, k.client_id, "
      "  u.verified::text, k.secret_hash, extract(epoch FROM k.expires_at)::bigint::text, "
-     "  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')::text "
+     "  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')::text, "
+     "  k.parent_key_id "
      "FROM keys k JOIN users u ON u.id = k.user_id "
      "WHERE k.secret_hash = %s AND k.revoked_at IS NULL "
      "  AND (k.expires_at IS NULL OR k.expires_at > now())"},
@@ -39,17 +40,24 @@ const fs_stmt fs_stmts_account[] = {
      "    AND fs_key_active(a))::text "
      "FROM users u JOIN keys k ON k.user_id = u.id WHERE u.id = %s AND k.id = %s"},
 
-    /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1 */
+    /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1,
+     * 5-6 the calling delegate's key id (NULL for an owner key: every key);
+     * a delegate lists only its own revocation tree (sql/0019). */
     {"fs_key_list",
      "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s AND k.client_id IS NULL "
      "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
+     "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text))) "
      "ORDER BY k.id DESC LIMIT %s::integer"},
 
-    /* 1 user id, 2 key id: key json, scopes, active ('t'/'f'), depth */
+    /* 1 user id, 2 key id, 3-4 the calling delegate's key id (NULL for an
+     * owner key): key json, scopes, active ('t'/'f'), depth, expired,
+     * already rolled ('t'/'f'). No row for a key outside the caller's
+     * revocation tree. */
     {"fs_key_get",
      "SELECT fs_key_json(k)::text, k.scopes::text, fs_key_active(k)::text, k.depth::text, "
-     "  k.expires_at IS NOT NULL AND k.expires_at <= now() "
-     "FROM keys k WHERE k.user_id = %s AND k.id = %s"},
+     "  k.expires_at IS NOT NULL AND k.expires_at <= now(), (k.rolled_to IS NOT NULL)::text "
+     "FROM keys k WHERE k.user_id = %s AND k.id = %s "
+     "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text)))"},
 
     /* 1 key id, 2 user id, 3 name, 4 prefix, 5 hash, 6 scopes json (NULL =
      * full), 7 expires_at (RFC 3339 or NULL), 8 parent key id, 9 actor,
@@ -67,27 +75,54 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT count(*)::text FROM keys a WHERE a.user_id = %s AND a.client_id IS NULL "
      "  AND fs_key_active(a)"},
 
-    /* 1 key id, 2 user id. Revokes the key and every token delegated from
-     * it, at any depth; returns the key's json. */
+    /* 1 key id, 2 user id, 3 key id. Revokes the key and its revocation
+     * tree (fs_key_tree: every token delegated from it, at any depth, and
+     * the access tokens of clients a delegate in it registered); returns
+     * the key's json. */
     {"fs_key_revoke",
-     "WITH RECURSIVE t AS (SELECT id FROM keys WHERE id = %s AND user_id = %s "
-     "  UNION SELECT k.id FROM keys k JOIN t ON k.parent_key_id = t.id), "
+     "WITH t AS (SELECT fs_key_tree(id) AS id FROM keys WHERE id = %s AND user_id = %s), "
      "u AS (UPDATE keys SET revoked_at = COALESCE(revoked_at, now()) "
      "  WHERE id IN (SELECT id FROM t) RETURNING *) "
      "SELECT fs_key_json(u)::text FROM u WHERE u.id = %s"},
 
-    /* 1 old key id, 2 user id, 3 seconds of grace, 4 new id, 5 new prefix,
-     * 6 new hash. The old key (and everything delegated from it) expires
-     * after the grace; the new key has the same name, scopes, parent and
-     * expiry. Zero rows: no such active key. */
+    /* 1 old key id, 2 user id, 3 new key id, 4 seconds of grace, 5 the
+     * calling key's id (the new key never outlives it), 6 new id again, 7 new prefix,
+     * 8 new hash, 9-10 new id again. Marks the old key rolled (once: a
+     * parallel roll of the same key finds rolled_to set and makes nothing)
+     * and ends it, and its revocation tree, after the grace. The new key
+     * takes the old one's place: same name, scopes, parent, client and
+     * actor; its expiry is the earlier of the old key's and the caller's;
+     * the clients and webhooks a delegate registered move to it (so that
+     * rotation does not end them). The parent (or the client) is held FOR
+     * SHARE, so a revocation in progress finishes first and its sweep sees
+     * the new key. Zero rows: the key is not active, was already rolled,
+     * or its parent or client is gone. */
     {"fs_key_roll",
-     "WITH o AS (SELECT * FROM keys WHERE id = %s AND user_id = %s AND fs_key_active(keys)), "
-     "g AS (SELECT now() + make_interval(secs => %s::integer) AS at), "
+     "WITH p AS (SELECT * FROM keys WHERE id = %s AND user_id = %s), "
+     "pp AS (SELECT 1 FROM keys WHERE id = (SELECT parent_key_id FROM p) AND fs_key_active(keys) "
+     "  FOR SHARE), "
+     "pc AS (SELECT 1 FROM clients WHERE id = (SELECT client_id FROM p) AND revoked_at IS NULL "
+     "  AND fs_creator_alive(created_by) FOR SHARE), "
+     "o AS (UPDATE keys SET rolled_to = %s, expires_at = LEAST(COALESCE(keys.expires_at, "
+     "    'infinity'), now() + make_interval(secs => %s::integer)) FROM p "
+     "  WHERE keys.id = p.id AND keys.rolled_to IS NULL AND fs_key_active(keys) "
+     "    AND (p.parent_key_id IS NULL OR EXISTS (SELECT 1 FROM pp)) "
+     "    AND (p.client_id IS NULL OR EXISTS (SELECT 1 FROM pc)) "
+     "  RETURNING keys.id, keys.expires_at AS ends, p.user_id, p.name, p.scopes, "
+     "    p.expires_at AS old_expires, p.parent_key_id, p.client_id, p.actor, p.depth, "
+     "    (SELECT c.expires_at FROM keys c WHERE c.id = %s) AS cap), "
      "n AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
-     "  parent_key_id, actor, depth) SELECT %s, o.user_id, o.name, %s, %s, o.scopes, o.expires_at, "
-     "  o.parent_key_id, o.actor, o.depth FROM o RETURNING *), "
-     "x AS (UPDATE keys SET expires_at = LEAST(COALESCE(keys.expires_at, 'infinity'), g.at) "
-     "  FROM g WHERE keys.id IN (SELECT fs_key_descendants(o.id) FROM o) RETURNING 1) "
+     "  parent_key_id, client_id, actor, depth) SELECT %s, o.user_id, o.name, %s, %s, o.scopes, "
+     "  LEAST(o.old_expires, o.cap), o.parent_key_id, o.client_id, o.actor, o.depth FROM o "
+     "  RETURNING *), "
+     "x AS (UPDATE keys SET expires_at = LEAST(COALESCE(keys.expires_at, 'infinity'), o.ends) "
+     "  FROM o WHERE keys.id IN (SELECT fs_key_tree(o.id)) AND keys.id <> o.id RETURNING 1), "
+     "mc AS (UPDATE clients SET created_by = %s FROM o WHERE clients.created_by = o.id "
+     "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
+     "  RETURNING 1), "
+     "mw AS (UPDATE webhooks SET created_by = %s FROM o WHERE webhooks.created_by = o.id "
+     "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
+     "  RETURNING 1) "
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
 
     /* 1 schema version wanted: 't' when the database is at least there */

@@ -14,17 +14,21 @@ const fs_stmt fs_stmts_oauth[] = {
 
     /* 1 user id: number of active clients */
     {"fs_client_count_active",
-     "SELECT count(*)::text FROM clients c WHERE c.user_id = %s AND c.revoked_at IS NULL"},
+     "SELECT count(*)::text FROM clients c WHERE c.user_id = %s AND c.revoked_at IS NULL "
+     "  AND fs_creator_alive(c.created_by)"},
 
-    /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1 */
+    /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1.
+     * A client whose registering delegate has ended counts as revoked. */
     {"fs_client_list",
      "SELECT c.id, fs_client_json(c)::text FROM clients c WHERE c.user_id = %s "
-     "  AND (%s = 't' OR c.revoked_at IS NULL) AND (%s::text IS NULL OR c.id < %s::text) "
+     "  AND (%s = 't' OR (c.revoked_at IS NULL AND fs_creator_alive(c.created_by))) "
+     "  AND (%s::text IS NULL OR c.id < %s::text) "
      "ORDER BY c.id DESC LIMIT %s::integer"},
 
     /* 1 user id, 2 client id: client json, scopes, active ('t'/'f') */
     {"fs_client_get",
-     "SELECT fs_client_json(c)::text, c.scopes::text, (c.revoked_at IS NULL)::text "
+     "SELECT fs_client_json(c)::text, c.scopes::text, "
+     "  (c.revoked_at IS NULL AND fs_creator_alive(c.created_by))::text "
      "FROM clients c WHERE c.user_id = %s AND c.id = %s"},
 
     /* 1 client id, 2 user id. Marks the client revoked (once) and returns
@@ -36,12 +40,11 @@ const fs_stmt fs_stmts_oauth[] = {
     {"fs_client_revoke", "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
                          "WHERE id = %s AND user_id = %s RETURNING fs_client_json(clients)::text"},
 
-    /* 1 client id. Revokes every access token of the client and every
-     * credential delegated from them; returns how many. */
+    /* 1 client id. Revokes every access token of the client and the
+     * revocation tree of each (fs_key_tree); returns how many. */
     {"fs_client_revoke_tokens",
-     "WITH RECURSIVE d AS (SELECT k.id FROM keys k WHERE k.client_id = %s "
-     "    AND k.revoked_at IS NULL "
-     "  UNION SELECT k.id FROM keys k JOIN d ON k.parent_key_id = d.id), "
+     "WITH d AS (SELECT fs_key_tree(k.id) AS id FROM keys k WHERE k.client_id = %s "
+     "    AND k.revoked_at IS NULL), "
      "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
      "  AND revoked_at IS NULL RETURNING 1) "
      "SELECT count(*)::text FROM u"},
@@ -52,8 +55,7 @@ const fs_stmt fs_stmts_oauth[] = {
      * revocation can, but after the revocation's snapshot was taken).
      * Returns how many. */
     {"fs_key_revoke_sweep",
-     "WITH RECURSIVE d AS (SELECT id FROM keys WHERE id = %s "
-     "  UNION SELECT k.id FROM keys k JOIN d ON k.parent_key_id = d.id), "
+     "WITH d AS (SELECT fs_key_tree(%s) AS id), "
      "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
      "  AND revoked_at IS NULL RETURNING 1) "
      "SELECT count(*)::text FROM u"},
@@ -63,7 +65,8 @@ const fs_stmt fs_stmts_oauth[] = {
      * (all NULL for an unknown client), and the failures of this address
      * in this window (NULL: none). */
     {"fs_client_auth",
-     "SELECT c.user_id, c.secret_hash, c.scopes::text, (c.revoked_at IS NULL)::text, "
+     "SELECT c.user_id, c.secret_hash, c.scopes::text, "
+     "  (c.revoked_at IS NULL AND fs_creator_alive(c.created_by))::text, "
      "  u.verified::text, (SELECT f.n FROM token_failures f WHERE f.addr = %s "
      "    AND f.win = %s::bigint)::text "
      "FROM (SELECT 1) one LEFT JOIN clients c ON c.id = %s "
@@ -77,18 +80,28 @@ const fs_stmt fs_stmts_oauth[] = {
      "  THEN token_failures.n + 1 ELSE 1 END, win = excluded.win "
      "RETURNING n::text"},
 
-    /* 1 client id, 2 token id, 3 prefix, 4 hash, 5 scopes json (NULL =
-     * full), 6 lifetime in seconds. Issues a client_credentials access
-     * token if the client is still active, holding its row until commit.
-     * Zero rows: the client is gone. Returns the token id and user id. */
+    /* 1 client id, 2 client id again, 3 token id, 4 prefix, 5 hash,
+     * 6 scopes json (NULL = full), 7 lifetime in seconds. Issues a
+     * client_credentials access token if the client is still active,
+     * holding its row until commit. A client registered by a delegate
+     * (sql/0019) issues only while that delegate is active (its key row is
+     * held FOR SHARE, so a revocation in progress finishes first and its
+     * sweep sees the token), and its tokens never outlive the delegate.
+     * Zero rows: the client is gone. Returns the token id, user id and
+     * the token's lifetime in seconds. */
     {"fs_token_issue",
-     "WITH c AS (UPDATE clients SET last_used_at = now() WHERE id = %s "
-     "  AND revoked_at IS NULL RETURNING *) "
+     "WITH b AS (SELECT k.revoked_at, k.expires_at, "
+     "    (k.parent_key_id IS NULL AND k.client_id IS NULL AND k.scopes IS NULL) AS owner "
+     "  FROM clients c0 JOIN keys k ON k.id = c0.created_by WHERE c0.id = %s FOR SHARE OF k), "
+     "c AS (UPDATE clients SET last_used_at = now() WHERE id = %s AND revoked_at IS NULL "
+     "  AND NOT EXISTS (SELECT 1 FROM b WHERE NOT b.owner AND (b.revoked_at IS NOT NULL "
+     "    OR (b.expires_at IS NOT NULL AND b.expires_at <= now()))) RETURNING *) "
      "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
      "  client_id, depth) "
      "SELECT %s, c.user_id, COALESCE(c.name, c.id), %s, %s, %s::jsonb, "
-     "  now() + make_interval(secs => %s::integer), c.id, 0 FROM c "
-     "RETURNING id, user_id"},
+     "  LEAST(now() + make_interval(secs => %s::integer), "
+     "    (SELECT b.expires_at FROM b WHERE NOT b.owner)), c.id, 0 FROM c "
+     "RETURNING id, user_id, ceil(extract(epoch FROM expires_at - now()))::bigint::text"},
 
     /* 1 parent key id, 2 new key id, 3 name, 4 prefix, 5 hash, 6 scopes
      * json, 7 expires_at, 8 actor, 9 depth, 10 active-key quota. Mints a
@@ -106,15 +119,18 @@ const fs_stmt fs_stmts_oauth[] = {
      "RETURNING fs_key_json(keys)::text"},
 
     /* 1 audit id, 2 user id, 3 credential id, 4 client id, 5 actor,
-     * 6 action, 7 target id */
-    {"fs_audit_insert", "SELECT fs_audit(%s, %s, %s, %s, %s, %s, %s)"},
+     * 6 action, 7 target id, 8 form id (or NULL) */
+    {"fs_audit_insert", "SELECT fs_audit(%s, %s, %s, %s, %s, %s, %s, %s)"},
 
     /* 1 user id, 2-3 actor (or NULL), 4-6 credential or client id (or
-     * NULL), 7-8 after id (or NULL), 9 limit+1 */
+     * NULL), 7-8 the caller's form: constraints as a JSON array (NULL: no
+     * constraint; otherwise only records about those forms), 9-10 after id
+     * (or NULL), 11 limit+1 */
     {"fs_audit_list",
      "SELECT a.id, fs_audit_json(a)::text FROM audit a WHERE a.user_id = %s "
      "  AND (%s::text IS NULL OR a.actor = %s::text) "
      "  AND (%s::text IS NULL OR a.credential_id = %s::text OR a.client_id = %s::text) "
+     "  AND (%s::jsonb IS NULL OR a.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
      "  AND (%s::text IS NULL OR a.id < %s::text) "
      "ORDER BY a.id DESC LIMIT %s::integer"},
 

@@ -80,8 +80,10 @@ const fs_stmt fs_stmts_verify[] = {
      "SELECT (SELECT count(*) FROM o)::text"},
 
     /* 1 email, 2 code hash, 3 new key id, 4 prefix, 5 secret hash,
-     * 6 revoke existing keys ('t'/'f'). Returns: result ('ok', 'wrong',
-     * 'none'), user json, key json. */
+     * 6-8 revoke existing credentials ('t'/'f', three times): every key
+     * and access token, every OAuth client, every webhook (an attacker who
+     * held a key keeps nothing that can act). Returns: result ('ok',
+     * 'wrong', 'none'), user json, key json, keys revoked. */
     {"fs_recover_confirm",
      "WITH u AS (SELECT * FROM users WHERE email_norm = lower(%s) AND verified), "
      "c AS (SELECT c.* FROM account_codes c JOIN u ON c.user_id = u.id "
@@ -94,11 +96,30 @@ const fs_stmt fs_stmts_verify[] = {
      "k AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash) "
      "  SELECT %s, ok.user_id, 'recovered', %s, %s FROM ok RETURNING *), "
      "rv AS (UPDATE keys SET revoked_at = now() WHERE %s = 't' AND revoked_at IS NULL "
-     "  AND user_id IN (SELECT user_id FROM ok) RETURNING 1) "
+     "  AND user_id IN (SELECT user_id FROM ok) RETURNING 1), "
+     "rc AS (UPDATE clients SET revoked_at = now() WHERE %s = 't' AND revoked_at IS NULL "
+     "  AND user_id IN (SELECT user_id FROM ok) RETURNING 1), "
+     "rw AS (DELETE FROM webhooks WHERE %s = 't' AND user_id IN (SELECT user_id FROM ok) "
+     "  RETURNING 1) "
      "SELECT CASE WHEN EXISTS (SELECT 1 FROM ok) THEN 'ok' "
      "  WHEN EXISTS (SELECT 1 FROM bad) THEN 'wrong' ELSE 'none' END, "
      "  (SELECT fs_user_json(u)::text FROM u), (SELECT fs_key_json(k)::text FROM k), "
      "  (SELECT count(*) FROM rv)::text"},
+
+    /* 1 user id, 2 the recovered key id, 3-4 user id. Run after
+     * fs_recover_confirm with revocation has committed, before the new
+     * secret is handed out: revokes what was minted or issued while that
+     * statement ran (a token exchange or issue holds its parent key or
+     * client, so it commits first, but after the statement's snapshot).
+     * Only the recovered key is spared; nothing else can be legitimate yet. */
+    {"fs_recover_sweep",
+     "WITH k AS (UPDATE keys SET revoked_at = now() WHERE user_id = %s AND id <> %s "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "c AS (UPDATE clients SET revoked_at = now() WHERE user_id = %s AND revoked_at IS NULL "
+     "  RETURNING 1), "
+     "w AS (DELETE FROM webhooks WHERE user_id = %s RETURNING 1) "
+     "SELECT (SELECT count(*) FROM k)::text, (SELECT count(*) FROM c)::text, "
+     "  (SELECT count(*) FROM w)::text"},
 
     /* Outbox. 1 lease (s), 2 batch size: claims due messages (each counts
      * an attempt and is hidden from other workers for the lease). */

@@ -20,27 +20,30 @@ const fs_stmt fs_stmts_webhooks[] = {
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
     /* 1 user id: number of webhooks */
-    {"fs_webhook_count", "SELECT count(*)::text FROM webhooks WHERE user_id = %s"},
+    {"fs_webhook_count", "SELECT count(*)::text FROM webhooks WHERE user_id = %s "
+                         "AND fs_creator_alive(created_by)"},
 
     /* 1 id, 2 user id, 3 url, 4 events (JSON array of strings), 5 form id
-     * (or NULL), 6 sealed secret, 7 user id again, 8 quota. No row when
-     * the quota is reached (exact: fs_quota_admit). */
+     * (or NULL), 6 sealed secret, 7 creating key id, 8 user id again,
+     * 9 quota. No row when the quota is reached (exact: fs_quota_admit). */
     {"fs_webhook_create",
-     "INSERT INTO webhooks (id, user_id, url, events, form_id, secret) "
-     "SELECT %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, %s "
+     "INSERT INTO webhooks (id, user_id, url, events, form_id, secret, created_by) "
+     "SELECT %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, %s, %s "
      "WHERE fs_quota_admit(%s, 'webhooks', %s::integer) "
      "RETURNING fs_webhook_json(webhooks)::text"},
 
-    /* 1 user id, 2-3 allowed form ids (NULL: any), 4-5 after id, 6 limit + 1 */
+    /* 1 user id, 2-3 allowed form ids (NULL: any), 4-5 after id, 6 limit + 1.
+     * A webhook whose registering delegate has ended is gone (sql/0019). */
     {"fs_webhook_list",
      "SELECT w.id, fs_webhook_json(w)::text FROM webhooks w WHERE w.user_id = %s "
+     "  AND fs_creator_alive(w.created_by) "
      "  AND (%s::jsonb IS NULL OR w.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
      "  AND (%s::text IS NULL OR w.id < %s::text) "
      "ORDER BY w.id DESC LIMIT %s::integer"},
 
     /* 1 id, 2 user id: json, form id */
     {"fs_webhook_get", "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
-                       "AND w.user_id = %s"},
+                       "AND w.user_id = %s AND fs_creator_alive(w.created_by)"},
 
     /* 1 id, 2 user id: rows deleted (its deliveries go with it) */
     {"fs_webhook_delete",

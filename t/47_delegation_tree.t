@@ -159,6 +159,17 @@ is $r->code, 201, 'the delegate registers a webhook';
 my $dwh = $r->{json}{id};
 $r = api(POST => '/v1/webhooks', token => $root, body => { url => 'http://127.0.0.1:9/owner', events => ['form.published'] });
 my $owh = $r->{json}{id};
+# a delegate revokes and deletes only what was registered inside its tree
+my ($ocid) = new_client($root, { name => 'the owner\'s client', scopes => ['forms:read'] });
+is api(DELETE => "/v1/clients/$ocid", token => $dt)->code, 404, 'a delegate cannot revoke the owner\'s client';
+ok !api(GET => "/v1/clients/$ocid", token => $root)->{json}{revokedAt}, 'which stays active';
+is api(DELETE => "/v1/webhooks/$owh", token => $dt)->code, 404, 'nor delete the owner\'s webhook';
+is api(GET => "/v1/webhooks/$owh", token => $root)->code, 200, 'which stays';
+$r = exchange($root, scope => 'clients:write webhooks:write forms:read', expires_in => 600);
+my $other_dt = $r->{json}{access_token};
+is api(DELETE => "/v1/webhooks/$dwh", token => $other_dt)->code, 404, 'nor may a sibling delegate delete its webhook';
+my ($own_cid) = new_client($dt, { name => 'short-lived' });
+is api(DELETE => "/v1/clients/$own_cid", token => $dt)->code, 200, 'a delegate revokes its own client';
 is api(DELETE => "/v1/keys/$dt_id", token => $root)->code, 200, 'the delegate is revoked';
 $r = token([grant_type => 'client_credentials'], basic => [$dcid, $dcsecret]);
 oauth_error_ok $r, 401, 'invalid_client', 'its client issues no more tokens';

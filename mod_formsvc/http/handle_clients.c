@@ -155,8 +155,9 @@ static int formsvc_h_clients_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     }
     int was_active = FS_CELL(rs, 0, 2)[0] == 't';
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id};
-    if ((e = formsvc_query(r, "fs_client_revoke", 2, args, &rs)))
+    const char *tree = formsvc_tree_root(r);
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, tree, tree};
+    if ((e = formsvc_query(r, "fs_client_revoke", 4, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
         return formsvc_send_problem(r, no_such_client(r));

@@ -264,8 +264,9 @@ static int formsvc_h_webhooks_delete(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     const char *form_id = FS_CELL(rs, 0, 1);
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id};
-    if ((e = formsvc_query(r, "fs_webhook_delete", 2, args, &rs)))
+    const char *tree = formsvc_tree_root(r);
+    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, tree, tree};
+    if ((e = formsvc_query(r, "fs_webhook_delete", 4, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1 || !strcmp(FS_CELL(rs, 0, 0), "0"))
         return not_found(r);

@@ -37,8 +37,13 @@ const fs_stmt fs_stmts_oauth[] = {
      * moment holds the client row, so once this statement is through no
      * new token can appear, and the next statement's snapshot sees every
      * token that did. */
-    {"fs_client_revoke", "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
-                         "WHERE id = %s AND user_id = %s RETURNING fs_client_json(clients)::text"},
+    /* 3-4 the calling delegate's key id twice (NULL for an owner key): a
+     * delegate revokes only clients registered inside its own tree. */
+    {"fs_client_revoke",
+     "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
+     "WHERE id = %s AND user_id = %s "
+     "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) "
+     "RETURNING fs_client_json(clients)::text"},
 
     /* 1 client id. Revokes every access token of the client and the
      * revocation tree of each (fs_key_tree); returns how many. */

@@ -45,9 +45,12 @@ const fs_stmt fs_stmts_webhooks[] = {
     {"fs_webhook_get", "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
                        "AND w.user_id = %s AND fs_creator_alive(w.created_by)"},
 
-    /* 1 id, 2 user id: rows deleted (its deliveries go with it) */
+    /* 1 id, 2 user id, 3-4 the calling delegate's key id twice (NULL for an
+     * owner key: a delegate deletes only webhooks registered inside its own
+     * tree): rows deleted (its deliveries go with it) */
     {"fs_webhook_delete",
-     "WITH d AS (DELETE FROM webhooks WHERE id = %s AND user_id = %s RETURNING 1) "
+     "WITH d AS (DELETE FROM webhooks WHERE id = %s AND user_id = %s "
+     "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING 1) "
      "SELECT count(*)::text FROM d"},
 
     /* 1 webhook id, 2 user id, 3-4 after delivery id, 5 limit + 1 */

@@ -75,10 +75,14 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
                                  "days)."));
     }
     const char *forms = formsvc_form_constraints(r);
-    const char *args[] = {who->user_id, forms, forms, after, after, apr_itoa(r->pool, limit + 1)};
+    /* submission.created events carry the answers: only for a caller that
+     * may read submissions (docs/webhooks.md) */
+    const char *subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ) ? "t" : "f";
+    const char *args[] = {who->user_id, forms, forms, subs, after, after,
+                          apr_itoa(r->pool, limit + 1)};
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     for (;;) {
-        if ((e = formsvc_query(r, "fs_event_list", 6, args, &rs)))
+        if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
             return formsvc_send_problem(r, e);
         apr_time_t now = apr_time_now();
         if (rs->nrows > 0 || now >= deadline || r->connection->aborted)
@@ -188,6 +192,11 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     formsvc_unknown_members(r, body, allowed, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
+    /* routing submission data somewhere is reading it */
+    for (size_t i = 0; i < json_object_array_length(ev); i++)
+        if (!strcmp(json_object_get_string(json_object_array_get_idx(ev, i)), "submission.created") &&
+            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
+            return formsvc_send_problem(r, e);
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].webhooks;
     const char *id = fs_id_new(r->pool, "whk_");

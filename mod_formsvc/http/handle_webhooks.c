@@ -33,7 +33,10 @@ static int form_visible(request_rec *r, const char *form_id) {
  * cursor; nextCursor is the last event returned (or after, unchanged,
  * when there is none), so a client loops with after=nextCursor. With
  * wait > 0 and nothing to return, the request polls the database every
- * 500 ms until an event arrives or wait seconds have passed. */
+ * 500 ms until an event arrives or wait seconds have passed, holding no
+ * database connection between polls; when this child already has its
+ * bound of waiting requests (event_waits.c) it answers at once with
+ * Formsvc-Wait: busy. */
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit;
@@ -81,14 +84,25 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     const char *args[] = {who->user_id, forms, forms, subs, after, after,
                           apr_itoa(r->pool, limit + 1)};
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
-    for (;;) {
-        if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
-            return formsvc_send_problem(r, e);
-        apr_time_t now = apr_time_now();
-        if (rs->nrows > 0 || now >= deadline || r->connection->aborted)
-            break;
-        apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
-        apr_sleep(deadline - now < nap ? deadline - now : nap);
+    if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows == 0 && wait > 0) {
+        /* A bounded number of requests may sleep in this child, and none
+         * holds a database connection while it does: query, give the
+         * connection back, sleep, take one again. */
+        formsvc_event_wait *held = formsvc_event_wait_begin(r, who->user_id);
+        if (!held)
+            apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
+        for (apr_time_t now = apr_time_now();
+             held && rs->nrows == 0 && now < deadline && !r->connection->aborted;
+             now = apr_time_now()) {
+            formsvc_db_release(r);
+            apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
+            apr_sleep(deadline - now < nap ? deadline - now : nap);
+            if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
+                return formsvc_send_problem(r, e);
+        }
+        formsvc_event_wait_end(r, held);
     }
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object *arr = json_object_new_array();

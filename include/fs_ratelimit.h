@@ -43,6 +43,14 @@ char *fs_rl_store_key(apr_pool_t *p, const char *bucket, int64_t window_start);
  * IPv6 address as its IPv4 address. Anything unparsable as it is. In p. */
 const char *fs_rl_client_key(apr_pool_t *p, const char *ip);
 
+/* The key under which a counter of one client address is stored in a table
+ * that outlives the request (the token endpoint's failure counter): lower-case
+ * hex HMAC-SHA-256 under the pepper (plain SHA-256 when pepper_len is 0) of
+ * purpose and fs_rl_client_key(ip), so an IPv6 client counts by its /64 and
+ * no raw address is ever stored. 64 characters, in p; NULL on failure. */
+char *fs_rl_address_key(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                        const char *purpose, const char *ip);
+
 /* A counter table in memory shared by processes (open addressing),
  * updated with atomic compare-and-swap only: no lock, so no process-wide
  * mutex on the request path. The 64-bit atomics are lock-free on every

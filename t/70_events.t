@@ -118,7 +118,7 @@ ok $r->{json}{data}[0]{data}{slow}, 'the slow event';
 $after = $r->{json}{nextCursor};
 
 # ---- scopes and form: constraints ----------------------------------------------
-$r = api(POST => '/v1/keys', token => $tok, body => { name => 'f2 only', scopes => [ 'webhooks:read', "form:$f2" ] });
+$r = api(POST => '/v1/keys', token => $tok, body => { name => 'f2 only', scopes => [ 'webhooks:read', 'submissions:read', "form:$f2" ] });
 is $r->code, 201, 'constrained key';
 my $k2 = $r->{json}{secret};
 $r = events('', $k2);

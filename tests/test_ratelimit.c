@@ -149,12 +149,34 @@ static void client_keys(void **state) {
     assert_string_equal(fs_rl_client_key(p, NULL), "-");
 }
 
+/* The token endpoint's failure counter key: an IPv6 client by its /64,
+ * IPv4 as it is, no raw address in the key, distinct per purpose and pepper. */
+static void address_keys(void **state) {
+    apr_pool_t *p = *state;
+    const unsigned char pep[] = "0123456789abcdef0123456789abcdef";
+    const char *a = fs_rl_address_key(p, pep, 32, "token", "2001:db8:1:2::1");
+    assert_non_null(a);
+    assert_int_equal(strlen(a), 64);
+    for (const char *c = a; *c; c++)
+        assert_true((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'));
+    assert_string_equal(a, fs_rl_address_key(p, pep, 32, "token", "2001:db8:1:2:ffff:1:2:3"));
+    assert_string_equal(a, fs_rl_address_key(p, pep, 32, "token", "2001:DB8:1:2:abcd::"));
+    assert_string_not_equal(a, fs_rl_address_key(p, pep, 32, "token", "2001:db8:1:3::1"));
+    assert_string_not_equal(a, fs_rl_address_key(p, pep, 32, "other", "2001:db8:1:2::1"));
+    assert_string_not_equal(a, fs_rl_address_key(p, pep, 31, "token", "2001:db8:1:2::1"));
+    const char *v4 = fs_rl_address_key(p, pep, 32, "token", "198.51.100.4");
+    assert_string_equal(v4, fs_rl_address_key(p, pep, 32, "token", "::ffff:198.51.100.4"));
+    assert_string_not_equal(v4, fs_rl_address_key(p, pep, 32, "token", "198.51.100.5"));
+    assert_int_equal(strlen(fs_rl_address_key(p, NULL, 0, "token", "198.51.100.4")), 64);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         FS_TEST(window_alignment),
         FS_TEST(decide_counts_up_to_limit),
         FS_TEST(decide_reset_never_zero),
         FS_TEST(hashes),
+        FS_TEST(address_keys),
         FS_TEST(table_counts_per_key_and_window),
         FS_TEST(table_collisions_probe),
         FS_TEST(table_empty), FS_TEST(table_concurrent),

@@ -1,5 +1,6 @@
 /* fs_ratelimit: fixed-window arithmetic and the shared-memory counter table. */
 #include "fs_ratelimit.h"
+#include "fs_secret.h"
 
 #include <stdatomic.h>
 
@@ -148,4 +149,10 @@ const char *fs_rl_client_key(apr_pool_t *p, const char *ip) {
         return apr_psprintf(p, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
     return apr_psprintf(p, "%x:%x:%x:%x::/64", a[0] << 8 | a[1], a[2] << 8 | a[3], a[4] << 8 | a[5],
                         a[6] << 8 | a[7]);
+}
+
+char *fs_rl_address_key(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                        const char *purpose, const char *ip) {
+    return fs_secret_hash(p, pepper, pepper_len,
+                          apr_pstrcat(p, purpose, "\n", fs_rl_client_key(p, ip), NULL));
 }

@@ -26,6 +26,7 @@ formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
     a->mail_target = NULL; /* default: <ServerRoot>/formsvc-mail, see formsvc_mail_dir */
     a->mail_from = "formsvc <no-reply@localhost>";
     a->resend_interval = 60;
+    a->mails_per_day = 5;
     return a;
 }
 
@@ -48,6 +49,7 @@ formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base, const 
     AMERGE(smtp_password_file);
     c->smtp_password = add->smtp_password_file_set ? add->smtp_password : base->smtp_password;
     AMERGE(resend_interval);
+    AMERGE(mails_per_day);
     return c;
 }
 
@@ -201,5 +203,16 @@ const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg) {
         return "FormsvcVerifyResendInterval takes seconds from 0 to 86400";
     acct_of(cmd)->resend_interval = (int)v;
     acct_of(cmd)->resend_interval_set = 1;
+    return NULL;
+}
+
+const char *formsvc_set_mails_per_day(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (!*arg || *end || v < 1 || v > 1000)
+        return "FormsvcAccountMailsPerDay takes a count from 1 to 1000";
+    acct_of(cmd)->mails_per_day = (int)v;
+    acct_of(cmd)->mails_per_day_set = 1;
     return NULL;
 }

@@ -31,9 +31,11 @@ typedef struct formsvc_acct {
     const char *smtp_user, *smtp_password_file;
     const char *smtp_password; /* read with its directive from smtp_password_file */
     int resend_interval;      /* seconds between two verification mails */
+    int mails_per_day;        /* account mails per account and per address, 24 h */
     unsigned rule_set;        /* bit per rule */
     unsigned int store_set : 1, slots_set : 1, mail_set : 1, mail_from_set : 1,
-        smtp_user_set : 1, smtp_password_file_set : 1, resend_interval_set : 1;
+        smtp_user_set : 1, smtp_password_file_set : 1, resend_interval_set : 1,
+        mails_per_day_set : 1;
 } formsvc_acct;
 
 extern const char *const formsvc_rl_names[FORMSVC_RL_N];
@@ -48,6 +50,7 @@ const char *formsvc_set_rl_slots(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const char *arg);
 const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_mails_per_day(cmd_parms *cmd, void *d, const char *arg);
 
 /* The directives of this file, spliced into formsvc_cmds in config.c. */
 #define FORMSVC_ACCOUNT_CMDS                                                              \
@@ -70,6 +73,9 @@ const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg);
     AP_INIT_TAKE1("FormsvcMailSMTPPasswordFile", formsvc_set_acct_str, (void *)2,         \
                   RSRC_CONF, "File holding the SMTP AUTH password"),                      \
     AP_INIT_TAKE1("FormsvcVerifyResendInterval", formsvc_set_resend, NULL, RSRC_CONF,     \
-                  "Seconds before another verification mail may be sent (default 60)")
+                  "Seconds before another verification mail may be sent (default 60)"), \
+    AP_INIT_TAKE1("FormsvcAccountMailsPerDay", formsvc_set_mails_per_day, NULL, RSRC_CONF, \
+                  "Verification and recovery mails per account and per address in any "  \
+                  "24 hours (default 5)")
 
 #endif

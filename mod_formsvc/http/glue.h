@@ -33,6 +33,7 @@ typedef struct formsvc_req {
     formsvc_principal *who;   /* NULL until authenticated */
     fs_error *auth_error;     /* why authentication failed (for the error page) */
     fs_db *db;                /* acquired lazily */
+    struct formsvc_held_db *held; /* the connection behind db (request.c) */
     struct formsvc_capture *capture; /* set during an internal dispatch (dispatch.h) */
 } formsvc_req;
 
@@ -42,6 +43,10 @@ const char *formsvc_base_url(request_rec *r);
 
 /* Database: the mod_dbd connection of this request, or a 503 problem. */
 fs_error *formsvc_db(request_rec *r, fs_db **db);
+/* Gives the request's connection back to mod_dbd's pool now (a long poll
+ * before it sleeps); the next formsvc_db/formsvc_query takes one again.
+ * Never inside a transaction. No operation when none is held. */
+void formsvc_db_release(request_rec *r);
 fs_error *formsvc_query(request_rec *r, const char *label, int nargs,
                         const char *const *args, fs_rows **out);
 

@@ -67,9 +67,10 @@ static fs_error *invalid_client(request_rec *r, const char *detail) {
     return e;
 }
 
-/* Counts one failed client authentication of this address. */
-static void count_failure(request_rec *r, const char *win) {
-    const char *args[] = {r->useragent_ip, win};
+/* Counts one failed client authentication of this address (addr: its
+ * counter key, fs_rl_address_key). */
+static void count_failure(request_rec *r, const char *addr, const char *win) {
+    const char *args[] = {addr, win};
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_token_fail", 2, args, &rs);
     if (e)
@@ -78,7 +79,7 @@ static void count_failure(request_rec *r, const char *win) {
         FORMSVC_LOG(r, APLOG_NOTICE, 10512,
                     "token endpoint: %d failed client authentications from %s; "
                     "refusing it for the rest of the minute",
-                    TOKEN_FAILURE_LIMIT, r->useragent_ip);
+                    TOKEN_FAILURE_LIMIT, fs_rl_client_key(r->pool, r->useragent_ip));
 }
 
 static int send_token(request_rec *r, const char *secret, long long expires_in,
@@ -114,8 +115,13 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     }
     apr_int64_t now = now_sec();
     const char *win = apr_psprintf(r->pool, "%" APR_INT64_T_FMT, now / TOKEN_FAILURE_WINDOW);
-    /* one round trip: the client row and this address's failures */
-    const char *args[] = {r->useragent_ip, win, id ? id : ""};
+    /* one round trip: the client row and this address's failures (an IPv6
+     * client counted by its /64, stored only as a keyed hash) */
+    const char *addr = fs_rl_address_key(r->pool, c->pepper, c->pepper_len, "token-failures",
+                                         r->useragent_ip);
+    if (!addr)
+        return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
+    const char *args[] = {addr, win, id ? id : ""};
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_client_auth", 3, args, &rs);
     if (e)
@@ -129,7 +135,7 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
         return oauth_problem(r, e);
     }
     if (is_basic && !basic_ok) {
-        count_failure(r, win);
+        count_failure(r, addr, win);
         return oauth_problem(r, invalid_client(r, "The HTTP Basic credentials cannot be "
                                                   "decoded as client_id:client_secret."));
     }
@@ -146,7 +152,7 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
         ok = hash && fs_secret_equal(hash, stored) && FS_CELL(rs, 0, 3)[0] == 't';
     }
     if (!ok) {
-        count_failure(r, win);
+        count_failure(r, addr, win);
         FORMSVC_LOG(r, APLOG_INFO, 10513, "token endpoint: client authentication failed");
         return oauth_problem(r, invalid_client(r, "Client authentication failed: unknown or "
                                                   "deleted client, or wrong secret."));

@@ -94,10 +94,14 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "conflict",
                              "The account's address cannot be used as a mail recipient."));
-    const char *interval = apr_itoa(r->pool, formsvc_conf(r->server)->acct->resend_interval);
-    const char *args[] = {
-        who->user_id, interval, hash_of(r, "code", code), hash_of(r, "token", token), mid,
-        msg,          interval};
+    formsvc_acct *acct = formsvc_conf(r->server)->acct;
+    const char *args[] = {who->user_id,
+                          apr_itoa(r->pool, acct->mails_per_day),
+                          apr_itoa(r->pool, acct->resend_interval),
+                          hash_of(r, "code", code),
+                          hash_of(r, "token", token),
+                          mid,
+                          msg};
     if ((e = formsvc_query(r, "fs_verify_send", 7, args, &rs)))
         return formsvc_send_problem(r, e);
     if (rs->nrows != 1)
@@ -106,14 +110,20 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
     if (!strcmp(state, "verified"))
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
-    if (!strcmp(state, "wait")) {
+    if (strcmp(state, "sent")) {
         int wait = atoi(FS_CELL(rs, 0, 1));
         if (wait < 1)
             wait = 1;
-        e = fs_error_make(r->pool, "rate-limited",
-                          "A verification mail was sent moments ago; a new one can be sent "
-                          "in %d seconds.",
-                          wait);
+        if (!strcmp(state, "day"))
+            e = fs_error_make(r->pool, "rate-limited",
+                              "This account or its address has had %d verification or recovery "
+                              "mails in the last 24 hours; a new one can be sent in %d seconds.",
+                              acct->mails_per_day, wait);
+        else
+            e = fs_error_make(r->pool, "rate-limited",
+                              "A verification mail was sent moments ago; a new one can be sent "
+                              "in %d seconds.",
+                              wait);
         e->retry_after = wait;
         return formsvc_send_problem(r, e);
     }
@@ -306,10 +316,15 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     char *msg = formsvc_mail_message(r, email, "Account recovery code", text, &mid);
     if (!msg) /* an address the mail system cannot carry: nothing to send */
         return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
-    const char *args[] = {email, apr_itoa(r->pool, formsvc_conf(r->server)->acct->resend_interval),
-                          hash_of(r, "code", code), mid, msg};
+    formsvc_acct *acct = formsvc_conf(r->server)->acct;
+    const char *args[] = {email,
+                          apr_itoa(r->pool, acct->mails_per_day),
+                          apr_itoa(r->pool, acct->resend_interval),
+                          hash_of(r, "code", code),
+                          mid,
+                          msg};
     fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_recover_send", 5, args, &rs)))
+    if ((e = formsvc_query(r, "fs_recover_send", 6, args, &rs)))
         return formsvc_send_problem(r, e);
     return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
 }

@@ -33,7 +33,10 @@ static int form_visible(request_rec *r, const char *form_id) {
  * cursor; nextCursor is the last event returned (or after, unchanged,
  * when there is none), so a client loops with after=nextCursor. With
  * wait > 0 and nothing to return, the request polls the database every
- * 500 ms until an event arrives or wait seconds have passed. */
+ * 500 ms until an event arrives or wait seconds have passed, holding no
+ * database connection between polls; when this child already has its
+ * bound of waiting requests (event_waits.c) it answers at once with
+ * Formsvc-Wait: busy. */
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit;
@@ -75,16 +78,31 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
                                  "days)."));
     }
     const char *forms = formsvc_form_constraints(r);
-    const char *args[] = {who->user_id, forms, forms, after, after, apr_itoa(r->pool, limit + 1)};
+    /* submission.created events carry the answers: only for a caller that
+     * may read submissions (docs/webhooks.md) */
+    const char *subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ) ? "t" : "f";
+    const char *args[] = {who->user_id, forms, forms, subs, after, after,
+                          apr_itoa(r->pool, limit + 1)};
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
-    for (;;) {
-        if ((e = formsvc_query(r, "fs_event_list", 6, args, &rs)))
-            return formsvc_send_problem(r, e);
-        apr_time_t now = apr_time_now();
-        if (rs->nrows > 0 || now >= deadline || r->connection->aborted)
-            break;
-        apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
-        apr_sleep(deadline - now < nap ? deadline - now : nap);
+    if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
+        return formsvc_send_problem(r, e);
+    if (rs->nrows == 0 && wait > 0) {
+        /* A bounded number of requests may sleep in this child, and none
+         * holds a database connection while it does: query, give the
+         * connection back, sleep, take one again. */
+        formsvc_event_wait *held = formsvc_event_wait_begin(r, who->user_id);
+        if (!held)
+            apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
+        for (apr_time_t now = apr_time_now();
+             held && rs->nrows == 0 && now < deadline && !r->connection->aborted;
+             now = apr_time_now()) {
+            formsvc_db_release(r);
+            apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
+            apr_sleep(deadline - now < nap ? deadline - now : nap);
+            if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
+                return formsvc_send_problem(r, e);
+        }
+        formsvc_event_wait_end(r, held);
     }
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object *arr = json_object_new_array();
@@ -188,6 +206,11 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     formsvc_unknown_members(r, body, allowed, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
+    /* routing submission data somewhere is reading it */
+    for (size_t i = 0; i < json_object_array_length(ev); i++)
+        if (!strcmp(json_object_get_string(json_object_array_get_idx(ev, i)), "submission.created") &&
+            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
+            return formsvc_send_problem(r, e);
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].webhooks;
     const char *id = fs_id_new(r->pool, "whk_");

@@ -11,10 +11,29 @@ const char *formsvc_set_webhook_private(cmd_parms *cmd, void *d, int on);
 /* 1 when private and loopback targets (and plain http) are allowed. */
 int formsvc_webhook_allow_private(void);
 
+/* FormsvcEventWaits auto|<per process> [<per account>] (global; default
+ * auto = ThreadsPerChild / 4, and 2): event_waits.c. */
+const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct);
+/* Back to the defaults (pre_config: a restart reads the directive again). */
+void formsvc_event_waits_reset(void);
+
+/* One GET /v1/events request allowed to sleep in this httpd child. */
+typedef struct formsvc_event_wait formsvc_event_wait;
+/* Takes a wait for user_id, held until formsvc_event_wait_end or the end
+ * of r->pool; NULL when this child already has its bound of waiting
+ * requests in all or for this account (then answer at once). */
+formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id);
+/* Gives the wait back. No operation when w is NULL. */
+void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w);
+
 #define FORMSVC_WEBHOOK_CMDS                                                                       \
     AP_INIT_FLAG("FormsvcWebhookAllowPrivate", formsvc_set_webhook_private, NULL, RSRC_CONF,       \
                  "On: webhooks may target private, loopback and link-local addresses "             \
-                 "and use plain http (for development and tests; default Off)")
+                 "and use plain http (for development and tests; default Off)"),                   \
+    AP_INIT_TAKE12("FormsvcEventWaits", formsvc_set_event_waits, NULL, RSRC_CONF,                  \
+                   "GET /v1/events?wait= requests that may wait at once per httpd child: auto "    \
+                   "(ThreadsPerChild / 4, the default) or a count; then per account and child "    \
+                   "(default 2). Others are answered at once.")
 
 /* Registers the pre_config (reset the directive) and child_init (start the
  * delivery worker) hooks. */

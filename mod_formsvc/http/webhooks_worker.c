@@ -147,7 +147,8 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
-    allow_private = 0; /* a restart reads the directive again */
+    allow_private = 0; /* a restart reads the directives again */
+    formsvc_event_waits_reset();
     return OK;
 }
 

@@ -10,16 +10,18 @@ const fs_stmt fs_stmts_verify[] = {
     /* 1 user id: email, verified ('t'/'f') */
     {"fs_user_contact", "SELECT email, verified::text FROM users WHERE id = %s"},
 
-    /* 1 user id, 2 resend interval (s), 3 code hash, 4 token hash,
-     * 5 outbox id, 6 message, 7 resend interval again. Stores a new code (replacing the old one)
-     * and queues its mail, unless the account is verified or the last code was made less than the
-     * interval ago. Returns: state ('sent', 'verified', 'wait'), seconds to wait, expiresAt, email.
-     */
+    /* 1 user id, 2 mails per day, 3 resend interval (s), 4 code hash,
+     * 5 token hash, 6 outbox id, 7 message. Stores a new code (replacing the
+     * old one) and queues its mail, unless the account is verified or
+     * fs_mail_take (sql/0021) refuses: the account or its address had its
+     * mails of the last 24 hours ('day'), or the last verification code is
+     * younger than the interval ('gap'). Returns: state ('sent', 'verified', 'day',
+     * 'gap'), seconds to wait, expiresAt, email. */
     {"fs_verify_send",
-     "WITH u AS (SELECT id, email, verified FROM users WHERE id = %s FOR UPDATE), "
-     "prev AS (SELECT c.created_at FROM account_codes c WHERE c.user_id = (SELECT id FROM u) "
-     "  AND c.purpose = 'verify' AND c.created_at > now() - make_interval(secs => %s::integer)), "
-     "ok AS (SELECT * FROM u WHERE NOT u.verified AND NOT EXISTS (SELECT 1 FROM prev)), "
+     "WITH u AS (SELECT id, email, email_norm, verified FROM users WHERE id = %s FOR UPDATE), "
+     "t AS (SELECT m.reason, m.wait FROM (SELECT * FROM u WHERE NOT u.verified) v "
+     "  CROSS JOIN LATERAL fs_mail_take(v.id, v.email_norm, 'verify', %s::integer, %s::integer) m), "
+     "ok AS (SELECT u.* FROM u, t WHERE t.reason = 'ok'), "
      "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, token_hash, created_at, "
      "  expires_at) SELECT ok.id, 'verify', %s, %s, now(), now() + interval '24 hours' FROM ok "
      "  ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = EXCLUDED.code_hash, "
@@ -28,9 +30,8 @@ const fs_stmt fs_stmts_verify[] = {
      "o AS (INSERT INTO outbox (id, recipient, message) SELECT %s, ok.email, %s FROM ok, c "
      "  RETURNING 1) "
      "SELECT CASE WHEN u.verified THEN 'verified' WHEN (SELECT count(*) FROM o) = 1 THEN 'sent' "
-     "  ELSE 'wait' END, "
-     "  COALESCE(ceil(extract(epoch FROM (SELECT max(created_at) FROM prev) "
-     "    + make_interval(secs => %s::integer) - now())), 0)::bigint::text, "
+     "  ELSE COALESCE((SELECT reason FROM t), 'gap') END, "
+     "  COALESCE((SELECT wait FROM t), 0)::text, "
      "  fs_ts((SELECT expires_at FROM c)), u.email FROM u"},
 
     /* 1 user id, 2 code hash. Returns: already verified ('t'/'f'), result
@@ -61,21 +62,21 @@ const fs_stmt fs_stmts_verify[] = {
      "v AS (UPDATE users SET verified = true WHERE id IN (SELECT user_id FROM ok) RETURNING *) "
      "SELECT email FROM v"},
 
-    /* 1 email (as typed, trimmed), 2 resend interval, 3 code hash,
-     * 4 outbox id, 5 message. For a verified account only, and at most
-     * once per interval; says nothing about which happened. */
+    /* 1 email (as typed, trimmed), 2 mails per day, 3 resend interval,
+     * 4 code hash, 5 outbox id, 6 message. For a verified account only, and
+     * only when fs_mail_take allows (the same counts as verification mail);
+     * says nothing about which happened. */
     {"fs_recover_send",
-     "WITH u AS (SELECT id, email FROM users WHERE email_norm = lower(%s) AND verified), "
-     "prev AS (SELECT 1 FROM account_codes c JOIN u ON c.user_id = u.id "
-     "  WHERE c.purpose = 'recover' AND c.created_at > now() - make_interval(secs => "
-     "%s::integer)), "
+     "WITH u AS (SELECT id, email, email_norm FROM users WHERE email_norm = lower(%s) AND verified), "
+     "t AS (SELECT m.reason FROM u "
+     "  CROSS JOIN LATERAL fs_mail_take(u.id, u.email_norm, 'recover', %s::integer, %s::integer) m), "
+     "ok AS (SELECT u.* FROM u, t WHERE t.reason = 'ok'), "
      "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, created_at, expires_at) "
-     "  SELECT u.id, 'recover', %s, now(), now() + interval '24 hours' FROM u "
-     "  WHERE NOT EXISTS (SELECT 1 FROM prev) "
+     "  SELECT ok.id, 'recover', %s, now(), now() + interval '24 hours' FROM ok "
      "  ON CONFLICT (user_id, purpose) DO UPDATE SET code_hash = EXCLUDED.code_hash, "
      "  attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at, used_at = NULL "
      "  RETURNING a.user_id), "
-     "o AS (INSERT INTO outbox (id, recipient, message) SELECT %s, u.email, %s FROM u, c "
+     "o AS (INSERT INTO outbox (id, recipient, message) SELECT %s, ok.email, %s FROM ok, c "
      "  RETURNING 1) "
      "SELECT (SELECT count(*) FROM o)::text"},
 
@@ -149,8 +150,12 @@ const fs_stmt fs_stmts_verify[] = {
      "  count(*) FILTER (WHERE failed_at > now() - interval '1 day')::text "
      "FROM outbox"},
 
-    /* Keeps the outbox small: sent and failed mail older than a week. */
+    /* Keeps the outbox small: sent and failed mail older than a week; and
+     * mail_quota: keys without a mail for 25 hours. */
     {"fs_outbox_sweep",
+     "WITH q AS (DELETE FROM mail_quota WHERE key IN (SELECT key FROM mail_quota "
+     "  WHERE COALESCE(sent[cardinality(sent)] < now() - interval '25 hours', true) "
+     "  LIMIT 10000 FOR UPDATE SKIP LOCKED)) "
      "DELETE FROM outbox WHERE COALESCE(sent_at, failed_at) < now() - interval '7 days'"},
 
     {NULL, NULL}};

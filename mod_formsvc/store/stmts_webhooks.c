@@ -7,14 +7,16 @@ const fs_stmt fs_stmts_webhooks[] = {
      * account's (a valid cursor) */
     {"fs_event_cursor", "SELECT 1 FROM events WHERE id = %s AND user_id = %s"},
 
-    /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4-5
-     * after event id (or NULL), 6 limit + 1. Oldest first, in (xid, id)
+    /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
+     * submission events too ('t'/'f': the caller has submissions:read),
+     * 5-6 after event id (or NULL), 7 limit + 1. Oldest first, in (xid, id)
      * order, and only events of transactions older than every running
      * one, so that a later page never gains an event before the cursor. */
     {"fs_event_list",
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
+     "  AND (%s::boolean OR e.type <> 'submission.created') "
      "  AND (%s::text IS NULL OR (e.xid, e.id) > (SELECT c.xid, c.id FROM events c "
      "    WHERE c.id = %s::text)) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},

@@ -1,6 +1,7 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
 #include "config_accounts.h"
+#include "dbpool.h"
 #include "webhooks.h"
 #include "fs_secret.h"
 
@@ -198,6 +199,7 @@ const command_rec formsvc_cmds[] = {
                   "webhooks|requests <count>"),
     FORMSVC_ACCOUNT_CMDS,
     FORMSVC_WEBHOOK_CMDS,
+    FORMSVC_DB_CMDS,
     {NULL}};
 
 const char *formsvc_load_secrets(apr_pool_t *p, server_rec *s)

@@ -1,5 +1,6 @@
 /* request: per-request context, database access, body reading, responses. */
 #include "glue.h"
+#include "dbpool.h"
 #include "dispatch.h"
 #include "fs_json.h"
 #include "fs_util.h"
@@ -31,18 +32,13 @@ const char *formsvc_base_url(request_rec *r)
     return ap_construct_url(r->pool, c->base_path, r);
 }
 
-static APR_OPTIONAL_FN_TYPE(ap_dbd_acquire) *dbd_acquire;
-
 fs_error *formsvc_db(request_rec *r, fs_db **out)
 {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->db) {
-        if (!dbd_acquire)
-            dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
-        /* ap_dbd_acquire, not cacquire: under the event MPM a connection
-         * must not be held across keep-alive idle time. The connection goes
-         * back to the pool with r->pool. */
-        ap_dbd_t *d = dbd_acquire ? dbd_acquire(r) : NULL;
+        /* ap_dbd_acquire through a gate that bounds the wait (dbpool.h);
+         * the connection goes back to the pool with r->pool. */
+        ap_dbd_t *d = formsvc_dbpool_acquire(r);
         if (!d) {
             FORMSVC_LOG(r, APLOG_ERR, 10101, "no database connection available");
             return fs_error_make(r->pool, "service-unavailable",

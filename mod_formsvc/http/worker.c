@@ -1,6 +1,7 @@
 /* worker: background threads of an httpd child, stopped and joined before
  * mod_dbd's pool goes (see worker.h for why the order matters). */
 #include "worker.h"
+#include "dbpool.h"
 
 #include <apr_atomic.h>
 #include <apr_optional.h>
@@ -31,9 +32,13 @@ int formsvc_worker_stopping(formsvc_worker *w)
 
 void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db)
 {
-    ap_dbd_t *d = w->open && w->close ? w->open(p, w->s) : NULL;
-    if (!d)
+    if (!w->open || !w->close || !formsvc_dbpool_enter())
         return NULL;
+    ap_dbd_t *d = w->open(p, w->s);
+    if (!d) {
+        formsvc_dbpool_leave();
+        return NULL;
+    }
     apr_atomic_inc32(&w->held);
     db->driver = d->driver;
     db->handle = d->handle;
@@ -47,6 +52,7 @@ void formsvc_worker_db_close(formsvc_worker *w, void *handle)
     if (!handle)
         return;
     w->close(w->s, handle);
+    formsvc_dbpool_leave();
     apr_atomic_dec32(&w->held);
 }
 

@@ -1,0 +1,159 @@
+/* dbpool: the wait for a pooled connection and for a statement, bounded
+ * (see dbpool.h). */
+#include "dbpool.h"
+
+#include <apr_optional.h>
+#include <apr_strings.h>
+#include <apr_thread_cond.h>
+#include <apr_thread_mutex.h>
+#include <mod_dbd.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define DB_DEFAULT_TIMEOUT 10 /* seconds */
+#define DBD_DEFAULT_MAX 10 /* mod_dbd's DBDMax default (threaded MPMs) */
+
+static int timeout_sec = DB_DEFAULT_TIMEOUT;
+static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for */
+
+/* per child */
+static apr_thread_mutex_t *mutex;
+static apr_thread_cond_t *freed;
+static int in_use;
+
+const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg)
+{
+    (void)d;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err)
+        return err;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || end == arg || v < 0 || v > 3600)
+        return "FormsvcDBTimeout takes seconds from 0 (no limit) to 3600";
+    timeout_sec = (int)v;
+    return NULL;
+}
+
+/* The last value of a top-level directive, or NULL. */
+static const char *directive_arg(const char *name)
+{
+    const char *v = NULL;
+    for (ap_directive_t *d = ap_conftree; d; d = d->next)
+        if (!strcasecmp(d->directive, name))
+            v = d->args;
+    return v;
+}
+
+void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s)
+{
+    (void)pconf;
+    (void)s;
+    const char *max = directive_arg("DBDMax"), *persist = directive_arg("DBDPersist");
+    pool_max = max ? atoi(max) : DBD_DEFAULT_MAX;
+    if (pool_max < 1)
+        pool_max = 1;
+    if (persist && (!strcasecmp(persist, "off") || !strcmp(persist, "0")))
+        pool_max = 0;
+}
+
+static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
+{
+    (void)pconf;
+    (void)plog;
+    (void)ptemp;
+    timeout_sec = DB_DEFAULT_TIMEOUT; /* a restart reads the directive again */
+    return OK;
+}
+
+void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s)
+{
+    fs_store_set_timeout(timeout_sec * 1000);
+    in_use = 0;
+    if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
+        apr_thread_cond_create(&freed, pchild) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "AH12152: cannot make the database connection gate; waits for a pooled "
+                     "connection are not bounded");
+        mutex = NULL;
+    }
+}
+
+int formsvc_dbpool_enter(void)
+{
+    if (!mutex || !pool_max)
+        return 1;
+    apr_time_t deadline = apr_time_now() + apr_time_from_sec(timeout_sec);
+    int ok = 1;
+    apr_thread_mutex_lock(mutex);
+    while (in_use >= pool_max) {
+        if (!timeout_sec) {
+            apr_thread_cond_wait(freed, mutex);
+            continue;
+        }
+        apr_time_t left = deadline - apr_time_now();
+        if (left <= 0) {
+            ok = 0;
+            break;
+        }
+        apr_thread_cond_timedwait(freed, mutex, left);
+    }
+    if (ok)
+        in_use++;
+    apr_thread_mutex_unlock(mutex);
+    return ok;
+}
+
+void formsvc_dbpool_leave(void)
+{
+    if (!mutex || !pool_max)
+        return;
+    apr_thread_mutex_lock(mutex);
+    in_use--;
+    apr_thread_cond_signal(freed);
+    apr_thread_mutex_unlock(mutex);
+}
+
+static apr_status_t leave_cleanup(void *data)
+{
+    (void)data;
+    formsvc_dbpool_leave();
+    return APR_SUCCESS;
+}
+
+static APR_OPTIONAL_FN_TYPE(ap_dbd_acquire) *dbd_acquire;
+
+ap_dbd_t *formsvc_dbpool_acquire(request_rec *r)
+{
+    if (!dbd_acquire)
+        dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
+    if (!dbd_acquire)
+        return NULL;
+    /* ap_dbd_acquire keeps one connection per initial request: count it
+     * once, there */
+    request_rec *ir = r;
+    while (!ap_is_initial_req(ir))
+        ir = ir->prev ? ir->prev : ir->main;
+    void *entered = NULL;
+    apr_pool_userdata_get(&entered, "formsvc-dbpool", ir->pool);
+    if (!entered) {
+        if (!formsvc_dbpool_enter()) {
+            FORMSVC_LOG(r, APLOG_WARNING, 12153,
+                        "no pooled database connection came free within %d s", timeout_sec);
+            return NULL;
+        }
+        /* registered before ap_dbd_acquire's own release, so it runs after
+         * it: the connection is back in the pool before a waiter wakes */
+        apr_pool_cleanup_register(ir->pool, NULL, leave_cleanup, apr_pool_cleanup_null);
+        apr_pool_userdata_setn("1", "formsvc-dbpool", NULL, ir->pool);
+    }
+    /* ap_dbd_acquire, not cacquire: under the event MPM a connection must
+     * not be held across keep-alive idle time */
+    return dbd_acquire(ir);
+}
+
+void formsvc_dbpool_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
+}

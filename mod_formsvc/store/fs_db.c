@@ -123,11 +123,17 @@ static void break_connection(PGconn *c)
     PQconsumeInput(c); /* reads EOF: libpq marks the connection bad */
 }
 
-/* Waits until libpq has the whole answer or the deadline passes. 1 when
- * the answer is in, 0 on timeout or a broken connection. */
+/* Sends what libpq has queued and waits until it has a whole result (or
+ * knows there is none left), or the deadline passes. 1 when PQgetResult
+ * will not block; 0 on timeout (*timed_out set) or a broken connection. */
 static int await(PGconn *c, apr_time_t deadline, int *timed_out)
 {
-    while (PQisBusy(c)) {
+    for (;;) {
+        int pending = PQflush(c); /* non-blocking mode: 1 while output remains */
+        if (pending < 0)
+            return 0;
+        if (!pending && !PQisBusy(c))
+            return 1;
         int wait = -1;
         if (deadline) {
             apr_time_t left = deadline - apr_time_now();
@@ -137,32 +143,37 @@ static int await(PGconn *c, apr_time_t deadline, int *timed_out)
             }
             wait = (int)apr_time_as_msec(left) + 1;
         }
-        struct pollfd pfd = {PQsocket(c), POLLIN, 0};
+        struct pollfd pfd = {PQsocket(c), (short)(POLLIN | (pending ? POLLOUT : 0)), 0};
         if (pfd.fd < 0)
             return 0;
         int n = poll(&pfd, 1, wait);
         if (n < 0 && errno != EINTR)
             return 0;
-        if (n > 0 && !PQconsumeInput(c))
+        if (n > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) && !PQconsumeInput(c))
             return 0;
     }
-    return 1;
 }
 
+/* One attempt, in non-blocking mode so that sending is bounded too (a big
+ * argument to a server that reads nothing would otherwise block in send). */
 static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs,
                 const char *const *args, attempt *a)
 {
     memset(a, 0, sizeof(*a));
+    PQsetnonblocking(c, 1);
     if (!PQsendQueryPrepared(c, label, nargs, args, NULL, NULL, 0)) {
         a->not_sent = 1;
         a->err = apr_pstrdup(p, PQerrorMessage(c));
+        PQsetnonblocking(c, 0);
         return;
     }
     apr_time_t deadline = timeout_ms ? apr_time_now() + apr_time_from_msec(timeout_ms) : 0;
-    if (!await(c, deadline, &a->timed_out))
-        break_connection(c); /* so that PQgetResult cannot block */
-    PGresult *res;
-    while ((res = PQgetResult(c)) != NULL) {
+    for (;;) {
+        if (!a->timed_out && !await(c, deadline, &a->timed_out))
+            break_connection(c); /* so that PQgetResult cannot block */
+        PGresult *res = PQgetResult(c);
+        if (!res)
+            break;
         ExecStatusType st = PQresultStatus(res);
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
             a->result_seen = 1;
@@ -175,6 +186,7 @@ static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs,
         }
         PQclear(res);
     }
+    PQsetnonblocking(c, 0); /* apr_dbd's own calls (PREPARE) expect blocking */
     if (a->err || a->timed_out)
         a->rows = NULL;
     if (a->timed_out && !a->err)

@@ -99,6 +99,17 @@ close $lst;
 END { kill 'KILL', $proxy if $proxy; unlink $flag, $cut if $flag }
 
 
+# The store's notes in an instance's error log after byte $from: each
+# renewal must have happened before a statement was sent (an idle session
+# the server had ended) or for statements a renewed session lacked. A
+# statement sent on a dead session is one whose outcome is unknown.
+sub sent_on_dead_sessions {
+    my ($inst, $from) = @_;
+    my $log = substr($inst->error_log, $from);
+    return grep { !/the server ended the idle session|prepared statement "\w+" does not exist/ }
+        grep { /AH10301/ } split /\n/, $log;
+}
+
 # ---- item 11: back after an immediate restart, terminated sessions, and
 # connections reset on the way; the instance reaches PostgreSQL through the
 # proxy
@@ -107,28 +118,36 @@ END { kill 'KILL', $proxy if $proxy; unlink $flag, $cut if $flag }
 DBDParams "host=127.0.0.1 port=$pport dbname=formsvc user=postgres connect_timeout=2"
 FormsvcRateLimit signup off
 FormsvcQuota unverified requests 1000000
-DBDKeep 4
-DBDExptime 2
+DBDKeep 10
+DBDExptime 300
 CONF
     my $tok = $inst->api(POST => '/v1/signup', body => { email => email() })->{json}{apiKey}{secret};
     ok $tok, 'signed up';
-    my $c = burst_codes($inst, 8, 4, $tok);
-    is_deeply $c, { 200 => 32 }, 'warm: 32 x 200 (several pooled connections in each child)';
+    my $c = burst_codes($inst, 12, 4, $tok);
+    is_deeply $c, { 200 => 48 }, 'warm: 48 x 200 (several pooled connections in each child)';
 
     system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", 'restart', $ENV{FORMSVC_PGDIR}, 'immediate') == 0
         or die 'immediate restart failed';
-    sleep 3; # idle longer than DBDExptime
+    # idle, but less than DBDExptime: the dead connections stay in the pool
+    # (past it mod_dbd would drop them unused and open new ones)
+    sleep 3;
+    my $mark = length $inst->error_log;
     $c = burst_codes($inst, 8, 5, $tok);
-    is $c->{503} // 0, 0, 'after an immediate restart and idle time: no 503';
+    is $c->{503} // 0, 0, 'after an immediate restart and idle time, on the pooled connections: no 503';
     is_deeply $c, { 200 => 40 }, 'every request of the burst 200';
+    is_deeply [ sent_on_dead_sessions($inst, $mark) ], [],
+        'dead sessions were renewed before a statement was sent on them';
 
     my $killed = psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                     . "WHERE datname = 'formsvc' AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
     cmp_ok $killed, '>', 0, "sessions terminated ($killed)";
     sleep 0.5;
+    $mark = length $inst->error_log;
     $c = burst_codes($inst, 8, 5, $tok);
     is $c->{503} // 0, 0, 'after pg_terminate_backend of every session: no 503';
     is_deeply $c, { 200 => 40 }, 'every request of the burst 200';
+    is_deeply [ sent_on_dead_sessions($inst, $mark) ], [],
+        'terminated sessions were renewed before a statement was sent on them';
 
     # every pooled connection reset on the way (RST), the database up
     open my $fh, '>', $cut or die; close $fh;

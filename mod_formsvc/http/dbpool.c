@@ -11,7 +11,7 @@
 APLOG_USE_MODULE(formsvc);
 
 #define DB_DEFAULT_TIMEOUT 10 /* seconds */
-#define DBD_DEFAULT_MAX 10 /* mod_dbd's DBDMax default (threaded MPMs) */
+#define DBD_DEFAULT_MAX 10    /* mod_dbd's DBDMax default (threaded MPMs) */
 
 static int timeout_sec = DB_DEFAULT_TIMEOUT;
 static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for */
@@ -21,8 +21,7 @@ static apr_thread_mutex_t *mutex;
 static apr_thread_cond_t *freed;
 static int in_use;
 
-const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg)
-{
+const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
     if (err)
@@ -36,8 +35,7 @@ const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg)
 }
 
 /* The last value of a top-level directive, or NULL. */
-static const char *directive_arg(const char *name)
-{
+static const char *directive_arg(const char *name) {
     const char *v = NULL;
     for (ap_directive_t *d = ap_conftree; d; d = d->next)
         if (!strcasecmp(d->directive, name))
@@ -45,8 +43,7 @@ static const char *directive_arg(const char *name)
     return v;
 }
 
-void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s)
-{
+void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
     (void)pconf;
     (void)s;
     const char *max = directive_arg("DBDMax"), *persist = directive_arg("DBDPersist");
@@ -57,8 +54,7 @@ void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s)
         pool_max = 0;
 }
 
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
-{
+static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
@@ -66,8 +62,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp)
     return OK;
 }
 
-void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s)
-{
+void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec * 1000);
     in_use = 0;
     if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
@@ -79,8 +74,7 @@ void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s)
     }
 }
 
-int formsvc_dbpool_enter(void)
-{
+int formsvc_dbpool_enter(void) {
     if (!mutex || !pool_max)
         return 1;
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(timeout_sec);
@@ -104,8 +98,7 @@ int formsvc_dbpool_enter(void)
     return ok;
 }
 
-void formsvc_dbpool_leave(void)
-{
+void formsvc_dbpool_leave(void) {
     if (!mutex || !pool_max)
         return;
     apr_thread_mutex_lock(mutex);
@@ -114,17 +107,15 @@ void formsvc_dbpool_leave(void)
     apr_thread_mutex_unlock(mutex);
 }
 
-static apr_status_t leave_cleanup(void *data)
-{
+static apr_status_t leave_cleanup(void *data) {
     (void)data;
     formsvc_dbpool_leave();
     return APR_SUCCESS;
 }
 
-static APR_OPTIONAL_FN_TYPE(ap_dbd_acquire) *dbd_acquire;
+static APR_OPTIONAL_FN_TYPE(ap_dbd_acquire) * dbd_acquire;
 
-ap_dbd_t *formsvc_dbpool_acquire(request_rec *r)
-{
+ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
     if (!dbd_acquire)
         dbd_acquire = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire);
     if (!dbd_acquire)
@@ -152,8 +143,7 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r)
     return dbd_acquire(ir);
 }
 
-void formsvc_dbpool_hooks(apr_pool_t *p)
-{
+void formsvc_dbpool_hooks(apr_pool_t *p) {
     (void)p;
     ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -7,10 +7,10 @@
  * 8 attempts, then the message is marked failed. GET /readyz/outbox shows
  * a stuck outbox. */
 #include "mail.h"
-#include "worker.h"
 #include "config_accounts.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "worker.h"
 
 #include <apr_file_info.h>
 #include <apr_file_io.h>

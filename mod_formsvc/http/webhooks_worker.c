@@ -81,8 +81,7 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
         const char *args[] = {o->attempt_json, b, b, b, id};
         e = fs_db_query(p, db, "fs_delivery_failed", 5, args, &out);
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                     "AH10861: webhook delivery %s (attempt %d) failed: %s", id, attempt,
-                     o->error);
+                     "AH10861: webhook delivery %s (attempt %d) failed: %s", id, attempt, o->error);
     }
     if (e)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,

@@ -19,19 +19,17 @@ struct formsvc_worker {
     apr_thread_t *thread;
     apr_thread_mutex_t *mutex; /* with cond: cuts the sleep between rounds short */
     apr_thread_cond_t *cond;
-    apr_uint32_t stop;         /* set once, by the pre-cleanup */
-    apr_uint32_t held;         /* connections taken and not given back */
-    APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open;
-    APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close;
+    apr_uint32_t stop; /* set once, by the pre-cleanup */
+    apr_uint32_t held; /* connections taken and not given back */
+    APR_OPTIONAL_FN_TYPE(ap_dbd_open) * open;
+    APR_OPTIONAL_FN_TYPE(ap_dbd_close) * close;
 };
 
-int formsvc_worker_stopping(formsvc_worker *w)
-{
+int formsvc_worker_stopping(formsvc_worker *w) {
     return apr_atomic_read32(&w->stop) != 0;
 }
 
-void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db)
-{
+void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db) {
     if (!w->open || !w->close || !formsvc_dbpool_enter())
         return NULL;
     ap_dbd_t *d = w->open(p, w->s);
@@ -47,8 +45,7 @@ void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db)
     return d;
 }
 
-void formsvc_worker_db_close(formsvc_worker *w, void *handle)
-{
+void formsvc_worker_db_close(formsvc_worker *w, void *handle) {
     if (!handle)
         return;
     w->close(w->s, handle);
@@ -56,8 +53,7 @@ void formsvc_worker_db_close(formsvc_worker *w, void *handle)
     apr_atomic_dec32(&w->held);
 }
 
-static void *APR_THREAD_FUNC run(apr_thread_t *thd, void *data)
-{
+static void *APR_THREAD_FUNC run(apr_thread_t *thd, void *data) {
     formsvc_worker *w = data;
     apr_pool_t *wp;
     /* unmanaged: the thread's memory is its own, whatever the child pool's
@@ -80,8 +76,7 @@ static void *APR_THREAD_FUNC run(apr_thread_t *thd, void *data)
 
 /* A pre-cleanup of the child pool: runs before its subpools (mod_dbd's
  * among them) are destroyed. */
-static apr_status_t stop(void *data)
-{
+static apr_status_t stop(void *data) {
     formsvc_worker *w = data;
     apr_status_t rv;
     apr_thread_mutex_lock(w->mutex);
@@ -97,8 +92,7 @@ static apr_status_t stop(void *data)
 }
 
 formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const char *name,
-                                     formsvc_worker_round *fn)
-{
+                                     formsvc_worker_round *fn) {
     formsvc_worker *w = apr_pcalloc(pchild, sizeof(*w));
     w->name = name;
     w->s = s;

@@ -44,24 +44,20 @@
 static fs_log_fn *logger;
 static int timeout_ms; /* 0: wait as long as the server takes */
 
-void fs_store_set_logger(fs_log_fn *fn)
-{
+void fs_store_set_logger(fs_log_fn *fn) {
     logger = fn;
 }
 
-void fs_store_set_timeout(int ms)
-{
+void fs_store_set_timeout(int ms) {
     timeout_ms = ms > 0 ? ms : 0;
 }
 
-static void log_msg(int level, const char *msg)
-{
+static void log_msg(int level, const char *msg) {
     if (logger)
         logger(level, msg);
 }
 
-fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad)
-{
+fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad) {
     if (sqlstate && strlen(sqlstate) == 5) {
         if (!strcmp(sqlstate, "26000"))
             return FS_DB_NO_STATEMENT;
@@ -77,8 +73,7 @@ fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad)
     return conn_bad ? FS_DB_LOST : FS_DB_ERROR;
 }
 
-int fs_db_retry_safe(fs_db_failure f, int result_seen)
-{
+int fs_db_retry_safe(fs_db_failure f, int result_seen) {
     if (f == FS_DB_NO_STATEMENT)
         return 1; /* refused before it ran */
     if (f == FS_DB_LOST)
@@ -88,16 +83,15 @@ int fs_db_retry_safe(fs_db_failure f, int result_seen)
 
 /* What one attempt gave. */
 typedef struct attempt {
-    fs_rows *rows;       /* set on success */
-    const char *err;     /* message, on failure */
-    const char *sqlstate;/* NULL when libpq gave none */
-    int result_seen;     /* a result of the statement arrived */
-    int timed_out;       /* the deadline passed; the connection was shut */
-    int not_sent;        /* the statement did not leave */
+    fs_rows *rows;        /* set on success */
+    const char *err;      /* message, on failure */
+    const char *sqlstate; /* NULL when libpq gave none */
+    int result_seen;      /* a result of the statement arrived */
+    int timed_out;        /* the deadline passed; the connection was shut */
+    int not_sent;         /* the statement did not leave */
 } attempt;
 
-static fs_rows *copy_rows(apr_pool_t *p, PGresult *res)
-{
+static fs_rows *copy_rows(apr_pool_t *p, PGresult *res) {
     fs_rows *rs = apr_pcalloc(p, sizeof(*rs));
     rs->nrows = PQntuples(res);
     rs->ncols = PQnfields(res);
@@ -115,8 +109,7 @@ static fs_rows *copy_rows(apr_pool_t *p, PGresult *res)
 /* Shuts the socket so that libpq sees the connection as broken: used when
  * the server does not answer in time. PQcancel is no help here: it waits
  * for the server to close the cancel connection, without a time limit. */
-static void break_connection(PGconn *c)
-{
+static void break_connection(PGconn *c) {
     int fd = PQsocket(c);
     if (fd >= 0)
         shutdown(fd, SHUT_RDWR);
@@ -126,8 +119,7 @@ static void break_connection(PGconn *c)
 /* Sends what libpq has queued and waits until it has a whole result (or
  * knows there is none left), or the deadline passes. 1 when PQgetResult
  * will not block; 0 on timeout (*timed_out set) or a broken connection. */
-static int await(PGconn *c, apr_time_t deadline, int *timed_out)
-{
+static int await(PGconn *c, apr_time_t deadline, int *timed_out) {
     for (;;) {
         int pending = PQflush(c); /* non-blocking mode: 1 while output remains */
         if (pending < 0)
@@ -156,9 +148,8 @@ static int await(PGconn *c, apr_time_t deadline, int *timed_out)
 
 /* One attempt, in non-blocking mode so that sending is bounded too (a big
  * argument to a server that reads nothing would otherwise block in send). */
-static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs,
-                const char *const *args, attempt *a)
-{
+static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs, const char *const *args,
+                attempt *a) {
     memset(a, 0, sizeof(*a));
     PQsetnonblocking(c, 1);
     if (!PQsendQueryPrepared(c, label, nargs, args, NULL, NULL, 0)) {
@@ -197,8 +188,7 @@ static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs,
 
 /* Prepares every statement again on this handle, after DEALLOCATE ALL (a
  * session that lost some statements may still hold others). */
-static int reprepare_all(apr_pool_t *p, fs_db *db, PGconn *c)
-{
+static int reprepare_all(apr_pool_t *p, fs_db *db, PGconn *c) {
     PGresult *res = PQexec(c, "DEALLOCATE ALL");
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
@@ -218,8 +208,7 @@ static int reprepare_all(apr_pool_t *p, fs_db *db, PGconn *c)
 
 /* A new session on the same handle (PQreset, bounded by connect_timeout
  * in DBDParams) with every statement prepared. */
-static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why)
-{
+static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
     if (PQstatus(c) != CONNECTION_OK) {
         PQreset(c);
         if (PQstatus(c) != CONNECTION_OK) {
@@ -232,16 +221,14 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why)
         log_msg(4, apr_psprintf(p, "preparing statements again failed: %s", PQerrorMessage(c)));
         return 0;
     }
-    log_msg(5, apr_psprintf(p, "database session renewed and statements prepared again (%s)",
-                            why));
+    log_msg(5, apr_psprintf(p, "database session renewed and statements prepared again (%s)", why));
     return 1;
 }
 
 /* An idle pooled connection that has something to read has been told
  * something by the server: usually that the session is over. Reads it;
  * 1 when the connection is still good. */
-static int idle_alive(PGconn *c)
-{
+static int idle_alive(PGconn *c) {
     if (PQstatus(c) != CONNECTION_OK)
         return 0;
     /* A server ending the session sends its FATAL message and closes the
@@ -259,19 +246,16 @@ static int idle_alive(PGconn *c)
     return 1;
 }
 
-static fs_error *unavailable(apr_pool_t *p)
-{
+static fs_error *unavailable(apr_pool_t *p) {
     return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
 }
 
 /* Drivers other than pgsql: apr_dbd alone, without the bound or retries. */
 static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
                                apr_dbd_prepared_t *stmt, int nargs, const char *const *args,
-                               fs_rows **out)
-{
+                               fs_rows **out) {
     apr_dbd_results_t *res = NULL;
-    int rv = apr_dbd_pselect(db->driver, p, db->handle, &res, stmt, 1, nargs,
-                             (const char **)args);
+    int rv = apr_dbd_pselect(db->driver, p, db->handle, &res, stmt, 1, nargs, (const char **)args);
     if (rv != 0) {
         log_msg(3, apr_psprintf(p, "statement %s failed: %s", label,
                                 apr_dbd_error(db->driver, db->handle, rv)));
@@ -301,8 +285,7 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
 }
 
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
-                      const char *const *args, fs_rows **out)
-{
+                      const char *const *args, fs_rows **out) {
     *out = NULL;
     apr_dbd_prepared_t *stmt = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
     if (!stmt) {
@@ -322,16 +305,18 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return NULL;
     }
     if (a.timed_out) {
-        log_msg(4, apr_psprintf(p, "statement %s: no answer from the database within %d ms; "
-                                "connection dropped", label, timeout_ms));
+        log_msg(4, apr_psprintf(p,
+                                "statement %s: no answer from the database within %d ms; "
+                                "connection dropped",
+                                label, timeout_ms));
         return unavailable(p);
     }
     int bad = PQstatus(c) != CONNECTION_OK;
-    fs_db_failure f = a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR)
-                                 : fs_db_classify(a.sqlstate, bad);
+    fs_db_failure f =
+        a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
     if (f == FS_DB_BUSY) {
-        log_msg(4, apr_psprintf(p, "statement %s: database busy (%s): %s", label,
-                                a.sqlstate, a.err));
+        log_msg(4,
+                apr_psprintf(p, "statement %s: database busy (%s): %s", label, a.sqlstate, a.err));
         return unavailable(p);
     }
     if (f == FS_DB_ERROR) {
@@ -340,8 +325,10 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return fs_error_make(p, "internal", NULL);
     }
     if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
-        log_msg(4, apr_psprintf(p, "database connection lost after statement %s ran; not "
-                                "retried: %s", label, a.err));
+        log_msg(4, apr_psprintf(p,
+                                "database connection lost after statement %s ran; not "
+                                "retried: %s",
+                                label, a.err));
         return unavailable(p);
     }
     if (!reconnect(p, db, c, a.err))

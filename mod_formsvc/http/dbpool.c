@@ -34,19 +34,24 @@ const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
     return NULL;
 }
 
-/* The last value of a top-level directive, or NULL. */
-static const char *directive_arg(const char *name) {
-    const char *v = NULL;
-    for (ap_directive_t *d = ap_conftree; d; d = d->next)
+/* The last value of a directive of the main server, looking into
+ * <IfModule>, <IfDefine> and the like but not into <VirtualHost>; NULL
+ * when it is not set. */
+static const char *directive_arg(ap_directive_t *d, const char *name, const char *v) {
+    for (; d; d = d->next) {
         if (!strcasecmp(d->directive, name))
             v = d->args;
+        else if (d->first_child && strcasecmp(d->directive, "<VirtualHost"))
+            v = directive_arg(d->first_child, name, v);
+    }
     return v;
 }
 
 void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
     (void)pconf;
     (void)s;
-    const char *max = directive_arg("DBDMax"), *persist = directive_arg("DBDPersist");
+    const char *max = directive_arg(ap_conftree, "DBDMax", NULL),
+               *persist = directive_arg(ap_conftree, "DBDPersist", NULL);
     pool_max = max ? atoi(max) : DBD_DEFAULT_MAX;
     if (pool_max < 1)
         pool_max = 1;

@@ -57,6 +57,12 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
  * child start. */
 void fs_store_set_timeout(int ms);
 
+/* When a statement was last answered, and when the database was last
+ * found unreachable or silent (apr_time_t; 0 = never). For the glue's
+ * choice between trying the database and answering 503 at once. */
+apr_time_t fs_db_last_ok(void);
+apr_time_t fs_db_last_unavailable(void);
+
 /* How a failed statement failed, from its SQLSTATE (NULL when libpq gave
  * none) and whether libpq now calls the connection bad. */
 typedef enum fs_db_failure {

@@ -2,6 +2,7 @@
  * (see dbpool.h). */
 #include "dbpool.h"
 
+#include <apr_atomic.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
@@ -20,6 +21,8 @@ static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for
 static apr_thread_mutex_t *mutex;
 static apr_thread_cond_t *freed;
 static int in_use;
+static int probing; /* a thread is trying the database while it is suspected down */
+static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
 
 const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
@@ -79,42 +82,70 @@ void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     }
 }
 
-int formsvc_dbpool_enter(void) {
-    if (!mutex || !pool_max)
-        return 1;
+/* The database is suspected down when the last sign of trouble (a
+ * connection that could not be had here, or the store finding it
+ * unreachable or silent) is newer than the last answered statement. */
+static int suspected(void) {
+    apr_time_t bad = (apr_time_t)apr_atomic_read64(&acquire_failed), ok = fs_db_last_ok();
+    apr_time_t unavail = fs_db_last_unavailable();
+    if (unavail > bad)
+        bad = unavail;
+    return bad > ok;
+}
+
+int formsvc_dbpool_enter(int *probe) {
+    *probe = 0;
+    if (!mutex)
+        return FORMSVC_DBPOOL_OK;
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(timeout_sec);
-    int ok = 1;
+    int rc = FORMSVC_DBPOOL_OK;
     apr_thread_mutex_lock(mutex);
-    while (in_use >= pool_max) {
+    for (;;) {
+        if (!*probe && suspected()) {
+            if (probing) {
+                rc = FORMSVC_DBPOOL_DOWN; /* another thread is finding out */
+                break;
+            }
+            probing = *probe = 1;
+        }
+        if (!pool_max || in_use < pool_max) {
+            in_use++;
+            break;
+        }
         if (!timeout_sec) {
             apr_thread_cond_wait(freed, mutex);
             continue;
         }
         apr_time_t left = deadline - apr_time_now();
         if (left <= 0) {
-            ok = 0;
+            rc = FORMSVC_DBPOOL_BUSY;
             break;
         }
         apr_thread_cond_timedwait(freed, mutex, left);
     }
-    if (ok)
-        in_use++;
+    if (rc != FORMSVC_DBPOOL_OK && *probe)
+        probing = *probe = 0;
     apr_thread_mutex_unlock(mutex);
-    return ok;
+    return rc;
 }
 
-void formsvc_dbpool_leave(void) {
-    if (!mutex || !pool_max)
+void formsvc_dbpool_leave(int probe) {
+    if (!mutex)
         return;
     apr_thread_mutex_lock(mutex);
     in_use--;
-    apr_thread_cond_signal(freed);
+    if (probe)
+        probing = 0;
+    apr_thread_cond_broadcast(freed);
     apr_thread_mutex_unlock(mutex);
 }
 
+void formsvc_dbpool_unreachable(void) {
+    apr_atomic_set64(&acquire_failed, (apr_uint64_t)apr_time_now());
+}
+
 static apr_status_t leave_cleanup(void *data) {
-    (void)data;
-    formsvc_dbpool_leave();
+    formsvc_dbpool_leave(*(int *)data);
     return APR_SUCCESS;
 }
 
@@ -133,19 +164,30 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
     void *entered = NULL;
     apr_pool_userdata_get(&entered, "formsvc-dbpool", ir->pool);
     if (!entered) {
-        if (!formsvc_dbpool_enter()) {
+        int *probe = apr_palloc(ir->pool, sizeof(*probe));
+        int rc = formsvc_dbpool_enter(probe);
+        if (rc == FORMSVC_DBPOOL_BUSY) {
             FORMSVC_LOG(r, APLOG_WARNING, 12153,
                         "no pooled database connection came free within %d s", timeout_sec);
             return NULL;
         }
+        if (rc == FORMSVC_DBPOOL_DOWN) {
+            FORMSVC_LOG(r, APLOG_INFO, 12154,
+                        "database unreachable a moment ago and being retried by another "
+                        "request: answering 503 at once");
+            return NULL;
+        }
         /* registered before ap_dbd_acquire's own release, so it runs after
          * it: the connection is back in the pool before a waiter wakes */
-        apr_pool_cleanup_register(ir->pool, NULL, leave_cleanup, apr_pool_cleanup_null);
+        apr_pool_cleanup_register(ir->pool, probe, leave_cleanup, apr_pool_cleanup_null);
         apr_pool_userdata_setn("1", "formsvc-dbpool", NULL, ir->pool);
     }
     /* ap_dbd_acquire, not cacquire: under the event MPM a connection must
      * not be held across keep-alive idle time */
-    return dbd_acquire(ir);
+    ap_dbd_t *d = dbd_acquire(ir);
+    if (!d)
+        formsvc_dbpool_unreachable();
+    return d;
 }
 
 void formsvc_dbpool_hooks(apr_pool_t *p) {

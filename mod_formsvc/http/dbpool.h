@@ -28,10 +28,17 @@ const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg);
 void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s);
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s);
 
-/* Takes a place for one connection; 0 when none came free within the
- * limit. Every place taken is given back with formsvc_dbpool_leave. */
-int formsvc_dbpool_enter(void);
-void formsvc_dbpool_leave(void);
+/* Takes a place for one connection. While the database is suspected down
+ * (the last attempt to reach it failed), one thread at a time goes on to
+ * find out (*probe set) and the others are answered at once: nobody queues
+ * behind connection attempts that time out one after the other (apr-util
+ * 1.6 opens pooled connections while holding the pool's lock). Every
+ * place taken (FORMSVC_DBPOOL_OK) is given back with formsvc_dbpool_leave. */
+enum { FORMSVC_DBPOOL_OK, FORMSVC_DBPOOL_BUSY, FORMSVC_DBPOOL_DOWN };
+int formsvc_dbpool_enter(int *probe);
+void formsvc_dbpool_leave(int probe);
+/* Notes that a connection could not be had (mod_dbd gave none). */
+void formsvc_dbpool_unreachable(void);
 
 /* The connection of request r (its initial request's, as ap_dbd_acquire
  * gives it), taken through the gate and given back with r's pool; NULL

@@ -21,6 +21,7 @@ struct formsvc_worker {
     apr_thread_cond_t *cond;
     apr_uint32_t stop; /* set once, by the pre-cleanup */
     apr_uint32_t held; /* connections taken and not given back */
+    int probe;         /* the connection held is the dbpool probe */
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) * open;
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) * close;
 };
@@ -30,11 +31,12 @@ int formsvc_worker_stopping(formsvc_worker *w) {
 }
 
 void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db) {
-    if (!w->open || !w->close || !formsvc_dbpool_enter())
+    if (!w->open || !w->close || formsvc_dbpool_enter(&w->probe) != FORMSVC_DBPOOL_OK)
         return NULL;
     ap_dbd_t *d = w->open(p, w->s);
     if (!d) {
-        formsvc_dbpool_leave();
+        formsvc_dbpool_unreachable();
+        formsvc_dbpool_leave(w->probe);
         return NULL;
     }
     apr_atomic_inc32(&w->held);
@@ -49,7 +51,7 @@ void formsvc_worker_db_close(formsvc_worker *w, void *handle) {
     if (!handle)
         return;
     w->close(w->s, handle);
-    formsvc_dbpool_leave();
+    formsvc_dbpool_leave(w->probe);
     apr_atomic_dec32(&w->held);
 }
 

@@ -34,6 +34,7 @@
  * preparing them all again on that handle. */
 #include "fs_store.h"
 
+#include <apr_atomic.h>
 #include <apr_strings.h>
 #include <errno.h>
 #include <libpq-fe.h>
@@ -43,6 +44,17 @@
 
 static fs_log_fn *logger;
 static int timeout_ms; /* 0: wait as long as the server takes */
+/* apr_time_t of the last answered statement, and of the last time the
+ * database was found unreachable or silent; shared by the threads */
+static volatile apr_uint64_t last_ok, last_unavailable;
+
+apr_time_t fs_db_last_ok(void) {
+    return (apr_time_t)apr_atomic_read64(&last_ok);
+}
+
+apr_time_t fs_db_last_unavailable(void) {
+    return (apr_time_t)apr_atomic_read64(&last_unavailable);
+}
 
 void fs_store_set_logger(fs_log_fn *fn) {
     logger = fn;
@@ -246,8 +258,22 @@ static int idle_alive(PGconn *c) {
     return 1;
 }
 
+/* The database cannot be reached or does not answer: noted for dbpool. */
 static fs_error *unavailable(apr_pool_t *p) {
+    apr_atomic_set64(&last_unavailable, (apr_uint64_t)apr_time_now());
     return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+}
+
+/* The database answers, but cancelled the statement (statement_timeout,
+ * lock_timeout, out of resources): 503 too, yet no sign that it is down. */
+static fs_error *busy(apr_pool_t *p) {
+    return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+}
+
+static fs_error *answered(fs_rows **out, fs_rows *rows) {
+    apr_atomic_set64(&last_ok, (apr_uint64_t)apr_time_now());
+    *out = rows;
+    return NULL;
 }
 
 /* Drivers other than pgsql: apr_dbd alone, without the bound or retries. */
@@ -280,8 +306,7 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
         rs->nrows++;
     }
     rs->cell = (const char **)cells->elts;
-    *out = rs;
-    return NULL;
+    return answered(out, rs);
 }
 
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
@@ -300,10 +325,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return unavailable(p);
     attempt a;
     run(p, c, label, nargs, args, &a);
-    if (a.rows) {
-        *out = a.rows;
-        return NULL;
-    }
+    if (a.rows)
+        return answered(out, a.rows);
     if (a.timed_out) {
         log_msg(4, apr_psprintf(p,
                                 "statement %s: no answer from the database within %d ms; "
@@ -317,7 +340,7 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (f == FS_DB_BUSY) {
         log_msg(4,
                 apr_psprintf(p, "statement %s: database busy (%s): %s", label, a.sqlstate, a.err));
-        return unavailable(p);
+        return busy(p);
     }
     if (f == FS_DB_ERROR) {
         log_msg(3, apr_psprintf(p, "statement %s failed (%s): %s", label,
@@ -334,14 +357,14 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (!reconnect(p, db, c, a.err))
         return unavailable(p);
     run(p, c, label, nargs, args, &a);
-    if (a.rows) {
-        *out = a.rows;
-        return NULL;
-    }
+    if (a.rows)
+        return answered(out, a.rows);
     bad = PQstatus(c) != CONNECTION_OK;
     f = a.timed_out ? FS_DB_LOST : fs_db_classify(a.sqlstate, bad);
     log_msg(f == FS_DB_ERROR ? 3 : 4,
             apr_psprintf(p, "statement %s failed after reconnecting (%s): %s", label,
                          a.sqlstate ? a.sqlstate : "-", a.err));
-    return f == FS_DB_ERROR ? fs_error_make(p, "internal", NULL) : unavailable(p);
+    if (f == FS_DB_ERROR)
+        return fs_error_make(p, "internal", NULL);
+    return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

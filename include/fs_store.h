@@ -41,12 +41,40 @@ typedef struct fs_rows {
 #define FS_CELL(rs, r, c) ((rs)->cell[(r) * (rs)->ncols + (c)])
 
 /* Runs the prepared statement label with nargs text arguments (NULL is SQL
- * NULL) and reads every row. When the connection was reset under us (a
- * PostgreSQL restart), the statements are prepared again on the same
- * handle and the query runs once more. A connection failure is a 503
- * problem; any other database error a 500. */
+ * NULL) and reads every row. An idle connection the server has ended is
+ * renewed (and its statements prepared again) before the statement is
+ * sent; a connection lost while the statement ran is renewed and the
+ * statement run once more only when it cannot have taken effect (see
+ * fs_db.c). A database that cannot be reached, does not answer within the
+ * time limit (fs_store_set_timeout), or cancels the statement for its own
+ * statement_timeout or lock_timeout is a 503 problem (with Retry-After);
+ * any other database error a 500. */
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
                       const char *const *args, fs_rows **out);
+
+/* The longest fs_db_query waits for the server's answer to one statement,
+ * in milliseconds; 0 (the default) waits as long as it takes. Set once, at
+ * child start. */
+void fs_store_set_timeout(int ms);
+
+/* When a statement was last answered, and when the database was last
+ * found unreachable or silent (apr_time_t; 0 = never). For the glue's
+ * choice between trying the database and answering 503 at once. */
+apr_time_t fs_db_last_ok(void);
+apr_time_t fs_db_last_unavailable(void);
+
+/* How a failed statement failed, from its SQLSTATE (NULL when libpq gave
+ * none) and whether libpq now calls the connection bad. */
+typedef enum fs_db_failure {
+    FS_DB_ERROR,        /* a real error: 500 */
+    FS_DB_LOST,         /* the connection or session is gone: 08xxx, 57P01-57P03 */
+    FS_DB_NO_STATEMENT, /* 26000: the session lost its prepared statements */
+    FS_DB_BUSY          /* 57014 statement_timeout, 55P03 lock_timeout, 53xxx: 503 */
+} fs_db_failure;
+fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad);
+/* 1 when running the statement again on a renewed session cannot make it
+ * take effect twice: result_seen says whether any result of it arrived. */
+int fs_db_retry_safe(fs_db_failure f, int result_seen);
 
 /* Logging callback for the store, set by the glue (ap_log_perror). */
 typedef void fs_log_fn(int level, const char *msg);

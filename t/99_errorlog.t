@@ -10,7 +10,7 @@ open my $fh, '<', "$FindBin::Bin/logs/error_log" or die $!;
 my @unexpected;
 my @allowed = (
     qr/\[dbd:/,                               # mod_dbd during the outage
-    qr/AH10301: store: (database connection|preparing statements again failed)/,  # our own outage notes
+    qr/AH10301: store: (database connection|preparing statements again failed|statement \S+ failed after reconnecting \((08|57P0[123]|-)|statement \S+: no answer from the database)/,  # our own outage notes
     qr/AH10101|AH10102/,                      # 503s while the database is down
     qr/AH0162[89]|AH0163[01]/,                # authz refusals in /guarded
     qr/AH1070[12]/,                           # public pages during t/31's outage

@@ -1,6 +1,7 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
 #include "config_accounts.h"
+#include "dbpool.h"
 #include "webhooks.h"
 #include "fs_secret.h"
 
@@ -244,5 +245,6 @@ const command_rec formsvc_cmds[] = {
                   "webhooks|requests <count>"),
     FORMSVC_ACCOUNT_CMDS,
     FORMSVC_WEBHOOK_CMDS,
+    FORMSVC_DB_CMDS,
     {NULL}};
 

@@ -33,7 +33,6 @@ typedef struct formsvc_req {
     formsvc_principal *who;   /* NULL until authenticated */
     fs_error *auth_error;     /* why authentication failed (for the error page) */
     fs_db *db;                /* acquired lazily */
-    struct formsvc_held_db *held; /* the connection behind db (request.c) */
     struct formsvc_capture *capture; /* set during an internal dispatch (dispatch.h) */
 } formsvc_req;
 

@@ -10,13 +10,12 @@
 #include "config_accounts.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "worker.h"
 
 #include <apr_file_info.h>
 #include <apr_file_io.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
-#include <apr_thread_proc.h>
-#include <mod_dbd.h>
 #include <unistd.h>
 #include <unixd.h>
 
@@ -27,9 +26,6 @@ APLOG_USE_MODULE(formsvc);
 #define LEASE_SECONDS 300
 #define MAX_ATTEMPTS 8
 #define BATCH 5
-
-static volatile int worker_stop;
-static apr_thread_t *worker_thread;
 
 char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
                            const char **id) {
@@ -82,17 +78,24 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
     return OK;
 }
 
-static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i) {
+/* Delivers claimed message i; returns NULL or the error. No database
+ * connection is held meanwhile. */
+static const char *deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i) {
     formsvc_acct *a = formsvc_conf(s)->acct;
     const char *id = FS_CELL(rs, i, 0), *rcpt = FS_CELL(rs, i, 1), *msg = FS_CELL(rs, i, 2);
-    int attempts = atoi(FS_CELL(rs, i, 3));
     fs_mail_transport t = {a->mail == FORMSVC_MAIL_SMTP       ? FS_MAIL_SMTP
                            : a->mail == FORMSVC_MAIL_SENDMAIL ? FS_MAIL_SENDMAIL
                                                               : FS_MAIL_FILE,
                            a->mail == FORMSVC_MAIL_FILE ? mail_dir(p, a) : a->mail_target,
                            a->smtp_user, a->smtp_password, 30};
     const char *from = fs_mail_addr(p, a->mail_from);
-    const char *err = fs_mail_deliver(p, &t, id, from ? from : "", rcpt, msg);
+    return fs_mail_deliver(p, &t, id, from ? from : "", rcpt, msg);
+}
+
+static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i,
+                       const char *err) {
+    const char *id = FS_CELL(rs, i, 0);
+    int attempts = atoi(FS_CELL(rs, i, 3));
     fs_rows *out;
     if (!err) {
         const char *args[] = {id};
@@ -111,60 +114,38 @@ static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, in
                  MAX_ATTEMPTS, err);
 }
 
-static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data) {
-    server_rec *s = data;
-    APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
-    APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
-    apr_pool_t *wp;
-    apr_pool_create_unmanaged_ex(&wp, NULL, NULL);
-    unsigned long round = 0;
-    while (!worker_stop) {
-        apr_pool_t *p;
-        apr_pool_create(&p, wp);
-        ap_dbd_t *d = open && close ? open(p, s) : NULL;
-        if (d) {
-            fs_db db = {d->driver, d->handle, d->prepared, d->pool};
-            fs_rows *rs;
-            const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
-            if (!fs_db_query(p, &db, "fs_outbox_claim", 2, args, &rs))
-                for (int i = 0; i < rs->nrows && !worker_stop; i++)
-                    deliver_one(p, s, &db, rs, i);
-            if (round % 600 == 17) { /* about every ten minutes */
-                fs_db_query(p, &db, "fs_outbox_sweep", 0, NULL, &rs);
-                fs_db_query(p, &db, "fs_ratelimit_sweep", 0, NULL, &rs);
-            }
-            close(s, d);
-        }
-        apr_pool_destroy(p);
-        round++;
-        for (int i = 0; i < 10 && !worker_stop; i++)
-            apr_sleep(apr_time_from_msec(100));
+/* One round: claim a batch (connection taken and given back), deliver it
+ * without a connection, then record the outcomes (connection again). When
+ * the child is exiting, the messages not tried yet stay leased and go out
+ * after the lease, from this machine or another. */
+static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
+    fs_db db;
+    fs_rows *rs = NULL;
+    void *d = formsvc_worker_db(w, p, &db);
+    if (!d)
+        return;
+    const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
+    if (fs_db_query(p, &db, "fs_outbox_claim", 2, args, &rs))
+        rs = NULL;
+    if (round % 600 == 17) { /* about every ten minutes */
+        fs_rows *x;
+        fs_db_query(p, &db, "fs_outbox_sweep", 0, NULL, &x);
+        fs_db_query(p, &db, "fs_ratelimit_sweep", 0, NULL, &x);
     }
-    apr_pool_destroy(wp);
-    (void)thd; /* a plain return: apr_thread_join still works */
-    return NULL;
-}
-
-static apr_status_t stop_worker(void *data) {
-    (void)data;
-    if (worker_thread) {
-        apr_status_t rv;
-        worker_stop = 1;
-        apr_thread_join(&rv, worker_thread);
-        worker_thread = NULL;
-    }
-    return APR_SUCCESS;
+    formsvc_worker_db_close(w, d);
+    if (!rs || rs->nrows == 0)
+        return;
+    const char **err = apr_pcalloc(p, sizeof(*err) * (apr_size_t)rs->nrows);
+    int tried = 0;
+    for (; tried < rs->nrows && !formsvc_worker_stopping(w); tried++)
+        err[tried] = deliver_one(p, s, rs, tried);
+    if (!tried || !(d = formsvc_worker_db(w, p, &db)))
+        return; /* the leases run out and the messages go again */
+    for (int i = 0; i < tried; i++)
+        record_one(p, s, &db, rs, i, err[i]);
+    formsvc_worker_db_close(w, d);
 }
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {
-    worker_stop = 0;
-    apr_threadattr_t *ta;
-    if (apr_threadattr_create(&ta, pchild) != APR_SUCCESS ||
-        apr_thread_create(&worker_thread, ta, worker, s, pchild) != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "AH10615: cannot start the mail worker thread; mail waits in the outbox");
-        worker_thread = NULL;
-        return;
-    }
-    apr_pool_cleanup_register(pchild, NULL, stop_worker, apr_pool_cleanup_null);
+    formsvc_worker_start(pchild, s, "mail", round_fn);
 }

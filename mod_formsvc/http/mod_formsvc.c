@@ -1,6 +1,7 @@
 /* mod_formsvc: hook registration, startup checks and nothing else. */
 #include "glue.h"
 #include "fs_store.h"
+#include "dbpool.h"
 #include "mail.h"
 #include "webhooks.h"
 #include "ratelimit.h"
@@ -63,6 +64,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
                      "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
+    formsvc_dbpool_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
@@ -70,6 +72,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
 /* After mod_dbd has its pool: say at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s)
 {
+    formsvc_dbpool_child_init(p, s);
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
@@ -114,6 +117,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     formsvc_register_authz(p);
     formsvc_public_hooks(p);
     formsvc_webhook_hooks(p);
+    formsvc_dbpool_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

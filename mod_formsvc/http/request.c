@@ -1,5 +1,6 @@
 /* request: per-request context, database access, body reading, responses. */
 #include "glue.h"
+#include "dbpool.h"
 #include "dispatch.h"
 #include "fs_json.h"
 #include "fs_util.h"
@@ -31,57 +32,13 @@ const char *formsvc_base_url(request_rec *r)
     return ap_construct_url(r->pool, c->base_path, r);
 }
 
-static APR_OPTIONAL_FN_TYPE(ap_dbd_open) *dbd_open;
-static APR_OPTIONAL_FN_TYPE(ap_dbd_close) *dbd_close;
-
-/* The mod_dbd connection a request holds: taken from the pool on first use
- * and given back when the request's pool goes, as ap_dbd_acquire does, or
- * earlier by formsvc_db_release (which ap_dbd_acquire cannot do: it ties
- * the connection to the request for its whole life). One per initial
- * request: internal redirects and subrequests share it, as with
- * ap_dbd_acquire. */
-typedef struct formsvc_held_db {
-    server_rec *s;
-    ap_dbd_t *d; /* NULL: none held now */
-} formsvc_held_db;
-
-static apr_status_t give_back(void *data)
-{
-    formsvc_held_db *h = data;
-    if (h->d) {
-        dbd_close(h->s, h->d);
-        h->d = NULL;
-    }
-    return APR_SUCCESS;
-}
-
-static request_rec *initial_request(request_rec *r)
-{
-    while (!ap_is_initial_req(r))
-        r = r->prev ? r->prev : r->main;
-    return r;
-}
-
 fs_error *formsvc_db(request_rec *r, fs_db **out)
 {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->db) {
-        if (!dbd_open) {
-            dbd_open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
-            dbd_close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
-        }
-        /* Not ap_dbd_cacquire: under the event MPM a connection must not be
-         * held across keep-alive idle time. */
-        request_rec *r0 = initial_request(r);
-        formsvc_req *q0 = formsvc_req_get(r0);
-        if (!q0->held) {
-            q0->held = apr_pcalloc(r0->pool, sizeof(*q0->held));
-            q0->held->s = r0->server;
-            apr_pool_cleanup_register(r0->pool, q0->held, give_back, apr_pool_cleanup_null);
-        }
-        if (!q0->held->d && dbd_open && dbd_close)
-            q0->held->d = dbd_open(r0->pool, r0->server);
-        ap_dbd_t *d = q0->held->d;
+        /* through a gate that bounds the wait (dbpool.h); the connection
+         * goes back with the request's pool, or at formsvc_db_release */
+        ap_dbd_t *d = formsvc_dbpool_acquire(r);
         if (!d) {
             FORMSVC_LOG(r, APLOG_ERR, 10101, "no database connection available");
             return fs_error_make(r->pool, "service-unavailable",
@@ -100,12 +57,10 @@ fs_error *formsvc_db(request_rec *r, fs_db **out)
 
 void formsvc_db_release(request_rec *r)
 {
-    request_rec *r0 = initial_request(r);
-    formsvc_req *q0 = formsvc_req_get(r0);
-    if (q0->held)
-        give_back(q0->held);
-    q0->db = NULL;
-    formsvc_req_get(r)->db = NULL;
+    formsvc_dbpool_release(r);
+    /* every request sharing that connection forgets it */
+    for (request_rec *x = r; x; x = x->prev ? x->prev : x->main)
+        formsvc_req_get(x)->db = NULL;
 }
 
 fs_error *formsvc_query(request_rec *r, const char *label, int nargs,

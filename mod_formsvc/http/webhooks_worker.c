@@ -10,11 +10,9 @@
 #include "fs_util.h"
 #include "fs_webhook.h"
 #include "webhooks.h"
+#include "worker.h"
 
-#include <apr_optional.h>
 #include <apr_strings.h>
-#include <apr_thread_proc.h>
-#include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);
 
@@ -26,8 +24,6 @@ APLOG_USE_MODULE(formsvc);
 #define BATCH 4
 
 static int allow_private;
-static volatile int worker_stop;
-static apr_thread_t *worker_thread;
 
 const char *formsvc_set_webhook_private(cmd_parms *cmd, void *d, int on) {
     (void)d;
@@ -42,11 +38,17 @@ int formsvc_webhook_allow_private(void) {
     return allow_private;
 }
 
-static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i) {
+/* The outcome of one delivery, recorded once the batch has been sent. */
+typedef struct outcome {
+    const char *attempt_json; /* the attempt record */
+    const char *error;        /* NULL when delivered */
+} outcome;
+
+/* POSTs claimed delivery i. No database connection is held meanwhile. */
+static outcome deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i) {
     formsvc_srv *c = formsvc_conf(s);
     const char *id = FS_CELL(rs, i, 0), *url = FS_CELL(rs, i, 1), *sealed = FS_CELL(rs, i, 2);
     const char *whk = FS_CELL(rs, i, 3), *body = FS_CELL(rs, i, 4);
-    int attempt = atoi(FS_CELL(rs, i, 5));
     apr_time_t now = apr_time_now();
     apr_int64_t ts = (apr_int64_t)apr_time_sec(now);
     fs_webhook_result res = {0, NULL, 0};
@@ -61,19 +63,25 @@ static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, in
     json_object_object_add(a, "status", res.status ? json_object_new_int((int)res.status) : NULL);
     json_object_object_add(a, "error", res.error ? json_object_new_string(res.error) : NULL);
     json_object_object_add(a, "durationMs", json_object_new_int((int)res.ms));
-    const char *aj = fs_json_str(p, a);
+    outcome o = {fs_json_str(p, a), res.error ? apr_pstrdup(p, res.error) : NULL};
+    return o;
+}
+
+static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i,
+                       const outcome *o) {
+    const char *id = FS_CELL(rs, i, 0);
+    int attempt = atoi(FS_CELL(rs, i, 5));
     fs_rows *out;
     fs_error *e;
-    if (!res.error) {
-        const char *args[] = {aj, id};
+    if (!o->error) {
+        const char *args[] = {o->attempt_json, id};
         e = fs_db_query(p, db, "fs_delivery_succeeded", 2, args, &out);
     } else {
         const char *b = apr_itoa(p, fs_webhook_backoff(attempt));
-        const char *args[] = {aj, b, b, b, id};
+        const char *args[] = {o->attempt_json, b, b, b, id};
         e = fs_db_query(p, db, "fs_delivery_failed", 5, args, &out);
         ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                     "AH10861: webhook delivery %s (attempt %d) failed: %s", id, attempt,
-                     res.error);
+                     "AH10861: webhook delivery %s (attempt %d) failed: %s", id, attempt, o->error);
     }
     if (e)
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -82,65 +90,46 @@ static void deliver_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, in
                      id);
 }
 
-static void *APR_THREAD_FUNC worker(apr_thread_t *thd, void *data) {
-    server_rec *s = data;
-    APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
-    APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
-    apr_pool_t *wp;
-    apr_pool_create_unmanaged_ex(&wp, NULL, NULL);
-    unsigned long round = 0;
-    while (!worker_stop) {
-        apr_pool_t *p;
-        apr_pool_create(&p, wp);
-        ap_dbd_t *d = open && close ? open(p, s) : NULL;
-        if (d) {
-            fs_db db = {d->driver, d->handle, d->prepared, d->pool};
-            fs_rows *rs;
-            const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
-            if (!fs_db_query(p, &db, "fs_delivery_claim", 2, args, &rs))
-                for (int i = 0; i < rs->nrows && !worker_stop; i++) {
-                    apr_pool_t *ip;
-                    apr_pool_create(&ip, p);
-                    deliver_one(ip, s, &db, rs, i);
-                    apr_pool_destroy(ip);
-                }
-            if (round % 600 == 29) /* about every ten minutes */
-                fs_db_query(p, &db, "fs_event_sweep", 0, NULL, &rs);
-            close(s, d);
-        }
-        apr_pool_destroy(p);
-        round++;
-        for (int i = 0; i < 10 && !worker_stop; i++)
-            apr_sleep(apr_time_from_msec(100));
+/* One round: claim a batch (connection taken and given back), POST it
+ * without a connection, then record the outcomes (connection again). When
+ * the child is exiting, the deliveries not tried yet stay leased and go
+ * out after the lease. */
+static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
+    fs_db db;
+    fs_rows *rs = NULL;
+    void *d = formsvc_worker_db(w, p, &db);
+    if (!d)
+        return;
+    const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
+    if (fs_db_query(p, &db, "fs_delivery_claim", 2, args, &rs))
+        rs = NULL;
+    if (round % 600 == 29) { /* about every ten minutes */
+        fs_rows *x;
+        fs_db_query(p, &db, "fs_event_sweep", 0, NULL, &x);
     }
-    apr_pool_destroy(wp);
-    (void)thd;
-    return NULL;
-}
-
-static apr_status_t stop_worker(void *data) {
-    (void)data;
-    if (worker_thread) {
-        apr_status_t rv;
-        worker_stop = 1;
-        apr_thread_join(&rv, worker_thread);
-        worker_thread = NULL;
+    formsvc_worker_db_close(w, d);
+    if (!rs || rs->nrows == 0)
+        return;
+    outcome *o = apr_pcalloc(p, sizeof(*o) * (apr_size_t)rs->nrows);
+    int tried = 0;
+    for (; tried < rs->nrows && !formsvc_worker_stopping(w); tried++) {
+        apr_pool_t *ip; /* curl and json-c scratch of one delivery */
+        apr_pool_create(&ip, p);
+        o[tried] = deliver_one(ip, s, rs, tried);
+        o[tried].attempt_json = apr_pstrdup(p, o[tried].attempt_json);
+        if (o[tried].error)
+            o[tried].error = apr_pstrdup(p, o[tried].error);
+        apr_pool_destroy(ip);
     }
-    return APR_SUCCESS;
+    if (!tried || !(d = formsvc_worker_db(w, p, &db)))
+        return; /* the leases run out and the deliveries go again */
+    for (int i = 0; i < tried; i++)
+        record_one(p, s, &db, rs, i, &o[i]);
+    formsvc_worker_db_close(w, d);
 }
 
 static void child_init(apr_pool_t *pchild, server_rec *s) {
-    worker_stop = 0;
-    apr_threadattr_t *ta;
-    if (apr_threadattr_create(&ta, pchild) != APR_SUCCESS ||
-        apr_thread_create(&worker_thread, ta, worker, s, pchild) != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "AH10863: cannot start the webhook worker thread; deliveries wait in "
-                     "the queue");
-        worker_thread = NULL;
-        return;
-    }
-    apr_pool_cleanup_register(pchild, NULL, stop_worker, apr_pool_cleanup_null);
+    formsvc_worker_start(pchild, s, "webhook", round_fn);
 }
 
 static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {

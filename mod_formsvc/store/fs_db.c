@@ -1,57 +1,293 @@
-/* fs_db: executing prepared statements through apr_dbd, and recovering
- * after PostgreSQL restarts.
+/* fs_db: executing prepared statements on the connections mod_dbd hands
+ * out, bounding how long one may take, and recovering when PostgreSQL
+ * restarts or ends sessions.
  *
- * Why recovery is ours: apr_dbd_check_conn (called by mod_dbd when it hands
- * out a connection) runs PQreset() on a broken connection and reports
- * success, but the new session has no prepared statements, and mod_dbd
- * never prepares them again. So on a failure we ask the driver whether the
- * connection is alive (resetting it if not), prepare every statement again
- * on this handle, and retry once. */
+ * The statements are prepared through apr_dbd (mod_dbd does it on every
+ * new pooled connection, under their labels); they are run here with libpq
+ * itself (apr_dbd_native_handle), for three things apr_dbd cannot give:
+ *
+ * - A bound on the wait (fs_store_set_timeout): the answer is awaited with
+ *   poll() against a deadline. A server that does not answer in time (for
+ *   example a stopped or unreachable one, where its own statement_timeout
+ *   cannot fire) has the connection shut: the request gets a 503 problem
+ *   and the next user of the connection has mod_dbd reconnect it.
+ * - SQLSTATE, to tell a lost connection (class 08, 57P01-57P03), a missing
+ *   prepared statement (26000), a statement_timeout or lock_timeout
+ *   (57014, 55P03: 503, the database is busy) and a real error (500) apart,
+ *   rather than reading message text.
+ * - Knowing whether the statement can have run. libpq reports a connection
+ *   the server closed while it sat in the pool as good until it is used,
+ *   so apr_dbd_check_conn does not reconnect it. Before sending, an idle
+ *   connection with something to read is probed: a server that ended the
+ *   session has said so (or closed the socket) by then, and the connection
+ *   is reset and its statements prepared again before the statement is
+ *   sent, so nothing is retried at all. When the connection breaks after
+ *   sending, the statement is retried once on a fresh session only if no
+ *   result of it came back: PostgreSQL sends a statement's result together
+ *   with the commit's ReadyForQuery, so without a result the statement was
+ *   rolled back, except in the instant between a commit reaching the disk
+ *   and the answer leaving the server. Writes that must not happen twice
+ *   carry an Idempotency-Key (docs/deploy.md).
+ *
+ * A reset session has none of the prepared statements (mod_dbd prepares
+ * them only when it opens a connection), so every reset is followed by
+ * preparing them all again on that handle. */
 #include "fs_store.h"
 
+#include <apr_atomic.h>
 #include <apr_strings.h>
+#include <errno.h>
+#include <libpq-fe.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static fs_log_fn *logger;
+static int timeout_ms; /* 0: wait as long as the server takes */
+/* apr_time_t of the last answered statement, and of the last time the
+ * database was found unreachable or silent; shared by the threads */
+static volatile apr_uint64_t last_ok, last_unavailable;
 
-void fs_store_set_logger(fs_log_fn *fn)
-{
+apr_time_t fs_db_last_ok(void) {
+    return (apr_time_t)apr_atomic_read64(&last_ok);
+}
+
+apr_time_t fs_db_last_unavailable(void) {
+    return (apr_time_t)apr_atomic_read64(&last_unavailable);
+}
+
+void fs_store_set_logger(fs_log_fn *fn) {
     logger = fn;
 }
 
-static void log_msg(int level, const char *msg)
-{
+void fs_store_set_timeout(int ms) {
+    timeout_ms = ms > 0 ? ms : 0;
+}
+
+static void log_msg(int level, const char *msg) {
     if (logger)
         logger(level, msg);
 }
 
-static int reprepare_all(fs_db *db)
-{
+fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad) {
+    if (sqlstate && strlen(sqlstate) == 5) {
+        if (!strcmp(sqlstate, "26000"))
+            return FS_DB_NO_STATEMENT;
+        if (!strncmp(sqlstate, "08", 2) || !strcmp(sqlstate, "57P01") ||
+            !strcmp(sqlstate, "57P02") || !strcmp(sqlstate, "57P03"))
+            return FS_DB_LOST;
+        if (!strcmp(sqlstate, "57014") || !strcmp(sqlstate, "55P03"))
+            return FS_DB_BUSY;
+        if (!strncmp(sqlstate, "53", 2)) /* insufficient resources */
+            return FS_DB_BUSY;
+    }
+    /* libpq's own errors (no SQLSTATE) on a connection it now calls bad */
+    return conn_bad ? FS_DB_LOST : FS_DB_ERROR;
+}
+
+int fs_db_retry_safe(fs_db_failure f, int result_seen) {
+    if (f == FS_DB_NO_STATEMENT)
+        return 1; /* refused before it ran */
+    if (f == FS_DB_LOST)
+        return !result_seen;
+    return 0;
+}
+
+/* What one attempt gave. */
+typedef struct attempt {
+    fs_rows *rows;        /* set on success */
+    const char *err;      /* message, on failure */
+    const char *sqlstate; /* NULL when libpq gave none */
+    int result_seen;      /* a result of the statement arrived */
+    int timed_out;        /* the deadline passed; the connection was shut */
+    int not_sent;         /* the statement did not leave */
+} attempt;
+
+static fs_rows *copy_rows(apr_pool_t *p, PGresult *res) {
+    fs_rows *rs = apr_pcalloc(p, sizeof(*rs));
+    rs->nrows = PQntuples(res);
+    rs->ncols = PQnfields(res);
+    int n = rs->nrows * rs->ncols;
+    rs->cell = apr_palloc(p, sizeof(const char *) * (apr_size_t)(n > 0 ? n : 1));
+    for (int r = 0; r < rs->nrows; r++)
+        for (int c = 0; c < rs->ncols; c++)
+            rs->cell[r * rs->ncols + c] =
+                PQgetisnull(res, r, c)
+                    ? NULL
+                    : apr_pstrmemdup(p, PQgetvalue(res, r, c), (apr_size_t)PQgetlength(res, r, c));
+    return rs;
+}
+
+/* Shuts the socket so that libpq sees the connection as broken: used when
+ * the server does not answer in time. PQcancel is no help here: it waits
+ * for the server to close the cancel connection, without a time limit. */
+static void break_connection(PGconn *c) {
+    int fd = PQsocket(c);
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
+    PQconsumeInput(c); /* reads EOF: libpq marks the connection bad */
+}
+
+/* Sends what libpq has queued and waits until it has a whole result (or
+ * knows there is none left), or the deadline passes. 1 when PQgetResult
+ * will not block; 0 on timeout (*timed_out set) or a broken connection. */
+static int await(PGconn *c, apr_time_t deadline, int *timed_out) {
+    for (;;) {
+        int pending = PQflush(c); /* non-blocking mode: 1 while output remains */
+        if (pending < 0)
+            return 0;
+        if (!pending && !PQisBusy(c))
+            return 1;
+        int wait = -1;
+        if (deadline) {
+            apr_time_t left = deadline - apr_time_now();
+            if (left <= 0) {
+                *timed_out = 1;
+                return 0;
+            }
+            wait = (int)apr_time_as_msec(left) + 1;
+        }
+        struct pollfd pfd = {PQsocket(c), (short)(POLLIN | (pending ? POLLOUT : 0)), 0};
+        if (pfd.fd < 0)
+            return 0;
+        int n = poll(&pfd, 1, wait);
+        if (n < 0 && errno != EINTR)
+            return 0;
+        if (n > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) && !PQconsumeInput(c))
+            return 0;
+    }
+}
+
+/* One attempt, in non-blocking mode so that sending is bounded too (a big
+ * argument to a server that reads nothing would otherwise block in send). */
+static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs, const char *const *args,
+                attempt *a) {
+    memset(a, 0, sizeof(*a));
+    PQsetnonblocking(c, 1);
+    if (!PQsendQueryPrepared(c, label, nargs, args, NULL, NULL, 0)) {
+        a->not_sent = 1;
+        a->err = apr_pstrdup(p, PQerrorMessage(c));
+        PQsetnonblocking(c, 0);
+        return;
+    }
+    apr_time_t deadline = timeout_ms ? apr_time_now() + apr_time_from_msec(timeout_ms) : 0;
+    for (;;) {
+        if (!a->timed_out && !await(c, deadline, &a->timed_out))
+            break_connection(c); /* so that PQgetResult cannot block */
+        PGresult *res = PQgetResult(c);
+        if (!res)
+            break;
+        ExecStatusType st = PQresultStatus(res);
+        if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+            a->result_seen = 1;
+            if (!a->err)
+                a->rows = copy_rows(p, res);
+        } else if (!a->err) {
+            const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+            a->sqlstate = code ? apr_pstrdup(p, code) : NULL;
+            a->err = apr_pstrdup(p, PQresultErrorMessage(res));
+        }
+        PQclear(res);
+    }
+    PQsetnonblocking(c, 0); /* apr_dbd's own calls (PREPARE) expect blocking */
+    if (a->err || a->timed_out)
+        a->rows = NULL;
+    if (a->timed_out && !a->err)
+        a->err = "no answer within the time limit";
+    if (!a->rows && !a->err)
+        a->err = "no result";
+}
+
+/* Prepares every statement again on this handle, after DEALLOCATE ALL (a
+ * session that lost some statements may still hold others). */
+static int reprepare_all(apr_pool_t *p, fs_db *db, PGconn *c) {
+    PGresult *res = PQexec(c, "DEALLOCATE ALL");
+    int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
+    PQclear(res);
+    if (!ok)
+        return 0;
     int n;
     const fs_stmt *st = fs_store_statements(&n);
     for (int i = 0; i < n; i++) {
         apr_dbd_prepared_t *stmt = NULL;
-        if (apr_dbd_prepare(db->driver, db->conn_pool, db->handle, st[i].sql,
-                            st[i].label, &stmt) != 0)
+        /* the apr_dbd_prepared_t in mod_dbd's hash names the same
+         * server-side statement, so it works again; this one is scratch */
+        if (apr_dbd_prepare(db->driver, p, db->handle, st[i].sql, st[i].label, &stmt) != 0)
             return 0;
-        /* The old apr_dbd_prepared_t in mod_dbd's hash names the same
-         * server-side statement, so it works again; keep ours in the hash
-         * too in case it was missing. */
-        if (db->prepared && !apr_hash_get(db->prepared, st[i].label, APR_HASH_KEY_STRING))
-            apr_hash_set(db->prepared, st[i].label, APR_HASH_KEY_STRING, stmt);
     }
     return 1;
 }
 
-static int run(apr_pool_t *p, fs_db *db, apr_dbd_prepared_t *stmt, int nargs,
-               const char *const *args, fs_rows **out, const char **err)
-{
-    apr_dbd_results_t *res = NULL;
-    int rv = apr_dbd_pselect(db->driver, p, db->handle, &res, stmt, 1, nargs,
-                             (const char **)args);
-    if (rv != 0) {
-        *err = apr_dbd_error(db->driver, db->handle, rv);
+/* A new session on the same handle (PQreset, bounded by connect_timeout
+ * in DBDParams) with every statement prepared. */
+static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
+    if (PQstatus(c) != CONNECTION_OK) {
+        PQreset(c);
+        if (PQstatus(c) != CONNECTION_OK) {
+            log_msg(4, apr_psprintf(p, "database connection lost (%s); reconnecting failed: %s",
+                                    why, PQerrorMessage(c)));
+            return 0;
+        }
+    }
+    if (!reprepare_all(p, db, c)) {
+        log_msg(4, apr_psprintf(p, "preparing statements again failed: %s", PQerrorMessage(c)));
         return 0;
+    }
+    log_msg(5, apr_psprintf(p, "database session renewed and statements prepared again (%s)", why));
+    return 1;
+}
+
+/* An idle pooled connection that has something to read has been told
+ * something by the server: usually that the session is over. Reads it;
+ * 1 when the connection is still good. */
+static int idle_alive(PGconn *c) {
+    if (PQstatus(c) != CONNECTION_OK)
+        return 0;
+    /* A server ending the session sends its FATAL message and closes the
+     * socket: the first read takes the message (a notice to libpq), a
+     * later one finds the end. A few rounds at most, never waiting. */
+    for (int i = 0; i < 4; i++) {
+        struct pollfd pfd = {PQsocket(c), POLLIN, 0};
+        if (pfd.fd < 0)
+            return 0;
+        if (poll(&pfd, 1, 0) <= 0)
+            return 1;
+        if (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK)
+            return 0;
+    }
+    return 1;
+}
+
+/* The database cannot be reached or does not answer: noted for dbpool. */
+static fs_error *unavailable(apr_pool_t *p) {
+    apr_atomic_set64(&last_unavailable, (apr_uint64_t)apr_time_now());
+    return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+}
+
+/* The database answers, but cancelled the statement (statement_timeout,
+ * lock_timeout, out of resources): 503 too, yet no sign that it is down. */
+static fs_error *busy(apr_pool_t *p) {
+    return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+}
+
+static fs_error *answered(fs_rows **out, fs_rows *rows) {
+    apr_atomic_set64(&last_ok, (apr_uint64_t)apr_time_now());
+    *out = rows;
+    return NULL;
+}
+
+/* Drivers other than pgsql: apr_dbd alone, without the bound or retries. */
+static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
+                               apr_dbd_prepared_t *stmt, int nargs, const char *const *args,
+                               fs_rows **out) {
+    apr_dbd_results_t *res = NULL;
+    int rv = apr_dbd_pselect(db->driver, p, db->handle, &res, stmt, 1, nargs, (const char **)args);
+    if (rv != 0) {
+        log_msg(3, apr_psprintf(p, "statement %s failed: %s", label,
+                                apr_dbd_error(db->driver, db->handle, rv)));
+        return apr_dbd_check_conn(db->driver, p, db->handle) == APR_SUCCESS
+                   ? fs_error_make(p, "internal", NULL)
+                   : unavailable(p);
     }
     fs_rows *rs = apr_pcalloc(p, sizeof(*rs));
     rs->ncols = apr_dbd_num_cols(db->driver, res);
@@ -59,55 +295,76 @@ static int run(apr_pool_t *p, fs_db *db, apr_dbd_prepared_t *stmt, int nargs,
     apr_dbd_row_t *row = NULL;
     while (apr_dbd_get_row(db->driver, p, res, &row, -1) == 0) {
         for (int c = 0; c < rs->ncols; c++) {
-            /* get_entry gives "" for SQL NULL; datum_get tells them apart */
             const char *v = NULL;
             apr_status_t st = apr_dbd_datum_get(db->driver, row, c, APR_DBD_TYPE_STRING, &v);
-            if (st != APR_SUCCESS && st != APR_ENOENT)
-                v = apr_dbd_get_entry(db->driver, row, c);
-            else if (st == APR_ENOENT)
+            if (st == APR_ENOENT)
                 v = NULL;
+            else if (st != APR_SUCCESS)
+                v = apr_dbd_get_entry(db->driver, row, c);
             APR_ARRAY_PUSH(cells, const char *) = v ? apr_pstrdup(p, v) : NULL;
         }
         rs->nrows++;
     }
     rs->cell = (const char **)cells->elts;
-    *out = rs;
-    return 1;
+    return answered(out, rs);
 }
 
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
-                      const char *const *args, fs_rows **out)
-{
+                      const char *const *args, fs_rows **out) {
     *out = NULL;
     apr_dbd_prepared_t *stmt = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
     if (!stmt) {
         log_msg(3, apr_psprintf(p, "statement %s was not prepared", label));
         return fs_error_make(p, "internal", NULL);
     }
-    const char *err = NULL;
-    if (run(p, db, stmt, nargs, args, out, &err))
-        return NULL;
-    const char *first = err ? apr_pstrdup(p, err) : "unknown error";
-    int lost = strstr(first, "does not exist") && strstr(first, "prepared statement");
-    /* A connection that died under us: check_conn resets it when it can. */
-    int alive_before = apr_dbd_check_conn(db->driver, p, db->handle) == APR_SUCCESS;
-    if (!alive_before) {
-        log_msg(4, apr_psprintf(p, "database connection lost: %s", first));
-        return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+    if (strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
+        return query_apr_dbd(p, db, label, stmt, nargs, args, out);
+    PGconn *c = apr_dbd_native_handle(db->driver, db->handle);
+
+    if (!idle_alive(c) && !reconnect(p, db, c, "the server ended the idle session"))
+        return unavailable(p);
+    attempt a;
+    run(p, c, label, nargs, args, &a);
+    if (a.rows)
+        return answered(out, a.rows);
+    if (a.timed_out) {
+        log_msg(4, apr_psprintf(p,
+                                "statement %s: no answer from the database within %d ms; "
+                                "connection dropped",
+                                label, timeout_ms));
+        return unavailable(p);
     }
-    if (!lost && !strstr(first, "terminat") && !strstr(first, "connection") &&
-        !strstr(first, "server closed")) {
-        log_msg(3, apr_psprintf(p, "statement %s failed: %s", label, first));
+    int bad = PQstatus(c) != CONNECTION_OK;
+    fs_db_failure f =
+        a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
+    if (f == FS_DB_BUSY) {
+        log_msg(4,
+                apr_psprintf(p, "statement %s: database busy (%s): %s", label, a.sqlstate, a.err));
+        return busy(p);
+    }
+    if (f == FS_DB_ERROR) {
+        log_msg(3, apr_psprintf(p, "statement %s failed (%s): %s", label,
+                                a.sqlstate ? a.sqlstate : "-", a.err));
         return fs_error_make(p, "internal", NULL);
     }
-    if (!reprepare_all(db)) {
-        log_msg(4, apr_psprintf(p, "preparing statements again failed: %s",
-                                apr_dbd_error(db->driver, db->handle, -1)));
-        return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+    if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
+        log_msg(4, apr_psprintf(p,
+                                "database connection lost after statement %s ran; not "
+                                "retried: %s",
+                                label, a.err));
+        return unavailable(p);
     }
-    log_msg(5, apr_psprintf(p, "database connection was reset; statements prepared again (%s)", first));
-    if (run(p, db, stmt, nargs, args, out, &err))
-        return NULL;
-    log_msg(3, apr_psprintf(p, "statement %s failed after reconnect: %s", label, err ? err : "?"));
-    return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
+    if (!reconnect(p, db, c, a.err))
+        return unavailable(p);
+    run(p, c, label, nargs, args, &a);
+    if (a.rows)
+        return answered(out, a.rows);
+    bad = PQstatus(c) != CONNECTION_OK;
+    f = a.timed_out ? FS_DB_LOST : fs_db_classify(a.sqlstate, bad);
+    log_msg(f == FS_DB_ERROR ? 3 : 4,
+            apr_psprintf(p, "statement %s failed after reconnecting (%s): %s", label,
+                         a.sqlstate ? a.sqlstate : "-", a.err));
+    if (f == FS_DB_ERROR)
+        return fs_error_make(p, "internal", NULL);
+    return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

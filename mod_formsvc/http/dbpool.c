@@ -1,0 +1,235 @@
+/* dbpool: the wait for a pooled connection and for a statement, bounded
+ * (see dbpool.h). */
+#include "dbpool.h"
+
+#include <apr_atomic.h>
+#include <apr_optional.h>
+#include <apr_strings.h>
+#include <apr_thread_cond.h>
+#include <apr_thread_mutex.h>
+#include <mod_dbd.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define DB_DEFAULT_TIMEOUT 10 /* seconds */
+#define DBD_DEFAULT_MAX 10    /* mod_dbd's DBDMax default (threaded MPMs) */
+
+static int timeout_sec = DB_DEFAULT_TIMEOUT;
+static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for */
+
+/* per child */
+static apr_thread_mutex_t *mutex;
+static apr_thread_cond_t *freed;
+static int in_use;
+static int probing; /* a thread is trying the database while it is suspected down */
+static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
+
+const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err)
+        return err;
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || end == arg || v < 0 || v > 3600)
+        return "FormsvcDBTimeout takes seconds from 0 (no limit) to 3600";
+    timeout_sec = (int)v;
+    return NULL;
+}
+
+/* The last value of a directive of the main server, looking into
+ * <IfModule>, <IfDefine> and the like but not into <VirtualHost>; NULL
+ * when it is not set. */
+static const char *directive_arg(ap_directive_t *d, const char *name, const char *v) {
+    for (; d; d = d->next) {
+        if (!strcasecmp(d->directive, name))
+            v = d->args;
+        else if (d->first_child && strcasecmp(d->directive, "<VirtualHost"))
+            v = directive_arg(d->first_child, name, v);
+    }
+    return v;
+}
+
+void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
+    (void)pconf;
+    (void)s;
+    const char *max = directive_arg(ap_conftree, "DBDMax", NULL),
+               *persist = directive_arg(ap_conftree, "DBDPersist", NULL);
+    pool_max = max ? atoi(max) : DBD_DEFAULT_MAX;
+    if (pool_max < 1)
+        pool_max = 1;
+    if (persist && (!strcasecmp(persist, "off") || !strcmp(persist, "0")))
+        pool_max = 0;
+}
+
+static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
+    (void)pconf;
+    (void)plog;
+    (void)ptemp;
+    timeout_sec = DB_DEFAULT_TIMEOUT; /* a restart reads the directive again */
+    return OK;
+}
+
+void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
+    fs_store_set_timeout(timeout_sec * 1000);
+    in_use = 0;
+    if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
+        apr_thread_cond_create(&freed, pchild) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "AH12152: cannot make the database connection gate; waits for a pooled "
+                     "connection are not bounded");
+        mutex = NULL;
+    }
+}
+
+/* The database is suspected down when the last sign of trouble (a
+ * connection that could not be had here, or the store finding it
+ * unreachable or silent) is newer than the last answered statement. */
+static int suspected(void) {
+    apr_time_t bad = (apr_time_t)apr_atomic_read64(&acquire_failed), ok = fs_db_last_ok();
+    apr_time_t unavail = fs_db_last_unavailable();
+    if (unavail > bad)
+        bad = unavail;
+    return bad > ok;
+}
+
+int formsvc_dbpool_enter(int *probe) {
+    *probe = 0;
+    if (!mutex)
+        return FORMSVC_DBPOOL_OK;
+    apr_time_t deadline = apr_time_now() + apr_time_from_sec(timeout_sec);
+    int rc = FORMSVC_DBPOOL_OK;
+    apr_thread_mutex_lock(mutex);
+    for (;;) {
+        if (!*probe && suspected()) {
+            if (probing) {
+                rc = FORMSVC_DBPOOL_DOWN; /* another thread is finding out */
+                break;
+            }
+            probing = *probe = 1;
+        }
+        if (!pool_max || in_use < pool_max) {
+            in_use++;
+            break;
+        }
+        if (!timeout_sec) {
+            apr_thread_cond_wait(freed, mutex);
+            continue;
+        }
+        apr_time_t left = deadline - apr_time_now();
+        if (left <= 0) {
+            rc = FORMSVC_DBPOOL_BUSY;
+            break;
+        }
+        apr_thread_cond_timedwait(freed, mutex, left);
+    }
+    if (rc != FORMSVC_DBPOOL_OK && *probe)
+        probing = *probe = 0;
+    apr_thread_mutex_unlock(mutex);
+    return rc;
+}
+
+void formsvc_dbpool_leave(int probe) {
+    if (!mutex)
+        return;
+    apr_thread_mutex_lock(mutex);
+    in_use--;
+    if (probe)
+        probing = 0;
+    apr_thread_cond_broadcast(freed);
+    apr_thread_mutex_unlock(mutex);
+}
+
+void formsvc_dbpool_unreachable(void) {
+    apr_atomic_set64(&acquire_failed, (apr_uint64_t)apr_time_now());
+}
+
+/* The connection an initial request holds: taken through the gate on first
+ * use and given back (connection first, then the gate's place) when the
+ * request's pool goes, or earlier by formsvc_dbpool_release. ap_dbd_open
+ * and ap_dbd_close rather than ap_dbd_acquire, which ties the connection to
+ * the request for its whole life: a long poll must not hold one while it
+ * sleeps. Not ap_dbd_cacquire either: under the event MPM a connection
+ * must not be held across keep-alive idle time. Lives in the initial
+ * request's pool; internal redirects and subrequests share it. */
+typedef struct held_db {
+    server_rec *s;
+    ap_dbd_t *d;  /* NULL: no connection now */
+    int entered;  /* a place of the gate is taken */
+    int probe;    /* ... as the thread finding out whether the database is back */
+} held_db;
+
+static APR_OPTIONAL_FN_TYPE(ap_dbd_open) * dbd_open;
+static APR_OPTIONAL_FN_TYPE(ap_dbd_close) * dbd_close;
+
+static apr_status_t give_back(void *data) {
+    held_db *h = data;
+    if (h->d) {
+        dbd_close(h->s, h->d);
+        h->d = NULL;
+    }
+    if (h->entered) {
+        formsvc_dbpool_leave(h->probe);
+        h->entered = h->probe = 0;
+    }
+    return APR_SUCCESS;
+}
+
+static request_rec *initial_request(request_rec *r) {
+    while (!ap_is_initial_req(r))
+        r = r->prev ? r->prev : r->main;
+    return r;
+}
+
+ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
+    if (!dbd_open) {
+        dbd_open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
+        dbd_close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
+    }
+    if (!dbd_open || !dbd_close)
+        return NULL;
+    request_rec *ir = initial_request(r);
+    held_db *h = NULL;
+    apr_pool_userdata_get((void **)&h, "formsvc-dbpool", ir->pool);
+    if (!h) {
+        h = apr_pcalloc(ir->pool, sizeof(*h));
+        h->s = ir->server;
+        apr_pool_cleanup_register(ir->pool, h, give_back, apr_pool_cleanup_null);
+        apr_pool_userdata_setn(h, "formsvc-dbpool", NULL, ir->pool);
+    }
+    if (h->d)
+        return h->d;
+    if (!h->entered) {
+        int rc = formsvc_dbpool_enter(&h->probe);
+        if (rc == FORMSVC_DBPOOL_BUSY) {
+            FORMSVC_LOG(r, APLOG_WARNING, 12153,
+                        "no pooled database connection came free within %d s", timeout_sec);
+            return NULL;
+        }
+        if (rc == FORMSVC_DBPOOL_DOWN) {
+            FORMSVC_LOG(r, APLOG_INFO, 12154,
+                        "database unreachable a moment ago and being retried by another "
+                        "request: answering 503 at once");
+            return NULL;
+        }
+        h->entered = 1;
+    }
+    h->d = dbd_open(ir->pool, ir->server);
+    if (!h->d) {
+        formsvc_dbpool_unreachable();
+        give_back(h);
+    }
+    return h->d;
+}
+
+void formsvc_dbpool_release(request_rec *r) {
+    held_db *h = NULL;
+    apr_pool_userdata_get((void **)&h, "formsvc-dbpool", initial_request(r)->pool);
+    if (h)
+        give_back(h);
+}
+
+void formsvc_dbpool_hooks(apr_pool_t *p) {
+    (void)p;
+    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
+}

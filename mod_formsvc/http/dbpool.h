@@ -1,0 +1,55 @@
+/* dbpool: bounds on waiting for the database. FormsvcDBTimeout (global)
+ * is the longest a request waits for a pooled connection when every one
+ * is in use, and the longest fs_db_query waits for the answer to one
+ * statement; past it the request gets a 503 problem with Retry-After.
+ *
+ * mod_dbd's pool (an apr_reslist) waits for a free connection without a
+ * limit and offers no setting for one, so a gate of our own sits in front
+ * of it: each child counts the connections its requests and workers hold,
+ * up to DBDMax (read from the configuration), and makes the next one wait
+ * on a condition variable with a time limit. */
+#ifndef FORMSVC_DBPOOL_H
+#define FORMSVC_DBPOOL_H
+
+#include "glue.h"
+
+#include <mod_dbd.h>
+
+const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg);
+
+#define FORMSVC_DB_CMDS                                                                            \
+    AP_INIT_TAKE1("FormsvcDBTimeout", formsvc_set_db_timeout, NULL, RSRC_CONF,                     \
+                  "Seconds a request waits at most for a pooled database connection and for "      \
+                  "the answer to one statement; then 503 with Retry-After (default 10, 0 = no "    \
+                  "limit). Keep statement_timeout in DBDParams below it.")
+
+/* post_config: reads DBDMax and DBDPersist. child_init: makes the gate and
+ * hands the statement limit to the store. */
+void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s);
+void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s);
+
+/* Takes a place for one connection. While the database is suspected down
+ * (the last attempt to reach it failed), one thread at a time goes on to
+ * find out (*probe set) and the others are answered at once: nobody queues
+ * behind connection attempts that time out one after the other (apr-util
+ * 1.6 opens pooled connections while holding the pool's lock). Every
+ * place taken (FORMSVC_DBPOOL_OK) is given back with formsvc_dbpool_leave. */
+enum { FORMSVC_DBPOOL_OK, FORMSVC_DBPOOL_BUSY, FORMSVC_DBPOOL_DOWN };
+int formsvc_dbpool_enter(int *probe);
+void formsvc_dbpool_leave(int probe);
+/* Notes that a connection could not be had (mod_dbd gave none). */
+void formsvc_dbpool_unreachable(void);
+
+/* The connection of request r (its initial request's, as ap_dbd_acquire
+ * gives it), taken through the gate and given back with r's pool or by
+ * formsvc_dbpool_release; NULL when none could be had within the limit or
+ * the database is down. */
+ap_dbd_t *formsvc_dbpool_acquire(request_rec *r);
+/* Gives r's connection and its place in the gate back now (a long poll
+ * between two looks). No operation when none is held. */
+void formsvc_dbpool_release(request_rec *r);
+
+/* Registers the pre_config hook (resets the directive for a restart). */
+void formsvc_dbpool_hooks(apr_pool_t *p);
+
+#endif

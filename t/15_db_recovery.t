@@ -1,0 +1,244 @@
+# The database coming back and the database hanging (issue 9, items 11
+# and 12), against httpd instances of this test's own:
+# - after an immediate PostgreSQL restart, and after every session was
+#   terminated, pooled connections that libpq still calls good are renewed
+#   before use: a parallel burst right after gets no 503 at all;
+# - a statement that PostgreSQL cancels for statement_timeout (here: it
+#   waits on a lock) is a 503 with Retry-After, not a 500;
+# - a database that does not answer at all (a proxy in front of it that
+#   stops passing bytes, as a stopped server or a dead network does) gives
+#   503 with Retry-After within the bound (FormsvcDBTimeout), for parallel
+#   requests too, and the service recovers when it answers again.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcInstance;
+use IO::Select;
+use IO::Socket::INET;
+use Socket qw(SOL_SOCKET SO_LINGER);
+use POSIX ();
+use Time::HiRes qw(time sleep);
+
+delete $ENV{LD_PRELOAD};
+
+sub psql {
+    my $q = shift;
+    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
+        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
+        or die "psql: $!";
+    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
+    $out =~ s/\s+\z//; return $out;
+}
+my $n = 0;
+sub email { sprintf 'rec%d.%d.%d@example.com', $$, time, ++$n }
+
+# Runs $procs processes of $each requests; returns "code => count".
+sub burst_codes {
+    my ($inst, $procs, $each, $token) = @_;
+    my $dir = "$FindBin::Bin/logs/burst.$$";
+    mkdir $dir;
+    FormsvcInstance->burst($procs, sub {
+        my $i = shift;
+        my @c = map { $inst->api(GET => '/v1/me', token => $token)->code } 1 .. $each;
+        open my $fh, '>', "$dir/$i" or die; print $fh join(' ', @c); close $fh;
+        return 0;
+    });
+    my %count;
+    for my $i (1 .. $procs) {
+        open my $fh, '<', "$dir/$i" or next;
+        $count{$_}++ for split ' ', <$fh>;
+        unlink "$dir/$i";
+    }
+    rmdir $dir;
+    return \%count;
+}
+
+# A TCP proxy to PostgreSQL that stops passing bytes while $flag exists
+# (a stopped server, a dead network), and resets every connection it
+# carries (TCP RST, as a restarted proxy or a lost NAT entry does) when
+# $cut appears.
+my $flag = "$FindBin::Bin/logs/freeze.$$";
+my $cut = "$FindBin::Bin/logs/cut.$$";
+unlink $flag, $cut;
+my $lst = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 128,
+                                ReuseAddr => 1) or die "listen: $!";
+my $pport = $lst->sockport;
+my $proxy = fork // die;
+if (!$proxy) {
+    my (%peer, @all);
+    for (;;) {
+        if (-e $cut) {
+            for (@all) { setsockopt($_, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)); close $_ }
+            @all = (); %peer = ();
+            unlink $cut;
+        }
+        my @watch = -e $flag ? ($lst) : ($lst, @all);
+        for my $s (IO::Select->new(@watch)->can_read(0.05)) {
+            if ($s == $lst) {
+                my $c = $lst->accept or next;
+                my $u = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$ENV{FORMSVC_PGPORT}");
+                if (!$u) { close $c; next }
+                $peer{$c} = $u; $peer{$u} = $c; push @all, $c, $u;
+                next;
+            }
+            next unless $peer{$s};
+            my $got = sysread($s, my $buf, 65536);
+            if (!$got) {
+                my $o = delete $peer{$s}; delete $peer{$o};
+                @all = grep { $_ != $s && $_ != $o } @all;
+                close $s; close $o;
+                next;
+            }
+            my $off = 0;
+            while ($off < $got) { my $w = syswrite($peer{$s}, $buf, $got - $off, $off); last unless $w; $off += $w }
+        }
+    }
+}
+close $lst;
+END { kill 'KILL', $proxy if $proxy; unlink $flag, $cut if $flag }
+
+
+# The store's notes in an instance's error log after byte $from: each
+# renewal must have happened before a statement was sent (an idle session
+# the server had ended) or for statements a renewed session lacked. A
+# statement sent on a dead session is one whose outcome is unknown.
+sub sent_on_dead_sessions {
+    my ($inst, $from) = @_;
+    my $log = substr($inst->error_log, $from);
+    return grep { !/the server ended the idle session|prepared statement "\w+" does not exist/ }
+        grep { /AH10301/ } split /\n/, $log;
+}
+
+# ---- item 11: back after an immediate restart, terminated sessions, and
+# connections reset on the way; the instance reaches PostgreSQL through the
+# proxy
+{
+    my $inst = FormsvcInstance->start(name => 'recover', conf => <<"CONF");
+DBDParams "host=127.0.0.1 port=$pport dbname=formsvc user=postgres connect_timeout=2"
+FormsvcRateLimit signup off
+FormsvcQuota unverified requests 1000000
+DBDKeep 10
+DBDExptime 300
+CONF
+    my $tok = $inst->api(POST => '/v1/signup', body => { email => email() })->{json}{apiKey}{secret};
+    ok $tok, 'signed up';
+    my $c = burst_codes($inst, 12, 4, $tok);
+    is_deeply $c, { 200 => 48 }, 'warm: 48 x 200 (several pooled connections in each child)';
+
+    system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", 'restart', $ENV{FORMSVC_PGDIR}, 'immediate') == 0
+        or die 'immediate restart failed';
+    # idle, but less than DBDExptime: the dead connections stay in the pool
+    # (past it mod_dbd would drop them unused and open new ones)
+    sleep 3;
+    my $mark = length $inst->error_log;
+    $c = burst_codes($inst, 8, 5, $tok);
+    is $c->{503} // 0, 0, 'after an immediate restart and idle time, on the pooled connections: no 503';
+    is_deeply $c, { 200 => 40 }, 'every request of the burst 200';
+    is_deeply [ sent_on_dead_sessions($inst, $mark) ], [],
+        'dead sessions were renewed before a statement was sent on them';
+
+    my $killed = psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    . "WHERE datname = 'formsvc' AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
+    cmp_ok $killed, '>', 0, "sessions terminated ($killed)";
+    sleep 0.5;
+    $mark = length $inst->error_log;
+    $c = burst_codes($inst, 8, 5, $tok);
+    is $c->{503} // 0, 0, 'after pg_terminate_backend of every session: no 503';
+    is_deeply $c, { 200 => 40 }, 'every request of the burst 200';
+    is_deeply [ sent_on_dead_sessions($inst, $mark) ], [],
+        'terminated sessions were renewed before a statement was sent on them';
+
+    # every pooled connection reset on the way (RST), the database up
+    open my $fh, '>', $cut or die; close $fh;
+    for (1 .. 100) { last unless -e $cut; sleep 0.02 }
+    $c = burst_codes($inst, 8, 5, $tok);
+    is_deeply $c, { 200 => 40 }, 'after every connection was reset (TCP RST): every request 200';
+    $inst->stop;
+}
+
+# ---- item 12a: statement_timeout is a 503 with Retry-After -----------------
+{
+    my $inst = FormsvcInstance->start(name => 'stmttimeout', conf => <<"CONF");
+DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=formsvc user=postgres connect_timeout=2 options='-c statement_timeout=1000'"
+FormsvcRateLimit signup off
+FormsvcQuota unverified requests 1000000
+CONF
+    my $tok = $inst->api(POST => '/v1/signup', body => { email => email() })->{json}{apiKey}{secret};
+    is $inst->api(GET => '/v1/me', token => $tok)->code, 200, 'works before';
+    # a session that holds the keys table for 4 s: authentication waits on it
+    my $locker = fork // die;
+    if (!$locker) {
+        exec('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
+             '-d', 'formsvc', '-c', 'BEGIN; LOCK TABLE keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;')
+            or POSIX::_exit(127);
+    }
+    for (1 .. 100) {
+        last if psql("SELECT count(*) FROM pg_locks WHERE relation = 'keys'::regclass "
+                   . "AND mode = 'AccessExclusiveLock' AND granted") > 0;
+        sleep 0.05;
+    }
+    my $t0 = time;
+    my $r = $inst->api(GET => '/v1/me', token => $tok);
+    my $took = time - $t0;
+    is $r->code, 503, 'a statement cancelled by statement_timeout: 503 (not 500)';
+    ok $r->header('Retry-After'), 'with Retry-After';
+    like $r->{json}{type} // '', qr{/problems/service-unavailable$}, 'service-unavailable problem';
+    cmp_ok $took, '<', 3, sprintf('within the bound (%.1f s)', $took);
+    waitpid($locker, 0);
+    is $inst->api(GET => '/v1/me', token => $tok)->code, 200, 'works again once the lock is gone';
+    like $inst->error_log, qr/database busy \(57014\)/, 'logged as busy, with the SQLSTATE';
+    $inst->stop;
+}
+
+{
+    my $inst = FormsvcInstance->start(name => 'frozen', conf => <<"CONF");
+DBDParams "host=127.0.0.1 port=$pport dbname=formsvc user=postgres connect_timeout=2 options='-c statement_timeout=1000'"
+DBDMin 0
+DBDKeep 2
+DBDMax 2
+FormsvcDBTimeout 2
+FormsvcRateLimit signup off
+FormsvcQuota unverified requests 1000000
+CONF
+    my $tok = $inst->api(POST => '/v1/signup', body => { email => email() })->{json}{apiKey}{secret};
+    is $inst->api(GET => '/v1/me', token => $tok)->code, 200, 'works through the proxy';
+    open my $fh, '>', $flag or die; close $fh;
+    my $dir = "$FindBin::Bin/logs/frozen.$$";
+    mkdir $dir;
+    my $t0 = time;
+    FormsvcInstance->burst(12, sub {
+        my $i = shift;
+        my $ua = LWP::UserAgent->new(timeout => 20);
+        my $s = time;
+        my $r = $ua->get($inst->url . '/v1/me', Authorization => "Bearer $tok");
+        open my $o, '>', "$dir/$i" or die;
+        printf $o "%d %.2f %s\n", $r->code, time - $s, $r->header('Retry-After') // '-';
+        close $o;
+        return 0;
+    });
+    my (@codes, @times, @retry);
+    for my $i (1 .. 12) {
+        open my $in, '<', "$dir/$i" or next;
+        my ($c, $t, $ra) = split ' ', <$in>;
+        push @codes, $c; push @times, $t; push @retry, $ra;
+        unlink "$dir/$i";
+    }
+    rmdir $dir;
+    my ($max) = sort { $b <=> $a } @times;
+    is_deeply [ grep { $_ != 503 } @codes ], [], '12 parallel requests to a hung database: all 503';
+    is_deeply [ grep { $_ eq '-' } @retry ], [], 'each with Retry-After';
+    cmp_ok $max, '<', 7, sprintf('the slowest answered within the bound (%.1f s)', $max);
+    unlink $flag;
+    # connection attempts begun while it hung end within connect_timeout;
+    # until then the others are answered 503 at once rather than queued
+    my $t1 = time;
+    sleep 0.1 until $inst->api(GET => '/v1/me', token => $tok)->code == 200 || time - $t1 > 5;
+    cmp_ok time - $t1, '<', 4, sprintf('200 again %.1f s after the database answers', time - $t1);
+    my @after;
+    for (1 .. 10) { push @after, $inst->api(GET => '/v1/me', token => $tok)->code }
+    is_deeply [ grep { $_ != 200 } @after ], [], 'and from then on';
+    $inst->stop;
+}
+
+done_testing;

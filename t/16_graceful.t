@@ -1,0 +1,126 @@
+# Graceful restarts and a graceful stop under load (issue 9, item 10): the
+# mail and webhook workers of each child hold pooled database connections
+# from time to time; they must be stopped, joined and have given every
+# connection back before mod_dbd's pool goes, or children die with SIGSEGV
+# or "reslist_cleanup: Assertion rl->ntotal == 0". Its own httpd (on the
+# suite's PostgreSQL), with mail in the outbox and a slow webhook receiver so
+# the workers are busy while the children exit.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcInstance;
+use IO::Socket::INET;
+use JSON::PP ();
+use POSIX ();
+use Time::HiRes ();
+
+delete $ENV{LD_PRELOAD};
+my $J = JSON::PP->new->canonical;
+
+sub psql {
+    my $q = shift;
+    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
+        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
+        or die "psql: $!";
+    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
+    $out =~ s/\s+\z//; return $out;
+}
+
+# A webhook receiver that takes 300 ms per delivery: the webhook worker is
+# in the middle of a delivery whenever a child is told to go.
+my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 64,
+                                ReuseAddr => 1, Proto => 'tcp') or die "listen: $!";
+my $port = $srv->sockport;
+my $rpid = fork // die;
+if (!$rpid) {
+    while (my $c = $srv->accept) {
+        my %h;
+        while (my $l = <$c>) { $l =~ s/\r?\n\z//; last if $l eq ''; my ($k, $v) = split /:\s*/, $l, 2; $h{lc $k} = $v if defined $v }
+        my $b = ''; read($c, $b, $h{'content-length'} // 0);
+        Time::HiRes::sleep(0.3);
+        print $c "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+        close $c;
+    }
+    POSIX::_exit(0);
+}
+END { kill 'TERM', $rpid if $rpid }
+close $srv;
+
+my $inst = FormsvcInstance->start(name => 'graceful', conf => <<"CONF");
+FormsvcRateLimit signup off
+FormsvcRateLimit submit off
+FormsvcQuota verified requests 1000000
+FormsvcQuota verified submissions 1000000
+FormsvcWebhookAllowPrivate On
+CONF
+
+my $r = $inst->api(POST => '/v1/signup', body => { email => "graceful$$." . time . '@example.com' });
+is $r->code, 201, 'signup';
+my $tok = $r->{json}{apiKey}{secret};
+psql("UPDATE users SET verified = true WHERE id = '$r->{json}{user}{id}'");
+$r = $inst->api(POST => '/v1/forms', token => $tok, body => { title => 'Restarts',
+    fields => [ { key => 'name', type => 'text', label => 'Name' } ] });
+my $fid = $r->{json}{id};
+is $inst->api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'published';
+$r = $inst->api(POST => '/v1/webhooks', token => $tok,
+                body => { url => "http://127.0.0.1:$port/slow", events => ['submission.created'] });
+is $r->code, 201, 'webhook';
+my $whk = $r->{json}{id};
+# Mail for the outbox workers (FormsvcMailTransport file: quick deliveries).
+psql("INSERT INTO outbox (id, recipient, message) SELECT 'msg_G' || lpad(g::text, 25, '0') || '$$', "
+   . "'g\@example.com', 'Subject: x\r\n\r\nx' FROM generate_series(1, 400) g");
+
+# Clients submit until told to stop; a request that got an answer must be 201.
+# Refused connections (the server is stopping) are not failures.
+my $stopfile = "$FindBin::Bin/logs/graceful.stop.$$";
+unlink $stopfile;
+my @kids;
+for my $k (1 .. 4) {
+    my $pid = fork // die;
+    if (!$pid) {
+        my ($ok, $bad) = (0, 0);
+        my $ua = LWP::UserAgent->new(timeout => 30, keep_alive => 0);
+        while (!-e $stopfile) {
+            my $res = $ua->post($inst->url . "/f/$fid", 'Content-Type' => 'application/json',
+                                Content => $J->encode({ name => "k$k" }));
+            if ($res->code == 201) { $ok++ }
+            elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
+            else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
+        }
+        open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;
+        POSIX::_exit(0);
+    }
+    push @kids, $pid;
+}
+
+my @apache = ($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf');
+Time::HiRes::sleep(1.5);
+for my $i (1 .. 5) {
+    system(@apache, '-k', 'graceful') == 0 or die 'graceful failed';
+    Time::HiRes::sleep(1.5);
+}
+my $pidf = $inst->root . '/httpd.pid';
+system(@apache, '-k', 'graceful-stop') == 0 or die 'graceful-stop failed';
+for (1 .. 300) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
+ok !-e $pidf, 'graceful-stop finished';
+open my $sf, '>', $stopfile or die; close $sf;
+waitpid($_, 0) for @kids;
+my ($ok, $bad) = (0, 0);
+for my $k (1 .. 4) {
+    open my $fh, '<', "$stopfile.$k" or next;
+    my ($o, $b) = split ' ', <$fh>;
+    $ok += $o; $bad += $b;
+    unlink "$stopfile.$k";
+}
+unlink $stopfile;
+cmp_ok $ok, '>', 20, "submissions went through while restarting ($ok)";
+is $bad, 0, 'no failed request';
+my @crash = grep { /Segmentation fault|Assertion|exit signal|AH00052|AH00060|SIGSEGV|SIGABRT/ }
+    split /\n/, $inst->error_log;
+is scalar(@crash), 0, 'no child crashed' or diag join "\n", @crash[0 .. ($#crash > 10 ? 10 : $#crash)];
+
+# leave no queue behind for the suite's server (and the tests after this one)
+psql("DELETE FROM outbox WHERE id LIKE 'msg_G%$$'");
+psql("DELETE FROM webhooks WHERE id = '$whk'");
+done_testing;

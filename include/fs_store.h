@@ -76,7 +76,9 @@ fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad);
  * take effect twice: result_seen says whether any result of it arrived. */
 int fs_db_retry_safe(fs_db_failure f, int result_seen);
 
-/* Logging callback for the store, set by the glue (ap_log_perror). */
+/* Logging callback for the store, set by the glue. level is syslog's
+ * (3 error, 4 warning, 5 notice); msg starts with its own number,
+ * FS_LOGNO (fs_log.h), and is in a pool that lives until the call returns. */
 typedef void fs_log_fn(int level, const char *msg);
 void fs_store_set_logger(fs_log_fn *fn);
 

@@ -107,15 +107,17 @@ sub sent_on_dead_sessions {
     my ($inst, $from) = @_;
     my $log = substr($inst->error_log, $from);
     return grep { !/the server ended the idle session|prepared statement "\w+" does not exist/ }
-        grep { /AH10301/ } split /\n/, $log;
+        grep { /FS003(1\d|20): / } split /\n/, $log;
 }
 
 # ---- item 11: back after an immediate restart, terminated sessions, and
 # connections reset on the way; the instance reaches PostgreSQL through the
 # proxy
 {
+    # every store line is read below: none may be held back as a repeat
     my $inst = FormsvcInstance->start(name => 'recover', conf => <<"CONF");
 DBDParams "host=127.0.0.1 port=$pport dbname=formsvc user=postgres connect_timeout=2"
+FormsvcLogRepeatInterval 0
 FormsvcRateLimit signup off
 FormsvcQuota unverified requests 1000000
 DBDKeep 10

@@ -125,7 +125,7 @@ $ok = FormsvcInstance->burst(6, sub {
 is $ok, 20, '48 concurrent requests on one account: exactly 20 pass';
 cmp_ok scalar($m->pids), '>', 1, 'requests were served by more than one httpd child';
 
-unlike $m->error_log, qr/\[(?:error|crit|alert|emerg)\]|AH10605/, 'no errors logged';
+unlike $m->error_log, qr/\[(?:error|crit|alert|emerg)\]|FS00605/, 'no errors logged';
 # --- token endpoint: every request counts, per address ------------------
 {
     my @c = map { $m->api(POST => '/v1/token', body => 'grant_type=password',

@@ -103,7 +103,7 @@ like $err, qr/^1 SMTP:/, 'the failure is recorded after one attempt';
 ok dbq("SELECT next_attempt_at > now() + interval '20 seconds' AND sent_at IS NULL AND failed_at IS NULL FROM outbox WHERE recipient = '$e2'") eq 't',
    'and retried later';
 is $m->api(GET => '/readyz/outbox')->{json}{pending}, 1, '/readyz/outbox counts it as pending';
-like $m->error_log, qr/AH10614: mail msg_\w+ not delivered \(attempt 1 of 8\)/, 'logged';
+like $m->error_log, qr/FS00614: mail msg_\w+ not delivered \(attempt 1 of 8\)/, 'logged';
 $m->stop;
 
 # SMTP AUTH needs TLS: with a user and a server without STARTTLS, nothing is sent.

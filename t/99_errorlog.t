@@ -10,12 +10,13 @@ open my $fh, '<', "$FindBin::Bin/logs/error_log" or die $!;
 my @unexpected;
 my @allowed = (
     qr/\[dbd:/,                               # mod_dbd during the outage
-    qr/AH10301: store: (database connection|preparing statements again failed|statement \S+ failed after reconnecting \((08|57P0[123]|-)|statement \S+: no answer from the database)/,  # our own outage notes
-    qr/AH10101|AH10102/,                      # 503s while the database is down
+    qr/FS0031[129]: |FS00320: statement \S+ failed after reconnecting \((08|57P0[123]|-)|FS00316: /,  # our own outage notes
+    qr/FS00101|FS00102/,                      # 503s while the database is down
     qr/AH0162[89]|AH0163[01]/,                # authz refusals in /guarded
-    qr/AH1070[12]/,                           # public pages during t/31's outage
-    qr/AH10306/,                              # database unreachable at a child's start
-    qr/AH10305/,                              # no pepper warning (not in the test config)
+    qr/FS0070[12]/,                           # public pages during t/31's outage
+    qr/FS00306/,                              # database unreachable at a child's start
+    qr/FS00305/,                              # no pepper warning (not in the test config)
+    qr/FS00001: FS00(10[12]|31[129]|316|320|70[12]|306) repeated/,  # counts of the repeats above
 );
 while (my $line = <$fh>) {
     next unless $line =~ /\[[a-z_]+:(error|crit|alert|emerg|warn)\]/;

@@ -86,7 +86,7 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
         fs_rows *ignored;
         fs_error *te = formsvc_query(r, "fs_touch_key", 1, targs, &ignored);
         if (te)
-            FORMSVC_LOG(r, APLOG_WARNING, 10202, "lastUsedAt not refreshed for %s", p->key_id);
+            FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s", p->key_id);
     }
     *who = p;
     return NULL;
@@ -130,7 +130,7 @@ int formsvc_check_authn(request_rec *r)
         q->auth_error = e;
         if (e->status == 401) {
             /* never the secret itself in a log line */
-            FORMSVC_LOG(r, APLOG_INFO, 10201, "bearer credential refused");
+            FORMSVC_LOG(r, APLOG_INFO, 00201, "bearer credential refused");
             /* our own routes carry the challenge in the problem; others
              * (AuthType Bearer) through httpd's note_auth_failure */
             if (auth_type_is_bearer(r))

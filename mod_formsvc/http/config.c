@@ -246,5 +246,6 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_ACCOUNT_CMDS,
     FORMSVC_WEBHOOK_CMDS,
     FORMSVC_DB_CMDS,
+    FORMSVC_LOG_CMDS,
     {NULL}};
 

@@ -75,8 +75,8 @@ void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     in_use = 0;
     if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
         apr_thread_cond_create(&freed, pchild) != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                     "AH12152: cannot make the database connection gate; waits for a pooled "
+        FORMSVC_SLOG(s, APLOG_ERR, 0, 02152,
+                     "cannot make the database connection gate; waits for a pooled "
                      "connection are not bounded");
         mutex = NULL;
     }
@@ -202,12 +202,12 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
     if (!h->entered) {
         int rc = formsvc_dbpool_enter(&h->probe);
         if (rc == FORMSVC_DBPOOL_BUSY) {
-            FORMSVC_LOG(r, APLOG_WARNING, 12153,
+            FORMSVC_LOG(r, APLOG_WARNING, 02153,
                         "no pooled database connection came free within %d s", timeout_sec);
             return NULL;
         }
         if (rc == FORMSVC_DBPOOL_DOWN) {
-            FORMSVC_LOG(r, APLOG_INFO, 12154,
+            FORMSVC_LOG(r, APLOG_INFO, 02154,
                         "database unreachable a moment ago and being retried by another "
                         "request: answering 503 at once");
             return NULL;

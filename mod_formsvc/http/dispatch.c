@@ -48,7 +48,7 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
         if (e)
             formsvc_send_problem(r, e);
         else if (rt->fn(r, caps) != OK && !cap->status)
-            FORMSVC_LOG(r, APLOG_ERR, 11204, "internal %s %s answered nothing", r->method, path);
+            FORMSVC_LOG(r, APLOG_ERR, 01204, "internal %s %s answered nothing", r->method, path);
     }
     if (!cap->status) /* a handler that returned an HTTP error itself */
         formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));

@@ -74,9 +74,8 @@ fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix
  * id in column 0 and json in column 1, up to limit + 1 rows. */
 int formsvc_send_page(request_rec *r, const char *kind, fs_rows *rs, int limit);
 
-/* Log with a stable message number. */
-#define FORMSVC_LOG(r, level, no, ...) \
-    ap_log_rerror(APLOG_MARK, level, 0, r, "AH" #no ": " __VA_ARGS__)
+/* Log with a stable message number of our own (log.h). */
+#include "log.h"
 
 /* Route handlers. caps are the {placeholders} of the matched pattern. */
 typedef int formsvc_handler(request_rec *r, const char *const *caps);

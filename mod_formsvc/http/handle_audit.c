@@ -18,14 +18,14 @@ static void audit_write(request_rec *r, const char *user_id, const char *credent
                         const char *target_id, const char *form_id) {
     const char *id = fs_id_new(r->pool, "aud_");
     if (!id) {
-        FORMSVC_LOG(r, APLOG_ERR, 10501, "audit record %s not written: no random id", action);
+        FORMSVC_LOG(r, APLOG_ERR, 00501, "audit record %s not written: no random id", action);
         return;
     }
     const char *args[] = {id, user_id, credential_id, client_id, actor, action, target_id, form_id};
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_audit_insert", 8, args, &rs);
     if (e)
-        FORMSVC_LOG(r, APLOG_ERR, 10502, "audit record %s of %s not written (%s)", action,
+        FORMSVC_LOG(r, APLOG_ERR, 00502, "audit record %s of %s not written (%s)", action,
                     target_id ? target_id : "-", e->slug);
 }
 

@@ -61,7 +61,7 @@ static int m_tools_list(request_rec *r, json_object *id) {
         json_object_object_add(o, "description", json_object_new_string(t->description));
         json_object *schema = json_tokener_parse(t->input_schema);
         if (!schema) { /* a typo in fs_mcp_tools.c; tests/test_mcp.c catches it */
-            FORMSVC_LOG(r, APLOG_ERR, 11201, "MCP tool %s has an invalid input schema", t->name);
+            FORMSVC_LOG(r, APLOG_ERR, 01201, "MCP tool %s has an invalid input schema", t->name);
             schema = json_object_new_object();
         }
         json_object_object_add(o, "inputSchema", schema);
@@ -69,7 +69,7 @@ static int m_tools_list(request_rec *r, json_object *id) {
         if (out)
             json_object_object_add(o, "outputSchema", out);
         else
-            FORMSVC_LOG(r, APLOG_ERR, 11203, "MCP tool %s has an invalid output schema", t->name);
+            FORMSVC_LOG(r, APLOG_ERR, 01203, "MCP tool %s has an invalid output schema", t->name);
         json_object *ann = json_object_new_object();
         json_object_object_add(ann, "title", json_object_new_string(t->title));
         json_object_object_add(ann, "readOnlyHint", json_object_new_boolean(t->read_only));

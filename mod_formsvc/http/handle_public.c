@@ -173,7 +173,7 @@ static int closed_page(request_rec *r, int status, pub *pb) {
 
 static int unavailable_page(request_rec *r) {
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
-    FORMSVC_LOG(r, APLOG_WARNING, 10701, "503 service-unavailable (page) for %s", r->uri);
+    FORMSVC_LOG(r, APLOG_WARNING, 00701, "503 service-unavailable (page) for %s", r->uri);
     return send_html(r, 503, NULL,
                      fs_html_message(r->pool, "Temporarily unavailable", "Temporarily unavailable",
                                      "This form cannot be reached just now. Please try again "
@@ -426,7 +426,7 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         json_object *vals;
         fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &vals, &spam);
         apr_table_setn(r->err_headers_out, "Retry-After", "5");
-        FORMSVC_LOG(r, APLOG_WARNING, 10702, "503: database away; form %s given back", pb.f.id);
+        FORMSVC_LOG(r, APLOG_WARNING, 00702, "503: database away; form %s given back", pb.f.id);
         return html_page(r, 503, &pb, vals, NULL, UNAVAILABLE_NOTICE);
     }
     if (e)
@@ -518,7 +518,7 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     if (e) {
         if (html && e->status == 503) {
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
-            FORMSVC_LOG(r, APLOG_WARNING, 10703,
+            FORMSVC_LOG(r, APLOG_WARNING, 00703,
                         "503: submission to %s not stored; form given back", pb.f.id);
             return html_page(r, 503, &pb, obj, NULL, UNAVAILABLE_NOTICE);
         }

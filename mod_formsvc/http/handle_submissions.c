@@ -132,7 +132,7 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                 return formsvc_send_problem(r, e);
             /* the status line is gone: cut the response short so the
              * client sees an incomplete transfer rather than a short file */
-            FORMSVC_LOG(r, APLOG_ERR, 10410, "CSV export of %s cut short: database error",
+            FORMSVC_LOG(r, APLOG_ERR, 00410, "CSV export of %s cut short: database error",
                         form->id);
             r->connection->keepalive = AP_CONN_CLOSE;
             r->connection->aborted = 1;

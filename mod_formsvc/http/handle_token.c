@@ -74,9 +74,9 @@ static void count_failure(request_rec *r, const char *addr, const char *win) {
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_token_fail", 2, args, &rs);
     if (e)
-        FORMSVC_LOG(r, APLOG_WARNING, 10511, "token failure not counted (%s)", e->slug);
+        FORMSVC_LOG(r, APLOG_WARNING, 00511, "token failure not counted (%s)", e->slug);
     else if (rs->nrows == 1 && atoi(FS_CELL(rs, 0, 0)) == TOKEN_FAILURE_LIMIT)
-        FORMSVC_LOG(r, APLOG_NOTICE, 10512,
+        FORMSVC_LOG(r, APLOG_NOTICE, 00512,
                     "token endpoint: %d failed client authentications from %s; "
                     "refusing it for the rest of the minute",
                     TOKEN_FAILURE_LIMIT, fs_rl_client_key(r->pool, r->useragent_ip));
@@ -153,7 +153,7 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     }
     if (!ok) {
         count_failure(r, addr, win);
-        FORMSVC_LOG(r, APLOG_INFO, 10513, "token endpoint: client authentication failed");
+        FORMSVC_LOG(r, APLOG_INFO, 00513, "token endpoint: client authentication failed");
         return oauth_problem(r, invalid_client(r, "Client authentication failed: unknown or "
                                                   "deleted client, or wrong secret."));
     }

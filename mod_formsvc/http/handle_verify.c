@@ -160,7 +160,7 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
     if (!strcmp(result, "ok")) {
-        FORMSVC_LOG(r, APLOG_INFO, 10621, "account %s verified", who->user_id);
+        FORMSVC_LOG(r, APLOG_INFO, 00621, "account %s verified", who->user_id);
         json_object *out = fs_json_own(r->pool, json_object_new_object());
         json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 3)));
         return formsvc_send_obj(r, 200, out);
@@ -373,7 +373,7 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(
             r, code_problem(r, "The code is wrong or no longer valid for this address. Codes "
                                "work once, for 24 hours, and 5 wrong tries void them."));
-    FORMSVC_LOG(r, APLOG_NOTICE, 10622, "account recovered with an e-mailed code; new key %s", kid);
+    FORMSVC_LOG(r, APLOG_NOTICE, 00622, "account recovered with an e-mailed code; new key %s", kid);
     if (*revoke == 't') {
         /* see fs_recover_sweep; the new secret is not out yet */
         const char *uid = json_object_get_string(
@@ -383,7 +383,7 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
         /* the recovery itself committed (and revoked all it saw): hand out
          * the key even if this second pass fails */
         if ((e = formsvc_query(r, "fs_recover_sweep", 4, sw, &ignored)))
-            FORMSVC_LOG(r, APLOG_ERR, 12000,
+            FORMSVC_LOG(r, APLOG_ERR, 02000,
                         "account recovery: sweep of credentials made meanwhile failed (%s)",
                         e->slug);
     }

@@ -18,7 +18,7 @@ static int replay(request_rec *r, formsvc_idem *st, fs_rows *rs) {
         fs_idem_open(r->pool, c->pepper, c->pepper_len, st->scope, st->key, FS_CELL(rs, 0, 3));
     const char *nl = plain ? strchr(plain, '\n') : NULL;
     if (!nl) {
-        FORMSVC_LOG(r, APLOG_ERR, 10401, "idempotency record cannot be opened");
+        FORMSVC_LOG(r, APLOG_ERR, 00401, "idempotency record cannot be opened");
         return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
     }
     const char *ctype = apr_pstrndup(r->pool, plain, (apr_size_t)(nl - plain));
@@ -104,7 +104,7 @@ void formsvc_idem_release(request_rec *r, formsvc_idem *st) {
     const char *args[] = {st->scope, st->key};
     fs_rows *rs;
     if (formsvc_query(r, "fs_idem_release", 2, args, &rs))
-        FORMSVC_LOG(r, APLOG_WARNING, 10402,
+        FORMSVC_LOG(r, APLOG_WARNING, 00402,
                     "idempotency claim not released; it lapses after a minute");
 }
 
@@ -129,7 +129,7 @@ void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const cha
     fs_rows *rs;
     st->done = 1;
     if (formsvc_query(r, "fs_idem_store", 5, args, &rs) || rs->nrows != 1) {
-        FORMSVC_LOG(r, APLOG_WARNING, 10403, "idempotency record not stored");
+        FORMSVC_LOG(r, APLOG_WARNING, 00403, "idempotency record not stored");
         st->done = 0;
         formsvc_idem_release(r, st);
     }

@@ -48,8 +48,8 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
             apr_finfo_t fi;
             if (apr_file_open(&f, a->smtp_password_file, APR_READ, 0, pconf) != APR_SUCCESS ||
                 apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS || fi.size > 4096) {
-                ap_log_error(APLOG_MARK, APLOG_CRIT, 0, sp,
-                             "AH10611: FormsvcMailSMTPPasswordFile %s cannot be read",
+                FORMSVC_SLOG(sp, APLOG_CRIT, 0, 00611,
+                             "FormsvcMailSMTPPasswordFile %s cannot be read",
                              a->smtp_password_file);
                 return HTTP_INTERNAL_SERVER_ERROR;
             }
@@ -65,14 +65,14 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
             const char *dir = mail_dir(pconf, a);
             apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf);
             if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv)) {
-                ap_log_error(APLOG_MARK, APLOG_CRIT, rv, sp,
-                             "AH10612: the mail directory %s cannot be made", dir);
+                FORMSVC_SLOG(sp, APLOG_CRIT, rv, 00612,
+                             "the mail directory %s cannot be made", dir);
                 return HTTP_INTERNAL_SERVER_ERROR;
             }
             /* children run as User: let them write there */
             if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, -1) != 0)
-                ap_log_error(APLOG_MARK, APLOG_WARNING, 0, sp,
-                             "AH10613: cannot give the mail directory %s to the child user", dir);
+                FORMSVC_SLOG(sp, APLOG_WARNING, 0, 00613,
+                             "cannot give the mail directory %s to the child user", dir);
         }
     }
     return OK;
@@ -109,8 +109,8 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
         backoff = 3600;
     const char *args[] = {err, apr_itoa(p, backoff), apr_itoa(p, MAX_ATTEMPTS), id};
     fs_db_query(p, db, "fs_outbox_failed", 4, args, &out);
-    ap_log_error(APLOG_MARK, attempts >= MAX_ATTEMPTS ? APLOG_ERR : APLOG_WARNING, 0, s,
-                 "AH10614: mail %s not delivered (attempt %d of %d): %s", id, attempts,
+    FORMSVC_SLOG(s, attempts >= MAX_ATTEMPTS ? APLOG_ERR : APLOG_WARNING, 0, 00614,
+                 "mail %s not delivered (attempt %d of %d): %s", id, attempts,
                  MAX_ATTEMPTS, err);
 }
 

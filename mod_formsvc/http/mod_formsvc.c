@@ -6,6 +6,7 @@
 #include "webhooks.h"
 #include "ratelimit.h"
 
+#include <apr_hash.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
 #include <http_core.h>
@@ -20,7 +21,7 @@ static void store_log(int level, const char *msg)
     static const int map[] = {APLOG_EMERG, APLOG_ALERT, APLOG_CRIT, APLOG_ERR,
                               APLOG_WARNING, APLOG_NOTICE, APLOG_INFO, APLOG_DEBUG};
     int lvl = level >= 0 && level < 8 ? map[level] : APLOG_ERR;
-    ap_log_error(APLOG_MARK, lvl, 0, main_server, "AH10301: store: %s", msg);
+    formsvc_log_store_line(main_server, lvl, msg); /* msg starts with its number */
 }
 
 static int has_directive(ap_directive_t *d, const char *name)
@@ -34,35 +35,58 @@ static int has_directive(ap_directive_t *d, const char *name)
     return 0;
 }
 
+/* Registers every statement with mod_dbd once per database configuration.
+ * A virtual host without DBD directives of its own shares the main
+ * server's mod_dbd configuration object (mod_dbd makes one only where a
+ * directive is used), and registering the same label on it twice makes
+ * mod_dbd warn (AH02653) once per statement and virtual host. Hosts with
+ * their own DBD directives have their own object and need the statements
+ * there too (mod_dbd pools identical configurations together). */
+static void prepare_statements(apr_pool_t *ptemp, server_rec *s,
+                               APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare)
+{
+    module *dbd = ap_find_linked_module("mod_dbd.c");
+    apr_hash_t *done = apr_hash_make(ptemp);
+    int n;
+    const fs_stmt *st = fs_store_statements(&n);
+    for (server_rec *sp = s; sp; sp = sp->next) {
+        void *cfg = dbd ? ap_get_module_config(sp->module_config, dbd) : NULL;
+        if (cfg && apr_hash_get(done, &cfg, sizeof(cfg)))
+            continue;
+        if (cfg) {
+            void **key = apr_palloc(ptemp, sizeof(*key));
+            *key = cfg;
+            apr_hash_set(done, key, sizeof(*key), "");
+        }
+        for (int i = 0; i < n; i++)
+            prepare(sp, st[i].sql, st[i].label);
+    }
+}
+
 /* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works. */
 static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
                                server_rec *s)
 {
     (void)plog;
-    (void)ptemp;
     main_server = s;
     fs_store_set_logger(store_log);
     APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
     if (!prepare || !APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire)) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
-                     "AH10302: mod_formsvc needs mod_dbd: add LoadModule dbd_module "
+        FORMSVC_SLOG(s, APLOG_CRIT, 0, 00302,
+                     "mod_formsvc needs mod_dbd: add LoadModule dbd_module "
                      "(a2enmod dbd) before mod_formsvc");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (!has_directive(ap_conftree, "DBDriver") || !has_directive(ap_conftree, "DBDParams")) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
-                     "AH10303: mod_formsvc needs a database: set DBDriver pgsql and "
+        FORMSVC_SLOG(s, APLOG_CRIT, 0, 00303,
+                     "mod_formsvc needs a database: set DBDriver pgsql and "
                      "DBDParams \"host=... dbname=... user=... connect_timeout=2\"");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    int n;
-    const fs_stmt *st = fs_store_statements(&n);
-    for (server_rec *sp = s; sp; sp = sp->next)
-        for (int i = 0; i < n; i++)
-            prepare(sp, st[i].sql, st[i].label);
+    prepare_statements(ptemp, s, prepare);
     if (!formsvc_conf(s)->pepper)
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
+                     "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_dbpool_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
@@ -83,8 +107,8 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     apr_pool_create(&tmp, p);
     ap_dbd_t *d = open(tmp, s);
     if (!d) {
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10306: database not reachable at start; /readyz answers 503 "
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00306,
+                     "database not reachable at start; /readyz answers 503 "
                      "until it is");
     } else {
         fs_db db = {d->driver, d->handle, d->prepared, d->pool};
@@ -92,8 +116,8 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
         const char *args[] = {apr_itoa(tmp, FS_SCHEMA_VERSION)};
         fs_error *e = fs_db_query(tmp, &db, "fs_schema_ok", 1, args, &rs);
         if (e || rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't')
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                         "AH10307: database schema is at version %s, this module needs %d: "
+            FORMSVC_SLOG(s, APLOG_ERR, 0, 00307,
+                         "database schema is at version %s, this module needs %d: "
                          "apply sql/ migrations; /readyz answers 503 until then",
                          e || rs->nrows != 1 ? "?" : FS_CELL(rs, 0, 1), FS_SCHEMA_VERSION);
         close(s, d);
@@ -118,6 +142,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     formsvc_public_hooks(p);
     formsvc_webhook_hooks(p);
     formsvc_dbpool_hooks(p);
+    formsvc_log_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

@@ -45,14 +45,14 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     (void)ptemp;
     const char *dir = ap_runtime_dir_relative(pconf, "formsvc-forms");
     if (!dir || apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf) != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10704: cannot make %s: HTML respondents will not get their form back "
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00704,
+                     "cannot make %s: HTML respondents will not get their form back "
                      "during a database outage",
                      dir ? dir : "formsvc-forms");
         return OK;
     }
     if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, ap_unixd_config.group_id) != 0)
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "AH10705: cannot hand %s to the child user",
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00705, "cannot hand %s to the child user",
                      dir);
     cache_dir = dir;
     return OK;

@@ -27,8 +27,8 @@ int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
     apr_size_t size = (apr_size_t)nslots * sizeof(fs_rl_slot);
     apr_status_t rv = apr_shm_create(&shm, size, NULL, pconf);
     if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     "AH10601: cannot create %" APR_SIZE_T_FMT " bytes of shared memory "
+        FORMSVC_SLOG(s, APLOG_CRIT, rv, 00601,
+                     "cannot create %" APR_SIZE_T_FMT " bytes of shared memory "
                      "for rate-limit counters",
                      size);
         return HTTP_INTERNAL_SERVER_ERROR;
@@ -51,8 +51,8 @@ void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
             !port || apr_memcache_create(p, 1, 0, &mc) != APR_SUCCESS ||
             apr_memcache_server_create(p, host, port, 0, 1, 64, 60 * 1000000, &ms) != APR_SUCCESS ||
             apr_memcache_add_server(mc, ms) != APR_SUCCESS) {
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, sp,
-                         "AH10604: FormsvcRateLimitStore memcache %s: cannot set up the "
+            FORMSVC_SLOG(sp, APLOG_ERR, 0, 00604,
+                         "FormsvcRateLimitStore memcache %s: cannot set up the "
                          "client; rate limits are not enforced",
                          a->memcache);
             mc = NULL;
@@ -70,7 +70,7 @@ static int count_local(request_rec *r, const char *bucket, int window, int64_t w
     *count =
         fs_rl_table_hit(slots, nslots, fs_rl_hash(bucket), window, wstart + window, now, &evicted);
     if (evicted)
-        FORMSVC_LOG(r, APLOG_WARNING, 10605,
+        FORMSVC_LOG(r, APLOG_WARNING, 00605,
                     "rate-limit table full: a live counter was dropped; raise "
                     "FormsvcRateLimitSlots");
     return 0;
@@ -109,7 +109,7 @@ static int count_memcache(request_rec *r, const char *key, int window, int64_t *
             return 0;
         }
     }
-    FORMSVC_LOG(r, APLOG_WARNING, 10606, "memcached rate-limit store unreachable");
+    FORMSVC_LOG(r, APLOG_WARNING, 00606, "memcached rate-limit store unreachable");
     return -1;
 }
 
@@ -143,7 +143,7 @@ fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
                 : count_memcache(r, apr_pstrcat(r->pool, "formsvc:rl:", key, NULL), window, &count);
     }
     if (rc != 0) {
-        FORMSVC_LOG(r, APLOG_WARNING, 10607, "rate-limit store failed; hit allowed");
+        FORMSVC_LOG(r, APLOG_WARNING, 00607, "rate-limit store failed; hit allowed");
         fs_rl_decide(limit, window, now, 0, res);
         res->allowed = 1;
         return NULL;

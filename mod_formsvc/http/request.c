@@ -40,7 +40,7 @@ fs_error *formsvc_db(request_rec *r, fs_db **out)
          * goes back with the request's pool, or at formsvc_db_release */
         ap_dbd_t *d = formsvc_dbpool_acquire(r);
         if (!d) {
-            FORMSVC_LOG(r, APLOG_ERR, 10101, "no database connection available");
+            FORMSVC_LOG(r, APLOG_ERR, 00101, "no database connection available");
             return fs_error_make(r->pool, "service-unavailable",
                                  "The database cannot be reached.");
         }
@@ -128,7 +128,7 @@ int formsvc_send_problem(request_rec *r, fs_error *e)
                                       : r->uri;
     char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
     if (e->status >= 500)
-        FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 10102,
+        FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 00102,
                     "%d %s for %s", e->status, e->slug, instance);
     if (captured(r, e->status, "application/problem+json", body))
         return OK;

@@ -80,12 +80,12 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
         const char *b = apr_itoa(p, fs_webhook_backoff(attempt));
         const char *args[] = {o->attempt_json, b, b, b, id};
         e = fs_db_query(p, db, "fs_delivery_failed", 5, args, &out);
-        ap_log_error(APLOG_MARK, APLOG_INFO, 0, s,
-                     "AH10861: webhook delivery %s (attempt %d) failed: %s", id, attempt, o->error);
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 00861,
+                     "webhook delivery %s (attempt %d) failed: %s", id, attempt, o->error);
     }
     if (e)
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10862: the outcome of webhook delivery %s was not recorded; it will "
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00862,
+                     "the outcome of webhook delivery %s was not recorded; it will "
                      "be sent again after its lease",
                      id);
 }

@@ -87,8 +87,8 @@ static apr_status_t stop(void *data) {
     apr_thread_mutex_unlock(w->mutex);
     apr_thread_join(&rv, w->thread);
     if (apr_atomic_read32(&w->held) != 0)
-        ap_log_error(APLOG_MARK, APLOG_ERR, 0, w->s,
-                     "AH12150: the %s worker kept %u database connections at exit", w->name,
+        FORMSVC_SLOG(w->s, APLOG_ERR, 0, 02150,
+                     "the %s worker kept %u database connections at exit", w->name,
                      apr_atomic_read32(&w->held));
     return APR_SUCCESS;
 }
@@ -110,8 +110,8 @@ formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const ch
     if (rv == APR_SUCCESS)
         rv = apr_thread_create(&w->thread, ta, run, w, pchild);
     if (rv != APR_SUCCESS) {
-        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s,
-                     "AH12151: cannot start the %s worker thread; its queue waits", name);
+        FORMSVC_SLOG(s, APLOG_ERR, rv, 02151,
+                     "cannot start the %s worker thread; its queue waits", name);
         return NULL;
     }
     apr_pool_pre_cleanup_register(pchild, w, stop);

@@ -33,6 +33,7 @@
  * them only when it opens a connection), so every reset is followed by
  * preparing them all again on that handle. */
 #include "fs_store.h"
+#include "fs_log.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -224,16 +225,22 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
     if (PQstatus(c) != CONNECTION_OK) {
         PQreset(c);
         if (PQstatus(c) != CONNECTION_OK) {
-            log_msg(4, apr_psprintf(p, "database connection lost (%s); reconnecting failed: %s",
+            log_msg(4, apr_psprintf(p,
+                                    FS_LOGNO(00311) "database connection lost (%s); "
+                                                    "reconnecting failed: %s",
                                     why, PQerrorMessage(c)));
             return 0;
         }
     }
     if (!reprepare_all(p, db, c)) {
-        log_msg(4, apr_psprintf(p, "preparing statements again failed: %s", PQerrorMessage(c)));
+        log_msg(4, apr_psprintf(p, FS_LOGNO(00312) "preparing statements again failed: %s",
+                                PQerrorMessage(c)));
         return 0;
     }
-    log_msg(5, apr_psprintf(p, "database session renewed and statements prepared again (%s)", why));
+    log_msg(5, apr_psprintf(p,
+                            FS_LOGNO(00313) "database session renewed and statements "
+                                            "prepared again (%s)",
+                            why));
     return 1;
 }
 
@@ -283,7 +290,7 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
     apr_dbd_results_t *res = NULL;
     int rv = apr_dbd_pselect(db->driver, p, db->handle, &res, stmt, 1, nargs, (const char **)args);
     if (rv != 0) {
-        log_msg(3, apr_psprintf(p, "statement %s failed: %s", label,
+        log_msg(3, apr_psprintf(p, FS_LOGNO(00314) "statement %s failed: %s", label,
                                 apr_dbd_error(db->driver, db->handle, rv)));
         return apr_dbd_check_conn(db->driver, p, db->handle) == APR_SUCCESS
                    ? fs_error_make(p, "internal", NULL)
@@ -314,7 +321,7 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     *out = NULL;
     apr_dbd_prepared_t *stmt = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
     if (!stmt) {
-        log_msg(3, apr_psprintf(p, "statement %s was not prepared", label));
+        log_msg(3, apr_psprintf(p, FS_LOGNO(00315) "statement %s was not prepared", label));
         return fs_error_make(p, "internal", NULL);
     }
     if (strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
@@ -329,8 +336,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return answered(out, a.rows);
     if (a.timed_out) {
         log_msg(4, apr_psprintf(p,
-                                "statement %s: no answer from the database within %d ms; "
-                                "connection dropped",
+                                FS_LOGNO(00316) "statement %s: no answer from the database "
+                                                "within %d ms; connection dropped",
                                 label, timeout_ms));
         return unavailable(p);
     }
@@ -339,18 +346,19 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
     if (f == FS_DB_BUSY) {
         log_msg(4,
-                apr_psprintf(p, "statement %s: database busy (%s): %s", label, a.sqlstate, a.err));
+                apr_psprintf(p, FS_LOGNO(00317) "statement %s: database busy (%s): %s", label,
+                             a.sqlstate, a.err));
         return busy(p);
     }
     if (f == FS_DB_ERROR) {
-        log_msg(3, apr_psprintf(p, "statement %s failed (%s): %s", label,
+        log_msg(3, apr_psprintf(p, FS_LOGNO(00318) "statement %s failed (%s): %s", label,
                                 a.sqlstate ? a.sqlstate : "-", a.err));
         return fs_error_make(p, "internal", NULL);
     }
     if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
         log_msg(4, apr_psprintf(p,
-                                "database connection lost after statement %s ran; not "
-                                "retried: %s",
+                                FS_LOGNO(00319) "database connection lost after statement "
+                                                "%s ran; not retried: %s",
                                 label, a.err));
         return unavailable(p);
     }
@@ -362,8 +370,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     bad = PQstatus(c) != CONNECTION_OK;
     f = a.timed_out ? FS_DB_LOST : fs_db_classify(a.sqlstate, bad);
     log_msg(f == FS_DB_ERROR ? 3 : 4,
-            apr_psprintf(p, "statement %s failed after reconnecting (%s): %s", label,
-                         a.sqlstate ? a.sqlstate : "-", a.err));
+            apr_psprintf(p, FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
+                         label, a.sqlstate ? a.sqlstate : "-", a.err));
     if (f == FS_DB_ERROR)
         return fs_error_make(p, "internal", NULL);
     return f == FS_DB_BUSY ? busy(p) : unavailable(p);

@@ -63,6 +63,11 @@ void fs_store_set_timeout(int ms);
 apr_time_t fs_db_last_ok(void);
 apr_time_t fs_db_last_unavailable(void);
 
+/* 1 when a PostgreSQL server accepts connections at conninfo (libpq's
+ * PQping: nothing is logged, no session is opened; connect_timeout in
+ * conninfo bounds it), 0 when none answers or it refuses connections. */
+int fs_db_ping(const char *conninfo);
+
 /* How a failed statement failed, from its SQLSTATE (NULL when libpq gave
  * none) and whether libpq now calls the connection bad. */
 typedef enum fs_db_failure {

@@ -22,6 +22,10 @@ static apr_thread_mutex_t *mutex;
 static apr_thread_cond_t *freed;
 static int in_use;
 static int probing; /* a thread is trying the database while it is suspected down */
+/* The main server's DBDParams when the driver is pgsql, for the probe
+ * (pconf, read-only in children); NULL: no ping, the probe opens a pooled
+ * connection. */
+static const char *ping_conninfo;
 static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
 
 const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
@@ -51,10 +55,14 @@ static const char *directive_arg(ap_directive_t *d, const char *name, const char
 }
 
 void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
-    (void)pconf;
     (void)s;
     const char *max = directive_arg(ap_conftree, "DBDMax", NULL),
-               *persist = directive_arg(ap_conftree, "DBDPersist", NULL);
+               *persist = directive_arg(ap_conftree, "DBDPersist", NULL),
+               *driver = directive_arg(ap_conftree, "DBDriver", NULL),
+               *params = directive_arg(ap_conftree, "DBDParams", NULL);
+    ping_conninfo = driver && params && !strcasecmp(driver, "pgsql")
+                        ? ap_getword_conf(pconf, &params) /* unquoted */
+                        : NULL;
     pool_max = max ? atoi(max) : DBD_DEFAULT_MAX;
     if (pool_max < 1)
         pool_max = 1;
@@ -107,6 +115,19 @@ int formsvc_dbpool_enter(int *probe) {
                 break;
             }
             probing = *probe = 1;
+            /* Find out with a ping first: a failed pooled open costs two
+             * error-log lines of mod_dbd's, and while the database is down
+             * every request could be the one that tries. */
+            if (ping_conninfo) {
+                apr_thread_mutex_unlock(mutex);
+                int up = fs_db_ping(ping_conninfo);
+                apr_thread_mutex_lock(mutex);
+                if (!up) {
+                    apr_atomic_set64(&acquire_failed, (apr_uint64_t)apr_time_now());
+                    rc = FORMSVC_DBPOOL_DOWN;
+                    break;
+                }
+            }
         }
         if (!pool_max || in_use < pool_max) {
             in_use++;

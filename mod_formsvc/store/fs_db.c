@@ -57,6 +57,12 @@ apr_time_t fs_db_last_unavailable(void) {
     return (apr_time_t)apr_atomic_read64(&last_unavailable);
 }
 
+int fs_db_ping(const char *conninfo) {
+    PGPing st = PQping(conninfo);
+    return st == PQPING_OK || st == PQPING_NO_ATTEMPT; /* NO_ATTEMPT: bad conninfo, let
+                                                        * mod_dbd say what is wrong */
+}
+
 void fs_store_set_logger(fs_log_fn *fn) {
     logger = fn;
 }

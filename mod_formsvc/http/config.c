@@ -23,6 +23,7 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s)
 {
     (void)s;
     formsvc_srv *c = apr_pcalloc(p, sizeof(*c));
+    c->enabled = 1; /* every host serves, as before the directive existed */
     c->base_path = "";
     c->key_prefix = "svc_live_";
     c->client_prefix = "svcc_";
@@ -40,8 +41,10 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s)
 void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv)
 {
     formsvc_srv *base = basev, *add = addv, *c = apr_pcalloc(p, sizeof(*c));
+    MERGE(enabled);
     MERGE(base_url);
     c->base_path = add->base_url_set ? add->base_path : base->base_path;
+    c->base_url_inherited = !add->base_url_set && base->base_url_set;
     MERGE(pepper_file);
     c->pepper = add->pepper_file_set ? add->pepper : base->pepper;
     c->pepper_len = add->pepper_file_set ? add->pepper_len : base->pepper_len;
@@ -85,6 +88,14 @@ static const char *set_base_url(cmd_parms *cmd, void *d, const char *arg)
         path[--n] = '\0';
     c->base_path = path;
     c->base_url_set = 1;
+    return NULL;
+}
+
+static const char *set_enabled(cmd_parms *cmd, void *d, int on)
+{
+    (void)d;
+    srv(cmd)->enabled = on;
+    srv(cmd)->enabled_set = 1;
     return NULL;
 }
 
@@ -225,6 +236,9 @@ static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const ch
 }
 
 const command_rec formsvc_cmds[] = {
+    AP_INIT_FLAG("Formsvc", set_enabled, NULL, RSRC_CONF,
+                 "On: this server or virtual host serves the service under its base path "
+                 "(default, inherited by virtual hosts); Off: it does not"),
     AP_INIT_TAKE1("FormsvcBaseURL", set_base_url, NULL, RSRC_CONF,
                   "Absolute URL the service is reached at, optionally with a path "
                   "prefix (https://example.com/forms)"),

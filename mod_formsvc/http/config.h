@@ -13,6 +13,7 @@ typedef struct formsvc_tier {
 } formsvc_tier;
 
 typedef struct formsvc_srv {
+    int enabled;           /* Formsvc On|Off: whether this host serves our paths */
     const char *base_url;  /* absolute, no trailing slash; NULL: from request */
     const char *base_path; /* path part of base_url, "" for the root */
     const char *pepper_file;
@@ -24,7 +25,12 @@ typedef struct formsvc_srv {
     formsvc_tier tier[2]; /* 0 unverified, 1 verified */
     unsigned int base_url_set : 1, pepper_file_set : 1, key_prefix_set : 1,
         client_prefix_set : 1, max_body_api_set : 1, max_body_submission_set : 1,
-        token_lifetime_set : 1;
+        token_lifetime_set : 1, enabled_set : 1;
+    /* base_url comes from the main server, not from this virtual host's
+     * own FormsvcBaseURL: it is not used for a TLS request when it is http
+     * (formsvc_base_url) */
+    unsigned int base_url_inherited : 1;
+    apr_uint32_t tls_warned; /* per child: that case was logged once */
     unsigned int tier_set[2]; /* bit per quota: which were set */
     struct formsvc_acct *acct; /* rate limits, mail: config_accounts.h */
 } formsvc_srv;

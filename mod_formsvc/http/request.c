@@ -5,8 +5,10 @@
 #include "fs_json.h"
 #include "fs_util.h"
 
+#include <apr_atomic.h>
 #include <apr_optional.h>
 #include <http_core.h>
+#include <http_main.h>
 #include <apr_strings.h>
 #include <mod_dbd.h>
 
@@ -25,6 +27,24 @@ formsvc_req *formsvc_req_get(request_rec *r)
 const char *formsvc_base_url(request_rec *r)
 {
     formsvc_srv *c = formsvc_conf(r->server);
+    /* A virtual host without any of our directives has no configuration of
+     * its own: it uses the main server's object (httpd makes one only where
+     * a directive of the module appears), which was never merged. */
+    int inherited = c->base_url_inherited ||
+                    (r->server->is_virtual && c == formsvc_conf(ap_server_conf));
+    if (c->base_url && inherited && !strncmp(c->base_url, "http:", 5) &&
+        !strcmp(ap_http_scheme(r), "https")) {
+        /* An http base URL set for the main server, on a TLS virtual host
+         * that has none of its own: never send http links over https.
+         * This host's own name and port (with the inherited path) serve
+         * instead; FormsvcBaseURL belongs in each virtual host. */
+        if (apr_atomic_cas32(&c->tls_warned, 1, 0) == 0)
+            FORMSVC_LOG(r, APLOG_WARNING, 00308,
+                        "FormsvcBaseURL %s (main server) is not used on the TLS virtual host "
+                        "%s:%u; set FormsvcBaseURL in that <VirtualHost>",
+                        c->base_url, r->server->server_hostname, (unsigned)r->server->port);
+        return ap_construct_url(r->pool, c->base_path, r);
+    }
     if (c->base_url)
         return c->base_url;
     /* Without FormsvcBaseURL: the server's own name and port, as

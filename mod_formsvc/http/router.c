@@ -57,6 +57,8 @@ int formsvc_redact_request(request_rec *r)
 int formsvc_translate(request_rec *r)
 {
     formsvc_srv *c = formsvc_conf(r->server);
+    if (!c->enabled) /* Formsvc Off on this host */
+        return DECLINED;
     apr_size_t bl = strlen(c->base_path);
     if (!r->uri || strncmp(r->uri, c->base_path, bl) != 0)
         return DECLINED;

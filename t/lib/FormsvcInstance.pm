@@ -24,7 +24,8 @@ sub free_port {
     return $s->sockport;
 }
 
-# start(name => 'a', conf => "extra directives\n", db => 'formsvc')
+# start(name => 'a', conf => "extra directives\n", db => 'formsvc',
+#       ready_url => URL answering 200 once it is up; default its /healthz)
 sub start {
     my ($class, %o) = @_;
     my $name = $o{name} or die 'name';
@@ -83,7 +84,7 @@ CONF
     push @running, $self;
     my $ua = LWP::UserAgent->new(timeout => 5);
     for (1 .. 200) {
-        my $r = $ua->get("$self->{url}/healthz");
+        my $r = $ua->get($o{ready_url} // "$self->{url}/healthz");
         return $self if $r->code == 200;
         Time::HiRes::sleep(0.1);
     }

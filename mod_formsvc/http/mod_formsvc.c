@@ -5,6 +5,7 @@
 #include "mail.h"
 #include "webhooks.h"
 #include "ratelimit.h"
+#include "request_id.h"
 
 #include <apr_hash.h>
 #include <apr_optional.h>
@@ -143,6 +144,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     formsvc_webhook_hooks(p);
     formsvc_dbpool_hooks(p);
     formsvc_log_hooks(p);
+    formsvc_request_id_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

@@ -2,6 +2,7 @@
 #include "glue.h"
 #include "dbpool.h"
 #include "dispatch.h"
+#include "request_id.h"
 #include "fs_json.h"
 #include "fs_util.h"
 
@@ -146,6 +147,9 @@ int formsvc_send_problem(request_rec *r, fs_error *e)
                                                     q->path, NULL)
                          : r->prev    ? r->prev->uri
                                       : r->uri;
+    const char *rid = formsvc_request_id(r);
+    if (rid) /* to quote when reporting the problem; the same as X-Request-Id */
+        fs_error_set_str(r->pool, e, "requestId", rid);
     char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
     if (e->status >= 500)
         FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 00102,

@@ -63,6 +63,18 @@ void fs_store_set_timeout(int ms);
 apr_time_t fs_db_last_ok(void);
 apr_time_t fs_db_last_unavailable(void);
 
+/* Counters the store adds to (atomically) when set: c[FS_DB_COUNT_*],
+ * memory that outlives every query (the glue's shared metrics). NULL:
+ * nothing is counted. */
+enum {
+    FS_DB_COUNT_UNAVAILABLE, /* unreachable or silent: 503 */
+    FS_DB_COUNT_BUSY,        /* cancelled by statement_timeout or lock_timeout: 503 */
+    FS_DB_COUNT_ERROR,       /* any other failure: 500 */
+    FS_DB_COUNT_RENEWED,     /* a session renewed and its statements prepared again */
+    FS_DB_COUNT_N
+};
+void fs_store_set_counters(volatile apr_uint64_t *c);
+
 /* 1 when a PostgreSQL server accepts connections at conninfo (libpq's
  * PQping: nothing is logged, no session is opened; connect_timeout in
  * conninfo bounds it), 0 when none answers or it refuses connections. */

@@ -1,6 +1,7 @@
 /* dbpool: the wait for a pooled connection and for a statement, bounded
  * (see dbpool.h). */
 #include "dbpool.h"
+#include "metrics.h"
 
 #include <apr_atomic.h>
 #include <apr_optional.h>
@@ -106,7 +107,7 @@ int formsvc_dbpool_enter(int *probe) {
     if (!mutex)
         return FORMSVC_DBPOOL_OK;
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(timeout_sec);
-    int rc = FORMSVC_DBPOOL_OK;
+    int rc = FORMSVC_DBPOOL_OK, waited = 0;
     apr_thread_mutex_lock(mutex);
     for (;;) {
         if (!*probe && suspected()) {
@@ -133,6 +134,8 @@ int formsvc_dbpool_enter(int *probe) {
             in_use++;
             break;
         }
+        if (!waited++)
+            formsvc_metric_inc(FORMSVC_M_DB_WAITS);
         if (!timeout_sec) {
             apr_thread_cond_wait(freed, mutex);
             continue;
@@ -222,6 +225,9 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
         return h->d;
     if (!h->entered) {
         int rc = formsvc_dbpool_enter(&h->probe);
+        if (rc != FORMSVC_DBPOOL_OK)
+            formsvc_metric_inc(rc == FORMSVC_DBPOOL_BUSY ? FORMSVC_M_DB_WAIT_TIMEOUTS
+                                                         : FORMSVC_M_DB_DOWN_FAST);
         if (rc == FORMSVC_DBPOOL_BUSY) {
             FORMSVC_LOG(r, APLOG_WARNING, 02153,
                         "no pooled database connection came free within %d s", timeout_sec);
@@ -237,6 +243,7 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
     }
     h->d = dbd_open(ir->pool, ir->server);
     if (!h->d) {
+        formsvc_metric_inc(FORMSVC_M_DB_OPEN_FAILED);
         formsvc_dbpool_unreachable();
         give_back(h);
     }

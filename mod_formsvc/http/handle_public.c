@@ -17,6 +17,7 @@
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "fs_validate.h"
+#include "metrics.h"
 #include "public.h"
 #include "ratelimit.h"
 
@@ -564,6 +565,7 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
         return send_body(r, st, "application/json", body, 0);
     }
+    formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
     if (html)
         return thanks_redirect(r, &pb, location, 0);
     cors(r);

@@ -1,5 +1,6 @@
 /* log: per-child throttling of repeated log lines (see log.h). */
 #include "log.h"
+#include "metrics.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -63,6 +64,7 @@ int formsvc_log_pass(const server_rec *s, int level, const char *no) {
          * writing it right now */
         apr_atomic_set32(&sl->level, (apr_uint32_t)level);
         apr_atomic_inc32(&sl->suppressed);
+        formsvc_metric_inc(FORMSVC_M_LOG_SUPPRESSED);
         return 0;
     }
     apr_uint32_t count = apr_atomic_xchg32(&sl->suppressed, 0);

@@ -7,6 +7,7 @@
  * 8 attempts, then the message is marked failed. GET /readyz/outbox shows
  * a stuck outbox. */
 #include "mail.h"
+#include "metrics.h"
 #include "config_accounts.h"
 #include "fs_secret.h"
 #include "fs_util.h"
@@ -97,6 +98,7 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
     const char *id = FS_CELL(rs, i, 0);
     int attempts = atoi(FS_CELL(rs, i, 3));
     fs_rows *out;
+    formsvc_metric_inc(err ? FORMSVC_M_MAIL_FAILED : FORMSVC_M_MAIL_SENT);
     if (!err) {
         const char *args[] = {id};
         fs_db_query(p, db, "fs_outbox_sent", 1, args, &out);

@@ -3,6 +3,7 @@
 #include "fs_store.h"
 #include "dbpool.h"
 #include "mail.h"
+#include "metrics.h"
 #include "webhooks.h"
 #include "ratelimit.h"
 #include "request_id.h"
@@ -90,6 +91,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_dbpool_post_config(pconf, s);
+    formsvc_metrics_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
@@ -145,6 +147,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     formsvc_dbpool_hooks(p);
     formsvc_log_hooks(p);
     formsvc_request_id_hooks(p);
+    formsvc_metrics_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

@@ -12,6 +12,7 @@
  * extra file write. The directory is made at startup, owned by the user
  * the children run as. */
 #include "fs_json.h"
+#include "metrics.h"
 #include "public.h"
 
 #include <apr_file_io.h>
@@ -148,12 +149,17 @@ static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
 void formsvc_public_cache_put(const formsvc_pubform *f) {
     uint64_t slot = fnv(0xcbf29ce484222325ull, f->id) % MEMO_SLOTS;
     uint64_t fp = fnv(fnv(fnv(fnv(0xcbf29ce484222325ull, f->id), f->version), f->status), f->slug);
-    if (atomic_load_explicit(&memo[slot], memory_order_relaxed) == fp)
+    if (atomic_load_explicit(&memo[slot], memory_order_relaxed) == fp) {
+        formsvc_metric_inc(FORMSVC_M_FORM_COPY_FRESH);
         return;
+    }
+    formsvc_metric_inc(FORMSVC_M_FORM_COPY_WRITTEN);
     file_put(f);
     atomic_store_explicit(&memo[slot], fp, memory_order_relaxed);
 }
 
 int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
-    return file_get(p, ref, out);
+    int hit = file_get(p, ref, out);
+    formsvc_metric_inc(hit ? FORMSVC_M_FORM_CACHE_HIT : FORMSVC_M_FORM_CACHE_MISS);
+    return hit;
 }

@@ -3,6 +3,7 @@
 #include "glue.h"
 #include "fs_redact.h"
 #include "fs_util.h"
+#include "metrics.h"
 #include "ratelimit.h"
 
 #include <apr_strings.h>
@@ -24,6 +25,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_mcp,
     formsvc_routes_openapi,
     formsvc_routes_webhooks,
+    formsvc_routes_metrics,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
@@ -33,7 +35,7 @@ static int our_path(const char *path)
     static const char *const roots[] = {"/v1", "/f", "/problems", "/healthz", "/readyz",
                                         "/mcp", "/openapi.json", "/verify",
                                         "/.well-known/oauth-authorization-server",
-                                        "/.formsvc"};
+                                        "/.formsvc", "/metrics"};
     for (unsigned i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
         apr_size_t n = strlen(roots[i]);
         if (strncmp(path, roots[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
@@ -160,4 +162,11 @@ int formsvc_handler_hook(request_rec *r)
         }
     }
     return rt->fn(r, caps);
+}
+
+void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx)
+{
+    for (int t = 0; t < N_TABLES; t++)
+        for (const formsvc_route *rt = tables[t]; rt->pattern; rt++)
+            fn(rt, ctx);
 }

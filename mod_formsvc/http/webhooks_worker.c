@@ -9,6 +9,7 @@
 #include "fs_json.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
+#include "metrics.h"
 #include "webhooks.h"
 #include "worker.h"
 
@@ -73,6 +74,7 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
     int attempt = atoi(FS_CELL(rs, i, 5));
     fs_rows *out;
     fs_error *e;
+    formsvc_metric_inc(o->error ? FORMSVC_M_WEBHOOK_FAILED : FORMSVC_M_WEBHOOK_DELIVERED);
     if (!o->error) {
         const char *args[] = {o->attempt_json, id};
         e = fs_db_query(p, db, "fs_delivery_succeeded", 2, args, &out);

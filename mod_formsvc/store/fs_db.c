@@ -57,6 +57,23 @@ apr_time_t fs_db_last_unavailable(void) {
     return (apr_time_t)apr_atomic_read64(&last_unavailable);
 }
 
+static volatile apr_uint64_t *counters;
+
+void fs_store_set_counters(volatile apr_uint64_t *c) {
+    counters = c;
+}
+
+static void count(int which) {
+    if (counters)
+        apr_atomic_inc64(&counters[which]);
+}
+
+/* A statement that failed for a reason other than the database's absence. */
+static fs_error *failed(apr_pool_t *p) {
+    count(FS_DB_COUNT_ERROR);
+    return fs_error_make(p, "internal", NULL);
+}
+
 int fs_db_ping(const char *conninfo) {
     PGPing st = PQping(conninfo);
     return st == PQPING_OK || st == PQPING_NO_ATTEMPT; /* NO_ATTEMPT: bad conninfo, let
@@ -247,6 +264,7 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
                             FS_LOGNO(00313) "database session renewed and statements "
                                             "prepared again (%s)",
                             why));
+    count(FS_DB_COUNT_RENEWED);
     return 1;
 }
 
@@ -273,6 +291,7 @@ static int idle_alive(PGconn *c) {
 
 /* The database cannot be reached or does not answer: noted for dbpool. */
 static fs_error *unavailable(apr_pool_t *p) {
+    count(FS_DB_COUNT_UNAVAILABLE);
     apr_atomic_set64(&last_unavailable, (apr_uint64_t)apr_time_now());
     return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
 }
@@ -280,6 +299,7 @@ static fs_error *unavailable(apr_pool_t *p) {
 /* The database answers, but cancelled the statement (statement_timeout,
  * lock_timeout, out of resources): 503 too, yet no sign that it is down. */
 static fs_error *busy(apr_pool_t *p) {
+    count(FS_DB_COUNT_BUSY);
     return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
 }
 
@@ -299,7 +319,7 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
         log_msg(3, apr_psprintf(p, FS_LOGNO(00314) "statement %s failed: %s", label,
                                 apr_dbd_error(db->driver, db->handle, rv)));
         return apr_dbd_check_conn(db->driver, p, db->handle) == APR_SUCCESS
-                   ? fs_error_make(p, "internal", NULL)
+                   ? failed(p)
                    : unavailable(p);
     }
     fs_rows *rs = apr_pcalloc(p, sizeof(*rs));
@@ -328,7 +348,7 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     apr_dbd_prepared_t *stmt = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
     if (!stmt) {
         log_msg(3, apr_psprintf(p, FS_LOGNO(00315) "statement %s was not prepared", label));
-        return fs_error_make(p, "internal", NULL);
+        return failed(p);
     }
     if (strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
         return query_apr_dbd(p, db, label, stmt, nargs, args, out);
@@ -359,7 +379,7 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (f == FS_DB_ERROR) {
         log_msg(3, apr_psprintf(p, FS_LOGNO(00318) "statement %s failed (%s): %s", label,
                                 a.sqlstate ? a.sqlstate : "-", a.err));
-        return fs_error_make(p, "internal", NULL);
+        return failed(p);
     }
     if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
         log_msg(4, apr_psprintf(p,
@@ -379,6 +399,6 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
             apr_psprintf(p, FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
                          label, a.sqlstate ? a.sqlstate : "-", a.err));
     if (f == FS_DB_ERROR)
-        return fs_error_make(p, "internal", NULL);
+        return failed(p);
     return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

@@ -1,0 +1,140 @@
+# GET /metrics (issue 12, item 9): Prometheus text, read with the reference
+# parser (python3-prometheus-client, t/bin/prom_parse.py); counters summed
+# over every httpd child; local machine only unless a Require applies.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+use FormsvcInstance;
+use PublicTest;
+use File::Temp ();
+use JSON::PP ();
+use LWP::UserAgent;
+
+plan skip_all => 'python3-prometheus-client not installed'
+    unless system('/usr/bin/python3', '-c', 'import prometheus_client') == 0;
+
+my $J = JSON::PP->new;
+
+# The exposition of a response, parsed: { families => {name => type}, samples => [...] }
+sub parse {
+    my $text = shift;
+    my $tmp = File::Temp->new;
+    print $tmp $text;
+    close $tmp;
+    my $out = `/usr/bin/python3 $FindBin::Bin/bin/prom_parse.py < $tmp 2>&1`;
+    return $? == 0 ? $J->decode($out) : { error => $out };
+}
+# The value of one sample (by name and exact labels), 0 when absent.
+sub value {
+    my ($m, $name, %l) = @_;
+    for my $s (@{ $m->{samples} }) {
+        next unless $s->[0] eq $name;
+        next if grep { ($s->[1]{$_} // "\0") ne $l{$_} } keys %l;
+        next if keys %{ $s->[1] } != keys %l;
+        return $s->[2];
+    }
+    return 0;
+}
+sub scrape {
+    my $r = api(GET => '/metrics');
+    is $r->code, 200, 'GET /metrics from the local machine: 200';
+    like $r->header('Content-Type'), qr{^text/plain; version=0\.0\.4}, 'Prometheus text format';
+    my $m = parse($r->content);
+    ok !$m->{error}, 'the reference parser reads it' or diag $m->{error};
+    return $m;
+}
+
+# ---- the test server ---------------------------------------------------------
+my $m0 = scrape();
+for my $f (qw(formsvc_http_requests formsvc_http_request_duration_seconds
+              formsvc_submissions_stored formsvc_webhook_deliveries formsvc_mail_deliveries
+              formsvc_mail_outbox_depth formsvc_cache_requests formsvc_db_pool_waits
+              formsvc_db_pool_errors formsvc_db_statement_errors formsvc_build_info)) {
+    ok exists $m0->{families}{$f}, "family $f";
+}
+is $m0->{families}{formsvc_http_request_duration_seconds}, 'histogram', 'latency is a histogram';
+
+my %route = (route => '/healthz', method => 'GET', status => '200');
+api(GET => '/healthz') for 1 .. 7;
+api(GET => '/v1/no-such-thing') for 1 .. 2;
+my $form = make_form(fields => [ { id => 'fld_1', key => 'name', type => 'text', label => 'Name',
+                                   position => 0 } ]);
+my @subs = map { req(POST => form_url($form), body => qq({"name":"n$_"}), type => 'application/json')->code } 1 .. 3;
+is_deeply \@subs, [201, 201, 201], 'three submissions stored';
+
+my $m1 = scrape();
+is value($m1, 'formsvc_http_requests_total', %route) - value($m0, 'formsvc_http_requests_total', %route),
+    7, 'requests by route and status: +7 for GET /healthz 200';
+is value($m1, 'formsvc_http_requests_total', route => '(none)', method => '*', status => '404')
+   - value($m0, 'formsvc_http_requests_total', route => '(none)', method => '*', status => '404'),
+    2, 'paths of ours that match no route: +2 under (none), 404';
+is value($m1, 'formsvc_http_requests_total', route => '/f/{ref}', method => 'POST', status => '201')
+   - value($m0, 'formsvc_http_requests_total', route => '/f/{ref}', method => 'POST', status => '201'),
+    3, 'POST /f/{ref} 201: +3';
+is value($m1, 'formsvc_submissions_stored_total') - value($m0, 'formsvc_submissions_stored_total'),
+    3, 'submissions stored: +3';
+my %h = (route => '/healthz', method => 'GET');
+my $count = value($m1, 'formsvc_http_request_duration_seconds_count', %h);
+cmp_ok $count, '>=', 7, 'latency histogram counts the requests';
+is value($m1, 'formsvc_http_request_duration_seconds_bucket', %h, le => '+Inf'), $count, '+Inf bucket = count';
+my @le = map { value($m1, 'formsvc_http_request_duration_seconds_bucket', %h, le => $_) }
+    qw(0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5 10);
+is_deeply [ sort { $a <=> $b } @le ], \@le, 'buckets are cumulative';
+cmp_ok value($m1, 'formsvc_http_request_duration_seconds_sum', %h), '>', 0, 'and a sum';
+is value($m1, 'formsvc_database_up'), 1, 'database up';
+is value($m1, 'formsvc_mail_outbox_depth'), PublicTest::psql(
+    "SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL"), 'outbox depth as in the table';
+
+# not the local machine (as a proxy says): refused
+my $r = api(GET => '/metrics', headers => { 'X-Forwarded-For' => '203.0.113.9' });
+is $r->code, 403, 'a forwarded request: 403';
+is $r->{json}{type}, base_url() . '/problems/forbidden', 'a forbidden problem';
+
+# ---- summed over children, kept over a graceful restart; Require ----------
+my $inst = FormsvcInstance->start(name => 'metrics', conf => <<'CONF');
+<Location /api/metrics>
+    Require all granted
+</Location>
+CONF
+my $ua = LWP::UserAgent->new(timeout => 10);
+my $n = FormsvcInstance->burst(6, sub {
+    my $u = LWP::UserAgent->new(timeout => 10, keep_alive => 0);
+    my $ok = 0;
+    for (1 .. 25) { $ok++ if $u->get($inst->url . '/healthz')->code == 200 }
+    return $ok;
+});
+is $n, 150, '150 requests from 6 clients';
+cmp_ok scalar($inst->pids), '>', 1, 'served by more than one child';
+my $im = parse($ua->get($inst->url . '/metrics', 'X-Forwarded-For' => '203.0.113.9')->content);
+ok !$im->{error}, 'instance: parsed (a Require granted the forwarded request)';
+my $before = value($im, 'formsvc_http_requests_total', %route);
+my $logged = () = FormsvcInstance::slurp($inst->root . '/access_log') =~ m{ 200 GET /api/healthz }g;
+cmp_ok $logged, '>=', 150, "the access log shows $logged answered GET /healthz";
+is $before, $logged, 'the counter, summed over the children, is exactly that';
+system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf', '-k', 'graceful') == 0
+    or die 'graceful failed';
+my $after;
+for (1 .. 50) { # the new generation answers
+    select undef, undef, undef, 0.2;
+    my $res = $ua->get($inst->url . '/metrics');
+    next unless $res->code == 200;
+    $after = parse($res->content);
+    last;
+}
+cmp_ok value($after, 'formsvc_http_requests_total', %route), '>=', $before,
+    'a graceful restart keeps the counters';
+is value($after, 'formsvc_metrics_start_time_seconds'), value($im, 'formsvc_metrics_start_time_seconds'),
+    'and their start time';
+$inst->stop;
+
+my $closed = FormsvcInstance->start(name => 'metrics-closed', conf => <<'CONF');
+<Location /api/metrics>
+    Require env formsvc_nobody_has_this
+</Location>
+CONF
+is $ua->get($closed->url . '/metrics')->code, 403, 'a Require that refuses the local machine too: 403';
+$closed->stop;
+
+done_testing;

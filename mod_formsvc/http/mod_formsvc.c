@@ -3,6 +3,7 @@
 #include "fs_store.h"
 #include "dbpool.h"
 #include "mail.h"
+#include "tally.h"
 #include "webhooks.h"
 #include "ratelimit.h"
 
@@ -75,6 +76,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     formsvc_dbpool_child_init(p, s);
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
+    formsvc_tally_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)

@@ -41,7 +41,9 @@ $$ SELECT COALESCE((SELECT sum(received) FROM submission_months
                      WHERE user_id = uid AND month = m), 0) $$;
 
 -- Moves at most p_limit tally rows into the counters; returns how many, or
--- -1 when another session is rolling up (the caller tries again later).
+-- -1 when another session is rolling up or holds the counters locked (the
+-- caller tries again later: a rollup never waits long for a lock, and a
+-- lock it cannot get is not an error).
 -- Readers see the rows either in the tally or in the counters, never both
 -- nor neither: the DELETE and the counter upserts commit together.
 CREATE FUNCTION fs_tally_rollup(p_limit integer) RETURNS integer
@@ -52,6 +54,7 @@ BEGIN
     IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.fs_tally_rollup')) THEN
         RETURN -1;
     END IF;
+    SET LOCAL lock_timeout = '200ms';
     WITH d AS (
         DELETE FROM submission_tally
          WHERE ctid = ANY (ARRAY(SELECT ctid FROM submission_tally LIMIT p_limit))
@@ -67,6 +70,8 @@ BEGIN
         ON CONFLICT (user_id, month, shard) DO UPDATE SET received = m.received + EXCLUDED.received)
     SELECT count(*) INTO moved FROM d;
     RETURN moved;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
 END $$;
 
 -- GET /v1/me's usage: the monthly count now comes from fs_month_received.

@@ -4,6 +4,7 @@
 #include "forms.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_oauth.h"
 #include "fs_util.h"
 #include "glue.h"
 
@@ -21,12 +22,11 @@ static void audit_write(request_rec *r, const char *user_id, const char *credent
         FORMSVC_LOG(r, APLOG_ERR, 10501, "audit record %s not written: no random id", action);
         return;
     }
-    const char *args[] = {id, user_id, credential_id, client_id, actor, action, target_id, form_id};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_audit_insert", 8, args, &rs);
+    fs_audit_record rec = {id, user_id, credential_id, client_id, actor, action, target_id, form_id};
+    fs_error *e = fs_store_audit_insert(formsvc_store(r), &rec);
     if (e)
         FORMSVC_LOG(r, APLOG_ERR, 10502, "audit record %s of %s not written (%s)", action,
-                    target_id ? target_id : "-", e->slug);
+                    target_id ? target_id : "-", e->cause ? e->cause : e->slug);
 }
 
 /* A record whose target is a form is about that form. */
@@ -73,21 +73,11 @@ static int formsvc_h_audit_list(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, verr);
     /* a form-scoped credential reads only the records about its forms */
     const char *forms = formsvc_form_constraints(r);
-    const char *args[] = {formsvc_req_get(r)->who->user_id,
-                          actor,
-                          actor,
-                          cred,
-                          cred,
-                          cred,
-                          forms,
-                          forms,
-                          after,
-                          after,
-                          apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_audit_list", 11, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_audit_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, actor, cred,
+                                 forms, after, limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "audit", rs, limit);
+    return formsvc_send_page(r, "audit", &page);
 }
 
 const formsvc_route formsvc_routes_audit[] = {

@@ -36,7 +36,9 @@ typedef struct fs_stmt {
 
 /* Every statement of the store, for registration at config time. The
  * table holds at most FS_STORE_MAX_STMTS; fs_store_check reports more. */
+#ifndef FS_STORE_MAX_STMTS
 #define FS_STORE_MAX_STMTS 256
+#endif
 const fs_stmt *fs_store_statements(int *count);
 
 /* NULL when the statement table is sound, else why not (in p), for a
@@ -61,8 +63,8 @@ const char *fs_stmt_list_check(apr_pool_t *p, const fs_stmt *st, int n);
 typedef struct fs_db {
     const apr_dbd_driver_t *driver;
     apr_dbd_t *handle;
-    apr_hash_t *prepared; /* label -> apr_dbd_prepared_t* */
-    apr_pool_t *conn_pool;/* lives as long as the connection */
+    apr_hash_t *prepared;  /* label -> apr_dbd_prepared_t* */
+    apr_pool_t *conn_pool; /* lives as long as the connection */
 } fs_db;
 
 /* Where the typed functions run their statements (opaque). */

@@ -35,8 +35,8 @@ fs_error *fs_store_key_touch(fs_store *st, const char *key_id);
 
 /* GET /v1/me: the user's and the calling key's representations, and the
  * account's active keys; *user_json NULL when either is gone. */
-fs_error *fs_store_me(fs_store *st, const char *user_id, const char *key_id,
-                      const char **user_json, const char **key_json, int *active_keys);
+fs_error *fs_store_me(fs_store *st, const char *user_id, const char *key_id, const char **user_json,
+                      const char **key_json, int *active_keys);
 
 /* A page of the account's keys (not access tokens), newest first, after
  * the key id after (NULL: from the start). tree_root: the calling
@@ -52,7 +52,7 @@ typedef struct fs_key_row {
     int active;              /* neither revoked nor expired */
     int depth;
     int expired;
-    int rolled;              /* already rolled (has a successor) */
+    int rolled; /* already rolled (has a successor) */
 } fs_key_row;
 /* *out NULL when there is no such key in the caller's view. */
 fs_error *fs_store_key_get(fs_store *st, const char *user_id, const char *key_id,

@@ -11,12 +11,12 @@
 
 /* A form of the account, as the owner's API reads it. */
 typedef struct fs_form_row {
-    const char *json;     /* its representation (fs_form_json) */
-    int version;          /* the ETag */
-    const char *fields;   /* JSON array of normalised fields */
-    const char *settings; /* JSON object */
+    const char *json;                       /* its representation (fs_form_json) */
+    int version;                            /* the ETag */
+    const char *fields;                     /* JSON array of normalised fields */
+    const char *settings;                   /* JSON object */
     const char *slug, *title, *description; /* slug and description may be NULL */
-    const char *status;   /* effective: draft, published or closed */
+    const char *status;                     /* effective: draft, published or closed */
 } fs_form_row;
 /* base_url: the prefix of the links in the representation. *out NULL when
  * the account has no such form. */
@@ -31,18 +31,18 @@ fs_error *fs_store_form_list(fs_store *st, const char *base_url, const char *use
 
 /* The editable state of a form, as saved. */
 typedef struct fs_form_state {
-    const char *slug, *title, *description; /* slug and description may be NULL */
+    const char *slug, *title, *description;  /* slug and description may be NULL */
     const char *fields_json, *settings_json; /* normalised */
 } fs_form_state;
 
 /* What a write of a form came to. */
 typedef enum fs_form_outcome {
-    FS_FORM_OK,            /* json is the form's new representation */
-    FS_FORM_MISSING,       /* no such form (or an answer the store does not know) */
-    FS_FORM_STALE,         /* version is the current one, not the one expected */
-    FS_FORM_SLUG_TAKEN,    /* another form of the account has the slug */
-    FS_FORM_QUOTA,         /* used is the account's forms (quota reached) */
-    FS_FORM_INVALID_STATE  /* detail says why the transition is not allowed */
+    FS_FORM_OK,           /* json is the form's new representation */
+    FS_FORM_MISSING,      /* no such form (or an answer the store does not know) */
+    FS_FORM_STALE,        /* version is the current one, not the one expected */
+    FS_FORM_SLUG_TAKEN,   /* another form of the account has the slug */
+    FS_FORM_QUOTA,        /* used is the account's forms (quota reached) */
+    FS_FORM_INVALID_STATE /* detail says why the transition is not allowed */
 } fs_form_outcome;
 typedef struct fs_form_write {
     fs_form_outcome outcome;
@@ -70,8 +70,8 @@ fs_error *fs_store_form_transition(fs_store *st, const char *base_url, const cha
                                    fs_form_write *out);
 /* Deletes the form if it is at if_match (0: at any version). *found: the
  * account has the form; *deleted: it was deleted. */
-fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *form_id,
-                               int if_match, int *found, int *deleted);
+fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *form_id, int if_match,
+                               int *found, int *deleted);
 
 /* ---- Submissions ---- */
 
@@ -90,7 +90,7 @@ typedef struct fs_sub_export_row {
     const char *id, *created_at; /* RFC 3339 */
     const char *form_version;    /* as text */
     int spam;
-    const char *data;            /* the answers: a JSON object */
+    const char *data; /* the answers: a JSON object */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;
@@ -122,8 +122,7 @@ typedef struct fs_idem_record {
 fs_error *fs_store_idem_claim(fs_store *st, const char *scope, const char *key,
                               const char *fingerprint, int *claimed);
 /* The record of the last 24 hours; *out NULL when there is none. */
-fs_error *fs_store_idem_get(fs_store *st, const char *scope, const char *key,
-                            fs_idem_record **out);
+fs_error *fs_store_idem_get(fs_store *st, const char *scope, const char *key, fs_idem_record **out);
 /* Records the answer of a claimed key; *stored 0 when the claim was lost. */
 fs_error *fs_store_idem_store(fs_store *st, const char *scope, const char *key, int status,
                               const char *location, const char *sealed_body, int *stored);

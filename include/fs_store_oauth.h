@@ -9,7 +9,7 @@
 /* ---- Clients ---- */
 
 typedef struct fs_new_client {
-    fs_new_secret secret;    /* secret.id is the client id */
+    fs_new_secret secret; /* secret.id is the client id */
     const char *user_id;
     const char *name;        /* NULL: none */
     const char *scopes_json; /* NULL: full access */
@@ -50,12 +50,12 @@ fs_error *fs_store_client_revoke_tokens(fs_store *st, const char *client_id, int
 
 /* What client authentication needs, in one round trip. */
 typedef struct fs_client_auth {
-    const char *user_id;     /* NULL for an unknown client (and so the rest) */
+    const char *user_id; /* NULL for an unknown client (and so the rest) */
     const char *secret_hash;
     const char *scopes_json; /* NULL: full access */
     int active;
-    int verified;            /* the account's address is verified */
-    int failures;            /* failed authentications of addr in this window */
+    int verified; /* the account's address is verified */
+    int failures; /* failed authentications of addr in this window */
 } fs_client_auth;
 /* addr: the client address's counter key; window: the number of the
  * current fixed window. Always fills *out. */

@@ -10,13 +10,13 @@
  * is text, so that a copy of it can be kept as is (public_cache.c). */
 typedef struct fs_public_form {
     const char *id;
-    const char *slug;        /* NULL: none */
+    const char *slug; /* NULL: none */
     const char *title;
     const char *description; /* NULL: none */
     const char *status;      /* public status: published or closed */
     const char *version;
-    const char *fields;      /* JSON array */
-    const char *settings;    /* JSON object */
+    const char *fields;   /* JSON array */
+    const char *settings; /* JSON object */
 } fs_public_form;
 /* The published or closed form whose id or slug is ref; *out NULL when
  * there is none. */
@@ -33,10 +33,10 @@ typedef struct fs_new_submission {
     const char *data_json;
     int spam;
     int quota_unverified, quota_verified; /* the owner's monthly quota by tier */
-    const char *idem_key;     /* NULL: no Idempotency-Key */
-    const char *request_hash; /* of the request, for the record */
-    int replay_status;        /* the answer the record replays: status */
-    const char *replay_location; /* and Location */
+    const char *idem_key;                 /* NULL: no Idempotency-Key */
+    const char *request_hash;             /* of the request, for the record */
+    int replay_status;                    /* the answer the record replays: status */
+    const char *replay_location;          /* and Location */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {
@@ -48,8 +48,8 @@ typedef enum fs_submit_outcome {
 } fs_submit_outcome;
 typedef struct fs_submit_result {
     fs_submit_outcome outcome;
-    const char *json;  /* FS_SUBMIT_OK */
-    int month_left;    /* seconds to the end of the month (UTC) */
+    const char *json; /* FS_SUBMIT_OK */
+    int month_left;   /* seconds to the end of the month (UTC) */
 } fs_submit_result;
 /* Stores the submission atomically with its counts, its event and its
  * Idempotency-Key record. exact (the form has maxSubmissions) locks the

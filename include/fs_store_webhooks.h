@@ -18,7 +18,8 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
  * NULL: any) limits it to those forms; submission.created events only
  * with_submissions (the caller may read submissions). */
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
-                              int with_submissions, const char *after, int limit, fs_list_page *out);
+                              int with_submissions, const char *after, int limit,
+                              fs_list_page *out);
 /* Forgets a batch of events (and their deliveries) older than 30 days. */
 fs_error *fs_store_event_sweep(fs_store *st);
 

@@ -38,8 +38,9 @@ static void mismatch_is_reported(void **state) {
     const fs_stmt ok[] = {{"fs_a", 2, "SELECT %s, %s"}, {"fs_b", 0, "SELECT 1"}};
     assert_null(fs_stmt_list_check(p, ok, 2));
     /* stmts_account.c documented 5 arguments for fs_signup, which takes 6 */
-    const fs_stmt drift[] = {{"fs_a", 2, "SELECT %s, %s"},
-                             {"fs_signup", 5, "INSERT INTO u VALUES (%s, %s, lower(%s)), (%s, %s, %s)"}};
+    const fs_stmt drift[] = {
+        {"fs_a", 2, "SELECT %s, %s"},
+        {"fs_signup", 5, "INSERT INTO u VALUES (%s, %s, lower(%s)), (%s, %s, %s)"}};
     const char *why = fs_stmt_list_check(p, drift, 2);
     assert_non_null(why);
     assert_non_null(strstr(why, "fs_signup"));
@@ -53,10 +54,8 @@ static void mismatch_is_reported(void **state) {
 
 static void overflow_is_an_error(void **state) {
     (void)state;
-    const fs_stmt list[] = {{"fs_a", 0, "SELECT 1"},
-                            {"fs_b", 0, "SELECT 2"},
-                            {"fs_c", 0, "SELECT 3"},
-                            {NULL, 0, NULL}};
+    const fs_stmt list[] = {
+        {"fs_a", 0, "SELECT 1"}, {"fs_b", 0, "SELECT 2"}, {"fs_c", 0, "SELECT 3"}, {NULL, 0, NULL}};
     fs_stmt table[4];
     int n = 0;
     assert_int_equal(fs_stmt_append(table, 4, &n, list), 0);
@@ -113,10 +112,13 @@ static void request_timeout_problem(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {
-        FS_TEST(markers),          FS_TEST(real_table),          FS_TEST(mismatch_is_reported),
-        FS_TEST(overflow_is_an_error), FS_TEST(wrong_nargs_fails_early),
-        FS_TEST(cause_is_not_rendered), FS_TEST(request_timeout_problem)};
+    const struct CMUnitTest tests[] = {FS_TEST(markers),
+                                       FS_TEST(real_table),
+                                       FS_TEST(mismatch_is_reported),
+                                       FS_TEST(overflow_is_an_error),
+                                       FS_TEST(wrong_nargs_fails_early),
+                                       FS_TEST(cause_is_not_rendered),
+                                       FS_TEST(request_timeout_problem)};
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     apr_terminate();

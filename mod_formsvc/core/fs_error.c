@@ -121,6 +121,8 @@ fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
     const fs_problem_type *t = fs_problem_lookup(slug);
     e->slug = t ? t->slug : "internal";
     e->status = t ? t->status : 500;
+    if (!t)
+        e->cause = apr_psprintf(p, "a problem of the unknown type %s", slug ? slug : "(null)");
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);

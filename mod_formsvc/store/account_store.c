@@ -184,8 +184,8 @@ fs_error *fs_store_key_touch(fs_store *st, const char *key_id) {
     return FS_RUN(st, "fs_touch_key", args, 1, &rs);
 }
 
-fs_error *fs_store_me(fs_store *st, const char *user_id, const char *key_id,
-                      const char **user_json, const char **key_json, int *active_keys) {
+fs_error *fs_store_me(fs_store *st, const char *user_id, const char *key_id, const char **user_json,
+                      const char **key_json, int *active_keys) {
     const char *args[] = {user_id, key_id};
     fs_rows *rs;
     *user_json = *key_json = NULL;
@@ -200,9 +200,10 @@ fs_error *fs_store_me(fs_store *st, const char *user_id, const char *key_id,
 }
 
 fs_error *fs_store_key_list(fs_store *st, const char *user_id, int include_revoked,
-                            const char *after, const char *tree_root, int limit, fs_list_page *out) {
-    const char *args[] = {user_id, FS_ARG_BOOL(include_revoked), after, after,
-                          tree_root, tree_root, FS_ARG_INT(st->pool, limit + 1)};
+                            const char *after, const char *tree_root, int limit,
+                            fs_list_page *out) {
+    const char *args[] = {user_id,   FS_ARG_BOOL(include_revoked),   after, after, tree_root,
+                          tree_root, FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_key_list", args, 2, &rs);
     if (e)
@@ -231,10 +232,10 @@ fs_error *fs_store_key_get(fs_store *st, const char *user_id, const char *key_id
 }
 
 fs_error *fs_store_key_create(fs_store *st, const fs_new_key *k, int quota, const char **json) {
-    const char *args[] = {k->secret.id,   k->user_id,     k->name,    k->secret.prefix,
-                          k->secret.hash, k->scopes_json, k->expires_at,
-                          NULL /* parent */, NULL /* actor */, "0" /* depth */,
-                          k->user_id,     FS_ARG_INT(st->pool, quota)};
+    const char *args[] = {k->secret.id,     k->user_id,        k->name,
+                          k->secret.prefix, k->secret.hash,    k->scopes_json,
+                          k->expires_at,    NULL /* parent */, NULL /* actor */,
+                          "0" /* depth */,  k->user_id,        FS_ARG_INT(st->pool, quota)};
     fs_rows *rs;
     *json = NULL;
     fs_error *e = FS_RUN(st, "fs_key_create", args, 1, &rs);
@@ -276,16 +277,12 @@ fs_error *fs_store_key_revoke_sweep(fs_store *st, const char *key_id, int *n) {
 fs_error *fs_store_key_roll(fs_store *st, const char *user_id, const char *key_id,
                             const char *caller_key_id, long long grace_seconds,
                             const fs_new_secret *next, const char **json) {
-    const char *args[] = {key_id,
-                          user_id,
-                          next->id,
-                          apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace_seconds),
-                          caller_key_id,
-                          next->id,
-                          next->prefix,
-                          next->hash,
-                          next->id,
-                          next->id};
+    const char *args[] = {
+        key_id,        user_id,
+        next->id,      apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace_seconds),
+        caller_key_id, next->id,
+        next->prefix,  next->hash,
+        next->id,      next->id};
     fs_rows *rs;
     *json = NULL;
     fs_error *e = FS_RUN(st, "fs_key_roll", args, 2, &rs);

@@ -50,19 +50,21 @@ const fs_stmt fs_stmts_forms[] = {
 
     /* 1 form id, 2 user id, 3 If-Match version (or NULL), 4 the same:
      * (forms found, forms deleted) */
-    {"fs_form_delete", 4, "WITH f AS (SELECT id, version FROM forms WHERE id = %s AND user_id = %s), "
-                       "d AS (DELETE FROM forms WHERE id = (SELECT id FROM f) "
-                       "  AND (%s::integer IS NULL OR version = %s::integer) RETURNING id) "
-                       "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
+    {"fs_form_delete", 4,
+     "WITH f AS (SELECT id, version FROM forms WHERE id = %s AND user_id = %s), "
+     "d AS (DELETE FROM forms WHERE id = (SELECT id FROM f) "
+     "  AND (%s::integer IS NULL OR version = %s::integer) RETURNING id) "
+     "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
 
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),
      * 6-7 until (or NULL), 8-9 after id (or NULL), 10 limit + 1 */
-    {"fs_sub_list", 10, "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
-                    "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
-                    "  AND (%s::timestamptz IS NULL OR s.created_at >= %s::timestamptz) "
-                    "  AND (%s::timestamptz IS NULL OR s.created_at < %s::timestamptz) "
-                    "  AND (%s::text IS NULL OR s.id < %s::text) "
-                    "ORDER BY s.id DESC LIMIT %s::integer"},
+    {"fs_sub_list", 10,
+     "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
+     "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
+     "  AND (%s::timestamptz IS NULL OR s.created_at >= %s::timestamptz) "
+     "  AND (%s::timestamptz IS NULL OR s.created_at < %s::timestamptz) "
+     "  AND (%s::text IS NULL OR s.id < %s::text) "
+     "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
      * id, createdAt, formVersion, spam, data */
@@ -76,8 +78,9 @@ const fs_stmt fs_stmts_forms[] = {
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* 1 submission id, 2 form id, 3 user id */
-    {"fs_sub_get", 3, "SELECT fs_submission_json(s)::text FROM submissions s "
-                   "WHERE s.id = %s AND s.form_id = %s AND s.user_id = %s"},
+    {"fs_sub_get", 3,
+     "SELECT fs_submission_json(s)::text FROM submissions s "
+     "WHERE s.id = %s AND s.form_id = %s AND s.user_id = %s"},
 
     /* 1 submission id, 2 form id, 3 user id: rows deleted. The form's
      * submissionCount drops when the submission was not spam. */
@@ -102,12 +105,14 @@ const fs_stmt fs_stmts_forms[] = {
      "RETURNING 'claimed'"},
 
     /* 1 scope, 2 key: fingerprint, status (0: in progress), location, body */
-    {"fs_idem_get", 2, "SELECT request_hash, status::text, location, body FROM idempotency "
-                    "WHERE scope = %s AND key = %s AND created_at >= now() - interval '24 hours'"},
+    {"fs_idem_get", 2,
+     "SELECT request_hash, status::text, location, body FROM idempotency "
+     "WHERE scope = %s AND key = %s AND created_at >= now() - interval '24 hours'"},
 
     /* 1 status, 2 location, 3 sealed body, 4 scope, 5 key */
-    {"fs_idem_store", 5, "UPDATE idempotency SET status = %s::integer, location = %s, body = %s "
-                      "WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
+    {"fs_idem_store", 5,
+     "UPDATE idempotency SET status = %s::integer, location = %s, body = %s "
+     "WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
 
     /* 1 scope, 2 key: gives up a claim (the request failed: a retry with
      * the same key may run again) */
@@ -115,8 +120,9 @@ const fs_stmt fs_stmts_forms[] = {
      "DELETE FROM idempotency WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
 
     /* no arguments: removes a batch of records older than 24 hours */
-    {"fs_idem_purge", 0, "DELETE FROM idempotency WHERE ctid IN (SELECT ctid FROM idempotency "
-                      "  WHERE created_at < now() - interval '24 hours' LIMIT 100) RETURNING 1"},
+    {"fs_idem_purge", 0,
+     "DELETE FROM idempotency WHERE ctid IN (SELECT ctid FROM idempotency "
+     "  WHERE created_at < now() - interval '24 hours' LIMIT 100) RETURNING 1"},
 
     {NULL, 0, NULL}};
 
@@ -144,8 +150,9 @@ fs_error *fs_store_form_get(fs_store *st, const char *base_url, const char *form
 fs_error *fs_store_form_list(fs_store *st, const char *base_url, const char *user_id,
                              const char *status, const char *forms_json, const char *after,
                              int limit, fs_list_page *out) {
-    const char *args[] = {base_url,   user_id, status, status, forms_json,
-                          forms_json, after,   after,  FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {base_url, user_id,    status,
+                          status,   forms_json, forms_json,
+                          after,    after,      FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_form_list", args, 2, &rs);
     if (e)
@@ -181,9 +188,10 @@ static void form_write(const fs_rows *rs, fs_form_write *out) {
 fs_error *fs_store_form_create(fs_store *st, const char *base_url, const char *form_id,
                                const char *user_id, const fs_form_state *s, int quota,
                                fs_form_write *out) {
-    const char *args[] = {form_id,        user_id,          s->slug,
-                          s->title,       s->description,   s->fields_json,
-                          s->settings_json, FS_ARG_INT(st->pool, quota), base_url};
+    const char *args[] = {
+        form_id,        user_id,        s->slug,          s->title,
+        s->description, s->fields_json, s->settings_json, FS_ARG_INT(st->pool, quota),
+        base_url};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_form_create", args, 2, &rs);
     if (e) {
@@ -198,8 +206,8 @@ fs_error *fs_store_form_create(fs_store *st, const char *base_url, const char *f
 fs_error *fs_store_form_save(fs_store *st, const char *base_url, const char *user_id,
                              const char *form_id, int version, const fs_form_state *s,
                              fs_form_write *out) {
-    const char *args[] = {user_id,     form_id,          FS_ARG_INT(st->pool, version),
-                          s->slug,     s->title,         s->description,
+    const char *args[] = {user_id,        form_id,          FS_ARG_INT(st->pool, version),
+                          s->slug,        s->title,         s->description,
                           s->fields_json, s->settings_json, base_url};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_form_save", args, 2, &rs);
@@ -228,8 +236,8 @@ fs_error *fs_store_form_transition(fs_store *st, const char *base_url, const cha
     return NULL;
 }
 
-fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *form_id,
-                               int if_match, int *found, int *deleted) {
+fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *form_id, int if_match,
+                               int *found, int *deleted) {
     const char *v = if_match ? FS_ARG_INT(st->pool, if_match) : NULL;
     const char *args[] = {form_id, user_id, v, v};
     fs_rows *rs;
@@ -244,8 +252,15 @@ fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *fo
 
 fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *after, int limit,
                             fs_list_page *out) {
-    const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam), f->since, f->since,
-                          f->until,   f->until,   after,                after,
+    const char *args[] = {f->form_id,
+                          f->user_id,
+                          FS_ARG_BOOL(f->spam),
+                          f->since,
+                          f->since,
+                          f->until,
+                          f->until,
+                          after,
+                          after,
                           FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_sub_list", args, 2, &rs);
@@ -257,9 +272,9 @@ fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *af
 
 fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *after, int batch,
                               fs_sub_batch *out) {
-    const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam), f->since, f->since,
-                          f->until,   f->until,   after,                after,
-                          FS_ARG_INT(st->pool, batch)};
+    const char *args[] = {
+        f->form_id, f->user_id, FS_ARG_BOOL(f->spam),       f->since, f->since, f->until, f->until,
+        after,      after,      FS_ARG_INT(st->pool, batch)};
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;

@@ -228,16 +228,19 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
     if (PQstatus(c) != CONNECTION_OK) {
         PQreset(c);
         if (PQstatus(c) != CONNECTION_OK) {
-            fs_store_log(4, apr_psprintf(p, "database connection lost (%s); reconnecting failed: %s",
-                                    why, PQerrorMessage(c)));
+            fs_store_log(4,
+                         apr_psprintf(p, "database connection lost (%s); reconnecting failed: %s",
+                                      why, PQerrorMessage(c)));
             return 0;
         }
     }
     if (!reprepare_all(p, db, c)) {
-        fs_store_log(4, apr_psprintf(p, "preparing statements again failed: %s", PQerrorMessage(c)));
+        fs_store_log(4,
+                     apr_psprintf(p, "preparing statements again failed: %s", PQerrorMessage(c)));
         return 0;
     }
-    fs_store_log(5, apr_psprintf(p, "database session renewed and statements prepared again (%s)", why));
+    fs_store_log(
+        5, apr_psprintf(p, "database session renewed and statements prepared again (%s)", why));
     return 1;
 }
 
@@ -285,8 +288,7 @@ static fs_error *answered(fs_rows **out, fs_rows *rows) {
  * values (addresses, hashes). Logged once, by whoever holds the request. */
 static fs_error *failure(apr_pool_t *p, const char *label, const attempt *a, const char *when) {
     return fs_error_internal(p, "statement %s failed%s (%s): %s", label, when,
-                             a->sqlstate ? a->sqlstate : "-",
-                             a->primary ? a->primary : a->err);
+                             a->sqlstate ? a->sqlstate : "-", a->primary ? a->primary : a->err);
 }
 
 /* Drivers other than pgsql: apr_dbd alone, without the bound or retries. */
@@ -340,26 +342,26 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return answered(out, a.rows);
     if (a.timed_out) {
         fs_store_log(4, apr_psprintf(p,
-                                "statement %s: no answer from the database within %d ms; "
-                                "connection dropped",
-                                label, timeout_ms));
+                                     "statement %s: no answer from the database within %d ms; "
+                                     "connection dropped",
+                                     label, timeout_ms));
         return unavailable(p);
     }
     int bad = PQstatus(c) != CONNECTION_OK;
     fs_db_failure f =
         a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
     if (f == FS_DB_BUSY) {
-        fs_store_log(4,
-                apr_psprintf(p, "statement %s: database busy (%s): %s", label, a.sqlstate, a.err));
+        fs_store_log(
+            4, apr_psprintf(p, "statement %s: database busy (%s): %s", label, a.sqlstate, a.err));
         return busy(p);
     }
     if (f == FS_DB_ERROR)
         return failure(p, label, &a, "");
     if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
         fs_store_log(4, apr_psprintf(p,
-                                "database connection lost after statement %s ran; not "
-                                "retried: %s",
-                                label, a.err));
+                                     "database connection lost after statement %s ran; not "
+                                     "retried: %s",
+                                     label, a.err));
         return unavailable(p);
     }
     if (!reconnect(p, db, c, a.err))
@@ -372,6 +374,6 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (f == FS_DB_ERROR)
         return failure(p, label, &a, " after reconnecting");
     fs_store_log(4, apr_psprintf(p, "statement %s failed after reconnecting (%s): %s", label,
-                            a.sqlstate ? a.sqlstate : "-", a.err));
+                                 a.sqlstate ? a.sqlstate : "-", a.err));
     return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

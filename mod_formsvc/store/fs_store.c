@@ -22,9 +22,11 @@ int fs_stmt_append(fs_stmt *table, int cap, int *n, const fs_stmt *list) {
 }
 
 static void gather(const fs_stmt *list) {
-    if (fs_stmt_append(all, FS_STORE_MAX_STMTS, &n_all, list) != 0)
-        for (const fs_stmt *s = list; s->label; s++)
-            overflow++; /* an upper bound: reported, never run */
+    int before = n_all, len = 0;
+    for (const fs_stmt *s = list; s->label; s++)
+        len++;
+    fs_stmt_append(all, FS_STORE_MAX_STMTS, &n_all, list);
+    overflow += len - (n_all - before); /* reported by fs_store_check, never run */
 }
 
 const fs_stmt *fs_store_statements(int *count) {
@@ -152,8 +154,9 @@ fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *c
     if (e)
         return failed(st, e);
     if (rs->ncols != ncols)
-        return failed(st, fs_error_internal(st->pool, "statement %s answered %d columns, expected %d",
-                                            label, rs->ncols, ncols));
+        return failed(st,
+                      fs_error_internal(st->pool, "statement %s answered %d columns, expected %d",
+                                        label, rs->ncols, ncols));
     *out = rs;
     return NULL;
 }

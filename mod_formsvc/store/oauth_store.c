@@ -138,9 +138,9 @@ const fs_stmt fs_stmts_oauth[] = {
 
 fs_error *fs_store_client_create(fs_store *st, const fs_new_client *c, int quota,
                                  const char **json) {
-    const char *args[] = {c->secret.id,   c->user_id,     c->name,       c->secret.prefix,
-                          c->secret.hash, c->scopes_json, c->created_by, c->user_id,
-                          FS_ARG_INT(st->pool, quota)};
+    const char *args[] = {c->secret.id,     c->user_id,     c->name,
+                          c->secret.prefix, c->secret.hash, c->scopes_json,
+                          c->created_by,    c->user_id,     FS_ARG_INT(st->pool, quota)};
     fs_rows *rs;
     *json = NULL;
     fs_error *e = FS_RUN(st, "fs_client_create", args, 1, &rs);
@@ -238,8 +238,12 @@ fs_error *fs_store_token_fail(fs_store *st, const char *addr, apr_int64_t window
 
 fs_error *fs_store_token_issue(fs_store *st, const fs_new_token *t, int *issued,
                                const char **user_id, apr_int64_t *expires_in) {
-    const char *args[] = {t->client_id,     t->client_id,  t->secret.id,
-                          t->secret.prefix, t->secret.hash, t->scopes_json,
+    const char *args[] = {t->client_id,
+                          t->client_id,
+                          t->secret.id,
+                          t->secret.prefix,
+                          t->secret.hash,
+                          t->scopes_json,
                           FS_ARG_INT(st->pool, t->lifetime)};
     fs_rows *rs;
     *issued = 0;
@@ -284,8 +288,16 @@ fs_error *fs_store_audit_insert(fs_store *st, const fs_audit_record *a) {
 fs_error *fs_store_audit_list(fs_store *st, const char *user_id, const char *actor,
                               const char *credential, const char *forms_json, const char *after,
                               int limit, fs_list_page *out) {
-    const char *args[] = {user_id,    actor,      actor, credential, credential,
-                          credential, forms_json, forms_json, after, after,
+    const char *args[] = {user_id,
+                          actor,
+                          actor,
+                          credential,
+                          credential,
+                          credential,
+                          forms_json,
+                          forms_json,
+                          after,
+                          after,
                           FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_audit_list", args, 2, &rs);

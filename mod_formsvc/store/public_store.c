@@ -62,7 +62,6 @@ const fs_stmt fs_stmts_public[] = {
      "  f.fields::text, f.settings::text "
      "FROM forms f WHERE (f.id = %s OR f.slug = %s) AND f.status IN ('published', 'closed')"},
 
-
     /* 1 scope (form id), 2 key: an Idempotency-Key record of the last 24 h:
      * request hash, status, location, body. */
     {"fs_public_idem_get", 2,
@@ -77,8 +76,8 @@ const fs_stmt fs_stmts_public[] = {
      * (submission_months, the quota gate) grow for non-spam in this
      * statement, each in a random one of 16 shards; concurrent submissions
      * of one account may pass the monthly quota by at most the number in
-     * flight (the form's maxSubmissions is exact: see the locked variant). A replay that loses a race for its Idempotency-Key may
-     * have counted one submission too many against the quota.
+     * flight (the form's maxSubmissions is exact: see the locked variant). A replay that loses a
+     * race for its Idempotency-Key may have counted one submission too many against the quota.
      * Returns: outcome (ok | gone | closed | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether
      * the form's count grew. */

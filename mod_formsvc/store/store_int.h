@@ -22,8 +22,8 @@ struct fs_store {
     apr_pool_t *pool;             /* results and problems */
     fs_store_connect_fn *connect; /* NULL: db is fixed */
     void *baton;
-    fs_db *db;                    /* the fixed connection when connect is NULL */
-    int log_failures;             /* 1: no request logs the cause, fs_store_run does */
+    fs_db *db;        /* the fixed connection when connect is NULL */
+    int log_failures; /* 1: no request logs the cause, fs_store_run does */
 };
 
 /* Runs the prepared statement label with nargs text arguments (NULL is SQL
@@ -49,7 +49,7 @@ void fs_store_log(int level, const char *msg);
 fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *const *args,
                        int ncols, fs_rows **out);
 /* The same with args an array whose length the compiler knows. */
-#define FS_RUN(st, label, args, ncols, out)                                                       \
+#define FS_RUN(st, label, args, ncols, out)                                                        \
     fs_store_run(st, label, (int)(sizeof(args) / sizeof((args)[0])), args, ncols, out)
 
 /* The first (id, json) columns of up to limit + 1 rows as a page. */

@@ -26,7 +26,8 @@ const fs_stmt fs_stmts_verify[] = {
     {"fs_verify_send", 7,
      "WITH u AS (SELECT id, email, email_norm, verified FROM users WHERE id = %s FOR UPDATE), "
      "t AS (SELECT m.reason, m.wait FROM (SELECT * FROM u WHERE NOT u.verified) v "
-     "  CROSS JOIN LATERAL fs_mail_take(v.id, v.email_norm, 'verify', %s::integer, %s::integer) m), "
+     "  CROSS JOIN LATERAL fs_mail_take(v.id, v.email_norm, 'verify', %s::integer, %s::integer) "
+     "m), "
      "ok AS (SELECT u.* FROM u, t WHERE t.reason = 'ok'), "
      "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, token_hash, created_at, "
      "  expires_at) SELECT ok.id, 'verify', %s, %s, now(), now() + interval '24 hours' FROM ok "
@@ -73,9 +74,11 @@ const fs_stmt fs_stmts_verify[] = {
      * only when fs_mail_take allows (the same counts as verification mail);
      * says nothing about which happened. */
     {"fs_recover_send", 6,
-     "WITH u AS (SELECT id, email, email_norm FROM users WHERE email_norm = lower(%s) AND verified), "
+     "WITH u AS (SELECT id, email, email_norm FROM users WHERE email_norm = lower(%s) AND "
+     "verified), "
      "t AS (SELECT m.reason FROM u "
-     "  CROSS JOIN LATERAL fs_mail_take(u.id, u.email_norm, 'recover', %s::integer, %s::integer) m), "
+     "  CROSS JOIN LATERAL fs_mail_take(u.id, u.email_norm, 'recover', %s::integer, %s::integer) "
+     "m), "
      "ok AS (SELECT u.* FROM u, t WHERE t.reason = 'ok'), "
      "c AS (INSERT INTO account_codes AS a (user_id, purpose, code_hash, created_at, expires_at) "
      "  SELECT ok.id, 'recover', %s, now(), now() + interval '24 hours' FROM ok "
@@ -293,8 +296,8 @@ fs_error *fs_store_outbox_sent(fs_store *st, const char *id) {
 
 fs_error *fs_store_outbox_failed(fs_store *st, const char *id, const char *error, int retry_in,
                                  int max_attempts) {
-    const char *args[] = {error, FS_ARG_INT(st->pool, retry_in),
-                          FS_ARG_INT(st->pool, max_attempts), id};
+    const char *args[] = {error, FS_ARG_INT(st->pool, retry_in), FS_ARG_INT(st->pool, max_attempts),
+                          id};
     fs_rows *rs;
     return FS_RUN(st, "fs_outbox_failed", args, 0, &rs);
 }

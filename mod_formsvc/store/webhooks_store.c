@@ -27,8 +27,9 @@ const fs_stmt fs_stmts_webhooks[] = {
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
     /* 1 user id: number of webhooks */
-    {"fs_webhook_count", 1, "SELECT count(*)::text FROM webhooks WHERE user_id = %s "
-                         "AND fs_creator_alive(created_by)"},
+    {"fs_webhook_count", 1,
+     "SELECT count(*)::text FROM webhooks WHERE user_id = %s "
+     "AND fs_creator_alive(created_by)"},
 
     /* 1 id, 2 user id, 3 url, 4 events (JSON array of strings), 5 form id
      * (or NULL), 6 sealed secret, 7 creating key id, 8 user id again,
@@ -49,8 +50,9 @@ const fs_stmt fs_stmts_webhooks[] = {
      "ORDER BY w.id DESC LIMIT %s::integer"},
 
     /* 1 id, 2 user id: json, form id */
-    {"fs_webhook_get", 2, "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
-                       "AND w.user_id = %s AND fs_creator_alive(w.created_by)"},
+    {"fs_webhook_get", 2,
+     "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
+     "AND w.user_id = %s AND fs_creator_alive(w.created_by)"},
 
     /* 1 id, 2 user id, 3-4 the calling delegate's key id twice (NULL for an
      * owner key: a delegate deletes only webhooks registered inside its own
@@ -100,8 +102,9 @@ const fs_stmt fs_stmts_webhooks[] = {
 
     /* no arguments: forgets events (and their deliveries) older than 30
      * days, a batch at a time */
-    {"fs_event_sweep", 0, "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
-                       "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
+    {"fs_event_sweep", 0,
+     "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
+     "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
 
     {NULL, 0, NULL}};
 
@@ -117,9 +120,15 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 }
 
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
-                              int with_submissions, const char *after, int limit, fs_list_page *out) {
-    const char *args[] = {user_id, forms_json, forms_json, FS_ARG_BOOL(with_submissions),
-                          after,   after,      FS_ARG_INT(st->pool, limit + 1)};
+                              int with_submissions, const char *after, int limit,
+                              fs_list_page *out) {
+    const char *args[] = {user_id,
+                          forms_json,
+                          forms_json,
+                          FS_ARG_BOOL(with_submissions),
+                          after,
+                          after,
+                          FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_event_list", args, 2, &rs);
     if (e)
@@ -135,9 +144,9 @@ fs_error *fs_store_event_sweep(fs_store *st) {
 
 fs_error *fs_store_webhook_create(fs_store *st, const fs_new_webhook *w, int quota,
                                   const char **json) {
-    const char *args[] = {w->id,           w->user_id,    w->url,
-                          w->events_json,  w->form_id,    w->sealed_secret,
-                          w->created_by,   w->user_id,    FS_ARG_INT(st->pool, quota)};
+    const char *args[] = {w->id,          w->user_id, w->url,
+                          w->events_json, w->form_id, w->sealed_secret,
+                          w->created_by,  w->user_id, FS_ARG_INT(st->pool, quota)};
     fs_rows *rs;
     *json = NULL;
     fs_error *e = FS_RUN(st, "fs_webhook_create", args, 1, &rs);
@@ -158,8 +167,8 @@ fs_error *fs_store_webhook_count(fs_store *st, const char *user_id, int *n) {
 
 fs_error *fs_store_webhook_list(fs_store *st, const char *user_id, const char *forms_json,
                                 const char *after, int limit, fs_list_page *out) {
-    const char *args[] = {user_id, forms_json, forms_json, after, after,
-                          FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {user_id, forms_json, forms_json,
+                          after,   after,      FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_webhook_list", args, 2, &rs);
     if (e)

@@ -380,7 +380,7 @@ fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len,
         return e;
     json_tokener *tok = json_tokener_new_ex(FS_JSON_MAX_DEPTH + 2);
     if (!tok)
-        return fs_error_make(p, "internal", NULL);
+        return fs_error_internal(p, "json_tokener_new_ex failed (out of memory)");
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     json_object *o = json_tokener_parse_ex(tok, buf, (int)len);
     if (!o && json_tokener_get_error(tok) == json_tokener_continue)

@@ -2,6 +2,7 @@
  * (handle_audit.c). */
 #include "audit.h"
 #include "fs_secret.h"
+#include "fs_store_oauth.h"
 #include "glue.h"
 
 #include <apr_strings.h>
@@ -18,12 +19,11 @@ static void audit_write(request_rec *r, const char *user_id, const char *credent
         FORMSVC_LOG(r, APLOG_ERR, 10501, "audit record %s not written: no random id", action);
         return;
     }
-    const char *args[] = {id, user_id, credential_id, client_id, actor, action, target_id, form_id};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_audit_insert", 8, args, &rs);
+    fs_audit_record rec = {id, user_id, credential_id, client_id, actor, action, target_id, form_id};
+    fs_error *e = fs_store_audit_insert(formsvc_store(r), &rec);
     if (e)
         FORMSVC_LOG(r, APLOG_ERR, 10502, "audit record %s of %s not written (%s)", action,
-                    target_id ? target_id : "-", e->slug);
+                    target_id ? target_id : "-", e->cause ? e->cause : e->slug);
 }
 
 /* A record whose target is a form is about that form. */

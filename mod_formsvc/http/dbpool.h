@@ -1,6 +1,6 @@
 /* dbpool: bounds on waiting for the database. FormsvcDBTimeout (global)
  * is the longest a request waits for a pooled connection when every one
- * is in use, and the longest fs_db_query waits for the answer to one
+ * is in use, and the longest a store statement waits for the answer to one
  * statement; past it the request gets a 503 problem with Retry-After.
  *
  * mod_dbd's pool (an apr_reslist) waits for a free connection without a

@@ -3,6 +3,7 @@
 #include "forms_access.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_oauth.h"
 #include "fs_util.h"
 #include "glue.h"
 
@@ -32,21 +33,11 @@ static int formsvc_h_audit_list(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, verr);
     /* a form-scoped credential reads only the records about its forms */
     const char *forms = formsvc_form_constraints(r);
-    const char *args[] = {formsvc_req_get(r)->who->user_id,
-                          actor,
-                          actor,
-                          cred,
-                          cred,
-                          cred,
-                          forms,
-                          forms,
-                          after,
-                          after,
-                          apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_audit_list", 11, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_audit_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, actor, cred,
+                                 forms, after, limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "audit", rs, limit);
+    return formsvc_send_page(r, "audit", &page);
 }
 
 const formsvc_route formsvc_routes_audit[] = {

@@ -6,6 +6,7 @@
 #include "fs_form.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_forms.h"
 #include "idempotency.h"
 
 #include <apr_strings.h>
@@ -28,20 +29,12 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps) {
         fs_error_add(r->pool, e, "/status", "enum", "status is draft, published or closed.");
         return formsvc_send_problem(r, e);
     }
-    const char *cons = formsvc_form_constraints(r);
-    const char *args[] = {formsvc_base_url(r),
-                          formsvc_req_get(r)->who->user_id,
-                          status,
-                          status,
-                          cons,
-                          cons,
-                          after,
-                          after,
-                          apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_list", 9, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_form_list(formsvc_store(r), formsvc_base_url(r),
+                                formsvc_req_get(r)->who->user_id, status,
+                                formsvc_form_constraints(r), after, limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "forms", rs, limit);
+    return formsvc_send_page(r, "forms", &page);
 }
 
 static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
@@ -91,30 +84,25 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     int limit = c->tier[who->verified ? 1 : 0].forms;
     const char *id = fs_id_new(r->pool, "frm_");
     if (!id)
-        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
-    const char *args[] = {id,
-                          who->user_id,
-                          slug,
-                          title,
-                          desc,
-                          fs_json_str(r->pool, fields),
-                          fs_json_str(r->pool, settings),
-                          apr_itoa(r->pool, limit),
-                          formsvc_base_url(r)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_create", 9, args, &rs)))
-        return formsvc_idem_problem(r, idem, e);
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "";
-    if (!strcmp(outcome, "quota"))
         return formsvc_idem_problem(r, idem,
-                                    formsvc_quota_exceeded(r, "forms", limit, FS_CELL(rs, 0, 1)));
-    if (!strcmp(outcome, "slug-taken"))
+                                    fs_error_internal(r->pool, "no random bytes for a form id"));
+    fs_form_state state = {slug, title, desc, fs_json_str(r->pool, fields),
+                           fs_json_str(r->pool, settings)};
+    fs_form_write w;
+    if ((e = fs_store_form_create(formsvc_store(r), formsvc_base_url(r), id, who->user_id, &state,
+                                  limit, &w)))
+        return formsvc_idem_problem(r, idem, e);
+    if (w.outcome == FS_FORM_QUOTA)
+        return formsvc_idem_problem(
+            r, idem, formsvc_quota_exceeded(r, "forms", limit, apr_itoa(r->pool, w.used)));
+    if (w.outcome == FS_FORM_SLUG_TAKEN)
         return formsvc_idem_problem(
             r, idem,
             fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.", slug));
-    if (strcmp(outcome, "ok"))
-        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
-    const char *json = FS_CELL(rs, 0, 1);
+    if (w.outcome != FS_FORM_OK)
+        return formsvc_idem_problem(
+            r, idem, fs_error_internal(r->pool, "fs_form_create answered no outcome it defines"));
+    const char *json = w.json;
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", id, NULL));
     formsvc_set_etag(r, 1);
@@ -182,14 +170,13 @@ static int formsvc_h_forms_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!formsvc_if_match_ok(r, f->version))
         return formsvc_send_problem(r, formsvc_precondition_failed(r, f->version));
-    const char *v = formsvc_if_match_absent(r) ? NULL : apr_itoa(r->pool, f->version);
-    const char *args[] = {f->id, formsvc_req_get(r)->who->user_id, v, v};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_delete", 4, args, &rs)))
+    int found, deleted;
+    if ((e = fs_store_form_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, f->id,
+                                  formsvc_if_match_absent(r) ? 0 : f->version, &found, &deleted)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] == '0')
+    if (!found)
         return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
-    if (FS_CELL(rs, 0, 1)[0] == '0') {
+    if (!deleted) {
         formsvc_form *now;
         if ((e = formsvc_form_load(r, caps[0], &now)))
             return formsvc_send_problem(r, e);
@@ -215,24 +202,21 @@ static int transition(request_rec *r, const char *id, const char *action) {
         return formsvc_send_problem(r, e);
     if (!formsvc_if_match_ok(r, f->version))
         return formsvc_send_problem(r, formsvc_precondition_failed(r, f->version));
-    const char *args[] = {formsvc_req_get(r)->who->user_id, f->id, action,
-                          formsvc_if_match_absent(r) ? NULL : apr_itoa(r->pool, f->version),
-                          formsvc_base_url(r)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_transition", 5, args, &rs)))
+    fs_form_write w;
+    if ((e = fs_store_form_transition(formsvc_store(r), formsvc_base_url(r),
+                                      formsvc_req_get(r)->who->user_id, f->id, action,
+                                      formsvc_if_match_absent(r) ? 0 : f->version, &w)))
         return formsvc_send_problem(r, e);
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "missing";
-    if (!strcmp(outcome, "ok")) {
-        const char *json = FS_CELL(rs, 0, 1);
+    if (w.outcome == FS_FORM_OK) {
+        const char *json = w.json;
         formsvc_set_etag(r, formsvc_version_of(r, json));
         formsvc_audit(r, !strcmp(action, "publish") ? "form.published" : "form.closed", f->id);
         return formsvc_send_json(r, 200, json);
     }
-    if (!strcmp(outcome, "stale"))
-        return formsvc_send_problem(r, formsvc_precondition_failed(r, atoi(FS_CELL(rs, 0, 1))));
-    if (!strcmp(outcome, "invalid-state"))
-        return formsvc_send_problem(
-            r, fs_error_make(r->pool, "invalid-state", "%s", FS_CELL(rs, 0, 1)));
+    if (w.outcome == FS_FORM_STALE)
+        return formsvc_send_problem(r, formsvc_precondition_failed(r, w.version));
+    if (w.outcome == FS_FORM_INVALID_STATE)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "invalid-state", "%s", w.detail));
     return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
 }
 

@@ -3,6 +3,7 @@
 #include "glue.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_store_ops.h"
 #include "version.h"
 
 #include <apr_strings.h>
@@ -18,24 +19,23 @@ static int formsvc_h_healthz(request_rec *r, const char *const *caps)
 static int formsvc_h_readyz(request_rec *r, const char *const *caps)
 {
     (void)caps;
-    const char *args[] = {apr_itoa(r->pool, FS_SCHEMA_VERSION)};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_schema_ok", 1, args, &rs);
+    int ok, version;
+    fs_error *e = fs_store_schema_version(formsvc_store(r), FS_SCHEMA_VERSION, &ok, &version);
     if (e) {
         e->detail = "The database cannot be reached.";
         return formsvc_send_problem(r, e);
     }
-    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't') {
+    if (!ok) {
         e = fs_error_make(r->pool, "service-unavailable",
                           "The database schema is at version %s; this module needs %d.",
-                          rs->nrows ? FS_CELL(rs, 0, 1) : "?", FS_SCHEMA_VERSION);
+                          version >= 0 ? apr_itoa(r->pool, version) : "?", FS_SCHEMA_VERSION);
         return formsvc_send_problem(r, e);
     }
     return formsvc_send_json(
         r, 200,
         apr_psprintf(r->pool,
-                     "{\"status\":\"ready\",\"schemaVersion\":%s,\"moduleVersion\":\"%s\"}",
-                     FS_CELL(rs, 0, 1), FS_MODULE_VERSION));
+                     "{\"status\":\"ready\",\"schemaVersion\":%d,\"moduleVersion\":\"%s\"}",
+                     version, FS_MODULE_VERSION));
 }
 
 static int formsvc_h_problem_page(request_rec *r, const char *const *caps)

@@ -63,9 +63,8 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
     *cached = 0;
     if (strlen(ref) > 100)
         return fs_error_make(r->pool, "not-found", "No such form.");
-    const char *args[] = {ref, ref};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_public_form", 2, args, &rs);
+    fs_public_form *row;
+    fs_error *e = fs_store_public_form(formsvc_store(r), ref, &row);
     if (e) {
         if (e->status == 503 && formsvc_public_cache_get(r->pool, ref, &pb->f)) {
             *cached = 1;
@@ -73,11 +72,9 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
         }
         return e;
     }
-    if (rs->nrows != 1)
+    if (!row)
         return fs_error_make(r->pool, "not-found", "No such form.");
-    const char **dst = (const char **)&pb->f;
-    for (int c = 0; c < 8; c++)
-        dst[c] = FS_CELL(rs, 0, c);
+    pb->f = *row;
     /* apr_dbd's pgsql driver gives SQL NULL as "": no slug, no description */
     if (pb->f.slug && !*pb->f.slug)
         pb->f.slug = NULL;
@@ -509,43 +506,39 @@ static int store(request_rec *r, post *s, const responder *out) {
     formsvc_srv *c = formsvc_conf(r->server);
     const char *sid = fs_id_new(r->pool, "sub_");
     if (!sid)
-        return problem(r, fs_error_make(r->pool, "internal", NULL));
+        return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
     const char *redirect = redirect_url(r, pb);
     const char *location =
         s->html ? (redirect ? redirect : apr_pstrcat(r->pool, pb->action, "/thanks", NULL))
                 : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb->f.id, "/submissions/",
                               sid, NULL);
-    const char *args[] = {pb->f.id,
-                          sid,
-                          fs_json_str(r->pool, s->obj),
-                          s->spam ? "t" : "f",
-                          apr_itoa(r->pool, c->tier[0].submissions_month),
-                          apr_itoa(r->pool, c->tier[1].submissions_month),
-                          s->ikey,
-                          s->hash,
-                          s->html ? "303" : "201",
-                          location};
-    fs_rows *rs;
+    fs_new_submission ns = {pb->f.id,
+                            sid,
+                            fs_json_str(r->pool, s->obj),
+                            s->spam,
+                            c->tier[0].submissions_month,
+                            c->tier[1].submissions_month,
+                            s->ikey,
+                            s->hash,
+                            s->html ? 303 : 201,
+                            location};
+    fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
-    fs_error *e =
-        formsvc_query(r,
-                      fs_json_get(pb->settings, "maxSubmissions") ? "fs_public_submit_locked"
-                                                                  : "fs_public_submit",
-                      10, args, &rs);
+    fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
+                                         fs_json_get(pb->settings, "maxSubmissions") != NULL, &sr);
     if (e)
         return refuse(r, s, out, e);
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "gone";
-    if (!strcmp(outcome, "gone"))
+    if (sr.outcome == FS_SUBMIT_GONE)
         return problem(r, fs_error_make(r->pool, "not-found", "No such form."));
-    if (!strcmp(outcome, "closed"))
+    if (sr.outcome == FS_SUBMIT_CLOSED)
         return out->closed(r, s);
-    if (!strcmp(outcome, "quota")) {
+    if (sr.outcome == FS_SUBMIT_QUOTA) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");
-        e->retry_after = atoi(FS_CELL(rs, 0, 2));
+        e->retry_after = sr.month_left;
         return out->later(r, s, e, "This form cannot take more answers this month.");
     }
-    if (!strcmp(outcome, "replay")) {
+    if (sr.outcome == FS_SUBMIT_REPLAY) {
         /* a concurrent request with the same Idempotency-Key won */
         int rc = replay(r, s, out);
         return rc != NO_RECORD ? rc
@@ -553,7 +546,7 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                           "A request with this Idempotency-Key "
                                                           "is in progress; retry."));
     }
-    return answer(r, s, s->html ? 303 : 201, location, FS_CELL(rs, 0, 1), 0);
+    return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
 }
 
 static int formsvc_h_public_post(request_rec *r, const char *const *caps) {

@@ -9,6 +9,8 @@
 #include "mail.h"
 #include "config_accounts.h"
 #include "fs_secret.h"
+#include "fs_store_ops.h"
+#include "fs_store_verify.h"
 #include "fs_util.h"
 #include "worker.h"
 
@@ -80,9 +82,9 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
 
 /* Delivers claimed message i; returns NULL or the error. No database
  * connection is held meanwhile. */
-static const char *deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i) {
+static const char *deliver_one(apr_pool_t *p, server_rec *s, const fs_outbox_msg *m) {
     formsvc_acct *a = formsvc_conf(s)->acct;
-    const char *id = FS_CELL(rs, i, 0), *rcpt = FS_CELL(rs, i, 1), *msg = FS_CELL(rs, i, 2);
+    const char *id = m->id, *rcpt = m->recipient, *msg = m->message;
     fs_mail_transport t = {a->mail == FORMSVC_MAIL_SMTP       ? FS_MAIL_SMTP
                            : a->mail == FORMSVC_MAIL_SENDMAIL ? FS_MAIL_SENDMAIL
                                                               : FS_MAIL_FILE,
@@ -92,14 +94,13 @@ static const char *deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i)
     return fs_mail_deliver(p, &t, id, from ? from : "", rcpt, msg);
 }
 
-static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i,
+static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_outbox_msg *m,
                        const char *err) {
-    const char *id = FS_CELL(rs, i, 0);
-    int attempts = atoi(FS_CELL(rs, i, 3));
-    fs_rows *out;
+    (void)p;
+    const char *id = m->id;
+    int attempts = m->attempts;
     if (!err) {
-        const char *args[] = {id};
-        fs_db_query(p, db, "fs_outbox_sent", 1, args, &out);
+        fs_store_outbox_sent(st, id);
         return;
     }
     int backoff = 30;
@@ -107,8 +108,7 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
         backoff *= 2;
     if (backoff > 3600)
         backoff = 3600;
-    const char *args[] = {err, apr_itoa(p, backoff), apr_itoa(p, MAX_ATTEMPTS), id};
-    fs_db_query(p, db, "fs_outbox_failed", 4, args, &out);
+    fs_store_outbox_failed(st, id, err, backoff, MAX_ATTEMPTS);
     ap_log_error(APLOG_MARK, attempts >= MAX_ATTEMPTS ? APLOG_ERR : APLOG_WARNING, 0, s,
                  "AH10614: mail %s not delivered (attempt %d of %d): %s", id, attempts,
                  MAX_ATTEMPTS, err);
@@ -120,29 +120,28 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
  * after the lease, from this machine or another. */
 static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
     fs_db db;
-    fs_rows *rs = NULL;
+    fs_outbox_batch rs = {0, NULL};
     void *d = formsvc_worker_db(w, p, &db);
     if (!d)
         return;
-    const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
-    if (fs_db_query(p, &db, "fs_outbox_claim", 2, args, &rs))
-        rs = NULL;
+    fs_store *st = fs_store_on(p, &db);
+    if (fs_store_outbox_claim(st, LEASE_SECONDS, BATCH, &rs))
+        rs.n = 0;
     if (round % 600 == 17) { /* about every ten minutes */
-        fs_rows *x;
-        fs_db_query(p, &db, "fs_outbox_sweep", 0, NULL, &x);
-        fs_db_query(p, &db, "fs_ratelimit_sweep", 0, NULL, &x);
+        fs_store_outbox_sweep(st);
+        fs_store_ratelimit_sweep(st);
     }
     formsvc_worker_db_close(w, d);
-    if (!rs || rs->nrows == 0)
+    if (rs.n == 0)
         return;
-    const char **err = apr_pcalloc(p, sizeof(*err) * (apr_size_t)rs->nrows);
+    const char **err = apr_pcalloc(p, sizeof(*err) * (apr_size_t)rs.n);
     int tried = 0;
-    for (; tried < rs->nrows && !formsvc_worker_stopping(w); tried++)
-        err[tried] = deliver_one(p, s, rs, tried);
+    for (; tried < rs.n && !formsvc_worker_stopping(w); tried++)
+        err[tried] = deliver_one(p, s, &rs.msgs[tried]);
     if (!tried || !(d = formsvc_worker_db(w, p, &db)))
         return; /* the leases run out and the messages go again */
     for (int i = 0; i < tried; i++)
-        record_one(p, s, &db, rs, i, err[i]);
+        record_one(p, s, st, &rs.msgs[i], err[i]);
     formsvc_worker_db_close(w, d);
 }
 

@@ -7,6 +7,7 @@
  * (formsvc_dbpool_hooks). */
 #include "glue.h"
 #include "fs_store.h"
+#include "fs_store_ops.h"
 #include "dbpool.h"
 #include "mail.h"
 #include "public.h"
@@ -48,7 +49,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                                server_rec *s)
 {
     (void)plog;
-    (void)ptemp;
     main_server = s;
     fs_store_set_logger(store_log);
     APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
@@ -62,6 +62,14 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
                      "AH10303: mod_formsvc needs a database: set DBDriver pgsql and "
                      "DBDParams \"host=... dbname=... user=... connect_timeout=2\"");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    /* a statement table that overflowed or whose statements do not take
+     * the arguments they declare would fail at the first request */
+    const char *bad = fs_store_check(ptemp);
+    if (bad) {
+        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s, "AH10308: the module's statements are broken: %s",
+                     bad);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     int n;
@@ -98,14 +106,14 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
                      "until it is");
     } else {
         fs_db db = {d->driver, d->handle, d->prepared, d->pool};
-        fs_rows *rs;
-        const char *args[] = {apr_itoa(tmp, FS_SCHEMA_VERSION)};
-        fs_error *e = fs_db_query(tmp, &db, "fs_schema_ok", 1, args, &rs);
-        if (e || rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't')
+        int ok, version;
+        fs_error *e = fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok,
+                                              &version);
+        if (e || !ok)
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
                          "AH10307: database schema is at version %s, this module needs %d: "
                          "apply sql/ migrations; /readyz answers 503 until then",
-                         e || rs->nrows != 1 ? "?" : FS_CELL(rs, 0, 1), FS_SCHEMA_VERSION);
+                         e || version < 0 ? "?" : apr_itoa(tmp, version), FS_SCHEMA_VERSION);
         close(s, d);
     }
     apr_pool_destroy(tmp);

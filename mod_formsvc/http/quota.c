@@ -2,6 +2,7 @@
  * the figures, and the one shape of a quota-exceeded problem. */
 #include "quota.h"
 #include "fs_json.h"
+#include "fs_store_ops.h"
 
 #include <apr_strings.h>
 
@@ -19,14 +20,13 @@ static json_object *item(int limit, long long used) {
 }
 
 json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs_error **err) {
-    fs_rows *rs;
-    const char *args[] = {who->user_id};
-    *err = formsvc_query(r, "fs_account_usage", 1, args, &rs);
+    const char *usage;
+    *err = fs_store_account_usage(formsvc_store(r), who->user_id, &usage);
     if (*err)
         return NULL;
-    json_object *u = rs->nrows == 1 ? fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 0)) : NULL;
+    json_object *u = usage ? fs_json_parse_trusted(r->pool, usage) : NULL;
     if (!u) {
-        *err = fs_error_make(r->pool, "internal", NULL);
+        *err = fs_error_internal(r->pool, "fs_account_usage gave no usage for %s", who->user_id);
         return NULL;
     }
 #define USED(k) json_object_get_int64(fs_json_get(u, k))

@@ -65,14 +65,48 @@ void formsvc_db_release(request_rec *r)
         formsvc_req_get(x)->db = NULL;
 }
 
-fs_error *formsvc_query(request_rec *r, const char *label, int nargs,
-                        const char *const *args, fs_rows **out)
+static fs_error *request_db(void *baton, fs_db **db)
 {
-    fs_db *db;
-    fs_error *e = formsvc_db(r, &db);
-    if (e)
+    return formsvc_db(baton, db);
+}
+
+fs_store *formsvc_store(request_rec *r)
+{
+    formsvc_req *q = formsvc_req_get(r);
+    if (!q->store)
+        q->store = fs_store_make(r->pool, request_db, r);
+    return q->store;
+}
+
+/* The problem for a body that could not be read: status is what httpd
+ * would answer (ap_map_http_request_error): 408 when the client was too
+ * slow, 413 over LimitRequestBody, 400 otherwise. AP_FILTER_ERROR means
+ * httpd's input filter has already sent the answer (a limit it enforces
+ * itself): formsvc_send_problem then sends nothing more. The rest of the
+ * body is not read, so the connection is not kept alive. */
+static fs_error *body_failed(request_rec *r, int status, apr_status_t rv)
+{
+    r->connection->keepalive = AP_CONN_CLOSE;
+    if (status == AP_FILTER_ERROR) {
+        formsvc_req_get(r)->body_answered = 1;
+        status = r->status >= 400 ? r->status : HTTP_BAD_REQUEST;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, rv, r, "AH10104: request body not read: %d", status);
+    switch (status) {
+    case HTTP_REQUEST_TIME_OUT:
+        return fs_error_make(r->pool, "request-timeout",
+                             "The request body did not arrive in time.");
+    case HTTP_REQUEST_ENTITY_TOO_LARGE:
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than the server accepts.");
+    default: {
+        fs_error *e = fs_error_make(r->pool, "malformed-request",
+                                    "The request body cannot be read.");
+        if (status != HTTP_BAD_REQUEST) /* 411, 501: httpd's own verdict */
+            e->status = status;
         return e;
-    return fs_db_query(r->pool, db, label, nargs, args, out);
+    }
+    }
 }
 
 fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len)
@@ -88,38 +122,68 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
         *len = given->in_body ? given->in_len : 0;
         return NULL;
     }
-    if (ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK) != OK)
-        return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+    int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
+    if (rc != OK)
+        return body_failed(r, rc, APR_SUCCESS);
     if (r->remaining > max)
         return fs_error_make(r->pool, "payload-too-large",
                              "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
     if (!ap_should_client_block(r))
         return NULL;
+    /* Read with ap_get_brigade rather than ap_get_client_block, which
+     * loses the reason of a failure (server/protocol.c says as much): the
+     * status comes from ap_map_http_request_error, as in httpd's own
+     * modules. */
     apr_size_t cap = r->remaining > 0 ? (apr_size_t)r->remaining : 8192, n = 0;
     char *b = apr_palloc(r->pool, cap + 1);
-    for (;;) {
-        if (n == cap) {
-            if ((apr_off_t)cap >= max + 1)
-                break;
-            apr_size_t ncap = cap * 2 > (apr_size_t)max + 1 ? (apr_size_t)max + 1 : cap * 2;
-            char *nb = apr_palloc(r->pool, ncap + 1);
-            memcpy(nb, b, n);
-            b = nb;
-            cap = ncap;
+    apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+    int eos = 0;
+    while (!eos) {
+        apr_status_t rv = ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ,
+                                         HUGE_STRING_LEN);
+        if (rv != APR_SUCCESS) {
+            apr_brigade_destroy(bb);
+            return body_failed(r, ap_map_http_request_error(rv, HTTP_BAD_REQUEST), rv);
         }
-        long got = ap_get_client_block(r, b + n, cap - n);
-        if (got < 0)
-            return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
-        if (got == 0)
+        if (APR_BRIGADE_EMPTY(bb)) /* a filter that returns nothing: no more */
             break;
-        n += (apr_size_t)got;
-        if ((apr_off_t)n > max) {
-            /* drain nothing more: httpd discards the rest on close */
-            r->connection->keepalive = AP_CONN_CLOSE;
-            return fs_error_make(r->pool, "payload-too-large",
-                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+        for (apr_bucket *e = APR_BRIGADE_FIRST(bb); e != APR_BRIGADE_SENTINEL(bb);
+             e = APR_BUCKET_NEXT(e)) {
+            if (APR_BUCKET_IS_EOS(e)) {
+                eos = 1;
+                break;
+            }
+            const char *data;
+            apr_size_t got;
+            rv = apr_bucket_read(e, &data, &got, APR_BLOCK_READ);
+            if (rv != APR_SUCCESS) {
+                apr_brigade_destroy(bb);
+                return body_failed(r, ap_map_http_request_error(rv, HTTP_BAD_REQUEST), rv);
+            }
+            if ((apr_off_t)(n + got) > max) {
+                /* drain nothing more: httpd discards the rest on close */
+                apr_brigade_destroy(bb);
+                r->connection->keepalive = AP_CONN_CLOSE;
+                return fs_error_make(r->pool, "payload-too-large",
+                                     "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+            }
+            if (n + got > cap) {
+                apr_size_t ncap = cap;
+                while (ncap < n + got)
+                    ncap *= 2;
+                if (ncap > (apr_size_t)max)
+                    ncap = (apr_size_t)max;
+                char *nb = apr_palloc(r->pool, ncap + 1);
+                memcpy(nb, b, n);
+                b = nb;
+                cap = ncap;
+            }
+            memcpy(b + n, data, got);
+            n += got;
         }
+        apr_brigade_cleanup(bb);
     }
+    apr_brigade_destroy(bb);
     b[n] = '\0';
     *buf = b;
     *len = n;

@@ -24,7 +24,9 @@ typedef struct formsvc_req {
     formsvc_principal *who;          /* NULL until authenticated */
     fs_error *auth_error;            /* why authentication failed (for the error page) */
     fs_db *db;                       /* acquired lazily */
+    fs_store *store;                 /* formsvc_store(): made once, takes db as needed */
     struct formsvc_capture *capture; /* set during an internal dispatch (capture.h) */
+    int body_answered;               /* httpd's input filter answered a body error itself */
 } formsvc_req;
 
 formsvc_req *formsvc_req_get(request_rec *r);
@@ -34,16 +36,20 @@ const char *formsvc_base_url(request_rec *r);
 /* Database: the mod_dbd connection of this request, or a 503 problem. */
 fs_error *formsvc_db(request_rec *r, fs_db **db);
 /* Gives the request's connection back to mod_dbd's pool now (a long poll
- * before it sleeps); the next formsvc_db/formsvc_query takes one again.
- * Never inside a transaction. No operation when none is held. */
+ * before it sleeps); the next store call takes one again. Never inside a
+ * transaction. No operation when none is held. */
 void formsvc_db_release(request_rec *r);
-fs_error *formsvc_query(request_rec *r, const char *label, int nargs, const char *const *args,
-                        fs_rows **out);
+/* The store of this request, for the typed functions of fs_store_*.h:
+ * results in r->pool, the connection taken (formsvc_db) when a statement
+ * first needs it. A failure's cause is logged by formsvc_send_problem. */
+fs_store *formsvc_store(request_rec *r);
 
 /* Reads the body as JSON object: 415 unless JSON, 413 over max, 400 when
  * malformed. A missing body gives an empty object when optional. */
 fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out);
-/* Reads the raw body up to max bytes (413 beyond). */
+/* Reads the raw body up to max bytes (413 beyond). A body that cannot be
+ * read is answered as httpd would (ap_map_http_request_error): 408 when
+ * the client is too slow, 413 over LimitRequestBody, 400 otherwise. */
 fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len);
 
 /* Query parameter name: its first occurrence, decoded as urlencoded text

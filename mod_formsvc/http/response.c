@@ -91,16 +91,26 @@ int formsvc_send_empty(request_rec *r, int status) {
     return formsvc_send_body(r, status, NULL, NULL, 0);
 }
 
+void formsvc_log_problem(request_rec *r, const fs_error *e, const char *instance) {
+    if (!instance)
+        instance = r->uri;
+    if (e->status == 503)
+        FORMSVC_LOG(r, APLOG_WARNING, 10102, "%d %s for %s", e->status, e->slug, instance);
+    else if (e->status >= 500)
+        FORMSVC_LOG(r, APLOG_ERR, 10103, "%d %s for %s: %s", e->status, e->slug, instance,
+                    e->cause ? e->cause : "no cause recorded");
+}
+
 int formsvc_send_problem(request_rec *r, fs_error *e) {
     formsvc_req *q = formsvc_req_get(r);
     const char *instance =
         q->capture ? apr_pstrcat(r->pool, formsvc_conf(r->server)->base_path, q->path, NULL)
         : r->prev  ? r->prev->uri
                    : r->uri;
+    formsvc_log_problem(r, e, instance);
+    if (q->body_answered) /* httpd's input filter has sent the answer */
+        return AP_FILTER_ERROR;
     char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
-    if (e->status >= 500)
-        FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 10102, "%d %s for %s",
-                    e->status, e->slug, instance);
     common_headers(r);
     if (e->www_authenticate)
         apr_table_setn(r->err_headers_out, "WWW-Authenticate", e->www_authenticate);
@@ -114,17 +124,16 @@ int formsvc_send_html(request_rec *r, int status, const char *html) {
     return formsvc_send_body(r, status, "text/html; charset=utf-8", html, strlen(html));
 }
 
-int formsvc_send_page(request_rec *r, const char *kind, fs_rows *rs, int limit) {
+int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object *arr = json_object_new_array();
     json_object_object_add(o, "data", arr);
-    int n = rs->nrows > limit ? limit : rs->nrows;
-    for (int i = 0; i < n; i++) {
-        json_object *it = json_tokener_parse(FS_CELL(rs, i, 1));
+    for (int i = 0; i < page->n; i++) {
+        json_object *it = json_tokener_parse(page->items[i].json);
         json_object_array_add(arr, it);
     }
-    if (rs->nrows > limit) {
-        char *cur = fs_cursor_encode(r->pool, kind, FS_CELL(rs, n - 1, 0));
+    if (page->more && page->n > 0) {
+        char *cur = fs_cursor_encode(r->pool, kind, page->items[page->n - 1].id);
         json_object_object_add(o, "nextCursor", json_object_new_string(cur));
         /* the next page keeps every query parameter but the cursor */
         const char *rest = "";

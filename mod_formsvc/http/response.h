@@ -34,8 +34,13 @@ void formsvc_send_cut(request_rec *r);
 /* JSON (application/json), Cache-Control: no-store, nosniff. */
 int formsvc_send_json(request_rec *r, int status, const char *json);
 int formsvc_send_obj(request_rec *r, int status, json_object *o);
+/* Logs a 5xx once, with the request: 503 as a warning (AH10102), any
+ * other as an error with the problem's cause (AH10103). instance: the
+ * path to name (NULL: r->uri). Answers that are not problem documents
+ * (HTML pages) call it themselves; formsvc_send_problem always does. */
+void formsvc_log_problem(request_rec *r, const fs_error *e, const char *instance);
 /* problem+json of e, with its WWW-Authenticate and Retry-After; 5xx are
- * logged (AH10102). */
+ * logged (formsvc_log_problem). */
 int formsvc_send_problem(request_rec *r, fs_error *e);
 /* No body, Cache-Control: no-store. */
 int formsvc_send_empty(request_rec *r, int status);
@@ -44,8 +49,8 @@ int formsvc_send_empty(request_rec *r, int status);
  * and caching. */
 int formsvc_send_html(request_rec *r, int status, const char *html);
 
-/* Sends {"data": [...], "nextCursor": ...} with a Link header. rows hold
- * id in column 0 and json in column 1, up to limit + 1 rows. */
-int formsvc_send_page(request_rec *r, const char *kind, fs_rows *rs, int limit);
+/* Sends {"data": [...], "nextCursor": ...} with a Link header when more
+ * items follow the page. */
+int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page);
 
 #endif

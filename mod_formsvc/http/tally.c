@@ -7,10 +7,8 @@
  * at a time (an advisory lock): the others' rounds return at once. */
 #include "tally.h"
 
+#include "fs_store_public.h"
 #include "worker.h"
-
-#include <apr_strings.h>
-#include <stdlib.h>
 
 /* Rows moved per transaction: short transactions, and several of them in
  * one round when a burst left many. */
@@ -23,10 +21,10 @@ static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned l
     void *d = formsvc_worker_db(w, p, &db);
     if (!d)
         return;
-    const char *args[] = {apr_itoa(p, BATCH)};
+    fs_store *st = fs_store_on(p, &db);
     for (int i = 0; i < BATCHES_PER_ROUND && !formsvc_worker_stopping(w); i++) {
-        fs_rows *rs;
-        fs_error *e = fs_db_query(p, &db, "fs_tally_rollup", 1, args, &rs);
+        int moved;
+        fs_error *e = fs_store_tally_rollup(st, BATCH, &moved);
         if (e) {
             /* the next round tries again; the tally is only longer meanwhile */
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -34,7 +32,7 @@ static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned l
                          e->detail ? e->detail : e->slug);
             break;
         }
-        if (rs->nrows != 1 || !FS_CELL(rs, 0, 0) || atoi(FS_CELL(rs, 0, 0)) < BATCH)
+        if (moved < BATCH)
             break; /* done, or another session is at it */
     }
     formsvc_worker_db_close(w, d);

@@ -2,6 +2,8 @@
  * document that turns httpd-raised auth errors into problems. */
 #include "glue.h"
 #include "fs_json.h"
+#include "fs_migrations.h"
+#include "schema_check.h"
 
 #include <apr_escape.h>
 #include <apr_strings.h>
@@ -21,13 +23,20 @@ static int formsvc_h_readyz(request_rec *r, const char *const *caps)
     fs_rows *rs;
     fs_error *e = formsvc_query(r, "fs_schema_ok", 1, args, &rs);
     if (e) {
-        e->detail = "The database cannot be reached.";
+        /* no pooled connection: when the database is reached on a
+         * connection of our own, its schema is behind (mod_dbd opens none
+         * when preparing the statements fails; schema_check.h) */
+        const char *why;
+        if (formsvc_schema_diagnose(r->pool, r->server, &why) == FORMSVC_SCHEMA_BEHIND)
+            e->detail = why;
+        else
+            e->detail = "The database cannot be reached.";
         return formsvc_send_problem(r, e);
     }
     if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't') {
-        e = fs_error_make(r->pool, "service-unavailable",
-                          "The database schema is at version %s; this module needs %d.",
-                          rs->nrows ? FS_CELL(rs, 0, 1) : "?", FS_SCHEMA_VERSION);
+        e = fs_error_make(r->pool, "service-unavailable", "%s",
+                          fs_schema_behind_message(r->pool, rs->nrows ? atoi(FS_CELL(rs, 0, 1)) : 0,
+                                                   FS_SCHEMA_VERSION));
         return formsvc_send_problem(r, e);
     }
     return formsvc_send_json(

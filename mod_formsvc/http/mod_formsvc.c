@@ -5,6 +5,8 @@
 #include "mail.h"
 #include "webhooks.h"
 #include "ratelimit.h"
+#include "schema_check.h"
+#include "fs_migrations.h"
 
 #include <apr_optional.h>
 #include <apr_strings.h>
@@ -65,6 +67,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_dbpool_post_config(pconf, s);
+    formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
@@ -75,6 +78,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     formsvc_dbpool_child_init(p, s);
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
+    formsvc_schema_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)
@@ -83,19 +87,41 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     apr_pool_create(&tmp, p);
     ap_dbd_t *d = open(tmp, s);
     if (!d) {
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10306: database not reachable at start; /readyz answers 503 "
-                     "until it is");
+        /* mod_dbd opens no connection when preparing a statement fails,
+         * which is what a schema behind the module looks like: ask the
+         * database on a connection of our own which it is */
+        const char *why;
+        switch (formsvc_schema_diagnose(tmp, s, &why)) {
+        case FORMSVC_SCHEMA_BEHIND:
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "AH10307: database %s; /readyz answers 503 until then", why);
+            break;
+        case FORMSVC_SCHEMA_UNREACHABLE:
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "AH10306: database not reachable at start (%s); /readyz answers 503 "
+                         "until it is",
+                         why);
+            break;
+        default:
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "AH10306: database reachable and its schema current, but mod_dbd "
+                         "opened no connection (see its lines above); /readyz answers 503 "
+                         "until it does");
+        }
     } else {
         fs_db db = {d->driver, d->handle, d->prepared, d->pool};
         fs_rows *rs;
         const char *args[] = {apr_itoa(tmp, FS_SCHEMA_VERSION)};
         fs_error *e = fs_db_query(tmp, &db, "fs_schema_ok", 1, args, &rs);
-        if (e || rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't')
+        if (e || rs->nrows != 1)
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                         "AH10307: database schema is at version %s, this module needs %d: "
-                         "apply sql/ migrations; /readyz answers 503 until then",
-                         e || rs->nrows != 1 ? "?" : FS_CELL(rs, 0, 1), FS_SCHEMA_VERSION);
+                         "AH10309: the schema version cannot be read: %s",
+                         e && e->detail ? e->detail : "no answer");
+        else if (FS_CELL(rs, 0, 0)[0] != 't')
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "AH10307: database %s; /readyz answers 503 until then",
+                         fs_schema_behind_message(tmp, atoi(FS_CELL(rs, 0, 1)),
+                                                  FS_SCHEMA_VERSION));
         close(s, d);
     }
     apr_pool_destroy(tmp);

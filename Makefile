@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb clean fuzz bench slowloris format
+.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb deb-smoke clean fuzz bench slowloris format
 all: module
 
 deps:
@@ -98,6 +98,11 @@ uninstall:
 deb:
 	@bash scripts/install-deps
 	@bash scripts/deb
+
+# The whole Debian path (dpkg -i, setup-db, a2enmod, start, a signup, purge)
+# in a copy-on-write overlay of this machine: root, ports 80 and 5432 free.
+deb-smoke: deb
+	@bash scripts/deb-smoke
 
 format:
 	clang-format -i include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h

@@ -19,8 +19,6 @@
 
 APLOG_USE_MODULE(formsvc);
 
-int formsvc_route_needs_auth(request_rec *r);
-
 static const char *bearer_of(request_rec *r)
 {
     const char *h = apr_table_get(r->headers_in, "Authorization");

@@ -8,8 +8,9 @@
 
 const char *const formsvc_rl_names[FORMSVC_RL_N] = {"signup", "token", "recover", "submit"};
 
-/* Defaults: the contract's figures where it gives one (signup 10 an hour,
- * submissions 30 a minute), our choice elsewhere (docs/configuration-limits.md). */
+/* Defaults: the product specification's figures where it gives one
+ * (signup 10 an hour, submissions 30 a minute), our choice elsewhere; all
+ * listed in docs/configuration-limits.md. */
 static const formsvc_rl_rule default_rules[FORMSVC_RL_N] = {
     {10, 3600}, /* signup */
     {30, 60},   /* token */

@@ -1,5 +1,5 @@
 /* forms_access: loading forms for the caller, ETags and saving. */
-#include "forms.h"
+#include "forms_access.h"
 #include "fs_field.h"
 #include "fs_json.h"
 #include "fs_secret.h"
@@ -119,20 +119,6 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
         return fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.",
                              slug ? slug : "");
     return fs_error_make(r->pool, "not-found", "No such form.");
-}
-
-fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now) {
-    formsvc_srv *c = formsvc_conf(r->server);
-    int limit = c->tier[formsvc_req_get(r)->who->verified ? 1 : 0].fields;
-    if (wanted <= limit)
-        return NULL;
-    fs_error *e =
-        fs_error_make(r->pool, "quota-exceeded",
-                      "A form of this account holds at most %d fields (%d asked).", limit, wanted);
-    fs_error_set_str(r->pool, e, "quota", "fields");
-    fs_error_set_int(r->pool, e, "limit", limit);
-    fs_error_set_int(r->pool, e, "used", now);
-    return e;
 }
 
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,

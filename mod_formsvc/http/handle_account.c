@@ -10,45 +10,6 @@
 
 APLOG_USE_MODULE(formsvc);
 
-/* Reports every member of o that is not in allowed[] as "unknown". */
-void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
-                             fs_error *verr)
-{
-    json_object_object_foreach(o, k, v) {
-        (void)v;
-        int ok = 0;
-        for (const char *const *a = allowed; *a; a++)
-            if (!strcmp(*a, k))
-                ok = 1;
-        if (!ok)
-            fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", k, NULL), "unknown",
-                         "Unknown member.");
-    }
-}
-
-const char *formsvc_email_member(request_rec *r, json_object *body, fs_error *verr)
-{
-    json_object *ev = fs_json_get(body, "email");
-    if (!ev) {
-        fs_error_add(r->pool, verr, "/email", "required", "email is required.");
-        return NULL;
-    }
-    if (!json_object_is_type(ev, json_type_string)) {
-        fs_error_add(r->pool, verr, "/email", "type", "email must be a string.");
-        return NULL;
-    }
-    const char *email = fs_trim(r->pool, json_object_get_string(ev));
-    if (strlen(email) > 254) {
-        fs_error_add(r->pool, verr, "/email", "maxLength", "email is longer than 254 characters.");
-        return NULL;
-    }
-    if (!fs_email_valid(email)) {
-        fs_error_add(r->pool, verr, "/email", "format", "email is not a valid e-mail address.");
-        return NULL;
-    }
-    return email;
-}
-
 static int formsvc_h_signup(request_rec *r, const char *const *caps)
 {
     (void)caps;
@@ -60,8 +21,8 @@ static int formsvc_h_signup(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = formsvc_email_member(r, body, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    const char *email = fs_json_email_member(r->pool, body, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
 

@@ -1,9 +1,11 @@
 /* handle_clients: /v1/clients: register, list, get, delete (revoking every
  * access token of the client and whatever was delegated from them). */
+#include "audit.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "glue.h"
+#include "quota.h"
 
 #include <apr_strings.h>
 
@@ -22,7 +24,7 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"name", "scopes", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     const char *name = NULL;
     json_object *nv = fs_json_get(body, "name");
     if (nv && !json_object_is_type(nv, json_type_null)) {

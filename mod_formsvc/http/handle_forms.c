@@ -1,6 +1,7 @@
 /* handle_forms: /v1/forms: list, create, get, patch (JSON merge patch),
  * delete, publish, close. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_field.h"
 #include "fs_form.h"
 #include "fs_json.h"
@@ -18,7 +19,9 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_paging(r, "forms", "frm_", &limit, &after);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *status = formsvc_arg(r, "status");
+    const char *status;
+    if ((e = formsvc_arg(r, "status", &status)))
+        return formsvc_send_problem(r, e);
     if (status && strcmp(status, "draft") && strcmp(status, "published") &&
         strcmp(status, "closed")) {
         e = fs_error_validation(r->pool);
@@ -39,58 +42,6 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps) {
     if ((e = formsvc_query(r, "fs_form_list", 9, args, &rs)))
         return formsvc_send_problem(r, e);
     return formsvc_send_page(r, "forms", rs, limit);
-}
-
-json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
-                                      json_object *old, fs_error *verr) {
-    if (!json_object_is_type(arr, json_type_array)) {
-        fs_error_add(r->pool, verr, ptr, "type", "fields must be an array of field objects.");
-        return NULL;
-    }
-    size_t n = json_object_array_length(arr);
-    json_object *list = fs_json_own(r->pool, json_object_new_array());
-    const char **ptrs = apr_pcalloc(r->pool, sizeof(char *) * (n + 1));
-    apr_hash_t *used_ids = apr_hash_make(r->pool);
-    int ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        json_object *def = json_object_array_get_idx(arr, i);
-        const char *ip = apr_psprintf(r->pool, "%s/%" APR_SIZE_T_FMT "", ptr, i);
-        ptrs[i] = ip;
-        const char *id = NULL;
-        json_object *idv = fs_json_get(def, "id");
-        if (old && idv && json_object_is_type(idv, json_type_string)) {
-            const char *want = json_object_get_string(idv);
-            for (size_t k = 0; k < json_object_array_length(old); k++)
-                if (!strcmp(json_object_get_string(
-                                fs_json_get(json_object_array_get_idx(old, k), "id")),
-                            want))
-                    id = want;
-            if (!id) {
-                fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "enum",
-                             "id names no field of this form; leave it out for a new field.");
-                ok = 0;
-            } else if (apr_hash_get(used_ids, id, APR_HASH_KEY_STRING)) {
-                fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "unique",
-                             "The same field id appears twice.");
-                ok = 0;
-            } else {
-                apr_hash_set(used_ids, id, APR_HASH_KEY_STRING, "");
-            }
-        }
-        if (!id)
-            id = fs_id_new(r->pool, "fld_");
-        json_object *f = fs_field_parse(r->pool, def, id, ip, verr);
-        if (!f) {
-            ok = 0;
-            continue;
-        }
-        json_object_array_add(list, f);
-    }
-    if (!ok)
-        return NULL;
-    if (!fs_fields_check(r->pool, list, ptrs, ptr, verr))
-        return NULL;
-    return list;
 }
 
 static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
@@ -116,7 +67,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"title",  "description", "slug",
                                           "fields", "settings",    NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     int ok1, ok2;
     const char *title = fs_form_title(r->pool, fs_json_get(body, "title"), "/title", verr);
     const char *desc =
@@ -129,7 +80,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
         if (json_object_is_type(fv, json_type_array) &&
             (e = formsvc_fields_quota(r, (int)json_object_array_length(fv), 0)))
             return formsvc_idem_problem(r, idem, e);
-        fields = formsvc_fields_from_json(r, fv, "/fields", NULL, verr);
+        fields = fs_fields_parse(r->pool, fv, "/fields", NULL, verr);
     } else {
         fields = fs_json_own(r->pool, json_object_new_array());
     }
@@ -191,7 +142,7 @@ static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *ctx,
     json_object *body = ctx, *v;
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"title", "description", "slug", "settings", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     int ok;
     if (json_object_object_get_ex(body, "title", &v))
         c->title = fs_form_title(r->pool, v, "/title", verr);
@@ -256,7 +207,7 @@ static int transition(request_rec *r, const char *id, const char *action) {
     if (json_object_object_length(body) > 0) {
         e = fs_error_validation(r->pool);
         static const char *const none[] = {NULL};
-        formsvc_unknown_members(r, body, none, e);
+        fs_json_unknown_members(r->pool, body, none, e);
         return formsvc_send_problem(r, e);
     }
     formsvc_form *f;

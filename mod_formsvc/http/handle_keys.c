@@ -1,15 +1,16 @@
 /* handle_keys: /v1/keys: list, create, get, revoke (cascading), roll. */
-#include "glue.h"
-#include "idempotency.h"
+#include "audit.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "glue.h"
+#include "idempotency.h"
+#include "quota.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
-
 
 static int not_found(request_rec *r)
 {
@@ -91,16 +92,6 @@ static fs_error *formsvc_key_request(request_rec *r, json_object *body, const ch
     return NULL;
 }
 
-fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
-{
-    fs_error *e = fs_error_make(r->pool, "quota-exceeded",
-                                "The account has reached its %s quota (%d).", quota, limit);
-    fs_error_set_str(r->pool, e, "quota", quota);
-    fs_error_set_int(r->pool, e, "limit", limit);
-    fs_error_set_int(r->pool, e, "used", used ? apr_atoi64(used) : limit);
-    return e;
-}
-
 static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
 {
     (void)caps;
@@ -120,11 +111,11 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     e = formsvc_key_request(r, body, &name, &scopes, &expires);
     if (e) {
         if (e->status == 422)
-            formsvc_unknown_members(r, body, allowed, e);
+            fs_json_unknown_members(r->pool, body, allowed, e);
         return formsvc_idem_problem(r, idem, e);
     }
     fs_error *verr = fs_error_validation(r->pool);
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     if (verr->errors)
         return formsvc_idem_problem(r, idem, verr);
     formsvc_srv *c = formsvc_conf(r->server);
@@ -258,7 +249,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"expiresIn", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     long long grace = 86400;
     json_object *gv = fs_json_get(body, "expiresIn");
     if (gv) {

@@ -1,11 +1,12 @@
 /* handle_ops: /healthz, /readyz, /problems/{slug} and the internal error
  * document that turns httpd-raised auth errors into problems. */
 #include "glue.h"
+#include "fs_html.h"
 #include "fs_json.h"
 #include "fs_migrations.h"
 #include "schema_check.h"
+#include "version.h"
 
-#include <apr_escape.h>
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
@@ -64,19 +65,10 @@ static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
         return formsvc_send_obj(r, 200, o);
     }
     apr_table_setn(r->headers_out, "Vary", "Accept");
-    apr_table_setn(r->headers_out, "Content-Security-Policy", "default-src 'none'");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    if (r->header_only)
-        return OK;
-    ap_rprintf(r,
-               "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<title>%d %s</title></head><body><h1>%s</h1><p>HTTP status %d.</p>"
-               "<p>%s</p></body></html>\n",
-               t->status, apr_pescape_entity(r->pool, t->title, 0),
-               apr_pescape_entity(r->pool, t->title, 0), t->status,
-               apr_pescape_entity(r->pool, t->about, 0));
-    return OK;
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   apr_pstrcat(r->pool, "default-src 'none'; style-src ",
+                               fs_html_style_src(r->pool), NULL));
+    return formsvc_send_html(r, 200, fs_html_problem_type(r->pool, t->status, t->title, t->about));
 }
 
 static int formsvc_h_error_doc(request_rec *r, const char *const *caps)

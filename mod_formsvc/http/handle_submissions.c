@@ -1,7 +1,8 @@
 /* handle_submissions: the owner's side of submissions: list (JSON pages,
  * or the whole set as CSV with Accept: text/csv, streamed in batches),
  * get one, delete one. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_csv.h"
 #include "fs_json.h"
 #include "fs_secret.h"
@@ -70,8 +71,15 @@ typedef struct {
 } sub_filter;
 
 static fs_error *read_filter(request_rec *r, sub_filter *f) {
+    const char *spam, *v[2];
+    fs_error *bad = formsvc_arg(r, "spam", &spam);
+    if (!bad)
+        bad = formsvc_arg(r, "since", &v[0]);
+    if (!bad)
+        bad = formsvc_arg(r, "until", &v[1]);
+    if (bad)
+        return bad;
     fs_error *verr = fs_error_validation(r->pool);
-    const char *spam = formsvc_arg(r, "spam");
     f->spam = "f";
     if (spam && !strcmp(spam, "true"))
         f->spam = "t";
@@ -80,12 +88,11 @@ static fs_error *read_filter(request_rec *r, sub_filter *f) {
     const char *names[2] = {"since", "until"};
     const char **outs[2] = {&f->since, &f->until};
     for (int i = 0; i < 2; i++) {
-        const char *v = formsvc_arg(r, names[i]);
         apr_time_t t;
         *outs[i] = NULL;
-        if (!v)
+        if (!v[i])
             continue;
-        if (!fs_time_parse_rfc3339(v, &t))
+        if (!fs_time_parse_rfc3339(v[i], &t))
             fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", names[i], NULL), "format",
                          "%s must be an RFC 3339 timestamp such as 2026-11-21T00:00:00Z "
                          "(encode + as %%2B in a query string).",
@@ -134,20 +141,18 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
              * client sees an incomplete transfer rather than a short file */
             FORMSVC_LOG(r, APLOG_ERR, 10410, "CSV export of %s cut short: database error",
                         form->id);
-            r->connection->keepalive = AP_CONN_CLOSE;
-            r->connection->aborted = 1;
+            formsvc_send_cut(r);
             return OK;
         }
         apr_array_header_t *buf = apr_array_make(sub, 8192, 1);
         if (!started) {
-            r->status = 200;
-            ap_set_content_type(r, "text/csv; charset=utf-8; header=present");
             apr_table_setn(
                 r->headers_out, "Content-Disposition",
                 apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"", form->id));
             apr_table_setn(r->headers_out, "Cache-Control", "no-store");
             apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
             apr_table_setn(r->headers_out, "Vary", "Accept");
+            formsvc_send_start(r, 200, "text/csv; charset=utf-8; header=present");
             if (r->header_only) {
                 apr_pool_destroy(sub);
                 return OK;
@@ -168,14 +173,13 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                 row[k++] = fs_csv_value(sub, fs_json_get(data, keys[f]));
             fs_csv_row(buf, row, ncols);
         }
-        ap_rwrite(buf->elts, buf->nelts, r);
         int more = rs->nrows == CSV_BATCH;
+        formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, more);
         if (more)
             after = apr_pstrdup(r->pool, FS_CELL(rs, rs->nrows - 1, 0));
         apr_pool_destroy(sub);
         if (!more || r->connection->aborted)
             break;
-        ap_rflush(r);
     }
     return OK;
 }

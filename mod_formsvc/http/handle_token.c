@@ -4,12 +4,14 @@
  * request, authenticates the client or the subject, calls the store and
  * answers. Every error is a problem document that also carries the OAuth
  * members error and error_description. */
+#include "audit.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_redact.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "glue.h"
+#include "quota.h"
 #include "ratelimit.h"
 
 #include <apr_strings.h>

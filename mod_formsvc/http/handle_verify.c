@@ -10,7 +10,9 @@
  * Recovery answers the same whether or not the address has an account. */
 #include "config_accounts.h"
 #include "fs_code.h"
+#include "fs_html.h"
 #include "fs_json.h"
+#include "fs_negotiate.h"
 #include "fs_redact.h"
 #include "fs_secret.h"
 #include "fs_util.h"
@@ -18,7 +20,6 @@
 #include "mail.h"
 #include "ratelimit.h"
 
-#include <apr_escape.h>
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
@@ -61,7 +62,7 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     fs_rows *rs;
@@ -143,7 +144,7 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"code", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     const char *typed = string_member(r, body, "code", verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
@@ -179,54 +180,33 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
                            "5 wrong tries. Request a new one with POST /v1/verify/send."));
 }
 
-static int html_page(request_rec *r, int status, const char *title, const char *text) {
-    r->status = status;
-    ap_set_content_type(r, "text/html; charset=utf-8");
+/* The pages of the verification link carry the token in their URL: never
+ * sent on as a Referer, never framed, styled only by fs_html's sheet. */
+static void page_headers(request_rec *r, const char *form_action) {
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->headers_out, "Content-Security-Policy",
-                   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
-                   "form-action 'none'");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    /* the token is in the URL: never send it on as a Referer */
+                   apr_psprintf(r->pool,
+                                "default-src 'none'; style-src %s; frame-ancestors 'none'; "
+                                "form-action %s; base-uri 'none'",
+                                fs_html_style_src(r->pool), form_action));
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-    if (r->header_only)
-        return OK;
-    ap_rprintf(r,
-               "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-               "<title>%s</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;"
-               "margin:2rem auto;padding:0 1rem;line-height:1.5}</style></head>"
-               "<body><main><h1>%s</h1><p>%s</p></main></body></html>\n",
-               apr_pescape_entity(r->pool, title, 0), apr_pescape_entity(r->pool, title, 0),
-               apr_pescape_entity(r->pool, text, 0));
-    return OK;
+}
+
+static int html_page(request_rec *r, int status, const char *title, const char *text) {
+    page_headers(r, "'none'");
+    return formsvc_send_html(r, status, fs_html_message(r->pool, title, title, text));
 }
 
 /* The page GET /verify answers for a well-formed token: a button that
  * POSTs the token to /verify. Nothing changes on GET, so a mail scanner or
  * link preview that fetches the link does not spend it. */
 static int confirm_page(request_rec *r, const char *token) {
-    r->status = 200;
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    apr_table_setn(r->headers_out, "Content-Security-Policy",
-                   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
-                   "form-action 'self'; base-uri 'none'");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-    ap_rprintf(r,
-               "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-               "<meta name=\"robots\" content=\"noindex\">"
-               "<title>Verify your address</title><style>body{font-family:system-ui,sans-serif;"
-               "max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}</style></head>"
-               "<body><main><h1>Verify your address</h1>"
-               "<p>Press the button to verify the e-mail address of your formsvc account.</p>"
-               "<form method=\"post\" action=\"verify\">"
-               "<input type=\"hidden\" name=\"token\" value=\"%s\">"
-               "<button type=\"submit\">Verify my address</button></form></main></body></html>\n",
-               apr_pescape_entity(r->pool, token, 0));
-    return OK;
+    page_headers(r, "'self'");
+    return formsvc_send_html(
+        r, 200,
+        fs_html_confirm(r->pool, "Verify your address",
+                        "Press the button to verify the e-mail address of your formsvc account.",
+                        "verify", "token", token, "Verify my address"));
 }
 
 static int link_not_valid(request_rec *r) {
@@ -239,10 +219,10 @@ static int link_not_valid(request_rec *r) {
  * confirm_page; the token is spent by POST /verify only. */
 static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
     (void)caps;
-    const char *token = formsvc_arg(r, "token");
     if (r->header_only) /* HEAD (link checkers) must not spend the token */
         return html_page(r, 200, "Verify your address", "Open this link to verify.");
-    if (!token || strlen(token) != 43)
+    const char *token;
+    if (formsvc_arg(r, "token", &token) || !token || strlen(token) != 43)
         return link_not_valid(r);
     return confirm_page(r, token);
 }
@@ -251,8 +231,7 @@ static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
 static int formsvc_h_verify_post(request_rec *r, const char *const *caps) {
     (void)caps;
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) ||
-        (ct[33] && ct[33] != ';' && ct[33] != ' '))
+    if (!fs_media_is(ct, "application/x-www-form-urlencoded"))
         return html_page(r, 415, "Link not valid",
                          "Open the link from the e-mail and press the button on its page.");
     char *buf;
@@ -294,8 +273,8 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = formsvc_email_member(r, body, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    const char *email = fs_json_email_member(r->pool, body, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* The same work for every address: a code, a message, one statement. */
@@ -340,8 +319,8 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = formsvc_email_member(r, body, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    const char *email = fs_json_email_member(r->pool, body, verr);
     const char *typed = string_member(r, body, "code", verr);
     json_object *rv = fs_json_get(body, "revokeExistingKeys");
     if (rv && !json_object_is_type(rv, json_type_boolean))

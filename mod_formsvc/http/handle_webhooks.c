@@ -1,10 +1,12 @@
 /* handle_webhooks: GET /v1/events (cursor feed with long polling) and
  * /v1/webhooks: create (secret shown once), list, get, delete, and the
  * deliveries of one webhook. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_webhook.h"
+#include "quota.h"
 #include "webhooks.h"
 
 #include <apr_strings.h>
@@ -45,7 +47,9 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     int wait = 0;
-    const char *w = formsvc_arg(r, "wait");
+    const char *w, *after;
+    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "after", &after)))
+        return formsvc_send_problem(r, e);
     if (w) {
         char *end;
         long v = strtol(w, &end, 10);
@@ -59,7 +63,6 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         wait = (int)v;
     }
     formsvc_principal *who = formsvc_req_get(r)->who;
-    const char *after = formsvc_arg(r, "after");
     fs_rows *rs;
     if (after && *after == '\0')
         after = NULL;
@@ -203,7 +206,7 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
         fs_error_add(r->pool, verr, "/formId", "required",
                      "A credential limited to some forms must name one of them in formId.");
     }
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* routing submission data somewhere is reading it */

@@ -28,13 +28,7 @@ static int replay(request_rec *r, formsvc_idem *st, fs_rows *rs) {
         apr_table_setn(r->headers_out, "Location", FS_CELL(rs, 0, 2));
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    r->status = status;
-    if (*ctype)
-        ap_set_content_type(r, ctype);
-    ap_set_content_length(r, (apr_off_t)strlen(body));
-    if (!r->header_only && *body)
-        ap_rputs(body, r);
-    return OK;
+    return formsvc_send_body(r, status, *ctype ? ctype : NULL, body, strlen(body));
 }
 
 int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_size_t len,

@@ -1,12 +1,21 @@
-/* mod_formsvc: hook registration, startup checks and nothing else. */
+/* mod_formsvc: the module record, the startup checks (mod_dbd present, a
+ * database configured, statements prepared, the schema version at child
+ * start) and the registration of the hooks. The hooks of a part that has
+ * its own state register themselves, called from formsvc_register_hooks:
+ * auth.c (formsvc_register_authz), public_cache.c (formsvc_public_hooks),
+ * webhooks_worker.c (formsvc_webhook_hooks), dbpool.c
+ * (formsvc_dbpool_hooks). */
 #include "glue.h"
 #include "fs_store.h"
 #include "dbpool.h"
 #include "mail.h"
+#include "public.h"
+#include "tally.h"
 #include "webhooks.h"
 #include "ratelimit.h"
 #include "schema_check.h"
 #include "fs_migrations.h"
+#include "version.h"
 
 #include <apr_optional.h>
 #include <apr_strings.h>
@@ -79,6 +88,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
     formsvc_schema_child_init(p, s);
+    formsvc_tally_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)

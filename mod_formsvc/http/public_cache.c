@@ -1,7 +1,7 @@
 /* public_cache: the last-known copy of each public form, so that an HTML
  * respondent whose post meets a database outage gets the form back with
- * everything typed (contract, section 6). Never used while the database
- * answers.
+ * everything typed (docs/public-forms.md, "Durability"). Never used while
+ * the database answers.
  *
  * Files in a directory under DefaultRuntimeDir (formsvc-forms/<id>.json,
  * and slug-<slug> naming the id), shared by every child of this machine

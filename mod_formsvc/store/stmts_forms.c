@@ -77,13 +77,13 @@ const fs_stmt fs_stmts_forms[] = {
                    "WHERE s.id = %s AND s.form_id = %s AND s.user_id = %s"},
 
     /* 1 submission id, 2 form id, 3 user id: rows deleted. The form's
-     * submissionCount drops when the submission was not spam. */
+     * submissionCount drops when the submission was not spam (a -1 in
+     * submission_tally, sql/0024; the month's count keeps it). */
     {"fs_sub_delete",
      "WITH d AS (DELETE FROM submissions WHERE id = %s AND form_id = %s AND user_id = %s "
-     "  RETURNING form_id, spam), "
-     "u AS (UPDATE form_counts SET n = n - 1 WHERE (form_id, shard) = "
-     "  (SELECT c.form_id, c.shard FROM form_counts c JOIN d ON c.form_id = d.form_id "
-     "   WHERE NOT d.spam AND c.n > 0 LIMIT 1) RETURNING 1) "
+     "  RETURNING form_id, user_id, spam), "
+     "u AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
+     "  SELECT d.form_id, d.user_id, NULL, -1 FROM d WHERE NOT d.spam RETURNING 1) "
      "SELECT (SELECT count(*) FROM d)::text, (SELECT count(*) FROM u)::text"},
 
     /* 1 scope, 2 key, 3 request fingerprint. One row when the key is ours

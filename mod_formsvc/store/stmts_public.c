@@ -13,13 +13,8 @@
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
-    "m AS (INSERT INTO submission_months AS sm (user_id, month, shard, received) "                 \
-    "  SELECT ok.user_id, a.month, floor(random() * 16)::smallint, 1 FROM ok, a "                  \
-    "  WHERE NOT a.spam AND (SELECT COALESCE(sum(x.received), 0) FROM submission_months x "        \
-    "    WHERE x.user_id = ok.user_id AND x.month = a.month) < ok.quota "                          \
-    "  ON CONFLICT (user_id, month, shard) DO UPDATE SET received = sm.received + 1 "              \
-    "  RETURNING 1), "                                                                             \
-    "go AS (SELECT ok.* FROM ok, a WHERE a.spam OR EXISTS (SELECT 1 FROM m)), "                    \
+    "go AS (SELECT ok.* FROM ok, a WHERE a.spam "                                                 \
+    "  OR fs_month_received(ok.user_id, a.month) < ok.quota), "                                 \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
     "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
@@ -31,9 +26,8 @@
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
-    "c AS (INSERT INTO form_counts AS fc (form_id, shard, n) "                                     \
-    "  SELECT s.form_id, floor(random() * 16)::smallint, 1 FROM s WHERE NOT s.spam "               \
-    "  ON CONFLICT (form_id, shard) DO UPDATE SET n = fc.n + 1 RETURNING 1), "                     \
+    "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                           \
+    "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "       \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT fs_new_id('evt_'), s.user_id, 'submission.created', s.form_id, s.id, "               \
     "  jsonb_build_object('id', s.id, 'formId', "                                                  \
@@ -46,7 +40,7 @@
     "    'createdAt', fs_ts(s.created_at), 'data', s.data)::text FROM s), "                        \
     "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "             \
     "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, "                     \
-    "  (SELECT count(*) FROM c)::text"
+    "  (SELECT count(*) FROM t)::text"
 
 const fs_stmt fs_stmts_public[] = {
     /* 1 id or slug. A published or closed form: id, slug, title,
@@ -67,12 +61,12 @@ const fs_stmt fs_stmts_public[] = {
      * 1 form id, 2 submission id, 3 data (json), 4 spam ('t'/'f'),
      * 5 monthly quota unverified, 6 verified, 7 Idempotency-Key (or NULL),
      * 8 request hash, 9 status to replay, 10 location to replay.
-     * The form's count (form_counts) and the account's monthly counter
-     * (submission_months, the quota gate) grow for non-spam in this
-     * statement, each in a random one of 16 shards; concurrent submissions
-     * of one account may pass the monthly quota by at most the number in
-     * flight (the form's maxSubmissions is exact: see the locked variant). A replay that loses a race for its Idempotency-Key may
-     * have counted one submission too many against the quota.
+     * Only appends (submission, event, a +1 in submission_tally for
+     * non-spam): no row that concurrent submissions share is written, so
+     * none waits for another's commit (sql/0024). The monthly quota reads
+     * fs_month_received without a lock, so concurrent submissions of one
+     * account may pass it by at most the number in flight; the form's
+     * maxSubmissions is exact (see the locked variant).
      * Returns: outcome (ok | gone | closed | quota | replay), the
      * submission json, seconds to the end of the month (UTC). */
     {"fs_public_submit", SUBMIT_SQL("fs_public_status(f) <> 'published'")},
@@ -82,5 +76,9 @@ const fs_stmt fs_stmts_public[] = {
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
     {"fs_public_submit_locked", SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
+
+    /* 1 most rows to move. Rolls the submission tally into the counters
+     * (sql/0024): rows moved, or -1 when another session is rolling up. */
+    {"fs_tally_rollup", "SELECT fs_tally_rollup(%s::integer)::text"},
 
     {NULL, NULL}};

@@ -1,8 +1,8 @@
 /* fs_migrations: the one wording of a schema behind the module, and the
  * probe's answer when the database cannot be reached (the reached cases
  * run against a real PostgreSQL in t/17_schema.t). */
-#include "fs_test.h"
 #include "fs_migrations.h"
+#include "fs_test.h"
 
 static void message(void **state) {
     apr_pool_t *p = *state;
@@ -17,7 +17,8 @@ static void unreachable(void **state) {
     int version = 42;
     const char *err = NULL;
     /* a socket directory that does not exist: refused at once */
-    assert_int_equal(fs_schema_probe(p, "host=/nonexistent/formsvc dbname=x user=x", &version, &err), 0);
+    assert_int_equal(
+        fs_schema_probe(p, "host=/nonexistent/formsvc dbname=x user=x", &version, &err), 0);
     assert_int_equal(version, 0);
     assert_non_null(err);
     assert_non_null(strstr(err, "/nonexistent/formsvc"));

@@ -19,7 +19,7 @@ typedef struct server_params {
 } server_params;
 
 static apr_array_header_t *by_server; /* server_params, in pconf */
-static const char *main_params;        /* the main server's, default of every vhost */
+static const char *main_params;       /* the main server's, default of every vhost */
 
 /* per child: the last answer, under lock */
 static apr_thread_mutex_t *lock;
@@ -103,7 +103,8 @@ int formsvc_schema_diagnose(apr_pool_t *p, server_rec *s, const char **msg) {
             last_state = FORMSVC_SCHEMA_UNREACHABLE;
             apr_cpystrn(last_reason, err, sizeof(last_reason));
         } else {
-            last_state = version < FS_SCHEMA_VERSION ? FORMSVC_SCHEMA_BEHIND : FORMSVC_SCHEMA_CURRENT;
+            last_state =
+                version < FS_SCHEMA_VERSION ? FORMSVC_SCHEMA_BEHIND : FORMSVC_SCHEMA_CURRENT;
             last_version = version;
             last_reason[0] = '\0';
         }

@@ -24,7 +24,7 @@ formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
     a->store = FORMSVC_STORE_LOCAL;
     a->slots = 65536;
     a->mail = FORMSVC_MAIL_FILE;
-    a->mail_target = NULL; /* file transport: <ServerRoot>/formsvc-mail, applied in mail.c */
+    a->mail_target = NULL; /* default: files in /var/spool/formsvc/mail (mail.c) */
     a->mail_from = "formsvc <no-reply@localhost>";
     a->resend_interval = 60;
     a->mails_per_day = 5;

@@ -3,7 +3,9 @@
 #include "glue.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_migrations.h"
 #include "fs_store_ops.h"
+#include "schema_check.h"
 #include "version.h"
 
 #include <apr_strings.h>
@@ -22,13 +24,20 @@ static int formsvc_h_readyz(request_rec *r, const char *const *caps)
     int ok, version;
     fs_error *e = fs_store_schema_version(formsvc_store(r), FS_SCHEMA_VERSION, &ok, &version);
     if (e) {
-        e->detail = "The database cannot be reached.";
+        /* no pooled connection: when the database is reached on a
+         * connection of our own, its schema is behind (mod_dbd opens none
+         * when preparing the statements fails; schema_check.h) */
+        const char *why;
+        if (formsvc_schema_diagnose(r->pool, r->server, &why) == FORMSVC_SCHEMA_BEHIND)
+            e->detail = why;
+        else
+            e->detail = "The database cannot be reached.";
         return formsvc_send_problem(r, e);
     }
     if (!ok) {
-        e = fs_error_make(r->pool, "service-unavailable",
-                          "The database schema is at version %s; this module needs %d.",
-                          version >= 0 ? apr_itoa(r->pool, version) : "?", FS_SCHEMA_VERSION);
+        e = fs_error_make(r->pool, "service-unavailable", "%s",
+                          fs_schema_behind_message(r->pool, version >= 0 ? version : 0,
+                                                   FS_SCHEMA_VERSION));
         return formsvc_send_problem(r, e);
     }
     return formsvc_send_json(

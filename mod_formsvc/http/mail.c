@@ -18,6 +18,7 @@
 #include <apr_file_io.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
+#include <http_core.h>
 #include <unistd.h>
 #include <unixd.h>
 
@@ -37,11 +38,26 @@ char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, 
     return *id ? fs_mail_build(r->pool, &m) : NULL;
 }
 
+/* Without FormsvcMailTransport, mail is written to files here, under /var
+ * (not under ServerRoot, which is /etc/apache2 on Debian); the Debian
+ * package makes it, owned by www-data. */
+#define DEFAULT_SPOOL "/var/spool/formsvc/mail"
+
 static const char *mail_dir(apr_pool_t *p, formsvc_acct *a) {
-    return a->mail_target ? a->mail_target : ap_server_root_relative(p, "formsvc-mail");
+    (void)p;
+    return a->mail_target ? a->mail_target : DEFAULT_SPOOL;
 }
 
 int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
+    /* once per start (not in the first of Debian's two configuration
+     * passes); vhosts without a transport of their own inherit this one */
+    if (!formsvc_conf(s)->acct->mail_set &&
+        ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG)
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                     "AH10615: no FormsvcMailTransport: verification and recovery mail is "
+                     "only written to files in " DEFAULT_SPOOL ", not sent; set "
+                     "FormsvcMailTransport smtp smtp://your-relay:25 (or sendmail "
+                     "\"/usr/sbin/sendmail -i -t\") in formsvc.conf");
     for (server_rec *sp = s; sp; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
         if (a->smtp_password_file && !a->smtp_password) {

@@ -14,6 +14,8 @@
 #include "tally.h"
 #include "webhooks.h"
 #include "ratelimit.h"
+#include "schema_check.h"
+#include "fs_migrations.h"
 #include "version.h"
 
 #include <apr_optional.h>
@@ -82,6 +84,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "AH10305: no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_dbpool_post_config(pconf, s);
+    formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
@@ -92,6 +95,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     formsvc_dbpool_child_init(p, s);
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
+    formsvc_schema_child_init(p, s);
     formsvc_tally_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
@@ -101,19 +105,41 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     apr_pool_create(&tmp, p);
     ap_dbd_t *d = open(tmp, s);
     if (!d) {
-        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
-                     "AH10306: database not reachable at start; /readyz answers 503 "
-                     "until it is");
+        /* mod_dbd opens no connection when preparing a statement fails,
+         * which is what a schema behind the module looks like: ask the
+         * database on a connection of our own which it is */
+        const char *why;
+        switch (formsvc_schema_diagnose(tmp, s, &why)) {
+        case FORMSVC_SCHEMA_BEHIND:
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "AH10307: database %s; /readyz answers 503 until then", why);
+            break;
+        case FORMSVC_SCHEMA_UNREACHABLE:
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "AH10306: database not reachable at start (%s); /readyz answers 503 "
+                         "until it is",
+                         why);
+            break;
+        default:
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
+                         "AH10306: database reachable and its schema current, but mod_dbd "
+                         "opened no connection (see its lines above); /readyz answers 503 "
+                         "until it does");
+        }
     } else {
         fs_db db = {d->driver, d->handle, d->prepared, d->pool};
         int ok, version;
         fs_error *e = fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok,
                                               &version);
-        if (e || !ok)
+        if (e)
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                         "AH10307: database schema is at version %s, this module needs %d: "
-                         "apply sql/ migrations; /readyz answers 503 until then",
-                         e || version < 0 ? "?" : apr_itoa(tmp, version), FS_SCHEMA_VERSION);
+                         "AH10309: the schema version cannot be read: %s",
+                         e->cause ? e->cause : e->detail ? e->detail : e->slug);
+        else if (!ok)
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "AH10307: database %s; /readyz answers 503 until then",
+                         fs_schema_behind_message(tmp, version >= 0 ? version : 0,
+                                                  FS_SCHEMA_VERSION));
         close(s, d);
     }
     apr_pool_destroy(tmp);

@@ -24,7 +24,8 @@ sub free_port {
     return $s->sockport;
 }
 
-# start(name => 'a', conf => "extra directives\n", db => 'formsvc')
+# start(name => 'a', conf => "extra directives\n", db => 'formsvc',
+#       mail => 0 (no FormsvcMailTransport: the module's default))
 sub start {
     my ($class, %o) = @_;
     my $name = $o{name} or die 'name';
@@ -37,6 +38,10 @@ sub start {
     system('chown', '-R', 'www-data:', "$root/mail") if $asroot;
     my $mods = '/usr/lib/apache2/modules';
     my $db = $o{db} // 'formsvc';
+    my $mail = (exists $o{mail} && !$o{mail}) ? '' : <<"MAIL";
+FormsvcMailTransport file "$FindBin::Bin/logs/mail"
+FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
+MAIL
     my $conf = <<"CONF";
 ServerRoot "$root"
 Listen 127.0.0.1:$port
@@ -69,8 +74,7 @@ DBDKeep 2
 DBDMax 10
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
-FormsvcMailTransport file "$FindBin::Bin/logs/mail"
-FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
+$mail
 CONF
     $conf .= $o{conf} // '';
     open my $fh, '>', "$root/httpd.conf" or die $!;

@@ -7,11 +7,12 @@ BUILD     ?= build
 SANITIZE  ?=
 OPT       ?= -O2
 CC        ?= cc
+CFLAGS_EXTRA ?=
 
 APR_CFLAGS := $(shell apr-1-config --cflags --cppflags --includes 2>/dev/null) \
               $(shell apu-1-config --includes 2>/dev/null)
 CFLAGS_CORE = -std=c11 -Wall -Wextra -Werror -fPIC -g $(OPT) $(SANITIZE) \
-              -Iinclude $(APR_CFLAGS) -I/usr/include/json-c -I/usr/include/postgresql
+              -Iinclude $(APR_CFLAGS) -I/usr/include/json-c -I/usr/include/postgresql $(CFLAGS_EXTRA)
 LIBS_CORE   = -lcurl -ljson-c -lcrypto -lz -lpcre2-8 -lpq -laprutil-1 -lapr-1
 
 CORE_SRC := $(sort $(wildcard mod_formsvc/core/*.c mod_formsvc/store/*.c))
@@ -19,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install clean fuzz bench slowloris format
+.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb deb-smoke clean fuzz bench slowloris format
 all: module
 
 deps:
@@ -83,8 +84,25 @@ fuzz:
 	@bash scripts/install-deps fuzz
 	@bash fuzz/run
 
+# Into this machine's Apache (Debian layout), without a package: the module,
+# formsvc.load/.conf in mods-available (an edited formsvc.conf is kept; the
+# new one goes beside it as .dist), formsvc-server.conf in conf-available,
+# formsvc-admin in /usr/sbin, the migrations in /usr/share/formsvc/sql.
 install: module
-	$(MAKE) -f Makefile.apxs BUILD=$(BUILD) APXS=$(APXS) install
+	@bash scripts/install install $(BUILD)/mod_formsvc.so
+
+uninstall:
+	@bash scripts/install uninstall
+
+# The Debian package (debian/, debhelper + dh-apache2), in build/deb/.
+deb:
+	@bash scripts/install-deps
+	@bash scripts/deb
+
+# The whole Debian path (dpkg -i, setup-db, a2enmod, start, a signup, purge)
+# in a copy-on-write overlay of this machine: root, ports 80 and 5432 free.
+deb-smoke: deb
+	@bash scripts/deb-smoke
 
 format:
 	clang-format -i include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h

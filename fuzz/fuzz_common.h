@@ -8,9 +8,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "fs_formdata.h"
+#include "fs_coerce.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_multipart.h"
+#include "fs_urlencoded.h"
 #include "fs_validate.h"
 
 static apr_pool_t *fuzz_pool;

@@ -23,11 +23,18 @@ typedef struct fs_error {
     struct json_object *extra;   /* extra members; pool-owned; may be NULL */
     const char *www_authenticate;/* header value for 401/403, or NULL */
     int retry_after;             /* seconds; >0 adds Retry-After */
+    const char *cause;           /* why, for the error log only: never rendered
+                                    (it may name statements, SQLSTATEs, files);
+                                    set for every 500; may be NULL otherwise */
 } fs_error;
 
 /* A problem with the status of its slug from the catalogue. */
 fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A 500 "internal" problem whose cause (for the error log, never for the
+ * client) says what failed. The glue logs it once, with the request. */
+fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Adds one item to errors (creating the array). */
 void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
                   const char *code, const char *fmt, ...)

@@ -71,6 +71,16 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
 int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, const char *fallback,
                     fs_error *verr);
 
+/* A list of field definitions as a client sends it (arr, at pointer ptr
+ * of the body): each item through fs_field_parse, then fs_fields_check.
+ * An item's "id" keeps that id when it names a field of old (the form's
+ * current fields, as PUT .../fields sends them; NULL: every field is new
+ * and ids are ignored); an unknown or repeated id is an error. New fields
+ * get fresh fld_ ids. Adds every error to verr; returns the normalised,
+ * checked list (owned by p) or NULL. */
+json_object *fs_fields_parse(apr_pool_t *p, json_object *arr, const char *ptr, json_object *old,
+                             fs_error *verr);
+
 /* RFC 7396 JSON merge patch: a new object (owned by the caller) that is
  * target with patch applied. Neither argument is changed. */
 json_object *fs_merge_patch(json_object *target, json_object *patch);

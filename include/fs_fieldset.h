@@ -19,14 +19,13 @@
 #include "fs_field.h"
 #include "fs_regex.h"
 
-/* The field types are the owner model's (fs_field.h); FS_FT_UNKNOWN marks
- * a type name this build does not know. */
-typedef fs_field_type fs_ftype;
+/* The field types are the owner model's (fs_field_type, fs_field.h);
+ * FS_FT_UNKNOWN marks a type name this build does not know. */
 #define FS_FT_UNKNOWN FS_FT_COUNT
 
-/* Numbers a submission may carry: JavaScript's safe integers, so that every
- * value round-trips through any JSON parser. Owner bounds narrow this. */
-#define FS_NUMBER_LIMIT 9007199254740991.0
+/* Numbers a submission may carry are JavaScript's safe integers
+ * (FS_SAFE_INTEGER, fs_field.h), so that every value round-trips through
+ * any JSON parser. Owner bounds narrow this. */
 /* Default longest answers when the owner sets no maxLength. */
 #define FS_DEFAULT_MAX_LINE 1000
 #define FS_DEFAULT_MAX_TEXTAREA 10000
@@ -36,11 +35,15 @@ typedef fs_field_type fs_ftype;
 
 /* The built-in format patterns (also published in the schema). */
 extern const char FS_RE_EMAIL[], FS_RE_URL[], FS_RE_TEL[], FS_RE_DATE[], FS_RE_DATETIME[];
+/* The compiled form of one of those (re must be one of the FS_RE_*
+ * arrays, compared by address), compiled once per process; NULL for any
+ * other string or when pcre2 refused it. */
+const fs_pattern *fs_builtin_pattern(const char *re);
 
 typedef struct fs_field {
     const char *key, *label, *description, *placeholder;
     const char *type_name; /* as stored */
-    fs_ftype type;
+    fs_field_type type;
     int required;
     json_object *options;    /* array of {value, label}, or NULL */
     json_object *visible_if; /* {field, equals} | {field, in}, or NULL */
@@ -64,7 +67,6 @@ typedef struct fs_fieldset {
  * accept nothing). Fields are ordered by position, then as stored. */
 fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields);
 
-fs_ftype fs_ftype_of(const char *name);
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
 
 /* Is f visible for the answers in body? Fields without visibleIf always

@@ -1,8 +1,10 @@
-/* fs_html: the public form page and the small message pages (thanks,
- * closed, unavailable). One self-contained HTML5 document each: an inline
- * style sheet (allowed by its hash in the Content-Security-Policy), no
- * script, no external asset. Every owner-supplied and respondent-supplied
- * string goes through fs_html_escape. */
+/* fs_html: every HTML page the module serves: the public form page, the
+ * small message pages (thanks, closed, unavailable, e-mail verification),
+ * the page of a problem type, and the verification link's button page.
+ * One self-contained HTML5 document each: an inline style sheet (allowed by
+ * its hash in the Content-Security-Policy: fs_html_style_src), no script,
+ * no external asset. Every string passed in is text, escaped here with
+ * fs_html_escape; the glue never writes HTML itself. */
 #ifndef FS_HTML_H
 #define FS_HTML_H
 
@@ -29,6 +31,16 @@ typedef struct fs_page {
 char *fs_html_form(apr_pool_t *p, const fs_page *pg);
 /* A page with a heading and a paragraph (plain text, escaped here). */
 char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message);
+
+/* The page of a problem type (GET /problems/{slug}): "<status> <title>",
+ * the title as heading, the status and the explanation. */
+char *fs_html_problem_type(apr_pool_t *p, int status, const char *title, const char *about);
+
+/* A page whose one button POSTs name=value (urlencoded) to action: for a
+ * link that must not change anything when merely fetched (a mail scanner,
+ * a link preview). Marked noindex. */
+char *fs_html_confirm(apr_pool_t *p, const char *title, const char *message, const char *action,
+                      const char *name, const char *value, const char *button);
 
 /* Escapes & < > " ' for text and attribute values. */
 char *fs_html_escape(apr_pool_t *p, const char *s);

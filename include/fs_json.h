@@ -44,6 +44,16 @@ const char *fs_json_type_name(json_object *v);
 const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
                          apr_size_t min, apr_size_t max, int multiline, fs_error *verr);
 
+/* Adds an "unknown" item to verr for every member of o whose name is not
+ * in allowed (NULL-ended; may be just {NULL}). */
+void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,
+                             fs_error *verr);
+
+/* The "email" member of a body: required string, trimmed of ASCII white
+ * space, at most 254 bytes, a plausible address (fs_email_valid). Returns
+ * the trimmed address (in p), or NULL after adding one item to verr. */
+const char *fs_json_email_member(apr_pool_t *p, json_object *body, fs_error *verr);
+
 /* True when s is valid UTF-8 with no NUL in its len bytes. */
 int fs_utf8_valid(const char *s, apr_size_t len);
 /* Number of Unicode code points in valid UTF-8 s. */

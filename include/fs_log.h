@@ -6,7 +6,7 @@
  * the one way to write a number, in the core (whose store hands finished
  * lines to the glue's logger) and in the glue (FORMSVC_LOG and the
  * ap_log_error calls). Each number is used by exactly one log call and is
- * listed, with what to do about it, in docs/log-messages.md; t/03_lognumbers.t
+ * listed, with what to do about it, in docs/log-messages.md; t/09_lognumbers.t
  * keeps both true. Write the number with its leading zeros: it is turned
  * into text, never into an integer literal. */
 #ifndef FS_LOG_H

@@ -1,10 +1,12 @@
-/* fs_pattern: regular expressions through pcre2, bounded.
+/* fs_pattern: the built-in format patterns (FS_RE_EMAIL, FS_RE_URL, ...
+ * in fs_fieldset.h) through pcre2, bounded. Owner patterns
+ * (validation.pattern) do not come here: they go through fs_regex, the
+ * ECMA-262 subset that is checked when a field is defined.
  *
- * Owner patterns (validation.pattern) follow JSON Schema: ECMA-262 syntax,
- * unanchored search, '$' only at the very end (PCRE2_DOLLAR_ENDONLY), UTF-8
- * subject. Every match runs with a match limit and a depth limit, so a
- * pathological pattern costs at most a bounded amount of work; hitting a
- * limit counts as no match. */
+ * Search is unanchored (the built-in patterns anchor themselves), '$' only
+ * at the very end (PCRE2_DOLLAR_ENDONLY), UTF-8 subject. Every match runs
+ * with a match limit and a depth limit, so a pathological pattern costs at
+ * most a bounded amount of work; hitting a limit counts as no match. */
 #ifndef FS_PATTERN_H
 #define FS_PATTERN_H
 

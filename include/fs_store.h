@@ -1,10 +1,21 @@
-/* fs_store: the one storage interface. Every SQL statement lives in
- * mod_formsvc/store, registered at configuration time by label
- * (fs_store_statements) and executed by label through fs_db_query; the
- * request path never builds SQL text. Nothing here includes httpd headers:
- * the glue hands in the apr_dbd connection it acquired from mod_dbd.
+/* fs_store: the one storage interface. Callers say what they want done
+ * through typed functions, one header per resource (fs_store_account.h,
+ * fs_store_oauth.h, fs_store_forms.h, fs_store_public.h, fs_store_verify.h,
+ * fs_store_webhooks.h, fs_store_limits.h): named parameters in, small row
+ * structs with named members out. Statement labels, argument order and
+ * column positions never leave mod_formsvc/store, where each resource's
+ * file holds its SQL next to the functions that run it. Nothing here
+ * includes httpd headers: the glue hands in the apr_dbd connection it
+ * acquired from mod_dbd.
  *
- * Most statements return JSON text built by PostgreSQL (fs_*_json in sql/),
+ * Every function returns NULL on success or a problem: 503
+ * service-unavailable when the database cannot be reached or does not
+ * answer in time, 500 internal (with fs_error.cause saying which statement
+ * failed and why) for anything else. Results are allocated from the
+ * store's pool. "Not found" is not an error: the out pointer is set to
+ * NULL (or a count to 0), as each function says.
+ *
+ * Many statements return JSON text built by PostgreSQL (fs_*_json in sql/),
  * which the glue sends on or parses. */
 #ifndef FS_STORE_H
 #define FS_STORE_H
@@ -15,46 +26,91 @@
 
 #include "fs_error.h"
 
+/* ---- Statements (registered at configuration time) ---- */
+
 typedef struct fs_stmt {
     const char *label; /* SQL identifier, also the prepared statement name */
+    int nargs;         /* arguments it takes: equal to its %s markers (fs_store_check) */
     const char *sql;   /* apr_dbd syntax: %s markers, casts in SQL */
 } fs_stmt;
 
-/* Every statement of the store, for registration at config time. */
+/* Every statement of the store, for registration at config time. The
+ * table holds at most FS_STORE_MAX_STMTS; fs_store_check reports more. */
+#ifndef FS_STORE_MAX_STMTS
+#define FS_STORE_MAX_STMTS 256
+#endif
 const fs_stmt *fs_store_statements(int *count);
+
+/* NULL when the statement table is sound, else why not (in p), for a
+ * startup error: more statements than the table holds, a label that is no
+ * SQL identifier or is used twice, or a statement whose declared nargs
+ * differs from its %s markers. */
+const char *fs_store_check(apr_pool_t *p);
+
+/* The pieces of fs_store_check, for the unit tests. */
+/* Parameter markers in apr_dbd SQL: every % that is not part of %%. */
+int fs_stmt_markers(const char *sql);
+/* Appends the {NULL}-ended list to table (n entries of cap in use).
+ * 0 when all fit; -1 when the table is full (the rest are not added). */
+int fs_stmt_append(fs_stmt *table, int cap, int *n, const fs_stmt *list);
+/* NULL when every statement of the n in st is sound, else why not. */
+const char *fs_stmt_list_check(apr_pool_t *p, const fs_stmt *st, int n);
+
+/* ---- Connections ---- */
 
 /* A pooled connection as mod_dbd hands it out. Not owned: the glue's pool
  * cleanup gives it back. */
 typedef struct fs_db {
     const apr_dbd_driver_t *driver;
     apr_dbd_t *handle;
-    apr_hash_t *prepared; /* label -> apr_dbd_prepared_t* */
-    apr_pool_t *conn_pool;/* lives as long as the connection */
+    apr_hash_t *prepared;  /* label -> apr_dbd_prepared_t* */
+    apr_pool_t *conn_pool; /* lives as long as the connection */
 } fs_db;
 
-/* The result of a query: rows x cols of strings (NULL = SQL NULL), in p. */
-typedef struct fs_rows {
-    int nrows, ncols;
-    const char **cell; /* cell[r * ncols + c] */
-} fs_rows;
+/* Where the typed functions run their statements (opaque). */
+typedef struct fs_store fs_store;
 
-#define FS_CELL(rs, r, c) ((rs)->cell[(r) * (rs)->ncols + (c)])
+/* Gives the connection to run the next statement on, or a problem (503).
+ * Called before every statement, so a caller may give its connection back
+ * between two statements (a long poll) and get another one. */
+typedef fs_error *fs_store_connect_fn(void *baton, fs_db **db);
 
-/* Runs the prepared statement label with nargs text arguments (NULL is SQL
- * NULL) and reads every row. An idle connection the server has ended is
- * renewed (and its statements prepared again) before the statement is
- * sent; a connection lost while the statement ran is renewed and the
- * statement run once more only when it cannot have taken effect (see
- * fs_db.c). A database that cannot be reached, does not answer within the
- * time limit (fs_store_set_timeout), or cancels the statement for its own
- * statement_timeout or lock_timeout is a 503 problem (with Retry-After);
- * any other database error a 500. */
-fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
-                      const char *const *args, fs_rows **out);
+/* A store for a request: connections from connect(baton), results and
+ * problems in p. Failures are not logged here: the caller logs the
+ * problem's cause once, with the request's context. */
+fs_store *fs_store_make(apr_pool_t *p, fs_store_connect_fn *connect, void *baton);
+/* A store on one fixed connection (background workers, startup checks).
+ * A failed statement's cause is logged here (fs_store_set_logger), as no
+ * request will log it. */
+fs_store *fs_store_on(apr_pool_t *p, fs_db *db);
+/* The same connections as st, with results in p (a sub-pool that a loop
+ * clears between rounds). */
+fs_store *fs_store_sub(const fs_store *st, apr_pool_t *p);
 
-/* The longest fs_db_query waits for the server's answer to one statement,
- * in milliseconds; 0 (the default) waits as long as it takes. Set once, at
- * child start. */
+/* ---- Shapes shared by several resources ---- */
+
+/* One page of a list: each item's id (the cursor when it is the last
+ * item of a page) and its JSON representation. */
+typedef struct fs_list_item {
+    const char *id, *json;
+} fs_list_item;
+typedef struct fs_list_page {
+    int n;               /* items, at most the limit asked for */
+    fs_list_item *items; /* n of them, newest first unless a list says otherwise */
+    int more;            /* 1 when more items follow items[n - 1] */
+} fs_list_page;
+
+/* A new credential (key, access token or client) as stored: its id, the
+ * prefix of its secret shown in listings, the peppered hash of the secret.
+ * The secret itself never reaches the store. */
+typedef struct fs_new_secret {
+    const char *id, *prefix, *hash;
+} fs_new_secret;
+
+/* ---- Behaviour of the database layer ---- */
+
+/* The longest a statement waits for the server's answer, in milliseconds;
+ * 0 (the default) waits as long as it takes. Set once, at child start. */
 void fs_store_set_timeout(int ms);
 
 /* When a statement was last answered, and when the database was last
@@ -93,9 +149,10 @@ fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad);
  * take effect twice: result_seen says whether any result of it arrived. */
 int fs_db_retry_safe(fs_db_failure f, int result_seen);
 
-/* Logging callback for the store, set by the glue. level is syslog's
- * (3 error, 4 warning, 5 notice); msg starts with its own number,
- * FS_LOGNO (fs_log.h), and is in a pool that lives until the call returns. */
+/* Logging callback for the store, set by the glue: outages, renewed
+ * sessions, and the failures of fs_store_on stores. level is syslog's (3
+ * error, 4 warning, 5 notice); msg starts with its own number, FS_LOGNO
+ * (fs_log.h), and is in a pool that lives until the call returns. */
 typedef void fs_log_fn(int level, const char *msg);
 void fs_store_set_logger(fs_log_fn *fn);
 

@@ -1,5 +1,5 @@
 /* fs_util: small pure helpers: RFC 3339 timestamps, base64url, opaque list
- * cursors, and the route matcher. */
+ * cursors, the route matcher, urlencoded decoding and e-mail addresses. */
 #ifndef FS_UTIL_H
 #define FS_UTIL_H
 
@@ -30,14 +30,10 @@ const char *fs_cursor_decode(apr_pool_t *p, const char *kind, const char *cursor
 int fs_route_match(apr_pool_t *p, const char *pattern, const char *path,
                    const char *caps[4]);
 
-#endif
-
 /* Decodes application/x-www-form-urlencoded text s[0..len): '+' is a space,
  * %XX a byte. NULL on a bad escape, a NUL byte or invalid UTF-8. In p. */
 char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len);
 
-#ifndef FS_UTIL_EMAIL
-#define FS_UTIL_EMAIL
 /* A pragmatic address check: one '@', a non-empty local part of printable
  * characters without spaces, a domain of dot-separated labels (letters,
  * digits, '-', non-ASCII) with at least one dot; at most 254 bytes. */
@@ -46,4 +42,5 @@ int fs_email_valid(const char *s);
 char *fs_trim(apr_pool_t *p, const char *s);
 /* 1 when s (valid UTF-8) contains a C0 control character or DEL. */
 int fs_has_control(const char *s);
+
 #endif

@@ -9,7 +9,8 @@
 
 /* Validates body against fs. NULL when it is acceptable, else a 422
  * validation-failed problem listing every failure with pointer "/<key>"
- * (or "/<key>/<index>" for a multiselect item) and the contract's codes:
+ * (or "/<key>/<index>" for a multiselect item) and the codes of
+ * docs/public-forms.md:
  * required, type, minLength, maxLength, pattern, minimum, maximum, enum,
  * format, minItems, maxItems, unknown, unique.
  * A body is accepted exactly when fs_schema_for's schema accepts it. */

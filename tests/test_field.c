@@ -2,6 +2,7 @@
  * their pointers, list rules, merge patch. */
 #include "fs_field.h"
 #include "fs_json.h"
+#include "fs_secret.h"
 #include "fs_test.h"
 
 #include <apr_strings.h>
@@ -357,7 +358,67 @@ static void merge_patch(void **state) {
     assert_string_equal(fs_json_str(p, m), "{\"x\":{\"z\":1}}");
 }
 
+/* fs_fields_parse: the list a POST /v1/forms or PUT .../fields sends. */
+static void fields_parse(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    assert_null(fs_fields_parse(p, J(p, "{\"key\":\"a\"}"), "/fields", NULL, e));
+    assert_code(e, "/fields", "type");
+
+    /* new fields get fresh ids; a sent id is ignored without old fields */
+    e = fs_error_validation(p);
+    json_object *l = fs_fields_parse(
+        p,
+        J(p, "[{\"id\":\"fld_mine\",\"key\":\"a\",\"type\":\"text\",\"label\":\"A\"},"
+             "{\"key\":\"b\",\"type\":\"integer\",\"label\":\"B\"}]"),
+        "/fields", NULL, e);
+    assert_non_null(l);
+    assert_null(e->errors);
+    assert_int_equal(json_object_array_length(l), 2);
+    const char *id0 = json_object_get_string(fs_json_get(json_object_array_get_idx(l, 0), "id"));
+    const char *id1 = json_object_get_string(fs_json_get(json_object_array_get_idx(l, 1), "id"));
+    assert_true(fs_id_valid(id0, "fld_") && fs_id_valid(id1, "fld_"));
+    assert_string_not_equal(id0, "fld_mine");
+    assert_string_not_equal(id0, id1);
+    assert_int_equal(json_object_get_int(fs_json_get(json_object_array_get_idx(l, 1), "position")),
+                     1);
+
+    /* PUT: ids of the form's fields are kept; unknown and repeated ids refused */
+    json_object *old = J(p, "[{\"id\":\"fld_old\",\"key\":\"a\",\"type\":\"text\"}]");
+    e = fs_error_validation(p);
+    l = fs_fields_parse(
+        p, J(p, "[{\"id\":\"fld_old\",\"key\":\"x\",\"type\":\"text\",\"label\":\"X\"}]"),
+        "/fields", old, e);
+    assert_non_null(l);
+    assert_string_equal(json_object_get_string(fs_json_get(json_object_array_get_idx(l, 0), "id")),
+                        "fld_old");
+    e = fs_error_validation(p);
+    assert_null(fs_fields_parse(
+        p,
+        J(p, "[{\"id\":\"fld_old\",\"key\":\"x\",\"type\":\"text\",\"label\":\"X\"},"
+             "{\"id\":\"fld_old\",\"key\":\"y\",\"type\":\"text\",\"label\":\"Y\"},"
+             "{\"id\":\"fld_nope\",\"key\":\"z\",\"type\":\"text\",\"label\":\"Z\"}]"),
+        "/fields", old, e));
+    assert_code(e, "/fields/1/id", "unique");
+    assert_code(e, "/fields/2/id", "enum");
+
+    /* every item's own errors, then the rules between items */
+    e = fs_error_validation(p);
+    assert_null(fs_fields_parse(
+        p, J(p, "[{\"key\":\"a\",\"type\":\"colour\",\"label\":\"A\"},{\"key\":\"B\"}]"), "/fields",
+        NULL, e));
+    assert_non_null(code_at(e, "/fields/0/type"));
+    assert_non_null(code_at(e, "/fields/1/key"));
+    e = fs_error_validation(p);
+    assert_null(fs_fields_parse(p,
+                                J(p, "[{\"key\":\"a\",\"type\":\"text\",\"label\":\"A\"},"
+                                     "{\"key\":\"a\",\"type\":\"text\",\"label\":\"A\"}]"),
+                                "/fields", NULL, e));
+    assert_non_null(e->errors);
+}
+
 static const struct CMUnitTest tests[] = {FS_TEST(every_type_parses), FS_TEST(normalised),
                                           FS_TEST(contradictions),    FS_TEST(member_errors),
-                                          FS_TEST(list_rules),        FS_TEST(merge_patch)};
+                                          FS_TEST(list_rules),        FS_TEST(merge_patch),
+                                          FS_TEST(fields_parse)};
 FS_TEST_MAIN(tests)

@@ -1,8 +1,10 @@
 /* fs_urlencoded, fs_multipart and fs_coerce. */
-#include "fs_formdata.h"
+#include "fs_coerce.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_multipart.h"
 #include "fs_test.h"
+#include "fs_urlencoded.h"
 #include "fs_validate.h"
 
 #include <apr_strings.h>

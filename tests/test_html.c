@@ -99,9 +99,31 @@ static void style_hash(void **state) {
     assert_non_null(strstr(fs_html_css(), "max-width:40rem"));
 }
 
+/* The pages that used to be written by hand in the glue: escaped here. */
+static void other_pages(void **state) {
+    apr_pool_t *p = *state;
+    const char *h = fs_html_problem_type(p, 422, EVIL, EVIL);
+    assert_null(strstr(h, "<script"));
+    assert_non_null(strstr(h, apr_pstrcat(p, "<title>422 ", EVIL_ESC, "</title>", NULL)));
+    assert_non_null(strstr(h, apr_pstrcat(p, "<h1>", EVIL_ESC, "</h1>", NULL)));
+    assert_non_null(strstr(h, "HTTP status 422."));
+    assert_non_null(strstr(h, fs_html_css())); /* the one style sheet (CSP hash) */
+
+    h = fs_html_confirm(p, EVIL, EVIL, "verify\"><script>", "token", "a\"b<c", EVIL);
+    assert_null(strstr(h, "<script"));
+    assert_non_null(strstr(h, "<form method=\"post\" action=\"verify&quot;&gt;&lt;script&gt;\">"));
+    assert_non_null(strstr(h, "<input type=\"hidden\" name=\"token\" value=\"a&quot;b&lt;c\">"));
+    assert_non_null(
+        strstr(h, apr_pstrcat(p, "<button type=\"submit\">", EVIL_ESC, "</button>", NULL)));
+    assert_non_null(strstr(h, "<meta name=\"robots\" content=\"noindex\">"));
+    assert_int_equal(count(h, "<form"), 1);
+    assert_null(strstr(h, "<script"));
+}
+
 static const struct CMUnitTest tests[] = {
     FS_TEST(escaping),
     FS_TEST(page),
     FS_TEST(style_hash),
+    FS_TEST(other_pages),
 };
 FS_TEST_MAIN(tests)

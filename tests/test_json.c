@@ -2,6 +2,8 @@
 #include "fs_test.h"
 #include "fs_json.h"
 
+#include <apr_strings.h>
+
 static fs_error *check(apr_pool_t *p, const char *s)
 {
     return fs_json_check(p, s, strlen(s));
@@ -100,8 +102,59 @@ static void problem_render(void **state)
     }
 }
 
+static const char *first_code(fs_error *e, const char *ptr) {
+    for (int i = 0; e->errors && i < e->errors->nelts; i++) {
+        fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
+        if (!strcmp(fe->pointer, ptr))
+            return fe->code;
+    }
+    return NULL;
+}
+
+static void member_helpers(void **state)
+{
+    apr_pool_t *p = *state;
+    json_object *o = fs_json_parse_trusted(p, "{\"email\":\" a@b.example \",\"x\":1,\"y\":2}");
+    static const char *const allowed[] = {"email", "y", NULL};
+    fs_error *e = fs_error_validation(p);
+    fs_json_unknown_members(p, o, allowed, e);
+    assert_int_equal(e->errors->nelts, 1);
+    assert_string_equal(first_code(e, "/x"), "unknown");
+    static const char *const none[] = {NULL};
+    e = fs_error_validation(p);
+    fs_json_unknown_members(p, o, none, e);
+    assert_int_equal(e->errors->nelts, 3);
+
+    e = fs_error_validation(p);
+    assert_string_equal(fs_json_email_member(p, o, e), "a@b.example"); /* trimmed */
+    assert_null(e->errors);
+    struct {
+        const char *body, *code;
+    } bad[] = {
+        {"{}", "required"},
+        {"{\"email\":7}", "type"},
+        {"{\"email\":\"no-at-sign\"}", "format"},
+        {"{\"email\":\"a@localhost\"}", "format"},
+    };
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        e = fs_error_validation(p);
+        assert_null(fs_json_email_member(p, fs_json_parse_trusted(p, bad[i].body), e));
+        assert_int_equal(e->errors->nelts, 1);
+        assert_string_equal(first_code(e, "/email"), bad[i].code);
+    }
+    char local[251];
+    memset(local, 'a', 250);
+    local[250] = '\0';
+    char *long_addr = apr_pstrcat(p, local, "@b.example", NULL); /* 260 bytes */
+    e = fs_error_validation(p);
+    assert_null(fs_json_email_member(
+        p, fs_json_parse_trusted(p, apr_psprintf(p, "{\"email\":\"%s\"}", long_addr)), e));
+    assert_string_equal(first_code(e, "/email"), "maxLength");
+}
+
 static const struct CMUnitTest tests[] = {
-    FS_TEST(accepts_valid), FS_TEST(refuses_invalid), FS_TEST(depth_limit),
-    FS_TEST(parse_object_only), FS_TEST(utf8_helpers), FS_TEST(problem_render),
+    FS_TEST(accepts_valid),     FS_TEST(refuses_invalid), FS_TEST(depth_limit),
+    FS_TEST(parse_object_only), FS_TEST(utf8_helpers),    FS_TEST(problem_render),
+    FS_TEST(member_helpers),
 };
 FS_TEST_MAIN(tests)

@@ -46,10 +46,31 @@ static void nothing_acceptable(void **state) {
     assert_int_equal(fs_negotiate(",,,;;/"), FS_MEDIA_NONE);
 }
 
+static void content_types(void **state) {
+    (void)state;
+    assert_true(fs_media_is("application/json", "application/json"));
+    assert_true(fs_media_is("Application/JSON; charset=utf-8", "application/json"));
+    assert_true(fs_media_is("application/json \t; x=y", "application/json"));
+    assert_false(fs_media_is(NULL, "application/json"));
+    assert_false(fs_media_is("application/jsonx", "application/json"));
+    assert_false(fs_media_is("application/json x", "application/json"));
+    assert_false(fs_media_is("application/merge-patch+json", "application/json"));
+    assert_false(fs_media_is("text/html", "application/json"));
+
+    assert_true(fs_media_utf8(NULL));
+    assert_true(fs_media_utf8("application/json"));
+    assert_true(fs_media_utf8("application/json; charset=utf-8"));
+    assert_true(fs_media_utf8("application/json;charset=\"UTF-8\""));
+    assert_true(fs_media_utf8("multipart/form-data; boundary=x; charset=utf-8"));
+    assert_true(fs_media_utf8("application/json; format=flowed"));
+    assert_false(fs_media_utf8("application/json; charset=latin1"));
+    assert_false(fs_media_utf8("application/json; charset=utf-16"));
+    assert_false(fs_media_utf8("application/json; charset=utf-8x"));
+    assert_false(fs_media_utf8("application/json; charset=\"utf-8"));
+}
+
 static const struct CMUnitTest tests[] = {
-    FS_TEST(defaults_to_html),
-    FS_TEST(json_when_asked),
-    FS_TEST(specificity_wins),
-    FS_TEST(nothing_acceptable),
+    FS_TEST(defaults_to_html),   FS_TEST(json_when_asked), FS_TEST(specificity_wins),
+    FS_TEST(nothing_acceptable), FS_TEST(content_types),
 };
 FS_TEST_MAIN(tests)

@@ -1,5 +1,5 @@
 /* fs_coerce: HTML form pairs to the JSON submission object. */
-#include "fs_formdata.h"
+#include "fs_coerce.h"
 #include "fs_html.h"
 #include "fs_json.h"
 

@@ -40,6 +40,9 @@ static const fs_problem_type catalogue[] = {
      "The account is already verified."},
     {"form-closed", 409, "Form closed",
      "The form is closed and takes no more submissions."},
+    {"request-timeout", 408, "Request timeout",
+     "The request body did not arrive in time (the server's read timeout); "
+     "nothing was done. Send it again."},
     {"precondition-failed", 412, "Precondition failed",
      "If-Match did not match the resource's current ETag; fetch it again."},
     {"payload-too-large", 413, "Payload too large",
@@ -100,6 +103,7 @@ const fs_problem_type *fs_problem_for_status(int status)
     case 404: return fs_problem_lookup("not-found");
     case 405: return fs_problem_lookup("method-not-allowed");
     case 406: return fs_problem_lookup("not-acceptable");
+    case 408: return fs_problem_lookup("request-timeout");
     case 409: return fs_problem_lookup("conflict");
     case 412: return fs_problem_lookup("precondition-failed");
     case 413: return fs_problem_lookup("payload-too-large");
@@ -117,6 +121,8 @@ fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
     const fs_problem_type *t = fs_problem_lookup(slug);
     e->slug = t ? t->slug : "internal";
     e->status = t ? t->status : 500;
+    if (!t)
+        e->cause = apr_psprintf(p, "a problem of the unknown type %s", slug ? slug : "(null)");
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
@@ -125,6 +131,16 @@ fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
     }
     if (e->status == 503)
         e->retry_after = 5;
+    return e;
+}
+
+fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...)
+{
+    fs_error *e = fs_error_make(p, "internal", NULL);
+    va_list ap;
+    va_start(ap, fmt);
+    e->cause = apr_pvsprintf(p, fmt, ap);
+    va_end(ap);
     return e;
 }
 

@@ -2,6 +2,7 @@
 #include "fs_field.h"
 #include "fs_json.h"
 #include "fs_regex.h"
+#include "fs_secret.h"
 #include "fs_util.h"
 
 #include <apr_hash.h>
@@ -718,4 +719,56 @@ json_object *fs_merge_patch(json_object *target, json_object *patch) {
         json_object_object_add(out, k, fs_merge_patch(cur, v));
     }
     return out;
+}
+
+json_object *fs_fields_parse(apr_pool_t *p, json_object *arr, const char *ptr, json_object *old,
+                             fs_error *verr) {
+    if (!json_object_is_type(arr, json_type_array)) {
+        fs_error_add(p, verr, ptr, "type", "fields must be an array of field objects.");
+        return NULL;
+    }
+    size_t n = json_object_array_length(arr);
+    json_object *list = fs_json_own(p, json_object_new_array());
+    const char **ptrs = apr_pcalloc(p, sizeof(char *) * (n + 1));
+    apr_hash_t *used_ids = apr_hash_make(p);
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        json_object *def = json_object_array_get_idx(arr, i);
+        const char *ip = apr_psprintf(p, "%s/%" APR_SIZE_T_FMT "", ptr, i);
+        ptrs[i] = ip;
+        const char *id = NULL;
+        json_object *idv = fs_json_get(def, "id");
+        if (old && idv && json_object_is_type(idv, json_type_string)) {
+            const char *want = json_object_get_string(idv);
+            for (size_t k = 0; k < json_object_array_length(old); k++)
+                if (!strcmp(json_object_get_string(
+                                fs_json_get(json_object_array_get_idx(old, k), "id")),
+                            want))
+                    id = want;
+            if (!id) {
+                fs_error_add(p, verr, apr_pstrcat(p, ip, "/id", NULL), "enum",
+                             "id names no field of this form; leave it out for a new field.");
+                ok = 0;
+            } else if (apr_hash_get(used_ids, id, APR_HASH_KEY_STRING)) {
+                fs_error_add(p, verr, apr_pstrcat(p, ip, "/id", NULL), "unique",
+                             "The same field id appears twice.");
+                ok = 0;
+            } else {
+                apr_hash_set(used_ids, id, APR_HASH_KEY_STRING, "");
+            }
+        }
+        if (!id)
+            id = fs_id_new(p, "fld_");
+        json_object *f = fs_field_parse(p, def, id, ip, verr);
+        if (!f) {
+            ok = 0;
+            continue;
+        }
+        json_object_array_add(list, f);
+    }
+    if (!ok)
+        return NULL;
+    if (!fs_fields_check(p, list, ptrs, ptr, verr))
+        return NULL;
+    return list;
 }

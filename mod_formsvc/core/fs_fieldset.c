@@ -34,9 +34,9 @@ const char FS_RE_DATETIME[] = "^" DATE_BODY "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0
                               "(?:\\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])" END;
 
 
-fs_ftype fs_ftype_of(const char *name) {
+static fs_field_type type_of(const char *name) {
     int t = fs_field_type_of(name);
-    return t < 0 ? FS_FT_UNKNOWN : (fs_ftype)t;
+    return t < 0 ? FS_FT_UNKNOWN : (fs_field_type)t;
 }
 
 static const char *str_of(json_object *o, const char *k) {
@@ -89,7 +89,6 @@ static void builtin_init(void) {
         builtin[i] = fs_pattern_compile_forever(builtin_re[i]);
 }
 
-const fs_pattern *fs_builtin_pattern(const char *re);
 const fs_pattern *fs_builtin_pattern(const char *re) {
     pthread_once(&builtin_once, builtin_init);
     for (int i = 0; i < 5; i++)
@@ -118,7 +117,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
         f->description = str_of(o, "description");
         f->placeholder = str_of(o, "placeholder");
         f->type_name = str_of(o, "type");
-        f->type = fs_ftype_of(f->type_name);
+        f->type = type_of(f->type_name);
         json_object *rq = fs_json_get(o, "required");
         f->required =
             rq && json_object_is_type(rq, json_type_boolean) && json_object_get_boolean(rq);
@@ -162,8 +161,8 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
         case FS_FT_NUMBER:
         case FS_FT_INTEGER:
             f->has_min = f->has_max = 1;
-            f->min = -FS_NUMBER_LIMIT;
-            f->max = FS_NUMBER_LIMIT;
+            f->min = -(double)FS_SAFE_INTEGER;
+            f->max = (double)FS_SAFE_INTEGER;
             {
                 double d;
                 if (num_of(va, "minimum", &d) && d > f->min)

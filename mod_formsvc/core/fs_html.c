@@ -130,19 +130,49 @@ char *fs_html_escape(apr_pool_t *p, const char *s) {
     return b.s;
 }
 
-static void head(sb *b, const char *title) {
+/* The document up to <main>; meta (raw, ours: NULL for none) goes into
+ * the head. */
+static void head_meta(sb *b, const char *title, const char *meta) {
     sb_fmt(b,
            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-           "<meta name=\"referrer\" content=\"no-referrer\">"
+           "<meta name=\"referrer\" content=\"no-referrer\">%s"
            "<title>%e</title><style>%s</style></head>\n<body><main>\n",
-           title, CSS);
+           meta, title, CSS);
+}
+
+static void head(sb *b, const char *title) {
+    head_meta(b, title, NULL);
 }
 
 char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message) {
     sb b = {p, NULL, 0, 0};
     head(&b, title);
     sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n</main></body></html>\n", heading, message);
+    return b.s;
+}
+
+char *fs_html_problem_type(apr_pool_t *p, int status, const char *title, const char *about) {
+    sb b = {p, NULL, 0, 0};
+    const char *st = apr_itoa(p, status);
+    head(&b, apr_pstrcat(p, st, " ", title, NULL));
+    sb_fmt(&b,
+           "<h1>%e</h1>\n<p>HTTP status %s.</p>\n<p class=\"desc\">%e</p>\n"
+           "</main></body></html>\n",
+           title, st, about);
+    return b.s;
+}
+
+char *fs_html_confirm(apr_pool_t *p, const char *title, const char *message, const char *action,
+                      const char *name, const char *value, const char *button) {
+    sb b = {p, NULL, 0, 0};
+    head_meta(&b, title, "<meta name=\"robots\" content=\"noindex\">");
+    sb_fmt(&b,
+           "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n"
+           "<form method=\"post\" action=\"%e\">"
+           "<input type=\"hidden\" name=\"%e\" value=\"%e\">"
+           "<button type=\"submit\">%e</button></form>\n</main></body></html>\n",
+           title, message, action, name, value, button);
     return b.s;
 }
 
@@ -223,7 +253,7 @@ static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key) 
     return out;
 }
 
-static const char *input_type(fs_ftype t) {
+static const char *input_type(fs_field_type t) {
     switch (t) {
     case FS_FT_EMAIL: return "email";
     case FS_FT_URL: return "url";
@@ -350,9 +380,10 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
             sb_add(b, " step=\"any\" inputmode=\"decimal\"");
         else if (f->type == FS_FT_DATETIME)
             sb_add(b, " step=\"1\"");
-        if ((f->type == FS_FT_NUMBER || f->type == FS_FT_INTEGER) && f->min > -FS_NUMBER_LIMIT)
+        int numeric = f->type == FS_FT_NUMBER || f->type == FS_FT_INTEGER;
+        if (numeric && f->min > -(double)FS_SAFE_INTEGER)
             sb_fmt(b, " min=\"%s\"", apr_psprintf(p, "%.15g", f->min));
-        if ((f->type == FS_FT_NUMBER || f->type == FS_FT_INTEGER) && f->max < FS_NUMBER_LIMIT)
+        if (numeric && f->max < (double)FS_SAFE_INTEGER)
             sb_fmt(b, " max=\"%s\"", apr_psprintf(p, "%.15g", f->max));
         if (f->has_max_len)
             sb_fmt(b, " maxlength=\"%s\"", apr_ltoa(p, f->max_len));

@@ -1,5 +1,6 @@
 /* fs_json: pool-owned json-c values and the strict request-body scanner. */
 #include "fs_json.h"
+#include "fs_util.h"
 
 #include <apr_hash.h>
 #include <apr_strings.h>
@@ -379,7 +380,7 @@ fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len,
         return e;
     json_tokener *tok = json_tokener_new_ex(FS_JSON_MAX_DEPTH + 2);
     if (!tok)
-        return fs_error_make(p, "internal", NULL);
+        return fs_error_internal(p, "json_tokener_new_ex failed (out of memory)");
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     json_object *o = json_tokener_parse_ex(tok, buf, (int)len);
     if (!o && json_tokener_get_error(tok) == json_tokener_continue)
@@ -434,4 +435,41 @@ const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const c
         }
     }
     return s;
+}
+
+void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,
+                             fs_error *verr)
+{
+    json_object_object_foreach(o, k, v) {
+        (void)v;
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (!strcmp(*a, k))
+                ok = 1;
+        if (!ok)
+            fs_error_add(p, verr, apr_pstrcat(p, "/", k, NULL), "unknown", "Unknown member.");
+    }
+}
+
+const char *fs_json_email_member(apr_pool_t *p, json_object *body, fs_error *verr)
+{
+    json_object *ev = fs_json_get(body, "email");
+    if (!ev) {
+        fs_error_add(p, verr, "/email", "required", "email is required.");
+        return NULL;
+    }
+    if (!json_object_is_type(ev, json_type_string)) {
+        fs_error_add(p, verr, "/email", "type", "email must be a string.");
+        return NULL;
+    }
+    const char *email = fs_trim(p, json_object_get_string(ev));
+    if (strlen(email) > 254) {
+        fs_error_add(p, verr, "/email", "maxLength", "email is longer than 254 characters.");
+        return NULL;
+    }
+    if (!fs_email_valid(email)) {
+        fs_error_add(p, verr, "/email", "format", "email is not a valid e-mail address.");
+        return NULL;
+    }
+    return email;
 }

@@ -6,7 +6,7 @@
  * in a part's content at most max_value bytes plus the delimiter. The body
  * is treated as if it began with CRLF, so that the first delimiter (which
  * may open the body) is found like every later one. */
-#include "fs_formdata.h"
+#include "fs_multipart.h"
 #include "fs_json.h"
 
 #include <apr_lib.h>

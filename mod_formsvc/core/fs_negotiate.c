@@ -99,3 +99,32 @@ fs_media fs_negotiate(const char *accept) {
         return FS_MEDIA_NONE;
     return q_of[0] >= q_of[1] ? FS_MEDIA_HTML : FS_MEDIA_JSON;
 }
+
+int fs_media_is(const char *ct, const char *type) {
+    size_t n = strlen(type);
+    if (!ct || strncasecmp(ct, type, n))
+        return 0;
+    const char *q = skip_ows(ct + n);
+    return *q == '\0' || *q == ';';
+}
+
+int fs_media_utf8(const char *ct) {
+    const char *semi = ct ? strchr(ct, ';') : NULL;
+    while (semi) {
+        const char *par = skip_ows(semi + 1);
+        if (!strncasecmp(par, "charset=", 8)) {
+            const char *v = par + 8;
+            int quoted = *v == '"';
+            v += quoted;
+            if (strncasecmp(v, "utf-8", 5))
+                return 0;
+            v += 5;
+            if (quoted && *v++ != '"')
+                return 0;
+            v = skip_ows(v);
+            return *v == '\0' || *v == ';';
+        }
+        semi = strchr(par, ';');
+    }
+    return 1;
+}

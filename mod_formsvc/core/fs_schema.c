@@ -22,7 +22,7 @@ static json_object *values_of(const fs_field *f) {
     return arr;
 }
 
-static const char *format_name(fs_ftype t) {
+static const char *format_name(fs_field_type t) {
     switch (t) {
     case FS_FT_EMAIL: return "email";
     case FS_FT_URL: return "uri";

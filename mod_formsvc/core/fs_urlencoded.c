@@ -1,6 +1,6 @@
 /* fs_urlencoded: application/x-www-form-urlencoded bodies (WHATWG URL
  * "application/x-www-form-urlencoded parser", strict about escapes). */
-#include "fs_formdata.h"
+#include "fs_urlencoded.h"
 #include "fs_json.h"
 #include "fs_util.h"
 

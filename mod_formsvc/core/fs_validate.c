@@ -8,8 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-const fs_pattern *fs_builtin_pattern(const char *re);
-
 static const char *what(const fs_field *f) {
     return f->label && *f->label ? f->label : f->key;
 }

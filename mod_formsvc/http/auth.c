@@ -11,6 +11,7 @@
 #include "glue.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_account.h"
 
 #include <ap_provider.h>
 #include <http_core.h>
@@ -18,8 +19,6 @@
 #include <mod_auth.h>
 
 APLOG_USE_MODULE(formsvc);
-
-int formsvc_route_needs_auth(request_rec *r);
 
 static const char *bearer_of(request_rec *r)
 {
@@ -58,35 +57,33 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
         return bad;
     const char *hash = fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret);
     if (!hash)
-        return fs_error_make(r->pool, "internal", NULL);
-    fs_rows *rs;
-    const char *args[] = {hash};
-    fs_error *e = formsvc_query(r, "fs_authenticate", 1, args, &rs);
+        return fs_error_internal(r->pool, "the secret cannot be hashed (OpenSSL HMAC failed)");
+    fs_credential *cred;
+    fs_error *e = fs_store_authenticate(formsvc_store(r), hash, &cred);
     if (e)
         return e;
-    if (rs->nrows != 1 || !fs_secret_equal(FS_CELL(rs, 0, 7), hash))
+    if (!cred || !fs_secret_equal(cred->secret_hash, hash))
         return bad;
     formsvc_principal *p = apr_pcalloc(r->pool, sizeof(*p));
-    p->key_id = FS_CELL(rs, 0, 0);
-    p->user_id = FS_CELL(rs, 0, 1);
-    json_object *sj = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 2));
+    p->key_id = cred->key_id;
+    p->user_id = cred->user_id;
+    json_object *sj = fs_json_parse_trusted(r->pool, cred->scopes_json);
     fs_error *verr = fs_error_validation(r->pool);
     p->scopes = fs_scopes_from_json(r->pool, sj, "", 0, verr);
     if (!p->scopes)
-        return fs_error_make(r->pool, "internal", NULL);
-    p->depth = atoi(FS_CELL(rs, 0, 3));
-    p->actor = FS_CELL(rs, 0, 4);
-    p->client_id = FS_CELL(rs, 0, 5);
-    p->verified = FS_CELL(rs, 0, 6) && FS_CELL(rs, 0, 6)[0] == 't';
-    p->expires = FS_CELL(rs, 0, 8) ? apr_atoi64(FS_CELL(rs, 0, 8)) : 0;
-    p->parent_key_id = FS_CELL(rs, 0, 10);
-    if (FS_CELL(rs, 0, 9)[0] == 't') {
+        return fs_error_internal(r->pool, "the stored scopes of %s cannot be read", p->key_id);
+    p->depth = cred->depth;
+    p->actor = cred->actor;
+    p->client_id = cred->client_id;
+    p->verified = cred->verified;
+    p->expires = cred->expires;
+    p->parent_key_id = cred->parent_key_id;
+    if (cred->touch_due) {
         /* lastUsedAt is a hint: a failure here does not fail the request */
-        const char *targs[] = {p->key_id};
-        fs_rows *ignored;
-        fs_error *te = formsvc_query(r, "fs_touch_key", 1, targs, &ignored);
+        fs_error *te = fs_store_key_touch(formsvc_store(r), p->key_id);
         if (te)
-            FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s", p->key_id);
+            FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s (%s)",
+                        p->key_id, te->cause ? te->cause : te->slug);
     }
     *who = p;
     return NULL;

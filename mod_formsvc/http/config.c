@@ -13,7 +13,7 @@
 
 APLOG_USE_MODULE(formsvc);
 
-/* Quotas of the contract's table, section 5. */
+/* The default quotas of each tier (docs/configuration.md, "Default quotas"). */
 static const formsvc_tier default_tier[2] = {
     {3, 20, 100, 5, 1, 0, 60},
     {1000, 100, 100000, 100, 50, 20, 1200},

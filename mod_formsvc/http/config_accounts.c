@@ -8,8 +8,9 @@
 
 const char *const formsvc_rl_names[FORMSVC_RL_N] = {"signup", "token", "recover", "submit"};
 
-/* Defaults: the contract's figures where it gives one (signup 10 an hour,
- * submissions 30 a minute), our choice elsewhere (docs/configuration-limits.md). */
+/* Defaults: the product specification's figures where it gives one
+ * (signup 10 an hour, submissions 30 a minute), our choice elsewhere; all
+ * listed in docs/configuration-limits.md. */
 static const formsvc_rl_rule default_rules[FORMSVC_RL_N] = {
     {10, 3600}, /* signup */
     {30, 60},   /* token */
@@ -23,7 +24,7 @@ formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
     a->store = FORMSVC_STORE_LOCAL;
     a->slots = 65536;
     a->mail = FORMSVC_MAIL_FILE;
-    a->mail_target = NULL; /* default: <ServerRoot>/formsvc-mail, see formsvc_mail_dir */
+    a->mail_target = NULL; /* default: files in /var/spool/formsvc/mail (mail.c) */
     a->mail_from = "formsvc <no-reply@localhost>";
     a->resend_interval = 60;
     a->mails_per_day = 5;

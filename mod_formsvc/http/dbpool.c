@@ -14,6 +14,10 @@ APLOG_USE_MODULE(formsvc);
 
 #define DB_DEFAULT_TIMEOUT 10 /* seconds */
 #define DBD_DEFAULT_MAX 10    /* mod_dbd's DBDMax default (threaded MPMs) */
+/* While another thread probes a database suspected down: how long a
+ * request waits for the verdict, re-checking this often. */
+#define PROBE_WAIT_MS 1000
+#define PROBE_RECHECK apr_time_from_msec(20)
 
 static int timeout_sec = DB_DEFAULT_TIMEOUT;
 static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for */
@@ -106,14 +110,28 @@ int formsvc_dbpool_enter(int *probe) {
     *probe = 0;
     if (!mutex)
         return FORMSVC_DBPOOL_OK;
-    apr_time_t deadline = apr_time_now() + apr_time_from_sec(timeout_sec);
+    apr_time_t now = apr_time_now();
+    apr_time_t deadline = now + apr_time_from_sec(timeout_sec);
+    apr_time_t down_deadline = now + apr_time_from_msec(PROBE_WAIT_MS);
     int rc = FORMSVC_DBPOOL_OK, waited = 0;
     apr_thread_mutex_lock(mutex);
     for (;;) {
         if (!*probe && suspected()) {
             if (probing) {
-                rc = FORMSVC_DBPOOL_DOWN; /* another thread is finding out */
-                break;
+                /* Another thread is finding out. Its first answered
+                 * statement ends the suspicion (suspected() turns false)
+                 * long before it gives its place back, so wait a moment
+                 * for that, re-checking; a database that stays silent
+                 * costs each waiter at most PROBE_WAIT_MS, not a connect
+                 * timeout each in turn. */
+                apr_time_t left = down_deadline - apr_time_now();
+                if (left <= 0) {
+                    rc = FORMSVC_DBPOOL_DOWN;
+                    break;
+                }
+                apr_thread_cond_timedwait(freed, mutex,
+                                          left < PROBE_RECHECK ? left : PROBE_RECHECK);
+                continue;
             }
             probing = *probe = 1;
             /* Find out with a ping first: a failed pooled open costs two

@@ -1,6 +1,6 @@
 /* dbpool: bounds on waiting for the database. FormsvcDBTimeout (global)
  * is the longest a request waits for a pooled connection when every one
- * is in use, and the longest fs_db_query waits for the answer to one
+ * is in use, and the longest a store statement waits for the answer to one
  * statement; past it the request gets a 503 problem with Retry-After.
  *
  * mod_dbd's pool (an apr_reslist) waits for a free connection without a
@@ -30,9 +30,12 @@ void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s);
 
 /* Takes a place for one connection. While the database is suspected down
  * (the last attempt to reach it failed), one thread at a time goes on to
- * find out (*probe set) and the others are answered at once: nobody queues
+ * find out (*probe set); the others wait at most a second for its verdict
+ * (its first answered statement) and are then answered DOWN: nobody queues
  * behind connection attempts that time out one after the other (apr-util
- * 1.6 opens pooled connections while holding the pool's lock). Every
+ * 1.6 opens pooled connections while holding the pool's lock), and a
+ * database that is back is not refused for the time a probe's request
+ * takes. Every
  * place taken (FORMSVC_DBPOOL_OK) is given back with formsvc_dbpool_leave. */
 enum { FORMSVC_DBPOOL_OK, FORMSVC_DBPOOL_BUSY, FORMSVC_DBPOOL_DOWN };
 int formsvc_dbpool_enter(int *probe);

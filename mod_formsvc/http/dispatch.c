@@ -47,11 +47,12 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
         fs_error *e = rt->auth && rt->scope ? formsvc_need_scope(r, rt->scope) : NULL;
         if (e)
             formsvc_send_problem(r, e);
-        else if (rt->fn(r, caps) != OK && !cap->status)
-            FORMSVC_LOG(r, APLOG_ERR, 01204, "internal %s %s answered nothing", r->method, path);
+        else
+            rt->fn(r, caps);
     }
     if (!cap->status) /* a handler that returned an HTTP error itself */
-        formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        formsvc_send_problem(r, fs_error_internal(r->pool, "internal %s %s answered nothing",
+                                                  r->method, path));
 
     r->method = o_method;
     r->method_number = o_mnum;

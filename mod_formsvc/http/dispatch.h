@@ -3,25 +3,15 @@
  * of sending it. The MCP tools (handle_mcp.c) use it so that every tool goes
  * through exactly the code, scope checks and problems of its REST route.
  *
- * While q->capture is set, request.c's helpers change behaviour:
- * formsvc_read_json / formsvc_read_body take the body from the capture
- * instead of the client, and formsvc_send_json / _obj / _empty / _problem
- * store status, media type and body in the capture instead of writing to
- * the client. Nothing else in the handlers knows about it. */
+ * While q->capture is set, request.c reads the body from the capture
+ * instead of the client, and every answer (response.h) is stored in the
+ * capture instead of being written to the client. Nothing else in the
+ * handlers knows about it. */
 #ifndef FORMSVC_DISPATCH_H
 #define FORMSVC_DISPATCH_H
 
+#include "capture.h"
 #include "glue.h"
-
-typedef struct formsvc_capture {
-    /* in: the request body handed to the handler; NULL means no body */
-    const char *in_body;
-    apr_size_t in_len;
-    /* out: what the handler answered; status 0 if it answered nothing */
-    int status;
-    const char *type; /* "application/json", "application/problem+json", NULL */
-    const char *body; /* NUL-terminated; NULL for an empty answer */
-} formsvc_capture;
 
 /* Runs method + path (relative to the base path, e.g. "/v1/forms/frm_x")
  * with query (without '?', may be NULL) and body (may be NULL) for the

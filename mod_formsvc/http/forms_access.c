@@ -1,8 +1,9 @@
 /* forms_access: loading forms for the caller, ETags and saving. */
-#include "forms.h"
+#include "forms_access.h"
 #include "fs_field.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_forms.h"
 
 #include <apr_strings.h>
 
@@ -23,23 +24,22 @@ fs_error *formsvc_form_load(request_rec *r, const char *id, formsvc_form **out) 
     formsvc_principal *who = formsvc_req_get(r)->who;
     if (!fs_id_valid(id, "frm_") || !fs_scopes_allows_form(who->scopes, id))
         return fs_error_make(r->pool, "not-found", "No such form.");
-    const char *args[] = {formsvc_base_url(r), id, who->user_id};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_form_get", 3, args, &rs);
+    fs_form_row *row;
+    fs_error *e = fs_store_form_get(formsvc_store(r), formsvc_base_url(r), id, who->user_id, &row);
     if (e)
         return e;
-    if (rs->nrows != 1)
+    if (!row)
         return fs_error_make(r->pool, "not-found", "No such form.");
     formsvc_form *f = apr_pcalloc(r->pool, sizeof(*f));
     f->id = id;
-    f->json = FS_CELL(rs, 0, 0);
-    f->version = atoi(FS_CELL(rs, 0, 1));
-    f->fields = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 2));
-    f->settings = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 3));
-    f->slug = FS_CELL(rs, 0, 4);
-    f->title = FS_CELL(rs, 0, 5);
-    f->description = FS_CELL(rs, 0, 6);
-    f->status = FS_CELL(rs, 0, 7);
+    f->json = row->json;
+    f->version = row->version;
+    f->fields = fs_json_parse_trusted(r->pool, row->fields);
+    f->settings = fs_json_parse_trusted(r->pool, row->settings);
+    f->slug = row->slug;
+    f->title = row->title;
+    f->description = row->description;
+    f->status = row->status;
     if (!f->fields || !json_object_is_type(f->fields, json_type_array))
         f->fields = fs_json_own(r->pool, json_object_new_array());
     if (!f->settings)
@@ -93,46 +93,26 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
                             json_object *settings, int *stale, const char **json_out) {
     *stale = 0;
     *json_out = NULL;
-    const char *args[] = {formsvc_req_get(r)->who->user_id,
-                          f->id,
-                          apr_itoa(r->pool, f->version),
-                          slug,
-                          title,
-                          description,
-                          fs_json_str(r->pool, fields),
-                          fs_json_str(r->pool, settings),
-                          formsvc_base_url(r)};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_form_save", 9, args, &rs);
+    fs_form_state state = {slug, title, description, fs_json_str(r->pool, fields),
+                           fs_json_str(r->pool, settings)};
+    fs_form_write w;
+    fs_error *e = fs_store_form_save(formsvc_store(r), formsvc_base_url(r),
+                                     formsvc_req_get(r)->who->user_id, f->id, f->version, &state,
+                                     &w);
     if (e)
         return e;
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "missing";
-    if (!strcmp(outcome, "ok")) {
-        *json_out = FS_CELL(rs, 0, 1);
+    if (w.outcome == FS_FORM_OK) {
+        *json_out = w.json;
         return NULL;
     }
-    if (!strcmp(outcome, "stale")) {
-        *stale = atoi(FS_CELL(rs, 0, 1));
+    if (w.outcome == FS_FORM_STALE) {
+        *stale = w.version;
         return NULL;
     }
-    if (!strcmp(outcome, "slug-taken"))
+    if (w.outcome == FS_FORM_SLUG_TAKEN)
         return fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.",
                              slug ? slug : "");
     return fs_error_make(r->pool, "not-found", "No such form.");
-}
-
-fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now) {
-    formsvc_srv *c = formsvc_conf(r->server);
-    int limit = c->tier[formsvc_req_get(r)->who->verified ? 1 : 0].fields;
-    if (wanted <= limit)
-        return NULL;
-    fs_error *e =
-        fs_error_make(r->pool, "quota-exceeded",
-                      "A form of this account holds at most %d fields (%d asked).", limit, wanted);
-    fs_error_set_str(r->pool, e, "quota", "fields");
-    fs_error_set_int(r->pool, e, "limit", limit);
-    fs_error_set_int(r->pool, e, "used", now);
-    return e;
 }
 
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,

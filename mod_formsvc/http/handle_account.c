@@ -2,6 +2,7 @@
 #include "glue.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_account.h"
 #include "fs_util.h"
 #include "quota.h"
 #include "ratelimit.h"
@@ -9,45 +10,6 @@
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
-
-/* Reports every member of o that is not in allowed[] as "unknown". */
-void formsvc_unknown_members(request_rec *r, json_object *o, const char *const *allowed,
-                             fs_error *verr)
-{
-    json_object_object_foreach(o, k, v) {
-        (void)v;
-        int ok = 0;
-        for (const char *const *a = allowed; *a; a++)
-            if (!strcmp(*a, k))
-                ok = 1;
-        if (!ok)
-            fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", k, NULL), "unknown",
-                         "Unknown member.");
-    }
-}
-
-const char *formsvc_email_member(request_rec *r, json_object *body, fs_error *verr)
-{
-    json_object *ev = fs_json_get(body, "email");
-    if (!ev) {
-        fs_error_add(r->pool, verr, "/email", "required", "email is required.");
-        return NULL;
-    }
-    if (!json_object_is_type(ev, json_type_string)) {
-        fs_error_add(r->pool, verr, "/email", "type", "email must be a string.");
-        return NULL;
-    }
-    const char *email = fs_trim(r->pool, json_object_get_string(ev));
-    if (strlen(email) > 254) {
-        fs_error_add(r->pool, verr, "/email", "maxLength", "email is longer than 254 characters.");
-        return NULL;
-    }
-    if (!fs_email_valid(email)) {
-        fs_error_add(r->pool, verr, "/email", "format", "email is not a valid e-mail address.");
-        return NULL;
-    }
-    return email;
-}
 
 static int formsvc_h_signup(request_rec *r, const char *const *caps)
 {
@@ -60,8 +22,8 @@ static int formsvc_h_signup(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = formsvc_email_member(r, body, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    const char *email = fs_json_email_member(r->pool, body, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
 
@@ -69,20 +31,21 @@ static int formsvc_h_signup(request_rec *r, const char *const *caps)
     const char *uid = fs_id_new(r->pool, "usr_"), *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!uid || !kid || !secret)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *args[] = {uid, email, email, kid, fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_signup", 6, args, &rs)))
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new account's ids or secret"));
+    fs_new_secret ks = {kid, fs_secret_display_prefix(r->pool, secret),
+                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
+    const char *user_json, *key_json;
+    if ((e = fs_store_signup(formsvc_store(r), uid, email, &ks, &user_json, &key_json)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows == 0)
+    if (!user_json)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "email-taken",
                              "An account with this e-mail address already exists."));
     json_object *out = fs_json_own(r->pool, json_object_new_object());
-    json_object *key = json_tokener_parse(FS_CELL(rs, 0, 1));
+    json_object *key = json_tokener_parse(key_json);
     json_object_object_add(key, "secret", json_object_new_string(secret));
-    json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object_object_add(out, "user", json_tokener_parse(user_json));
     json_object_object_add(out, "apiKey", key);
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/me", NULL));
@@ -93,16 +56,17 @@ static int formsvc_h_me(request_rec *r, const char *const *caps)
 {
     (void)caps;
     formsvc_principal *who = formsvc_req_get(r)->who;
-    const char *args[] = {who->user_id, who->key_id};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_me", 2, args, &rs);
+    const char *user_json, *key_json;
+    int active_keys;
+    fs_error *e = fs_store_me(formsvc_store(r), who->user_id, who->key_id, &user_json, &key_json,
+                              &active_keys);
     if (e)
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!user_json)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
     json_object *out = fs_json_own(r->pool, json_object_new_object());
-    json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 0)));
-    json_object_object_add(out, "credential", json_tokener_parse(FS_CELL(rs, 0, 1)));
+    json_object_object_add(out, "user", json_tokener_parse(user_json));
+    json_object_object_add(out, "credential", json_tokener_parse(key_json));
     json_object *q = formsvc_quota_json(r, who, &e);
     if (!q)
         return formsvc_send_problem(r, e);

@@ -1,9 +1,12 @@
 /* handle_clients: /v1/clients: register, list, get, delete (revoking every
  * access token of the client and whatever was delegated from them). */
+#include "audit.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_oauth.h"
 #include "fs_util.h"
 #include "glue.h"
+#include "quota.h"
 
 #include <apr_strings.h>
 
@@ -22,7 +25,7 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"name", "scopes", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     const char *name = NULL;
     json_object *nv = fs_json_get(body, "name");
     if (nv && !json_object_is_type(nv, json_type_null)) {
@@ -65,31 +68,25 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
     const char *cid = fs_id_new(r->pool, "cli_");
     const char *secret = fs_secret_generate(r->pool, c->client_prefix);
     if (!cid || !secret)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new client's id or secret"));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *args[] = {cid,
-                          who->user_id,
-                          name,
-                          fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
-                          sjs,
-                          who->key_id,
-                          who->user_id,
-                          apr_itoa(r->pool, limit)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_client_create", 9, args, &rs)))
+    fs_new_client nc = {{cid, fs_secret_display_prefix(r->pool, secret),
+                         fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)},
+                        who->user_id, name, sjs, who->key_id};
+    const char *made;
+    if ((e = fs_store_client_create(formsvc_store(r), &nc, limit, &made)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows == 0) {
-        fs_rows *cnt;
-        const char *a1[] = {who->user_id};
-        if ((e = formsvc_query(r, "fs_client_count_active", 1, a1, &cnt)))
+    if (!made) {
+        int active;
+        if ((e = fs_store_client_count_active(formsvc_store(r), who->user_id, &active)))
             return formsvc_send_problem(r, e);
         return formsvc_send_problem(
-            r, formsvc_quota_exceeded(r, "clients", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+            r, formsvc_quota_exceeded(r, "clients", limit, apr_itoa(r->pool, active)));
     }
     formsvc_audit(r, "client.created", cid);
-    json_object *out = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object *out = fs_json_own(r->pool, json_tokener_parse(made));
     json_object_object_add(out, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/clients/", cid, NULL));
@@ -106,47 +103,47 @@ static int formsvc_h_clients_list(request_rec *r, const char *const *caps) {
     int inc;
     if ((e = formsvc_bool_arg(r, "includeRevoked", &inc)))
         return formsvc_send_problem(r, e);
-    const char *args[] = {formsvc_req_get(r)->who->user_id, inc ? "t" : "f",
-                          after, after, apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_client_list", 5, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_client_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, inc, after,
+                                  limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "clients", rs, limit);
+    return formsvc_send_page(r, "clients", &page);
 }
 
 /* Loads a client of the caller's account; 404 when missing or foreign. */
-static fs_error *load_client(request_rec *r, const char *id, fs_rows **rs) {
+static fs_error *load_client(request_rec *r, const char *id, fs_client_row **c) {
+    *c = NULL;
     if (!fs_id_valid(id, "cli_"))
         return no_such_client(r);
-    const char *args[] = {formsvc_req_get(r)->who->user_id, id};
-    fs_error *e = formsvc_query(r, "fs_client_get", 2, args, rs);
+    fs_error *e = fs_store_client_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, id, c);
     if (e)
         return e;
-    if ((*rs)->nrows != 1)
+    if (!*c)
         return no_such_client(r);
     return NULL;
 }
 
 static int formsvc_h_clients_get(request_rec *r, const char *const *caps) {
-    fs_rows *rs;
-    fs_error *e = load_client(r, caps[0], &rs);
+    fs_client_row *cl;
+    fs_error *e = load_client(r, caps[0], &cl);
     if (e)
         return formsvc_send_problem(r, e);
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    return formsvc_send_json(r, 200, cl->json);
 }
 
 static int formsvc_h_clients_delete(request_rec *r, const char *const *caps) {
-    fs_rows *rs;
-    fs_error *e = load_client(r, caps[0], &rs);
+    fs_client_row *cl;
+    fs_error *e = load_client(r, caps[0], &cl);
     if (e)
         return formsvc_send_problem(r, e);
     /* a caller may delete only clients no broader than itself */
     fs_error *verr = fs_error_validation(r->pool);
-    fs_scopes *target = fs_scopes_from_json(
-        r->pool, fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 1)), "", 0, verr);
+    fs_scopes *target =
+        fs_scopes_from_json(r->pool, fs_json_parse_trusted(r->pool, cl->scopes_json), "", 0, verr);
     const char *missing;
     if (!target)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "the stored scopes of %s cannot be read", caps[0]));
     if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing)) {
         e = fs_error_make(r->pool, "insufficient-scope",
                           "This client is broader than the calling credential (it holds %s).",
@@ -154,19 +151,17 @@ static int formsvc_h_clients_delete(request_rec *r, const char *const *caps) {
         fs_error_set_str(r->pool, e, "requiredScope", missing);
         return formsvc_send_problem(r, e);
     }
-    int was_active = FS_CELL(rs, 0, 2)[0] == 't';
-    const char *tree = formsvc_tree_root(r);
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, tree, tree};
-    if ((e = formsvc_query(r, "fs_client_revoke", 4, args, &rs)))
+    int was_active = cl->active;
+    const char *json;
+    if ((e = fs_store_client_revoke(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],
+                                    formsvc_tree_root(r), &json)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!json)
         return formsvc_send_problem(r, no_such_client(r));
-    const char *json = FS_CELL(rs, 0, 0);
     /* A separate statement, after the client is marked: see
-     * fs_client_revoke. Run again on every DELETE, so a retry after a
-     * failure here finishes the job. */
-    const char *a2[] = {caps[0]};
-    if ((e = formsvc_query(r, "fs_client_revoke_tokens", 1, a2, &rs)))
+     * fs_store_client_revoke. Run again on every DELETE, so a retry after
+     * a failure here finishes the job. */
+    if ((e = fs_store_client_revoke_tokens(formsvc_store(r), caps[0], NULL)))
         return formsvc_send_problem(r, e);
     if (was_active)
         formsvc_audit(r, "client.deleted", caps[0]);

@@ -2,7 +2,8 @@
  * remove one, get one, and replace the whole list at once. Every change
  * is one guarded write of the form's field list (forms.h), so a failed
  * request leaves the old list as it was. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_field.h"
 #include "fs_json.h"
 #include "fs_secret.h"
@@ -224,7 +225,7 @@ static fs_error *apply_put(request_rec *r, const formsvc_form *f, void *vctx,
     json_object *body = vctx;
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"fields", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     json_object *arr = fs_json_get(body, "fields");
     if (!arr) {
         fs_error_add(r->pool, verr, "/fields", "required", "fields is required.");
@@ -236,7 +237,7 @@ static fs_error *apply_put(request_rec *r, const formsvc_form *f, void *vctx,
         if (e)
             return e;
     }
-    json_object *list = formsvc_fields_from_json(r, arr, "/fields", f->fields, verr);
+    json_object *list = fs_fields_parse(r->pool, arr, "/fields", f->fields, verr);
     if (verr->errors)
         return verr;
     if (json_object_array_length(list) == 0 && !strcmp(f->status, "published"))

@@ -1,10 +1,12 @@
 /* handle_forms: /v1/forms: list, create, get, patch (JSON merge patch),
  * delete, publish, close. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_field.h"
 #include "fs_form.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_forms.h"
 #include "idempotency.h"
 
 #include <apr_strings.h>
@@ -18,79 +20,21 @@ static int formsvc_h_forms_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_paging(r, "forms", "frm_", &limit, &after);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *status = formsvc_arg(r, "status");
+    const char *status;
+    if ((e = formsvc_arg(r, "status", &status)))
+        return formsvc_send_problem(r, e);
     if (status && strcmp(status, "draft") && strcmp(status, "published") &&
         strcmp(status, "closed")) {
         e = fs_error_validation(r->pool);
         fs_error_add(r->pool, e, "/status", "enum", "status is draft, published or closed.");
         return formsvc_send_problem(r, e);
     }
-    const char *cons = formsvc_form_constraints(r);
-    const char *args[] = {formsvc_base_url(r),
-                          formsvc_req_get(r)->who->user_id,
-                          status,
-                          status,
-                          cons,
-                          cons,
-                          after,
-                          after,
-                          apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_list", 9, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_form_list(formsvc_store(r), formsvc_base_url(r),
+                                formsvc_req_get(r)->who->user_id, status,
+                                formsvc_form_constraints(r), after, limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "forms", rs, limit);
-}
-
-json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
-                                      json_object *old, fs_error *verr) {
-    if (!json_object_is_type(arr, json_type_array)) {
-        fs_error_add(r->pool, verr, ptr, "type", "fields must be an array of field objects.");
-        return NULL;
-    }
-    size_t n = json_object_array_length(arr);
-    json_object *list = fs_json_own(r->pool, json_object_new_array());
-    const char **ptrs = apr_pcalloc(r->pool, sizeof(char *) * (n + 1));
-    apr_hash_t *used_ids = apr_hash_make(r->pool);
-    int ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        json_object *def = json_object_array_get_idx(arr, i);
-        const char *ip = apr_psprintf(r->pool, "%s/%" APR_SIZE_T_FMT "", ptr, i);
-        ptrs[i] = ip;
-        const char *id = NULL;
-        json_object *idv = fs_json_get(def, "id");
-        if (old && idv && json_object_is_type(idv, json_type_string)) {
-            const char *want = json_object_get_string(idv);
-            for (size_t k = 0; k < json_object_array_length(old); k++)
-                if (!strcmp(json_object_get_string(
-                                fs_json_get(json_object_array_get_idx(old, k), "id")),
-                            want))
-                    id = want;
-            if (!id) {
-                fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "enum",
-                             "id names no field of this form; leave it out for a new field.");
-                ok = 0;
-            } else if (apr_hash_get(used_ids, id, APR_HASH_KEY_STRING)) {
-                fs_error_add(r->pool, verr, apr_pstrcat(r->pool, ip, "/id", NULL), "unique",
-                             "The same field id appears twice.");
-                ok = 0;
-            } else {
-                apr_hash_set(used_ids, id, APR_HASH_KEY_STRING, "");
-            }
-        }
-        if (!id)
-            id = fs_id_new(r->pool, "fld_");
-        json_object *f = fs_field_parse(r->pool, def, id, ip, verr);
-        if (!f) {
-            ok = 0;
-            continue;
-        }
-        json_object_array_add(list, f);
-    }
-    if (!ok)
-        return NULL;
-    if (!fs_fields_check(r->pool, list, ptrs, ptr, verr))
-        return NULL;
-    return list;
+    return formsvc_send_page(r, "forms", &page);
 }
 
 static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
@@ -116,7 +60,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"title",  "description", "slug",
                                           "fields", "settings",    NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     int ok1, ok2;
     const char *title = fs_form_title(r->pool, fs_json_get(body, "title"), "/title", verr);
     const char *desc =
@@ -129,7 +73,7 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
         if (json_object_is_type(fv, json_type_array) &&
             (e = formsvc_fields_quota(r, (int)json_object_array_length(fv), 0)))
             return formsvc_idem_problem(r, idem, e);
-        fields = formsvc_fields_from_json(r, fv, "/fields", NULL, verr);
+        fields = fs_fields_parse(r->pool, fv, "/fields", NULL, verr);
     } else {
         fields = fs_json_own(r->pool, json_object_new_array());
     }
@@ -140,30 +84,25 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     int limit = c->tier[who->verified ? 1 : 0].forms;
     const char *id = fs_id_new(r->pool, "frm_");
     if (!id)
-        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
-    const char *args[] = {id,
-                          who->user_id,
-                          slug,
-                          title,
-                          desc,
-                          fs_json_str(r->pool, fields),
-                          fs_json_str(r->pool, settings),
-                          apr_itoa(r->pool, limit),
-                          formsvc_base_url(r)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_create", 9, args, &rs)))
-        return formsvc_idem_problem(r, idem, e);
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "";
-    if (!strcmp(outcome, "quota"))
         return formsvc_idem_problem(r, idem,
-                                    formsvc_quota_exceeded(r, "forms", limit, FS_CELL(rs, 0, 1)));
-    if (!strcmp(outcome, "slug-taken"))
+                                    fs_error_internal(r->pool, "no random bytes for a form id"));
+    fs_form_state state = {slug, title, desc, fs_json_str(r->pool, fields),
+                           fs_json_str(r->pool, settings)};
+    fs_form_write w;
+    if ((e = fs_store_form_create(formsvc_store(r), formsvc_base_url(r), id, who->user_id, &state,
+                                  limit, &w)))
+        return formsvc_idem_problem(r, idem, e);
+    if (w.outcome == FS_FORM_QUOTA)
+        return formsvc_idem_problem(
+            r, idem, formsvc_quota_exceeded(r, "forms", limit, apr_itoa(r->pool, w.used)));
+    if (w.outcome == FS_FORM_SLUG_TAKEN)
         return formsvc_idem_problem(
             r, idem,
             fs_error_make(r->pool, "slug-taken", "Another form already uses the slug %s.", slug));
-    if (strcmp(outcome, "ok"))
-        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
-    const char *json = FS_CELL(rs, 0, 1);
+    if (w.outcome != FS_FORM_OK)
+        return formsvc_idem_problem(
+            r, idem, fs_error_internal(r->pool, "fs_form_create answered no outcome it defines"));
+    const char *json = w.json;
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", id, NULL));
     formsvc_set_etag(r, 1);
@@ -191,7 +130,7 @@ static fs_error *apply_patch(request_rec *r, const formsvc_form *f, void *ctx,
     json_object *body = ctx, *v;
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"title", "description", "slug", "settings", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     int ok;
     if (json_object_object_get_ex(body, "title", &v))
         c->title = fs_form_title(r->pool, v, "/title", verr);
@@ -231,14 +170,13 @@ static int formsvc_h_forms_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!formsvc_if_match_ok(r, f->version))
         return formsvc_send_problem(r, formsvc_precondition_failed(r, f->version));
-    const char *v = formsvc_if_match_absent(r) ? NULL : apr_itoa(r->pool, f->version);
-    const char *args[] = {f->id, formsvc_req_get(r)->who->user_id, v, v};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_delete", 4, args, &rs)))
+    int found, deleted;
+    if ((e = fs_store_form_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, f->id,
+                                  formsvc_if_match_absent(r) ? 0 : f->version, &found, &deleted)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] == '0')
+    if (!found)
         return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
-    if (FS_CELL(rs, 0, 1)[0] == '0') {
+    if (!deleted) {
         formsvc_form *now;
         if ((e = formsvc_form_load(r, caps[0], &now)))
             return formsvc_send_problem(r, e);
@@ -256,7 +194,7 @@ static int transition(request_rec *r, const char *id, const char *action) {
     if (json_object_object_length(body) > 0) {
         e = fs_error_validation(r->pool);
         static const char *const none[] = {NULL};
-        formsvc_unknown_members(r, body, none, e);
+        fs_json_unknown_members(r->pool, body, none, e);
         return formsvc_send_problem(r, e);
     }
     formsvc_form *f;
@@ -264,24 +202,21 @@ static int transition(request_rec *r, const char *id, const char *action) {
         return formsvc_send_problem(r, e);
     if (!formsvc_if_match_ok(r, f->version))
         return formsvc_send_problem(r, formsvc_precondition_failed(r, f->version));
-    const char *args[] = {formsvc_req_get(r)->who->user_id, f->id, action,
-                          formsvc_if_match_absent(r) ? NULL : apr_itoa(r->pool, f->version),
-                          formsvc_base_url(r)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_form_transition", 5, args, &rs)))
+    fs_form_write w;
+    if ((e = fs_store_form_transition(formsvc_store(r), formsvc_base_url(r),
+                                      formsvc_req_get(r)->who->user_id, f->id, action,
+                                      formsvc_if_match_absent(r) ? 0 : f->version, &w)))
         return formsvc_send_problem(r, e);
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "missing";
-    if (!strcmp(outcome, "ok")) {
-        const char *json = FS_CELL(rs, 0, 1);
+    if (w.outcome == FS_FORM_OK) {
+        const char *json = w.json;
         formsvc_set_etag(r, formsvc_version_of(r, json));
         formsvc_audit(r, !strcmp(action, "publish") ? "form.published" : "form.closed", f->id);
         return formsvc_send_json(r, 200, json);
     }
-    if (!strcmp(outcome, "stale"))
-        return formsvc_send_problem(r, formsvc_precondition_failed(r, atoi(FS_CELL(rs, 0, 1))));
-    if (!strcmp(outcome, "invalid-state"))
-        return formsvc_send_problem(
-            r, fs_error_make(r->pool, "invalid-state", "%s", FS_CELL(rs, 0, 1)));
+    if (w.outcome == FS_FORM_STALE)
+        return formsvc_send_problem(r, formsvc_precondition_failed(r, w.version));
+    if (w.outcome == FS_FORM_INVALID_STATE)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "invalid-state", "%s", w.detail));
     return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
 }
 

@@ -1,15 +1,18 @@
 /* handle_keys: /v1/keys: list, create, get, revoke (cascading), roll. */
-#include "glue.h"
-#include "idempotency.h"
+#include "audit.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_secret.h"
+#include "fs_store_account.h"
+#include "fs_store_oauth.h"
 #include "fs_util.h"
+#include "glue.h"
+#include "idempotency.h"
+#include "quota.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
-
 
 static int not_found(request_rec *r)
 {
@@ -28,12 +31,11 @@ static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
     if ((e = formsvc_bool_arg(r, "includeRevoked", &inc)))
         return formsvc_send_problem(r, e);
     const char *tree = formsvc_tree_root(r); /* a delegate lists its own tree */
-    const char *args[] = {formsvc_req_get(r)->who->user_id, inc ? "t" : "f",
-                          after, after, tree, tree, apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_key_list", 7, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_key_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, inc, after, tree,
+                               limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "keys", rs, limit);
+    return formsvc_send_page(r, "keys", &page);
 }
 
 /* Validates name, scopes and expiresAt of a new credential against the
@@ -91,16 +93,6 @@ static fs_error *formsvc_key_request(request_rec *r, json_object *body, const ch
     return NULL;
 }
 
-fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
-{
-    fs_error *e = fs_error_make(r->pool, "quota-exceeded",
-                                "The account has reached its %s quota (%d).", quota, limit);
-    fs_error_set_str(r->pool, e, "quota", quota);
-    fs_error_set_int(r->pool, e, "limit", limit);
-    fs_error_set_int(r->pool, e, "used", used ? apr_atoi64(used) : limit);
-    return e;
-}
-
 static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
 {
     (void)caps;
@@ -120,11 +112,11 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     e = formsvc_key_request(r, body, &name, &scopes, &expires);
     if (e) {
         if (e->status == 422)
-            formsvc_unknown_members(r, body, allowed, e);
+            fs_json_unknown_members(r->pool, body, allowed, e);
         return formsvc_idem_problem(r, idem, e);
     }
     fs_error *verr = fs_error_validation(r->pool);
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     if (verr->errors)
         return formsvc_idem_problem(r, idem, verr);
     formsvc_srv *c = formsvc_conf(r->server);
@@ -132,16 +124,17 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
     const char *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
-        return formsvc_idem_problem(r, idem, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_idem_problem(
+            r, idem, fs_error_internal(r->pool, "no random bytes for a new key's id or secret"));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    fs_rows *rs;
+    fs_new_secret ks = {kid, fs_secret_display_prefix(r->pool, secret),
+                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
+    const char *made;
     if (formsvc_principal_is_owner(who)) {
         /* an owner key makes an account key: no parent */
-        const char *args[] = {kid, who->user_id, name, fs_secret_display_prefix(r->pool, secret),
-                              fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
-                              expires, NULL, NULL, "0", who->user_id, apr_itoa(r->pool, limit)};
-        if ((e = formsvc_query(r, "fs_key_create", 12, args, &rs)))
+        fs_new_key k = {ks, who->user_id, name, sjs, expires};
+        if ((e = fs_store_key_create(formsvc_store(r), &k, limit, &made)))
             return formsvc_idem_problem(r, idem, e);
     } else {
         /* A delegate's key is its child, in its revocation tree: made by
@@ -154,27 +147,23 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
                          "the limit is %d.", who->depth + 1, FS_OAUTH_MAX_DEPTH);
             return formsvc_idem_problem(r, idem, derr);
         }
-        const char *args[] = {who->key_id, kid, name, fs_secret_display_prefix(r->pool, secret),
-                              fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), sjs,
-                              expires, who->actor, apr_itoa(r->pool, who->depth + 1),
-                              apr_itoa(r->pool, limit)};
-        if ((e = formsvc_query(r, "fs_token_exchange", 10, args, &rs)))
+        fs_new_delegate d = {ks, who->key_id, name, sjs, expires, who->actor, who->depth + 1};
+        if ((e = fs_store_token_exchange(formsvc_store(r), &d, limit, &made)))
             return formsvc_idem_problem(r, idem, e);
     }
-    if (rs->nrows == 0) {
-        fs_rows *cnt;
-        const char *a1[] = {who->user_id};
-        if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
+    if (!made) {
+        int active;
+        if ((e = fs_store_key_count_active(formsvc_store(r), who->user_id, &active)))
             return formsvc_idem_problem(r, idem, e);
-        if (!formsvc_principal_is_owner(who) && cnt->nrows && atoi(FS_CELL(cnt, 0, 0)) < limit)
+        if (!formsvc_principal_is_owner(who) && active < limit)
             return formsvc_idem_problem(
                 r, idem, fs_error_make(r->pool, "invalid-state",
                                        "The calling credential was revoked or expired."));
         return formsvc_idem_problem(r, idem, formsvc_quota_exceeded(r, "keys", limit,
-                                                      cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+                                                      apr_itoa(r->pool, active)));
     }
     formsvc_audit(r, "key.created", kid);
-    json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object *key = fs_json_own(r->pool, json_tokener_parse(made));
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
@@ -187,16 +176,16 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
  * key, the caller itself and its revocation tree for a delegate; 404 when
  * missing, foreign or outside the tree (as for form: constraints, a
  * delegate cannot tell those apart). */
-static fs_error *load_key(request_rec *r, const char *id, fs_rows **rs)
+static fs_error *load_key(request_rec *r, const char *id, fs_key_row **k)
 {
+    *k = NULL;
     if (!fs_id_valid(id, "key_"))
         return fs_error_make(r->pool, "not-found", "No such key.");
-    const char *tree = formsvc_tree_root(r);
-    const char *args[] = {formsvc_req_get(r)->who->user_id, id, tree, tree};
-    fs_error *e = formsvc_query(r, "fs_key_get", 4, args, rs);
+    fs_error *e = fs_store_key_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, id,
+                                   formsvc_tree_root(r), k);
     if (e)
         return e;
-    if ((*rs)->nrows != 1)
+    if (!*k)
         return fs_error_make(r->pool, "not-found", "No such key.");
     return NULL;
 }
@@ -209,7 +198,7 @@ static fs_error *may_manage(request_rec *r, const char *scopes_json)
         r->pool, fs_json_parse_trusted(r->pool, scopes_json), "", 0, verr);
     const char *missing;
     if (!target)
-        return fs_error_make(r->pool, "internal", NULL);
+        return fs_error_internal(r->pool, "the stored scopes of a key cannot be read");
     if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing)) {
         fs_error *e = fs_error_make(r->pool, "insufficient-scope",
                                     "This key is broader than the calling credential "
@@ -222,29 +211,28 @@ static fs_error *may_manage(request_rec *r, const char *scopes_json)
 
 static int formsvc_h_keys_get(request_rec *r, const char *const *caps)
 {
-    fs_rows *rs;
-    fs_error *e = load_key(r, caps[0], &rs);
+    fs_key_row *k;
+    fs_error *e = load_key(r, caps[0], &k);
     if (e)
         return e->status == 404 ? not_found(r) : formsvc_send_problem(r, e);
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    return formsvc_send_json(r, 200, k->json);
 }
 
 static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
 {
-    fs_rows *rs;
-    fs_error *e = load_key(r, caps[0], &rs);
+    fs_key_row *k;
+    fs_error *e = load_key(r, caps[0], &k);
     if (!e)
-        e = may_manage(r, FS_CELL(rs, 0, 1));
+        e = may_manage(r, k->scopes_json);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, caps[0]};
-    if ((e = formsvc_query(r, "fs_key_revoke", 3, args, &rs)))
+    const char *json;
+    if ((e = fs_store_key_revoke(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],
+                                 &json)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!json)
         return not_found(r);
-    const char *json = FS_CELL(rs, 0, 0);
-    const char *sweep[] = {caps[0]}; /* see fs_key_revoke_sweep */
-    if ((e = formsvc_query(r, "fs_key_revoke_sweep", 1, sweep, &rs)))
+    if ((e = fs_store_key_revoke_sweep(formsvc_store(r), caps[0], NULL)))
         return formsvc_send_problem(r, e);
     formsvc_audit(r, "key.revoked", caps[0]);
     return formsvc_send_json(r, 200, json);
@@ -258,7 +246,7 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"expiresIn", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     long long grace = 86400;
     json_object *gv = fs_json_get(body, "expiresIn");
     if (gv) {
@@ -273,17 +261,17 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     }
     if (verr->errors)
         return formsvc_send_problem(r, verr);
-    fs_rows *rs;
-    e = load_key(r, caps[0], &rs);
+    fs_key_row *k;
+    e = load_key(r, caps[0], &k);
     if (!e)
-        e = may_manage(r, FS_CELL(rs, 0, 1));
+        e = may_manage(r, k->scopes_json);
     if (e)
         return formsvc_send_problem(r, e);
-    if (FS_CELL(rs, 0, 2)[0] != 't')
+    if (!k->active)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "invalid-state",
                              "Only an active key can be rolled; this one is revoked or expired."));
-    if (FS_CELL(rs, 0, 5)[0] == 't')
+    if (k->rolled)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "invalid-state",
                              "This key was already rolled; roll its successor instead."));
@@ -292,25 +280,22 @@ static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
     const char *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new key's id or secret"));
+    fs_new_secret next = {kid, fs_secret_display_prefix(r->pool, secret),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
+    const char *json;
     /* who->key_id: the new key never outlives the caller */
-    const char *args[] = {caps[0],
-                          who->user_id,
-                          kid,
-                          apr_psprintf(r->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace),
-                          who->key_id,
-                          kid,
-                          fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret), kid, kid};
-    if ((e = formsvc_query(r, "fs_key_roll", 10, args, &rs)))
+    if ((e = fs_store_key_roll(formsvc_store(r), who->user_id, caps[0], who->key_id, grace, &next,
+                               &json)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!json)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "invalid-state",
                              "The key was rolled or revoked meanwhile, or what it was delegated "
                              "from is gone; it cannot be rolled."));
     formsvc_audit(r, "key.rolled", caps[0]);
-    json_object *key = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object *key = fs_json_own(r->pool, json_tokener_parse(json));
     json_object_object_add(key, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));

@@ -7,7 +7,9 @@
 #include "dispatch.h"
 #include "fs_json.h"
 #include "fs_mcp.h"
+#include "fs_negotiate.h"
 #include "glue.h"
+#include "version.h"
 
 #include <apr_strings.h>
 
@@ -157,8 +159,7 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
             r, fs_error_make(r->pool, "not-acceptable",
                              "This server answers MCP requests with application/json."));
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    if (!ct || strncasecmp(ct, "application/json", 16) ||
-        (ct[16] && ct[16] != ';' && ct[16] != ' '))
+    if (!fs_media_is(ct, "application/json"))
         return formsvc_send_problem(r,
                                     fs_error_make(r->pool, "unsupported-media-type",
                                                   "Send JSON-RPC messages as application/json."));

@@ -15,10 +15,9 @@ static const char openapi_doc[] =
 static int formsvc_h_openapi(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *doc = fs_json_parse_trusted(r->pool, openapi_doc);
-    if (!doc || !json_object_is_type(doc, json_type_object)) {
-        FORMSVC_LOG(r, APLOG_ERR, 01202, "the embedded OpenAPI document is not valid JSON");
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    }
+    if (!doc || !json_object_is_type(doc, json_type_object))
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "the embedded OpenAPI document is not valid JSON"));
     json_object *servers = json_object_new_array(), *s = json_object_new_object();
     json_object_object_add(s, "url", json_object_new_string(formsvc_base_url(r)));
     json_object_array_add(servers, s);

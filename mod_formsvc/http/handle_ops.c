@@ -1,9 +1,13 @@
 /* handle_ops: /healthz, /readyz, /problems/{slug} and the internal error
  * document that turns httpd-raised auth errors into problems. */
 #include "glue.h"
+#include "fs_html.h"
 #include "fs_json.h"
+#include "fs_migrations.h"
+#include "fs_store_ops.h"
+#include "schema_check.h"
+#include "version.h"
 
-#include <apr_escape.h>
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
@@ -17,24 +21,30 @@ static int formsvc_h_healthz(request_rec *r, const char *const *caps)
 static int formsvc_h_readyz(request_rec *r, const char *const *caps)
 {
     (void)caps;
-    const char *args[] = {apr_itoa(r->pool, FS_SCHEMA_VERSION)};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_schema_ok", 1, args, &rs);
+    int ok, version;
+    fs_error *e = fs_store_schema_version(formsvc_store(r), FS_SCHEMA_VERSION, &ok, &version);
     if (e) {
-        e->detail = "The database cannot be reached.";
+        /* no pooled connection: when the database is reached on a
+         * connection of our own, its schema is behind (mod_dbd opens none
+         * when preparing the statements fails; schema_check.h) */
+        const char *why;
+        if (formsvc_schema_diagnose(r->pool, r->server, &why) == FORMSVC_SCHEMA_BEHIND)
+            e->detail = why;
+        else
+            e->detail = "The database cannot be reached.";
         return formsvc_send_problem(r, e);
     }
-    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't') {
-        e = fs_error_make(r->pool, "service-unavailable",
-                          "The database schema is at version %s; this module needs %d.",
-                          rs->nrows ? FS_CELL(rs, 0, 1) : "?", FS_SCHEMA_VERSION);
+    if (!ok) {
+        e = fs_error_make(r->pool, "service-unavailable", "%s",
+                          fs_schema_behind_message(r->pool, version >= 0 ? version : 0,
+                                                   FS_SCHEMA_VERSION));
         return formsvc_send_problem(r, e);
     }
     return formsvc_send_json(
         r, 200,
         apr_psprintf(r->pool,
-                     "{\"status\":\"ready\",\"schemaVersion\":%s,\"moduleVersion\":\"%s\"}",
-                     FS_CELL(rs, 0, 1), FS_MODULE_VERSION));
+                     "{\"status\":\"ready\",\"schemaVersion\":%d,\"moduleVersion\":\"%s\"}",
+                     version, FS_MODULE_VERSION));
 }
 
 static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
@@ -55,19 +65,10 @@ static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
         return formsvc_send_obj(r, 200, o);
     }
     apr_table_setn(r->headers_out, "Vary", "Accept");
-    apr_table_setn(r->headers_out, "Content-Security-Policy", "default-src 'none'");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    if (r->header_only)
-        return OK;
-    ap_rprintf(r,
-               "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<title>%d %s</title></head><body><h1>%s</h1><p>HTTP status %d.</p>"
-               "<p>%s</p></body></html>\n",
-               t->status, apr_pescape_entity(r->pool, t->title, 0),
-               apr_pescape_entity(r->pool, t->title, 0), t->status,
-               apr_pescape_entity(r->pool, t->about, 0));
-    return OK;
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   apr_pstrcat(r->pool, "default-src 'none'; style-src ",
+                               fs_html_style_src(r->pool), NULL));
+    return formsvc_send_html(r, 200, fs_html_problem_type(r->pool, t->status, t->title, t->about));
 }
 
 static int formsvc_h_error_doc(request_rec *r, const char *const *caps)

@@ -8,13 +8,16 @@
  * the form again with errors (422), a closed notice (409), the form again
  * with a notice when the database is away (503) or the rate is exceeded
  * (429). Everything else is JSON or problem+json. */
+#include "fs_coerce.h"
 #include "fs_form.h"
-#include "fs_formdata.h"
 #include "fs_html.h"
+#include "fs_idempotency.h"
 #include "fs_json.h"
+#include "fs_multipart.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
 #include "fs_secret.h"
+#include "fs_urlencoded.h"
 #include "fs_util.h"
 #include "fs_validate.h"
 #include "metrics.h"
@@ -61,9 +64,8 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
     *cached = 0;
     if (strlen(ref) > 100)
         return fs_error_make(r->pool, "not-found", "No such form.");
-    const char *args[] = {ref, ref};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_public_form", 2, args, &rs);
+    fs_public_form *row;
+    fs_error *e = fs_store_public_form(formsvc_store(r), ref, &row);
     if (e) {
         if (e->status == 503 && formsvc_public_cache_get(r->pool, ref, &pb->f)) {
             *cached = 1;
@@ -71,11 +73,9 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
         }
         return e;
     }
-    if (rs->nrows != 1)
+    if (!row)
         return fs_error_make(r->pool, "not-found", "No such form.");
-    const char **dst = (const char **)&pb->f;
-    for (int c = 0; c < 8; c++)
-        dst[c] = FS_CELL(rs, 0, c);
+    pb->f = *row;
     /* apr_dbd's pgsql driver gives SQL NULL as "": no slug, no description */
     if (pb->f.slug && !*pb->f.slug)
         pb->f.slug = NULL;
@@ -123,22 +123,18 @@ static const char *etag_of(request_rec *r, const char *body, apr_size_t len) {
 static int send_body(request_rec *r, int status, const char *ctype, const char *body,
                      int cacheable) {
     apr_size_t len = strlen(body);
-    r->status = status;
-    ap_set_content_type(r, ctype);
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     if (cacheable) {
         apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
         apr_table_setn(r->headers_out, "ETag", etag_of(r, body, len));
+        r->status = status; /* ap_meets_conditions looks at it */
         int rc = ap_meets_conditions(r);
         if (rc != OK)
             return rc; /* 304 */
     } else {
         apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     }
-    ap_set_content_length(r, (apr_off_t)len);
-    if (!r->header_only)
-        ap_rwrite(body, (int)len, r);
-    return OK;
+    return formsvc_send_body(r, status, ctype, body, len);
 }
 
 static int send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable) {
@@ -227,8 +223,8 @@ static json_object *query_values(request_rec *r, pub *pb) {
         const fs_field *f = &pb->fs->f[i];
         if (f->type != FS_FT_HIDDEN)
             continue;
-        const char *v = formsvc_arg(r, f->key);
-        if (v && *v && fs_utf8_valid(v, strlen(v)))
+        const char *v;
+        if (!formsvc_arg(r, f->key, &v) && v && *v) /* undecodable: no prefill */
             json_object_object_add(o, f->key, json_object_new_string(v));
     }
     return o;
@@ -306,22 +302,84 @@ static int formsvc_h_public_options(request_rec *r, const char *const *caps) {
 
 /* ---- POST ------------------------------------------------------------ */
 
-static int media_is(const char *ct, const char *type) {
-    apr_size_t n = strlen(type);
-    if (!ct || strncasecmp(ct, type, n))
-        return 0;
-    const char *q = ct + n;
-    while (*q == ' ' || *q == '\t')
-        q++;
-    return *q == '\0' || *q == ';';
+/* A submission as the request states it, parsed once, without the
+ * database; then the form and what was decided about it. */
+typedef struct post {
+    int kind;         /* BODY_* */
+    int html;         /* an HTML form post that does not prefer JSON: answer with pages */
+    int dry;          /* ?dryRun=true */
+    const char *ikey; /* Idempotency-Key, or NULL */
+    const char *hash; /* of the request, when ikey is set (request_hash) */
+    char *buf;        /* the body as received */
+    apr_size_t len;
+    json_object *obj;          /* the answers: the JSON body, or the pairs coerced */
+    apr_array_header_t *pairs; /* urlencoded and multipart bodies */
+    int spam;                  /* the honeypot was filled in */
+    pub pb;                    /* the form, once loaded */
+    int have_form;             /* pb is filled (from the database or the cache) */
+} post;
+
+static fs_error *key_reused(request_rec *r) {
+    return fs_error_make(r->pool, "validation-failed",
+                         "This Idempotency-Key was used with a different request in the last 24 "
+                         "hours.");
 }
 
-/* JSON bodies: application/json with no charset or charset=utf-8. */
-static int json_ok(const char *ct) {
-    if (!media_is(ct, "application/json"))
-        return 0;
-    const char *cs = ap_strcasestr(ct, "charset=");
-    return !cs || !strncasecmp(cs + 8, "utf-8", 5) || !strncasecmp(cs + 8, "\"utf-8\"", 7);
+static fs_error *form_closed(request_rec *r) {
+    return fs_error_make(r->pool, "form-closed",
+                         "This form is closed and takes no more submissions.");
+}
+
+/* Everything that can be said about the request without the database:
+ * its media type, dryRun, Idempotency-Key and body. A problem when any of
+ * them is wrong. */
+static fs_error *post_parse(request_rec *r, post *s) {
+    memset(s, 0, sizeof(*s));
+    const char *ct = apr_table_get(r->headers_in, "Content-Type");
+    const char *boundary = NULL;
+    if (fs_media_is(ct, "application/json") && fs_media_utf8(ct))
+        s->kind = BODY_JSON;
+    else if (fs_media_is(ct, "application/x-www-form-urlencoded"))
+        s->kind = BODY_URLENCODED;
+    else if (fs_media_is(ct, "multipart/form-data")) {
+        s->kind = BODY_MULTIPART;
+        if (!(boundary = fs_multipart_boundary(r->pool, ct)))
+            return fs_error_make(r->pool, "malformed-request",
+                                 "multipart/form-data needs a valid boundary parameter "
+                                 "(RFC 2046).");
+    } else {
+        return fs_error_make(r->pool, "unsupported-media-type",
+                             "Send application/json, application/x-www-form-urlencoded or "
+                             "multipart/form-data (UTF-8).");
+    }
+    s->html = s->kind != BODY_JSON &&
+              fs_negotiate(apr_table_get(r->headers_in, "Accept")) != FS_MEDIA_JSON;
+    const char *dr;
+    fs_error *e = formsvc_arg(r, "dryRun", &dr);
+    if (e)
+        return e;
+    if (dr && strcmp(dr, "true") && strcmp(dr, "false"))
+        return fs_error_make(r->pool, "malformed-request", "dryRun is true or false.");
+    s->dry = dr && !strcmp(dr, "true");
+    s->ikey = apr_table_get(r->headers_in, "Idempotency-Key");
+    if (s->ikey && !fs_idem_key_valid(s->ikey))
+        return fs_error_make(r->pool, "malformed-request",
+                             "Idempotency-Key is 1 to 255 visible ASCII characters.");
+
+    formsvc_srv *c = formsvc_conf(r->server);
+    if ((e = formsvc_read_body(r, c->max_body_submission, &s->buf, &s->len)))
+        return e;
+    if (s->kind == BODY_JSON) {
+        if (s->len == 0)
+            return fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
+        return fs_json_parse_object(r->pool, s->buf, s->len, &s->obj);
+    }
+    if (s->kind == BODY_URLENCODED)
+        return fs_urlencoded_parse(r->pool, s->buf, s->len, &s->pairs);
+    fs_multipart_limits lim = {8192, (apr_size_t)c->max_body_submission, FS_FORM_MAX_PAIRS};
+    fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
+    e = fs_multipart_feed(mp, s->buf, s->len);
+    return e ? e : fs_multipart_finish(mp, &s->pairs);
 }
 
 static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
@@ -336,241 +394,196 @@ static const char *request_hash(request_rec *r, int kind, const char *form_id, i
     return fs_b64url_encode(r->pool, md, sizeof(md));
 }
 
-static int valid_idem_key(const char *k) {
-    apr_size_t n = strlen(k);
-    if (n < 1 || n > 255)
-        return 0;
-    for (; *k; k++)
-        if (*k < 0x21 || *k > 0x7e)
-            return 0;
-    return 1;
+/* The answers that refuse a submission in a way its sender can act on.
+ * Chosen once per request: pages for an HTML post, problem+json for
+ * everything else. Every other refusal is problem+json for both. */
+typedef struct responder {
+    /* e: fs_validate's validation-failed problem */
+    int (*invalid)(request_rec *r, post *s, fs_error *e);
+    /* the form does not take submissions (any more) */
+    int (*closed)(request_rec *r, post *s);
+    /* a passing refusal (503 the database is away, 429 a rate or the
+     * owner's quota): try again later with the same answers. notice is
+     * what the page says; NULL for the one that fits e->status. */
+    int (*later)(request_rec *r, post *s, fs_error *e, const char *notice);
+} responder;
+
+static int json_invalid(request_rec *r, post *s, fs_error *e) {
+    (void)s;
+    return problem(r, e);
 }
 
-static int thanks_redirect(request_rec *r, pub *pb, const char *location, int replayed) {
+static int json_closed(request_rec *r, post *s) {
+    (void)s;
+    return problem(r, form_closed(r));
+}
+
+static int json_later(request_rec *r, post *s, fs_error *e, const char *notice) {
+    (void)s;
+    (void)notice;
+    return problem(r, e);
+}
+
+static const responder json_responder = {json_invalid, json_closed, json_later};
+
+static int html_invalid(request_rec *r, post *s, fs_error *e) {
+    return html_page(r, 422, &s->pb, s->obj, e, NULL);
+}
+
+static int html_closed(request_rec *r, post *s) {
+    return closed_page(r, 409, &s->pb);
+}
+
+/* The form again with everything typed and a notice; without a form (the
+ * database away and no cached copy) a page that says so. */
+static int html_later(request_rec *r, post *s, fs_error *e, const char *notice) {
+    if (!s->have_form)
+        return unavailable_page(r);
+    int retry = e->retry_after > 0 ? e->retry_after : e->status == 503 ? 5 : 0;
+    if (retry)
+        apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, retry));
+    if (e->status >= 500)
+        FORMSVC_LOG(r, APLOG_WARNING, 00702, "%d %s: form %s given back with the answers",
+                    e->status, e->slug, s->pb.f.id);
+    if (!notice)
+        notice = e->status == 429 ? "Too many answers were sent from your address just now. "
+                                    "Everything you typed is still here: please wait a minute "
+                                    "and submit again."
+                                  : UNAVAILABLE_NOTICE;
+    return html_page(r, e->status, &s->pb, s->obj, NULL, notice);
+}
+
+static const responder html_responder = {html_invalid, html_closed, html_later};
+
+/* A problem that is passing when the database is away (503), final
+ * otherwise. */
+static int refuse(request_rec *r, post *s, const responder *out, fs_error *e) {
+    return e->status == 503 ? out->later(r, s, e, NULL) : problem(r, e);
+}
+
+/* The answer to a stored submission, new or replayed: a 303 to the thanks
+ * page (or the form's redirect) for an HTML post, else the JSON body with
+ * its Location. A replay answers as the first request was answered. */
+static int answer(request_rec *r, post *s, int status, const char *location, const char *body,
+                  int replayed) {
     if (replayed)
         apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
-    apr_table_setn(r->headers_out, "Location", location);
-    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    page_headers(r, pb);
-    r->status = 303;
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    const char *html =
-        fs_html_message(r->pool, "Thank you", "Thank you", "Your answers were received.");
-    ap_set_content_length(r, (apr_off_t)strlen(html));
-    if (!r->header_only)
-        ap_rputs(html, r);
-    return OK;
+    if (status == 303) {
+        apr_table_setn(r->headers_out, "Location", location);
+        apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+        page_headers(r, &s->pb);
+        return formsvc_send_html(
+            r, 303,
+            fs_html_message(r->pool, "Thank you", "Thank you", "Your answers were received."));
+    }
+    cors(r);
+    if (location && *location)
+        apr_table_setn(r->headers_out, "Location", location);
+    return send_body(r, status, "application/json", body, 0);
 }
 
-static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
-    const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    int kind;
-    const char *boundary = NULL;
-    if (json_ok(ct))
-        kind = BODY_JSON;
-    else if (media_is(ct, "application/x-www-form-urlencoded"))
-        kind = BODY_URLENCODED;
-    else if (media_is(ct, "multipart/form-data")) {
-        kind = BODY_MULTIPART;
-        if (!(boundary = fs_multipart_boundary(r->pool, ct)))
-            return problem(r, fs_error_make(r->pool, "malformed-request",
-                                            "multipart/form-data needs a valid boundary "
-                                            "parameter (RFC 2046)."));
-    } else {
-        return problem(r, fs_error_make(r->pool, "unsupported-media-type",
-                                        "Send application/json, application/x-www-form-"
-                                        "urlencoded or multipart/form-data (UTF-8)."));
-    }
-    int html =
-        kind != BODY_JSON && fs_negotiate(apr_table_get(r->headers_in, "Accept")) != FS_MEDIA_JSON;
-    const char *dr = formsvc_arg(r, "dryRun");
-    if (dr && strcmp(dr, "true") && strcmp(dr, "false"))
-        return problem(r, fs_error_make(r->pool, "malformed-request", "dryRun is true or false."));
-    int dry = dr && !strcmp(dr, "true");
-    const char *ikey = apr_table_get(r->headers_in, "Idempotency-Key");
-    if (ikey && !valid_idem_key(ikey))
-        return problem(r, fs_error_make(r->pool, "malformed-request",
-                                        "Idempotency-Key is 1 to 255 visible ASCII characters."));
+#define NO_RECORD (-1)
 
-    /* the body, parsed without the database */
-    char *buf;
-    apr_size_t len;
-    fs_error *e = formsvc_read_body(r, formsvc_conf(r->server)->max_body_submission, &buf, &len);
+/* Answers a repeat from the Idempotency-Key record of s; NO_RECORD (and
+ * nothing sent) when there is none. */
+static int replay(request_rec *r, post *s, const responder *out) {
+    int found, st;
+    const char *h, *loc, *body;
+    fs_error *e = formsvc_public_idem_get(r, s->pb.f.id, s->ikey, &found, &h, &st, &loc, &body);
     if (e)
-        return problem(r, e);
-    json_object *obj = NULL;
-    apr_array_header_t *pairs = NULL;
-    if (kind == BODY_JSON) {
-        if (len == 0)
-            e = fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
-        else
-            e = fs_json_parse_object(r->pool, buf, len, &obj);
-    } else if (kind == BODY_URLENCODED) {
-        e = fs_urlencoded_parse(r->pool, buf, len, &pairs);
-    } else {
-        fs_multipart_limits lim = {8192, (apr_size_t)formsvc_conf(r->server)->max_body_submission,
-                                   FS_FORM_MAX_PAIRS};
-        fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
-        e = fs_multipart_feed(mp, buf, len);
-        if (!e)
-            e = fs_multipart_finish(mp, &pairs);
-    }
-    if (e)
-        return problem(r, e);
+        return refuse(r, s, out, e);
+    if (!found)
+        return NO_RECORD;
+    if (strcmp(h, s->hash))
+        return problem(r, key_reused(r));
+    return answer(r, s, st, loc, body, 1);
+}
 
-    pub pb;
-    int cached, spam = 0;
-    e = load(r, caps[0], &pb, &cached);
-    if (e && e->status == 503 && html) {
-        if (!cached)
-            return unavailable_page(r);
-        json_object *vals;
-        fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &vals, &spam);
-        apr_table_setn(r->err_headers_out, "Retry-After", "5");
-        FORMSVC_LOG(r, APLOG_WARNING, 00702, "503: database away; form %s given back", pb.f.id);
-        return html_page(r, 503, &pb, vals, NULL, UNAVAILABLE_NOTICE);
-    }
-    if (e)
-        return problem(r, e);
-    if (kind != BODY_JSON)
-        fs_coerce(r->pool, pb.fs, pairs, pb.honeypot, &obj, &spam);
-
-    /* a repeat is answered as the first time, before any other check */
-    const char *hash = NULL;
-    if (ikey) {
-        int found, st;
-        const char *h, *loc, *body;
-        hash = request_hash(r, kind, pb.f.id, dry, buf, len);
-        if ((e = formsvc_public_idem_get(r, pb.f.id, ikey, &found, &h, &st, &loc, &body)))
-            return html && e->status == 503 ? html_page(r, 503, &pb, obj, NULL, UNAVAILABLE_NOTICE)
-                                            : problem(r, e);
-        if (found) {
-            if (strcmp(h, hash))
-                return problem(r, fs_error_make(r->pool, "validation-failed",
-                                                "This Idempotency-Key was used with a different "
-                                                "request in the last 24 hours."));
-            if (st == 303)
-                return thanks_redirect(r, &pb, loc, 1);
-            cors(r);
-            apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
-            if (loc)
-                apr_table_setn(r->headers_out, "Location", loc);
-            return send_body(r, st, "application/json", body, 0);
-        }
-    }
-
-    if (strcmp(pb.f.status, "published")) {
-        if (html)
-            return closed_page(r, 409, &pb);
-        return problem(r, fs_error_make(r->pool, "form-closed",
-                                        "This form is closed and takes no more submissions."));
-    }
-    e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, pb.f.id);
-    if (e && html) {
-        if (e->retry_after > 0)
-            apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
-        return html_page(r, e->status, &pb, obj, NULL,
-                         e->status == 429
-                             ? "Too many answers were sent from your address just now. "
-                               "Everything you typed is still here: please wait a minute "
-                               "and submit again."
-                             : UNAVAILABLE_NOTICE);
-    }
-    if (e)
-        return problem(r, e);
-
-    e = fs_validate(r->pool, pb.fs, obj);
-    if (e) {
-        if (html)
-            return html_page(r, 422, &pb, obj, e, NULL);
-        return problem(r, e);
-    }
-    if (dry) {
-        cors(r);
-        return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
-    }
-
-    /* store: one statement, committed before any 2xx */
+/* Stores the checked submission: one statement, committed before any 2xx;
+ * it also counts the owner's quota, closes the form at maxSubmissions and
+ * records the Idempotency-Key. */
+static int store(request_rec *r, post *s, const responder *out) {
+    pub *pb = &s->pb;
     formsvc_srv *c = formsvc_conf(r->server);
     const char *sid = fs_id_new(r->pool, "sub_");
     if (!sid)
-        return problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *redirect = redirect_url(r, &pb);
+        return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
+    const char *redirect = redirect_url(r, pb);
     const char *location =
-        html ? (redirect ? redirect : apr_pstrcat(r->pool, pb.action, "/thanks", NULL))
-             : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb.f.id, "/submissions/",
-                           sid, NULL);
-    const char *args[] = {pb.f.id,
-                          sid,
-                          fs_json_str(r->pool, obj),
-                          spam ? "t" : "f",
-                          apr_itoa(r->pool, c->tier[0].submissions_month),
-                          apr_itoa(r->pool, c->tier[1].submissions_month),
-                          ikey,
-                          hash,
-                          html ? "303" : "201",
-                          location};
-    fs_rows *rs;
+        s->html ? (redirect ? redirect : apr_pstrcat(r->pool, pb->action, "/thanks", NULL))
+                : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb->f.id, "/submissions/",
+                              sid, NULL);
+    fs_new_submission ns = {pb->f.id,
+                            sid,
+                            fs_json_str(r->pool, s->obj),
+                            s->spam,
+                            c->tier[0].submissions_month,
+                            c->tier[1].submissions_month,
+                            s->ikey,
+                            s->hash,
+                            s->html ? 303 : 201,
+                            location};
+    fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
-    e = formsvc_query(r,
-                      fs_json_get(pb.settings, "maxSubmissions") ? "fs_public_submit_locked"
-                                                                 : "fs_public_submit",
-                      10, args, &rs);
-    if (e) {
-        if (html && e->status == 503) {
-            apr_table_setn(r->err_headers_out, "Retry-After", "5");
-            FORMSVC_LOG(r, APLOG_WARNING, 00703,
-                        "503: submission to %s not stored; form given back", pb.f.id);
-            return html_page(r, 503, &pb, obj, NULL, UNAVAILABLE_NOTICE);
-        }
-        return problem(r, e);
-    }
-    const char *outcome = rs->nrows == 1 ? FS_CELL(rs, 0, 0) : "gone";
-    if (!strcmp(outcome, "gone"))
+    fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
+                                         fs_json_get(pb->settings, "maxSubmissions") != NULL, &sr);
+    if (e)
+        return refuse(r, s, out, e);
+    if (sr.outcome == FS_SUBMIT_GONE)
         return problem(r, fs_error_make(r->pool, "not-found", "No such form."));
-    if (!strcmp(outcome, "closed")) {
-        if (html)
-            return closed_page(r, 409, &pb);
-        return problem(r, fs_error_make(r->pool, "form-closed",
-                                        "This form is closed and takes no more submissions."));
-    }
-    if (!strcmp(outcome, "quota")) {
+    if (sr.outcome == FS_SUBMIT_CLOSED)
+        return out->closed(r, s);
+    if (sr.outcome == FS_SUBMIT_QUOTA) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");
-        e->retry_after = atoi(FS_CELL(rs, 0, 2));
-        if (html) {
-            apr_table_setn(r->err_headers_out, "Retry-After", FS_CELL(rs, 0, 2));
-            return html_page(r, 429, &pb, obj, NULL,
-                             "This form cannot take more answers this month.");
-        }
-        return problem(r, e);
+        e->retry_after = sr.month_left;
+        return out->later(r, s, e, "This form cannot take more answers this month.");
     }
-    if (!strcmp(outcome, "replay")) {
+    if (sr.outcome == FS_SUBMIT_REPLAY) {
         /* a concurrent request with the same Idempotency-Key won */
-        int found, st;
-        const char *h, *loc, *body;
-        e = formsvc_public_idem_get(r, pb.f.id, ikey, &found, &h, &st, &loc, &body);
-        if (e || !found)
-            return problem(r, e ? e
-                                : fs_error_make(r->pool, "conflict",
-                                                "A request with this Idempotency-Key is "
-                                                "in progress; retry."));
-        if (strcmp(h, hash))
-            return problem(r, fs_error_make(r->pool, "validation-failed",
-                                            "This Idempotency-Key was used with a different "
-                                            "request in the last 24 hours."));
-        if (st == 303)
-            return thanks_redirect(r, &pb, loc, 1);
-        cors(r);
-        apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
-        return send_body(r, st, "application/json", body, 0);
+        int rc = replay(r, s, out);
+        return rc != NO_RECORD ? rc
+                               : problem(r, fs_error_make(r->pool, "conflict",
+                                                          "A request with this Idempotency-Key "
+                                                          "is in progress; retry."));
     }
     formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
-    if (html)
-        return thanks_redirect(r, &pb, location, 0);
-    cors(r);
-    apr_table_setn(r->headers_out, "Location", location);
-    return send_body(r, 201, "application/json", FS_CELL(rs, 0, 1), 0);
+    return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
+}
+
+static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
+    post s;
+    fs_error *e = post_parse(r, &s);
+    if (e)
+        return problem(r, e);
+    const responder *out = s.html ? &html_responder : &json_responder;
+
+    int cached;
+    e = load(r, caps[0], &s.pb, &cached);
+    s.have_form = !e || cached;
+    if (s.have_form && s.kind != BODY_JSON)
+        fs_coerce(r->pool, s.pb.fs, s.pairs, s.pb.honeypot, &s.obj, &s.spam);
+    if (e)
+        return refuse(r, &s, out, e);
+
+    /* a repeat is answered as the first time, before any other check */
+    if (s.ikey) {
+        s.hash = request_hash(r, s.kind, s.pb.f.id, s.dry, s.buf, s.len);
+        int rc = replay(r, &s, out);
+        if (rc != NO_RECORD)
+            return rc;
+    }
+    if (strcmp(s.pb.f.status, "published"))
+        return out->closed(r, &s);
+    if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
+        return out->later(r, &s, e, NULL);
+    if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))
+        return out->invalid(r, &s, e);
+    if (s.dry) {
+        cors(r);
+        return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
+    }
+    return store(r, &s, out);
 }
 
 const formsvc_route formsvc_routes_public[] = {

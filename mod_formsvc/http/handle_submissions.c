@@ -1,10 +1,12 @@
 /* handle_submissions: the owner's side of submissions: list (JSON pages,
  * or the whole set as CSV with Accept: text/csv, streamed in batches),
  * get one, delete one. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_csv.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_forms.h"
 #include "fs_util.h"
 
 #include <apr_strings.h>
@@ -70,8 +72,15 @@ typedef struct {
 } sub_filter;
 
 static fs_error *read_filter(request_rec *r, sub_filter *f) {
+    const char *spam, *v[2];
+    fs_error *bad = formsvc_arg(r, "spam", &spam);
+    if (!bad)
+        bad = formsvc_arg(r, "since", &v[0]);
+    if (!bad)
+        bad = formsvc_arg(r, "until", &v[1]);
+    if (bad)
+        return bad;
     fs_error *verr = fs_error_validation(r->pool);
-    const char *spam = formsvc_arg(r, "spam");
     f->spam = "f";
     if (spam && !strcmp(spam, "true"))
         f->spam = "t";
@@ -80,12 +89,11 @@ static fs_error *read_filter(request_rec *r, sub_filter *f) {
     const char *names[2] = {"since", "until"};
     const char **outs[2] = {&f->since, &f->until};
     for (int i = 0; i < 2; i++) {
-        const char *v = formsvc_arg(r, names[i]);
         apr_time_t t;
         *outs[i] = NULL;
-        if (!v)
+        if (!v[i])
             continue;
-        if (!fs_time_parse_rfc3339(v, &t))
+        if (!fs_time_parse_rfc3339(v[i], &t))
             fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", names[i], NULL), "format",
                          "%s must be an RFC 3339 timestamp such as 2026-11-21T00:00:00Z "
                          "(encode + as %%2B in a query string).",
@@ -97,8 +105,9 @@ static fs_error *read_filter(request_rec *r, sub_filter *f) {
 }
 
 static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
-    const char *user = formsvc_req_get(r)->who->user_id;
     int with_spam = flt->spam[0] == 't';
+    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, with_spam, flt->since,
+                           flt->until};
     size_t nf = json_object_array_length(form->fields);
     int ncols = 3 + with_spam + (int)nf;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
@@ -114,40 +123,34 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             json_object_get_string(fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
         cells[c++] = fs_csv_cell(r->pool, keys[i]);
     }
-    const char *after = NULL, *lim = apr_itoa(r->pool, CSV_BATCH);
+    const char *after = NULL;
     int started = 0;
     for (;;) {
         apr_pool_t *sub;
         apr_pool_create(&sub, r->pool);
-        const char *args[] = {form->id,   user,       flt->spam, flt->since, flt->since,
-                              flt->until, flt->until, after,     after,      lim};
-        fs_rows *rs;
-        fs_db *db;
-        fs_error *e = formsvc_db(r, &db);
-        if (!e)
-            e = fs_db_query(sub, db, "fs_sub_export", 10, args, &rs);
+        fs_sub_batch rs;
+        fs_error *e =
+            fs_store_sub_export(fs_store_sub(formsvc_store(r), sub), &which, after, CSV_BATCH, &rs);
         if (e) {
             apr_pool_destroy(sub);
             if (!started)
                 return formsvc_send_problem(r, e);
             /* the status line is gone: cut the response short so the
              * client sees an incomplete transfer rather than a short file */
-            FORMSVC_LOG(r, APLOG_ERR, 00410, "CSV export of %s cut short: database error",
-                        form->id);
-            r->connection->keepalive = AP_CONN_CLOSE;
-            r->connection->aborted = 1;
+            FORMSVC_LOG(r, APLOG_ERR, 00410, "CSV export of %s cut short: %s", form->id,
+                        e->cause ? e->cause : e->slug);
+            formsvc_send_cut(r);
             return OK;
         }
         apr_array_header_t *buf = apr_array_make(sub, 8192, 1);
         if (!started) {
-            r->status = 200;
-            ap_set_content_type(r, "text/csv; charset=utf-8; header=present");
             apr_table_setn(
                 r->headers_out, "Content-Disposition",
                 apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"", form->id));
             apr_table_setn(r->headers_out, "Cache-Control", "no-store");
             apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
             apr_table_setn(r->headers_out, "Vary", "Accept");
+            formsvc_send_start(r, 200, "text/csv; charset=utf-8; header=present");
             if (r->header_only) {
                 apr_pool_destroy(sub);
                 return OK;
@@ -155,27 +158,27 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             fs_csv_row(buf, cells, ncols);
             started = 1;
         }
-        for (int i = 0; i < rs->nrows; i++) {
+        for (int i = 0; i < rs.n; i++) {
+            const fs_sub_export_row *x = &rs.rows[i];
             const char **row = apr_pcalloc(sub, sizeof(char *) * (size_t)ncols);
             int k = 0;
-            row[k++] = fs_csv_cell(sub, FS_CELL(rs, i, 0));
-            row[k++] = fs_csv_cell(sub, FS_CELL(rs, i, 1));
-            row[k++] = fs_csv_cell(sub, FS_CELL(rs, i, 2));
+            row[k++] = fs_csv_cell(sub, x->id);
+            row[k++] = fs_csv_cell(sub, x->created_at);
+            row[k++] = fs_csv_cell(sub, x->form_version);
             if (with_spam)
-                row[k++] = FS_CELL(rs, i, 3)[0] == 't' ? "true" : "false";
-            json_object *data = fs_json_parse_trusted(sub, FS_CELL(rs, i, 4));
+                row[k++] = x->spam ? "true" : "false";
+            json_object *data = fs_json_parse_trusted(sub, x->data);
             for (size_t f = 0; f < nf; f++)
                 row[k++] = fs_csv_value(sub, fs_json_get(data, keys[f]));
             fs_csv_row(buf, row, ncols);
         }
-        ap_rwrite(buf->elts, buf->nelts, r);
-        int more = rs->nrows == CSV_BATCH;
+        int more = rs.n == CSV_BATCH;
+        formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, more);
         if (more)
-            after = apr_pstrdup(r->pool, FS_CELL(rs, rs->nrows - 1, 0));
+            after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
         apr_pool_destroy(sub);
         if (!more || r->connection->aborted)
             break;
-        ap_rflush(r);
     }
     return OK;
 }
@@ -199,16 +202,13 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
         return formsvc_send_problem(r, e);
-    const char *args[] = {form->id,  formsvc_req_get(r)->who->user_id,
-                          flt.spam,  flt.since,
-                          flt.since, flt.until,
-                          flt.until, after,
-                          after,     apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_sub_list", 10, args, &rs)))
+    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, flt.spam[0] == 't',
+                           flt.since, flt.until};
+    fs_list_page page;
+    if ((e = fs_store_sub_list(formsvc_store(r), &which, after, limit, &page)))
         return formsvc_send_problem(r, e);
     apr_table_setn(r->headers_out, "Vary", "Accept");
-    return formsvc_send_page(r, "subs", rs, limit);
+    return formsvc_send_page(r, "subs", &page);
 }
 
 static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
@@ -218,13 +218,13 @@ static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!fs_id_valid(caps[1], "sub_"))
         return formsvc_send_problem(r, no_submission(r));
-    const char *args[] = {caps[1], form->id, formsvc_req_get(r)->who->user_id};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_sub_get", 3, args, &rs)))
+    const char *json;
+    if ((e = fs_store_sub_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id, caps[1],
+                              &json)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!json)
         return formsvc_send_problem(r, no_submission(r));
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    return formsvc_send_json(r, 200, json);
 }
 
 static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
@@ -234,11 +234,11 @@ static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!fs_id_valid(caps[1], "sub_"))
         return formsvc_send_problem(r, no_submission(r));
-    const char *args[] = {caps[1], form->id, formsvc_req_get(r)->who->user_id};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_sub_delete", 3, args, &rs)))
+    int deleted;
+    if ((e = fs_store_sub_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id,
+                                 caps[1], &deleted)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] == '0')
+    if (!deleted)
         return formsvc_send_problem(r, no_submission(r));
     formsvc_audit_form(r, "submission.deleted", caps[1], form->id);
     return formsvc_send_empty(r, HTTP_NO_CONTENT);

@@ -4,12 +4,16 @@
  * request, authenticates the client or the subject, calls the store and
  * answers. Every error is a problem document that also carries the OAuth
  * members error and error_description. */
+#include "audit.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_redact.h"
 #include "fs_secret.h"
+#include "fs_store_account.h"
+#include "fs_store_oauth.h"
 #include "fs_util.h"
 #include "glue.h"
+#include "quota.h"
 #include "ratelimit.h"
 
 #include <apr_strings.h>
@@ -69,13 +73,13 @@ static fs_error *invalid_client(request_rec *r, const char *detail) {
 
 /* Counts one failed client authentication of this address (addr: its
  * counter key, fs_rl_address_key). */
-static void count_failure(request_rec *r, const char *addr, const char *win) {
-    const char *args[] = {addr, win};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_token_fail", 2, args, &rs);
+static void count_failure(request_rec *r, const char *addr, apr_int64_t win) {
+    int count;
+    fs_error *e = fs_store_token_fail(formsvc_store(r), addr, win, &count);
     if (e)
-        FORMSVC_LOG(r, APLOG_WARNING, 00511, "token failure not counted (%s)", e->slug);
-    else if (rs->nrows == 1 && atoi(FS_CELL(rs, 0, 0)) == TOKEN_FAILURE_LIMIT)
+        FORMSVC_LOG(r, APLOG_WARNING, 00511, "token failure not counted (%s)",
+                    e->cause ? e->cause : e->slug);
+    else if (count == TOKEN_FAILURE_LIMIT)
         FORMSVC_LOG(r, APLOG_NOTICE, 00512,
                     "token endpoint: %d failed client authentications from %s; "
                     "refusing it for the rest of the minute",
@@ -114,20 +118,19 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
         secret = bsecret;
     }
     apr_int64_t now = now_sec();
-    const char *win = apr_psprintf(r->pool, "%" APR_INT64_T_FMT, now / TOKEN_FAILURE_WINDOW);
+    apr_int64_t win = now / TOKEN_FAILURE_WINDOW;
     /* one round trip: the client row and this address's failures (an IPv6
      * client counted by its /64, stored only as a keyed hash) */
     const char *addr = fs_rl_address_key(r->pool, c->pepper, c->pepper_len, "token-failures",
                                          r->useragent_ip);
     if (!addr)
-        return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *args[] = {addr, win, id ? id : ""};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_client_auth", 3, args, &rs);
+        return oauth_problem(
+            r, fs_error_internal(r->pool, "the client address cannot be hashed (HMAC failed)"));
+    fs_client_auth ca;
+    fs_error *e = fs_store_client_auth(formsvc_store(r), addr, win, id ? id : "", &ca);
     if (e)
         return oauth_problem(r, e);
-    const char *fails = FS_CELL(rs, 0, 5);
-    if (fails && atoi(fails) >= TOKEN_FAILURE_LIMIT) {
+    if (ca.failures >= TOKEN_FAILURE_LIMIT) {
         e = fs_error_make(r->pool, "rate-limited",
                           "Too many failed client authentications from this address; "
                           "try again later.");
@@ -144,12 +147,12 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
                                                   "client_id and client_secret by HTTP "
                                                   "Basic or in the body."));
     }
-    const char *user_id = FS_CELL(rs, 0, 0), *stored = FS_CELL(rs, 0, 1);
+    const char *user_id = ca.user_id, *stored = ca.secret_hash;
     int ok = fs_id_valid(id, "cli_") && fs_secret_well_formed(secret, c->client_prefix) &&
              user_id && stored;
     if (ok) {
         const char *hash = fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret);
-        ok = hash && fs_secret_equal(hash, stored) && FS_CELL(rs, 0, 3)[0] == 't';
+        ok = hash && fs_secret_equal(hash, stored) && ca.active;
     }
     if (!ok) {
         count_failure(r, addr, win);
@@ -159,34 +162,35 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     }
     apr_table_setn(r->notes, "formsvc-credential", apr_pstrdup(r->pool, id));
     fs_error *verr = fs_error_validation(r->pool);
-    fs_scopes *granted = fs_scopes_from_json(
-        r->pool, fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 2)), "", 0, verr);
+    fs_scopes *granted =
+        fs_scopes_from_json(r->pool, fs_json_parse_trusted(r->pool, ca.scopes_json), "", 0, verr);
     if (!granted)
-        return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return oauth_problem(
+            r, fs_error_internal(r->pool, "the stored scopes of client %s cannot be read", id));
     fs_scopes *scopes;
     if ((e = fs_oauth_narrow(r->pool, granted, req->scope, &scopes)))
         return oauth_problem(r, e);
     const char *kid = fs_id_new(r->pool, "key_");
     const char *token = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !token)
-        return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return oauth_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new token's id or secret"));
     json_object *sj = fs_scopes_to_json(scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *a2[] = {id,
-                        id,
-                        kid,
-                        fs_secret_display_prefix(r->pool, token),
-                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, token),
-                        sjs,
-                        apr_itoa(r->pool, c->token_lifetime)};
-    if ((e = formsvc_query(r, "fs_token_issue", 7, a2, &rs)))
+    fs_new_token nt = {{kid, fs_secret_display_prefix(r->pool, token),
+                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, token)},
+                       id, sjs, c->token_lifetime};
+    int issued;
+    const char *owner;
+    apr_int64_t expires_in;
+    if ((e = fs_store_token_issue(formsvc_store(r), &nt, &issued, &owner, &expires_in)))
         return oauth_problem(r, e);
-    if (rs->nrows != 1)
+    if (!issued)
         return oauth_problem(r, invalid_client(r, "The client was deleted."));
     formsvc_audit_as(r, user_id, id, id, NULL, "token.issued", kid);
     /* shorter than the lifetime when the client's registering delegate
      * ends sooner (sql/0019) */
-    return send_token(r, token, apr_atoi64(FS_CELL(rs, 0, 2)), scopes, NULL);
+    return send_token(r, token, expires_in, scopes, NULL);
 }
 
 static const char *bearer_of(request_rec *r) {
@@ -233,34 +237,33 @@ static int token_exchange(request_rec *r, const fs_token_request *req) {
     const char *kid = fs_id_new(r->pool, "key_");
     const char *token = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !token)
-        return oauth_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return oauth_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new token's id or secret"));
     json_object *sj = fs_scopes_to_json(g.scopes);
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
-    const char *args[] = {who->key_id,
-                          kid,
-                          g.name,
-                          fs_secret_display_prefix(r->pool, token),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, token),
-                          sjs,
-                          fs_time_format(r->pool, apr_time_from_sec(g.expires)),
-                          g.actor,
-                          apr_itoa(r->pool, g.depth),
-                          apr_itoa(r->pool, limit)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_token_exchange", 10, args, &rs)))
+    fs_new_delegate d = {{kid, fs_secret_display_prefix(r->pool, token),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, token)},
+                         who->key_id,
+                         g.name,
+                         sjs,
+                         fs_time_format(r->pool, apr_time_from_sec(g.expires)),
+                         g.actor,
+                         g.depth};
+    const char *made;
+    if ((e = fs_store_token_exchange(formsvc_store(r), &d, limit, &made)))
         return oauth_problem(r, e);
-    if (rs->nrows != 1) {
-        fs_rows *cnt;
-        const char *a1[] = {who->user_id};
-        if ((e = formsvc_query(r, "fs_key_count_active", 1, a1, &cnt)))
+    if (!made) {
+        int active;
+        if ((e = fs_store_key_count_active(formsvc_store(r), who->user_id, &active)))
             return oauth_problem(r, e);
-        if (cnt->nrows && atoi(FS_CELL(cnt, 0, 0)) >= limit)
-            return oauth_problem(r, formsvc_quota_exceeded(r, "keys", limit, FS_CELL(cnt, 0, 0)));
+        if (active >= limit)
+            return oauth_problem(
+                r, formsvc_quota_exceeded(r, "keys", limit, apr_itoa(r->pool, active)));
         return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
                                                "The subject token was revoked or expired."));
     }
     formsvc_audit(r, "token.exchanged", kid);
-    json_object *key = fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 0));
+    json_object *key = fs_json_parse_trusted(r->pool, made);
     return send_token(r, token, g.expires_in, g.scopes, key);
 }
 

@@ -10,15 +10,17 @@
  * Recovery answers the same whether or not the address has an account. */
 #include "config_accounts.h"
 #include "fs_code.h"
+#include "fs_html.h"
 #include "fs_json.h"
+#include "fs_negotiate.h"
 #include "fs_redact.h"
 #include "fs_secret.h"
+#include "fs_store_verify.h"
 #include "fs_util.h"
 #include "glue.h"
 #include "mail.h"
 #include "ratelimit.h"
 
-#include <apr_escape.h>
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
@@ -61,22 +63,22 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
-    fs_rows *rs;
-    const char *uargs[] = {who->user_id};
-    if ((e = formsvc_query(r, "fs_user_contact", 1, uargs, &rs)))
+    const char *email;
+    int verified;
+    if ((e = fs_store_user_contact(formsvc_store(r), who->user_id, &email, &verified)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!email)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
-    if (FS_CELL(rs, 0, 1)[0] == 't')
+    if (verified)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
-    const char *email = FS_CELL(rs, 0, 0);
     char *code = fs_code_generate(r->pool), *token = fs_code_token(r->pool);
     if (!code || !token)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a verification code"));
     const char *link = apr_pstrcat(r->pool, formsvc_base_url(r), "/verify?token=", token, NULL);
     const char *text =
         apr_psprintf(r->pool,
@@ -95,23 +97,20 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
             r, fs_error_make(r->pool, "conflict",
                              "The account's address cannot be used as a mail recipient."));
     formsvc_acct *acct = formsvc_conf(r->server)->acct;
-    const char *args[] = {who->user_id,
-                          apr_itoa(r->pool, acct->mails_per_day),
-                          apr_itoa(r->pool, acct->resend_interval),
-                          hash_of(r, "code", code),
-                          hash_of(r, "token", token),
-                          mid,
-                          msg};
-    if ((e = formsvc_query(r, "fs_verify_send", 7, args, &rs)))
+    fs_mail_limits lim = {acct->mails_per_day, acct->resend_interval};
+    fs_queued_mail mail = {mid, msg};
+    fs_verify_sent *sent;
+    if ((e = fs_store_verify_send(formsvc_store(r), who->user_id, &lim, hash_of(r, "code", code),
+                                  hash_of(r, "token", token), &mail, &sent)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!sent)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
-    const char *state = FS_CELL(rs, 0, 0);
+    const char *state = sent->state;
     if (!strcmp(state, "verified"))
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
     if (strcmp(state, "sent")) {
-        int wait = atoi(FS_CELL(rs, 0, 1));
+        int wait = sent->wait;
         if (wait < 1)
             wait = 1;
         if (!strcmp(state, "day"))
@@ -128,8 +127,8 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     }
     json_object *out = fs_json_own(r->pool, json_object_new_object());
-    json_object_object_add(out, "sentTo", json_object_new_string(FS_CELL(rs, 0, 3)));
-    json_object_object_add(out, "expiresAt", json_object_new_string(FS_CELL(rs, 0, 2)));
+    json_object_object_add(out, "sentTo", json_object_new_string(sent->email));
+    json_object_object_add(out, "expiresAt", json_object_new_string(sent->expires_at));
     return formsvc_send_obj(r, 202, out);
 }
 
@@ -143,30 +142,30 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"code", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     const char *typed = string_member(r, body, "code", verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* Something that cannot be a code still costs a try. */
     const char *code = fs_code_normalize(r->pool, typed);
-    const char *args[] = {who->user_id, hash_of(r, "code", code ? code : typed)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_verify_confirm", 2, args, &rs)))
+    fs_verify_result *vr;
+    if ((e = fs_store_verify_confirm(formsvc_store(r), who->user_id,
+                                     hash_of(r, "code", code ? code : typed), &vr)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1)
+    if (!vr)
         return formsvc_send_problem(r, fs_error_make(r->pool, "unauthorized", NULL));
-    const char *result = FS_CELL(rs, 0, 1);
-    if (FS_CELL(rs, 0, 0)[0] == 't')
+    const char *result = vr->result;
+    if (vr->already)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "already-verified", "This account is already verified."));
     if (!strcmp(result, "ok")) {
         FORMSVC_LOG(r, APLOG_INFO, 00621, "account %s verified", who->user_id);
         json_object *out = fs_json_own(r->pool, json_object_new_object());
-        json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 3)));
+        json_object_object_add(out, "user", json_tokener_parse(vr->user_json));
         return formsvc_send_obj(r, 200, out);
     }
     if (!strcmp(result, "wrong")) {
-        int left = atoi(FS_CELL(rs, 0, 2));
+        int left = vr->tries_left;
         return formsvc_send_problem(
             r,
             code_problem(r, left > 0 ? apr_psprintf(r->pool, "The code is wrong; %d %s left.", left,
@@ -179,54 +178,33 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
                            "5 wrong tries. Request a new one with POST /v1/verify/send."));
 }
 
-static int html_page(request_rec *r, int status, const char *title, const char *text) {
-    r->status = status;
-    ap_set_content_type(r, "text/html; charset=utf-8");
+/* The pages of the verification link carry the token in their URL: never
+ * sent on as a Referer, never framed, styled only by fs_html's sheet. */
+static void page_headers(request_rec *r, const char *form_action) {
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->headers_out, "Content-Security-Policy",
-                   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
-                   "form-action 'none'");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    /* the token is in the URL: never send it on as a Referer */
+                   apr_psprintf(r->pool,
+                                "default-src 'none'; style-src %s; frame-ancestors 'none'; "
+                                "form-action %s; base-uri 'none'",
+                                fs_html_style_src(r->pool), form_action));
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-    if (r->header_only)
-        return OK;
-    ap_rprintf(r,
-               "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-               "<title>%s</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;"
-               "margin:2rem auto;padding:0 1rem;line-height:1.5}</style></head>"
-               "<body><main><h1>%s</h1><p>%s</p></main></body></html>\n",
-               apr_pescape_entity(r->pool, title, 0), apr_pescape_entity(r->pool, title, 0),
-               apr_pescape_entity(r->pool, text, 0));
-    return OK;
+}
+
+static int html_page(request_rec *r, int status, const char *title, const char *text) {
+    page_headers(r, "'none'");
+    return formsvc_send_html(r, status, fs_html_message(r->pool, title, title, text));
 }
 
 /* The page GET /verify answers for a well-formed token: a button that
  * POSTs the token to /verify. Nothing changes on GET, so a mail scanner or
  * link preview that fetches the link does not spend it. */
 static int confirm_page(request_rec *r, const char *token) {
-    r->status = 200;
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    apr_table_setn(r->headers_out, "Content-Security-Policy",
-                   "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
-                   "form-action 'self'; base-uri 'none'");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-    ap_rprintf(r,
-               "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-               "<meta name=\"robots\" content=\"noindex\">"
-               "<title>Verify your address</title><style>body{font-family:system-ui,sans-serif;"
-               "max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}</style></head>"
-               "<body><main><h1>Verify your address</h1>"
-               "<p>Press the button to verify the e-mail address of your formsvc account.</p>"
-               "<form method=\"post\" action=\"verify\">"
-               "<input type=\"hidden\" name=\"token\" value=\"%s\">"
-               "<button type=\"submit\">Verify my address</button></form></main></body></html>\n",
-               apr_pescape_entity(r->pool, token, 0));
-    return OK;
+    page_headers(r, "'self'");
+    return formsvc_send_html(
+        r, 200,
+        fs_html_confirm(r->pool, "Verify your address",
+                        "Press the button to verify the e-mail address of your formsvc account.",
+                        "verify", "token", token, "Verify my address"));
 }
 
 static int link_not_valid(request_rec *r) {
@@ -239,10 +217,10 @@ static int link_not_valid(request_rec *r) {
  * confirm_page; the token is spent by POST /verify only. */
 static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
     (void)caps;
-    const char *token = formsvc_arg(r, "token");
     if (r->header_only) /* HEAD (link checkers) must not spend the token */
         return html_page(r, 200, "Verify your address", "Open this link to verify.");
-    if (!token || strlen(token) != 43)
+    const char *token;
+    if (formsvc_arg(r, "token", &token) || !token || strlen(token) != 43)
         return link_not_valid(r);
     return confirm_page(r, token);
 }
@@ -251,27 +229,30 @@ static int formsvc_h_verify_link(request_rec *r, const char *const *caps) {
 static int formsvc_h_verify_post(request_rec *r, const char *const *caps) {
     (void)caps;
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    if (!ct || strncasecmp(ct, "application/x-www-form-urlencoded", 33) ||
-        (ct[33] && ct[33] != ';' && ct[33] != ' '))
+    if (!fs_media_is(ct, "application/x-www-form-urlencoded"))
         return html_page(r, 415, "Link not valid",
                          "Open the link from the e-mail and press the button on its page.");
     char *buf;
     apr_size_t len;
     fs_error *e = formsvc_read_body(r, 1024, &buf, &len);
-    if (e)
+    if (e) {
+        if (formsvc_req_get(r)->body_answered) /* httpd has answered */
+            return AP_FILTER_ERROR;
         return html_page(r, e->status, "Link not valid",
                          "Open the link from the e-mail and press the button on its page.");
+    }
     const char *token = fs_query_get(r->pool, buf ? buf : "", buf ? len : 0, "token", NULL);
     if (!token || strlen(token) != 43)
         return link_not_valid(r);
-    const char *args[] = {hash_of(r, "token", token)};
-    fs_rows *rs;
-    e = formsvc_query(r, "fs_verify_token", 1, args, &rs);
-    if (e)
+    const char *email;
+    e = fs_store_verify_token(formsvc_store(r), hash_of(r, "token", token), &email);
+    if (e) {
+        formsvc_log_problem(r, e, NULL);
         return html_page(r, e->status, "Try again later",
                          "The service cannot verify addresses at the moment. Please open the "
                          "link again in a few minutes.");
-    if (rs->nrows != 1)
+    }
+    if (!email)
         return html_page(r, 400, "Link not valid",
                          "This verification link has expired, was already used, or was "
                          "replaced by a newer one. Request a new one if the address is not "
@@ -280,7 +261,7 @@ static int formsvc_h_verify_post(request_rec *r, const char *const *caps) {
                      apr_psprintf(r->pool,
                                   "%s is verified. The account's full quotas apply now, and "
                                   "it can be recovered by e-mail.",
-                                  FS_CELL(rs, 0, 0)));
+                                  email));
 }
 
 /* POST /v1/recover {email} (public): 202 whatever the address. */
@@ -294,14 +275,15 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = formsvc_email_member(r, body, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    const char *email = fs_json_email_member(r->pool, body, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* The same work for every address: a code, a message, one statement. */
     char *code = fs_code_generate(r->pool);
     if (!code)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
+        return formsvc_send_problem(r,
+                                    fs_error_internal(r->pool, "no random bytes for a recovery code"));
     const char *text = apr_psprintf(
         r->pool,
         "Hello,\n\n"
@@ -317,14 +299,10 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     if (!msg) /* an address the mail system cannot carry: nothing to send */
         return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
     formsvc_acct *acct = formsvc_conf(r->server)->acct;
-    const char *args[] = {email,
-                          apr_itoa(r->pool, acct->mails_per_day),
-                          apr_itoa(r->pool, acct->resend_interval),
-                          hash_of(r, "code", code),
-                          mid,
-                          msg};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_recover_send", 6, args, &rs)))
+    fs_mail_limits lim = {acct->mails_per_day, acct->resend_interval};
+    fs_queued_mail mail = {mid, msg};
+    if ((e = fs_store_recover_send(formsvc_store(r), email, &lim, hash_of(r, "code", code),
+                                   &mail)))
         return formsvc_send_problem(r, e);
     return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
 }
@@ -340,8 +318,8 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_error *verr = fs_error_validation(r->pool);
     static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
-    formsvc_unknown_members(r, body, allowed, verr);
-    const char *email = formsvc_email_member(r, body, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    const char *email = fs_json_email_member(r->pool, body, verr);
     const char *typed = string_member(r, body, "code", verr);
     json_object *rv = fs_json_get(body, "revokeExistingKeys");
     if (rv && !json_object_is_type(rv, json_type_boolean))
@@ -354,43 +332,37 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     const char *kid = fs_id_new(r->pool, "key_");
     const char *secret = fs_secret_generate(r->pool, c->key_prefix);
     if (!kid || !secret)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    const char *revoke = rv && json_object_get_boolean(rv) ? "t" : "f";
-    const char *args[] = {email,
-                          hash_of(r, "code", code ? code : typed),
-                          kid,
-                          fs_secret_display_prefix(r->pool, secret),
-                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
-                          revoke,
-                          revoke,
-                          revoke};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_recover_confirm", 8, args, &rs)))
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new key's id or secret"));
+    int revoke = rv && json_object_get_boolean(rv);
+    fs_new_secret ks = {kid, fs_secret_display_prefix(r->pool, secret),
+                        fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)};
+    fs_recovered rec;
+    if ((e = fs_store_recover_confirm(formsvc_store(r), email,
+                                      hash_of(r, "code", code ? code : typed), &ks, revoke, &rec)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1 || strcmp(FS_CELL(rs, 0, 0), "ok") || !FS_CELL(rs, 0, 2))
+    if (strcmp(rec.result, "ok") || !rec.key_json)
         /* the same answer for a wrong code, no code, an unknown or an
          * unverified address */
         return formsvc_send_problem(
             r, code_problem(r, "The code is wrong or no longer valid for this address. Codes "
                                "work once, for 24 hours, and 5 wrong tries void them."));
     FORMSVC_LOG(r, APLOG_NOTICE, 00622, "account recovered with an e-mailed code; new key %s", kid);
-    if (*revoke == 't') {
-        /* see fs_recover_sweep; the new secret is not out yet */
+    if (revoke) {
+        /* see fs_store_recover_sweep; the new secret is not out yet */
         const char *uid = json_object_get_string(
-            json_object_object_get(fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 1)), "id"));
-        const char *sw[] = {uid, kid, uid, uid};
-        fs_rows *ignored;
+            json_object_object_get(fs_json_parse_trusted(r->pool, rec.user_json), "id"));
         /* the recovery itself committed (and revoked all it saw): hand out
          * the key even if this second pass fails */
-        if ((e = formsvc_query(r, "fs_recover_sweep", 4, sw, &ignored)))
+        if ((e = fs_store_recover_sweep(formsvc_store(r), uid, kid)))
             FORMSVC_LOG(r, APLOG_ERR, 02000,
                         "account recovery: sweep of credentials made meanwhile failed (%s)",
-                        e->slug);
+                        e->cause ? e->cause : e->slug);
     }
     json_object *out = fs_json_own(r->pool, json_object_new_object());
-    json_object *key = json_tokener_parse(FS_CELL(rs, 0, 2));
+    json_object *key = json_tokener_parse(rec.key_json);
     json_object_object_add(key, "secret", json_object_new_string(secret));
-    json_object_object_add(out, "user", json_tokener_parse(FS_CELL(rs, 0, 1)));
+    json_object_object_add(out, "user", json_tokener_parse(rec.user_json));
     json_object_object_add(out, "apiKey", key);
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/me", NULL));
@@ -401,12 +373,11 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
 #define OUTBOX_STUCK_SECONDS 300
 static int formsvc_h_outbox(request_rec *r, const char *const *caps) {
     (void)caps;
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_outbox_status", 0, NULL, &rs);
+    fs_outbox_status ob;
+    fs_error *e = fs_store_outbox_status(formsvc_store(r), &ob);
     if (e)
         return formsvc_send_problem(r, e);
-    apr_int64_t pending = apr_atoi64(FS_CELL(rs, 0, 0)), age = apr_atoi64(FS_CELL(rs, 0, 1)),
-                failed = apr_atoi64(FS_CELL(rs, 0, 2));
+    apr_int64_t pending = ob.pending, age = ob.oldest_seconds, failed = ob.failed_day;
     if (pending > 0 && age > OUTBOX_STUCK_SECONDS) {
         e = fs_error_make(r->pool, "service-unavailable",
                           "The mail outbox is stuck: %" APR_INT64_T_FMT " messages wait, the "

@@ -1,10 +1,13 @@
 /* handle_webhooks: GET /v1/events (cursor feed with long polling) and
  * /v1/webhooks: create (secret shown once), list, get, delete, and the
  * deliveries of one webhook. */
-#include "forms.h"
+#include "audit.h"
+#include "forms_access.h"
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_webhooks.h"
 #include "fs_webhook.h"
+#include "quota.h"
 #include "webhooks.h"
 
 #include <apr_strings.h>
@@ -45,7 +48,9 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     int wait = 0;
-    const char *w = formsvc_arg(r, "wait");
+    const char *w, *after;
+    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "after", &after)))
+        return formsvc_send_problem(r, e);
     if (w) {
         char *end;
         long v = strtol(w, &end, 10);
@@ -59,19 +64,17 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         wait = (int)v;
     }
     formsvc_principal *who = formsvc_req_get(r)->who;
-    const char *after = formsvc_arg(r, "after");
-    fs_rows *rs;
     if (after && *after == '\0')
         after = NULL;
     if (after) {
-        const char *a1[] = {after, who->user_id};
+        int exists;
         if (!fs_id_valid(after, "evt_"))
             return formsvc_send_problem(
                 r, fs_error_make(r->pool, "malformed-request",
                                  "after must be the id of an event of this account."));
-        if ((e = formsvc_query(r, "fs_event_cursor", 2, a1, &rs)))
+        if ((e = fs_store_event_exists(formsvc_store(r), who->user_id, after, &exists)))
             return formsvc_send_problem(r, e);
-        if (rs->nrows == 0)
+        if (!exists)
             return formsvc_send_problem(
                 r, fs_error_make(r->pool, "malformed-request",
                                  "after names no event of this account (events are kept 30 "
@@ -80,13 +83,12 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     const char *forms = formsvc_form_constraints(r);
     /* submission.created events carry the answers: only for a caller that
      * may read submissions (docs/webhooks.md) */
-    const char *subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ) ? "t" : "f";
-    const char *args[] = {who->user_id, forms, forms, subs, after, after,
-                          apr_itoa(r->pool, limit + 1)};
+    int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
-    if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, after, limit, &page)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows == 0 && wait > 0) {
+    if (page.n == 0 && wait > 0) {
         /* A bounded number of requests may sleep in this child, and none
          * holds a database connection while it does: query, give the
          * connection back, sleep, take one again. */
@@ -94,12 +96,13 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!held)
             apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
         for (apr_time_t now = apr_time_now();
-             held && rs->nrows == 0 && now < deadline && !r->connection->aborted;
+             held && page.n == 0 && now < deadline && !r->connection->aborted;
              now = apr_time_now()) {
             formsvc_db_release(r);
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
             apr_sleep(deadline - now < nap ? deadline - now : nap);
-            if ((e = formsvc_query(r, "fs_event_list", 7, args, &rs)))
+            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, after, limit,
+                                         &page)))
                 return formsvc_send_problem(r, e);
         }
         formsvc_event_wait_end(r, held);
@@ -107,12 +110,11 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object *arr = json_object_new_array();
     json_object_object_add(o, "data", arr);
-    int n = rs->nrows > limit ? limit : rs->nrows;
-    for (int i = 0; i < n; i++)
-        json_object_array_add(arr, json_tokener_parse(FS_CELL(rs, i, 1)));
-    const char *next = n ? FS_CELL(rs, n - 1, 0) : after;
+    for (int i = 0; i < page.n; i++)
+        json_object_array_add(arr, json_tokener_parse(page.items[i].json));
+    const char *next = page.n ? page.items[page.n - 1].id : after;
     json_object_object_add(o, "nextCursor", next ? json_object_new_string(next) : NULL);
-    json_object_object_add(o, "hasMore", json_object_new_boolean(rs->nrows > limit));
+    json_object_object_add(o, "hasMore", json_object_new_boolean(page.more));
     return formsvc_send_obj(r, 200, o);
 }
 
@@ -203,7 +205,7 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
         fs_error_add(r->pool, verr, "/formId", "required",
                      "A credential limited to some forms must name one of them in formId.");
     }
-    formsvc_unknown_members(r, body, allowed, verr);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* routing submission data somewhere is reading it */
@@ -218,24 +220,24 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     const char *sealed =
         id && secret ? fs_webhook_seal(r->pool, c->pepper, c->pepper_len, id, secret) : NULL;
     if (!sealed)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    fs_rows *rs;
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a webhook's id or secret, or "
+                                          "the secret cannot be sealed"));
     /* created_by: a webhook registered by a delegate dies with it (sql/0019) */
-    const char *args[] = {id,     who->user_id, url,          fs_json_str(r->pool, ev), form_id,
-                          sealed, who->key_id,  who->user_id, apr_itoa(r->pool, limit)};
-    if ((e = formsvc_query(r, "fs_webhook_create", 9, args, &rs)))
+    fs_new_webhook w = {id, who->user_id, url, fs_json_str(r->pool, ev), form_id, sealed,
+                        who->key_id};
+    const char *made;
+    if ((e = fs_store_webhook_create(formsvc_store(r), &w, limit, &made)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows == 0) {
-        fs_rows *cnt;
-        const char *a1[] = {who->user_id};
-        if ((e = formsvc_query(r, "fs_webhook_count", 1, a1, &cnt)))
+    if (!made) {
+        int n;
+        if ((e = fs_store_webhook_count(formsvc_store(r), who->user_id, &n)))
             return formsvc_send_problem(r, e);
         return formsvc_send_problem(
-            r,
-            formsvc_quota_exceeded(r, "webhooks", limit, cnt->nrows ? FS_CELL(cnt, 0, 0) : NULL));
+            r, formsvc_quota_exceeded(r, "webhooks", limit, apr_itoa(r->pool, n)));
     }
     formsvc_audit_form(r, "webhook.created", id, form_id);
-    json_object *o = fs_json_own(r->pool, json_tokener_parse(FS_CELL(rs, 0, 0)));
+    json_object *o = fs_json_own(r->pool, json_tokener_parse(made));
     json_object_object_add(o, "secret", json_object_new_string(secret));
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/webhooks/", id, NULL));
@@ -249,68 +251,65 @@ static int formsvc_h_webhooks_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_paging(r, "webhooks", "whk_", &limit, &after);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *forms = formsvc_form_constraints(r);
-    const char *args[] = {formsvc_req_get(r)->who->user_id, forms, forms, after, after,
-                          apr_itoa(r->pool, limit + 1)};
-    fs_rows *rs;
-    if ((e = formsvc_query(r, "fs_webhook_list", 6, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_webhook_list(formsvc_store(r), formsvc_req_get(r)->who->user_id,
+                                   formsvc_form_constraints(r), after, limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "webhooks", rs, limit);
+    return formsvc_send_page(r, "webhooks", &page);
 }
 
-/* The caller's webhook (json in column 0), or a problem (404 for a
- * malformed id, another account's webhook, or one outside the caller's
- * form: constraints). */
-static fs_error *load(request_rec *r, const char *id, fs_rows **rs) {
+/* The caller's webhook: its representation and the form it is limited to
+ * (NULL: every form), or a problem (404 for a malformed id, another
+ * account's webhook, or one outside the caller's form: constraints). */
+static fs_error *load(request_rec *r, const char *id, const char **json, const char **form_id) {
     if (!fs_id_valid(id, "whk_"))
         return fs_error_make(r->pool, "not-found", "No such webhook.");
-    const char *args[] = {id, formsvc_req_get(r)->who->user_id};
-    fs_error *e = formsvc_query(r, "fs_webhook_get", 2, args, rs);
+    fs_error *e =
+        fs_store_webhook_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, id, json, form_id);
     if (e)
         return e;
-    if ((*rs)->nrows != 1 || !form_visible(r, FS_CELL(*rs, 0, 1)))
+    if (!*json || !form_visible(r, *form_id))
         return fs_error_make(r->pool, "not-found", "No such webhook.");
     return NULL;
 }
 
 static int formsvc_h_webhooks_get(request_rec *r, const char *const *caps) {
-    fs_rows *rs;
-    fs_error *e = load(r, caps[0], &rs);
+    const char *json, *form_id;
+    fs_error *e = load(r, caps[0], &json, &form_id);
     if (e)
         return formsvc_send_problem(r, e);
-    return formsvc_send_json(r, 200, FS_CELL(rs, 0, 0));
+    return formsvc_send_json(r, 200, json);
 }
 
 static int formsvc_h_webhooks_delete(request_rec *r, const char *const *caps) {
-    fs_rows *rs;
-    fs_error *e = load(r, caps[0], &rs);
+    const char *json, *form_id;
+    fs_error *e = load(r, caps[0], &json, &form_id);
     if (e)
         return formsvc_send_problem(r, e);
-    const char *form_id = FS_CELL(rs, 0, 1);
-    const char *tree = formsvc_tree_root(r);
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, tree, tree};
-    if ((e = formsvc_query(r, "fs_webhook_delete", 4, args, &rs)))
+    int deleted;
+    if ((e = fs_store_webhook_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],
+                                     formsvc_tree_root(r), &deleted)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1 || !strcmp(FS_CELL(rs, 0, 0), "0"))
+    if (!deleted)
         return not_found(r);
     formsvc_audit_form(r, "webhook.deleted", caps[0], form_id);
     return formsvc_send_empty(r, 204);
 }
 
 static int formsvc_h_webhooks_deliveries(request_rec *r, const char *const *caps) {
-    fs_rows *rs;
-    fs_error *e = load(r, caps[0], &rs);
+    const char *json, *form_id;
+    fs_error *e = load(r, caps[0], &json, &form_id);
     if (e)
         return formsvc_send_problem(r, e);
     int limit;
     const char *after;
     if ((e = formsvc_paging(r, "deliveries", "dlv_", &limit, &after)))
         return formsvc_send_problem(r, e);
-    const char *args[] = {caps[0], formsvc_req_get(r)->who->user_id, after, after,
-                          apr_itoa(r->pool, limit + 1)};
-    if ((e = formsvc_query(r, "fs_delivery_list", 5, args, &rs)))
+    fs_list_page page;
+    if ((e = fs_store_delivery_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],
+                                    after, limit, &page)))
         return formsvc_send_problem(r, e);
-    return formsvc_send_page(r, "deliveries", rs, limit);
+    return formsvc_send_page(r, "deliveries", &page);
 }
 
 const formsvc_route formsvc_routes_webhooks[] = {

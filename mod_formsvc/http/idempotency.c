@@ -1,6 +1,7 @@
 /* idempotency: claiming keys, replaying and recording answers. */
 #include "idempotency.h"
 #include "fs_idempotency.h"
+#include "fs_store_forms.h"
 
 #include <apr_strings.h>
 
@@ -11,30 +12,24 @@ struct formsvc_idem {
     int done; /* recorded or released */
 };
 
-static int replay(request_rec *r, formsvc_idem *st, fs_rows *rs) {
+static int replay(request_rec *r, formsvc_idem *st, const fs_idem_record *rec) {
     formsvc_srv *c = formsvc_conf(r->server);
-    int status = atoi(FS_CELL(rs, 0, 1));
+    int status = rec->status;
     const char *plain =
-        fs_idem_open(r->pool, c->pepper, c->pepper_len, st->scope, st->key, FS_CELL(rs, 0, 3));
+        fs_idem_open(r->pool, c->pepper, c->pepper_len, st->scope, st->key, rec->body);
     const char *nl = plain ? strchr(plain, '\n') : NULL;
-    if (!nl) {
-        FORMSVC_LOG(r, APLOG_ERR, 00401, "idempotency record cannot be opened");
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    }
+    if (!nl)
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "the Idempotency-Key record cannot be opened (was the "
+                                          "pepper changed?)"));
     const char *ctype = apr_pstrndup(r->pool, plain, (apr_size_t)(nl - plain));
     const char *body = nl + 1;
     apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
-    if (FS_CELL(rs, 0, 2))
-        apr_table_setn(r->headers_out, "Location", FS_CELL(rs, 0, 2));
+    if (rec->location)
+        apr_table_setn(r->headers_out, "Location", rec->location);
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    r->status = status;
-    if (*ctype)
-        ap_set_content_type(r, ctype);
-    ap_set_content_length(r, (apr_off_t)strlen(body));
-    if (!r->header_only && *body)
-        ap_rputs(body, r);
-    return OK;
+    return formsvc_send_body(r, status, *ctype ? ctype : NULL, body, strlen(body));
 }
 
 int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_size_t len,
@@ -58,28 +53,28 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
     const char *path = formsvc_req_get(r)->path;
     const char *fp = fs_idem_fingerprint(r->pool, r->method, path ? path : r->uri, body, len);
     if (!fp)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "internal", NULL));
-    fs_rows *rs;
-    const char *a0[] = {NULL};
-    if (formsvc_query(r, "fs_idem_purge", 0, a0, &rs)) {
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "the request's fingerprint cannot be computed"));
+    fs_store *store = formsvc_store(r);
+    if (fs_store_idem_purge(store)) {
         /* purging is housekeeping; the claim below reports real trouble */
     }
-    const char *args[] = {scope, key, fp};
-    fs_error *e = formsvc_query(r, "fs_idem_claim", 3, args, &rs);
+    int claimed;
+    fs_error *e = fs_store_idem_claim(store, scope, key, fp, &claimed);
     if (e)
         return formsvc_send_problem(r, e);
-    if (rs->nrows == 1) {
+    if (claimed) {
         *out = st;
         return FORMSVC_IDEM_PROCEED;
     }
-    const char *a2[] = {scope, key};
-    if ((e = formsvc_query(r, "fs_idem_get", 2, a2, &rs)))
+    fs_idem_record *rec;
+    if ((e = fs_store_idem_get(store, scope, key, &rec)))
         return formsvc_send_problem(r, e);
-    if (rs->nrows != 1) /* expired between the two statements: very rare */
+    if (!rec) /* expired between the two statements: very rare */
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "conflict",
                              "The Idempotency-Key changed state; retry the request."));
-    if (strcmp(FS_CELL(rs, 0, 0), fp)) {
+    if (strcmp(rec->request_hash, fp)) {
         e = fs_error_validation(r->pool);
         e->detail = "This Idempotency-Key was already used with a different request in the "
                     "last 24 hours; use a new key for a new request.";
@@ -87,25 +82,25 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
                      "The body differs from the first request with this Idempotency-Key.");
         return formsvc_send_problem(r, e);
     }
-    if (atoi(FS_CELL(rs, 0, 1)) == 0) {
+    if (rec->status == 0) {
         e = fs_error_make(r->pool, "conflict",
                           "A request with this Idempotency-Key is still being processed; "
                           "retry in a moment.");
         e->retry_after = 1;
         return formsvc_send_problem(r, e);
     }
-    return replay(r, st, rs);
+    return replay(r, st, rec);
 }
 
 void formsvc_idem_release(request_rec *r, formsvc_idem *st) {
     if (!st || st->done)
         return;
     st->done = 1;
-    const char *args[] = {st->scope, st->key};
-    fs_rows *rs;
-    if (formsvc_query(r, "fs_idem_release", 2, args, &rs))
+    fs_error *e = fs_store_idem_release(formsvc_store(r), st->scope, st->key);
+    if (e)
         FORMSVC_LOG(r, APLOG_WARNING, 00402,
-                    "idempotency claim not released; it lapses after a minute");
+                    "idempotency claim not released (%s); it lapses after a minute",
+                    e->cause ? e->cause : e->slug);
 }
 
 void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const char *content_type,
@@ -124,12 +119,13 @@ void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const cha
         formsvc_idem_release(r, st);
         return;
     }
-    const char *args[] = {apr_itoa(r->pool, status), apr_table_get(r->headers_out, "Location"),
-                          sealed, st->scope, st->key};
-    fs_rows *rs;
+    int stored;
     st->done = 1;
-    if (formsvc_query(r, "fs_idem_store", 5, args, &rs) || rs->nrows != 1) {
-        FORMSVC_LOG(r, APLOG_WARNING, 00403, "idempotency record not stored");
+    fs_error *e = fs_store_idem_store(formsvc_store(r), st->scope, st->key, status,
+                                      apr_table_get(r->headers_out, "Location"), sealed, &stored);
+    if (e || !stored) {
+        FORMSVC_LOG(r, APLOG_WARNING, 00403, "idempotency record not stored (%s)",
+                    e ? (e->cause ? e->cause : e->slug) : "the claim was lost");
         st->done = 0;
         formsvc_idem_release(r, st);
     }

@@ -1,5 +1,6 @@
-/* idempotency: Idempotency-Key for POST endpoints (/v1/forms, /v1/keys,
- * and the public submission POST /f/...).
+/* idempotency: Idempotency-Key for the POST endpoints of /v1 (/v1/forms,
+ * /v1/keys). The public submission POST /f/... has its own records,
+ * written in the submission's statement (public.h, public_idempotency.c).
  *
  * Use:
  *     formsvc_idem *idem;
@@ -8,13 +9,12 @@
  *     ... on failure: return formsvc_idem_problem(r, idem, e);
  *     ... on success: formsvc_idem_record(r, idem, 201, "application/json", json);
  *                     then send the answer as usual.
- * scope is the calling credential's key id for /v1 (records belong to the
+ * scope is the calling credential's key id (records belong to the
  * credential that made them: another credential of the same account, even
  * a broader one, never gets them replayed; formsvc_idem_begin enforces
- * this whenever a bearer principal is present), the form id for public
- * posts. idem
- * is NULL when the request carried no Idempotency-Key; every function
- * accepts NULL and then does nothing.
+ * this whenever a bearer principal is present). idem is NULL when the
+ * request carried no Idempotency-Key; every function accepts NULL and
+ * then does nothing.
  *
  * Only 2xx/3xx answers are recorded; after any other answer the key is
  * released, so a corrected retry with the same key runs. A second request

@@ -10,6 +10,8 @@
 #include "metrics.h"
 #include "config_accounts.h"
 #include "fs_secret.h"
+#include "fs_store_ops.h"
+#include "fs_store_verify.h"
 #include "fs_util.h"
 #include "worker.h"
 
@@ -17,6 +19,7 @@
 #include <apr_file_io.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
+#include <http_core.h>
 #include <unistd.h>
 #include <unixd.h>
 
@@ -36,11 +39,26 @@ char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, 
     return *id ? fs_mail_build(r->pool, &m) : NULL;
 }
 
+/* Without FormsvcMailTransport, mail is written to files here, under /var
+ * (not under ServerRoot, which is /etc/apache2 on Debian); the Debian
+ * package makes it, owned by www-data. */
+#define DEFAULT_SPOOL "/var/spool/formsvc/mail"
+
 static const char *mail_dir(apr_pool_t *p, formsvc_acct *a) {
-    return a->mail_target ? a->mail_target : ap_server_root_relative(p, "formsvc-mail");
+    (void)p;
+    return a->mail_target ? a->mail_target : DEFAULT_SPOOL;
 }
 
 int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
+    /* once per start (not in the first of Debian's two configuration
+     * passes); vhosts without a transport of their own inherit this one */
+    if (!formsvc_conf(s)->acct->mail_set &&
+        ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG)
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00615,
+                     "no FormsvcMailTransport: verification and recovery mail is "
+                     "only written to files in " DEFAULT_SPOOL ", not sent; set "
+                     "FormsvcMailTransport smtp smtp://your-relay:25 (or sendmail "
+                     "\"/usr/sbin/sendmail -i -t\") in formsvc.conf");
     for (server_rec *sp = s; sp; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
         if (a->smtp_password_file && !a->smtp_password) {
@@ -81,9 +99,9 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
 
 /* Delivers claimed message i; returns NULL or the error. No database
  * connection is held meanwhile. */
-static const char *deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i) {
+static const char *deliver_one(apr_pool_t *p, server_rec *s, const fs_outbox_msg *m) {
     formsvc_acct *a = formsvc_conf(s)->acct;
-    const char *id = FS_CELL(rs, i, 0), *rcpt = FS_CELL(rs, i, 1), *msg = FS_CELL(rs, i, 2);
+    const char *id = m->id, *rcpt = m->recipient, *msg = m->message;
     fs_mail_transport t = {a->mail == FORMSVC_MAIL_SMTP       ? FS_MAIL_SMTP
                            : a->mail == FORMSVC_MAIL_SENDMAIL ? FS_MAIL_SENDMAIL
                                                               : FS_MAIL_FILE,
@@ -93,15 +111,14 @@ static const char *deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i)
     return fs_mail_deliver(p, &t, id, from ? from : "", rcpt, msg);
 }
 
-static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i,
+static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_outbox_msg *m,
                        const char *err) {
-    const char *id = FS_CELL(rs, i, 0);
-    int attempts = atoi(FS_CELL(rs, i, 3));
-    fs_rows *out;
+    (void)p;
+    const char *id = m->id;
+    int attempts = m->attempts;
     formsvc_metric_inc(err ? FORMSVC_M_MAIL_FAILED : FORMSVC_M_MAIL_SENT);
     if (!err) {
-        const char *args[] = {id};
-        fs_db_query(p, db, "fs_outbox_sent", 1, args, &out);
+        fs_store_outbox_sent(st, id);
         return;
     }
     int backoff = 30;
@@ -109,8 +126,7 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
         backoff *= 2;
     if (backoff > 3600)
         backoff = 3600;
-    const char *args[] = {err, apr_itoa(p, backoff), apr_itoa(p, MAX_ATTEMPTS), id};
-    fs_db_query(p, db, "fs_outbox_failed", 4, args, &out);
+    fs_store_outbox_failed(st, id, err, backoff, MAX_ATTEMPTS);
     FORMSVC_SLOG(s, attempts >= MAX_ATTEMPTS ? APLOG_ERR : APLOG_WARNING, 0, 00614,
                  "mail %s not delivered (attempt %d of %d): %s", id, attempts,
                  MAX_ATTEMPTS, err);
@@ -122,29 +138,28 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
  * after the lease, from this machine or another. */
 static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
     fs_db db;
-    fs_rows *rs = NULL;
+    fs_outbox_batch rs = {0, NULL};
     void *d = formsvc_worker_db(w, p, &db);
     if (!d)
         return;
-    const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
-    if (fs_db_query(p, &db, "fs_outbox_claim", 2, args, &rs))
-        rs = NULL;
+    fs_store *st = fs_store_on(p, &db);
+    if (fs_store_outbox_claim(st, LEASE_SECONDS, BATCH, &rs))
+        rs.n = 0;
     if (round % 600 == 17) { /* about every ten minutes */
-        fs_rows *x;
-        fs_db_query(p, &db, "fs_outbox_sweep", 0, NULL, &x);
-        fs_db_query(p, &db, "fs_ratelimit_sweep", 0, NULL, &x);
+        fs_store_outbox_sweep(st);
+        fs_store_ratelimit_sweep(st);
     }
     formsvc_worker_db_close(w, d);
-    if (!rs || rs->nrows == 0)
+    if (rs.n == 0)
         return;
-    const char **err = apr_pcalloc(p, sizeof(*err) * (apr_size_t)rs->nrows);
+    const char **err = apr_pcalloc(p, sizeof(*err) * (apr_size_t)rs.n);
     int tried = 0;
-    for (; tried < rs->nrows && !formsvc_worker_stopping(w); tried++)
-        err[tried] = deliver_one(p, s, rs, tried);
+    for (; tried < rs.n && !formsvc_worker_stopping(w); tried++)
+        err[tried] = deliver_one(p, s, &rs.msgs[tried]);
     if (!tried || !(d = formsvc_worker_db(w, p, &db)))
         return; /* the leases run out and the messages go again */
     for (int i = 0; i < tried; i++)
-        record_one(p, s, &db, rs, i, err[i]);
+        record_one(p, s, st, &rs.msgs[i], err[i]);
     formsvc_worker_db_close(w, d);
 }
 

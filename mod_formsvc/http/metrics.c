@@ -1,6 +1,8 @@
 /* metrics: shared counters and the /metrics exposition (see metrics.h). */
 #include "metrics.h"
 #include "fs_store.h"
+#include "fs_store_verify.h"
+#include "version.h"
 
 #include <apr_atomic.h>
 #include <apr_hash.h>
@@ -308,19 +310,21 @@ static void events(apr_bucket_brigade *bb) {
 
 /* The outbox figures, from the database now; 0 when it does not answer. */
 static int outbox(request_rec *r, apr_bucket_brigade *bb) {
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_outbox_status", 0, NULL, &rs);
-    int up = !e && rs->nrows == 1;
+    fs_outbox_status ob;
+    int up = !fs_store_outbox_status(formsvc_store(r), &ob);
     if (up) {
         head(bb, "formsvc_mail_outbox_depth", "gauge", "Mail waiting in the outbox to be sent.");
-        apr_brigade_printf(bb, NULL, NULL, "formsvc_mail_outbox_depth %s\n", FS_CELL(rs, 0, 0));
+        apr_brigade_printf(bb, NULL, NULL, "formsvc_mail_outbox_depth %" APR_INT64_T_FMT "\n",
+                           ob.pending);
         head(bb, "formsvc_mail_outbox_oldest_seconds", "gauge",
              "Age of the oldest mail waiting in the outbox (0: none).");
-        apr_brigade_printf(bb, NULL, NULL, "formsvc_mail_outbox_oldest_seconds %s\n",
-                           FS_CELL(rs, 0, 1));
+        apr_brigade_printf(bb, NULL, NULL,
+                           "formsvc_mail_outbox_oldest_seconds %" APR_INT64_T_FMT "\n",
+                           ob.oldest_seconds);
         head(bb, "formsvc_mail_failed_last_day", "gauge",
              "Mail given up on (after every attempt) in the last 24 hours.");
-        apr_brigade_printf(bb, NULL, NULL, "formsvc_mail_failed_last_day %s\n", FS_CELL(rs, 0, 2));
+        apr_brigade_printf(bb, NULL, NULL, "formsvc_mail_failed_last_day %" APR_INT64_T_FMT "\n",
+                           ob.failed_day);
     }
     return up;
 }

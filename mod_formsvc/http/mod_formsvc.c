@@ -1,12 +1,24 @@
-/* mod_formsvc: hook registration, startup checks and nothing else. */
+/* mod_formsvc: the module record, the startup checks (mod_dbd present, a
+ * database configured, statements prepared, the schema version at child
+ * start) and the registration of the hooks. The hooks of a part that has
+ * its own state register themselves, called from formsvc_register_hooks:
+ * auth.c (formsvc_register_authz), public_cache.c (formsvc_public_hooks),
+ * webhooks_worker.c (formsvc_webhook_hooks), dbpool.c
+ * (formsvc_dbpool_hooks), log.c, request_id.c, metrics.c. */
 #include "glue.h"
 #include "fs_store.h"
+#include "fs_store_ops.h"
 #include "dbpool.h"
 #include "mail.h"
 #include "metrics.h"
+#include "public.h"
+#include "tally.h"
 #include "webhooks.h"
 #include "ratelimit.h"
 #include "request_id.h"
+#include "schema_check.h"
+#include "fs_migrations.h"
+#include "version.h"
 
 #include <apr_hash.h>
 #include <apr_optional.h>
@@ -85,6 +97,14 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "DBDParams \"host=... dbname=... user=... connect_timeout=2\"");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    /* a statement table that overflowed or whose statements do not take
+     * the arguments they declare would fail at the first request */
+    const char *bad = fs_store_check(ptemp);
+    if (bad) {
+        FORMSVC_SLOG(s, APLOG_CRIT, 0, 00304, "the module's statements are broken: %s",
+                     bad);
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
     prepare_statements(ptemp, s, prepare);
     if (!formsvc_conf(s)->pepper)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
@@ -92,6 +112,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "SHA-256; set a pepper in production");
     formsvc_dbpool_post_config(pconf, s);
     formsvc_metrics_post_config(pconf, s);
+    formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
@@ -102,6 +123,8 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     formsvc_dbpool_child_init(p, s);
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
+    formsvc_schema_child_init(p, s);
+    formsvc_tally_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)
@@ -110,19 +133,41 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     apr_pool_create(&tmp, p);
     ap_dbd_t *d = open(tmp, s);
     if (!d) {
-        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00306,
-                     "database not reachable at start; /readyz answers 503 "
-                     "until it is");
+        /* mod_dbd opens no connection when preparing a statement fails,
+         * which is what a schema behind the module looks like: ask the
+         * database on a connection of our own which it is */
+        const char *why;
+        switch (formsvc_schema_diagnose(tmp, s, &why)) {
+        case FORMSVC_SCHEMA_BEHIND:
+            FORMSVC_SLOG(s, APLOG_ERR, 0, 00307,
+                         "database %s; /readyz answers 503 until then", why);
+            break;
+        case FORMSVC_SCHEMA_UNREACHABLE:
+            FORMSVC_SLOG(s, APLOG_WARNING, 0, 00306,
+                         "database not reachable at start (%s); /readyz answers 503 "
+                         "until it is",
+                         why);
+            break;
+        default:
+            FORMSVC_SLOG(s, APLOG_WARNING, 0, 00310,
+                         "database reachable and its schema current, but mod_dbd "
+                         "opened no connection (see its lines above); /readyz answers 503 "
+                         "until it does");
+        }
     } else {
         fs_db db = {d->driver, d->handle, d->prepared, d->pool};
-        fs_rows *rs;
-        const char *args[] = {apr_itoa(tmp, FS_SCHEMA_VERSION)};
-        fs_error *e = fs_db_query(tmp, &db, "fs_schema_ok", 1, args, &rs);
-        if (e || rs->nrows != 1 || FS_CELL(rs, 0, 0)[0] != 't')
-            FORMSVC_SLOG(s, APLOG_ERR, 0, 00307,
-                         "database schema is at version %s, this module needs %d: "
-                         "apply sql/ migrations; /readyz answers 503 until then",
-                         e || rs->nrows != 1 ? "?" : FS_CELL(rs, 0, 1), FS_SCHEMA_VERSION);
+        int ok, version;
+        fs_error *e = fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok,
+                                              &version);
+        if (e)
+            FORMSVC_SLOG(s, APLOG_ERR, 0, 00309,
+                         "the schema version cannot be read: %s",
+                         e->cause ? e->cause : e->detail ? e->detail : e->slug);
+        else if (!ok)
+            FORMSVC_SLOG(s, APLOG_ERR, 0, 00323,
+                         "database %s; /readyz answers 503 until then",
+                         fs_schema_behind_message(tmp, version >= 0 ? version : 0,
+                                                  FS_SCHEMA_VERSION));
         close(s, d);
     }
     apr_pool_destroy(tmp);

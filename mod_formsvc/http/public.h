@@ -4,11 +4,11 @@
 #define FORMSVC_PUBLIC_H
 
 #include "glue.h"
+#include "fs_store_public.h"
 
-/* A public form as fs_public_form returns it. Strings in the request pool. */
-typedef struct formsvc_pubform {
-    const char *id, *slug, *title, *description, *status, *version, *fields, *settings;
-} formsvc_pubform;
+/* A public form as the store returns it (fs_store_public_form): named
+ * strings in the request pool. */
+typedef fs_public_form formsvc_pubform;
 
 /* Last-known copies of public forms, per process, used only to give an
  * HTML respondent the form back while the database is unreachable. */

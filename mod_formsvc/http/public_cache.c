@@ -1,7 +1,7 @@
 /* public_cache: the last-known copy of each public form, so that an HTML
  * respondent whose post meets a database outage gets the form back with
- * everything typed (contract, section 6). Never used while the database
- * answers.
+ * everything typed (docs/public-forms.md, "Durability"). Never used while
+ * the database answers.
  *
  * Files in a directory under DefaultRuntimeDir (formsvc-forms/<id>.json,
  * and slug-<slug> naming the id), shared by every child of this machine
@@ -26,8 +26,6 @@
 #include <unistd.h>
 #include <unixd.h>
 
-#define N_CELLS 8 /* formsvc_pubform is N_CELLS strings: id, slug, title,
-                     description, status, version, fields, settings */
 #define MEMO_SLOTS 4096
 
 static _Atomic uint64_t memo[MEMO_SLOTS];
@@ -88,17 +86,50 @@ static void write_file(apr_pool_t *p, const char *path, const char *text) {
         apr_file_remove(tmp, p);
 }
 
+/* A cached form is a JSON object with one member per member of
+ * formsvc_pubform (null for NULL). */
+static void put(json_object *o, const char *k, const char *v) {
+    json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static json_object *to_json(const formsvc_pubform *f) {
+    json_object *o = json_object_new_object();
+    put(o, "id", f->id);
+    put(o, "slug", f->slug);
+    put(o, "title", f->title);
+    put(o, "description", f->description);
+    put(o, "status", f->status);
+    put(o, "version", f->version);
+    put(o, "fields", f->fields);
+    put(o, "settings", f->settings);
+    return o;
+}
+
+static const char *get(apr_pool_t *p, json_object *o, const char *k) {
+    json_object *v = fs_json_get(o, k);
+    return v && json_object_is_type(v, json_type_string) ? apr_pstrdup(p, json_object_get_string(v))
+                                                         : NULL;
+}
+
+static void from_json(apr_pool_t *p, json_object *o, formsvc_pubform *f) {
+    f->id = get(p, o, "id");
+    f->slug = get(p, o, "slug");
+    f->title = get(p, o, "title");
+    f->description = get(p, o, "description");
+    f->status = get(p, o, "status");
+    f->version = get(p, o, "version");
+    f->fields = get(p, o, "fields");
+    f->settings = get(p, o, "settings");
+}
+
 static void file_put(const formsvc_pubform *f) {
     if (!cache_dir || !safe_ref(f->id) || (f->slug && !safe_ref(f->slug)))
         return;
     apr_pool_t *p;
     if (apr_pool_create(&p, NULL) != APR_SUCCESS)
         return;
-    json_object *a = fs_json_own(p, json_object_new_array());
-    const char **src = (const char **)f;
-    for (int c = 0; c < N_CELLS; c++)
-        json_object_array_add(a, src[c] ? json_object_new_string(src[c]) : NULL);
-    write_file(p, apr_pstrcat(p, cache_dir, "/", f->id, ".json", NULL), fs_json_str(p, a));
+    json_object *o = fs_json_own(p, to_json(f));
+    write_file(p, apr_pstrcat(p, cache_dir, "/", f->id, ".json", NULL), fs_json_str(p, o));
     if (f->slug)
         write_file(p, apr_pstrcat(p, cache_dir, "/slug-", f->slug, NULL), f->id);
     apr_pool_destroy(p);
@@ -135,14 +166,10 @@ static int file_get(apr_pool_t *p, const char *ref, formsvc_pubform *out) {
     if (rv != APR_SUCCESS)
         return 0;
     text[n] = '\0';
-    json_object *a = fs_json_parse_trusted(p, text);
-    if (!a || !json_object_is_type(a, json_type_array) || json_object_array_length(a) != N_CELLS)
+    json_object *o = fs_json_parse_trusted(p, text);
+    if (!o || !json_object_is_type(o, json_type_object)) /* also a copy of an older release */
         return 0;
-    const char **dst = (const char **)out;
-    for (int c = 0; c < N_CELLS; c++) {
-        json_object *v = json_object_array_get_idx(a, c);
-        dst[c] = v ? apr_pstrdup(p, json_object_get_string(v)) : NULL;
-    }
+    from_json(p, o, out);
     return out->id && out->title && out->fields && out->status;
 }
 

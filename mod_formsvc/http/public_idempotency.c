@@ -8,18 +8,17 @@
 fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const char *key, int *found,
                                   const char **hash, int *status, const char **location,
                                   const char **body) {
-    const char *args[] = {form_id, key};
-    fs_rows *rs;
+    fs_idem_record *rec;
     *found = 0;
-    fs_error *e = formsvc_query(r, "fs_public_idem_get", 2, args, &rs);
+    fs_error *e = fs_store_public_idem_get(formsvc_store(r), form_id, key, &rec);
     if (e)
         return e;
-    if (rs->nrows == 1) {
+    if (rec) {
         *found = 1;
-        *hash = FS_CELL(rs, 0, 0);
-        *status = atoi(FS_CELL(rs, 0, 1));
-        *location = FS_CELL(rs, 0, 2);
-        *body = FS_CELL(rs, 0, 3);
+        *hash = rec->request_hash;
+        *status = rec->status;
+        *location = rec->location;
+        *body = rec->body;
     }
     return NULL;
 }

@@ -1,6 +1,8 @@
-/* quota: limits and use of an account, for GET /v1/me and the handlers. */
+/* quota: limits and use of an account, for GET /v1/me and the handlers:
+ * the figures, and the one shape of a quota-exceeded problem. */
 #include "quota.h"
 #include "fs_json.h"
+#include "fs_store_ops.h"
 
 #include <apr_strings.h>
 
@@ -18,14 +20,13 @@ static json_object *item(int limit, long long used) {
 }
 
 json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs_error **err) {
-    fs_rows *rs;
-    const char *args[] = {who->user_id};
-    *err = formsvc_query(r, "fs_account_usage", 1, args, &rs);
+    const char *usage;
+    *err = fs_store_account_usage(formsvc_store(r), who->user_id, &usage);
     if (*err)
         return NULL;
-    json_object *u = rs->nrows == 1 ? fs_json_parse_trusted(r->pool, FS_CELL(rs, 0, 0)) : NULL;
+    json_object *u = usage ? fs_json_parse_trusted(r->pool, usage) : NULL;
     if (!u) {
-        *err = fs_error_make(r->pool, "internal", NULL);
+        *err = fs_error_internal(r->pool, "fs_account_usage gave no usage for %s", who->user_id);
         return NULL;
     }
 #define USED(k) json_object_get_int64(fs_json_get(u, k))
@@ -55,3 +56,26 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
     return q;
 }
 
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
+{
+    fs_error *e = fs_error_make(r->pool, "quota-exceeded",
+                                "The account has reached its %s quota (%d).", quota, limit);
+    fs_error_set_str(r->pool, e, "quota", quota);
+    fs_error_set_int(r->pool, e, "limit", limit);
+    fs_error_set_int(r->pool, e, "used", used ? apr_atoi64(used) : limit);
+    return e;
+}
+
+fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    int limit = c->tier[formsvc_req_get(r)->who->verified ? 1 : 0].fields;
+    if (wanted <= limit)
+        return NULL;
+    fs_error *e =
+        fs_error_make(r->pool, "quota-exceeded",
+                      "A form of this account holds at most %d fields (%d asked).", limit, wanted);
+    fs_error_set_str(r->pool, e, "quota", "fields");
+    fs_error_set_int(r->pool, e, "limit", limit);
+    fs_error_set_int(r->pool, e, "used", now);
+    return e;
+}

@@ -12,4 +12,13 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
 /* The tier of an account (0 unverified, 1 verified) as configured. */
 const formsvc_tier *formsvc_tier_of(request_rec *r, int verified);
 
+/* 403 quota-exceeded for the count quota named quota ("forms", "keys",
+ * ...), with quota, limit and used (the decimal count the store returned;
+ * NULL: limit). */
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used);
+
+/* The fields quota of the caller's tier; 403 quota-exceeded when a form
+ * would hold more than it allows (used: the fields the form holds now). */
+fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now);
+
 #endif

@@ -8,6 +8,7 @@
  *    not exist yet (both atomic in memcached), with the window as expiry.
  * Keys of shared stores are SHA-256 of bucket and window (no raw address). */
 #include "ratelimit.h"
+#include "fs_store_ops.h"
 
 #include <apr_memcache.h>
 #include <apr_shm.h>
@@ -77,15 +78,13 @@ static int count_local(request_rec *r, const char *bucket, int window, int64_t w
 }
 
 static int count_pgsql(request_rec *r, const char *key, int64_t wend, int64_t *count) {
-    const char *args[] = {key, apr_psprintf(r->pool, "%" APR_INT64_T_FMT, wend)};
-    fs_rows *rs;
-    fs_error *e = formsvc_query(r, "fs_ratelimit_hit", 2, args, &rs);
-    if (e || rs->nrows != 1)
+    apr_int64_t n;
+    if (fs_store_ratelimit_hit(formsvc_store(r), key, wend, &n))
         return -1;
-    *count = apr_atoi64(FS_CELL(rs, 0, 0));
+    *count = n;
     /* Now and then, one request sweeps ended windows away. */
     if ((apr_time_now() & 1023) == 0)
-        formsvc_query(r, "fs_ratelimit_sweep", 0, NULL, &rs);
+        fs_store_ratelimit_sweep(formsvc_store(r));
     return 0;
 }
 

@@ -1,9 +1,10 @@
-/* request: per-request context, database access, body reading, responses. */
-#include "glue.h"
+/* request: per-request context, database access, body and query reading.
+ * The answers are in response.c. */
+#include "request.h"
+#include "capture.h"
 #include "dbpool.h"
-#include "dispatch.h"
-#include "request_id.h"
 #include "fs_json.h"
+#include "fs_negotiate.h"
 #include "fs_util.h"
 
 #include <apr_atomic.h>
@@ -84,90 +85,48 @@ void formsvc_db_release(request_rec *r)
         formsvc_req_get(x)->db = NULL;
 }
 
-fs_error *formsvc_query(request_rec *r, const char *label, int nargs,
-                        const char *const *args, fs_rows **out)
+static fs_error *request_db(void *baton, fs_db **db)
 {
-    fs_db *db;
-    fs_error *e = formsvc_db(r, &db);
-    if (e)
-        return e;
-    return fs_db_query(r->pool, db, label, nargs, args, out);
+    return formsvc_db(baton, db);
 }
 
-static void common_headers(request_rec *r)
-{
-    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-}
-
-/* During an internal dispatch (dispatch.h) answers are stored, not sent.
- * Returns 1 when it stored this one. */
-static int captured(request_rec *r, int status, const char *type, const char *body)
-{
-    formsvc_capture *cap = formsvc_req_get(r)->capture;
-    if (!cap)
-        return 0;
-    cap->status = status;
-    cap->type = type;
-    cap->body = body;
-    return 1;
-}
-
-int formsvc_send_json(request_rec *r, int status, const char *json)
-{
-    if (captured(r, status, "application/json", json))
-        return OK;
-    r->status = status;
-    ap_set_content_type(r, "application/json");
-    common_headers(r);
-    ap_set_content_length(r, (apr_off_t)strlen(json));
-    if (!r->header_only)
-        ap_rputs(json, r);
-    return OK;
-}
-
-int formsvc_send_obj(request_rec *r, int status, json_object *o)
-{
-    return formsvc_send_json(r, status, fs_json_str(r->pool, o));
-}
-
-int formsvc_send_empty(request_rec *r, int status)
-{
-    if (captured(r, status, NULL, NULL))
-        return OK;
-    r->status = status;
-    common_headers(r);
-    return OK;
-}
-
-int formsvc_send_problem(request_rec *r, fs_error *e)
+fs_store *formsvc_store(request_rec *r)
 {
     formsvc_req *q = formsvc_req_get(r);
-    const char *instance = q->capture ? apr_pstrcat(r->pool, formsvc_conf(r->server)->base_path,
-                                                    q->path, NULL)
-                         : r->prev    ? r->prev->uri
-                                      : r->uri;
-    const char *rid = formsvc_request_id(r);
-    if (rid) /* to quote when reporting the problem; the same as X-Request-Id */
-        fs_error_set_str(r->pool, e, "requestId", rid);
-    char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
-    if (e->status >= 500)
-        FORMSVC_LOG(r, e->status == 503 ? APLOG_WARNING : APLOG_ERR, 00102,
-                    "%d %s for %s", e->status, e->slug, instance);
-    if (captured(r, e->status, "application/problem+json", body))
-        return OK;
-    r->status = e->status;
-    ap_set_content_type(r, "application/problem+json");
-    common_headers(r);
-    if (e->www_authenticate)
-        apr_table_setn(r->err_headers_out, "WWW-Authenticate", e->www_authenticate);
-    if (e->retry_after > 0)
-        apr_table_setn(r->err_headers_out, "Retry-After",
-                       apr_itoa(r->pool, e->retry_after));
-    ap_set_content_length(r, (apr_off_t)strlen(body));
-    if (!r->header_only)
-        ap_rputs(body, r);
-    return OK;
+    if (!q->store)
+        q->store = fs_store_make(r->pool, request_db, r);
+    return q->store;
+}
+
+/* The problem for a body that could not be read: status is what httpd
+ * would answer (ap_map_http_request_error): 408 when the client was too
+ * slow, 413 over LimitRequestBody, 400 otherwise. AP_FILTER_ERROR means
+ * httpd's input filter has already sent the answer (a limit it enforces
+ * itself): formsvc_send_problem then sends nothing more. The rest of the
+ * body is not read, so the connection is not kept alive. */
+static fs_error *body_failed(request_rec *r, int status, apr_status_t rv)
+{
+    r->connection->keepalive = AP_CONN_CLOSE;
+    if (status == AP_FILTER_ERROR) {
+        formsvc_req_get(r)->body_answered = 1;
+        status = r->status >= 400 ? r->status : HTTP_BAD_REQUEST;
+    }
+    FORMSVC_LOG(r, APLOG_INFO, 00104, "request body not read: %d (%pm)", status, &rv);
+    switch (status) {
+    case HTTP_REQUEST_TIME_OUT:
+        return fs_error_make(r->pool, "request-timeout",
+                             "The request body did not arrive in time.");
+    case HTTP_REQUEST_ENTITY_TOO_LARGE:
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than the server accepts.");
+    default: {
+        fs_error *e = fs_error_make(r->pool, "malformed-request",
+                                    "The request body cannot be read.");
+        if (status != HTTP_BAD_REQUEST) /* 411, 501: httpd's own verdict */
+            e->status = status;
+        return e;
+    }
+    }
 }
 
 fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len)
@@ -183,63 +142,81 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
         *len = given->in_body ? given->in_len : 0;
         return NULL;
     }
-    if (ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK) != OK)
-        return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+    int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
+    if (rc != OK)
+        return body_failed(r, rc, APR_SUCCESS);
     if (r->remaining > max)
         return fs_error_make(r->pool, "payload-too-large",
                              "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
     if (!ap_should_client_block(r))
         return NULL;
+    /* Read with ap_get_brigade rather than ap_get_client_block, which
+     * loses the reason of a failure (server/protocol.c says as much): the
+     * status comes from ap_map_http_request_error, as in httpd's own
+     * modules. */
     apr_size_t cap = r->remaining > 0 ? (apr_size_t)r->remaining : 8192, n = 0;
     char *b = apr_palloc(r->pool, cap + 1);
-    for (;;) {
-        if (n == cap) {
-            if ((apr_off_t)cap >= max + 1)
-                break;
-            apr_size_t ncap = cap * 2 > (apr_size_t)max + 1 ? (apr_size_t)max + 1 : cap * 2;
-            char *nb = apr_palloc(r->pool, ncap + 1);
-            memcpy(nb, b, n);
-            b = nb;
-            cap = ncap;
+    apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+    int eos = 0;
+    while (!eos) {
+        apr_status_t rv = ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ,
+                                         HUGE_STRING_LEN);
+        if (rv != APR_SUCCESS) {
+            apr_brigade_destroy(bb);
+            return body_failed(r, ap_map_http_request_error(rv, HTTP_BAD_REQUEST), rv);
         }
-        long got = ap_get_client_block(r, b + n, cap - n);
-        if (got < 0)
-            return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
-        if (got == 0)
+        if (APR_BRIGADE_EMPTY(bb)) /* a filter that returns nothing: no more */
             break;
-        n += (apr_size_t)got;
-        if ((apr_off_t)n > max) {
-            /* drain nothing more: httpd discards the rest on close */
-            r->connection->keepalive = AP_CONN_CLOSE;
-            return fs_error_make(r->pool, "payload-too-large",
-                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+        for (apr_bucket *e = APR_BRIGADE_FIRST(bb); e != APR_BRIGADE_SENTINEL(bb);
+             e = APR_BUCKET_NEXT(e)) {
+            if (APR_BUCKET_IS_EOS(e)) {
+                eos = 1;
+                break;
+            }
+            const char *data;
+            apr_size_t got;
+            rv = apr_bucket_read(e, &data, &got, APR_BLOCK_READ);
+            if (rv != APR_SUCCESS) {
+                apr_brigade_destroy(bb);
+                return body_failed(r, ap_map_http_request_error(rv, HTTP_BAD_REQUEST), rv);
+            }
+            if ((apr_off_t)(n + got) > max) {
+                /* drain nothing more: httpd discards the rest on close */
+                apr_brigade_destroy(bb);
+                r->connection->keepalive = AP_CONN_CLOSE;
+                return fs_error_make(r->pool, "payload-too-large",
+                                     "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
+            }
+            if (n + got > cap) {
+                apr_size_t ncap = cap;
+                while (ncap < n + got)
+                    ncap *= 2;
+                if (ncap > (apr_size_t)max)
+                    ncap = (apr_size_t)max;
+                char *nb = apr_palloc(r->pool, ncap + 1);
+                memcpy(nb, b, n);
+                b = nb;
+                cap = ncap;
+            }
+            memcpy(b + n, data, got);
+            n += got;
         }
+        apr_brigade_cleanup(bb);
     }
+    apr_brigade_destroy(bb);
     b[n] = '\0';
     *buf = b;
     *len = n;
     return NULL;
 }
 
+/* JSON request bodies: application/json or application/merge-patch+json,
+ * UTF-8 only. */
 static int is_json_type(const char *ct)
 {
-    if (!ct)
-        return 0;
-    const char *semi = strchr(ct, ';');
-    apr_size_t n = semi ? (apr_size_t)(semi - ct) : strlen(ct);
-    while (n > 0 && ct[n - 1] == ' ')
-        n--;
-    if ((n == 16 && !strncasecmp(ct, "application/json", 16)) ||
-        (n == 28 && !strncasecmp(ct, "application/merge-patch+json", 28)))
-        ;
-    else
-        return 0;
-    if (semi) { /* only charset=utf-8 is allowed as a parameter */
-        const char *cs = ap_strcasestr(semi, "charset=");
-        if (cs && strncasecmp(cs + 8, "utf-8", 5) && strncasecmp(cs + 8, "\"utf-8\"", 7))
-            return 0;
-    }
-    return 1;
+    return (fs_media_is(ct, "application/json") ||
+            fs_media_is(ct, "application/merge-patch+json")) &&
+           fs_media_utf8(ct);
 }
 
 fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
@@ -279,29 +256,39 @@ fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
     return fs_json_parse_object(r->pool, buf, len, out);
 }
 
-const char *formsvc_arg(request_rec *r, const char *name)
+fs_error *formsvc_arg(request_rec *r, const char *name, const char **out)
 {
+    *out = NULL;
     if (!r->args)
         return NULL;
     apr_size_t nl = strlen(name);
-    char *args = apr_pstrdup(r->pool, r->args), *last = NULL;
-    for (char *kv = apr_strtok(args, "&", &last); kv; kv = apr_strtok(NULL, "&", &last)) {
-        if (strncmp(kv, name, nl) == 0 && (kv[nl] == '=' || kv[nl] == '\0')) {
-            char *v = apr_pstrdup(r->pool, kv[nl] ? kv + nl + 1 : "");
-            for (char *q = v; *q; q++)
-                if (*q == '+')
-                    *q = ' ';
-            if (ap_unescape_url(v) != OK)
-                return "\x01"; /* undecodable: never a valid value */
-            return v;
+    for (const char *kv = r->args; *kv; kv++) {
+        const char *end = strchr(kv, '&');
+        apr_size_t n = end ? (apr_size_t)(end - kv) : strlen(kv);
+        if (n >= nl && strncmp(kv, name, nl) == 0 && (n == nl || kv[nl] == '=')) {
+            const char *v = n > nl ? kv + nl + 1 : "";
+            apr_size_t vl = n > nl ? n - nl - 1 : 0;
+            if (!(*out = fs_form_decode(r->pool, v, vl)))
+                return fs_error_make(r->pool, "malformed-request",
+                                     "The query parameter %s is not validly encoded "
+                                     "(UTF-8, %%XX escapes, no NUL).",
+                                     name);
+            return NULL;
         }
+        if (!end)
+            break;
+        kv = end;
     }
     return NULL;
 }
 
 fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out)
 {
-    const char *v = formsvc_arg(r, name);
+    const char *v;
+    fs_error *bad = formsvc_arg(r, name, &v);
+    *out = 0;
+    if (bad)
+        return bad;
     *out = v && !strcmp(v, "true");
     if (v && strcmp(v, "true") && strcmp(v, "false")) {
         fs_error *e = fs_error_validation(r->pool);
@@ -315,9 +302,14 @@ fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out)
 fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
                          int *limit, const char **after)
 {
-    const char *l = formsvc_arg(r, "limit"), *c = formsvc_arg(r, "cursor");
+    const char *l, *c;
     *limit = 20;
     *after = NULL;
+    fs_error *bad = formsvc_arg(r, "limit", &l);
+    if (!bad)
+        bad = formsvc_arg(r, "cursor", &c);
+    if (bad)
+        return bad;
     if (l) {
         char *end;
         long v = strtol(l, &end, 10);
@@ -338,37 +330,6 @@ fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix
                                  "The cursor is malformed or belongs to another list.");
     }
     return NULL;
-}
-
-int formsvc_send_page(request_rec *r, const char *kind, fs_rows *rs, int limit)
-{
-    json_object *o = fs_json_own(r->pool, json_object_new_object());
-    json_object *arr = json_object_new_array();
-    json_object_object_add(o, "data", arr);
-    int n = rs->nrows > limit ? limit : rs->nrows;
-    for (int i = 0; i < n; i++) {
-        json_object *it = json_tokener_parse(FS_CELL(rs, i, 1));
-        json_object_array_add(arr, it);
-    }
-    if (rs->nrows > limit) {
-        char *cur = fs_cursor_encode(r->pool, kind, FS_CELL(rs, n - 1, 0));
-        json_object_object_add(o, "nextCursor", json_object_new_string(cur));
-        /* the next page keeps every query parameter but the cursor */
-        const char *rest = "";
-        if (r->args) {
-            char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
-            for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
-                if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor"))
-                    rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
-        }
-        formsvc_req *q = formsvc_req_get(r);
-        apr_table_setn(r->headers_out, "Link",
-                       apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"",
-                                    formsvc_base_url(r), q->path, rest, cur));
-    } else {
-        json_object_object_add(o, "nextCursor", NULL);
-    }
-    return formsvc_send_obj(r, 200, o);
 }
 
 fs_error *formsvc_need_scope(request_rec *r, unsigned bit)

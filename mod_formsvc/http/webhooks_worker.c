@@ -7,6 +7,7 @@
  * anything else is retried with exponential backoff (fs_webhook_backoff)
  * until about a day after the event. Every attempt is recorded. */
 #include "fs_json.h"
+#include "fs_store_webhooks.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
 #include "metrics.h"
@@ -46,10 +47,10 @@ typedef struct outcome {
 } outcome;
 
 /* POSTs claimed delivery i. No database connection is held meanwhile. */
-static outcome deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i) {
+static outcome deliver_one(apr_pool_t *p, server_rec *s, const fs_delivery *dl) {
     formsvc_srv *c = formsvc_conf(s);
-    const char *id = FS_CELL(rs, i, 0), *url = FS_CELL(rs, i, 1), *sealed = FS_CELL(rs, i, 2);
-    const char *whk = FS_CELL(rs, i, 3), *body = FS_CELL(rs, i, 4);
+    const char *id = dl->id, *url = dl->url, *sealed = dl->sealed_secret;
+    const char *whk = dl->webhook_id, *body = dl->event_json;
     apr_time_t now = apr_time_now();
     apr_int64_t ts = (apr_int64_t)apr_time_sec(now);
     fs_webhook_result res = {0, NULL, 0};
@@ -68,20 +69,17 @@ static outcome deliver_one(apr_pool_t *p, server_rec *s, fs_rows *rs, int i) {
     return o;
 }
 
-static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int i,
+static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_delivery *dl,
                        const outcome *o) {
-    const char *id = FS_CELL(rs, i, 0);
-    int attempt = atoi(FS_CELL(rs, i, 5));
-    fs_rows *out;
+    (void)p;
+    const char *id = dl->id;
+    int attempt = dl->attempt;
     fs_error *e;
     formsvc_metric_inc(o->error ? FORMSVC_M_WEBHOOK_FAILED : FORMSVC_M_WEBHOOK_DELIVERED);
     if (!o->error) {
-        const char *args[] = {o->attempt_json, id};
-        e = fs_db_query(p, db, "fs_delivery_succeeded", 2, args, &out);
+        e = fs_store_delivery_succeeded(st, id, o->attempt_json);
     } else {
-        const char *b = apr_itoa(p, fs_webhook_backoff(attempt));
-        const char *args[] = {o->attempt_json, b, b, b, id};
-        e = fs_db_query(p, db, "fs_delivery_failed", 5, args, &out);
+        e = fs_store_delivery_failed(st, id, o->attempt_json, fs_webhook_backoff(attempt));
         FORMSVC_SLOG(s, APLOG_INFO, 0, 00861,
                      "webhook delivery %s (attempt %d) failed: %s", id, attempt, o->error);
     }
@@ -98,26 +96,24 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_db *db, fs_rows *rs, int
  * out after the lease. */
 static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
     fs_db db;
-    fs_rows *rs = NULL;
+    fs_delivery_batch rs = {0, NULL};
     void *d = formsvc_worker_db(w, p, &db);
     if (!d)
         return;
-    const char *args[] = {apr_itoa(p, LEASE_SECONDS), apr_itoa(p, BATCH)};
-    if (fs_db_query(p, &db, "fs_delivery_claim", 2, args, &rs))
-        rs = NULL;
-    if (round % 600 == 29) { /* about every ten minutes */
-        fs_rows *x;
-        fs_db_query(p, &db, "fs_event_sweep", 0, NULL, &x);
-    }
+    fs_store *st = fs_store_on(p, &db);
+    if (fs_store_delivery_claim(st, LEASE_SECONDS, BATCH, &rs))
+        rs.n = 0;
+    if (round % 600 == 29) /* about every ten minutes */
+        fs_store_event_sweep(st);
     formsvc_worker_db_close(w, d);
-    if (!rs || rs->nrows == 0)
+    if (rs.n == 0)
         return;
-    outcome *o = apr_pcalloc(p, sizeof(*o) * (apr_size_t)rs->nrows);
+    outcome *o = apr_pcalloc(p, sizeof(*o) * (apr_size_t)rs.n);
     int tried = 0;
-    for (; tried < rs->nrows && !formsvc_worker_stopping(w); tried++) {
+    for (; tried < rs.n && !formsvc_worker_stopping(w); tried++) {
         apr_pool_t *ip; /* curl and json-c scratch of one delivery */
         apr_pool_create(&ip, p);
-        o[tried] = deliver_one(ip, s, rs, tried);
+        o[tried] = deliver_one(ip, s, &rs.items[tried]);
         o[tried].attempt_json = apr_pstrdup(p, o[tried].attempt_json);
         if (o[tried].error)
             o[tried].error = apr_pstrdup(p, o[tried].error);
@@ -126,7 +122,7 @@ static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned l
     if (!tried || !(d = formsvc_worker_db(w, p, &db)))
         return; /* the leases run out and the deliveries go again */
     for (int i = 0; i < tried; i++)
-        record_one(p, s, &db, rs, i, &o[i]);
+        record_one(p, s, st, &rs.items[i], &o[i]);
     formsvc_worker_db_close(w, d);
 }
 

@@ -32,7 +32,7 @@
  * A reset session has none of the prepared statements (mod_dbd prepares
  * them only when it opens a connection), so every reset is followed by
  * preparing them all again on that handle. */
-#include "fs_store.h"
+#include "store_int.h"
 #include "fs_log.h"
 
 #include <apr_atomic.h>
@@ -68,12 +68,6 @@ static void count(int which) {
         apr_atomic_inc64(&counters[which]);
 }
 
-/* A statement that failed for a reason other than the database's absence. */
-static fs_error *failed(apr_pool_t *p) {
-    count(FS_DB_COUNT_ERROR);
-    return fs_error_make(p, "internal", NULL);
-}
-
 int fs_db_ping(const char *conninfo) {
     PGPing st = PQping(conninfo);
     return st == PQPING_OK || st == PQPING_NO_ATTEMPT; /* NO_ATTEMPT: bad conninfo, let
@@ -88,7 +82,7 @@ void fs_store_set_timeout(int ms) {
     timeout_ms = ms > 0 ? ms : 0;
 }
 
-static void log_msg(int level, const char *msg) {
+void fs_store_log(int level, const char *msg) {
     if (logger)
         logger(level, msg);
 }
@@ -121,6 +115,8 @@ int fs_db_retry_safe(fs_db_failure f, int result_seen) {
 typedef struct attempt {
     fs_rows *rows;        /* set on success */
     const char *err;      /* message, on failure */
+    const char *primary;  /* the server's primary message alone (no DETAIL,
+                             which may quote values), or NULL */
     const char *sqlstate; /* NULL when libpq gave none */
     int result_seen;      /* a result of the statement arrived */
     int timed_out;        /* the deadline passed; the connection was shut */
@@ -208,7 +204,9 @@ static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs, const ch
                 a->rows = copy_rows(p, res);
         } else if (!a->err) {
             const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+            const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
             a->sqlstate = code ? apr_pstrdup(p, code) : NULL;
+            a->primary = primary ? apr_pstrdup(p, primary) : NULL;
             a->err = apr_pstrdup(p, PQresultErrorMessage(res));
         }
         PQclear(res);
@@ -248,22 +246,22 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
     if (PQstatus(c) != CONNECTION_OK) {
         PQreset(c);
         if (PQstatus(c) != CONNECTION_OK) {
-            log_msg(4, apr_psprintf(p,
-                                    FS_LOGNO(00311) "database connection lost (%s); "
-                                                    "reconnecting failed: %s",
-                                    why, PQerrorMessage(c)));
+            fs_store_log(4, apr_psprintf(p,
+                                         FS_LOGNO(00311) "database connection lost (%s); "
+                                                         "reconnecting failed: %s",
+                                         why, PQerrorMessage(c)));
             return 0;
         }
     }
     if (!reprepare_all(p, db, c)) {
-        log_msg(4, apr_psprintf(p, FS_LOGNO(00312) "preparing statements again failed: %s",
-                                PQerrorMessage(c)));
+        fs_store_log(4, apr_psprintf(p, FS_LOGNO(00312) "preparing statements again failed: %s",
+                                     PQerrorMessage(c)));
         return 0;
     }
-    log_msg(5, apr_psprintf(p,
-                            FS_LOGNO(00313) "database session renewed and statements "
-                                            "prepared again (%s)",
-                            why));
+    fs_store_log(5, apr_psprintf(p,
+                                 FS_LOGNO(00313) "database session renewed and statements "
+                                                 "prepared again (%s)",
+                                 why));
     count(FS_DB_COUNT_RENEWED);
     return 1;
 }
@@ -309,6 +307,15 @@ static fs_error *answered(fs_rows **out, fs_rows *rows) {
     return NULL;
 }
 
+/* A real error (500): the cause names the statement, the SQLSTATE and the
+ * server's primary message, never the DETAIL, which may quote argument
+ * values (addresses, hashes). Logged once, by whoever holds the request. */
+static fs_error *failure(apr_pool_t *p, const char *label, const attempt *a, const char *when) {
+    count(FS_DB_COUNT_ERROR);
+    return fs_error_internal(p, "statement %s failed%s (%s): %s", label, when,
+                             a->sqlstate ? a->sqlstate : "-", a->primary ? a->primary : a->err);
+}
+
 /* Drivers other than pgsql: apr_dbd alone, without the bound or retries. */
 static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
                                apr_dbd_prepared_t *stmt, int nargs, const char *const *args,
@@ -316,11 +323,14 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
     apr_dbd_results_t *res = NULL;
     int rv = apr_dbd_pselect(db->driver, p, db->handle, &res, stmt, 1, nargs, (const char **)args);
     if (rv != 0) {
-        log_msg(3, apr_psprintf(p, FS_LOGNO(00314) "statement %s failed: %s", label,
-                                apr_dbd_error(db->driver, db->handle, rv)));
-        return apr_dbd_check_conn(db->driver, p, db->handle) == APR_SUCCESS
-                   ? failed(p)
-                   : unavailable(p);
+        const char *why = apr_dbd_error(db->driver, db->handle, rv);
+        if (apr_dbd_check_conn(db->driver, p, db->handle) == APR_SUCCESS) {
+            count(FS_DB_COUNT_ERROR);
+            return fs_error_internal(p, "statement %s failed: %s", label, why ? why : "-");
+        }
+        fs_store_log(4, apr_psprintf(p, FS_LOGNO(00314) "statement %s failed: %s", label,
+                                     why ? why : "-"));
+        return unavailable(p);
     }
     fs_rows *rs = apr_pcalloc(p, sizeof(*rs));
     rs->ncols = apr_dbd_num_cols(db->driver, res);
@@ -347,8 +357,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     *out = NULL;
     apr_dbd_prepared_t *stmt = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
     if (!stmt) {
-        log_msg(3, apr_psprintf(p, FS_LOGNO(00315) "statement %s was not prepared", label));
-        return failed(p);
+        count(FS_DB_COUNT_ERROR);
+        return fs_error_internal(p, "statement %s was not prepared on this connection", label);
     }
     if (strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
         return query_apr_dbd(p, db, label, stmt, nargs, args, out);
@@ -361,31 +371,27 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (a.rows)
         return answered(out, a.rows);
     if (a.timed_out) {
-        log_msg(4, apr_psprintf(p,
-                                FS_LOGNO(00316) "statement %s: no answer from the database "
-                                                "within %d ms; connection dropped",
-                                label, timeout_ms));
+        fs_store_log(4, apr_psprintf(p,
+                                     FS_LOGNO(00316) "statement %s: no answer from the "
+                                                     "database within %d ms; connection dropped",
+                                     label, timeout_ms));
         return unavailable(p);
     }
     int bad = PQstatus(c) != CONNECTION_OK;
     fs_db_failure f =
         a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
     if (f == FS_DB_BUSY) {
-        log_msg(4,
-                apr_psprintf(p, FS_LOGNO(00317) "statement %s: database busy (%s): %s", label,
-                             a.sqlstate, a.err));
+        fs_store_log(4, apr_psprintf(p, FS_LOGNO(00317) "statement %s: database busy (%s): %s",
+                                     label, a.sqlstate, a.err));
         return busy(p);
     }
-    if (f == FS_DB_ERROR) {
-        log_msg(3, apr_psprintf(p, FS_LOGNO(00318) "statement %s failed (%s): %s", label,
-                                a.sqlstate ? a.sqlstate : "-", a.err));
-        return failed(p);
-    }
+    if (f == FS_DB_ERROR)
+        return failure(p, label, &a, "");
     if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
-        log_msg(4, apr_psprintf(p,
-                                FS_LOGNO(00319) "database connection lost after statement "
-                                                "%s ran; not retried: %s",
-                                label, a.err));
+        fs_store_log(4, apr_psprintf(p,
+                                     FS_LOGNO(00319) "database connection lost after statement "
+                                                     "%s ran; not retried: %s",
+                                     label, a.err));
         return unavailable(p);
     }
     if (!reconnect(p, db, c, a.err))
@@ -395,10 +401,10 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return answered(out, a.rows);
     bad = PQstatus(c) != CONNECTION_OK;
     f = a.timed_out ? FS_DB_LOST : fs_db_classify(a.sqlstate, bad);
-    log_msg(f == FS_DB_ERROR ? 3 : 4,
-            apr_psprintf(p, FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
-                         label, a.sqlstate ? a.sqlstate : "-", a.err));
     if (f == FS_DB_ERROR)
-        return failed(p);
+        return failure(p, label, &a, " after reconnecting");
+    fs_store_log(4, apr_psprintf(p,
+                                 FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
+                                 label, a.sqlstate ? a.sqlstate : "-", a.err));
     return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

@@ -1,26 +1,41 @@
 /* fs_store: the table of every statement, gathered from the per-resource
- * stmts_*.c files. Built once at configuration time (single-threaded). */
-#include "fs_store.h"
-#include "stmts.h"
+ * *_store.c files and checked at startup; the store handle the typed
+ * functions run on. The table is built once at configuration time
+ * (single-threaded) and only read afterwards. */
+#include "fs_log.h"
+#include "store_int.h"
 
-static fs_stmt all[256];
+#include <apr_lib.h>
+#include <apr_strings.h>
+#include <string.h>
+
+static fs_stmt all[FS_STORE_MAX_STMTS];
 static int n_all = -1;
+static int overflow; /* statements that did not fit */
 
-static void gather(const fs_stmt *list)
-{
-    for (; list->label; list++)
-        if (n_all < (int)(sizeof(all) / sizeof(all[0])))
-            all[n_all++] = *list;
+int fs_stmt_append(fs_stmt *table, int cap, int *n, const fs_stmt *list) {
+    for (; list->label; list++) {
+        if (*n >= cap)
+            return -1;
+        table[(*n)++] = *list;
+    }
+    return 0;
 }
 
-const fs_stmt *fs_store_statements(int *count)
-{
+static void gather(const fs_stmt *list) {
+    int before = n_all, len = 0;
+    for (const fs_stmt *s = list; s->label; s++)
+        len++;
+    fs_stmt_append(all, FS_STORE_MAX_STMTS, &n_all, list);
+    overflow += len - (n_all - before); /* reported by fs_store_check, never run */
+}
+
+const fs_stmt *fs_store_statements(int *count) {
     if (n_all < 0) {
         n_all = 0;
         gather(fs_stmts_account);
         gather(fs_stmts_oauth);
-        gather(fs_stmts_ratelimit);
-        gather(fs_stmts_quota);
+        gather(fs_stmts_ops);
         gather(fs_stmts_verify);
         gather(fs_stmts_forms);
         gather(fs_stmts_public);
@@ -28,4 +43,131 @@ const fs_stmt *fs_store_statements(int *count)
     }
     *count = n_all;
     return all;
+}
+
+int fs_stmt_markers(const char *sql) {
+    int n = 0;
+    for (const char *c = sql; *c; c++) {
+        if (*c != '%')
+            continue;
+        if (c[1] == '%')
+            c++; /* a literal % */
+        else
+            n++;
+    }
+    return n;
+}
+
+static int is_identifier(const char *s) {
+    if (!*s || strlen(s) > 63 || !(apr_islower(*s) || *s == '_'))
+        return 0;
+    for (; *s; s++)
+        if (!apr_islower(*s) && !apr_isdigit(*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+const char *fs_stmt_list_check(apr_pool_t *p, const fs_stmt *st, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!st[i].label || !is_identifier(st[i].label))
+            return apr_psprintf(p, "statement %d: label %s is not a lower-case SQL identifier", i,
+                                st[i].label ? st[i].label : "(null)");
+        if (!st[i].sql)
+            return apr_psprintf(p, "statement %s has no SQL", st[i].label);
+        int m = fs_stmt_markers(st[i].sql);
+        if (m != st[i].nargs)
+            return apr_psprintf(p, "statement %s declares %d arguments but its SQL has %d markers",
+                                st[i].label, st[i].nargs, m);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(st[i].label, st[j].label))
+                return apr_psprintf(p, "statement label %s is used twice", st[i].label);
+    }
+    return NULL;
+}
+
+const char *fs_store_check(apr_pool_t *p) {
+    int n;
+    const fs_stmt *st = fs_store_statements(&n);
+    if (overflow)
+        return apr_psprintf(p,
+                            "the statement table holds %d statements; %d more do not fit "
+                            "(raise FS_STORE_MAX_STMTS)",
+                            FS_STORE_MAX_STMTS, overflow);
+    return fs_stmt_list_check(p, st, n);
+}
+
+/* The declared nargs of label, or -1 for a label not in the table. */
+static int declared_nargs(const char *label) {
+    int n;
+    const fs_stmt *st = fs_store_statements(&n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(st[i].label, label))
+            return st[i].nargs;
+    return -1;
+}
+
+fs_store *fs_store_make(apr_pool_t *p, fs_store_connect_fn *connect, void *baton) {
+    fs_store *st = apr_pcalloc(p, sizeof(*st));
+    st->pool = p;
+    st->connect = connect;
+    st->baton = baton;
+    return st;
+}
+
+fs_store *fs_store_on(apr_pool_t *p, fs_db *db) {
+    fs_store *st = apr_pcalloc(p, sizeof(*st));
+    st->pool = p;
+    st->db = db;
+    st->log_failures = 1;
+    return st;
+}
+
+fs_store *fs_store_sub(const fs_store *st, apr_pool_t *p) {
+    fs_store *s = apr_palloc(p, sizeof(*s));
+    *s = *st;
+    s->pool = p;
+    return s;
+}
+
+static fs_error *failed(fs_store *st, fs_error *e) {
+    if (st->log_failures && e->cause)
+        fs_store_log(3, apr_pstrcat(st->pool, FS_LOGNO(00318), e->cause, NULL));
+    return e;
+}
+
+fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *const *args,
+                       int ncols, fs_rows **out) {
+    *out = NULL;
+    int want = declared_nargs(label);
+    if (want != nargs)
+        return failed(st, fs_error_internal(st->pool,
+                                            want < 0 ? "statement %s is not in the table"
+                                                     : "statement %s given %d arguments, takes %d",
+                                            label, nargs, want));
+    fs_db *db = st->db;
+    if (st->connect) {
+        fs_error *e = st->connect(st->baton, &db);
+        if (e)
+            return e;
+    }
+    fs_rows *rs;
+    fs_error *e = fs_db_query(st->pool, db, label, nargs, args, &rs);
+    if (e)
+        return failed(st, e);
+    if (rs->ncols != ncols)
+        return failed(st,
+                      fs_error_internal(st->pool, "statement %s answered %d columns, expected %d",
+                                        label, rs->ncols, ncols));
+    *out = rs;
+    return NULL;
+}
+
+void fs_store_page(apr_pool_t *p, const fs_rows *rs, int limit, fs_list_page *out) {
+    out->n = rs->nrows > limit ? limit : rs->nrows;
+    out->more = rs->nrows > limit;
+    out->items = apr_pcalloc(p, sizeof(fs_list_item) * (apr_size_t)(out->n > 0 ? out->n : 1));
+    for (int i = 0; i < out->n; i++) {
+        out->items[i].id = FS_CELL(rs, i, 0);
+        out->items[i].json = FS_CELL(rs, i, 1);
+    }
 }

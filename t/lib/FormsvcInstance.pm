@@ -25,6 +25,7 @@ sub free_port {
 }
 
 # start(name => 'a', conf => "extra directives\n", db => 'formsvc',
+#       mail => 0 (no FormsvcMailTransport: the module's default),
 #       ready_url => URL answering 200 once it is up; default its /healthz)
 sub start {
     my ($class, %o) = @_;
@@ -38,6 +39,10 @@ sub start {
     system('chown', '-R', 'www-data:', "$root/mail") if $asroot;
     my $mods = '/usr/lib/apache2/modules';
     my $db = $o{db} // 'formsvc';
+    my $mail = (exists $o{mail} && !$o{mail}) ? '' : <<"MAIL";
+FormsvcMailTransport file "$FindBin::Bin/logs/mail"
+FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
+MAIL
     my $conf = <<"CONF";
 ServerRoot "$root"
 Listen 127.0.0.1:$port
@@ -70,8 +75,7 @@ DBDKeep 2
 DBDMax 10
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
-FormsvcMailTransport file "$FindBin::Bin/logs/mail"
-FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
+$mail
 CONF
     $conf .= $o{conf} // '';
     open my $fh, '>', "$root/httpd.conf" or die $!;

@@ -1,10 +1,12 @@
-/* forms: what the handlers of forms, fields and submissions share: loading
- * a form the caller may see, ETag / If-Match, and saving a form's editable
- * state with optimistic concurrency. */
-#ifndef FORMSVC_FORMS_H
-#define FORMSVC_FORMS_H
+/* forms_access: what the handlers of forms, fields, submissions, webhooks
+ * and the audit list share (forms_access.c): loading a form the caller may
+ * see, ETag / If-Match, and saving a form's editable state with optimistic
+ * concurrency. */
+#ifndef FORMSVC_FORMS_ACCESS_H
+#define FORMSVC_FORMS_ACCESS_H
 
 #include "glue.h"
+#include "quota.h"
 
 typedef struct formsvc_form {
     const char *id, *json, *slug, *title, *description, *status; /* status: effective */
@@ -40,19 +42,6 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
                             const char *title, const char *description, json_object *fields,
                             json_object *settings, int *stale, const char **json_out);
 
-/* Parses a list of field definitions (a JSON array at ptr in the body):
- * new ids, or the ids of fields of old (when given, as PUT does) kept.
- * Adds errors to verr; returns the normalised, checked list (owned by
- * r->pool) or NULL. */
-json_object *formsvc_fields_from_json(request_rec *r, json_object *arr, const char *ptr,
-                                      json_object *old, fs_error *verr);
-
-/* The fields quota of the caller's tier; 403 quota-exceeded when a form
- * would hold more than it allows (used: the fields the form holds now). */
-fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now);
-
-#endif
-
 /* A change to a form's editable state, prefilled with the current values;
  * a change function edits what it changes. */
 typedef struct formsvc_form_change {
@@ -69,3 +58,5 @@ typedef fs_error *formsvc_change_fn(request_rec *r, const formsvc_form *f, void 
  * is set. */
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
                                     void *ctx, const char **json_out);
+
+#endif

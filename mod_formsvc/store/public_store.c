@@ -1,5 +1,11 @@
-/* Statements of the public form side: /f/{id}. All arguments are text. */
-#include "stmts.h"
+/* The store of the public form side, /f/{id}: the statements (all
+ * arguments are text, cast in SQL) and the typed functions of
+ * fs_store_public.h that run them. */
+#include "fs_store_public.h"
+#include "store_int.h"
+
+#include <apr_strings.h>
+#include <string.h>
 
 /* The statement of fs_public_submit(_locked), with CLOSED the expression
  * that decides whether the form f takes no more submissions. */
@@ -13,13 +19,8 @@
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
-    "m AS (INSERT INTO submission_months AS sm (user_id, month, shard, received) "                 \
-    "  SELECT ok.user_id, a.month, floor(random() * 16)::smallint, 1 FROM ok, a "                  \
-    "  WHERE NOT a.spam AND (SELECT COALESCE(sum(x.received), 0) FROM submission_months x "        \
-    "    WHERE x.user_id = ok.user_id AND x.month = a.month) < ok.quota "                          \
-    "  ON CONFLICT (user_id, month, shard) DO UPDATE SET received = sm.received + 1 "              \
-    "  RETURNING 1), "                                                                             \
-    "go AS (SELECT ok.* FROM ok, a WHERE a.spam OR EXISTS (SELECT 1 FROM m)), "                    \
+    "go AS (SELECT ok.* FROM ok, a WHERE a.spam "                                                 \
+    "  OR fs_month_received(ok.user_id, a.month) < ok.quota), "                                 \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
     "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
@@ -31,9 +32,8 @@
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
-    "c AS (INSERT INTO form_counts AS fc (form_id, shard, n) "                                     \
-    "  SELECT s.form_id, floor(random() * 16)::smallint, 1 FROM s WHERE NOT s.spam "               \
-    "  ON CONFLICT (form_id, shard) DO UPDATE SET n = fc.n + 1 RETURNING 1), "                     \
+    "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                           \
+    "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "       \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT fs_new_id('evt_'), s.user_id, 'submission.created', s.form_id, s.id, "               \
     "  jsonb_build_object('id', s.id, 'formId', "                                                  \
@@ -46,20 +46,19 @@
     "    'createdAt', fs_ts(s.created_at), 'data', s.data)::text FROM s), "                        \
     "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "             \
     "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, "                     \
-    "  (SELECT count(*) FROM c)::text"
+    "  (SELECT count(*) FROM t)::text"
 
 const fs_stmt fs_stmts_public[] = {
     /* 1 id or slug. A published or closed form: id, slug, title,
      * description, public status, version, fields, settings. */
-    {"fs_public_form",
+    {"fs_public_form", 2,
      "SELECT f.id, f.slug, f.title, f.description, fs_public_status(f), f.version::text, "
      "  f.fields::text, f.settings::text "
      "FROM forms f WHERE (f.id = %s OR f.slug = %s) AND f.status IN ('published', 'closed')"},
 
-
     /* 1 scope (form id), 2 key: an Idempotency-Key record of the last 24 h:
      * request hash, status, location, body. */
-    {"fs_public_idem_get",
+    {"fs_public_idem_get", 2,
      "SELECT request_hash, status::text, location, body FROM idempotency "
      "WHERE scope = %s AND key = %s AND created_at > now() - interval '24 hours'"},
 
@@ -67,20 +66,104 @@ const fs_stmt fs_stmts_public[] = {
      * 1 form id, 2 submission id, 3 data (json), 4 spam ('t'/'f'),
      * 5 monthly quota unverified, 6 verified, 7 Idempotency-Key (or NULL),
      * 8 request hash, 9 status to replay, 10 location to replay.
-     * The form's count (form_counts) and the account's monthly counter
-     * (submission_months, the quota gate) grow for non-spam in this
-     * statement, each in a random one of 16 shards; concurrent submissions
-     * of one account may pass the monthly quota by at most the number in
-     * flight (the form's maxSubmissions is exact: see the locked variant). A replay that loses a race for its Idempotency-Key may
-     * have counted one submission too many against the quota.
+     * Only appends (submission, event, a +1 in submission_tally for
+     * non-spam): no row that concurrent submissions share is written, so
+     * none waits for another's commit (sql/0024). The monthly quota reads
+     * fs_month_received without a lock, so concurrent submissions of one
+     * account may pass it by at most the number in flight; the form's
+     * maxSubmissions is exact (see the locked variant).
      * Returns: outcome (ok | gone | closed | quota | replay), the
-     * submission json, seconds to the end of the month (UTC). */
-    {"fs_public_submit", SUBMIT_SQL("fs_public_status(f) <> 'published'")},
+     * submission json, seconds to the end of the month (UTC), and whether
+     * the form's count grew. */
+    {"fs_public_submit", 10, SUBMIT_SQL("fs_public_status(f) <> 'published'")},
     /* the same for forms with maxSubmissions: fs_public_closed_locked
      * (sql/0020) locks the form row until commit and only then counts, in
      * a fresh snapshot, so concurrent submissions cannot pass the limit
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
-    {"fs_public_submit_locked", SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
+    {"fs_public_submit_locked", 10, SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
 
-    {NULL, NULL}};
+    /* 1 most rows to move. Rolls the submission tally into the counters
+     * (sql/0024): rows moved, or -1 when another session is rolling up. */
+    {"fs_tally_rollup", 1, "SELECT fs_tally_rollup(%s::integer)::text"},
+
+    {NULL, 0, NULL}};
+
+fs_error *fs_store_public_form(fs_store *st, const char *ref, fs_public_form **out) {
+    const char *args[] = {ref, ref};
+    fs_rows *rs;
+    *out = NULL;
+    fs_error *e = FS_RUN(st, "fs_public_form", args, 8, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    fs_public_form *f = apr_pcalloc(st->pool, sizeof(*f));
+    f->id = FS_CELL(rs, 0, 0);
+    f->slug = FS_CELL(rs, 0, 1);
+    f->title = FS_CELL(rs, 0, 2);
+    f->description = FS_CELL(rs, 0, 3);
+    f->status = FS_CELL(rs, 0, 4);
+    f->version = FS_CELL(rs, 0, 5);
+    f->fields = FS_CELL(rs, 0, 6);
+    f->settings = FS_CELL(rs, 0, 7);
+    *out = f;
+    return NULL;
+}
+
+fs_error *fs_store_public_idem_get(fs_store *st, const char *form_id, const char *key,
+                                   fs_idem_record **out) {
+    const char *args[] = {form_id, key};
+    fs_rows *rs;
+    *out = NULL;
+    fs_error *e = FS_RUN(st, "fs_public_idem_get", args, 4, &rs);
+    if (!e && rs->nrows == 1)
+        *out = fs_store_idem_row(st->pool, rs);
+    return e;
+}
+
+fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int exact,
+                                 fs_submit_result *out) {
+    const char *args[] = {s->form_id,
+                          s->sub_id,
+                          s->data_json,
+                          FS_ARG_BOOL(s->spam),
+                          FS_ARG_INT(st->pool, s->quota_unverified),
+                          FS_ARG_INT(st->pool, s->quota_verified),
+                          s->idem_key,
+                          s->request_hash,
+                          FS_ARG_INT(st->pool, s->replay_status),
+                          s->replay_location};
+    static const struct {
+        const char *name;
+        fs_submit_outcome outcome;
+    } outcomes[] = {{"ok", FS_SUBMIT_OK},
+                    {"gone", FS_SUBMIT_GONE},
+                    {"closed", FS_SUBMIT_CLOSED},
+                    {"quota", FS_SUBMIT_QUOTA},
+                    {"replay", FS_SUBMIT_REPLAY}};
+    fs_rows *rs;
+    const char *label = exact ? "fs_public_submit_locked" : "fs_public_submit";
+    memset(out, 0, sizeof(*out));
+    out->outcome = FS_SUBMIT_GONE;
+    fs_error *e = FS_RUN(st, label, args, 4, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    const char *o = FS_CELL(rs, 0, 0);
+    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+        if (o && !strcmp(o, outcomes[i].name)) {
+            out->outcome = outcomes[i].outcome;
+            out->json = FS_CELL(rs, 0, 1);
+            out->month_left = fs_cell_int(FS_CELL(rs, 0, 2));
+            return NULL;
+        }
+    return fs_error_internal(st->pool, "%s answered the outcome %s", label, o ? o : "NULL");
+}
+
+fs_error *fs_store_tally_rollup(fs_store *st, int limit, int *moved) {
+    const char *args[] = {FS_ARG_INT(st->pool, limit)};
+    fs_rows *rs;
+    *moved = -1;
+    fs_error *e = FS_RUN(st, "fs_tally_rollup", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *moved = fs_cell_int(FS_CELL(rs, 0, 0));
+    return e;
+}

@@ -1,13 +1,17 @@
-/* Statements for accounts, authentication and API keys.
+/* The store of accounts, authentication and API keys: the statements
+ * (argument order documented above each; all arguments are text, cast in
+ * SQL) and the typed functions of fs_store_account.h that run them.
  * Access tokens of OAuth clients (keys.client_id set) are not listed as
- * keys and do not count against the active-key quota (docs/oauth.md).
- * Argument order is documented above each statement; all arguments are text. */
-#include "stmts.h"
+ * keys and do not count against the active-key quota (docs/oauth.md). */
+#include "fs_store_account.h"
+#include "store_int.h"
+
+#include <apr_strings.h>
 
 const fs_stmt fs_stmts_account[] = {
-    /* 1 user id, 2 email, 3 key id, 4 key prefix, 5 secret hash.
+    /* 1 user id, 2-3 email, 4 key id, 5 key prefix, 6 secret hash.
      * Zero rows: the address is taken. */
-    {"fs_signup",
+    {"fs_signup", 6,
      "WITH u AS (INSERT INTO users (id, email, email_norm) VALUES (%s, %s, lower(%s)) "
      "  ON CONFLICT (email_norm) DO NOTHING RETURNING *), "
      "k AS (INSERT INTO keys (id, user_id, name, key_prefix, secret_hash) "
@@ -19,7 +23,7 @@ const fs_stmt fs_stmts_account[] = {
      * expires (epoch seconds or NULL), and 't' when last_used_at is older
      * than a minute (the caller then runs fs_touch_key: at most one write a
      * minute per key, not one per request), parent key id. */
-    {"fs_authenticate",
+    {"fs_authenticate", 1,
      "SELECT k.id, k.user_id, k.scopes::text, k.depth::text, k.actor, k.client_id, "
      "  u.verified::text, k.secret_hash, extract(epoch FROM k.expires_at)::bigint::text, "
      "  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')::text, "
@@ -29,12 +33,12 @@ const fs_stmt fs_stmts_account[] = {
      "  AND (k.expires_at IS NULL OR k.expires_at > now())"},
 
     /* 1 key id. Refreshes last_used_at unless another request just did. */
-    {"fs_touch_key",
+    {"fs_touch_key", 1,
      "UPDATE keys SET last_used_at = now() WHERE id = %s "
      "  AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') RETURNING 1"},
 
     /* 1 user id, 2 key id */
-    {"fs_me",
+    {"fs_me", 2,
      "SELECT fs_user_json(u)::text, fs_key_json(k)::text, "
      "  (SELECT count(*) FROM keys a WHERE a.user_id = u.id AND a.client_id IS NULL "
      "    AND fs_key_active(a))::text "
@@ -43,7 +47,7 @@ const fs_stmt fs_stmts_account[] = {
     /* 1 user id, 2 include revoked ('t'/'f'), 3 after id (or NULL), 4 limit+1,
      * 5-6 the calling delegate's key id (NULL for an owner key: every key);
      * a delegate lists only its own revocation tree (sql/0019). */
-    {"fs_key_list",
+    {"fs_key_list", 7,
      "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s AND k.client_id IS NULL "
      "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
      "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text))) "
@@ -53,7 +57,7 @@ const fs_stmt fs_stmts_account[] = {
      * owner key): key json, scopes, active ('t'/'f'), depth, expired,
      * already rolled ('t'/'f'). No row for a key outside the caller's
      * revocation tree. */
-    {"fs_key_get",
+    {"fs_key_get", 4,
      "SELECT fs_key_json(k)::text, k.scopes::text, fs_key_active(k)::text, k.depth::text, "
      "  k.expires_at IS NOT NULL AND k.expires_at <= now(), (k.rolled_to IS NOT NULL)::text "
      "FROM keys k WHERE k.user_id = %s AND k.id = %s "
@@ -61,9 +65,9 @@ const fs_stmt fs_stmts_account[] = {
 
     /* 1 key id, 2 user id, 3 name, 4 prefix, 5 hash, 6 scopes json (NULL =
      * full), 7 expires_at (RFC 3339 or NULL), 8 parent key id, 9 actor,
-     * 10 depth, 11 active-key quota. Zero rows: the quota is reached
+     * 10 depth, 11 user id, 12 active-key quota. Zero rows: the quota is reached
      * (exact under concurrency: fs_quota_admit, sql/0020). */
-    {"fs_key_create",
+    {"fs_key_create", 12,
      "INSERT INTO keys (id, user_id, name, key_prefix, secret_hash, scopes, expires_at, "
      "  parent_key_id, actor, depth) "
      "SELECT %s, %s, %s, %s, %s, %s::jsonb, %s::timestamptz, %s, %s, %s::integer "
@@ -71,7 +75,7 @@ const fs_stmt fs_stmts_account[] = {
      "RETURNING fs_key_json(keys)::text"},
 
     /* 1 user id: number of active keys */
-    {"fs_key_count_active",
+    {"fs_key_count_active", 1,
      "SELECT count(*)::text FROM keys a WHERE a.user_id = %s AND a.client_id IS NULL "
      "  AND fs_key_active(a)"},
 
@@ -79,11 +83,22 @@ const fs_stmt fs_stmts_account[] = {
      * tree (fs_key_tree: every token delegated from it, at any depth, and
      * the access tokens of clients a delegate in it registered); returns
      * the key's json. */
-    {"fs_key_revoke",
+    {"fs_key_revoke", 3,
      "WITH t AS (SELECT fs_key_tree(id) AS id FROM keys WHERE id = %s AND user_id = %s), "
      "u AS (UPDATE keys SET revoked_at = COALESCE(revoked_at, now()) "
      "  WHERE id IN (SELECT id FROM t) RETURNING *) "
      "SELECT fs_key_json(u)::text FROM u WHERE u.id = %s"},
+
+    /* 1 key id. Run after fs_key_revoke has committed: revokes whatever
+     * was delegated from the key while that statement ran (a token
+     * exchange holds its parent FOR SHARE, so it commits before the
+     * revocation can, but after the revocation's snapshot was taken).
+     * Returns how many. */
+    {"fs_key_revoke_sweep", 1,
+     "WITH d AS (SELECT fs_key_tree(%s) AS id), "
+     "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
+     "  AND revoked_at IS NULL RETURNING 1) "
+     "SELECT count(*)::text FROM u"},
 
     /* 1 old key id, 2 user id, 3 new key id, 4 seconds of grace, 5 the
      * calling key's id (the new key never outlives it), 6 new id again, 7 new prefix,
@@ -97,7 +112,7 @@ const fs_stmt fs_stmts_account[] = {
      * SHARE, so a revocation in progress finishes first and its sweep sees
      * the new key. Zero rows: the key is not active, was already rolled,
      * or its parent or client is gone. */
-    {"fs_key_roll",
+    {"fs_key_roll", 10,
      "WITH p AS (SELECT * FROM keys WHERE id = %s AND user_id = %s), "
      "pp AS (SELECT 1 FROM keys WHERE id = (SELECT parent_key_id FROM p) AND fs_key_active(keys) "
      "  FOR SHARE), "
@@ -125,9 +140,153 @@ const fs_stmt fs_stmts_account[] = {
      "  RETURNING 1) "
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
 
-    /* 1 schema version wanted: 't' when the database is at least there */
-    {"fs_schema_ok",
-     "SELECT (COALESCE(max(version), 0) >= %s::integer)::text, COALESCE(max(version), 0)::text "
-     "FROM schema_migrations"},
+    {NULL, 0, NULL}};
 
-    {NULL, NULL}};
+fs_error *fs_store_signup(fs_store *st, const char *user_id, const char *email,
+                          const fs_new_secret *key, const char **user_json, const char **key_json) {
+    const char *args[] = {user_id, email, email, key->id, key->prefix, key->hash};
+    fs_rows *rs;
+    *user_json = *key_json = NULL;
+    fs_error *e = FS_RUN(st, "fs_signup", args, 2, &rs);
+    if (!e && rs->nrows == 1) {
+        *user_json = FS_CELL(rs, 0, 0);
+        *key_json = FS_CELL(rs, 0, 1);
+    }
+    return e;
+}
+
+fs_error *fs_store_authenticate(fs_store *st, const char *secret_hash, fs_credential **out) {
+    const char *args[] = {secret_hash};
+    fs_rows *rs;
+    *out = NULL;
+    fs_error *e = FS_RUN(st, "fs_authenticate", args, 11, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    fs_credential *c = apr_pcalloc(st->pool, sizeof(*c));
+    c->key_id = FS_CELL(rs, 0, 0);
+    c->user_id = FS_CELL(rs, 0, 1);
+    c->scopes_json = FS_CELL(rs, 0, 2);
+    c->depth = fs_cell_int(FS_CELL(rs, 0, 3));
+    c->actor = FS_CELL(rs, 0, 4);
+    c->client_id = FS_CELL(rs, 0, 5);
+    c->verified = fs_cell_bool(FS_CELL(rs, 0, 6));
+    c->secret_hash = FS_CELL(rs, 0, 7);
+    c->expires = fs_cell_i64(FS_CELL(rs, 0, 8));
+    c->touch_due = fs_cell_bool(FS_CELL(rs, 0, 9));
+    c->parent_key_id = FS_CELL(rs, 0, 10);
+    *out = c;
+    return NULL;
+}
+
+fs_error *fs_store_key_touch(fs_store *st, const char *key_id) {
+    const char *args[] = {key_id};
+    fs_rows *rs;
+    return FS_RUN(st, "fs_touch_key", args, 1, &rs);
+}
+
+fs_error *fs_store_me(fs_store *st, const char *user_id, const char *key_id, const char **user_json,
+                      const char **key_json, int *active_keys) {
+    const char *args[] = {user_id, key_id};
+    fs_rows *rs;
+    *user_json = *key_json = NULL;
+    *active_keys = 0;
+    fs_error *e = FS_RUN(st, "fs_me", args, 3, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *user_json = FS_CELL(rs, 0, 0);
+    *key_json = FS_CELL(rs, 0, 1);
+    *active_keys = fs_cell_int(FS_CELL(rs, 0, 2));
+    return NULL;
+}
+
+fs_error *fs_store_key_list(fs_store *st, const char *user_id, int include_revoked,
+                            const char *after, const char *tree_root, int limit,
+                            fs_list_page *out) {
+    const char *args[] = {user_id,   FS_ARG_BOOL(include_revoked),   after, after, tree_root,
+                          tree_root, FS_ARG_INT(st->pool, limit + 1)};
+    fs_rows *rs;
+    fs_error *e = FS_RUN(st, "fs_key_list", args, 2, &rs);
+    if (e)
+        return e;
+    fs_store_page(st->pool, rs, limit, out);
+    return NULL;
+}
+
+fs_error *fs_store_key_get(fs_store *st, const char *user_id, const char *key_id,
+                           const char *tree_root, fs_key_row **out) {
+    const char *args[] = {user_id, key_id, tree_root, tree_root};
+    fs_rows *rs;
+    *out = NULL;
+    fs_error *e = FS_RUN(st, "fs_key_get", args, 6, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    fs_key_row *k = apr_pcalloc(st->pool, sizeof(*k));
+    k->json = FS_CELL(rs, 0, 0);
+    k->scopes_json = FS_CELL(rs, 0, 1);
+    k->active = fs_cell_bool(FS_CELL(rs, 0, 2));
+    k->depth = fs_cell_int(FS_CELL(rs, 0, 3));
+    k->expired = fs_cell_bool(FS_CELL(rs, 0, 4));
+    k->rolled = fs_cell_bool(FS_CELL(rs, 0, 5));
+    *out = k;
+    return NULL;
+}
+
+fs_error *fs_store_key_create(fs_store *st, const fs_new_key *k, int quota, const char **json) {
+    const char *args[] = {k->secret.id,     k->user_id,        k->name,
+                          k->secret.prefix, k->secret.hash,    k->scopes_json,
+                          k->expires_at,    NULL /* parent */, NULL /* actor */,
+                          "0" /* depth */,  k->user_id,        FS_ARG_INT(st->pool, quota)};
+    fs_rows *rs;
+    *json = NULL;
+    fs_error *e = FS_RUN(st, "fs_key_create", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *json = FS_CELL(rs, 0, 0);
+    return e;
+}
+
+fs_error *fs_store_key_count_active(fs_store *st, const char *user_id, int *n) {
+    const char *args[] = {user_id};
+    fs_rows *rs;
+    *n = 0;
+    fs_error *e = FS_RUN(st, "fs_key_count_active", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *n = fs_cell_int(FS_CELL(rs, 0, 0));
+    return e;
+}
+
+fs_error *fs_store_key_revoke(fs_store *st, const char *user_id, const char *key_id,
+                              const char **json) {
+    const char *args[] = {key_id, user_id, key_id};
+    fs_rows *rs;
+    *json = NULL;
+    fs_error *e = FS_RUN(st, "fs_key_revoke", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *json = FS_CELL(rs, 0, 0);
+    return e;
+}
+
+fs_error *fs_store_key_revoke_sweep(fs_store *st, const char *key_id, int *n) {
+    const char *args[] = {key_id};
+    fs_rows *rs;
+    fs_error *e = FS_RUN(st, "fs_key_revoke_sweep", args, 1, &rs);
+    if (n)
+        *n = !e && rs->nrows == 1 ? fs_cell_int(FS_CELL(rs, 0, 0)) : 0;
+    return e;
+}
+
+fs_error *fs_store_key_roll(fs_store *st, const char *user_id, const char *key_id,
+                            const char *caller_key_id, long long grace_seconds,
+                            const fs_new_secret *next, const char **json) {
+    const char *args[] = {
+        key_id,        user_id,
+        next->id,      apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)grace_seconds),
+        caller_key_id, next->id,
+        next->prefix,  next->hash,
+        next->id,      next->id};
+    fs_rows *rs;
+    *json = NULL;
+    fs_error *e = FS_RUN(st, "fs_key_roll", args, 2, &rs);
+    if (!e && rs->nrows == 1)
+        *json = FS_CELL(rs, 0, 0);
+    return e;
+}

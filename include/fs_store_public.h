@@ -1,0 +1,67 @@
+/* fs_store_public: the public form side, /f/{id} (mod_formsvc/store/
+ * public_store.c). Conventions: fs_store.h. */
+#ifndef FS_STORE_PUBLIC_H
+#define FS_STORE_PUBLIC_H
+
+#include "fs_store.h"
+#include "fs_store_forms.h"
+
+/* A published or closed form as the public side serves it. Every member
+ * is text, so that a copy of it can be kept as is (public_cache.c). */
+typedef struct fs_public_form {
+    const char *id;
+    const char *slug; /* NULL: none */
+    const char *title;
+    const char *description; /* NULL: none */
+    const char *status;      /* public status: published or closed */
+    const char *version;
+    const char *fields;   /* JSON array */
+    const char *settings; /* JSON object */
+} fs_public_form;
+/* The published or closed form whose id or slug is ref; *out NULL when
+ * there is none. */
+fs_error *fs_store_public_form(fs_store *st, const char *ref, fs_public_form **out);
+
+/* The Idempotency-Key record of a public submission (scope: the form id)
+ * of the last 24 hours; *out NULL when there is none. Its body is plain. */
+fs_error *fs_store_public_idem_get(fs_store *st, const char *form_id, const char *key,
+                                   fs_idem_record **out);
+
+/* One public submission, with what it implies. */
+typedef struct fs_new_submission {
+    const char *form_id, *sub_id;
+    const char *data_json;
+    int spam;
+    int quota_unverified, quota_verified; /* the owner's monthly quota by tier */
+    const char *idem_key;                 /* NULL: no Idempotency-Key */
+    const char *request_hash;             /* of the request, for the record */
+    int replay_status;                    /* the answer the record replays: status */
+    const char *replay_location;          /* and Location */
+} fs_new_submission;
+
+typedef enum fs_submit_outcome {
+    FS_SUBMIT_OK,     /* stored: json is the submission */
+    FS_SUBMIT_GONE,   /* no published or closed form */
+    FS_SUBMIT_CLOSED, /* the form takes no more submissions */
+    FS_SUBMIT_QUOTA,  /* the owner's monthly quota is reached */
+    FS_SUBMIT_REPLAY  /* a concurrent request with the same key won */
+} fs_submit_outcome;
+typedef struct fs_submit_result {
+    fs_submit_outcome outcome;
+    const char *json; /* FS_SUBMIT_OK */
+    int month_left;   /* seconds to the end of the month (UTC) */
+} fs_submit_result;
+/* Stores the submission atomically with its counts, its event and its
+ * Idempotency-Key record. exact (the form has maxSubmissions) locks the
+ * form row first so that concurrent submissions cannot pass the limit;
+ * otherwise concurrent submissions of one account may pass the monthly
+ * quota by at most the number in flight. */
+fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int exact,
+                                 fs_submit_result *out);
+
+/* Moves at most limit rows of the submission tally into the per-form and
+ * per-account counters (sql/0024); *moved is how many, or -1 when another
+ * session is rolling up or holds the counters locked. */
+fs_error *fs_store_tally_rollup(fs_store *st, int limit, int *moved);
+
+#endif

@@ -1,0 +1,84 @@
+/* fs_store_webhooks: events, webhooks and the delivery queue
+ * (mod_formsvc/store/webhooks_store.c, sql/0018). Conventions:
+ * fs_store.h. */
+#ifndef FS_STORE_WEBHOOKS_H
+#define FS_STORE_WEBHOOKS_H
+
+#include "fs_store.h"
+
+/* ---- Events ---- */
+
+/* *exists 1 when event_id is an event of the account (a valid cursor). */
+fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *event_id,
+                                int *exists);
+/* A page of the account's events, oldest first after the event after
+ * (NULL: from the oldest kept), in commit order: only events of
+ * transactions older than every running one, so that a later page never
+ * gains an event before the cursor. forms_json (a JSON array of form ids;
+ * NULL: any) limits it to those forms; submission.created events only
+ * with_submissions (the caller may read submissions). */
+fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
+                              int with_submissions, const char *after, int limit,
+                              fs_list_page *out);
+/* Forgets a batch of events (and their deliveries) older than 30 days. */
+fs_error *fs_store_event_sweep(fs_store *st);
+
+/* ---- Webhooks ---- */
+
+typedef struct fs_new_webhook {
+    const char *id, *user_id, *url;
+    const char *events_json;   /* JSON array of event types */
+    const char *form_id;       /* NULL: every form */
+    const char *sealed_secret; /* the signing secret, sealed (fs_webhook_seal) */
+    const char *created_by;    /* the registering key: a delegate's webhook ends with it */
+} fs_new_webhook;
+/* Registers the webhook if the account has fewer than quota (exact:
+ * fs_quota_admit). *json NULL: quota reached. */
+fs_error *fs_store_webhook_create(fs_store *st, const fs_new_webhook *w, int quota,
+                                  const char **json);
+/* The account's webhooks (those of ended delegates not counted). */
+fs_error *fs_store_webhook_count(fs_store *st, const char *user_id, int *n);
+/* A page of the account's webhooks, newest first; forms_json as for
+ * events. A webhook whose registering delegate has ended is gone. */
+fs_error *fs_store_webhook_list(fs_store *st, const char *user_id, const char *forms_json,
+                                const char *after, int limit, fs_list_page *out);
+/* One webhook: *json NULL when the account has none with that id;
+ * *form_id the form it is limited to (NULL: every form). */
+fs_error *fs_store_webhook_get(fs_store *st, const char *user_id, const char *webhook_id,
+                               const char **json, const char **form_id);
+/* Deletes the webhook and its deliveries. tree_root: the calling
+ * delegate's key id, which deletes only webhooks registered inside its
+ * own tree; NULL for an owner key. *deleted 0: none was. */
+fs_error *fs_store_webhook_delete(fs_store *st, const char *user_id, const char *webhook_id,
+                                  const char *tree_root, int *deleted);
+
+/* ---- Deliveries ---- */
+
+/* A page of one webhook's deliveries, newest first. */
+fs_error *fs_store_delivery_list(fs_store *st, const char *user_id, const char *webhook_id,
+                                 const char *after, int limit, fs_list_page *out);
+
+/* A delivery claimed by the worker. */
+typedef struct fs_delivery {
+    const char *id, *url;
+    const char *sealed_secret, *webhook_id; /* to open the signing secret */
+    const char *event_json;                 /* the body to POST */
+    int attempt;                            /* this one's number, from 1 */
+    const char *event_id;
+} fs_delivery;
+typedef struct fs_delivery_batch {
+    int n;
+    fs_delivery *items;
+} fs_delivery_batch;
+/* Claims up to batch due deliveries (concurrent workers take different
+ * rows) and moves each lease seconds ahead, so that no other worker sends
+ * it meanwhile. */
+fs_error *fs_store_delivery_claim(fs_store *st, int lease, int batch, fs_delivery_batch *out);
+/* Records a 2xx: attempt_json is the attempt record (JSON object). */
+fs_error *fs_store_delivery_succeeded(fs_store *st, const char *id, const char *attempt_json);
+/* Records a failure; tried again in backoff seconds, or given up (failed)
+ * when that would come more than a day after the delivery was queued. */
+fs_error *fs_store_delivery_failed(fs_store *st, const char *id, const char *attempt_json,
+                                   int backoff);
+
+#endif

@@ -1,0 +1,39 @@
+/* auth: who is calling. Bearer authentication in httpd's check_authn hook
+ * and the formsvc-scope authorization provider (auth.c). */
+#ifndef FORMSVC_AUTH_H
+#define FORMSVC_AUTH_H
+
+#include <httpd.h>
+
+#include "fs_error.h"
+#include "fs_scope.h"
+
+/* Who is calling: set by the authentication hook, in the request pool. */
+typedef struct formsvc_principal {
+    const char *user_id, *key_id, *actor, *client_id;
+    const char *parent_key_id; /* NULL for a root key or an access token */
+    fs_scopes *scopes;
+    int depth;
+    int verified;
+    apr_int64_t expires; /* epoch seconds, 0 = never */
+} formsvc_principal;
+
+/* 1 for an owner key: no parent, no client, full access (the signup key,
+ * a recovered key, a full-access key made by an owner key). It acts for
+ * the account; every other credential is a delegate, confined to its own
+ * revocation tree (docs/api.md, "Delegation rules"). */
+int formsvc_principal_is_owner(const formsvc_principal *p);
+/* The calling delegate's key id, or NULL when the caller is an owner key:
+ * the argument of the statements that confine a delegate to its tree. */
+const char *formsvc_tree_root(request_rec *r);
+
+/* Authenticates a bearer secret; fills *who or returns a problem. */
+fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsvc_principal **who);
+
+/* Hooks (registered by mod_formsvc.c). */
+int formsvc_force_authn(request_rec *r);
+int formsvc_check_authn(request_rec *r);
+/* Registers the formsvc-scope provider and the note_auth_failure hook. */
+void formsvc_register_authz(apr_pool_t *p);
+
+#endif

@@ -1,0 +1,74 @@
+/* request: the per-request context, the database connection of a request,
+ * and reading what the client sent (body, query parameters, paging). The
+ * answers are response.h's. */
+#ifndef FORMSVC_REQUEST_H
+#define FORMSVC_REQUEST_H
+
+#include <httpd.h> /* before the other httpd headers */
+
+#include <http_config.h>
+#include <http_log.h>
+#include <http_protocol.h>
+#include <http_request.h>
+#include <json.h>
+
+#include "auth.h"
+#include "config.h"
+#include "fs_error.h"
+#include "fs_store.h"
+
+/* Per-request state kept in r->request_config. */
+typedef struct formsvc_req {
+    int ours;                        /* under our base path */
+    const char *path;                /* r->uri with the base path removed */
+    formsvc_principal *who;          /* NULL until authenticated */
+    fs_error *auth_error;            /* why authentication failed (for the error page) */
+    fs_db *db;                       /* acquired lazily */
+    fs_store *store;                 /* formsvc_store(): made once, takes db as needed */
+    struct formsvc_capture *capture; /* set during an internal dispatch (capture.h) */
+    int body_answered;               /* httpd's input filter answered a body error itself */
+} formsvc_req;
+
+formsvc_req *formsvc_req_get(request_rec *r);
+/* The base URL to put in absolute links and problem types. */
+const char *formsvc_base_url(request_rec *r);
+
+/* Database: the mod_dbd connection of this request, or a 503 problem. */
+fs_error *formsvc_db(request_rec *r, fs_db **db);
+/* Gives the request's connection back to mod_dbd's pool now (a long poll
+ * before it sleeps); the next store call takes one again. Never inside a
+ * transaction. No operation when none is held. */
+void formsvc_db_release(request_rec *r);
+/* The store of this request, for the typed functions of fs_store_*.h:
+ * results in r->pool, the connection taken (formsvc_db) when a statement
+ * first needs it. A failure's cause is logged by formsvc_send_problem. */
+fs_store *formsvc_store(request_rec *r);
+
+/* Reads the body as JSON object: 415 unless JSON, 413 over max, 400 when
+ * malformed. A missing body gives an empty object when optional. */
+fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out);
+/* Reads the raw body up to max bytes (413 beyond). A body that cannot be
+ * read is answered as httpd would (ap_map_http_request_error): 408 when
+ * the client is too slow, 413 over LimitRequestBody, 400 otherwise. */
+fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len);
+
+/* Query parameter name: its first occurrence, decoded as urlencoded text
+ * (fs_form_decode), in *out (request pool); *out is NULL when it is
+ * absent. A value that cannot be decoded (a bad %-escape, a NUL, invalid
+ * UTF-8) is a 400 malformed-request problem naming the parameter. */
+fs_error *formsvc_arg(request_rec *r, const char *name, const char **out);
+
+/* A query flag: absent or "false" is 0, "true" is 1, anything else 422. */
+fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out);
+
+/* Paging: limit (1..100, default 20) and the decoded cursor id. */
+fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix, int *limit,
+                         const char **after);
+
+/* Checks the principal has the scope; 403 problem otherwise. */
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
+
+/* Log with a stable message number of our own (log.h). */
+#include "log.h"
+
+#endif

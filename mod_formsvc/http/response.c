@@ -1,0 +1,158 @@
+/* response: every answer leaves through formsvc_send_body or
+ * formsvc_send_start/_more (response.h); during an internal dispatch
+ * (dispatch.h) they keep it in the capture instead. */
+#include "response.h"
+#include "capture.h"
+#include "fs_json.h"
+#include "fs_util.h"
+#include "request.h"
+#include "request_id.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+static void common_headers(request_rec *r) {
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+}
+
+/* During an internal dispatch (dispatch.h) answers are stored, not sent.
+ * Returns 1 when it stored this one. */
+static int captured(request_rec *r, int status, const char *type, const char *body) {
+    formsvc_capture *cap = formsvc_req_get(r)->capture;
+    if (!cap)
+        return 0;
+    cap->status = status;
+    cap->type = type;
+    cap->body = body;
+    return 1;
+}
+
+int formsvc_send_body(request_rec *r, int status, const char *type, const char *body,
+                      apr_size_t len) {
+    if (captured(r, status, type, body))
+        return OK;
+    r->status = status;
+    if (type)
+        ap_set_content_type(r, type);
+    if (body) {
+        ap_set_content_length(r, (apr_off_t)len);
+        if (!r->header_only && len)
+            ap_rwrite(body, (int)len, r);
+    }
+    return OK;
+}
+
+int formsvc_send_start(request_rec *r, int status, const char *type) {
+    if (captured(r, status, type, ""))
+        return OK;
+    r->status = status;
+    ap_set_content_type(r, type);
+    return OK;
+}
+
+void formsvc_send_more(request_rec *r, const char *buf, apr_size_t len, int flush) {
+    formsvc_capture *cap = formsvc_req_get(r)->capture;
+    if (cap) { /* joined in the request pool, copying what came before: fine for
+                * the few pieces a dispatched answer has (no MCP tool asks
+                * for a CSV export today) */
+        cap->body = apr_pstrcat(r->pool, cap->body ? cap->body : "",
+                                apr_pstrmemdup(r->pool, buf, len), NULL);
+        return;
+    }
+    if (r->header_only)
+        return;
+    ap_rwrite(buf, (int)len, r);
+    if (flush)
+        ap_rflush(r);
+}
+
+void formsvc_send_cut(request_rec *r) {
+    formsvc_capture *cap = formsvc_req_get(r)->capture;
+    if (cap) {
+        captured(r, HTTP_INTERNAL_SERVER_ERROR, NULL, NULL);
+        return;
+    }
+    r->connection->keepalive = AP_CONN_CLOSE;
+    r->connection->aborted = 1;
+}
+
+int formsvc_send_json(request_rec *r, int status, const char *json) {
+    common_headers(r);
+    return formsvc_send_body(r, status, "application/json", json, strlen(json));
+}
+
+int formsvc_send_obj(request_rec *r, int status, json_object *o) {
+    return formsvc_send_json(r, status, fs_json_str(r->pool, o));
+}
+
+int formsvc_send_empty(request_rec *r, int status) {
+    common_headers(r);
+    return formsvc_send_body(r, status, NULL, NULL, 0);
+}
+
+void formsvc_log_problem(request_rec *r, const fs_error *e, const char *instance) {
+    if (!instance)
+        instance = r->uri;
+    if (e->status == 503)
+        FORMSVC_LOG(r, APLOG_WARNING, 00102, "%d %s for %s", e->status, e->slug, instance);
+    else if (e->status >= 500)
+        FORMSVC_LOG(r, APLOG_ERR, 00103, "%d %s for %s: %s", e->status, e->slug, instance,
+                    e->cause ? e->cause : "no cause recorded");
+}
+
+int formsvc_send_problem(request_rec *r, fs_error *e) {
+    formsvc_req *q = formsvc_req_get(r);
+    const char *instance =
+        q->capture ? apr_pstrcat(r->pool, formsvc_conf(r->server)->base_path, q->path, NULL)
+        : r->prev  ? r->prev->uri
+                   : r->uri;
+    formsvc_log_problem(r, e, instance);
+    if (q->body_answered) /* httpd's input filter has sent the answer */
+        return AP_FILTER_ERROR;
+    const char *rid = formsvc_request_id(r);
+    if (rid) /* to quote when reporting the problem; the same as X-Request-Id */
+        fs_error_set_str(r->pool, e, "requestId", rid);
+    char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
+    common_headers(r);
+    if (e->www_authenticate)
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate", e->www_authenticate);
+    if (e->retry_after > 0)
+        apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
+    return formsvc_send_body(r, e->status, "application/problem+json", body, strlen(body));
+}
+
+int formsvc_send_html(request_rec *r, int status, const char *html) {
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    return formsvc_send_body(r, status, "text/html; charset=utf-8", html, strlen(html));
+}
+
+int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page) {
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    json_object *arr = json_object_new_array();
+    json_object_object_add(o, "data", arr);
+    for (int i = 0; i < page->n; i++) {
+        json_object *it = json_tokener_parse(page->items[i].json);
+        json_object_array_add(arr, it);
+    }
+    if (page->more && page->n > 0) {
+        char *cur = fs_cursor_encode(r->pool, kind, page->items[page->n - 1].id);
+        json_object_object_add(o, "nextCursor", json_object_new_string(cur));
+        /* the next page keeps every query parameter but the cursor */
+        const char *rest = "";
+        if (r->args) {
+            char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
+            for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+                if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor"))
+                    rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
+        }
+        formsvc_req *q = formsvc_req_get(r);
+        apr_table_setn(r->headers_out, "Link",
+                       apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"",
+                                    formsvc_base_url(r), q->path, rest, cur));
+    } else {
+        json_object_object_add(o, "nextCursor", NULL);
+    }
+    return formsvc_send_obj(r, 200, o);
+}

@@ -1,0 +1,50 @@
+/* router: claims our URIs and maps path and method to a handler of a route
+ * table (router.c). Each handle_*.c exports one table. */
+#ifndef FORMSVC_ROUTER_H
+#define FORMSVC_ROUTER_H
+
+#include <httpd.h>
+
+/* Route handlers. caps are the {placeholders} of the matched pattern. */
+typedef int formsvc_handler(request_rec *r, const char *const *caps);
+
+typedef struct formsvc_route {
+    int method;          /* M_GET, ... */
+    const char *pattern; /* "/v1/keys/{id}" relative to the base path */
+    formsvc_handler *fn;
+    unsigned scope; /* scope bit required; 0: none */
+    int auth;       /* 1: bearer credential required */
+} formsvc_route;
+
+/* Route tables, one per handler file, each ending with {0, NULL}; the
+ * router walks them in the order of its tables[] (router.c). */
+extern const formsvc_route formsvc_routes_ops[];
+extern const formsvc_route formsvc_routes_account[];
+extern const formsvc_route formsvc_routes_keys[];
+extern const formsvc_route formsvc_routes_clients[];
+extern const formsvc_route formsvc_routes_token[];
+extern const formsvc_route formsvc_routes_audit[];
+extern const formsvc_route formsvc_routes_verify[];
+extern const formsvc_route formsvc_routes_forms[];
+extern const formsvc_route formsvc_routes_fields[];
+extern const formsvc_route formsvc_routes_submissions[];
+extern const formsvc_route formsvc_routes_public[];
+extern const formsvc_route formsvc_routes_mcp[];
+extern const formsvc_route formsvc_routes_openapi[];
+extern const formsvc_route formsvc_routes_webhooks[];
+
+/* The route for method and path (relative to the base path), or NULL;
+ * caps receive its placeholders, *allow the methods the path has. */
+const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
+                                          const char **caps, const char **allow);
+/* 1 when r goes to a route that needs a bearer credential (the
+ * force_authn hook asks before the handler runs). */
+int formsvc_route_needs_auth(request_rec *r);
+
+/* Hooks (registered by mod_formsvc.c). */
+int formsvc_redact_request(request_rec *r);
+int formsvc_translate(request_rec *r);
+int formsvc_map_to_storage(request_rec *r);
+int formsvc_handler_hook(request_rec *r);
+
+#endif

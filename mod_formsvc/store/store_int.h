@@ -1,0 +1,85 @@
+/* store_int: what the files of mod_formsvc/store share and nothing outside
+ * sees: result rows by position, running a statement by label, and the
+ * per-resource statement lists (each ending with {NULL}). Column numbers
+ * and labels stay behind this header; the glue has the typed functions of
+ * include/fs_store_*.h only. */
+#ifndef FS_STORE_INT_H
+#define FS_STORE_INT_H
+
+#include "fs_store.h"
+
+#include <stdlib.h>
+
+/* The result of a query: rows x cols of strings (NULL = SQL NULL), in p. */
+typedef struct fs_rows {
+    int nrows, ncols;
+    const char **cell; /* cell[r * ncols + c] */
+} fs_rows;
+
+#define FS_CELL(rs, r, c) ((rs)->cell[(r) * (rs)->ncols + (c)])
+
+struct fs_store {
+    apr_pool_t *pool;             /* results and problems */
+    fs_store_connect_fn *connect; /* NULL: db is fixed */
+    void *baton;
+    fs_db *db;        /* the fixed connection when connect is NULL */
+    int log_failures; /* 1: no request logs the cause, fs_store_run does */
+};
+
+/* Runs the prepared statement label with nargs text arguments (NULL is SQL
+ * NULL) and reads every row. An idle connection the server has ended is
+ * renewed (and its statements prepared again) before the statement is
+ * sent; a connection lost while the statement ran is renewed and the
+ * statement run once more only when it cannot have taken effect (see
+ * fs_db.c). A database that cannot be reached, does not answer within the
+ * time limit (fs_store_set_timeout), or cancels the statement for its own
+ * statement_timeout or lock_timeout is a 503 problem (with Retry-After);
+ * any other database error a 500 whose cause names the statement, the
+ * SQLSTATE and the server's primary message. */
+fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
+                      const char *const *args, fs_rows **out);
+
+/* Logs through the glue's logger (fs_store_set_logger); level as syslog. */
+void fs_store_log(int level, const char *msg);
+
+/* What every typed function runs through: checks nargs against the
+ * statement table and the result's width against ncols (a statement
+ * edited out of step with its reader fails loudly, as a 500 with a
+ * cause), takes a connection from the store and runs the statement. */
+fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *const *args,
+                       int ncols, fs_rows **out);
+/* The same with args an array whose length the compiler knows. */
+#define FS_RUN(st, label, args, ncols, out)                                                        \
+    fs_store_run(st, label, (int)(sizeof(args) / sizeof((args)[0])), args, ncols, out)
+
+/* The first (id, json) columns of up to limit + 1 rows as a page. */
+void fs_store_page(apr_pool_t *p, const fs_rows *rs, int limit, fs_list_page *out);
+
+/* The first row of rs (request hash, status, location, body) as an
+ * Idempotency-Key record (forms_store.c; public_store.c reads the same). */
+struct fs_idem_record *fs_store_idem_row(apr_pool_t *p, const fs_rows *rs);
+
+/* Text of a number or flag as statements take them. */
+#define FS_ARG_INT(p, v) apr_itoa(p, v)
+#define FS_ARG_BOOL(v) ((v) ? "t" : "f")
+
+/* A cell read as a number or as a PostgreSQL boolean ('t'); NULL is 0. */
+static inline int fs_cell_int(const char *s) {
+    return s ? atoi(s) : 0;
+}
+static inline long long fs_cell_i64(const char *s) {
+    return s ? atoll(s) : 0;
+}
+static inline int fs_cell_bool(const char *s) {
+    return s && s[0] == 't';
+}
+
+extern const fs_stmt fs_stmts_account[];
+extern const fs_stmt fs_stmts_oauth[];
+extern const fs_stmt fs_stmts_ops[];
+extern const fs_stmt fs_stmts_verify[];
+extern const fs_stmt fs_stmts_forms[];
+extern const fs_stmt fs_stmts_public[];
+extern const fs_stmt fs_stmts_webhooks[];
+
+#endif

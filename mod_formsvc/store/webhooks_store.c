@@ -1,0 +1,250 @@
+/* The store of events, webhooks and the delivery queue (sql/0018): the
+ * statements (argument order documented above each; all arguments are
+ * text, cast in SQL) and the typed functions of fs_store_webhooks.h that
+ * run them. */
+#include "fs_store_webhooks.h"
+#include "store_int.h"
+
+#include <apr_strings.h>
+
+const fs_stmt fs_stmts_webhooks[] = {
+    /* 1 event id, 2 user id: one row when the event exists and is the
+     * account's (a valid cursor) */
+    {"fs_event_cursor", 2, "SELECT 1 FROM events WHERE id = %s AND user_id = %s"},
+
+    /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
+     * submission events too ('t'/'f': the caller has submissions:read),
+     * 5-6 after event id (or NULL), 7 limit + 1. Oldest first, in (xid, id)
+     * order, and only events of transactions older than every running
+     * one, so that a later page never gains an event before the cursor. */
+    {"fs_event_list", 7,
+     "SELECT e.id, fs_event_json(e)::text FROM events e "
+     "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
+     "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
+     "  AND (%s::boolean OR e.type <> 'submission.created') "
+     "  AND (%s::text IS NULL OR (e.xid, e.id) > (SELECT c.xid, c.id FROM events c "
+     "    WHERE c.id = %s::text)) "
+     "ORDER BY e.xid, e.id LIMIT %s::integer"},
+
+    /* 1 user id: number of webhooks */
+    {"fs_webhook_count", 1,
+     "SELECT count(*)::text FROM webhooks WHERE user_id = %s "
+     "AND fs_creator_alive(created_by)"},
+
+    /* 1 id, 2 user id, 3 url, 4 events (JSON array of strings), 5 form id
+     * (or NULL), 6 sealed secret, 7 creating key id, 8 user id again,
+     * 9 quota. No row when the quota is reached (exact: fs_quota_admit). */
+    {"fs_webhook_create", 9,
+     "INSERT INTO webhooks (id, user_id, url, events, form_id, secret, created_by) "
+     "SELECT %s, %s, %s, ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)), %s, %s, %s "
+     "WHERE fs_quota_admit(%s, 'webhooks', %s::integer) "
+     "RETURNING fs_webhook_json(webhooks)::text"},
+
+    /* 1 user id, 2-3 allowed form ids (NULL: any), 4-5 after id, 6 limit + 1.
+     * A webhook whose registering delegate has ended is gone (sql/0019). */
+    {"fs_webhook_list", 6,
+     "SELECT w.id, fs_webhook_json(w)::text FROM webhooks w WHERE w.user_id = %s "
+     "  AND fs_creator_alive(w.created_by) "
+     "  AND (%s::jsonb IS NULL OR w.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
+     "  AND (%s::text IS NULL OR w.id < %s::text) "
+     "ORDER BY w.id DESC LIMIT %s::integer"},
+
+    /* 1 id, 2 user id: json, form id */
+    {"fs_webhook_get", 2,
+     "SELECT fs_webhook_json(w)::text, w.form_id FROM webhooks w WHERE w.id = %s "
+     "AND w.user_id = %s AND fs_creator_alive(w.created_by)"},
+
+    /* 1 id, 2 user id, 3-4 the calling delegate's key id twice (NULL for an
+     * owner key: a delegate deletes only webhooks registered inside its own
+     * tree): rows deleted (its deliveries go with it) */
+    {"fs_webhook_delete", 4,
+     "WITH d AS (DELETE FROM webhooks WHERE id = %s AND user_id = %s "
+     "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING 1) "
+     "SELECT count(*)::text FROM d"},
+
+    /* 1 webhook id, 2 user id, 3-4 after delivery id, 5 limit + 1 */
+    {"fs_delivery_list", 5,
+     "SELECT d.id, fs_delivery_json(d, e)::text FROM deliveries d "
+     "  JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id "
+     "WHERE d.webhook_id = %s AND w.user_id = %s AND (%s::text IS NULL OR d.id < %s::text) "
+     "ORDER BY d.id DESC LIMIT %s::integer"},
+
+    /* The worker. 1 lease seconds, 2 batch size. Claims due deliveries
+     * (SKIP LOCKED: concurrent workers take different rows) and moves them
+     * a lease ahead, so no other worker sends them while this one does:
+     * id, url, sealed secret, webhook id, event json, attempt number,
+     * event id */
+    {"fs_delivery_claim", 2,
+     "UPDATE deliveries d SET attempts = d.attempts + 1, "
+     "  next_at = now() + make_interval(secs => %s::integer) "
+     "FROM webhooks w, events e "
+     "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN ("
+     "  SELECT id FROM deliveries WHERE status = 'pending' AND next_at <= now() "
+     "  ORDER BY next_at LIMIT %s::integer FOR UPDATE SKIP LOCKED) "
+     "RETURNING d.id, w.url, w.secret, w.id, fs_event_json(e)::text, d.attempts::text, e.id"},
+
+    /* 1 attempt (JSON object), 2 delivery id: a 2xx */
+    {"fs_delivery_succeeded", 2,
+     "UPDATE deliveries SET status = 'succeeded', done_at = now(), next_at = now(), "
+     "  attempts_log = attempts_log || jsonb_build_array(%s::jsonb) WHERE id = %s"},
+
+    /* 1 attempt (JSON object), 2 backoff seconds, 3-4 the same, 5 delivery
+     * id: a failure; given up (failed) when the next attempt would come more
+     * than a day after the delivery was queued */
+    {"fs_delivery_failed", 5,
+     "UPDATE deliveries SET attempts_log = attempts_log || jsonb_build_array(%s::jsonb), "
+     "  next_at = now() + make_interval(secs => %s::integer), "
+     "  status = CASE WHEN now() + make_interval(secs => %s::integer) "
+     "    > created_at + interval '24 hours' THEN 'failed' ELSE 'pending' END, "
+     "  done_at = CASE WHEN now() + make_interval(secs => %s::integer) "
+     "    > created_at + interval '24 hours' THEN now() END "
+     "WHERE id = %s"},
+
+    /* no arguments: forgets events (and their deliveries) older than 30
+     * days, a batch at a time */
+    {"fs_event_sweep", 0,
+     "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
+     "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
+
+    {NULL, 0, NULL}};
+
+fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *event_id,
+                                int *exists) {
+    const char *args[] = {event_id, user_id};
+    fs_rows *rs;
+    *exists = 0;
+    fs_error *e = FS_RUN(st, "fs_event_cursor", args, 1, &rs);
+    if (!e)
+        *exists = rs->nrows > 0;
+    return e;
+}
+
+fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
+                              int with_submissions, const char *after, int limit,
+                              fs_list_page *out) {
+    const char *args[] = {user_id,
+                          forms_json,
+                          forms_json,
+                          FS_ARG_BOOL(with_submissions),
+                          after,
+                          after,
+                          FS_ARG_INT(st->pool, limit + 1)};
+    fs_rows *rs;
+    fs_error *e = FS_RUN(st, "fs_event_list", args, 2, &rs);
+    if (e)
+        return e;
+    fs_store_page(st->pool, rs, limit, out);
+    return NULL;
+}
+
+fs_error *fs_store_event_sweep(fs_store *st) {
+    fs_rows *rs;
+    return fs_store_run(st, "fs_event_sweep", 0, NULL, 1, &rs);
+}
+
+fs_error *fs_store_webhook_create(fs_store *st, const fs_new_webhook *w, int quota,
+                                  const char **json) {
+    const char *args[] = {w->id,          w->user_id, w->url,
+                          w->events_json, w->form_id, w->sealed_secret,
+                          w->created_by,  w->user_id, FS_ARG_INT(st->pool, quota)};
+    fs_rows *rs;
+    *json = NULL;
+    fs_error *e = FS_RUN(st, "fs_webhook_create", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *json = FS_CELL(rs, 0, 0);
+    return e;
+}
+
+fs_error *fs_store_webhook_count(fs_store *st, const char *user_id, int *n) {
+    const char *args[] = {user_id};
+    fs_rows *rs;
+    *n = 0;
+    fs_error *e = FS_RUN(st, "fs_webhook_count", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *n = fs_cell_int(FS_CELL(rs, 0, 0));
+    return e;
+}
+
+fs_error *fs_store_webhook_list(fs_store *st, const char *user_id, const char *forms_json,
+                                const char *after, int limit, fs_list_page *out) {
+    const char *args[] = {user_id, forms_json, forms_json,
+                          after,   after,      FS_ARG_INT(st->pool, limit + 1)};
+    fs_rows *rs;
+    fs_error *e = FS_RUN(st, "fs_webhook_list", args, 2, &rs);
+    if (e)
+        return e;
+    fs_store_page(st->pool, rs, limit, out);
+    return NULL;
+}
+
+fs_error *fs_store_webhook_get(fs_store *st, const char *user_id, const char *webhook_id,
+                               const char **json, const char **form_id) {
+    const char *args[] = {webhook_id, user_id};
+    fs_rows *rs;
+    *json = *form_id = NULL;
+    fs_error *e = FS_RUN(st, "fs_webhook_get", args, 2, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *json = FS_CELL(rs, 0, 0);
+    *form_id = FS_CELL(rs, 0, 1);
+    return NULL;
+}
+
+fs_error *fs_store_webhook_delete(fs_store *st, const char *user_id, const char *webhook_id,
+                                  const char *tree_root, int *deleted) {
+    const char *args[] = {webhook_id, user_id, tree_root, tree_root};
+    fs_rows *rs;
+    *deleted = 0;
+    fs_error *e = FS_RUN(st, "fs_webhook_delete", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *deleted = fs_cell_int(FS_CELL(rs, 0, 0)) > 0;
+    return e;
+}
+
+fs_error *fs_store_delivery_list(fs_store *st, const char *user_id, const char *webhook_id,
+                                 const char *after, int limit, fs_list_page *out) {
+    const char *args[] = {webhook_id, user_id, after, after, FS_ARG_INT(st->pool, limit + 1)};
+    fs_rows *rs;
+    fs_error *e = FS_RUN(st, "fs_delivery_list", args, 2, &rs);
+    if (e)
+        return e;
+    fs_store_page(st->pool, rs, limit, out);
+    return NULL;
+}
+
+fs_error *fs_store_delivery_claim(fs_store *st, int lease, int batch, fs_delivery_batch *out) {
+    const char *args[] = {FS_ARG_INT(st->pool, lease), FS_ARG_INT(st->pool, batch)};
+    fs_rows *rs;
+    out->n = 0;
+    out->items = NULL;
+    fs_error *e = FS_RUN(st, "fs_delivery_claim", args, 7, &rs);
+    if (e)
+        return e;
+    out->items = apr_pcalloc(st->pool, sizeof(fs_delivery) * (apr_size_t)(rs->nrows + 1));
+    for (int i = 0; i < rs->nrows; i++) {
+        fs_delivery *d = &out->items[i];
+        d->id = FS_CELL(rs, i, 0);
+        d->url = FS_CELL(rs, i, 1);
+        d->sealed_secret = FS_CELL(rs, i, 2);
+        d->webhook_id = FS_CELL(rs, i, 3);
+        d->event_json = FS_CELL(rs, i, 4);
+        d->attempt = fs_cell_int(FS_CELL(rs, i, 5));
+        d->event_id = FS_CELL(rs, i, 6);
+    }
+    out->n = rs->nrows;
+    return NULL;
+}
+
+fs_error *fs_store_delivery_succeeded(fs_store *st, const char *id, const char *attempt_json) {
+    const char *args[] = {attempt_json, id};
+    fs_rows *rs;
+    return FS_RUN(st, "fs_delivery_succeeded", args, 0, &rs);
+}
+
+fs_error *fs_store_delivery_failed(fs_store *st, const char *id, const char *attempt_json,
+                                   int backoff) {
+    const char *b = FS_ARG_INT(st->pool, backoff);
+    const char *args[] = {attempt_json, b, b, b, id};
+    fs_rows *rs;
+    return FS_RUN(st, "fs_delivery_failed", args, 0, &rs);
+}

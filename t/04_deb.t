@@ -1,0 +1,83 @@
+# make deb: the Debian package is built (debhelper + dh-apache2) and holds
+# what an installation needs, with the configuration as conffiles and
+# maintainer scripts that enable the module and clean up on purge. Only
+# dpkg-deb looks at it: nothing is installed on this machine.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+
+delete $ENV{LD_PRELOAD};  # make test-asan: no sanitizer runtime in the build tools
+my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
+for my $tool (qw(dpkg-buildpackage dh_apache2 dpkg-deb)) {
+    plan skip_all => "$tool missing (make deps installs it)" unless grep { -x "$_/$tool" } split /:/, $ENV{PATH};
+}
+sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!"; local $/; <$fh> }
+sub run { my $out = `@_`; die "failed ($?): @_\n$out" if $?; return $out }
+
+my $version = slurp("$root/VERSION"); chomp $version;
+my $arch = run('dpkg-architecture -qDEB_HOST_ARCH'); chomp $arch;
+my $out = `bash $root/scripts/deb 2>&1`;
+is $?, 0, 'make deb succeeds' or diag $out;
+my ($deb) = $out =~ /^(\S+\.deb)$/m;
+$deb = "$root/$deb" if $deb && $deb !~ m{^/};
+ok $deb && -f $deb, 'a package was made' or BAIL_OUT("no package: $out");
+like $deb, qr{/libapache2-mod-formsvc_\Q$version\E-1_\Q$arch\E\.deb$}, "named libapache2-mod-formsvc_$version-1_$arch.deb";
+
+my %f = map { /^(\S+): (.*)$/ ? ($1 => $2) : () } split /\n/, run("dpkg-deb -f '$deb'");
+is $f{Package}, 'libapache2-mod-formsvc', 'package name';
+is $f{Version}, "$version-1", 'version from VERSION';
+like $f{Depends}, qr/\bapache2-api-\d+/, 'depends on the Apache module API (dh_apache2)';
+like $f{Depends}, qr/\blibaprutil1-dbd-pgsql\b/, 'and on the pgsql driver of mod_dbd';
+like $f{Depends}, qr/\bpostgresql-client\b/, 'and on psql (formsvc-admin)';
+like $f{Depends}, qr/\blibjson-c\d/, 'shared libraries from dh_shlibdeps';
+
+my %files;
+for (split /\n/, run("dpkg-deb -c '$deb'")) {
+    my @c = split ' ', $_, 6;
+    (my $p = $c[5]) =~ s{^\./}{/};
+    $files{$p} = $c[0];
+}
+for my $p (qw(/usr/lib/apache2/modules/mod_formsvc.so /etc/apache2/mods-available/formsvc.load
+              /etc/apache2/mods-available/formsvc.conf /etc/apache2/conf-available/formsvc-server.conf
+              /usr/share/formsvc/VERSION)) {
+    ok exists $files{$p}, "contains $p";
+}
+like $files{'/usr/sbin/formsvc-admin'} // '', qr/^-rwxr-xr-x/, 'formsvc-admin, executable';
+for my $sql (map { m{([^/]+)$} } glob "$root/sql/[0-9][0-9][0-9][0-9]_*.sql") {
+    ok exists $files{"/usr/share/formsvc/sql/$sql"}, "migration $sql";
+}
+ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/deploy\.md(\.gz)?$} } keys %files), 'docs (deploy.md)');
+ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/README\.md(\.gz)?$} } keys %files), 'docs (README.md)');
+
+my $dir = tempdir(CLEANUP => 1);
+run("dpkg-deb -e '$deb' $dir/DEBIAN");
+my @conffiles = sort grep { length } split /\n/, slurp("$dir/DEBIAN/conffiles");
+is_deeply \@conffiles, [qw(/etc/apache2/conf-available/formsvc-server.conf
+                           /etc/apache2/mods-available/formsvc.conf
+                           /etc/apache2/mods-available/formsvc.load)],
+    'conffiles: the configuration in /etc (dpkg keeps an edited one on upgrade)';
+
+for my $s (qw(postinst prerm postrm)) {
+    ok -x "$dir/DEBIAN/$s", "$s present";
+    is system('sh', '-n', "$dir/DEBIAN/$s"), 0, "$s is valid sh";
+}
+my $postinst = slurp("$dir/DEBIAN/postinst");
+like $postinst, qr/apache2_invoke enmod \$conf/, 'postinst enables the module (dh_apache2)';
+like $postinst, qr/for conf in formsvc\b/, 'the formsvc module';
+like $postinst, qr{head -c 32 /dev/urandom > /etc/apache2/formsvc.pepper}, 'and makes the pepper when missing';
+like $postinst, qr{/var/spool/formsvc/mail}, 'and the mail spool';
+ok index($postinst, 'formsvc.pepper') < index($postinst, 'apache2_invoke enmod'), 'the pepper before the module is enabled (configtest needs it)';
+my $postrm = slurp("$dir/DEBIAN/postrm");
+like $postrm, qr/"\$1" = "purge".*apache2_invoke dismod/s, 'purge forgets the module (dh_apache2)';
+like $postrm, qr{rm -f /etc/apache2/formsvc.pepper /etc/apache2/formsvc.pgpass}, 'purge removes the pepper and password file';
+like $postrm, qr{rm -rf /var/spool/formsvc}, 'and the spool';
+
+run("dpkg-deb -x '$deb' $dir/root");
+is slurp("$dir/root/etc/apache2/mods-available/formsvc.conf"), slurp("$root/conf/formsvc.conf"), 'formsvc.conf is the shipped one';
+is slurp("$dir/root/etc/apache2/mods-available/formsvc.load"), slurp("$root/conf/formsvc.load"), 'formsvc.load too';
+like run("nm -D --defined-only $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\bformsvc_module\b/,
+    'the module exports formsvc_module';
+like run("strings $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\b\Q$version\E\b/, 'built with this VERSION';
+
+done_testing;

@@ -1,0 +1,137 @@
+# formsvc-admin against a configuration of its own (--conf) and the suite's
+# PostgreSQL: version, migrate, and check finding what is wrong (schema
+# behind, a pepper others can read, too many connections for
+# max_connections, an SMTP relay that is not there), each with its fix, and
+# exiting 1; and 0 once everything is right.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use IO::Socket::INET;
+
+delete $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
+my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
+my $admin = "$root/scripts/formsvc-admin";
+my @sql = sort glob "$root/sql/[0-9][0-9][0-9][0-9]_*.sql";
+my ($need) = $sql[-1] =~ /(\d{4})_[^\/]*$/; $need += 0;
+my ($prev) = $sql[-2] =~ /(\d{4})_[^\/]*$/; $prev += 0;
+my $mods = '/usr/lib/apache2/modules';
+my $dir = tempdir(CLEANUP => 1);
+chmod 0755, $dir;
+
+sub psql {
+    my ($db, $q) = @_;
+    system('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
+           '-v', 'ON_ERROR_STOP=1', '-c', $q, $db) == 0 or die "psql: $q";
+}
+my $db = "formsvc_admin_$$";
+psql('postgres', "CREATE DATABASE $db");
+END { eval { psql('postgres', "DROP DATABASE IF EXISTS $db WITH (FORCE)") } if $db }
+my $params = "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=$db user=postgres connect_timeout=2";
+
+{ open my $p, '>', "$dir/pepper" or die; print $p 'p' x 32; close $p; chmod 0600, "$dir/pepper" }
+mkdir "$dir/mail"; system('chown', 'www-data:', "$dir/mail") if $> == 0;
+# a port nobody listens on, for the SMTP relay that is not there
+my $closed = do { my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0); my $p = $s->sockport; close $s; $p };
+
+sub conf {
+    my %o = (dbdmax => 10, mail => "FormsvcMailTransport file $dir/mail", pepper => "$dir/pepper", @_);
+    open my $fh, '>', "$dir/httpd.conf" or die $!;
+    print $fh <<"CONF";
+ServerRoot "$dir"
+Listen 127.0.0.1:1
+ServerName 127.0.0.1
+PidFile "$dir/httpd.pid"
+ErrorLog "$dir/error_log"
+LoadModule mpm_event_module $mods/mod_mpm_event.so
+LoadModule authn_core_module $mods/mod_authn_core.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule dbd_module $mods/mod_dbd.so
+LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
+<IfModule mpm_event_module>
+    ServerLimit 4
+    ThreadsPerChild 10
+    MaxRequestWorkers 40
+</IfModule>
+<IfModule mpm_prefork_module>
+    MaxRequestWorkers 1000
+</IfModule>
+<IfModule mod_formsvc.c>
+    DBDriver pgsql
+    DBDParams "$params"
+    DBDMax $o{dbdmax}
+    FormsvcBaseURL http://127.0.0.1:8080
+    FormsvcSecretPepperFile $o{pepper}
+    $o{mail}
+</IfModule>
+<VirtualHost 127.0.0.1:1>
+    DBDMax 100000
+</VirtualHost>
+CONF
+    close $fh;
+}
+sub admin {
+    my $out = `bash $admin --conf $dir/httpd.conf @_ 2>&1`;
+    return ($? >> 8, $out);
+}
+
+conf();
+my ($rc, $out) = admin('version');
+is $rc, 0, 'version';
+my $version = do { open my $v, '<', "$root/VERSION" or die; my $x = <$v>; chomp $x; $x };
+like $out, qr/^formsvc module \Q$version\E$/m, 'the module version from VERSION';
+like $out, qr/^schema needed $need$/m, 'the schema version it needs: the newest migration';
+like $out, qr/^database schema 0$/m, 'and the database\'s (DBDParams from the configuration)';
+
+# a database a migration behind
+my $part = tempdir(CLEANUP => 1);
+system('cp', @sql[0 .. $#sql - 1], $part) == 0 or die;
+system('bash', $admin, '--conf', "$dir/httpd.conf", '--sql-dir', $part, 'migrate') == 0 or die 'migrate';
+($rc, $out) = admin('check');
+is $rc, 1, 'check exits 1 when the schema is behind';
+like $out, qr/^FAIL  schema $prev, module needs $need: run formsvc-admin migrate\n      fix: formsvc-admin migrate$/m,
+    'says which and what to do';
+like $out, qr/^ok    database: www-data connects/m, 'connects as www-data (the children\'s user)' if $> == 0;
+like $out, qr/^ok    pepper \Q$dir\E\/pepper \(32 bytes, root only\)$/m, 'pepper ok' if $> == 0;
+like $out, qr/^ok    connections: up to 40 \(4 children \(MPM event: MaxRequestWorkers 40 \/ ThreadsPerChild 10\) x DBDMax 10\)/m,
+    'connections counted from the MPM settings and DBDMax (not the <VirtualHost>\'s)';
+
+($rc, $out) = admin('migrate');
+is $rc, 0, 'migrate';
+like $out, qr/applying \d{4}_/, 'applies what was missing';
+like $out, qr/the database is at schema $need/, 'and says where it is';
+
+($rc, $out) = admin('check');
+is $rc, 0, 'check passes once migrated' or diag $out;
+like $out, qr/^ok    schema $need \(the module needs $need\)$/m, 'schema current';
+like $out, qr/^ok    httpd configuration: Syntax OK$/m, 'configtest of the file';
+like $out, qr/^ok    mail directory \Q$dir\E\/mail/m, 'mail directory';
+like $out, qr/^No problems found\.$/m, 'no problems';
+
+# too many connections for max_connections
+my $mc = `psql -X -At -h $ENV{FORMSVC_PGSOCK} -p $ENV{FORMSVC_PGPORT} -U postgres -c 'SHOW max_connections' postgres`; chomp $mc;
+my $big = int($mc / 4) + 10;
+conf(dbdmax => $big);
+($rc, $out) = admin('check');
+is $rc, 1, "check exits 1 with 4 children x DBDMax $big against max_connections $mc";
+like $out, qr/^FAIL  connections: httpd may open ${\($big * 4)} .* but PostgreSQL takes \d+ \(max_connections $mc - \d+ reserved for superusers\)\n      fix: lower DBDMax to \d+ in formsvc.conf, or raise max_connections to at least \d+/m,
+    'says how many, and which DBDMax would fit';
+
+# a pepper others can read; an SMTP relay that is not there; no transport
+chmod 0644, "$dir/pepper";
+conf(mail => "FormsvcMailTransport smtp smtp://127.0.0.1:$closed");
+($rc, $out) = admin('check');
+is $rc, 1, 'check exits 1';
+like $out, qr/^FAIL  the pepper file \S+ is mode 644, owner \S+: others can read it\n      fix: chown root: \S+ && chmod 600/m, 'pepper readable by others';
+like $out, qr/^FAIL  the SMTP relay 127.0.0.1:$closed does not accept connections/m, 'SMTP relay down';
+conf(mail => '', pepper => "$dir/no-such-pepper");
+($rc, $out) = admin('check');
+like $out, qr/^FAIL  httpd configuration does not pass configtest/m, 'a missing pepper fails configtest';
+like $out, qr/^FAIL  the pepper file \S+no-such-pepper does not exist .*\n      fix: head -c 32 \/dev\/urandom/m, 'and check says how to make one';
+like $out, qr/^warn  no FormsvcMailTransport: mail is only written to files in \/var\/spool\/formsvc\/mail, not sent/m,
+    'no mail transport: a warning';
+
+($rc, $out) = admin('frobnicate');
+isnt $rc, 0, 'an unknown command fails';
+
+done_testing;

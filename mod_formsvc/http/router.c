@@ -82,29 +82,50 @@ int formsvc_map_to_storage(request_rec *r)
     return formsvc_req_get(r)->ours ? OK : DECLINED;
 }
 
+/* Methods in the order Allow lists them, with httpd's method numbers.
+ * Names come from this table and not from ap_method_name_of: httpd's
+ * registry maps both "GET" and "HEAD" to M_GET and is walked in hash order,
+ * so it answers "HEAD" for M_GET after some starts and "GET" after others. */
+static const struct {
+    int number;
+    const char *name;
+} allow_order[] = {{M_GET, "GET"},   {M_GET, "HEAD"},      {M_POST, "POST"},
+                   {M_PUT, "PUT"},   {M_PATCH, "PATCH"},   {M_DELETE, "DELETE"},
+                   {M_OPTIONS, "OPTIONS"}};
+
+/* The Allow value for a set of method numbers (bit m set for method m),
+ * "GET, HEAD, POST" and so on in the fixed order above; NULL when empty. */
+static const char *allow_value(apr_pool_t *p, apr_uint64_t methods)
+{
+    const char *allow = NULL;
+    for (unsigned i = 0; i < sizeof(allow_order) / sizeof(allow_order[0]); i++)
+        if (methods & ((apr_uint64_t)1 << allow_order[i].number))
+            allow = allow ? apr_pstrcat(p, allow, ", ", allow_order[i].name, NULL)
+                          : allow_order[i].name;
+    return allow;
+}
+
 /* The route for method and path, or NULL; *allow collects the methods that
  * would match the path, for 405. Also used by the internal dispatch of
  * dispatch.c (MCP tools). */
 const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
                                           const char **caps, const char **allow)
 {
-    *allow = NULL;
+    apr_uint64_t methods = 0;
     const formsvc_route *hit = NULL;
     for (int t = 0; t < N_TABLES; t++) {
         for (const formsvc_route *rt = tables[t]; rt->pattern; rt++) {
             const char *tmp[4] = {0};
             if (!fs_route_match(r->pool, rt->pattern, path, tmp))
                 continue;
-            const char *m = ap_method_name_of(r->pool, rt->method);
-            *allow = *allow ? apr_pstrcat(r->pool, *allow, ", ", m, NULL) : m;
-            if (rt->method == M_GET && !strstr(*allow, "HEAD"))
-                *allow = apr_pstrcat(r->pool, *allow, ", HEAD", NULL);
+            methods |= (apr_uint64_t)1 << rt->method; /* M_* numbers are below 64 */
             if (!hit && rt->method == method) {
                 hit = rt;
                 memcpy(caps, tmp, sizeof(tmp));
             }
         }
     }
+    *allow = allow_value(r->pool, methods);
     return hit;
 }
 

@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb deb-smoke clean fuzz bench slowloris format
+.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb deb-smoke clean fuzz bench slowloris format format-check
 all: module
 
 deps:
@@ -104,8 +104,14 @@ deb:
 deb-smoke: deb
 	@bash scripts/deb-smoke
 
+# The C sources as .clang-format wants them: `make format` rewrites them,
+# `make format-check` only says which differ (and fails), for CI.
+FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h)
 format:
-	clang-format -i include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@clang-format --dry-run -Werror $(FORMAT_FILES)
 
 clean:
 	rm -rf $(BUILD) t/logs t/conf/httpd.conf t/conf/extra.conf t/conf/apache_test_config.pm t/htdocs/index.html

@@ -114,6 +114,8 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     formsvc_metrics_post_config(pconf, s);
     formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
+    if (rc == OK)
+        rc = formsvc_openapi_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 

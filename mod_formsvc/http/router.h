@@ -32,6 +32,8 @@ extern const formsvc_route formsvc_routes_public[];
 extern const formsvc_route formsvc_routes_mcp[];
 extern const formsvc_route formsvc_routes_openapi[];
 extern const formsvc_route formsvc_routes_webhooks[];
+/* post_config: parses the embedded OpenAPI document once (handle_openapi.c). */
+int formsvc_openapi_post_config(apr_pool_t *pconf, server_rec *s);
 
 /* The route for method and path (relative to the base path), or NULL;
  * caps receive its placeholders, *allow the methods the path has. */

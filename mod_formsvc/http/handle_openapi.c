@@ -63,9 +63,8 @@ static int formsvc_h_openapi(request_rec *r, const char *const *caps) {
     json_object *s = json_object_new_object();
     json_object_object_add(s, "url", json_object_new_string(formsvc_base_url(r)));
     json_object_array_add(servers, s);
-    return formsvc_send_json(r, 200,
-                             apr_pstrcat(r->pool, doc_head, fs_json_str(r->pool, servers),
-                                         doc_tail, NULL));
+    return formsvc_send_json(
+        r, 200, apr_pstrcat(r->pool, doc_head, fs_json_str(r->pool, servers), doc_tail, NULL));
 }
 
 const formsvc_route formsvc_routes_openapi[] = {{M_GET, "/openapi.json", formsvc_h_openapi, 0, 0},

@@ -12,18 +12,13 @@
 
 #include <apr_pools.h>
 
-#define FS_PATTERN_MAX_LEN 1000       /* longest pattern accepted */
 #define FS_PATTERN_MATCH_LIMIT 100000 /* pcre2 match limit */
 #define FS_PATTERN_DEPTH_LIMIT 1000   /* pcre2 depth limit */
 
 typedef struct fs_pattern fs_pattern;
 
-/* Compiles re; the code is freed with p. NULL with *err (in p) when the
- * pattern is not valid. */
-fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err);
-
-/* The same for patterns that live as long as the process (the built-in
- * formats): malloc'ed, never freed. NULL when re is not valid. */
+/* Compiles re for the life of the process (the built-in formats, made
+ * once): malloc'ed, never freed. NULL when re is not valid. */
 fs_pattern *fs_pattern_compile_forever(const char *re);
 
 /* 1 when re matches somewhere in s (len bytes, valid UTF-8), 0 when not or

@@ -1,54 +1,14 @@
-/* fs_pattern: pcre2 with match and depth limits. */
+/* fs_pattern: pcre2 with match and depth limits, for the built-in formats. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "fs_pattern.h"
 
-#include <apr_strings.h>
 #include <pcre2.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct fs_pattern {
     pcre2_code *code;
     pcre2_match_context *mctx;
 };
-
-static apr_status_t pattern_free(void *data) {
-    fs_pattern *pt = data;
-    pcre2_match_context_free(pt->mctx);
-    pcre2_code_free(pt->code);
-    return APR_SUCCESS;
-}
-
-fs_pattern *fs_pattern_compile(apr_pool_t *p, const char *re, const char **err) {
-    *err = NULL;
-    if (!re || strlen(re) > FS_PATTERN_MAX_LEN) {
-        *err = "the pattern is longer than 1000 characters";
-        return NULL;
-    }
-    int ec;
-    PCRE2_SIZE off;
-    pcre2_code *code =
-        pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-                      PCRE2_UTF | PCRE2_DOLLAR_ENDONLY | PCRE2_NO_UTF_CHECK, &ec, &off, NULL);
-    if (!code) {
-        PCRE2_UCHAR buf[160];
-        pcre2_get_error_message(ec, buf, sizeof(buf));
-        *err = apr_psprintf(p, "%s at offset %lu", (const char *)buf, (unsigned long)off);
-        return NULL;
-    }
-    fs_pattern *pt = apr_pcalloc(p, sizeof(*pt));
-    pt->code = code;
-    pt->mctx = pcre2_match_context_create(NULL);
-    if (!pt->mctx) {
-        pcre2_code_free(code);
-        *err = "out of memory";
-        return NULL;
-    }
-    pcre2_set_match_limit(pt->mctx, FS_PATTERN_MATCH_LIMIT);
-    pcre2_set_depth_limit(pt->mctx, FS_PATTERN_DEPTH_LIMIT);
-    apr_pool_cleanup_register(p, pt, pattern_free, apr_pool_cleanup_null);
-    return pt;
-}
 
 fs_pattern *fs_pattern_compile_forever(const char *re) {
     int ec;

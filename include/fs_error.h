@@ -41,7 +41,9 @@ void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
     __attribute__((format(printf, 5, 6)));
 /* A validation-failed problem with no items yet. */
 fs_error *fs_error_validation(apr_pool_t *p);
-/* Adds an extra member (string or integer) to the problem. */
+/* Adds an extra member (string or integer) to the problem. A member the
+ * renderer writes itself (type, title, status, detail, instance, errors,
+ * retryAfter) cannot be replaced this way: such an extra is not rendered. */
 void fs_error_set_str(apr_pool_t *p, fs_error *e, const char *k, const char *v);
 void fs_error_set_int(apr_pool_t *p, fs_error *e, const char *k, long long v);
 

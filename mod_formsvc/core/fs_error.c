@@ -212,8 +212,10 @@ char *fs_problem_render(apr_pool_t *p, const fs_error *e, const char *base_url,
     if (e->retry_after > 0 && (e->status == 429 || e->status == 503))
         json_object_object_add(o, "retryAfter", json_object_new_int(e->retry_after));
     if (e->extra) {
+        /* extras add members; they never replace one written above */
         json_object_object_foreach(e->extra, k, v) {
-            json_object_object_add(o, k, json_object_get(v));
+            if (!json_object_object_get_ex(o, k, NULL))
+                json_object_object_add(o, k, json_object_get(v));
         }
     }
     return fs_json_str(p, o);

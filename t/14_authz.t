@@ -23,6 +23,8 @@ is get($secret)->code, 200, 'full-access key passes';
 is get($reader)->code, 200, 'forms:read passes';
 is get($writer)->code, 200, 'forms:write implies forms:read';
 like get($reader)->content, qr/guarded content/, 'the file is served';
-is get($keys)->code, 403, 'keys:read only: 403';
+# mod_authz_core logs the refusal (AH01631 at error level)
+is expect_log([qr{\[authz_core:error\] .*AH01631: user usr_\w+: authorization failure for "/guarded/secret\.txt"}],
+              sub { get($keys) })->code, 403, 'keys:read only: 403';
 api(DELETE => '/v1/keys/' . api(GET => '/v1/keys', token => $secret)->{json}{data}[0]{id}, token => $secret);
 done_testing;

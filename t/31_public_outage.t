@@ -19,38 +19,46 @@ ok -s "$FindBin::Bin/logs/formsvc-forms/$fid.json", 'last-known copy kept for ev
 
 my $stopped = 0;
 END { pg_ctl('start') if $stopped }
-pg_ctl('stop');
-$stopped = 1;
+# Expected in the log meanwhile: the outage, and the 503s of these requests
+# (this form, and the form never seen).
+my $forms = qr/(?:\Q$fid\E|frm_0{26})/;
+my $r;
+expect_log([outage_lines(), qr{FS00102: 503 service-unavailable for /api/f/$forms$},
+            qr{FS00701: 503 service-unavailable \(page\) for /api/f/$forms$},
+            qr{FS00702: 503 service-unavailable: form $forms given back}], sub {
+    pg_ctl('stop');
+    $stopped = 1;
 
-my $r = req(POST => $url, body => '{"name":"Ada"}', type => 'application/json');
-is $r->code, 503, 'JSON post with the database down: 503';
-is $r->{json}{type}, base_url() . '/problems/service-unavailable', 'service-unavailable problem';
-ok $r->header('Retry-After') >= 1, 'Retry-After';
-ok $r->{json}{retryAfter} >= 1, 'retryAfter';
+    $r = req(POST => $url, body => '{"name":"Ada"}', type => 'application/json');
+    is $r->code, 503, 'JSON post with the database down: 503';
+    is $r->{json}{type}, base_url() . '/problems/service-unavailable', 'service-unavailable problem';
+    ok $r->header('Retry-After') >= 1, 'Retry-After';
+    ok $r->{json}{retryAfter} >= 1, 'retryAfter';
 
-$r = req(POST => $url, body => 'name=Grace+%3Cb%3E&age=85', type => 'application/x-www-form-urlencoded',
-         headers => { Accept => 'text/html' });
-is $r->code, 503, 'HTML post with the database down: 503';
-like $r->header('Content-Type'), qr{text/html}, 'a page';
-ok $r->header('Retry-After') >= 1, 'page Retry-After';
-like $r->content, qr/class="notice" role="alert"/, 'with a notice';
-like $r->content, qr/please submit again/, 'that says to submit again';
-like $r->content, qr/name="name" value="Grace &lt;b&gt;"/, 'everything typed kept (escaped)';
-like $r->content, qr/name="age" value="85"/, 'numbers kept';
-like $r->content, qr/<form method="post"/, 'the form itself';
+    $r = req(POST => $url, body => 'name=Grace+%3Cb%3E&age=85', type => 'application/x-www-form-urlencoded',
+             headers => { Accept => 'text/html' });
+    is $r->code, 503, 'HTML post with the database down: 503';
+    like $r->header('Content-Type'), qr{text/html}, 'a page';
+    ok $r->header('Retry-After') >= 1, 'page Retry-After';
+    like $r->content, qr/class="notice" role="alert"/, 'with a notice';
+    like $r->content, qr/please submit again/, 'that says to submit again';
+    like $r->content, qr/name="name" value="Grace &lt;b&gt;"/, 'everything typed kept (escaped)';
+    like $r->content, qr/name="age" value="85"/, 'numbers kept';
+    like $r->content, qr/<form method="post"/, 'the form itself';
 
-$r = req(GET => $url, headers => { Accept => 'application/json' });
-is $r->code, 503, 'JSON view with the database down: 503';
-$r = req(GET => form_url('frm_00000000000000000000000000'));
-is $r->code, 503, 'a form never seen: 503 page';
-like $r->content, qr/Temporarily unavailable/, 'that says so';
+    $r = req(GET => $url, headers => { Accept => 'application/json' });
+    is $r->code, 503, 'JSON view with the database down: 503';
+    $r = req(GET => form_url('frm_00000000000000000000000000'));
+    is $r->code, 503, 'a form never seen: 503 page';
+    like $r->content, qr/Temporarily unavailable/, 'that says so';
 
-pg_ctl('start');
-$stopped = 0;
-$r = req(POST => $url, body => '{"name":"Ada"}', type => 'application/json');
-is $r->code, 201, 'after PostgreSQL returns: 201 without an httpd restart';
-my @codes = map { req(POST => $url, body => qq({"name":"n$_"}), type => 'application/json')->code } 1 .. 5;
-is_deeply \@codes, [(201) x 5], 'and every request after';
+    pg_ctl('start');
+    $stopped = 0;
+    $r = req(POST => $url, body => '{"name":"Ada"}', type => 'application/json');
+    is $r->code, 201, 'after PostgreSQL returns: 201 without an httpd restart';
+    my @codes = map { req(POST => $url, body => qq({"name":"n$_"}), type => 'application/json')->code } 1 .. 5;
+    is_deeply \@codes, [(201) x 5], 'and every request after';
+});
 is count_subs($fid), 6, 'nothing stored during the outage, everything after';
 
 done_testing;

@@ -5,7 +5,11 @@ use strict;
 use warnings;
 use Apache::Test;
 use Apache::TestRequest ();
+use Digest::MD5 ();
+use File::Basename ();
+use FindBin ();
 use JSON::PP ();
+use Time::HiRes ();
 use Exporter 'import';
 
 our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl);
@@ -62,6 +66,47 @@ sub signup {
     die "signup failed: " . $res->status_line . " " . $res->content unless $res->code == 201;
     return ($res->{json}{apiKey}{secret}, $res->{json});
 }
+
+# expect_log([qr/.../, ...], sub { ... }): error-log lines this test
+# provokes on purpose. A line that the suite's server writes to its error
+# log while the code runs, and that matches one of the patterns, is
+# expected; t/99_errorlog.t allows it there and nowhere else. Each call
+# appends a record (the byte range of the log, a digest of those bytes so a
+# record of another log is not applied, the patterns) to
+# logs/expected_errors. Returns what the code returns.
+sub expect_log {
+    my ($patterns, $code) = @_;
+    my $log = "$FindBin::Bin/logs/error_log";
+    my $from = -s $log // 0;
+    my @ret = $code->();
+    # lines of the last requests are written before their answers; a child
+    # may still be finishing one of a request that gave up
+    Time::HiRes::sleep(0.2);
+    my $to = -s $log // 0;
+    open my $fh, '<', $log or die "$log: $!";
+    seek $fh, $from, 0;
+    read $fh, my $bytes, $to - $from;
+    close $fh;
+    my $rec = { test => File::Basename::basename($0), from => $from, to => $to,
+                md5 => Digest::MD5::md5_hex($bytes), patterns => [ map { "$_" } @$patterns ] };
+    open my $out, '>>', "$FindBin::Bin/logs/expected_errors" or die $!;
+    print $out $json->encode($rec), "\n";
+    close $out;
+    return wantarray ? @ret : $ret[0];
+}
+push @EXPORT, 'expect_log';
+
+# What the server writes while PostgreSQL is away (stopped, restarting):
+# mod_dbd's failed connects, the store's notes, "no connection" for the
+# requests, a child that starts meanwhile. For expect_log, with the 503s
+# of the requests the test makes.
+sub outage_lines {
+    return (qr/\[dbd:error\] .*AH00639: DBD \[pgsql\] Error: /,
+            qr/FS00311: database connection lost|FS00312: preparing statements again failed|FS00316: statement \S+: no answer from the database|FS00319: database connection lost after statement|FS00320: statement \S+ failed after reconnecting \((08|57P0[123]|-)/,
+            qr/FS00101: no database connection available/,
+            qr/FS00306: database not reachable at start/);
+}
+push @EXPORT, 'outage_lines';
 
 # Controls the test PostgreSQL: pg_ctl('restart'|'stop'|'start').
 sub pg_ctl {

@@ -42,9 +42,9 @@ int formsvc_openapi_post_config(apr_pool_t *pconf, server_rec *s) {
             mark = NULL;
     }
     if (!mark) {
-        ap_log_error(APLOG_MARK, APLOG_CRIT, 0, s,
-                     "AH11202: the embedded OpenAPI document is not a JSON object with "
-                     "one top-level \"servers\" member");
+        FORMSVC_SLOG(s, APLOG_CRIT, 0, 01202,
+                     "the embedded OpenAPI document is not a JSON object with one top-level "
+                     "\"servers\" member");
         apr_pool_destroy(tmp);
         return HTTP_INTERNAL_SERVER_ERROR;
     }

@@ -1,5 +1,5 @@
-/* mail: the outbox worker. Each httpd child runs one thread that, about
- * once a second, claims due messages (UPDATE ... WHERE id IN (SELECT ...
+/* mail: the outbox worker. Each httpd child runs one worker thread
+ * (worker.h) that, about once a second, claims due messages (UPDATE ... WHERE id IN (SELECT ...
  * FOR UPDATE SKIP LOCKED), which also leases them for five minutes), so any
  * number of children and machines drain one outbox without sending a
  * message twice at once. Delivery is bounded by a time-out; a failure is
@@ -132,37 +132,38 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_outb
                  MAX_ATTEMPTS, err);
 }
 
-/* One round: claim a batch (connection taken and given back), deliver it
- * without a connection, then record the outcomes (connection again). When
- * the child is exiting, the messages not tried yet stay leased and go out
- * after the lease, from this machine or another. */
-static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
-    fs_db db;
-    fs_outbox_batch rs = {0, NULL};
-    void *d = formsvc_worker_db(w, p, &db);
-    if (!d)
-        return;
-    fs_store *st = fs_store_on(p, &db);
-    if (fs_store_outbox_claim(st, LEASE_SECONDS, BATCH, &rs))
-        rs.n = 0;
-    if (round % 600 == 17) { /* about every ten minutes */
-        fs_store_outbox_sweep(st);
-        fs_store_ratelimit_sweep(st);
-    }
-    formsvc_worker_db_close(w, d);
-    if (rs.n == 0)
-        return;
-    const char **err = apr_pcalloc(p, sizeof(*err) * (apr_size_t)rs.n);
-    int tried = 0;
-    for (; tried < rs.n && !formsvc_worker_stopping(w); tried++)
-        err[tried] = deliver_one(p, s, &rs.msgs[tried]);
-    if (!tried || !(d = formsvc_worker_db(w, p, &db)))
-        return; /* the leases run out and the messages go again */
-    for (int i = 0; i < tried; i++)
-        record_one(p, s, st, &rs.msgs[i], err[i]);
-    formsvc_worker_db_close(w, d);
+/* The outbox as a queue of the worker skeleton (formsvc_task_drain): items
+ * are the fs_outbox_msg array of the claimed batch. When the child is
+ * exiting, the messages not tried yet stay leased and go out after the
+ * lease, from this machine or another. */
+static int claim(apr_pool_t *p, server_rec *s, fs_store *st, void **items) {
+    (void)s;
+    fs_outbox_batch *b = apr_pcalloc(p, sizeof(*b));
+    if (fs_store_outbox_claim(st, LEASE_SECONDS, BATCH, b))
+        return 0;
+    *items = b->msgs;
+    return b->n;
 }
 
+static const void *deliver(apr_pool_t *ip, server_rec *s, void *items, int i) {
+    return deliver_one(ip, s, (const fs_outbox_msg *)items + i);
+}
+
+static void record(apr_pool_t *ip, server_rec *s, fs_store *st, void *items, int i,
+                   const void *outcome) {
+    record_one(ip, s, st, (const fs_outbox_msg *)items + i, outcome);
+}
+
+static const formsvc_queue outbox = {claim, deliver, record};
+static const formsvc_sweep outbox_sweep = {fs_store_outbox_sweep};
+
+/* About every second a batch of the outbox; about every ten minutes, mail
+ * sent or failed a week ago and the per-recipient counts of a day ago. */
+static const formsvc_task tasks[] = {
+    {"outbox", 0, 1, formsvc_task_drain, &outbox},
+    {"outbox sweep", 17, 600, formsvc_task_sweep, &outbox_sweep},
+};
+
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "mail", round_fn);
+    formsvc_worker_start(pchild, s, "mail", tasks, (int)(sizeof(tasks) / sizeof(tasks[0])));
 }

@@ -19,6 +19,7 @@
 #include "schema_check.h"
 #include "fs_migrations.h"
 #include "version.h"
+#include "worker.h"
 
 #include <apr_hash.h>
 #include <apr_optional.h>
@@ -119,12 +120,15 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
-/* After mod_dbd has its pool: say at once when the schema is behind. */
+/* After mod_dbd has its pool: the background workers (worker.h), and say
+ * at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s)
 {
     formsvc_dbpool_child_init(p, s);
+    formsvc_worker_child_init(p, s); /* before any worker thread */
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
+    formsvc_webhook_child_init(p, s);
     formsvc_schema_child_init(p, s);
     formsvc_tally_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);

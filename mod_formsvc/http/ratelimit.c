@@ -3,12 +3,14 @@
  *    in post_config and inherited by every child, updated with atomic
  *    compare-and-swap (fs_rl_table_hit): no lock on the request path.
  *  - pgsql: an UNLOGGED table, one atomic INSERT ... ON CONFLICT DO UPDATE
- *    ... RETURNING per hit, through the request's pooled connection.
+ *    ... RETURNING per hit, through the request's pooled connection; a
+ *    worker (worker.h) of each child sweeps ended windows away.
  *  - memcache: apr_memcache_incr, and apr_memcache_add when the counter does
  *    not exist yet (both atomic in memcached), with the window as expiry.
  * Keys of shared stores are SHA-256 of bucket and window (no raw address). */
 #include "ratelimit.h"
 #include "fs_store_ops.h"
+#include "worker.h"
 
 #include <apr_memcache.h>
 #include <apr_shm.h>
@@ -39,7 +41,20 @@ int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
     return OK;
 }
 
+/* The PostgreSQL store's counters of ended windows go about every minute
+ * (from every child: the statement is cheap, and one that finds nothing to
+ * delete costs an index probe). */
+static const formsvc_sweep ratelimit_sweep = {fs_store_ratelimit_sweep};
+static const formsvc_task ratelimit_tasks[] = {
+    {"rate-limit sweep", 7, 60, formsvc_task_sweep, &ratelimit_sweep},
+};
+
 void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
+    for (server_rec *sp = s; sp; sp = sp->next)
+        if (formsvc_conf(sp)->acct->store == FORMSVC_STORE_PGSQL) {
+            formsvc_worker_start(p, s, "rate-limit", ratelimit_tasks, 1);
+            break;
+        }
     /* One memcached client per child for the first server that names one. */
     for (server_rec *sp = s; sp && !mc; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
@@ -82,10 +97,7 @@ static int count_pgsql(request_rec *r, const char *key, int64_t wend, int64_t *c
     if (fs_store_ratelimit_hit(formsvc_store(r), key, wend, &n))
         return -1;
     *count = n;
-    /* Now and then, one request sweeps ended windows away. */
-    if ((apr_time_now() & 1023) == 0)
-        fs_store_ratelimit_sweep(formsvc_store(r));
-    return 0;
+    return 0; /* counters of ended windows: the sweep task (ratelimit_tasks) */
 }
 
 static int count_memcache(request_rec *r, const char *key, int window, int64_t *count) {

@@ -1,9 +1,9 @@
-/* tally: each child runs a thread that, about once a second, moves the
- * submission tally (one appended row per stored or deleted submission)
- * into the per-form and per-account counters. Submissions therefore never
- * write a row that other submissions write too (sql/0024). Readers add
- * what is not rolled up yet, so nothing depends on how soon this runs;
- * it only keeps the tally short. The database lets one session roll up
+/* tally: each child runs a worker thread (worker.h) that, about once a
+ * second, moves the submission tally (one appended row per stored or
+ * deleted submission) into the per-form and per-account counters.
+ * Submissions therefore never write a row that other submissions write too
+ * (sql/0024). Readers add what is not rolled up yet, so nothing depends on
+ * how soon this runs; it only keeps the tally short. The database lets one session roll up
  * at a time (an advisory lock): the others' rounds return at once. */
 #include "tally.h"
 
@@ -15,8 +15,8 @@
 #define BATCH 5000
 #define BATCHES_PER_ROUND 8
 
-static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
-    (void)round;
+static void rollup(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
+    (void)data;
     fs_db db;
     void *d = formsvc_worker_db(w, p, &db);
     if (!d)
@@ -38,6 +38,8 @@ static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned l
     formsvc_worker_db_close(w, d);
 }
 
+static const formsvc_task tasks[] = {{"tally rollup", 0, 1, rollup, NULL}};
+
 void formsvc_tally_child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "tally", round_fn);
+    formsvc_worker_start(pchild, s, "tally", tasks, 1);
 }

@@ -1,5 +1,5 @@
-/* webhooks: the directive of webhook targets, the hooks that start the
- * delivery worker of each httpd child (webhooks_worker.c), and what the
+/* webhooks: the directive of webhook targets, the start of the delivery
+ * worker of each httpd child (webhooks_worker.c), and what the
  * handlers of /v1/events and /v1/webhooks share (handle_webhooks.c). */
 #ifndef FORMSVC_WEBHOOKS_H
 #define FORMSVC_WEBHOOKS_H
@@ -35,8 +35,9 @@ void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w);
                    "(ThreadsPerChild / 4, the default) or a count; then per account and child "    \
                    "(default 2). Others are answered at once.")
 
-/* Registers the pre_config (reset the directive) and child_init (start the
- * delivery worker) hooks. */
+/* Registers the pre_config hook (reset the directives). */
 void formsvc_webhook_hooks(apr_pool_t *p);
+/* child_init: starts the delivery worker (webhooks_worker.c). */
+void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s);
 
 #endif

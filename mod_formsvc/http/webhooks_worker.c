@@ -1,7 +1,7 @@
-/* webhooks_worker: the delivery worker. Each httpd child runs one thread
- * that, about once a second, claims due deliveries (UPDATE ... WHERE id IN
- * (SELECT ... FOR UPDATE SKIP LOCKED), which also moves them a lease
- * ahead), so any number of children and machines drain one queue without
+/* webhooks_worker: the delivery worker. Each httpd child runs one worker
+ * thread (worker.h) that, about once a second, claims due deliveries
+ * (UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED), which also
+ * moves them a lease ahead), so any number of children and machines drain one queue without
  * sending a delivery twice at once. Each claimed delivery is POSTed with
  * the Standard Webhooks headers (fs_webhook_post); a 2xx completes it,
  * anything else is retried with exponential backoff (fs_webhook_backoff)
@@ -90,44 +90,42 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_deli
                      id);
 }
 
-/* One round: claim a batch (connection taken and given back), POST it
- * without a connection, then record the outcomes (connection again). When
- * the child is exiting, the deliveries not tried yet stay leased and go
- * out after the lease. */
-static void round_fn(formsvc_worker *w, apr_pool_t *p, server_rec *s, unsigned long round) {
-    fs_db db;
-    fs_delivery_batch rs = {0, NULL};
-    void *d = formsvc_worker_db(w, p, &db);
-    if (!d)
-        return;
-    fs_store *st = fs_store_on(p, &db);
-    if (fs_store_delivery_claim(st, LEASE_SECONDS, BATCH, &rs))
-        rs.n = 0;
-    if (round % 600 == 29) /* about every ten minutes */
-        fs_store_event_sweep(st);
-    formsvc_worker_db_close(w, d);
-    if (rs.n == 0)
-        return;
-    outcome *o = apr_pcalloc(p, sizeof(*o) * (apr_size_t)rs.n);
-    int tried = 0;
-    for (; tried < rs.n && !formsvc_worker_stopping(w); tried++) {
-        apr_pool_t *ip; /* curl and json-c scratch of one delivery */
-        apr_pool_create(&ip, p);
-        o[tried] = deliver_one(ip, s, &rs.items[tried]);
-        o[tried].attempt_json = apr_pstrdup(p, o[tried].attempt_json);
-        if (o[tried].error)
-            o[tried].error = apr_pstrdup(p, o[tried].error);
-        apr_pool_destroy(ip);
-    }
-    if (!tried || !(d = formsvc_worker_db(w, p, &db)))
-        return; /* the leases run out and the deliveries go again */
-    for (int i = 0; i < tried; i++)
-        record_one(p, s, st, &rs.items[i], &o[i]);
-    formsvc_worker_db_close(w, d);
+/* The delivery queue as a queue of the worker skeleton
+ * (formsvc_task_drain): items are the fs_delivery array of the claimed
+ * batch; each POST has its own pool (curl and json-c scratch, and the
+ * outcome) until the outcome is recorded. When the child is exiting, the
+ * deliveries not tried yet stay leased and go out after the lease. */
+static int claim(apr_pool_t *p, server_rec *s, fs_store *st, void **items) {
+    (void)s;
+    fs_delivery_batch *b = apr_pcalloc(p, sizeof(*b));
+    if (fs_store_delivery_claim(st, LEASE_SECONDS, BATCH, b))
+        return 0;
+    *items = b->items;
+    return b->n;
 }
 
-static void child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "webhook", round_fn);
+static const void *deliver(apr_pool_t *ip, server_rec *s, void *items, int i) {
+    outcome *o = apr_palloc(ip, sizeof(*o));
+    *o = deliver_one(ip, s, (const fs_delivery *)items + i);
+    return o;
+}
+
+static void record(apr_pool_t *ip, server_rec *s, fs_store *st, void *items, int i, const void *o) {
+    record_one(ip, s, st, (const fs_delivery *)items + i, o);
+}
+
+static const formsvc_queue deliveries = {claim, deliver, record};
+static const formsvc_sweep event_sweep = {fs_store_event_sweep};
+
+/* About every second a batch of deliveries; about every ten minutes,
+ * events older than 30 days. */
+static const formsvc_task tasks[] = {
+    {"webhook deliveries", 0, 1, formsvc_task_drain, &deliveries},
+    {"event sweep", 29, 600, formsvc_task_sweep, &event_sweep},
+};
+
+void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s) {
+    formsvc_worker_start(pchild, s, "webhook", tasks, (int)(sizeof(tasks) / sizeof(tasks[0])));
 }
 
 static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
@@ -141,7 +139,5 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
 
 void formsvc_webhook_hooks(apr_pool_t *p) {
     (void)p;
-    static const char *const after_dbd[] = {"mod_dbd.c", NULL};
     ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_child_init(child_init, after_dbd, NULL, APR_HOOK_LAST);
 }

@@ -1,5 +1,6 @@
-/* worker: background threads of an httpd child, stopped and joined before
- * mod_dbd's pool goes (see worker.h for why the order matters). */
+/* worker: background threads of an httpd child, their tasks, and the drain
+ * of a queue; stopped and joined before mod_dbd's pool goes (see worker.h
+ * for why the order matters). */
 #include "worker.h"
 #include "dbpool.h"
 
@@ -8,6 +9,7 @@
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
 #include <apr_thread_proc.h>
+#include <curl/curl.h>
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);
@@ -15,7 +17,9 @@ APLOG_USE_MODULE(formsvc);
 struct formsvc_worker {
     const char *name;
     server_rec *s;
-    formsvc_worker_round *fn;
+    const formsvc_task *tasks;
+    int ntasks;
+    apr_time_t *next; /* per task: when it runs next; the thread's own */
     apr_thread_t *thread;
     apr_thread_mutex_t *mutex; /* with cond: cuts the sleep between rounds short */
     apr_thread_cond_t *cond;
@@ -55,17 +59,62 @@ void formsvc_worker_db_close(formsvc_worker *w, void *handle) {
     apr_atomic_dec32(&w->held);
 }
 
+void formsvc_task_drain(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
+    const formsvc_queue *q = data;
+    fs_db db;
+    void *items = NULL;
+    void *d = formsvc_worker_db(w, p, &db);
+    if (!d)
+        return;
+    int n = q->claim(p, s, fs_store_on(p, &db), &items);
+    formsvc_worker_db_close(w, d);
+    if (n <= 0)
+        return;
+    apr_pool_t **ip = apr_pcalloc(p, sizeof(*ip) * (apr_size_t)n);
+    const void **out = apr_pcalloc(p, sizeof(*out) * (apr_size_t)n);
+    int tried = 0;
+    for (; tried < n && !formsvc_worker_stopping(w); tried++) {
+        apr_pool_create(&ip[tried], p);
+        out[tried] = q->deliver(ip[tried], s, items, tried);
+    }
+    if (!tried || !(d = formsvc_worker_db(w, p, &db)))
+        return; /* the leases run out and the items go again */
+    fs_store *st = fs_store_on(p, &db);
+    for (int i = 0; i < tried; i++) {
+        q->record(ip[i], s, st, items, i, out[i]);
+        apr_pool_destroy(ip[i]);
+    }
+    formsvc_worker_db_close(w, d);
+}
+
+void formsvc_task_sweep(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
+    (void)s;
+    const formsvc_sweep *sw = data;
+    fs_db db;
+    void *d = formsvc_worker_db(w, p, &db);
+    if (!d)
+        return;
+    sw->run(fs_store_on(p, &db));
+    formsvc_worker_db_close(w, d);
+}
+
 static void *APR_THREAD_FUNC run(apr_thread_t *thd, void *data) {
     formsvc_worker *w = data;
     apr_pool_t *wp;
     /* unmanaged: the thread's memory is its own, whatever the child pool's
      * state while it finishes */
     apr_pool_create_unmanaged_ex(&wp, NULL, NULL);
-    for (unsigned long round = 0; !formsvc_worker_stopping(w); round++) {
-        apr_pool_t *p;
-        apr_pool_create(&p, wp);
-        w->fn(w, p, w->s, round);
-        apr_pool_destroy(p);
+    while (!formsvc_worker_stopping(w)) {
+        for (int i = 0; i < w->ntasks && !formsvc_worker_stopping(w); i++) {
+            const formsvc_task *t = &w->tasks[i];
+            if (apr_time_now() < w->next[i])
+                continue;
+            apr_pool_t *p;
+            apr_pool_create(&p, wp);
+            t->run(w, p, w->s, t->data);
+            apr_pool_destroy(p);
+            w->next[i] = apr_time_now() + apr_time_from_sec(t->every > 0 ? t->every : 1);
+        }
         apr_thread_mutex_lock(w->mutex);
         if (!formsvc_worker_stopping(w))
             apr_thread_cond_timedwait(w->cond, w->mutex, apr_time_from_sec(1));
@@ -94,11 +143,16 @@ static apr_status_t stop(void *data) {
 }
 
 formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const char *name,
-                                     formsvc_worker_round *fn) {
+                                     const formsvc_task *tasks, int n) {
     formsvc_worker *w = apr_pcalloc(pchild, sizeof(*w));
     w->name = name;
     w->s = s;
-    w->fn = fn;
+    w->tasks = tasks;
+    w->ntasks = n;
+    w->next = apr_pcalloc(pchild, sizeof(*w->next) * (apr_size_t)(n > 0 ? n : 1));
+    apr_time_t now = apr_time_now();
+    for (int i = 0; i < n; i++)
+        w->next[i] = now + apr_time_from_sec(tasks[i].first);
     w->open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     w->close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     apr_threadattr_t *ta;
@@ -116,4 +170,25 @@ formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const ch
     }
     apr_pool_pre_cleanup_register(pchild, w, stop);
     return w;
+}
+
+/* A plain cleanup of the child pool: runs after the pre-cleanups, so after
+ * every worker (the only users of curl) has been joined. */
+static apr_status_t curl_done(void *data) {
+    (void)data;
+    curl_global_cleanup();
+    return APR_SUCCESS;
+}
+
+void formsvc_worker_child_init(apr_pool_t *pchild, server_rec *s) {
+    /* curl_global_init is not thread-safe in every libcurl: once, here,
+     * while the child has no thread of ours yet */
+    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (rc != CURLE_OK) {
+        FORMSVC_SLOG(s, APLOG_ERR, 0, 02161,
+                     "libcurl cannot be initialised (%s): mail over SMTP and webhooks will fail",
+                     curl_easy_strerror(rc));
+        return;
+    }
+    apr_pool_cleanup_register(pchild, NULL, curl_done, apr_pool_cleanup_null);
 }

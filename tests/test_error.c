@@ -145,19 +145,39 @@ static void unknown_slugs_and_bare_statuses(void **state) {
     /* an unknown slug is an internal error, never a made-up type */
     fs_error *e = fs_error_make(p, "no-such-slug", "x");
     assert_int_equal(e->status, 500);
+    assert_non_null(e->cause); /* for the log: which slug was unknown */
     json_object *o = render(p, e, NULL);
     assert_string_equal(str(o, "type"), BASE "/problems/internal");
     assert_string_equal(str(o, "title"), "Internal server error");
     assert_int_equal(num(o, "status"), 500);
     /* a hand-made error with only a status gets its status's type */
-    fs_error bare = {413, NULL, NULL, NULL, NULL, NULL, 0};
+    fs_error bare = {.status = 413};
     o = render(p, &bare, NULL);
     assert_string_equal(str(o, "type"), BASE "/problems/payload-too-large");
     assert_int_equal(num(o, "status"), 413);
-    fs_error odd = {418, "teapot", NULL, NULL, NULL, NULL, 0};
+    fs_error odd = {.status = 418, .slug = "teapot"};
     o = render(p, &odd, NULL);
     assert_string_equal(str(o, "type"), BASE "/problems/internal");
     assert_int_equal(num(o, "status"), 418); /* the status sent is kept */
+}
+
+static void the_cause_is_never_rendered(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_internal(p, "statement %s failed (%s)", "fs_form_get", "42P01");
+    assert_int_equal(e->status, 500);
+    assert_string_equal(e->cause, "statement fs_form_get failed (42P01)");
+    char *text = fs_problem_render(p, e, BASE, "/api/v1/forms/frm_1");
+    assert_null(strstr(text, "fs_form_get"));
+    assert_null(strstr(text, "42P01"));
+    json_object *o = render(p, e, "/api/v1/forms/frm_1");
+    assert_string_equal(str(o, "type"), BASE "/problems/internal");
+    assert_null(fs_json_get(o, "detail"));
+    assert_null(fs_json_get(o, "cause"));
+    assert_int_equal(members(o), 4);
+    /* nor with a detail of its own */
+    e->detail = "Something failed.";
+    text = fs_problem_render(p, e, BASE, NULL);
+    assert_null(strstr(text, "42P01"));
 }
 
 static void details_are_json_escaped(void **state) {
@@ -200,6 +220,7 @@ static const struct CMUnitTest tests[] = {
     FS_TEST(extra_members),
     FS_TEST(extras_cannot_replace_the_standard_members),
     FS_TEST(unknown_slugs_and_bare_statuses),
+    FS_TEST(the_cause_is_never_rendered),
     FS_TEST(details_are_json_escaped),
     FS_TEST(every_catalogue_entry_renders),
 };

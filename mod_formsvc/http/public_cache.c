@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <unixd.h>
 
+APLOG_USE_MODULE(formsvc); /* its lines say [formsvc:...], not [-:...] */
+
 #define MEMO_SLOTS 4096
 
 static _Atomic uint64_t memo[MEMO_SLOTS];

@@ -10,6 +10,8 @@
 #include "fs_store_public.h"
 #include "worker.h"
 
+APLOG_USE_MODULE(formsvc);
+
 /* Rows moved per transaction: short transactions, and several of them in
  * one round when a burst left many. */
 #define BATCH 5000

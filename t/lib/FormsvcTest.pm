@@ -97,13 +97,14 @@ sub expect_log {
 push @EXPORT, 'expect_log';
 
 # What the server writes while PostgreSQL is away (stopped, restarting):
-# mod_dbd's failed connects, the store's notes, "no connection" for the
-# requests, a child that starts meanwhile. For expect_log, with the 503s
+# mod_dbd's errors, the store's notes, "no connection" for the requests,
+# the workers' failed rounds, a child that starts meanwhile. For expect_log, with the 503s
 # of the requests the test makes.
 sub outage_lines {
-    return (qr/\[dbd:error\] .*AH00639: DBD \[pgsql\] Error: /,
+    return (qr/\[dbd:error\] /, # mod_dbd: cannot connect, prepare, acquire
             qr/FS00311: database connection lost|FS00312: preparing statements again failed|FS00316: statement \S+: no answer from the database|FS00319: database connection lost after statement|FS00320: statement \S+ failed after reconnecting \((08|57P0[123]|-)/,
             qr/FS00101: no database connection available/,
+            qr/FS02160: rolling up submission counts failed: The database cannot be reached/,
             qr/FS00306: database not reachable at start/);
 }
 push @EXPORT, 'outage_lines';

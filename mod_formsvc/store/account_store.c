@@ -204,12 +204,7 @@ fs_error *fs_store_key_list(fs_store *st, const char *user_id, int include_revok
                             fs_list_page *out) {
     const char *args[] = {user_id,   FS_ARG_BOOL(include_revoked),   after, after, tree_root,
                           tree_root, FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_key_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_key_list", args, limit, out);
 }
 
 fs_error *fs_store_key_get(fs_store *st, const char *user_id, const char *key_id,
@@ -236,41 +231,26 @@ fs_error *fs_store_key_create(fs_store *st, const fs_new_key *k, int quota, cons
                           k->secret.prefix, k->secret.hash,    k->scopes_json,
                           k->expires_at,    NULL /* parent */, NULL /* actor */,
                           "0" /* depth */,  k->user_id,        FS_ARG_INT(st->pool, quota)};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_key_create", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_key_create", args, json);
 }
 
 fs_error *fs_store_key_count_active(fs_store *st, const char *user_id, int *n) {
     const char *args[] = {user_id};
-    fs_rows *rs;
-    *n = 0;
-    fs_error *e = FS_RUN(st, "fs_key_count_active", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *n = fs_cell_int(FS_CELL(rs, 0, 0));
-    return e;
+    return FS_INT(st, "fs_key_count_active", args, 0, n);
 }
 
 fs_error *fs_store_key_revoke(fs_store *st, const char *user_id, const char *key_id,
                               const char **json) {
     const char *args[] = {key_id, user_id, key_id};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_key_revoke", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_key_revoke", args, json);
 }
 
 fs_error *fs_store_key_revoke_sweep(fs_store *st, const char *key_id, int *n) {
     const char *args[] = {key_id};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_key_revoke_sweep", args, 1, &rs);
+    int count;
+    fs_error *e = FS_INT(st, "fs_key_revoke_sweep", args, 0, &count);
     if (n)
-        *n = !e && rs->nrows == 1 ? fs_cell_int(FS_CELL(rs, 0, 0)) : 0;
+        *n = count;
     return e;
 }
 

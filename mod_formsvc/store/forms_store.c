@@ -153,20 +153,16 @@ fs_error *fs_store_form_list(fs_store *st, const char *base_url, const char *use
     const char *args[] = {base_url, user_id,    status,
                           status,   forms_json, forms_json,
                           after,    after,      FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_form_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_form_list", args, limit, out);
 }
 
-/* (outcome, body) of the form writes, as fs_form_write. */
-static void form_write(const fs_rows *rs, fs_form_write *out) {
+/* (outcome, body) of the form writes, as fs_form_write; e (the run's
+ * error, passed through) or no row leaves FS_FORM_MISSING. */
+static fs_error *form_write(fs_error *e, const fs_rows *rs, fs_form_write *out) {
     memset(out, 0, sizeof(*out));
     out->outcome = FS_FORM_MISSING;
-    if (rs->nrows != 1 || !FS_CELL(rs, 0, 0))
-        return;
+    if (e || rs->nrows != 1 || !FS_CELL(rs, 0, 0))
+        return e;
     const char *o = FS_CELL(rs, 0, 0), *body = FS_CELL(rs, 0, 1);
     if (!strcmp(o, "ok")) {
         out->outcome = FS_FORM_OK;
@@ -183,6 +179,7 @@ static void form_write(const fs_rows *rs, fs_form_write *out) {
         out->outcome = FS_FORM_INVALID_STATE;
         out->detail = body;
     }
+    return NULL;
 }
 
 fs_error *fs_store_form_create(fs_store *st, const char *base_url, const char *form_id,
@@ -194,13 +191,7 @@ fs_error *fs_store_form_create(fs_store *st, const char *base_url, const char *f
         base_url};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_form_create", args, 2, &rs);
-    if (e) {
-        memset(out, 0, sizeof(*out));
-        out->outcome = FS_FORM_MISSING;
-        return e;
-    }
-    form_write(rs, out);
-    return NULL;
+    return form_write(e, rs, out);
 }
 
 fs_error *fs_store_form_save(fs_store *st, const char *base_url, const char *user_id,
@@ -211,13 +202,7 @@ fs_error *fs_store_form_save(fs_store *st, const char *base_url, const char *use
                           s->fields_json, s->settings_json, base_url};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_form_save", args, 2, &rs);
-    if (e) {
-        memset(out, 0, sizeof(*out));
-        out->outcome = FS_FORM_MISSING;
-        return e;
-    }
-    form_write(rs, out);
-    return NULL;
+    return form_write(e, rs, out);
 }
 
 fs_error *fs_store_form_transition(fs_store *st, const char *base_url, const char *user_id,
@@ -227,13 +212,7 @@ fs_error *fs_store_form_transition(fs_store *st, const char *base_url, const cha
                           if_match ? FS_ARG_INT(st->pool, if_match) : NULL, base_url};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_form_transition", args, 2, &rs);
-    if (e) {
-        memset(out, 0, sizeof(*out));
-        out->outcome = FS_FORM_MISSING;
-        return e;
-    }
-    form_write(rs, out);
-    return NULL;
+    return form_write(e, rs, out);
 }
 
 fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *form_id, int if_match,
@@ -262,12 +241,7 @@ fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *af
                           after,
                           after,
                           FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_sub_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_sub_list", args, limit, out);
 }
 
 fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *after, int batch,
@@ -297,12 +271,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
 fs_error *fs_store_sub_get(fs_store *st, const char *user_id, const char *form_id,
                            const char *sub_id, const char **json) {
     const char *args[] = {sub_id, form_id, user_id};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_sub_get", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_sub_get", args, json);
 }
 
 fs_error *fs_store_sub_delete(fs_store *st, const char *user_id, const char *form_id,
@@ -319,11 +288,9 @@ fs_error *fs_store_sub_delete(fs_store *st, const char *user_id, const char *for
 fs_error *fs_store_idem_claim(fs_store *st, const char *scope, const char *key,
                               const char *fingerprint, int *claimed) {
     const char *args[] = {scope, key, fingerprint};
-    fs_rows *rs;
-    *claimed = 0;
-    fs_error *e = FS_RUN(st, "fs_idem_claim", args, 1, &rs);
-    if (!e)
-        *claimed = rs->nrows == 1;
+    int n;
+    fs_error *e = FS_COUNT(st, "fs_idem_claim", args, 1, &n);
+    *claimed = n == 1;
     return e;
 }
 
@@ -351,11 +318,9 @@ fs_error *fs_store_idem_get(fs_store *st, const char *scope, const char *key,
 fs_error *fs_store_idem_store(fs_store *st, const char *scope, const char *key, int status,
                               const char *location, const char *sealed_body, int *stored) {
     const char *args[] = {FS_ARG_INT(st->pool, status), location, sealed_body, scope, key};
-    fs_rows *rs;
-    *stored = 0;
-    fs_error *e = FS_RUN(st, "fs_idem_store", args, 1, &rs);
-    if (!e)
-        *stored = rs->nrows == 1;
+    int n;
+    fs_error *e = FS_COUNT(st, "fs_idem_store", args, 1, &n);
+    *stored = n == 1;
     return e;
 }
 

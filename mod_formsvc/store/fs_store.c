@@ -171,3 +171,38 @@ void fs_store_page(apr_pool_t *p, const fs_rows *rs, int limit, fs_list_page *ou
         out->items[i].json = FS_CELL(rs, i, 1);
     }
 }
+
+fs_error *fs_store_one(fs_store *st, const char *label, int nargs, const char *const *args,
+                       const char **out) {
+    fs_rows *rs;
+    *out = NULL;
+    fs_error *e = fs_store_run(st, label, nargs, args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *out = FS_CELL(rs, 0, 0);
+    return e;
+}
+
+fs_error *fs_store_int(fs_store *st, const char *label, int nargs, const char *const *args,
+                       int none, int *out) {
+    fs_rows *rs;
+    fs_error *e = fs_store_run(st, label, nargs, args, 1, &rs);
+    *out = !e && rs->nrows == 1 ? fs_cell_int(FS_CELL(rs, 0, 0)) : none;
+    return e;
+}
+
+fs_error *fs_store_count(fs_store *st, const char *label, int nargs, const char *const *args,
+                         int ncols, int *nrows) {
+    fs_rows *rs;
+    fs_error *e = fs_store_run(st, label, nargs, args, ncols, &rs);
+    *nrows = e ? 0 : rs->nrows;
+    return e;
+}
+
+fs_error *fs_store_list(fs_store *st, const char *label, int nargs, const char *const *args,
+                        int limit, fs_list_page *out) {
+    fs_rows *rs;
+    fs_error *e = fs_store_run(st, label, nargs, args, 2, &rs);
+    if (!e)
+        fs_store_page(st->pool, rs, limit, out);
+    return e;
+}

@@ -141,34 +141,19 @@ fs_error *fs_store_client_create(fs_store *st, const fs_new_client *c, int quota
     const char *args[] = {c->secret.id,     c->user_id,     c->name,
                           c->secret.prefix, c->secret.hash, c->scopes_json,
                           c->created_by,    c->user_id,     FS_ARG_INT(st->pool, quota)};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_client_create", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_client_create", args, json);
 }
 
 fs_error *fs_store_client_count_active(fs_store *st, const char *user_id, int *n) {
     const char *args[] = {user_id};
-    fs_rows *rs;
-    *n = 0;
-    fs_error *e = FS_RUN(st, "fs_client_count_active", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *n = fs_cell_int(FS_CELL(rs, 0, 0));
-    return e;
+    return FS_INT(st, "fs_client_count_active", args, 0, n);
 }
 
 fs_error *fs_store_client_list(fs_store *st, const char *user_id, int include_revoked,
                                const char *after, int limit, fs_list_page *out) {
     const char *args[] = {user_id, FS_ARG_BOOL(include_revoked), after, after,
                           FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_client_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_client_list", args, limit, out);
 }
 
 fs_error *fs_store_client_get(fs_store *st, const char *user_id, const char *client_id,
@@ -190,20 +175,15 @@ fs_error *fs_store_client_get(fs_store *st, const char *user_id, const char *cli
 fs_error *fs_store_client_revoke(fs_store *st, const char *user_id, const char *client_id,
                                  const char *tree_root, const char **json) {
     const char *args[] = {client_id, user_id, tree_root, tree_root};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_client_revoke", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_client_revoke", args, json);
 }
 
 fs_error *fs_store_client_revoke_tokens(fs_store *st, const char *client_id, int *n) {
     const char *args[] = {client_id};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_client_revoke_tokens", args, 1, &rs);
+    int count;
+    fs_error *e = FS_INT(st, "fs_client_revoke_tokens", args, 0, &count);
     if (n)
-        *n = !e && rs->nrows == 1 ? fs_cell_int(FS_CELL(rs, 0, 0)) : 0;
+        *n = count;
     return e;
 }
 
@@ -228,12 +208,7 @@ fs_error *fs_store_client_auth(fs_store *st, const char *addr, apr_int64_t windo
 
 fs_error *fs_store_token_fail(fs_store *st, const char *addr, apr_int64_t window, int *count) {
     const char *args[] = {addr, apr_psprintf(st->pool, "%" APR_INT64_T_FMT, window)};
-    fs_rows *rs;
-    *count = 0;
-    fs_error *e = FS_RUN(st, "fs_token_fail", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *count = fs_cell_int(FS_CELL(rs, 0, 0));
-    return e;
+    return FS_INT(st, "fs_token_fail", args, 0, count);
 }
 
 fs_error *fs_store_token_issue(fs_store *st, const fs_new_token *t, int *issued,
@@ -270,12 +245,7 @@ fs_error *fs_store_token_exchange(fs_store *st, const fs_new_delegate *d, int qu
                           d->actor,
                           FS_ARG_INT(st->pool, d->depth),
                           FS_ARG_INT(st->pool, quota)};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_token_exchange", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_token_exchange", args, json);
 }
 
 fs_error *fs_store_audit_insert(fs_store *st, const fs_audit_record *a) {
@@ -299,10 +269,5 @@ fs_error *fs_store_audit_list(fs_store *st, const char *user_id, const char *act
                           after,
                           after,
                           FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_audit_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_audit_list", args, limit, out);
 }

@@ -44,12 +44,7 @@ fs_error *fs_store_schema_version(fs_store *st, int wanted, int *ok, int *versio
 
 fs_error *fs_store_account_usage(fs_store *st, const char *user_id, const char **json) {
     const char *args[] = {user_id};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_account_usage", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_account_usage", args, json);
 }
 
 fs_error *fs_store_ratelimit_hit(fs_store *st, const char *key, apr_int64_t window_end,

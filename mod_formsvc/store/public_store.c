@@ -160,10 +160,5 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
 
 fs_error *fs_store_tally_rollup(fs_store *st, int limit, int *moved) {
     const char *args[] = {FS_ARG_INT(st->pool, limit)};
-    fs_rows *rs;
-    *moved = -1;
-    fs_error *e = FS_RUN(st, "fs_tally_rollup", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *moved = fs_cell_int(FS_CELL(rs, 0, 0));
-    return e;
+    return FS_INT(st, "fs_tally_rollup", args, -1, moved);
 }

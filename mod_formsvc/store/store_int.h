@@ -49,11 +49,41 @@ void fs_store_log(int level, const char *msg);
 fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *const *args,
                        int ncols, fs_rows **out);
 /* The same with args an array whose length the compiler knows. */
-#define FS_RUN(st, label, args, ncols, out)                                                        \
-    fs_store_run(st, label, (int)(sizeof(args) / sizeof((args)[0])), args, ncols, out)
+#define FS_RUN(st, label, args, ncols, out) fs_store_run(st, label, FS_NARGS(args), args, ncols, out)
 
 /* The first (id, json) columns of up to limit + 1 rows as a page. */
 void fs_store_page(apr_pool_t *p, const fs_rows *rs, int limit, fs_list_page *out);
+
+/* The shapes most typed functions share, each run through fs_store_run
+ * (so nargs and the result's width are checked the same way); the typed
+ * functions keep their names and parameters and become one call.
+ *
+ * fs_store_one: a statement of one column; *out is the first row's cell,
+ * NULL when no row came back (or on error). Results live in st->pool. */
+fs_error *fs_store_one(fs_store *st, const char *label, int nargs, const char *const *args,
+                       const char **out);
+/* fs_store_int: a statement of one numeric column; *out is the first
+ * row's number (0 for SQL NULL), none when no row came back (or on
+ * error). */
+fs_error *fs_store_int(fs_store *st, const char *label, int nargs, const char *const *args,
+                       int none, int *out);
+/* fs_store_count: a statement of ncols columns whose rows only count;
+ * *nrows is how many came back (0 on error). */
+fs_error *fs_store_count(fs_store *st, const char *label, int nargs, const char *const *args,
+                         int ncols, int *nrows);
+/* fs_store_list: a statement of (id, json) rows asked for limit + 1 rows,
+ * as a page of at most limit; out is left alone on error. */
+fs_error *fs_store_list(fs_store *st, const char *label, int nargs, const char *const *args,
+                        int limit, fs_list_page *out);
+
+/* The same with args an array whose length the compiler knows. */
+#define FS_NARGS(args) ((int)(sizeof(args) / sizeof((args)[0])))
+#define FS_ONE(st, label, args, out) fs_store_one(st, label, FS_NARGS(args), args, out)
+#define FS_INT(st, label, args, none, out) fs_store_int(st, label, FS_NARGS(args), args, none, out)
+#define FS_COUNT(st, label, args, ncols, nrows)                                                    \
+    fs_store_count(st, label, FS_NARGS(args), args, ncols, nrows)
+#define FS_LIST(st, label, args, limit, out)                                                       \
+    fs_store_list(st, label, FS_NARGS(args), args, limit, out)
 
 /* The first row of rs (request hash, status, location, body) as an
  * Idempotency-Key record (forms_store.c; public_store.c reads the same). */

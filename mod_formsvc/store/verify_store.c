@@ -225,12 +225,7 @@ fs_error *fs_store_verify_confirm(fs_store *st, const char *user_id, const char 
 
 fs_error *fs_store_verify_token(fs_store *st, const char *token_hash, const char **email) {
     const char *args[] = {token_hash};
-    fs_rows *rs;
-    *email = NULL;
-    fs_error *e = FS_RUN(st, "fs_verify_token", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *email = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_verify_token", args, email);
 }
 
 fs_error *fs_store_recover_send(fs_store *st, const char *email, const fs_mail_limits *lim,

@@ -111,11 +111,9 @@ const fs_stmt fs_stmts_webhooks[] = {
 fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *event_id,
                                 int *exists) {
     const char *args[] = {event_id, user_id};
-    fs_rows *rs;
-    *exists = 0;
-    fs_error *e = FS_RUN(st, "fs_event_cursor", args, 1, &rs);
-    if (!e)
-        *exists = rs->nrows > 0;
+    int n;
+    fs_error *e = FS_COUNT(st, "fs_event_cursor", args, 1, &n);
+    *exists = n > 0;
     return e;
 }
 
@@ -129,12 +127,7 @@ fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *for
                           after,
                           after,
                           FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_event_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 
 fs_error *fs_store_event_sweep(fs_store *st) {
@@ -147,34 +140,19 @@ fs_error *fs_store_webhook_create(fs_store *st, const fs_new_webhook *w, int quo
     const char *args[] = {w->id,          w->user_id, w->url,
                           w->events_json, w->form_id, w->sealed_secret,
                           w->created_by,  w->user_id, FS_ARG_INT(st->pool, quota)};
-    fs_rows *rs;
-    *json = NULL;
-    fs_error *e = FS_RUN(st, "fs_webhook_create", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *json = FS_CELL(rs, 0, 0);
-    return e;
+    return FS_ONE(st, "fs_webhook_create", args, json);
 }
 
 fs_error *fs_store_webhook_count(fs_store *st, const char *user_id, int *n) {
     const char *args[] = {user_id};
-    fs_rows *rs;
-    *n = 0;
-    fs_error *e = FS_RUN(st, "fs_webhook_count", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *n = fs_cell_int(FS_CELL(rs, 0, 0));
-    return e;
+    return FS_INT(st, "fs_webhook_count", args, 0, n);
 }
 
 fs_error *fs_store_webhook_list(fs_store *st, const char *user_id, const char *forms_json,
                                 const char *after, int limit, fs_list_page *out) {
     const char *args[] = {user_id, forms_json, forms_json,
                           after,   after,      FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_webhook_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_webhook_list", args, limit, out);
 }
 
 fs_error *fs_store_webhook_get(fs_store *st, const char *user_id, const char *webhook_id,
@@ -193,23 +171,15 @@ fs_error *fs_store_webhook_get(fs_store *st, const char *user_id, const char *we
 fs_error *fs_store_webhook_delete(fs_store *st, const char *user_id, const char *webhook_id,
                                   const char *tree_root, int *deleted) {
     const char *args[] = {webhook_id, user_id, tree_root, tree_root};
-    fs_rows *rs;
-    *deleted = 0;
-    fs_error *e = FS_RUN(st, "fs_webhook_delete", args, 1, &rs);
-    if (!e && rs->nrows == 1)
-        *deleted = fs_cell_int(FS_CELL(rs, 0, 0)) > 0;
+    fs_error *e = FS_INT(st, "fs_webhook_delete", args, 0, deleted);
+    *deleted = *deleted > 0;
     return e;
 }
 
 fs_error *fs_store_delivery_list(fs_store *st, const char *user_id, const char *webhook_id,
                                  const char *after, int limit, fs_list_page *out) {
     const char *args[] = {webhook_id, user_id, after, after, FS_ARG_INT(st->pool, limit + 1)};
-    fs_rows *rs;
-    fs_error *e = FS_RUN(st, "fs_delivery_list", args, 2, &rs);
-    if (e)
-        return e;
-    fs_store_page(st->pool, rs, limit, out);
-    return NULL;
+    return FS_LIST(st, "fs_delivery_list", args, limit, out);
 }
 
 fs_error *fs_store_delivery_claim(fs_store *st, int lease, int batch, fs_delivery_batch *out) {

@@ -14,18 +14,11 @@ APLOG_USE_MODULE(formsvc);
 static int formsvc_h_signup(request_rec *r, const char *const *caps)
 {
     (void)caps;
-    json_object *body;
-    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_SIGNUP, NULL);
-    if (!e)
-        e = formsvc_read_json(r, 0, &body);
+    static const char *const allowed[] = {"email", NULL};
+    const char *email;
+    fs_error *e = formsvc_read_email_request(r, FORMSVC_RL_SIGNUP, allowed, NULL, &email, NULL);
     if (e)
         return formsvc_send_problem(r, e);
-    fs_error *verr = fs_error_validation(r->pool);
-    static const char *const allowed[] = {"email", NULL};
-    fs_json_unknown_members(r->pool, body, allowed, verr);
-    const char *email = fs_json_email_member(r->pool, body, verr);
-    if (verr->errors)
-        return formsvc_send_problem(r, verr);
 
     formsvc_srv *c = formsvc_conf(r->server);
     const char *uid = fs_id_new(r->pool, "usr_"), *kid = fs_id_new(r->pool, "key_");

@@ -267,18 +267,11 @@ static int formsvc_h_verify_post(request_rec *r, const char *const *caps) {
 /* POST /v1/recover {email} (public): 202 whatever the address. */
 static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     (void)caps;
-    json_object *body;
-    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, NULL);
-    if (!e)
-        e = formsvc_read_json(r, 0, &body);
+    static const char *const allowed[] = {"email", NULL};
+    const char *email;
+    fs_error *e = formsvc_read_email_request(r, FORMSVC_RL_RECOVER, allowed, NULL, &email, NULL);
     if (e)
         return formsvc_send_problem(r, e);
-    fs_error *verr = fs_error_validation(r->pool);
-    static const char *const allowed[] = {"email", NULL};
-    fs_json_unknown_members(r->pool, body, allowed, verr);
-    const char *email = fs_json_email_member(r->pool, body, verr);
-    if (verr->errors)
-        return formsvc_send_problem(r, verr);
     /* The same work for every address: a code, a message, one statement. */
     char *code = fs_code_generate(r->pool);
     if (!code)
@@ -310,16 +303,13 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
 /* POST /v1/recover/confirm {email, code, revokeExistingKeys?} (public) */
 static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     (void)caps;
+    static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
     json_object *body;
-    fs_error *e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, NULL);
-    if (!e)
-        e = formsvc_read_json(r, 0, &body);
+    const char *email;
+    fs_error *verr, *e = formsvc_read_email_request(r, FORMSVC_RL_RECOVER, allowed, &body, &email,
+                                                    &verr);
     if (e)
         return formsvc_send_problem(r, e);
-    fs_error *verr = fs_error_validation(r->pool);
-    static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
-    fs_json_unknown_members(r->pool, body, allowed, verr);
-    const char *email = fs_json_email_member(r->pool, body, verr);
     const char *typed = string_member(r, body, "code", verr);
     json_object *rv = fs_json_get(body, "revokeExistingKeys");
     if (rv && !json_object_is_type(rv, json_type_boolean))

@@ -6,6 +6,7 @@
 #include "fs_json.h"
 #include "fs_negotiate.h"
 #include "fs_util.h"
+#include "ratelimit.h"
 
 #include <apr_atomic.h>
 #include <apr_optional.h>
@@ -254,6 +255,28 @@ fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
         return fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
     }
     return fs_json_parse_object(r->pool, buf, len, out);
+}
+
+fs_error *formsvc_read_email_request(request_rec *r, int rule, const char *const *allowed,
+                                     json_object **body, const char **email, fs_error **verr)
+{
+    json_object *obj;
+    *email = NULL;
+    fs_error *e = formsvc_ratelimit_address(r, rule, NULL);
+    if (!e)
+        e = formsvc_read_json(r, 0, &obj);
+    if (e)
+        return e;
+    fs_error *v = fs_error_validation(r->pool);
+    fs_json_unknown_members(r->pool, obj, allowed, v);
+    *email = fs_json_email_member(r->pool, obj, v);
+    if (body)
+        *body = obj;
+    if (verr) {
+        *verr = v;
+        return NULL;
+    }
+    return v->errors ? v : NULL;
 }
 
 fs_error *formsvc_arg(request_rec *r, const char *name, const char **out)

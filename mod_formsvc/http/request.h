@@ -47,6 +47,17 @@ fs_store *formsvc_store(request_rec *r);
 /* Reads the body as JSON object: 415 unless JSON, 413 over max, 400 when
  * malformed. A missing body gives an empty object when optional. */
 fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out);
+/* The public requests that name an account by its address (signup,
+ * recover, recover/confirm) begin alike: the caller's address counted
+ * against the rate-limit rule (FORMSVC_RL_*, ratelimit.h), the JSON body
+ * read, members outside allowed (NULL-terminated) refused, and its
+ * "email" member checked (fs_json_email_member) into *email. Returns the
+ * problem to send: a rate limit, a body that cannot be read, or, when
+ * verr is NULL, the member errors. With verr, the member errors stay in
+ * *verr (a validation problem, perhaps without errors) for the caller to
+ * add its own; *body is then the request's object. */
+fs_error *formsvc_read_email_request(request_rec *r, int rule, const char *const *allowed,
+                                     json_object **body, const char **email, fs_error **verr);
 /* Reads the raw body up to max bytes (413 beyond). A body that cannot be
  * read is answered as httpd would (ap_map_http_request_error): 408 when
  * the client is too slow, 413 over LimitRequestBody, 400 otherwise. */

@@ -260,18 +260,43 @@ static int literal(scan *sc, const char *word)
 
 static int value(scan *sc);
 
-static int object(scan *sc)
+/* The next byte is c: steps past it. */
+static int eat(scan *sc, unsigned char c)
+{
+    if (sc->i < sc->n && sc->s[sc->i] == c) {
+        sc->i++;
+        return 1;
+    }
+    return 0;
+}
+
+/* At an object's or array's opening byte: one level deeper (0 after a
+ * failure when too deep), past the byte and the white space after it. */
+static int opens(scan *sc)
 {
     if (++sc->depth > FS_JSON_MAX_DEPTH)
         return fail(sc, "nesting deeper than 32 levels");
     sc->i++;
-    apr_hash_t *seen = NULL;
     ws(sc);
-    if (sc->i < sc->n && sc->s[sc->i] == '}') {
-        sc->i++;
-        sc->depth--;
+    return 1;
+}
+
+/* The closing byte c of an object or array: past it, one level up. */
+static int closes(scan *sc, unsigned char c)
+{
+    if (!eat(sc, c))
+        return 0;
+    sc->depth--;
+    return 1;
+}
+
+static int object(scan *sc)
+{
+    if (!opens(sc))
+        return 0;
+    apr_hash_t *seen = NULL;
+    if (closes(sc, '}'))
         return 1;
-    }
     for (;;) {
         ws(sc);
         if (sc->i >= sc->n || sc->s[sc->i] != '"')
@@ -286,49 +311,33 @@ static int object(scan *sc)
                                          name->nelts > 64 ? 64 : name->nelts, name->elts));
         apr_hash_set(seen, name->elts, name->nelts, "");
         ws(sc);
-        if (sc->i >= sc->n || sc->s[sc->i] != ':')
+        if (!eat(sc, ':'))
             return fail(sc, "expected ':'");
-        sc->i++;
         if (!value(sc))
             return 0;
         ws(sc);
-        if (sc->i < sc->n && sc->s[sc->i] == ',') {
-            sc->i++;
+        if (eat(sc, ','))
             continue;
-        }
-        if (sc->i < sc->n && sc->s[sc->i] == '}') {
-            sc->i++;
-            sc->depth--;
+        if (closes(sc, '}'))
             return 1;
-        }
         return fail(sc, "expected ',' or '}'");
     }
 }
 
 static int array(scan *sc)
 {
-    if (++sc->depth > FS_JSON_MAX_DEPTH)
-        return fail(sc, "nesting deeper than 32 levels");
-    sc->i++;
-    ws(sc);
-    if (sc->i < sc->n && sc->s[sc->i] == ']') {
-        sc->i++;
-        sc->depth--;
+    if (!opens(sc))
+        return 0;
+    if (closes(sc, ']'))
         return 1;
-    }
     for (;;) {
         if (!value(sc))
             return 0;
         ws(sc);
-        if (sc->i < sc->n && sc->s[sc->i] == ',') {
-            sc->i++;
+        if (eat(sc, ','))
             continue;
-        }
-        if (sc->i < sc->n && sc->s[sc->i] == ']') {
-            sc->i++;
-            sc->depth--;
+        if (closes(sc, ']'))
             return 1;
-        }
         return fail(sc, "expected ',' or ']'");
     }
 }

@@ -43,4 +43,10 @@ char *fs_trim(apr_pool_t *p, const char *s);
 /* 1 when s (valid UTF-8) contains a C0 control character or DEL. */
 int fs_has_control(const char *s);
 
+/* A whole number from lo to hi (decimal, as strtol reads it: leading
+ * white space and a sign allowed, nothing after the digits) into *out;
+ * 1 on success, 0 (and *out untouched) for anything else, "" included.
+ * For the numbers of directives. */
+int fs_int_parse(const char *s, long lo, long hi, int *out);
+
 #endif

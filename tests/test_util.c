@@ -85,7 +85,27 @@ static void emails(void **state)
     assert_false(fs_has_control("caf\xc3\xa9"));
 }
 
+static void int_parse(void **state)
+{
+    (void)state;
+    int v = -7;
+    assert_true(fs_int_parse("0", 0, 3600, &v));
+    assert_int_equal(v, 0);
+    assert_true(fs_int_parse("3600", 0, 3600, &v));
+    assert_int_equal(v, 3600);
+    assert_true(fs_int_parse(" +15", 0, 3600, &v)); /* as strtol reads it */
+    assert_int_equal(v, 15);
+    assert_true(fs_int_parse("-5", -10, 10, &v));
+    assert_int_equal(v, -5);
+    v = 42;
+    const char *bad[] = {"", " ", "3601", "-1", "10s", "1.5", "0x10", "abc", "99999999999999999999"};
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_false(fs_int_parse(bad[i], 0, 3600, &v));
+    assert_int_equal(v, 42); /* untouched on failure */
+}
+
 static const struct CMUnitTest tests[] = {
     FS_TEST(rfc3339), FS_TEST(b64url), FS_TEST(cursors), FS_TEST(routes), FS_TEST(emails),
+    FS_TEST(int_parse),
 };
 FS_TEST_MAIN(tests)

@@ -5,6 +5,7 @@
 
 #include <apr_strings.h>
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 int fs_date_valid(int y, int m, int d)
@@ -277,4 +278,14 @@ char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len)
     if (memchr(out, '\0', n) || !fs_utf8_valid(out, n))
         return NULL;
     return out;
+}
+
+int fs_int_parse(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi)
+        return 0;
+    *out = (int)v;
+    return 1;
 }

@@ -4,6 +4,7 @@
 #include "dbpool.h"
 #include "webhooks.h"
 #include "fs_secret.h"
+#include "fs_util.h"
 
 #include <apr_file_io.h>
 #include <apr_lib.h>
@@ -89,6 +90,15 @@ static const char *set_base_url(cmd_parms *cmd, void *d, const char *arg)
     c->base_path = path;
     c->base_url_set = 1;
     return NULL;
+}
+
+const char *formsvc_set_global_int(cmd_parms *cmd, const char *arg, long lo, long hi, int *out,
+                                   const char *usage)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err)
+        return err;
+    return fs_int_parse(arg, lo, hi, out) ? NULL : usage;
 }
 
 static const char *set_enabled(cmd_parms *cmd, void *d, int on)
@@ -199,11 +209,8 @@ static const char *set_size(cmd_parms *cmd, void *d, const char *arg)
 static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg)
 {
     (void)d;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || v < 60 || v > 86400)
+    if (!fs_int_parse(arg, 60, 86400, &srv(cmd)->token_lifetime))
         return "FormsvcTokenLifetime takes seconds from 60 to 86400";
-    srv(cmd)->token_lifetime = (int)v;
     srv(cmd)->token_lifetime_set = 1;
     return NULL;
 }
@@ -225,12 +232,11 @@ static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const ch
     if (idx < 0)
         return "FormsvcQuota: the second argument is one of forms, fields, submissions, "
                "keys, clients, webhooks, requests";
-    char *end;
-    long v = strtol(num, &end, 10);
-    if (*end || v < 0 || v > 100000000)
+    int v;
+    if (!fs_int_parse(num, 0, 100000000, &v))
         return "FormsvcQuota: the third argument is a count from 0 to 100000000";
     formsvc_srv *c = srv(cmd);
-    ((int *)&c->tier[t])[idx] = (int)v;
+    ((int *)&c->tier[t])[idx] = v;
     c->tier_set[t] |= 1u << idx;
     return NULL;
 }

@@ -44,6 +44,12 @@ static inline formsvc_srv *formsvc_conf(const server_rec *s)
     return ap_get_module_config(s->module_config, &formsvc_module);
 }
 
+/* The number of a directive allowed in the main server only (outside
+ * <VirtualHost>): a whole number from lo to hi into *out (fs_int_parse);
+ * NULL, or httpd's context message, or usage for anything else. */
+const char *formsvc_set_global_int(cmd_parms *cmd, const char *arg, long lo, long hi, int *out,
+                                   const char *usage);
+
 /* Reads a secret file named by a directive (pepper, SMTP password) when the
  * directive is read; NULL, or a message saying what is wrong and what to do. */
 const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const char *path,

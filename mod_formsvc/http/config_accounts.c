@@ -2,6 +2,7 @@
 #include "config_accounts.h"
 #include "config.h"
 #include "fs_mail.h"
+#include "fs_util.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -75,20 +76,11 @@ const char *formsvc_set_rate_limit(cmd_parms *cmd, void *d, const char *args) {
     formsvc_rl_rule rule = acct_of(cmd)->rule[idx];
     if (!strcasecmp(count, "off")) {
         rule.limit = -1;
-    } else {
-        char *end;
-        long v = strtol(count, &end, 10);
-        if (*end || v < 0 || v > 100000000)
-            return "FormsvcRateLimit: the count is 0 to 100000000, or off";
-        rule.limit = (int)v;
+    } else if (!fs_int_parse(count, 0, 100000000, &rule.limit)) {
+        return "FormsvcRateLimit: the count is 0 to 100000000, or off";
     }
-    if (*secs) {
-        char *end;
-        long v = strtol(secs, &end, 10);
-        if (*end || v < 1 || v > 86400)
-            return "FormsvcRateLimit: the window is 1 to 86400 seconds";
-        rule.window = (int)v;
-    }
+    if (*secs && !fs_int_parse(secs, 1, 86400, &rule.window))
+        return "FormsvcRateLimit: the window is 1 to 86400 seconds";
     acct_of(cmd)->rule[idx] = rule;
     acct_of(cmd)->rule_set |= 1u << idx;
     return NULL;
@@ -112,11 +104,8 @@ const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, cons
 
 const char *formsvc_set_rl_slots(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || v < 1024 || v > 16777216)
+    if (!fs_int_parse(arg, 1024, 16777216, &acct_of(cmd)->slots))
         return "FormsvcRateLimitSlots takes a count from 1024 to 16777216";
-    acct_of(cmd)->slots = (int)v;
     acct_of(cmd)->slots_set = 1;
     return NULL;
 }
@@ -198,22 +187,16 @@ const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg) {
 
 const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || v < 0 || v > 86400)
+    if (!fs_int_parse(arg, 0, 86400, &acct_of(cmd)->resend_interval))
         return "FormsvcVerifyResendInterval takes seconds from 0 to 86400";
-    acct_of(cmd)->resend_interval = (int)v;
     acct_of(cmd)->resend_interval_set = 1;
     return NULL;
 }
 
 const char *formsvc_set_mails_per_day(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (!*arg || *end || v < 1 || v > 1000)
+    if (!fs_int_parse(arg, 1, 1000, &acct_of(cmd)->mails_per_day))
         return "FormsvcAccountMailsPerDay takes a count from 1 to 1000";
-    acct_of(cmd)->mails_per_day = (int)v;
     acct_of(cmd)->mails_per_day_set = 1;
     return NULL;
 }

@@ -35,15 +35,8 @@ static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed ac
 
 const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < 0 || v > 3600)
-        return "FormsvcDBTimeout takes seconds from 0 (no limit) to 3600";
-    timeout_sec = (int)v;
-    return NULL;
+    return formsvc_set_global_int(cmd, arg, 0, 3600, &timeout_sec,
+                                  "FormsvcDBTimeout takes seconds from 0 (no limit) to 3600");
 }
 
 /* The last value of a directive of the main server, looking into

@@ -11,6 +11,7 @@
  * refuse a wait (the answer then comes at once), never admit one too many. */
 #include "webhooks.h"
 #include "fs_ratelimit.h"
+#include "fs_util.h"
 
 #include <ap_mpm.h>
 #include <apr_atomic.h>
@@ -26,16 +27,6 @@ static int max_account = DEFAULT_PER_ACCOUNT;
 static apr_uint32_t waiting;   /* in this process */
 static apr_uint32_t waiting_by_account[ACCOUNT_SLOTS];
 
-static int parse_count(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
-        return 0;
-    *out = (int)v;
-    return 1;
-}
-
 /* FormsvcEventWaits auto|<per process> [<per account>] */
 const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct)
 {
@@ -45,10 +36,10 @@ const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, c
         return err;
     if (!strcasecmp(proc, "auto"))
         max_process = -1;
-    else if (!parse_count(proc, 0, 100000, &max_process))
+    else if (!fs_int_parse(proc, 0, 100000, &max_process))
         return "FormsvcEventWaits: the first argument is auto or a count from 0 to 100000 "
                "(waiting requests per httpd child)";
-    if (acct && !parse_count(acct, 0, 100000, &max_account))
+    if (acct && !fs_int_parse(acct, 0, 100000, &max_account))
         return "FormsvcEventWaits: the second argument is a count from 0 to 100000 "
                "(waiting requests per account and httpd child)";
     return NULL;

@@ -1,5 +1,6 @@
 /* log: per-child throttling of repeated log lines (see log.h). */
 #include "log.h"
+#include "config.h"
 #include "metrics.h"
 
 #include <apr_atomic.h>
@@ -26,15 +27,9 @@ static server_rec *main_server;
 
 const char *formsvc_set_log_interval(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < 0 || v > 3600)
-        return "FormsvcLogRepeatInterval takes seconds from 0 (write every line) to 3600";
-    interval = (int)v;
-    return NULL;
+    return formsvc_set_global_int(
+        cmd, arg, 0, 3600, &interval,
+        "FormsvcLogRepeatInterval takes seconds from 0 (write every line) to 3600");
 }
 
 static unsigned slot_of(const char *no) {

@@ -44,6 +44,11 @@ const char *fs_json_type_name(json_object *v);
 const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
                          apr_size_t min, apr_size_t max, int multiline, fs_error *verr);
 
+/* The RFC 6901 pointer to member key below the pointer base ("" is the
+ * document itself): base + "/" + key, with '~' in key written ~0 and '/'
+ * written ~1. In p. */
+const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key);
+
 /* Adds an "unknown" item to verr for every member of o whose name is not
  * in allowed (NULL-ended; may be just {NULL}). */
 void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,

@@ -152,9 +152,22 @@ static void member_helpers(void **state)
     assert_string_equal(first_code(e, "/email"), "maxLength");
 }
 
+/* RFC 6901 section 3: '~' is written ~0 and '/' ~1, nothing else. */
+static void pointers(void **state)
+{
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_json_pointer(p, "", "email"), "/email");
+    assert_string_equal(fs_json_pointer(p, "/fields/0", "key"), "/fields/0/key");
+    assert_string_equal(fs_json_pointer(p, "", "a/b"), "/a~1b");
+    assert_string_equal(fs_json_pointer(p, "/x", "m~n"), "/x/m~0n");
+    assert_string_equal(fs_json_pointer(p, "/x", "~/~1"), "/x/~0~1~01");
+    assert_string_equal(fs_json_pointer(p, "", ""), "/");
+    assert_string_equal(fs_json_pointer(p, "", "caf\xc3\xa9 %"), "/caf\xc3\xa9 %");
+}
+
 static const struct CMUnitTest tests[] = {
     FS_TEST(accepts_valid),     FS_TEST(refuses_invalid), FS_TEST(depth_limit),
     FS_TEST(parse_object_only), FS_TEST(utf8_helpers),    FS_TEST(problem_render),
-    FS_TEST(member_helpers),
+    FS_TEST(member_helpers),    FS_TEST(pointers),
 };
 FS_TEST_MAIN(tests)

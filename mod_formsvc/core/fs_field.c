@@ -40,25 +40,6 @@ static int is_string_type(int t) {
            t == FS_FT_TEL || t == FS_FT_HIDDEN;
 }
 
-/* RFC 6901 escaping of one reference token. */
-static const char *ptr_token(apr_pool_t *p, const char *k) {
-    if (!strpbrk(k, "~/"))
-        return k;
-    char *out = apr_palloc(p, strlen(k) * 2 + 1), *o = out;
-    for (; *k; k++) {
-        if (*k == '~') {
-            *o++ = '~';
-            *o++ = '0';
-        } else if (*k == '/') {
-            *o++ = '~';
-            *o++ = '1';
-        } else
-            *o++ = *k;
-    }
-    *o = '\0';
-    return out;
-}
-
 static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
     return apr_pstrcat(p, ptr, "/", member, NULL);
 }
@@ -147,7 +128,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             json_object_object_foreach(it, k, mv) {
                 (void)mv;
                 if (strcmp(k, "value") && strcmp(k, "label")) {
-                    fs_error_add(p, verr, at(p, ip, ptr_token(p, k)), "unknown",
+                    fs_error_add(p, verr, fs_json_pointer(p, ip, k), "unknown",
                                  "Unknown member; an option has value and label.");
                     ok = 0;
                 }
@@ -224,7 +205,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     int has_minv = 0, has_maxv = 0;
     if (v && json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, k, mv) {
-            const char *mp = at(p, ptr, ptr_token(p, k));
+            const char *mp = fs_json_pointer(p, ptr, k);
             int tk = takes(t, k);
             if (tk < 0) {
                 fs_error_add(p, verr, mp, "unknown",
@@ -361,7 +342,7 @@ static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *
     json_object_object_foreach(v, k, mv) {
         (void)mv;
         if (strcmp(k, "field") && strcmp(k, "equals") && strcmp(k, "in")) {
-            fs_error_add(p, verr, at(p, ptr, ptr_token(p, k)), "unknown",
+            fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                          "Unknown member; visibleIf takes field and equals or in.");
             ok = 0;
         }
@@ -440,7 +421,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         for (const char *const *a = allowed; *a; a++)
             ok |= !strcmp(*a, k);
         if (!ok)
-            fs_error_add(p, verr, at(p, ptr, ptr_token(p, k)), "unknown", "Unknown member.");
+            fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown", "Unknown member.");
     }
     /* key */
     json_object *kv = fs_json_get(def, "key");

@@ -23,25 +23,6 @@ int fs_slug_valid(const char *s) {
     return 1;
 }
 
-/* RFC 6901 escaping of one reference token. */
-static const char *ptr_token(apr_pool_t *p, const char *k) {
-    if (!strpbrk(k, "~/"))
-        return k;
-    char *out = apr_palloc(p, strlen(k) * 2 + 1), *o = out;
-    for (; *k; k++) {
-        if (*k == '~') {
-            *o++ = '~';
-            *o++ = '0';
-        } else if (*k == '/') {
-            *o++ = '~';
-            *o++ = '1';
-        } else
-            *o++ = *k;
-    }
-    *o = '\0';
-    return out;
-}
-
 
 const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
     if (!v || json_object_is_type(v, json_type_null)) {
@@ -152,7 +133,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             for (const char *const *n = names; *n; n++)
                 ok |= !strcmp(*n, k);
             if (!ok)
-                fs_error_add(p, verr, apr_pstrcat(p, ptr, "/", ptr_token(p, k), NULL), "unknown",
+                fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot.");
         }

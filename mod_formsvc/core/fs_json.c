@@ -446,6 +446,25 @@ const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const c
     return s;
 }
 
+const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key)
+{
+    if (!strpbrk(key, "~/"))
+        return apr_pstrcat(p, base, "/", key, NULL);
+    apr_size_t bl = strlen(base);
+    char *out = apr_palloc(p, bl + 1 + strlen(key) * 2 + 1), *o = out + bl;
+    memcpy(out, base, bl);
+    *o++ = '/';
+    for (; *key; key++) {
+        if (*key == '~' || *key == '/') {
+            *o++ = '~';
+            *o++ = *key == '~' ? '0' : '1';
+        } else
+            *o++ = *key;
+    }
+    *o = '\0';
+    return out;
+}
+
 void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,
                              fs_error *verr)
 {

@@ -149,23 +149,6 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
     }
 }
 
-/* RFC 6901: '~' as ~0 and '/' as ~1. */
-static const char *ptr_of(apr_pool_t *p, const char *key) {
-    if (!strpbrk(key, "~/"))
-        return apr_pstrcat(p, "/", key, NULL);
-    char *out = apr_palloc(p, strlen(key) * 2 + 2), *o = out;
-    *o++ = '/';
-    for (; *key; key++) {
-        if (*key == '~' || *key == '/') {
-            *o++ = '~';
-            *o++ = *key == '~' ? '0' : '1';
-        } else
-            *o++ = *key;
-    }
-    *o = '\0';
-    return out;
-}
-
 fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
     fs_error *e = fs_error_validation(p);
     for (int i = 0; i < fs->n; i++) {
@@ -189,7 +172,7 @@ fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
     json_object_object_foreach(body, k, val) { /* additionalProperties */
         (void)val;
         if (!fs_fieldset_find(fs, k))
-            fs_error_add(p, e, ptr_of(p, k), "unknown", "This form has no question %s.", k);
+            fs_error_add(p, e, fs_json_pointer(p, "", k), "unknown", "This form has no question %s.", k);
     }
     return e->errors ? e : NULL;
 }

@@ -20,7 +20,7 @@
 
 APLOG_USE_MODULE(formsvc);
 
-static const char *bearer_of(request_rec *r)
+const char *formsvc_bearer_of(request_rec *r)
 {
     const char *h = apr_table_get(r->headers_in, "Authorization");
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
@@ -39,7 +39,7 @@ static int auth_type_is_bearer(request_rec *r)
 
 int formsvc_force_authn(request_rec *r)
 {
-    if (bearer_of(r) && formsvc_route_needs_auth(r))
+    if (formsvc_bearer_of(r) && formsvc_route_needs_auth(r))
         return OK;
     return DECLINED;
 }
@@ -105,7 +105,7 @@ int formsvc_check_authn(request_rec *r)
     formsvc_req *q = formsvc_req_get(r);
     if (!q->ours && !auth_type_is_bearer(r))
         return DECLINED;
-    const char *secret = bearer_of(r);
+    const char *secret = formsvc_bearer_of(r);
     formsvc_srv *c = formsvc_conf(r->server);
     ap_custom_response(r, HTTP_UNAUTHORIZED,
                        apr_pstrcat(r->pool, c->base_path, "/.formsvc/error", NULL));

@@ -30,6 +30,11 @@ const char *formsvc_tree_root(request_rec *r);
 /* Authenticates a bearer secret; fills *who or returns a problem. */
 fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsvc_principal **who);
 
+/* The credential of an "Authorization: Bearer" header (after the spaces
+ * that follow the scheme), or NULL when the request has none. Owned by
+ * r's headers. */
+const char *formsvc_bearer_of(request_rec *r);
+
 /* Hooks (registered by mod_formsvc.c). */
 int formsvc_force_authn(request_rec *r);
 int formsvc_check_authn(request_rec *r);

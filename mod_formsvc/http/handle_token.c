@@ -193,16 +193,6 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     return send_token(r, token, expires_in, scopes, NULL);
 }
 
-static const char *bearer_of(request_rec *r) {
-    const char *h = apr_table_get(r->headers_in, "Authorization");
-    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
-        return NULL;
-    h += 7;
-    while (*h == ' ')
-        h++;
-    return h;
-}
-
 static int token_exchange(request_rec *r, const fs_token_request *req) {
     formsvc_srv *c = formsvc_conf(r->server);
     const char *auth = apr_table_get(r->headers_in, "Authorization");
@@ -213,7 +203,7 @@ static int token_exchange(request_rec *r, const fs_token_request *req) {
     fs_error *e = fs_oauth_exchange_check_request(r->pool, req);
     if (e)
         return oauth_problem(r, e);
-    const char *subject = req->subject_token ? req->subject_token : bearer_of(r);
+    const char *subject = req->subject_token ? req->subject_token : formsvc_bearer_of(r);
     if (!subject)
         return oauth_problem(r, fs_oauth_error(r->pool, "invalid_request",
                                                "subject_token (with subject_token_type) or an "

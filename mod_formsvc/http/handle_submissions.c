@@ -19,6 +19,16 @@ static fs_error *no_submission(request_rec *r) {
     return fs_error_make(r->pool, "not-found", "No such submission.");
 }
 
+/* The form caps[0] names, for a submission id caps[1] of the right form:
+ * NULL, or the problem to send (a 404 for an id that cannot be one). */
+static fs_error *load_for_submission(request_rec *r, const char *const *caps,
+                                     formsvc_form **form) {
+    fs_error *e = formsvc_form_load(r, caps[0], form);
+    if (!e && !fs_id_valid(caps[1], "sub_"))
+        e = no_submission(r);
+    return e;
+}
+
 /* q of one media type under an Accept header: the q of the most specific
  * range that matches it (type/subtype > type/asterisk > asterisk/asterisk), 0 when none. */
 static double accept_q(request_rec *r, const char *accept, const char *type) {
@@ -213,11 +223,9 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
 
 static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
     formsvc_form *form;
-    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    fs_error *e = load_for_submission(r, caps, &form);
     if (e)
         return formsvc_send_problem(r, e);
-    if (!fs_id_valid(caps[1], "sub_"))
-        return formsvc_send_problem(r, no_submission(r));
     const char *json;
     if ((e = fs_store_sub_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id, caps[1],
                               &json)))
@@ -229,11 +237,9 @@ static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
 
 static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
     formsvc_form *form;
-    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    fs_error *e = load_for_submission(r, caps, &form);
     if (e)
         return formsvc_send_problem(r, e);
-    if (!fs_id_valid(caps[1], "sub_"))
-        return formsvc_send_problem(r, no_submission(r));
     int deleted;
     if ((e = fs_store_sub_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id,
                                  caps[1], &deleted)))

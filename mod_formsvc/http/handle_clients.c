@@ -55,14 +55,12 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     const char *missing;
-    if (!fs_scopes_subset(r->pool, scopes, who->scopes, &missing)) {
-        e = fs_error_make(r->pool, "insufficient-scope",
-                          "A credential cannot register a client broader than itself: it "
-                          "does not hold %s.",
-                          missing);
-        fs_error_set_str(r->pool, e, "requiredScope", missing);
-        return formsvc_send_problem(r, e);
-    }
+    if (!fs_scopes_subset(r->pool, scopes, who->scopes, &missing))
+        return formsvc_send_problem(
+            r, formsvc_scope_problem(r, missing,
+                                     "A credential cannot register a client broader than "
+                                     "itself: it does not hold %s.",
+                                     missing));
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].clients;
     const char *cid = fs_id_new(r->pool, "cli_");
@@ -144,13 +142,11 @@ static int formsvc_h_clients_delete(request_rec *r, const char *const *caps) {
     if (!target)
         return formsvc_send_problem(
             r, fs_error_internal(r->pool, "the stored scopes of %s cannot be read", caps[0]));
-    if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing)) {
-        e = fs_error_make(r->pool, "insufficient-scope",
-                          "This client is broader than the calling credential (it holds %s).",
-                          missing);
-        fs_error_set_str(r->pool, e, "requiredScope", missing);
-        return formsvc_send_problem(r, e);
-    }
+    if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing))
+        return formsvc_send_problem(
+            r, formsvc_scope_problem(
+                   r, missing, "This client is broader than the calling credential (it holds %s).",
+                   missing));
     int was_active = cl->active;
     const char *json;
     if ((e = fs_store_client_revoke(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],

@@ -44,13 +44,11 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     formsvc_principal *who = formsvc_req_get(r)->who;
-    if (formsvc_form_constraints(r)) {
-        e = fs_error_make(r->pool, "insufficient-scope",
-                          "A credential limited to particular forms (form: constraints) "
-                          "cannot create forms.");
-        fs_error_set_str(r->pool, e, "requiredScope", "forms:write");
-        return formsvc_send_problem(r, e);
-    }
+    if (formsvc_form_constraints(r))
+        return formsvc_send_problem(
+            r, formsvc_scope_problem(r, "forms:write",
+                                     "A credential limited to particular forms (form: "
+                                     "constraints) cannot create forms."));
     const char *canon = fs_json_str(r->pool, body);
     formsvc_idem *idem;
     int rc = formsvc_idem_begin(r, who->key_id, canon, strlen(canon), &idem);

@@ -83,13 +83,10 @@ static fs_error *formsvc_key_request(request_rec *r, json_object *body, const ch
     if (verr->errors)
         return verr;
     const char *missing;
-    if (!fs_scopes_subset(r->pool, *scopes, who->scopes, &missing)) {
-        fs_error *e = fs_error_make(r->pool, "insufficient-scope",
-                                    "A credential cannot mint one broader than itself: "
-                                    "it does not hold %s.", missing);
-        fs_error_set_str(r->pool, e, "requiredScope", missing);
-        return e;
-    }
+    if (!fs_scopes_subset(r->pool, *scopes, who->scopes, &missing))
+        return formsvc_scope_problem(r, missing,
+                                     "A credential cannot mint one broader than itself: "
+                                     "it does not hold %s.", missing);
     return NULL;
 }
 
@@ -199,13 +196,10 @@ static fs_error *may_manage(request_rec *r, const char *scopes_json)
     const char *missing;
     if (!target)
         return fs_error_internal(r->pool, "the stored scopes of a key cannot be read");
-    if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing)) {
-        fs_error *e = fs_error_make(r->pool, "insufficient-scope",
-                                    "This key is broader than the calling credential "
-                                    "(it holds %s).", missing);
-        fs_error_set_str(r->pool, e, "requiredScope", missing);
-        return e;
-    }
+    if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing))
+        return formsvc_scope_problem(r, missing,
+                                     "This key is broader than the calling credential "
+                                     "(it holds %s).", missing);
     return NULL;
 }
 

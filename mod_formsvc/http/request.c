@@ -361,10 +361,19 @@ fs_error *formsvc_need_scope(request_rec *r, unsigned bit)
     if (who && fs_scopes_has(who->scopes, bit))
         return NULL;
     const char *name = fs_scope_name(bit);
-    fs_error *e = fs_error_make(r->pool, "insufficient-scope",
-                                "This operation needs the scope %s.", name);
-    fs_error_set_str(r->pool, e, "requiredScope", name);
+    fs_error *e = formsvc_scope_problem(r, name, "This operation needs the scope %s.", name);
     e->www_authenticate = apr_psprintf(r->pool,
         "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
+    return e;
+}
+
+fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *detail = apr_pvsprintf(r->pool, fmt, ap);
+    va_end(ap);
+    fs_error *e = fs_error_make(r->pool, "insufficient-scope", "%s", detail);
+    fs_error_set_str(r->pool, e, "requiredScope", scope);
     return e;
 }

@@ -78,6 +78,10 @@ fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix
 
 /* Checks the principal has the scope; 403 problem otherwise. */
 fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
+/* A 403 insufficient-scope problem: requiredScope names scope (a token
+ * or constraint the caller lacks), detail is fmt (printf) for people. */
+fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Log with a stable message number of our own (log.h). */
 #include "log.h"

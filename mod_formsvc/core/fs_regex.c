@@ -73,6 +73,15 @@ static int refuse(scanner *sc, const char *why) {
     return 0;
 }
 
+/* ECMA-262's white space (what \s means there, which PCRE2's \s is not)
+ * between open and close: "" and "" inside [...], "[" and "]" or "[^"
+ * and "]" outside. */
+static void emit_ws(scanner *sc, const char *open, const char *close) {
+    emit(sc, open, strlen(open));
+    emit(sc, ECMA_WS, sizeof(ECMA_WS) - 1);
+    emit(sc, close, strlen(close));
+}
+
 /* One escape at sc->s[sc->i] == '\\'. in_class: inside [...]. */
 static int escape(scanner *sc, int in_class) {
     const char *s = sc->s + sc->i;
@@ -99,21 +108,13 @@ static int escape(scanner *sc, int in_class) {
         sc->i += 2;
         return 1;
     case 's':
-        if (in_class)
-            emit(sc, ECMA_WS, sizeof(ECMA_WS) - 1);
-        else {
-            emit(sc, "[", 1);
-            emit(sc, ECMA_WS, sizeof(ECMA_WS) - 1);
-            emit(sc, "]", 1);
-        }
+        emit_ws(sc, in_class ? "" : "[", in_class ? "" : "]");
         sc->i += 2;
         return 1;
     case 'S':
         if (in_class)
             return refuse(sc, "\\S inside a character class is not supported");
-        emit(sc, "[^", 2);
-        emit(sc, ECMA_WS, sizeof(ECMA_WS) - 1);
-        emit(sc, "]", 1);
+        emit_ws(sc, "[^", "]");
         sc->i += 2;
         return 1;
     case '0':
@@ -200,9 +201,7 @@ static int klass(scanner *sc) {
                 emit(sc, inner->elts + start, (apr_size_t)(inner->nelts - start));
                 emit(sc, "])", 2);
             }
-            emit(sc, "[^", 2);
-            emit(sc, ECMA_WS, sizeof(ECMA_WS) - 1);
-            emit(sc, "])", 2);
+            emit_ws(sc, "[^", "])");
             return 1;
         }
         if (c == '\\' && sc->s[sc->i + 1] == 'S') {

@@ -190,6 +190,18 @@ static int takes(int t, const char *m) {
     return -1; /* not a validation member at all */
 }
 
+/* A pair of count bounds (minLength/maxLength, minItems/maxItems; -1 when
+ * not given) in order: 1, or 0 after adding an item at ptr/min_name. */
+static int counts_ordered(apr_pool_t *p, const char *ptr, const char *min_name, long long min,
+                          const char *max_name, long long max, fs_error *verr) {
+    if (min < 0 || max < 0 || min <= max)
+        return 1;
+    fs_error_add(p, verr, at(p, ptr, min_name), "maximum",
+                 "%s (%" APR_INT64_T_FMT ") is greater than %s (%" APR_INT64_T_FMT ").", min_name,
+                 (apr_int64_t)min, max_name, (apr_int64_t)max);
+    return 0;
+}
+
 static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int required,
                                      int n_options, const char *ptr, fs_error *verr) {
     json_object *out = json_object_new_object();
@@ -288,13 +300,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     if (t == FS_FT_RATING && !fs_json_get(out, "maximum"))
         json_object_object_add(out, "maximum", json_object_new_int(FS_RATING_DEFAULT));
     /* contradictions */
-    if (minl >= 0 && maxl >= 0 && minl > maxl) {
-        fs_error_add(p, verr, at(p, ptr, "minLength"), "maximum",
-                     "minLength (%" APR_INT64_T_FMT ") is greater than maxLength (%" APR_INT64_T_FMT
-                     ").",
-                     (apr_int64_t)minl, (apr_int64_t)maxl);
-        ok = 0;
-    }
+    ok &= counts_ordered(p, ptr, "minLength", minl, "maxLength", maxl, verr);
     if (required && maxl == 0) {
         fs_error_add(p, verr, at(p, ptr, "maxLength"), "minimum",
                      "A required field cannot have maxLength 0: no answer could be given.");
@@ -304,13 +310,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
         fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is greater than maximum.");
         ok = 0;
     }
-    if (mini >= 0 && maxi >= 0 && mini > maxi) {
-        fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
-                     "minItems (%" APR_INT64_T_FMT ") is greater than maxItems (%" APR_INT64_T_FMT
-                     ").",
-                     (apr_int64_t)mini, (apr_int64_t)maxi);
-        ok = 0;
-    }
+    ok &= counts_ordered(p, ptr, "minItems", mini, "maxItems", maxi, verr);
     if (mini > 0 && n_options > 0 && mini > n_options) {
         fs_error_add(p, verr, at(p, ptr, "minItems"), "maximum",
                      "minItems (%" APR_INT64_T_FMT ") is greater than the number of options (%d).",

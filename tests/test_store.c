@@ -89,6 +89,30 @@ static void wrong_nargs_fails_early(void **state) {
     assert_non_null(strstr(e->cause, "not in the table"));
 }
 
+/* The shared shapes (fs_store_one, _int, _count, _list) check through
+ * fs_store_run too, and on failure leave their outputs as documented:
+ * NULL, the "none" value, 0 rows, the page untouched. */
+static void shapes_on_failure(void **state) {
+    apr_pool_t *p = *state;
+    fs_store *st = fs_store_make(p, no_connection, NULL);
+    const char *args[] = {"usr_x"}; /* fs_me takes 2 */
+    const char *one = "stale";
+    fs_error *e = fs_store_one(st, "fs_me", 1, args, &one);
+    assert_non_null(e);
+    assert_non_null(strstr(e->cause, "fs_me given 1 arguments, takes 2"));
+    assert_null(one);
+    int n = 7;
+    assert_non_null(fs_store_int(st, "fs_me", 1, args, -1, &n));
+    assert_int_equal(n, -1);
+    n = 7;
+    assert_non_null(fs_store_count(st, "fs_me", 1, args, 3, &n));
+    assert_int_equal(n, 0);
+    fs_list_page page = {5, NULL, 1};
+    assert_non_null(fs_store_list(st, "fs_me", 1, args, 20, &page));
+    assert_int_equal(page.n, 5);
+    assert_int_equal(page.more, 1);
+}
+
 static void cause_is_not_rendered(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_internal(p, "statement %s failed (%s): %s", "fs_signup", "23505",
@@ -117,6 +141,7 @@ int main(void) {
                                        FS_TEST(mismatch_is_reported),
                                        FS_TEST(overflow_is_an_error),
                                        FS_TEST(wrong_nargs_fails_early),
+                                       FS_TEST(shapes_on_failure),
                                        FS_TEST(cause_is_not_rendered),
                                        FS_TEST(request_timeout_problem)};
     apr_initialize();

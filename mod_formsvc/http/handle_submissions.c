@@ -21,8 +21,7 @@ static fs_error *no_submission(request_rec *r) {
 
 /* The form caps[0] names, for a submission id caps[1] of the right form:
  * NULL, or the problem to send (a 404 for an id that cannot be one). */
-static fs_error *load_for_submission(request_rec *r, const char *const *caps,
-                                     formsvc_form **form) {
+static fs_error *load_for_submission(request_rec *r, const char *const *caps, formsvc_form **form) {
     fs_error *e = formsvc_form_load(r, caps[0], form);
     if (!e && !fs_id_valid(caps[1], "sub_"))
         e = no_submission(r);

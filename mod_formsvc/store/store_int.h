@@ -49,7 +49,8 @@ void fs_store_log(int level, const char *msg);
 fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *const *args,
                        int ncols, fs_rows **out);
 /* The same with args an array whose length the compiler knows. */
-#define FS_RUN(st, label, args, ncols, out) fs_store_run(st, label, FS_NARGS(args), args, ncols, out)
+#define FS_RUN(st, label, args, ncols, out)                                                        \
+    fs_store_run(st, label, FS_NARGS(args), args, ncols, out)
 
 /* The first (id, json) columns of up to limit + 1 rows as a page. */
 void fs_store_page(apr_pool_t *p, const fs_rows *rs, int limit, fs_list_page *out);

@@ -10,13 +10,14 @@
 APLOG_USE_MODULE(formsvc);
 
 #define DEFAULT_INTERVAL 10 /* seconds */
-#define SLOTS 1000          /* one per message number below 1000 (FS00000-FS00999 today); beyond,
+#define SLOTS 4096          /* one per message number below 4096 (FS00000-FS02999 today); beyond,
                                numbers share slots modulo SLOTS, which only throttles more */
 
 typedef struct slot {
     volatile apr_uint32_t until;      /* second before which the number is not written again */
     volatile apr_uint32_t suppressed; /* repeats not written since the last one */
     volatile apr_uint32_t level;      /* level of the last repeat, for the pending count */
+    volatile apr_uint32_t number;     /* its message number, for the count line */
 } slot;
 
 /* Static, so per process: each child has its own table after fork. */
@@ -32,25 +33,25 @@ const char *formsvc_set_log_interval(cmd_parms *cmd, void *d, const char *arg) {
         "FormsvcLogRepeatInterval takes seconds from 0 (write every line) to 3600");
 }
 
-static unsigned slot_of(const char *no) {
+static unsigned number_of(const char *no) {
     unsigned n = 0;
     for (; *no >= '0' && *no <= '9'; no++)
         n = n * 10 + (unsigned)(*no - '0');
-    return n % SLOTS;
+    return n;
 }
 
-static void write_count(const server_rec *s, int level, unsigned n, apr_uint32_t count) {
+static void write_count(const server_rec *s, int level, unsigned number, apr_uint32_t count) {
     ap_log_error(APLOG_MARK, level, 0, s,
                  FS_LOGNO(00001) "FS%05u repeated %u more times in this process "
                                  "(FormsvcLogRepeatInterval %d s)",
-                 n, (unsigned)count, interval);
+                 number, (unsigned)count, interval);
 }
 
 int formsvc_log_pass(const server_rec *s, int level, const char *no) {
     if (!in_child || interval <= 0)
         return 1;
-    unsigned n = slot_of(no);
-    slot *sl = &slots[n];
+    unsigned number = number_of(no);
+    slot *sl = &slots[number % SLOTS];
     apr_uint32_t now = (apr_uint32_t)apr_time_sec(apr_time_now());
     apr_uint32_t until = apr_atomic_read32(&sl->until);
     if (now < until ||
@@ -58,13 +59,14 @@ int formsvc_log_pass(const server_rec *s, int level, const char *no) {
         /* written less than the interval ago, or another thread is
          * writing it right now */
         apr_atomic_set32(&sl->level, (apr_uint32_t)level);
+        apr_atomic_set32(&sl->number, number);
         apr_atomic_inc32(&sl->suppressed);
         formsvc_metric_inc(FORMSVC_M_LOG_SUPPRESSED);
         return 0;
     }
     apr_uint32_t count = apr_atomic_xchg32(&sl->suppressed, 0);
     if (count)
-        write_count(s, level, n, count);
+        write_count(s, level, number, count);
     return 1;
 }
 
@@ -81,7 +83,8 @@ static apr_status_t flush_counts(void *data) {
     for (unsigned n = 0; n < SLOTS; n++) {
         apr_uint32_t count = apr_atomic_xchg32(&slots[n].suppressed, 0);
         if (count && main_server)
-            write_count(main_server, (int)apr_atomic_read32(&slots[n].level), n, count);
+            write_count(main_server, (int)apr_atomic_read32(&slots[n].level),
+                        apr_atomic_read32(&slots[n].number), count);
     }
     return APR_SUCCESS;
 }

@@ -401,20 +401,34 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     return OK;
 }
 
-/* Every DBDParams of the configuration: the first, and whether another
- * one differs. */
-static void dbd_params(apr_pool_t *p, ap_directive_t *d, const char **first, int *differ) {
+/* The DBDParams in force in one server's scope: the last one in d's
+ * list, looking into <IfModule> and the like but not into <VirtualHost>
+ * (as mod_dbd reads it: a later one replaces an earlier one). */
+static const char *dbd_params_of(apr_pool_t *p, ap_directive_t *d, const char *v) {
     for (; d; d = d->next) {
         if (!strcasecmp(d->directive, "DBDParams") && d->args) {
             const char *a = d->args;
-            const char *v = ap_getword_conf(p, &a);
-            if (!*first)
-                *first = v;
-            else if (strcmp(*first, v))
-                *differ = 1;
+            v = ap_getword_conf(p, &a);
+        } else if (d->first_child && strcasecmp(d->directive, "<VirtualHost")) {
+            v = dbd_params_of(p, d->first_child, v);
         }
-        if (d->first_child)
-            dbd_params(p, d->first_child, first, differ);
+    }
+    return v;
+}
+
+/* The DBDParams of each virtual host that sets its own: *differ when one
+ * is not main's. */
+static void vhost_params(apr_pool_t *p, ap_directive_t *d, const char *main, int *differ) {
+    for (; d; d = d->next) {
+        if (!d->first_child)
+            continue;
+        if (!strcasecmp(d->directive, "<VirtualHost")) {
+            const char *v = dbd_params_of(p, d->first_child, NULL);
+            if (v && (!main || strcmp(v, main)))
+                *differ = 1;
+        } else {
+            vhost_params(p, d->first_child, main, differ);
+        }
     }
 }
 
@@ -423,9 +437,9 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     (void)ptemp;
     if (!size_conf[0] && !size_conf[1])
         return OK;
-    const char *first = NULL;
     int differ = 0;
-    dbd_params(pconf, ap_conftree, &first, &differ);
+    const char *first = dbd_params_of(pconf, ap_conftree, NULL);
+    vhost_params(pconf, ap_conftree, first, &differ);
     if (!first || differ) {
         FORMSVC_SLOG(s, APLOG_NOTICE, 0, 02176,
                      "cache: %s; the form and credential caches are off",
@@ -445,7 +459,12 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
     gens = apr_shm_baseaddr_get(shm);
     for (apr_size_t i = 0; i <= NSLOTS; i++)
         atomic_init(&gens[i], 0);
-    conninfo = first;
+    /* named, so that operators see the listeners in pg_stat_activity */
+    if (!strncmp(first, "postgresql://", 13) || !strncmp(first, "postgres://", 11))
+        conninfo = apr_pstrcat(pconf, first, strchr(first, '?') ? "&" : "?",
+                               "application_name=formsvc_cache_listener", NULL);
+    else
+        conninfo = apr_pstrcat(pconf, first, " application_name=formsvc_cache_listener", NULL);
     return OK;
 }
 

@@ -72,12 +72,16 @@ $r = $A->api(POST => '/v1/forms', token => $owner, body => {
     title => 'probe', fields => [ { key => 'q', type => 'text', label => 'Q' } ] });
 my $probe = $r->{json}{id};
 $A->api(POST => "/v1/forms/$probe/publish", token => $owner);
+my $probes = 0;
 sub cache_on {
     my $m = shift;
-    for my $i (1 .. 100) {
-        my $before = title_on($m, $probe);
-        silently("UPDATE forms SET title = 'probe $i' WHERE id = '$probe'");
-        return 1 if title_on($m, $probe) eq $before;
+    for (1 .. 100) {
+        my $before = view($m, $probe);
+        $probes++;
+        silently("UPDATE forms SET title = 'probe $probes' WHERE id = '$probe'");
+        my $after = view($m, $probe);
+        return 1 if $before->code == 200 && $after->code == 200
+                 && $after->{json}{title} eq $before->{json}{title};
         sleep 0.1;
     }
     return 0;

@@ -2,6 +2,8 @@
  * write barrier shared by the form and credential caches (see cache.h). */
 #include "cache.h"
 #include "fs_listen.h"
+#include "metrics.h"
+#include "schema_check.h"
 #include "worker.h"
 
 #include <apr_atomic.h>
@@ -213,6 +215,7 @@ static void barrier(request_rec *r) {
     int ok = done >= target;
     apr_thread_mutex_unlock(bmu);
     if (!ok) {
+        formsvc_metric_inc(FORMSVC_M_CACHE_FLUSH_BARRIER);
         FORMSVC_LOG(r, APLOG_INFO, 02171,
                     "cache: the invalidation listener did not confirm within 1 s; this "
                     "machine's caches are flushed");
@@ -331,6 +334,7 @@ static void listen_session(formsvc_worker *w, apr_pool_t *p, server_rec *s, cons
     }
     /* notifications may have been missed while there was no session */
     flush_child();
+    formsvc_metric_inc(FORMSVC_M_CACHE_FLUSH_LISTENER);
     atomic_store(&heard, apr_time_now());
     atomic_store(&live, 1);
     if (sessions++ && down_reported)
@@ -369,8 +373,10 @@ static void listen_session(formsvc_worker *w, apr_pool_t *p, server_rec *s, cons
     flush_child();
     /* requests waiting on a barrier: their changes may not have arrived */
     apr_thread_mutex_lock(bmu);
-    if (requested > done)
+    if (requested > done) {
         flush_machine();
+        formsvc_metric_inc(FORMSVC_M_CACHE_FLUSH_BARRIER);
+    }
     done = sent = requested;
     apr_thread_cond_broadcast(bcond);
     apr_thread_mutex_unlock(bmu);
@@ -401,45 +407,19 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     return OK;
 }
 
-/* The DBDParams in force in one server's scope: the last one in d's
- * list, looking into <IfModule> and the like but not into <VirtualHost>
- * (as mod_dbd reads it: a later one replaces an earlier one). */
-static const char *dbd_params_of(apr_pool_t *p, ap_directive_t *d, const char *v) {
-    for (; d; d = d->next) {
-        if (!strcasecmp(d->directive, "DBDParams") && d->args) {
-            const char *a = d->args;
-            v = ap_getword_conf(p, &a);
-        } else if (d->first_child && strcasecmp(d->directive, "<VirtualHost")) {
-            v = dbd_params_of(p, d->first_child, v);
-        }
-    }
-    return v;
-}
-
-/* The DBDParams of each virtual host that sets its own: *differ when one
- * is not main's. */
-static void vhost_params(apr_pool_t *p, ap_directive_t *d, const char *main, int *differ) {
-    for (; d; d = d->next) {
-        if (!d->first_child)
-            continue;
-        if (!strcasecmp(d->directive, "<VirtualHost")) {
-            const char *v = dbd_params_of(p, d->first_child, NULL);
-            if (v && (!main || strcmp(v, main)))
-                *differ = 1;
-        } else {
-            vhost_params(p, d->first_child, main, differ);
-        }
-    }
-}
-
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s) {
     (void)plog;
     (void)ptemp;
     if (!size_conf[0] && !size_conf[1])
         return OK;
+    /* one listener per child serves one database */
+    const char *first = formsvc_schema_params(s);
     int differ = 0;
-    const char *first = dbd_params_of(pconf, ap_conftree, NULL);
-    vhost_params(pconf, ap_conftree, first, &differ);
+    for (server_rec *v = s->next; v; v = v->next) {
+        const char *p = formsvc_schema_params(v);
+        if (p != first && (!p || !first || strcmp(p, first)))
+            differ = 1;
+    }
     if (!first || differ) {
         FORMSVC_SLOG(s, APLOG_NOTICE, 0, 02176,
                      "cache: %s; the form and credential caches are off",
@@ -506,7 +486,8 @@ static void child_init(apr_pool_t *pchild, server_rec *s) {
 
 void formsvc_cache_hooks(apr_pool_t *p) {
     ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    /* after formsvc_schema_post_config (mod_formsvc.c) noted the DBDParams */
+    ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_LAST);
     ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_insert_filter(insert_filter, NULL, NULL, APR_HOOK_MIDDLE);
     ap_register_output_filter("FORMSVC_CACHE_BARRIER", barrier_filter, NULL, AP_FTYPE_RESOURCE);

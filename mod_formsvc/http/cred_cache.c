@@ -1,6 +1,7 @@
 /* cred_cache: verified credentials from memory (see cred_cache.h). */
 #include "cred_cache.h"
 #include "cache.h"
+#include "metrics.h"
 
 #include <apr_strings.h>
 
@@ -18,6 +19,7 @@ int formsvc_cred_cache_get(request_rec *r, const char *hash, formsvc_principal *
     apr_size_t len;
     apr_time_t now = apr_time_now(), mark;
     if (!fs_lru_get(c, t->key, now, t->stamp, r->pool, &v, &len, &mark)) {
+        formsvc_metric_inc(FORMSVC_M_MEM_CRED_MISS);
         t->on = 1;
         return 0;
     }
@@ -46,6 +48,7 @@ int formsvc_cred_cache_get(request_rec *r, const char *hash, formsvc_principal *
     while (cur < end && formsvc_blob_next(&cur, end, &id, &n) && id)
         APR_ARRAY_PUSH(sc->forms, const char *) = id;
     p->scopes = sc;
+    formsvc_metric_inc(FORMSVC_M_MEM_CRED_HIT);
     if (now - mark >= TOUCH_EVERY && fs_lru_remark(c, t->key, mark, now))
         formsvc_cache_touch_later(p->key_id);
     *who = p;

@@ -1,6 +1,7 @@
 /* form_cache: public forms from memory (see form_cache.h). */
 #include "form_cache.h"
 #include "cache.h"
+#include "metrics.h"
 #include "fs_json.h"
 #include "fs_util.h"
 
@@ -35,6 +36,7 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m,
     void *v;
     apr_size_t len;
     if (!fs_lru_get(c, t->key, apr_time_now(), t->stamp, r->pool, &v, &len, NULL)) {
+        formsvc_metric_inc(FORMSVC_M_MEM_FORM_MISS);
         t->on = 1;
         t->out0 = apr_table_copy(r->pool, r->headers_out);
         t->err0 = apr_table_copy(r->pool, r->err_headers_out);
@@ -47,8 +49,10 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m,
         !formsvc_blob_next(&cur, end, &hidden, &n) || !hidden)
         return DECLINED;
     /* a page with hidden fields takes their values from the query */
-    if (!t->json && *hidden == '1' && r->args && *r->args)
+    if (!t->json && *hidden == '1' && r->args && *r->args) {
+        formsvc_metric_inc(FORMSVC_M_MEM_FORM_MISS);
         return DECLINED;
+    }
     apr_table_t *out = apr_table_make(r->pool, 8), *err = apr_table_make(r->pool, 4);
     for (;;) {
         if (!formsvc_blob_next(&cur, end, &s, &n))
@@ -64,6 +68,7 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m,
         return DECLINED;
     r->headers_out = apr_table_overlay(r->pool, r->headers_out, out);
     r->err_headers_out = apr_table_overlay(r->pool, r->err_headers_out, err);
+    formsvc_metric_inc(FORMSVC_M_MEM_FORM_HIT);
     r->status = HTTP_OK;
     ap_set_content_type(r, ctype);
     int rc = ap_meets_conditions(r);

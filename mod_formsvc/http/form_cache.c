@@ -69,15 +69,11 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m,
     r->headers_out = apr_table_overlay(r->pool, r->headers_out, out);
     r->err_headers_out = apr_table_overlay(r->pool, r->err_headers_out, err);
     formsvc_metric_inc(FORMSVC_M_MEM_FORM_HIT);
-    r->status = HTTP_OK;
-    ap_set_content_type(r, ctype);
+    r->status = HTTP_OK; /* ap_meets_conditions looks at it */
     int rc = ap_meets_conditions(r);
     if (rc != OK)
         return rc; /* 304 */
-    ap_set_content_length(r, (apr_off_t)blen);
-    if (!r->header_only)
-        ap_rwrite(body, (int)blen, r);
-    return OK;
+    return formsvc_send_body(r, HTTP_OK, ctype, body, blen);
 }
 
 /* ---- filling ---------------------------------------------------------- */

@@ -22,7 +22,7 @@ APLOG_USE_MODULE(formsvc);
 void formsvc_form_cache_hooks(apr_pool_t *p); /* form_cache.c */
 
 #define NSLOTS 65536u                    /* generation counters; gens[NSLOTS] is the machine epoch */
-#define LIVE_FOR apr_time_from_msec(1500) /* trusted this long after the session last answered */
+#define LIVE_FOR apr_time_from_sec(1) /* trusted this long after the session last answered */
 #define PING_EVERY apr_time_from_msec(250)
 #define GIVE_UP_AFTER apr_time_from_sec(10) /* a statement unanswered this long: reconnect */
 #define BARRIER_WAIT apr_time_from_sec(1)

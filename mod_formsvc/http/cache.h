@@ -15,7 +15,7 @@
  *   session of its own, not from mod_dbd's pool, that LISTENs on
  *   formsvc_cache. Triggers (sql/0025) notify every change of a form, a
  *   key or an account with the keys it affects; the thread bumps them.
- *   While that session is not up, or has not answered within 1.5 s, the
+ *   While that session is not up, or has not answered within 1 s, the
  *   caches are neither read nor filled; when it is (re)established this
  *   child's cache is flushed (a child epoch), since notifications may have
  *   been missed meanwhile.

@@ -196,9 +196,7 @@ static void *worker(void *data) {
         fs_lru_stamp st = {(uint64_t)(k % 3), 0};
         switch (i % 5) {
         case 0:
-        case 1:
-            fs_lru_put(a->c, key, val, strlen(val), 1000, st, 0);
-            break;
+        case 1: fs_lru_put(a->c, key, val, strlen(val), 1000, st, 0); break;
         case 4:
             if (i % 50 == 4)
                 fs_lru_remove(a->c, key);
@@ -265,9 +263,9 @@ static void generations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        FS_TEST(put_get_replace), FS_TEST(expiry), FS_TEST(stamps),
+        FS_TEST(put_get_replace),         FS_TEST(expiry),  FS_TEST(stamps),
         FS_TEST(least_recent_goes_first), FS_TEST(too_big), FS_TEST(marks),
-        FS_TEST(many_keys_and_clear), FS_TEST(threads), FS_TEST(generations),
+        FS_TEST(many_keys_and_clear),     FS_TEST(threads), FS_TEST(generations),
     };
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@ APLOG_USE_MODULE(formsvc);
 
 void formsvc_form_cache_hooks(apr_pool_t *p); /* form_cache.c */
 
-#define NSLOTS 65536u                    /* generation counters; gens[NSLOTS] is the machine epoch */
+#define NSLOTS 65536u                 /* generation counters; gens[NSLOTS] is the machine epoch */
 #define LIVE_FOR apr_time_from_sec(1) /* trusted this long after the session last answered */
 #define PING_EVERY apr_time_from_msec(250)
 #define GIVE_UP_AFTER apr_time_from_sec(10) /* a statement unanswered this long: reconnect */
@@ -49,8 +49,9 @@ const char *formsvc_set_cache_size(cmd_parms *cmd, void *d, const char *arg) {
     char *end;
     apr_int64_t v = apr_strtoi64(arg, &end, 10);
     if (*end || end == arg || (v != 0 && (v < 65536 || v > 1024LL * 1024 * 1024)))
-        return apr_psprintf(cmd->pool, "%s takes 0 (no cache) or a byte count from 65536 to "
-                                       "1073741824",
+        return apr_psprintf(cmd->pool,
+                            "%s takes 0 (no cache) or a byte count from 65536 to "
+                            "1073741824",
                             size_names[which]);
     size_conf[which] = (apr_size_t)v;
     return NULL;
@@ -86,12 +87,12 @@ static const char *conninfo;
 /* per child */
 static fs_lru *lru[2];
 static _Atomic uint64_t child_epoch;
-static _Atomic int live;            /* the session is up and listening */
-static _Atomic apr_time_t heard;    /* when it last answered */
-static apr_thread_mutex_t *bmu;     /* barrier: requested, sent, done */
+static _Atomic int live;         /* the session is up and listening */
+static _Atomic apr_time_t heard; /* when it last answered */
+static apr_thread_mutex_t *bmu;  /* barrier: requested, sent, done */
 static apr_thread_cond_t *bcond;
 static apr_uint64_t requested, sent, done;
-static int wake[2] = {-1, -1}; /* a pipe: a barrier was requested */
+static int wake[2] = {-1, -1};  /* a pipe: a barrier was requested */
 static apr_thread_mutex_t *tmu; /* the touch queue */
 static char touch_q[TOUCH_QUEUE][48];
 static int touch_n;
@@ -321,8 +322,8 @@ static void listen_session(formsvc_worker *w, apr_pool_t *p, server_rec *s, cons
              (((unsigned long)rnd[0] << 16 | rnd[1] << 8 | rnd[2]) % 100000000ul);
     }
     const char *err;
-    fs_listen *l = fs_listen_open(p, conninfo, id, apr_time_now() + apr_time_from_sec(5), stop_fn,
-                                  w, &err);
+    fs_listen *l =
+        fs_listen_open(p, conninfo, id, apr_time_now() + apr_time_from_sec(5), stop_fn, w, &err);
     if (!l) {
         if (!down_reported && !formsvc_worker_stopping(w))
             FORMSVC_SLOG(s, APLOG_INFO, 0, 02172,
@@ -421,8 +422,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
             differ = 1;
     }
     if (!first || differ) {
-        FORMSVC_SLOG(s, APLOG_NOTICE, 0, 02176,
-                     "cache: %s; the form and credential caches are off",
+        FORMSVC_SLOG(s, APLOG_NOTICE, 0, 02176, "cache: %s; the form and credential caches are off",
                      differ ? "virtual hosts use different DBDParams"
                             : "no DBDParams to listen with");
         return OK;

@@ -31,8 +31,8 @@
 #ifndef FORMSVC_CACHE_H
 #define FORMSVC_CACHE_H
 
-#include "glue.h"
 #include "fs_lru.h"
+#include "glue.h"
 
 const char *formsvc_set_cache_size(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_cache_ttl(cmd_parms *cmd, void *d, const char *arg);

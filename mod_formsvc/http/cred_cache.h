@@ -19,8 +19,8 @@
 #ifndef FORMSVC_CRED_CACHE_H
 #define FORMSVC_CRED_CACHE_H
 
-#include "glue.h"
 #include "fs_lru.h"
+#include "glue.h"
 
 /* What a miss remembers for the fill. */
 typedef struct formsvc_cred_ticket {

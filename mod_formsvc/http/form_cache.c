@@ -1,9 +1,9 @@
 /* form_cache: public forms from memory (see form_cache.h). */
 #include "form_cache.h"
 #include "cache.h"
-#include "metrics.h"
 #include "fs_json.h"
 #include "fs_util.h"
+#include "metrics.h"
 
 #include <apr_strings.h>
 #include <util_filter.h>
@@ -21,8 +21,7 @@ static const char *dep_of(apr_pool_t *p, const char *ref) {
     return apr_pstrcat(p, "r:", ref, NULL);
 }
 
-int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m,
-                             formsvc_form_ticket *t) {
+int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsvc_form_ticket *t) {
     memset(t, 0, sizeof(*t));
     if (m == FS_MEDIA_NONE || !ref || strlen(ref) > 100)
         return DECLINED;
@@ -175,7 +174,7 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
     if (!t->on || r->header_only || !id || !status)
         return;
     if (strcmp(status, "published") && strcmp(status, "closed"))
-        return; /* only what respondents may see */
+        return;                                                  /* only what respondents may see */
     int hidden = fields && strstr(fields, "\"hidden\"") != NULL; /* errs towards 1 */
     if (!t->json && hidden && r->args && *r->args)
         return; /* rendered with query values */
@@ -219,8 +218,8 @@ static apr_status_t posted_filter(ap_filter_t *f, apr_bucket_brigade *bb) {
     fs_lru *c = formsvc_cache_lru(FORMSVC_CACHE_FORMS);
     void *v;
     apr_size_t n;
-    if (c && (r->status == HTTP_CREATED || r->status == HTTP_SEE_OTHER ||
-              r->status == HTTP_CONFLICT)) {
+    if (c &&
+        (r->status == HTTP_CREATED || r->status == HTTP_SEE_OTHER || r->status == HTTP_CONFLICT)) {
         const char *dep = dep_of(r->pool, ref);
         if (fs_lru_get(c, apr_pstrcat(r->pool, "m|", ref, NULL), apr_time_now(),
                        formsvc_cache_stamp(dep), r->pool, &v, &n, NULL)) {

@@ -16,24 +16,23 @@
 #ifndef FORMSVC_FORM_CACHE_H
 #define FORMSVC_FORM_CACHE_H
 
-#include "glue.h"
 #include "fs_lru.h"
 #include "fs_negotiate.h"
+#include "glue.h"
 
 /* What a miss remembers for the fill. Lives in the handler's frame. */
 typedef struct formsvc_form_ticket {
-    int on;              /* the cache may be filled from this request */
-    int json;            /* JSON view, else the HTML page */
+    int on;   /* the cache may be filled from this request */
+    int json; /* JSON view, else the HTML page */
     const char *key, *ref;
-    fs_lru_stamp stamp;  /* read before the form was */
+    fs_lru_stamp stamp;       /* read before the form was */
     apr_table_t *out0, *err0; /* the headers set before the handler's own */
 } formsvc_form_ticket;
 
 /* Answers the request from the cache (returns what the handler returns:
  * OK, or a status such as 304); DECLINED when it cannot, with *t ready
  * for formsvc_form_cache_fill. m is the negotiated media type. */
-int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m,
-                             formsvc_form_ticket *t);
+int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsvc_form_ticket *t);
 /* The form is public (published or closed): keep the answer about to be
  * sent. status, settings (JSON text) and fields (JSON text) as loaded. */
 void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const char *id,

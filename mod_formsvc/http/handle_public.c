@@ -8,6 +8,7 @@
  * the form again with errors (422), a closed notice (409), the form again
  * with a notice when the database is away (503) or the rate is exceeded
  * (429). Everything else is JSON or problem+json. */
+#include "form_cache.h"
 #include "fs_coerce.h"
 #include "fs_form.h"
 #include "fs_html.h"
@@ -20,7 +21,6 @@
 #include "fs_urlencoded.h"
 #include "fs_util.h"
 #include "fs_validate.h"
-#include "form_cache.h"
 #include "metrics.h"
 #include "public.h"
 #include "ratelimit.h"

@@ -16,7 +16,7 @@ struct fs_listen {
     char barrier_channel[48];
     fs_listen_kind inflight;
     apr_time_t since;
-    int failed;     /* a result of the statement in flight was an error */
+    int failed; /* a result of the statement in flight was an error */
     char error[200];
 };
 
@@ -152,8 +152,8 @@ int fs_listen_next(fs_listen *l, apr_pool_t *p, fs_listen_event *ev) {
     memset(ev, 0, sizeof(*ev));
     PGnotify *n = PQnotifies(l->c);
     if (n) {
-        ev->type = strcmp(n->relname, l->barrier_channel) ? FS_LISTEN_EV_NOTIFY
-                                                          : FS_LISTEN_EV_BARRIER;
+        ev->type =
+            strcmp(n->relname, l->barrier_channel) ? FS_LISTEN_EV_NOTIFY : FS_LISTEN_EV_BARRIER;
         ev->payload = apr_pstrdup(p, n->extra ? n->extra : "");
         PQfreemem(n);
         return 1;

@@ -9,6 +9,7 @@
  * problem+json. Elsewhere, "AuthType Bearer" plus "Require formsvc-scope
  * forms:read" guards any <Location> with the same credentials. */
 #include "glue.h"
+#include "cred_cache.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
@@ -58,6 +59,10 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
     const char *hash = fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret);
     if (!hash)
         return fs_error_internal(r->pool, "the secret cannot be hashed (OpenSSL HMAC failed)");
+    /* issue 11: a credential verified before, from memory (cred_cache.h) */
+    formsvc_cred_ticket ticket;
+    if (formsvc_cred_cache_get(r, hash, who, &ticket))
+        return NULL;
     fs_credential *cred;
     fs_error *e = fs_store_authenticate(formsvc_store(r), hash, &cred);
     if (e)
@@ -85,6 +90,7 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
             FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s (%s)",
                         p->key_id, te->cause ? te->cause : te->slug);
     }
+    formsvc_cred_cache_put(r, &ticket, p); /* issue 11 */
     *who = p;
     return NULL;
 }

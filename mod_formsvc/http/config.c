@@ -1,6 +1,7 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
 #include "config_accounts.h"
+#include "cache.h"
 #include "dbpool.h"
 #include "webhooks.h"
 #include "fs_secret.h"
@@ -267,5 +268,6 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_WEBHOOK_CMDS,
     FORMSVC_DB_CMDS,
     FORMSVC_LOG_CMDS,
+    FORMSVC_CACHE_CMDS,
     {NULL}};
 

@@ -8,6 +8,7 @@
  * the form again with errors (422), a closed notice (409), the form again
  * with a notice when the database is away (503) or the rate is exceeded
  * (429). Everything else is JSON or problem+json. */
+#include "form_cache.h"
 #include "fs_coerce.h"
 #include "fs_form.h"
 #include "fs_html.h"
@@ -233,6 +234,11 @@ static json_object *query_values(request_rec *r, pub *pb) {
 static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     apr_table_mergen(r->err_headers_out, "Vary", "Accept");
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
+    /* issue 11: the answer from memory, or a ticket to keep it (form_cache.h) */
+    formsvc_form_ticket ticket;
+    int rc = formsvc_form_cache_serve(r, caps[0], m, &ticket);
+    if (rc != DECLINED)
+        return rc;
     pub pb;
     int cached;
     fs_error *e = load(r, caps[0], &pb, &cached);
@@ -250,6 +256,8 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     if (m == FS_MEDIA_NONE)
         return problem(r, fs_error_make(r->pool, "not-acceptable",
                                         "This form is served as text/html or application/json."));
+    formsvc_form_cache_fill(r, &ticket, pb.f.id, pb.f.slug, pb.f.status, pb.f.settings,
+                            pb.f.fields); /* issue 11 */
     if (m == FS_MEDIA_JSON) {
         cors(r);
         apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");

@@ -271,9 +271,11 @@ static void events(apr_bucket_brigade *bb) {
     counter(bb, "formsvc_mail_deliveries_total", "{result=\"sent\"}", FORMSVC_M_MAIL_SENT);
     counter(bb, "formsvc_mail_deliveries_total", "{result=\"failed\"}", FORMSVC_M_MAIL_FAILED);
     head(bb, "formsvc_cache_requests_total", "counter",
-         "Lookups in the module's caches by result. public_form: the last-known copy of a "
-         "public form, read only while the database is away; public_form_write: whether that "
-         "copy had to be rewritten (miss) or was current (hit).");
+         "Lookups in the module's caches by result. form and credential: the in-memory caches "
+         "of public forms and verified credentials (counted only while they are on); "
+         "public_form: the last-known copy of a public form, read only while the database is "
+         "away; public_form_write: whether that copy had to be rewritten (miss) or was current "
+         "(hit).");
     counter(bb, "formsvc_cache_requests_total", "{cache=\"public_form\",result=\"hit\"}",
             FORMSVC_M_FORM_CACHE_HIT);
     counter(bb, "formsvc_cache_requests_total", "{cache=\"public_form\",result=\"miss\"}",
@@ -282,6 +284,22 @@ static void events(apr_bucket_brigade *bb) {
             FORMSVC_M_FORM_COPY_FRESH);
     counter(bb, "formsvc_cache_requests_total", "{cache=\"public_form_write\",result=\"miss\"}",
             FORMSVC_M_FORM_COPY_WRITTEN);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"form\",result=\"hit\"}",
+            FORMSVC_M_MEM_FORM_HIT);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"form\",result=\"miss\"}",
+            FORMSVC_M_MEM_FORM_MISS);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"credential\",result=\"hit\"}",
+            FORMSVC_M_MEM_CRED_HIT);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"credential\",result=\"miss\"}",
+            FORMSVC_M_MEM_CRED_MISS);
+    head(bb, "formsvc_cache_flushes_total", "counter",
+         "Whole caches dropped: listener (a child's invalidation listener connected again and "
+         "flushed that child's form and credential caches), barrier (a write could not confirm "
+         "its changes had reached this machine within 1 s and flushed every child's).");
+    counter(bb, "formsvc_cache_flushes_total", "{reason=\"listener\"}",
+            FORMSVC_M_CACHE_FLUSH_LISTENER);
+    counter(bb, "formsvc_cache_flushes_total", "{reason=\"barrier\"}",
+            FORMSVC_M_CACHE_FLUSH_BARRIER);
     head(bb, "formsvc_db_pool_waits_total", "counter",
          "Requests that found every pooled connection of their child in use and waited.");
     counter(bb, "formsvc_db_pool_waits_total", "", FORMSVC_M_DB_WAITS);

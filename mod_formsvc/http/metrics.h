@@ -34,6 +34,12 @@ typedef enum formsvc_metric {
     FORMSVC_M_DB_STMT_ERROR,       /* ... other errors (500) */
     FORMSVC_M_DB_STMT_RENEWED,     /* sessions renewed and re-prepared */
     FORMSVC_M_LOG_SUPPRESSED,      /* log lines held back as repeats (log.h) */
+    FORMSVC_M_MEM_FORM_HIT,        /* public form answered from memory (form_cache.h) */
+    FORMSVC_M_MEM_FORM_MISS,       /* ... read from the database */
+    FORMSVC_M_MEM_CRED_HIT,        /* credential verified from memory (cred_cache.h) */
+    FORMSVC_M_MEM_CRED_MISS,       /* ... verified by the database */
+    FORMSVC_M_CACHE_FLUSH_LISTENER, /* a child's caches flushed: its listener (re)connected */
+    FORMSVC_M_CACHE_FLUSH_BARRIER,  /* a machine's caches flushed: a write's barrier failed */
     FORMSVC_M_N
 } formsvc_metric;
 

@@ -6,6 +6,7 @@
  * webhooks_worker.c (formsvc_webhook_hooks), dbpool.c
  * (formsvc_dbpool_hooks), log.c, request_id.c, metrics.c. */
 #include "glue.h"
+#include "cache.h"
 #include "fs_store.h"
 #include "fs_store_ops.h"
 #include "dbpool.h"
@@ -199,6 +200,7 @@ static void formsvc_register_hooks(apr_pool_t *p)
     formsvc_log_hooks(p);
     formsvc_request_id_hooks(p);
     formsvc_metrics_hooks(p);
+    formsvc_cache_hooks(p);
 }
 
 AP_DECLARE_MODULE(formsvc) = {

@@ -78,7 +78,7 @@ void formsvc_schema_child_init(apr_pool_t *pchild, server_rec *s) {
         lock = NULL; /* then every caller probes on its own */
 }
 
-static const char *params_of(server_rec *s) {
+const char *formsvc_schema_params(server_rec *s) {
     for (int i = 0; by_server && i < by_server->nelts; i++)
         if (APR_ARRAY_IDX(by_server, i, server_params).s == s)
             return APR_ARRAY_IDX(by_server, i, server_params).params;
@@ -86,7 +86,7 @@ static const char *params_of(server_rec *s) {
 }
 
 int formsvc_schema_diagnose(apr_pool_t *p, server_rec *s, const char **msg) {
-    const char *params = params_of(s);
+    const char *params = formsvc_schema_params(s);
     *msg = NULL;
     if (!params) {
         *msg = "no DBDParams";

@@ -15,6 +15,10 @@ enum { FORMSVC_SCHEMA_CURRENT, FORMSVC_SCHEMA_BEHIND, FORMSVC_SCHEMA_UNREACHABLE
 void formsvc_schema_post_config(apr_pool_t *pconf, server_rec *s);
 void formsvc_schema_child_init(apr_pool_t *pchild, server_rec *s);
 
+/* The DBDParams in force for server s (its own, or the main server's), as
+ * mod_dbd reads them; NULL when there are none. After post_config. */
+const char *formsvc_schema_params(server_rec *s);
+
 /* Connects on its own with s's DBDParams and reads the schema version.
  * BEHIND: *msg is "schema N, module needs M: run formsvc-admin migrate".
  * UNREACHABLE: *msg is libpq's reason (for the log, not for clients).

@@ -1,0 +1,42 @@
+/* form_cache: published and closed public forms served from memory (GET
+ * and HEAD /f/{ref}, both the JSON view and the HTML page), per httpd
+ * child, invalidated as cache.h describes.
+ *
+ * The handler calls formsvc_form_cache_serve first; on a miss it loads and
+ * renders the form as always and calls formsvc_form_cache_fill once the
+ * form is known to be public: the answer it then sends (status 200, the
+ * headers the handler set, the body) is recorded on its way out by an
+ * output filter and kept under the request's base URL, media type and
+ * reference. Never kept: drafts and deleted forms (the handler finds
+ * none), HEAD and 304 answers (no body), pages rendered with query values
+ * for hidden fields. An entry lives at most FormsvcFormCacheTTL, never
+ * past the form's closesAt, and at most 0.5 s for a form with
+ * maxSubmissions (submissions do not touch the form row, so nothing
+ * notifies when it fills). */
+#ifndef FORMSVC_FORM_CACHE_H
+#define FORMSVC_FORM_CACHE_H
+
+#include "fs_lru.h"
+#include "fs_negotiate.h"
+#include "glue.h"
+
+/* What a miss remembers for the fill. Lives in the handler's frame. */
+typedef struct formsvc_form_ticket {
+    int on;   /* the cache may be filled from this request */
+    int json; /* JSON view, else the HTML page */
+    const char *key, *ref;
+    fs_lru_stamp stamp;       /* read before the form was */
+    apr_table_t *out0, *err0; /* the headers set before the handler's own */
+} formsvc_form_ticket;
+
+/* Answers the request from the cache (returns what the handler returns:
+ * OK, or a status such as 304); DECLINED when it cannot, with *t ready
+ * for formsvc_form_cache_fill. m is the negotiated media type. */
+int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsvc_form_ticket *t);
+/* The form is public (published or closed): keep the answer about to be
+ * sent. status, settings (JSON text) and fields (JSON text) as loaded. */
+void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const char *id,
+                             const char *slug, const char *status, const char *settings,
+                             const char *fields);
+
+#endif

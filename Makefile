@@ -60,9 +60,10 @@ $(BUILD)/fs_equiv: tests/equivalence/fs_equiv.c $(BUILD)/libfscore.a
 equivalence: $(BUILD)/fs_equiv
 	/usr/bin/python3 tests/equivalence/equivalence.py $(BUILD)/fs_equiv
 
-# make test: install what is missing, build, then every cmocka and
-# Apache::Test test against a throwaway PostgreSQL on a free port.
-test: deps
+# make test: install what is missing, check the C sources' format, build,
+# then every cmocka and Apache::Test test against a throwaway PostgreSQL on
+# a free port.
+test: deps format-check
 	@bash scripts/test
 
 test-asan: deps
@@ -105,7 +106,7 @@ deb-smoke: deb
 	@bash scripts/deb-smoke
 
 # The C sources as .clang-format wants them: `make format` rewrites them,
-# `make format-check` only says which differ (and fails), for CI.
+# `make format-check` only says which differ (and fails); make test runs it.
 FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h)
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -16,16 +16,16 @@ typedef struct fs_field_error {
 } fs_field_error;
 
 typedef struct fs_error {
-    int status;                  /* HTTP status */
-    const char *slug;            /* problem type slug, e.g. "not-found" */
-    const char *detail;          /* may be NULL */
-    apr_array_header_t *errors;  /* of fs_field_error; NULL when none */
-    struct json_object *extra;   /* extra members; pool-owned; may be NULL */
-    const char *www_authenticate;/* header value for 401/403, or NULL */
-    int retry_after;             /* seconds; >0 adds Retry-After */
-    const char *cause;           /* why, for the error log only: never rendered
-                                    (it may name statements, SQLSTATEs, files);
-                                    set for every 500; may be NULL otherwise */
+    int status;                   /* HTTP status */
+    const char *slug;             /* problem type slug, e.g. "not-found" */
+    const char *detail;           /* may be NULL */
+    apr_array_header_t *errors;   /* of fs_field_error; NULL when none */
+    struct json_object *extra;    /* extra members; pool-owned; may be NULL */
+    const char *www_authenticate; /* header value for 401/403, or NULL */
+    int retry_after;              /* seconds; >0 adds Retry-After */
+    const char *cause;            /* why, for the error log only: never rendered
+                                     (it may name statements, SQLSTATEs, files);
+                                     set for every 500; may be NULL otherwise */
 } fs_error;
 
 /* A problem with the status of its slug from the catalogue. */
@@ -36,9 +36,8 @@ fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
 fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Adds one item to errors (creating the array). */
-void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
-                  const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer, const char *code,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A validation-failed problem with no items yet. */
 fs_error *fs_error_validation(apr_pool_t *p);
 /* Adds an extra member (string or integer) to the problem. A member the

@@ -15,8 +15,8 @@
 #include <apr_tables.h>
 #include <json.h>
 
-#include "fs_pattern.h"
 #include "fs_field.h"
+#include "fs_pattern.h"
 #include "fs_regex.h"
 
 /* The field types are the owner model's (fs_field_type, fs_field.h);
@@ -51,10 +51,10 @@ typedef struct fs_field {
     int has_min_len, has_max_len, has_min_items, has_max_items, has_min, has_max;
     long min_len, max_len, min_items, max_items;
     double min, max;
-    const char *format_re;    /* built-in pattern for the type, or NULL */
-    const char *pattern;      /* owner's pattern, or NULL */
-    fs_regex *pattern_code;   /* compiled owner pattern, the same engine and
-                               * subset that accepted it (NULL when bad) */
+    const char *format_re;  /* built-in pattern for the type, or NULL */
+    const char *pattern;    /* owner's pattern, or NULL */
+    fs_regex *pattern_code; /* compiled owner pattern, the same engine and
+                             * subset that accepted it (NULL when bad) */
 } fs_field;
 
 typedef struct fs_fieldset {

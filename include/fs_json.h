@@ -26,8 +26,7 @@ fs_error *fs_json_check(apr_pool_t *p, const char *buf, apr_size_t len);
 
 /* fs_json_check, then parse; the top level must be an object. *out is
  * owned by p. */
-fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len,
-                               json_object **out);
+fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len, json_object **out);
 
 /* Parses trusted JSON (our own database output). Owned by p; NULL on error. */
 json_object *fs_json_parse_trusted(apr_pool_t *p, const char *text);

@@ -21,10 +21,10 @@
 #ifndef FS_LRU_H
 #define FS_LRU_H
 
+#include <stddef.h>
 #include <apr_pools.h>
 #include <apr_time.h>
 #include <stdatomic.h>
-#include <stddef.h>
 #include <stdint.h>
 
 typedef struct fs_lru fs_lru;

@@ -106,5 +106,4 @@ fs_error *fs_oauth_exchange(apr_pool_t *p, const fs_exchange_parent *parent,
                             const fs_token_request *req, apr_int64_t now,
                             long long default_lifetime, fs_exchange_grant *out);
 
-
 #endif

@@ -12,12 +12,18 @@
 #include "fs_error.h"
 
 enum {
-    FS_SC_FORMS_READ = 1u << 0, FS_SC_FORMS_WRITE = 1u << 1,
-    FS_SC_SUBMISSIONS_READ = 1u << 2, FS_SC_SUBMISSIONS_WRITE = 1u << 3,
-    FS_SC_KEYS_READ = 1u << 4, FS_SC_KEYS_WRITE = 1u << 5,
-    FS_SC_CLIENTS_READ = 1u << 6, FS_SC_CLIENTS_WRITE = 1u << 7,
-    FS_SC_WEBHOOKS_READ = 1u << 8, FS_SC_WEBHOOKS_WRITE = 1u << 9,
-    FS_SC_ACCOUNT_READ = 1u << 10, FS_SC_ACCOUNT_WRITE = 1u << 11,
+    FS_SC_FORMS_READ = 1u << 0,
+    FS_SC_FORMS_WRITE = 1u << 1,
+    FS_SC_SUBMISSIONS_READ = 1u << 2,
+    FS_SC_SUBMISSIONS_WRITE = 1u << 3,
+    FS_SC_KEYS_READ = 1u << 4,
+    FS_SC_KEYS_WRITE = 1u << 5,
+    FS_SC_CLIENTS_READ = 1u << 6,
+    FS_SC_CLIENTS_WRITE = 1u << 7,
+    FS_SC_WEBHOOKS_READ = 1u << 8,
+    FS_SC_WEBHOOKS_WRITE = 1u << 9,
+    FS_SC_ACCOUNT_READ = 1u << 10,
+    FS_SC_ACCOUNT_WRITE = 1u << 11,
 };
 #define FS_SC_ALL 0xFFFu
 
@@ -39,8 +45,8 @@ const char *fs_scope_name(unsigned bit);
 /* From a JSON value: null = full access, else an array of strings. Errors
  * are added to verr (a validation-failed problem) under pointer; returns
  * NULL then. min_items: 0 or 1. */
-fs_scopes *fs_scopes_from_json(apr_pool_t *p, json_object *v, const char *pointer,
-                               int min_items, fs_error *verr);
+fs_scopes *fs_scopes_from_json(apr_pool_t *p, json_object *v, const char *pointer, int min_items,
+                               fs_error *verr);
 /* From a space-separated OAuth scope string. NULL with *bad set to the
  * first unknown token. An empty string gives an empty set. */
 fs_scopes *fs_scopes_from_string(apr_pool_t *p, const char *s, const char **bad);

@@ -23,8 +23,8 @@ int fs_secret_well_formed(const char *secret, const char *prefix);
 
 /* Lower-case hex HMAC-SHA-256(pepper, secret); plain SHA-256 when
  * pepper_len is 0. In p. */
-char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper,
-                     apr_size_t pepper_len, const char *secret);
+char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                     const char *secret);
 
 /* Constant-time equality of two NUL-terminated strings of equal length;
  * different lengths compare unequal (length is not secret here). */

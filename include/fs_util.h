@@ -27,8 +27,7 @@ const char *fs_cursor_decode(apr_pool_t *p, const char *kind, const char *cursor
 
 /* Route matching: pattern segments "{name}" capture one path segment.
  * Returns 1 on a match, filling up to 4 captures (pool strings). */
-int fs_route_match(apr_pool_t *p, const char *pattern, const char *path,
-                   const char *caps[4]);
+int fs_route_match(apr_pool_t *p, const char *pattern, const char *path, const char *caps[4]);
 
 /* Decodes application/x-www-form-urlencoded text s[0..len): '+' is a space,
  * %XX a byte. NULL on a bad escape, a NUL byte or invalid UTF-8. In p. */

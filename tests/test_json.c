@@ -1,32 +1,57 @@
 /* fs_json: the strict request-body checker and pool ownership. */
-#include "fs_test.h"
 #include "fs_json.h"
+#include "fs_test.h"
 
 #include <apr_strings.h>
 
-static fs_error *check(apr_pool_t *p, const char *s)
-{
+static fs_error *check(apr_pool_t *p, const char *s) {
     return fs_json_check(p, s, strlen(s));
 }
 
-static void accepts_valid(void **state)
-{
+static void accepts_valid(void **state) {
     apr_pool_t *p = *state;
-    const char *ok[] = {"{}", "[]", "0", "-0.5e+10", "\"\\u00e9\\ud83d\\ude00\"", "{\"a\":[1,{\"b\":null}]}",
-                        " {\"a\" : true , \"b\":false} ", "\"caf\xc3\xa9\"", "{\"a\":{},\"b\":{}}",
+    const char *ok[] = {"{}",
+                        "[]",
+                        "0",
+                        "-0.5e+10",
+                        "\"\\u00e9\\ud83d\\ude00\"",
+                        "{\"a\":[1,{\"b\":null}]}",
+                        " {\"a\" : true , \"b\":false} ",
+                        "\"caf\xc3\xa9\"",
+                        "{\"a\":{},\"b\":{}}",
                         "{\"a\":{\"x\":1},\"b\":{\"x\":1}}"};
     for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
         assert_null(check(p, ok[i]));
 }
 
-static void refuses_invalid(void **state)
-{
+static void refuses_invalid(void **state) {
     apr_pool_t *p = *state;
-    const char *bad[] = {"", "{", "{'a':1}", "{\"a\":NaN}", "{\"a\":Infinity}", "[1,]", "{\"a\":1,}",
-                         "01", "1.", ".5", "\"a\tb\"", "\"\\x\"", "\"\\u12\"", "\"\\u0000\"",
-                         "\"\\ud800\"", "\"\\udc00\"", "\"\xff\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"",
-                         "{\"a\":1}x", "{\"a\":1,\"a\":2}", "{\"a\\u0062\":1,\"ab\":2}", "tru", "nul",
-                         "{\"a\" 1}", "[1 2]"};
+    const char *bad[] = {"",
+                         "{",
+                         "{'a':1}",
+                         "{\"a\":NaN}",
+                         "{\"a\":Infinity}",
+                         "[1,]",
+                         "{\"a\":1,}",
+                         "01",
+                         "1.",
+                         ".5",
+                         "\"a\tb\"",
+                         "\"\\x\"",
+                         "\"\\u12\"",
+                         "\"\\u0000\"",
+                         "\"\\ud800\"",
+                         "\"\\udc00\"",
+                         "\"\xff\"",
+                         "\"\xc0\xaf\"",
+                         "\"\xed\xa0\x80\"",
+                         "{\"a\":1}x",
+                         "{\"a\":1,\"a\":2}",
+                         "{\"a\\u0062\":1,\"ab\":2}",
+                         "tru",
+                         "nul",
+                         "{\"a\" 1}",
+                         "[1 2]"};
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         fs_error *e = check(p, bad[i]);
         assert_non_null(e);
@@ -37,23 +62,25 @@ static void refuses_invalid(void **state)
     assert_non_null(fs_json_check(p, "\"a\0b\"", 5));
 }
 
-static void depth_limit(void **state)
-{
+static void depth_limit(void **state) {
     apr_pool_t *p = *state;
     char buf[200];
     for (int depth = 30; depth <= 34; depth++) {
         int n = 0;
-        for (int i = 0; i < depth; i++) buf[n++] = '[';
-        for (int i = 0; i < depth; i++) buf[n++] = ']';
+        for (int i = 0; i < depth; i++)
+            buf[n++] = '[';
+        for (int i = 0; i < depth; i++)
+            buf[n++] = ']';
         buf[n] = '\0';
         fs_error *e = check(p, buf);
-        if (depth <= FS_JSON_MAX_DEPTH) assert_null(e);
-        else assert_non_null(e);
+        if (depth <= FS_JSON_MAX_DEPTH)
+            assert_null(e);
+        else
+            assert_non_null(e);
     }
 }
 
-static void parse_object_only(void **state)
-{
+static void parse_object_only(void **state) {
     apr_pool_t *p = *state;
     json_object *o;
     assert_null(fs_json_parse_object(p, "{\"x\":\"/a\"}", 10, &o));
@@ -65,8 +92,7 @@ static void parse_object_only(void **state)
     assert_non_null(e);
 }
 
-static void utf8_helpers(void **state)
-{
+static void utf8_helpers(void **state) {
     (void)state;
     assert_true(fs_utf8_valid("h\xc3\xa9llo", 6));
     assert_false(fs_utf8_valid("\xc3", 1));
@@ -75,8 +101,7 @@ static void utf8_helpers(void **state)
     assert_int_equal(fs_utf8_length("\xf0\x9f\x98\x80"), 1);
 }
 
-static void problem_render(void **state)
-{
+static void problem_render(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
     fs_error_add(p, e, "/name", "required", "name is required.");
@@ -111,8 +136,7 @@ static const char *first_code(fs_error *e, const char *ptr) {
     return NULL;
 }
 
-static void member_helpers(void **state)
-{
+static void member_helpers(void **state) {
     apr_pool_t *p = *state;
     json_object *o = fs_json_parse_trusted(p, "{\"email\":\" a@b.example \",\"x\":1,\"y\":2}");
     static const char *const allowed[] = {"email", "y", NULL};
@@ -153,8 +177,7 @@ static void member_helpers(void **state)
 }
 
 /* RFC 6901 section 3: '~' is written ~0 and '/' ~1, nothing else. */
-static void pointers(void **state)
-{
+static void pointers(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_json_pointer(p, "", "email"), "/email");
     assert_string_equal(fs_json_pointer(p, "/fields/0", "key"), "/fields/0/key");

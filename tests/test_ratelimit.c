@@ -123,9 +123,9 @@ static void table_concurrent(void **state) {
     memset(shared_slots, 0, sizeof(shared_slots));
     apr_thread_t *th[8];
     for (int i = 0; i < 8; i++) /* two keys, four threads each */
-        assert_int_equal(apr_thread_create(&th[i], NULL, hammer,
-                                           (void *)(uintptr_t)(i % 2 ? 1111 : 2222), p),
-                         APR_SUCCESS);
+        assert_int_equal(
+            apr_thread_create(&th[i], NULL, hammer, (void *)(uintptr_t)(i % 2 ? 1111 : 2222), p),
+            APR_SUCCESS);
     for (int i = 0; i < 8; i++) {
         apr_status_t rv;
         apr_thread_join(&rv, th[i]);
@@ -179,7 +179,8 @@ int main(void) {
         FS_TEST(address_keys),
         FS_TEST(table_counts_per_key_and_window),
         FS_TEST(table_collisions_probe),
-        FS_TEST(table_empty), FS_TEST(table_concurrent),
+        FS_TEST(table_empty),
+        FS_TEST(table_concurrent),
         FS_TEST(client_keys),
     };
     apr_initialize();

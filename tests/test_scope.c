@@ -1,21 +1,19 @@
 /* fs_scope: parsing, implication, form constraints and the subset rule. */
-#include "fs_test.h"
 #include "fs_json.h"
 #include "fs_scope.h"
+#include "fs_test.h"
 
 #define F1 "frm_01M808FC9CMSEGX6N2ZE7FZY66"
 #define F2 "frm_01M808FC9CMSEGX6N2ZE7FZY67"
 
-static fs_scopes *S(apr_pool_t *p, const char *s)
-{
+static fs_scopes *S(apr_pool_t *p, const char *s) {
     const char *bad = NULL;
     fs_scopes *sc = fs_scopes_from_string(p, s, &bad);
     assert_non_null(sc);
     return sc;
 }
 
-static void write_implies_read(void **state)
-{
+static void write_implies_read(void **state) {
     apr_pool_t *p = *state;
     fs_scopes *sc = S(p, "forms:write keys:read");
     assert_true(fs_scopes_has(sc, FS_SC_FORMS_READ));
@@ -26,8 +24,7 @@ static void write_implies_read(void **state)
     assert_true(fs_scopes_has(fs_scopes_full(p), FS_SC_ACCOUNT_WRITE));
 }
 
-static void unknown_tokens(void **state)
-{
+static void unknown_tokens(void **state) {
     apr_pool_t *p = *state;
     const char *bad = NULL;
     assert_null(fs_scopes_from_string(p, "forms:read forms:delete", &bad));
@@ -45,8 +42,7 @@ static void unknown_tokens(void **state)
     assert_non_null(fs_scopes_from_json(p, NULL, "/scopes", 1, verr)->full ? (void *)1 : NULL);
 }
 
-static void subset_rule(void **state)
-{
+static void subset_rule(void **state) {
     apr_pool_t *p = *state;
     const char *missing;
     fs_scopes *full = fs_scopes_full(p);
@@ -67,8 +63,7 @@ static void subset_rule(void **state)
     assert_true(fs_scopes_allows_form(S(p, "forms:read"), F2));
 }
 
-static void round_trip(void **state)
-{
+static void round_trip(void **state) {
     apr_pool_t *p = *state;
     fs_scopes *sc = S(p, "keys:write forms:read form:" F1 " forms:read");
     assert_string_equal(fs_scopes_to_string(p, sc), "forms:read keys:write form:" F1);
@@ -78,6 +73,9 @@ static void round_trip(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(write_implies_read), FS_TEST(unknown_tokens), FS_TEST(subset_rule), FS_TEST(round_trip),
+    FS_TEST(write_implies_read),
+    FS_TEST(unknown_tokens),
+    FS_TEST(subset_rule),
+    FS_TEST(round_trip),
 };
 FS_TEST_MAIN(tests)

@@ -1,9 +1,8 @@
 /* fs_secret: format, checksum, hashing, constant-time compare, ids. */
-#include "fs_test.h"
 #include "fs_secret.h"
+#include "fs_test.h"
 
-static void generate_is_well_formed(void **state)
-{
+static void generate_is_well_formed(void **state) {
     apr_pool_t *p = *state;
     for (int i = 0; i < 200; i++) {
         char *s = fs_secret_generate(p, "svc_live_");
@@ -14,8 +13,7 @@ static void generate_is_well_formed(void **state)
     }
 }
 
-static void typo_is_refused(void **state)
-{
+static void typo_is_refused(void **state) {
     apr_pool_t *p = *state;
     char *s = fs_secret_generate(p, "svc_live_");
     for (size_t i = 9; i < strlen(s); i++) {
@@ -32,14 +30,12 @@ static void typo_is_refused(void **state)
     assert_false(fs_secret_well_formed("svc_live_' OR 1=1 --", "svc_live_"));
 }
 
-static void secrets_differ(void **state)
-{
+static void secrets_differ(void **state) {
     apr_pool_t *p = *state;
     assert_string_not_equal(fs_secret_generate(p, "x_"), fs_secret_generate(p, "x_"));
 }
 
-static void hash_is_keyed(void **state)
-{
+static void hash_is_keyed(void **state) {
     apr_pool_t *p = *state;
     const unsigned char k1[] = "0123456789abcdef", k2[] = "0123456789abcdeg";
     char *a = fs_secret_hash(p, k1, 16, "secret");
@@ -53,8 +49,7 @@ static void hash_is_keyed(void **state)
                         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-static void equal_compares(void **state)
-{
+static void equal_compares(void **state) {
     (void)state;
     assert_true(fs_secret_equal("abc", "abc"));
     assert_false(fs_secret_equal("abc", "abd"));
@@ -62,8 +57,7 @@ static void equal_compares(void **state)
     assert_false(fs_secret_equal(NULL, "abc"));
 }
 
-static void ids_sort_and_validate(void **state)
-{
+static void ids_sort_and_validate(void **state) {
     apr_pool_t *p = *state;
     char *a = fs_id_new(p, "frm_");
     assert_true(fs_id_valid(a, "frm_"));
@@ -79,6 +73,6 @@ static void ids_sort_and_validate(void **state)
 
 static const struct CMUnitTest tests[] = {
     FS_TEST(generate_is_well_formed), FS_TEST(typo_is_refused), FS_TEST(secrets_differ),
-    FS_TEST(hash_is_keyed), FS_TEST(equal_compares), FS_TEST(ids_sort_and_validate),
+    FS_TEST(hash_is_keyed),           FS_TEST(equal_compares),  FS_TEST(ids_sort_and_validate),
 };
 FS_TEST_MAIN(tests)

@@ -2,8 +2,8 @@
 #include "fs_error.h"
 #include "fs_json.h"
 
-#include <apr_strings.h>
 #include <stdarg.h>
+#include <apr_strings.h>
 #include <string.h>
 
 static const fs_problem_type catalogue[] = {
@@ -20,26 +20,20 @@ static const fs_problem_type catalogue[] = {
     {"quota-exceeded", 403, "Quota exceeded",
      "A count quota of the account is reached; quota, limit and used say "
      "which. Verifying the account lifts the reduced quotas."},
-    {"forbidden", 403, "Forbidden",
-     "The server understood the request but refuses it."},
-    {"not-found", 404, "Not found",
-     "No such resource, or one this credential may not see."},
+    {"forbidden", 403, "Forbidden", "The server understood the request but refuses it."},
+    {"not-found", 404, "Not found", "No such resource, or one this credential may not see."},
     {"method-not-allowed", 405, "Method not allowed",
      "The resource exists but not with this method; the Allow header lists "
      "the methods it takes."},
     {"not-acceptable", 406, "Not acceptable",
      "None of the media types the Accept header asks for can be served."},
-    {"conflict", 409, "Conflict",
-     "The request conflicts with the current state of the resource."},
+    {"conflict", 409, "Conflict", "The request conflicts with the current state of the resource."},
     {"email-taken", 409, "E-mail address taken",
      "An account with this e-mail address already exists."},
     {"slug-taken", 409, "Slug taken", "Another form already uses this slug."},
-    {"invalid-state", 409, "Invalid state",
-     "The resource's state does not allow this transition."},
-    {"already-verified", 409, "Already verified",
-     "The account is already verified."},
-    {"form-closed", 409, "Form closed",
-     "The form is closed and takes no more submissions."},
+    {"invalid-state", 409, "Invalid state", "The resource's state does not allow this transition."},
+    {"already-verified", 409, "Already verified", "The account is already verified."},
+    {"form-closed", 409, "Form closed", "The form is closed and takes no more submissions."},
     {"request-timeout", 408, "Request timeout",
      "The request body did not arrive in time (the server's read timeout); "
      "nothing was done. Send it again."},
@@ -80,22 +74,19 @@ static const fs_problem_type catalogue[] = {
 
 #define N_CATALOGUE (int)(sizeof(catalogue) / sizeof(catalogue[0]))
 
-const fs_problem_type *fs_problem_lookup(const char *slug)
-{
+const fs_problem_type *fs_problem_lookup(const char *slug) {
     for (int i = 0; slug && i < N_CATALOGUE; i++)
         if (strcmp(catalogue[i].slug, slug) == 0)
             return &catalogue[i];
     return NULL;
 }
 
-const fs_problem_type *fs_problem_catalogue(int *count)
-{
+const fs_problem_type *fs_problem_catalogue(int *count) {
     *count = N_CATALOGUE;
     return catalogue;
 }
 
-const fs_problem_type *fs_problem_for_status(int status)
-{
+const fs_problem_type *fs_problem_for_status(int status) {
     switch (status) {
     case 400: return fs_problem_lookup("malformed-request");
     case 401: return fs_problem_lookup("unauthorized");
@@ -115,8 +106,7 @@ const fs_problem_type *fs_problem_for_status(int status)
     }
 }
 
-fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
-{
+fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...) {
     fs_error *e = apr_pcalloc(p, sizeof(*e));
     const fs_problem_type *t = fs_problem_lookup(slug);
     e->slug = t ? t->slug : "internal";
@@ -134,8 +124,7 @@ fs_error *fs_error_make(apr_pool_t *p, const char *slug, const char *fmt, ...)
     return e;
 }
 
-fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...)
-{
+fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...) {
     fs_error *e = fs_error_make(p, "internal", NULL);
     va_list ap;
     va_start(ap, fmt);
@@ -144,15 +133,12 @@ fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...)
     return e;
 }
 
-fs_error *fs_error_validation(apr_pool_t *p)
-{
-    return fs_error_make(p, "validation-failed",
-                         "One or more members are invalid; see errors.");
+fs_error *fs_error_validation(apr_pool_t *p) {
+    return fs_error_make(p, "validation-failed", "One or more members are invalid; see errors.");
 }
 
-void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
-                  const char *code, const char *fmt, ...)
-{
+void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer, const char *code,
+                  const char *fmt, ...) {
     if (!e->errors)
         e->errors = apr_array_make(p, 4, sizeof(fs_field_error));
     fs_field_error *fe = apr_array_push(e->errors);
@@ -164,33 +150,28 @@ void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer,
     fe->code = code;
 }
 
-static json_object *extra_of(apr_pool_t *p, fs_error *e)
-{
+static json_object *extra_of(apr_pool_t *p, fs_error *e) {
     if (!e->extra)
         e->extra = fs_json_own(p, json_object_new_object());
     return e->extra;
 }
 
-void fs_error_set_str(apr_pool_t *p, fs_error *e, const char *k, const char *v)
-{
+void fs_error_set_str(apr_pool_t *p, fs_error *e, const char *k, const char *v) {
     json_object_object_add(extra_of(p, e), k, json_object_new_string(v));
 }
 
-void fs_error_set_int(apr_pool_t *p, fs_error *e, const char *k, long long v)
-{
+void fs_error_set_int(apr_pool_t *p, fs_error *e, const char *k, long long v) {
     json_object_object_add(extra_of(p, e), k, json_object_new_int64(v));
 }
 
 char *fs_problem_render(apr_pool_t *p, const fs_error *e, const char *base_url,
-                        const char *instance)
-{
+                        const char *instance) {
     const fs_problem_type *t = fs_problem_lookup(e->slug);
     if (!t)
         t = fs_problem_for_status(e->status);
     json_object *o = fs_json_own(p, json_object_new_object());
     json_object_object_add(
-        o, "type",
-        json_object_new_string(apr_pstrcat(p, base_url, "/problems/", t->slug, NULL)));
+        o, "type", json_object_new_string(apr_pstrcat(p, base_url, "/problems/", t->slug, NULL)));
     json_object_object_add(o, "title", json_object_new_string(t->title));
     json_object_object_add(o, "status", json_object_new_int(e->status));
     if (e->detail)

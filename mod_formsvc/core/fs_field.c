@@ -44,7 +44,6 @@ static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
     return apr_pstrcat(p, ptr, "/", member, NULL);
 }
 
-
 /* An integer member within [lo, hi]; 1 on success. */
 static int int_member(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
                       long long lo, long long hi, long long *out, fs_error *verr) {
@@ -461,7 +460,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     const char *description = NULL;
     if (dv && !json_object_is_type(dv, json_type_null))
         description = fs_json_text(p, dv, at(p, ptr, "description"), "description", 0,
-                                  FS_FIELD_DESCRIPTION_MAX, 1, verr);
+                                   FS_FIELD_DESCRIPTION_MAX, 1, verr);
     json_object *pv = fs_json_get(def, "placeholder");
     const char *placeholder = NULL;
     if (pv && !json_object_is_type(pv, json_type_null)) {
@@ -471,7 +470,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
         else
             placeholder = fs_json_text(p, pv, at(p, ptr, "placeholder"), "placeholder", 0,
-                                      FS_PLACEHOLDER_MAX, 0, verr);
+                                       FS_PLACEHOLDER_MAX, 0, verr);
     }
     /* required */
     json_object *rv = fs_json_get(def, "required");

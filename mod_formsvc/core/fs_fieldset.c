@@ -33,7 +33,6 @@ const char FS_RE_DATE[] = "^" DATE_BODY END;
 const char FS_RE_DATETIME[] = "^" DATE_BODY "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
                               "(?:\\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])" END;
 
-
 static fs_field_type type_of(const char *name) {
     int t = fs_field_type_of(name);
     return t < 0 ? FS_FT_UNKNOWN : (fs_field_type)t;

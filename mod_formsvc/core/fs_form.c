@@ -23,7 +23,6 @@ int fs_slug_valid(const char *s) {
     return 1;
 }
 
-
 const char *fs_form_title(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
     if (!v || json_object_is_type(v, json_type_null)) {
         fs_error_add(p, verr, ptr, "required", "title is required.");
@@ -73,8 +72,8 @@ static int csp_host(const char *h) {
             if (!label)
                 return 0;
             label = 0;
-        } else if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                   *c == '-') {
+        } else if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                   (*c >= '0' && *c <= '9') || *c == '-') {
             label++;
         } else {
             return 0;
@@ -172,8 +171,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     v = fs_json_get(s, "confirmationMessage");
     const char *cm = NULL;
     if (v && !json_object_is_type(v, json_type_null))
-        cm = fs_json_text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL), "confirmationMessage", 1,
-                  FS_CONFIRMATION_MAX, 1, verr);
+        cm = fs_json_text(p, v, apr_pstrcat(p, ptr, "/confirmationMessage", NULL),
+                          "confirmationMessage", 1, FS_CONFIRMATION_MAX, 1, verr);
     json_object_object_add(out, "confirmationMessage", cm ? json_object_new_string(cm) : NULL);
     /* redirectUrl */
     v = fs_json_get(s, "redirectUrl");

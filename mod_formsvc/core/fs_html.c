@@ -2,10 +2,10 @@
 #include "fs_html.h"
 #include "fs_json.h"
 
+#include <stdarg.h>
 #include <apr_base64.h>
 #include <apr_strings.h>
 #include <openssl/sha.h>
-#include <stdarg.h>
 #include <string.h>
 
 static const char CSS[] =

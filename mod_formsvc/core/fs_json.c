@@ -6,38 +6,32 @@
 #include <apr_strings.h>
 #include <string.h>
 
-static apr_status_t json_put_cleanup(void *data)
-{
+static apr_status_t json_put_cleanup(void *data) {
     json_object_put(data);
     return APR_SUCCESS;
 }
 
-json_object *fs_json_own(apr_pool_t *p, json_object *obj)
-{
+json_object *fs_json_own(apr_pool_t *p, json_object *obj) {
     if (obj)
         apr_pool_cleanup_register(p, obj, json_put_cleanup, apr_pool_cleanup_null);
     return obj;
 }
 
-char *fs_json_str(apr_pool_t *p, json_object *obj)
-{
+char *fs_json_str(apr_pool_t *p, json_object *obj) {
     size_t len = 0;
     const char *s = json_object_to_json_string_length(
         obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
     return apr_pstrmemdup(p, s, len);
 }
 
-json_object *fs_json_get(json_object *o, const char *key)
-{
+json_object *fs_json_get(json_object *o, const char *key) {
     json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) &&
-        json_object_object_get_ex(o, key, &v))
+    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
         return v;
     return NULL;
 }
 
-const char *fs_json_type_name(json_object *v)
-{
+const char *fs_json_type_name(json_object *v) {
     switch (json_object_get_type(v)) {
     case json_type_null: return "null";
     case json_type_boolean: return "boolean";
@@ -52,8 +46,7 @@ const char *fs_json_type_name(json_object *v)
 
 /* Decodes one UTF-8 sequence at s (n bytes left). Returns its length, or 0
  * when invalid (overlong, surrogate, > U+10FFFF, truncated, NUL). */
-static apr_size_t utf8_seq(const unsigned char *s, apr_size_t n, unsigned *cp)
-{
+static apr_size_t utf8_seq(const unsigned char *s, apr_size_t n, unsigned *cp) {
     unsigned c = s[0];
     if (c == 0)
         return 0;
@@ -63,10 +56,20 @@ static apr_size_t utf8_seq(const unsigned char *s, apr_size_t n, unsigned *cp)
     }
     apr_size_t len;
     unsigned min;
-    if ((c & 0xE0) == 0xC0) { len = 2; c &= 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; c &= 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; c &= 0x07; min = 0x10000; }
-    else return 0;
+    if ((c & 0xE0) == 0xC0) {
+        len = 2;
+        c &= 0x1F;
+        min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        len = 3;
+        c &= 0x0F;
+        min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        len = 4;
+        c &= 0x07;
+        min = 0x10000;
+    } else
+        return 0;
     if (n < len)
         return 0;
     for (apr_size_t i = 1; i < len; i++) {
@@ -80,8 +83,7 @@ static apr_size_t utf8_seq(const unsigned char *s, apr_size_t n, unsigned *cp)
     return len;
 }
 
-int fs_utf8_valid(const char *s, apr_size_t len)
-{
+int fs_utf8_valid(const char *s, apr_size_t len) {
     const unsigned char *u = (const unsigned char *)s;
     apr_size_t i = 0;
     unsigned cp;
@@ -94,8 +96,7 @@ int fs_utf8_valid(const char *s, apr_size_t len)
     return 1;
 }
 
-apr_size_t fs_utf8_length(const char *s)
-{
+apr_size_t fs_utf8_length(const char *s) {
     apr_size_t n = 0;
     for (; *s; s++)
         if (((unsigned char)*s & 0xC0) != 0x80)
@@ -113,8 +114,7 @@ typedef struct scan {
     const char *err;
 } scan;
 
-static void ws(scan *sc)
-{
+static void ws(scan *sc) {
     while (sc->i < sc->n) {
         unsigned char c = sc->s[sc->i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
@@ -124,32 +124,33 @@ static void ws(scan *sc)
     }
 }
 
-static int fail(scan *sc, const char *msg)
-{
+static int fail(scan *sc, const char *msg) {
     if (!sc->err)
         sc->err = apr_psprintf(sc->p, "%s at byte %" APR_SIZE_T_FMT, msg, sc->i);
     return 0;
 }
 
-static int hex4(scan *sc, unsigned *v)
-{
+static int hex4(scan *sc, unsigned *v) {
     if (sc->n - sc->i < 4)
         return fail(sc, "truncated \\u escape");
     *v = 0;
     for (int k = 0; k < 4; k++) {
         unsigned char c = sc->s[sc->i++];
         *v <<= 4;
-        if (c >= '0' && c <= '9') *v |= c - '0';
-        else if (c >= 'a' && c <= 'f') *v |= c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') *v |= c - 'A' + 10;
-        else return fail(sc, "bad \\u escape");
+        if (c >= '0' && c <= '9')
+            *v |= c - '0';
+        else if (c >= 'a' && c <= 'f')
+            *v |= c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            *v |= c - 'A' + 10;
+        else
+            return fail(sc, "bad \\u escape");
     }
     return 1;
 }
 
 /* Scans a string; when out is non-NULL, appends the decoded bytes to it. */
-static int string(scan *sc, apr_array_header_t *out)
-{
+static int string(scan *sc, apr_array_header_t *out) {
     sc->i++; /* opening quote */
     while (sc->i < sc->n) {
         unsigned char c = sc->s[sc->i];
@@ -166,7 +167,9 @@ static int string(scan *sc, apr_array_header_t *out)
             unsigned char e = sc->s[sc->i++];
             unsigned cp;
             switch (e) {
-            case '"': case '\\': case '/': cp = e; break;
+            case '"':
+            case '\\':
+            case '/': cp = e; break;
             case 'b': cp = '\b'; break;
             case 'f': cp = '\f'; break;
             case 'n': cp = '\n'; break;
@@ -191,16 +194,30 @@ static int string(scan *sc, apr_array_header_t *out)
                 if (cp == 0)
                     return fail(sc, "NUL character (\\u0000) in string");
                 break;
-            default:
-                return fail(sc, "bad escape");
+            default: return fail(sc, "bad escape");
             }
             if (out) {
                 char buf[4];
                 int l;
-                if (cp < 0x80) { buf[0] = (char)cp; l = 1; }
-                else if (cp < 0x800) { buf[0] = (char)(0xC0 | (cp >> 6)); buf[1] = (char)(0x80 | (cp & 0x3F)); l = 2; }
-                else if (cp < 0x10000) { buf[0] = (char)(0xE0 | (cp >> 12)); buf[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); buf[2] = (char)(0x80 | (cp & 0x3F)); l = 3; }
-                else { buf[0] = (char)(0xF0 | (cp >> 18)); buf[1] = (char)(0x80 | ((cp >> 12) & 0x3F)); buf[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); buf[3] = (char)(0x80 | (cp & 0x3F)); l = 4; }
+                if (cp < 0x80) {
+                    buf[0] = (char)cp;
+                    l = 1;
+                } else if (cp < 0x800) {
+                    buf[0] = (char)(0xC0 | (cp >> 6));
+                    buf[1] = (char)(0x80 | (cp & 0x3F));
+                    l = 2;
+                } else if (cp < 0x10000) {
+                    buf[0] = (char)(0xE0 | (cp >> 12));
+                    buf[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[2] = (char)(0x80 | (cp & 0x3F));
+                    l = 3;
+                } else {
+                    buf[0] = (char)(0xF0 | (cp >> 18));
+                    buf[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                    buf[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[3] = (char)(0x80 | (cp & 0x3F));
+                    l = 4;
+                }
                 for (int k = 0; k < l; k++)
                     *(char *)apr_array_push(out) = buf[k];
             }
@@ -218,16 +235,14 @@ static int string(scan *sc, apr_array_header_t *out)
     return fail(sc, "unterminated string");
 }
 
-static int digits(scan *sc)
-{
+static int digits(scan *sc) {
     apr_size_t start = sc->i;
     while (sc->i < sc->n && sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')
         sc->i++;
     return sc->i > start;
 }
 
-static int number(scan *sc)
-{
+static int number(scan *sc) {
     if (sc->s[sc->i] == '-')
         sc->i++;
     if (sc->i < sc->n && sc->s[sc->i] == '0')
@@ -249,8 +264,7 @@ static int number(scan *sc)
     return 1;
 }
 
-static int literal(scan *sc, const char *word)
-{
+static int literal(scan *sc, const char *word) {
     apr_size_t l = strlen(word);
     if (sc->n - sc->i < l || memcmp(sc->s + sc->i, word, l) != 0)
         return fail(sc, "unexpected character");
@@ -261,8 +275,7 @@ static int literal(scan *sc, const char *word)
 static int value(scan *sc);
 
 /* The next byte is c: steps past it. */
-static int eat(scan *sc, unsigned char c)
-{
+static int eat(scan *sc, unsigned char c) {
     if (sc->i < sc->n && sc->s[sc->i] == c) {
         sc->i++;
         return 1;
@@ -272,8 +285,7 @@ static int eat(scan *sc, unsigned char c)
 
 /* At an object's or array's opening byte: one level deeper (0 after a
  * failure when too deep), past the byte and the white space after it. */
-static int opens(scan *sc)
-{
+static int opens(scan *sc) {
     if (++sc->depth > FS_JSON_MAX_DEPTH)
         return fail(sc, "nesting deeper than 32 levels");
     sc->i++;
@@ -282,16 +294,14 @@ static int opens(scan *sc)
 }
 
 /* The closing byte c of an object or array: past it, one level up. */
-static int closes(scan *sc, unsigned char c)
-{
+static int closes(scan *sc, unsigned char c) {
     if (!eat(sc, c))
         return 0;
     sc->depth--;
     return 1;
 }
 
-static int object(scan *sc)
-{
+static int object(scan *sc) {
     if (!opens(sc))
         return 0;
     apr_hash_t *seen = NULL;
@@ -324,8 +334,7 @@ static int object(scan *sc)
     }
 }
 
-static int array(scan *sc)
-{
+static int array(scan *sc) {
     if (!opens(sc))
         return 0;
     if (closes(sc, ']'))
@@ -342,8 +351,7 @@ static int array(scan *sc)
     }
 }
 
-static int value(scan *sc)
-{
+static int value(scan *sc) {
     ws(sc);
     if (sc->i >= sc->n)
         return fail(sc, "unexpected end of input");
@@ -361,8 +369,7 @@ static int value(scan *sc)
     }
 }
 
-fs_error *fs_json_check(apr_pool_t *p, const char *buf, apr_size_t len)
-{
+fs_error *fs_json_check(apr_pool_t *p, const char *buf, apr_size_t len) {
     apr_pool_t *sub;
     apr_pool_create(&sub, p);
     scan sc = {sub, (const unsigned char *)buf, len, 0, 0, NULL};
@@ -372,17 +379,15 @@ fs_error *fs_json_check(apr_pool_t *p, const char *buf, apr_size_t len)
     } else {
         ws(&sc);
         if (sc.i != sc.n)
-            e = fs_error_make(p, "malformed-request",
-                              "The body is not valid JSON: trailing data at byte %" APR_SIZE_T_FMT ".",
-                              sc.i);
+            e = fs_error_make(
+                p, "malformed-request",
+                "The body is not valid JSON: trailing data at byte %" APR_SIZE_T_FMT ".", sc.i);
     }
     apr_pool_destroy(sub);
     return e;
 }
 
-fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len,
-                               json_object **out)
-{
+fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len, json_object **out) {
     *out = NULL;
     fs_error *e = fs_json_check(p, buf, len);
     if (e)
@@ -403,22 +408,20 @@ fs_error *fs_json_parse_object(apr_pool_t *p, const char *buf, apr_size_t len,
     }
     fs_json_own(p, o);
     if (!json_object_is_type(o, json_type_object))
-        return fs_error_make(p, "malformed-request",
-                             "The body must be a JSON object, not %s.", fs_json_type_name(o));
+        return fs_error_make(p, "malformed-request", "The body must be a JSON object, not %s.",
+                             fs_json_type_name(o));
     *out = o;
     return NULL;
 }
 
-json_object *fs_json_parse_trusted(apr_pool_t *p, const char *text)
-{
+json_object *fs_json_parse_trusted(apr_pool_t *p, const char *text) {
     if (!text)
         return NULL;
     return fs_json_own(p, json_tokener_parse(text));
 }
 
 const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const char *name,
-                         apr_size_t min, apr_size_t max, int multiline, fs_error *verr)
-{
+                         apr_size_t min, apr_size_t max, int multiline, fs_error *verr) {
     if (!json_object_is_type(v, json_type_string)) {
         fs_error_add(p, verr, ptr, "type", "%s must be a string, not %s.", name,
                      fs_json_type_name(v));
@@ -433,7 +436,8 @@ const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const c
     if (len > max) {
         fs_error_add(p, verr, ptr, "maxLength",
                      "%s has at most %" APR_SIZE_T_FMT " characters (this one has %" APR_SIZE_T_FMT
-                     ").", name, max, len);
+                     ").",
+                     name, max, len);
         return NULL;
     }
     for (const char *c = s; *c; c++) {
@@ -446,8 +450,7 @@ const char *fs_json_text(apr_pool_t *p, json_object *v, const char *ptr, const c
     return s;
 }
 
-const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key)
-{
+const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key) {
     if (!strpbrk(key, "~/"))
         return apr_pstrcat(p, base, "/", key, NULL);
     apr_size_t bl = strlen(base);
@@ -466,8 +469,7 @@ const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key)
 }
 
 void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,
-                             fs_error *verr)
-{
+                             fs_error *verr) {
     json_object_object_foreach(o, k, v) {
         (void)v;
         int ok = 0;
@@ -479,8 +481,7 @@ void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *a
     }
 }
 
-const char *fs_json_email_member(apr_pool_t *p, json_object *body, fs_error *verr)
-{
+const char *fs_json_email_member(apr_pool_t *p, json_object *body, fs_error *verr) {
     json_object *ev = fs_json_get(body, "email");
     if (!ev) {
         fs_error_add(p, verr, "/email", "required", "email is required.");

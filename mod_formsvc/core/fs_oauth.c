@@ -4,9 +4,9 @@
 #include "fs_json.h"
 #include "fs_util.h"
 
-#include <apr_strings.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <apr_strings.h>
 #include <string.h>
 
 /* OAuth error code -> problem slug (the catalogue in fs_error.c). */
@@ -46,8 +46,6 @@ void fs_oauth_decorate(apr_pool_t *p, fs_error *e) {
     const fs_problem_type *t = fs_problem_lookup(e->slug);
     fs_error_set_str(p, e, "error_description", e->detail ? e->detail : t ? t->title : code);
 }
-
-
 
 /* The slot of a known parameter name, or NULL. */
 static const char **slot(fs_token_request *req, const char *name) {

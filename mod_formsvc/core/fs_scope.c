@@ -8,22 +8,20 @@
 #include <string.h>
 
 static const char *const NAMES[] = {
-    "forms:read", "forms:write", "submissions:read", "submissions:write",
-    "keys:read", "keys:write", "clients:read", "clients:write",
-    "webhooks:read", "webhooks:write", "account:read", "account:write",
+    "forms:read",    "forms:write",    "submissions:read", "submissions:write",
+    "keys:read",     "keys:write",     "clients:read",     "clients:write",
+    "webhooks:read", "webhooks:write", "account:read",     "account:write",
 };
 #define N_NAMES 12
 
-unsigned fs_scope_bit(const char *token)
-{
+unsigned fs_scope_bit(const char *token) {
     for (int i = 0; i < N_NAMES; i++)
         if (strcmp(NAMES[i], token) == 0)
             return 1u << i;
     return 0;
 }
 
-const char *fs_scope_name(unsigned bit)
-{
+const char *fs_scope_name(unsigned bit) {
     for (int i = 0; i < N_NAMES; i++)
         if (bit == 1u << i)
             return NAMES[i];
@@ -31,8 +29,7 @@ const char *fs_scope_name(unsigned bit)
 }
 
 /* write bits are the odd positions; each implies the read bit below it */
-static unsigned implied(unsigned named)
-{
+static unsigned implied(unsigned named) {
     unsigned bits = named;
     for (int i = 1; i < N_NAMES; i += 2)
         if (named & (1u << i))
@@ -40,8 +37,7 @@ static unsigned implied(unsigned named)
     return bits;
 }
 
-fs_scopes *fs_scopes_full(apr_pool_t *p)
-{
+fs_scopes *fs_scopes_full(apr_pool_t *p) {
     fs_scopes *sc = apr_pcalloc(p, sizeof(*sc));
     sc->full = 1;
     sc->bits = sc->named = FS_SC_ALL;
@@ -49,15 +45,13 @@ fs_scopes *fs_scopes_full(apr_pool_t *p)
     return sc;
 }
 
-static fs_scopes *empty(apr_pool_t *p)
-{
+static fs_scopes *empty(apr_pool_t *p) {
     fs_scopes *sc = apr_pcalloc(p, sizeof(*sc));
     sc->forms = apr_array_make(p, 2, sizeof(const char *));
     return sc;
 }
 
-static int has_form(const fs_scopes *sc, const char *id)
-{
+static int has_form(const fs_scopes *sc, const char *id) {
     for (int i = 0; i < sc->forms->nelts; i++)
         if (strcmp(APR_ARRAY_IDX(sc->forms, i, const char *), id) == 0)
             return 1;
@@ -65,8 +59,7 @@ static int has_form(const fs_scopes *sc, const char *id)
 }
 
 /* Adds one token; returns 0 when it is neither a scope nor form:<id>. */
-static int add_token(apr_pool_t *p, fs_scopes *sc, const char *t)
-{
+static int add_token(apr_pool_t *p, fs_scopes *sc, const char *t) {
     unsigned b = fs_scope_bit(t);
     if (b) {
         sc->named |= b;
@@ -81,9 +74,8 @@ static int add_token(apr_pool_t *p, fs_scopes *sc, const char *t)
     return 0;
 }
 
-fs_scopes *fs_scopes_from_json(apr_pool_t *p, json_object *v, const char *pointer,
-                               int min_items, fs_error *verr)
-{
+fs_scopes *fs_scopes_from_json(apr_pool_t *p, json_object *v, const char *pointer, int min_items,
+                               fs_error *verr) {
     if (!v || json_object_is_type(v, json_type_null))
         return fs_scopes_full(p);
     if (!json_object_is_type(v, json_type_array)) {
@@ -116,8 +108,7 @@ fs_scopes *fs_scopes_from_json(apr_pool_t *p, json_object *v, const char *pointe
     return ok ? sc : NULL;
 }
 
-fs_scopes *fs_scopes_from_string(apr_pool_t *p, const char *s, const char **bad)
-{
+fs_scopes *fs_scopes_from_string(apr_pool_t *p, const char *s, const char **bad) {
     fs_scopes *sc = empty(p);
     char *copy = apr_pstrdup(p, s ? s : ""), *last = NULL;
     for (char *t = apr_strtok(copy, " ", &last); t; t = apr_strtok(NULL, " ", &last)) {
@@ -129,8 +120,7 @@ fs_scopes *fs_scopes_from_string(apr_pool_t *p, const char *s, const char **bad)
     return sc;
 }
 
-json_object *fs_scopes_to_json(const fs_scopes *sc)
-{
+json_object *fs_scopes_to_json(const fs_scopes *sc) {
     if (sc->full)
         return NULL; /* json null */
     json_object *a = json_object_new_array();
@@ -145,31 +135,27 @@ json_object *fs_scopes_to_json(const fs_scopes *sc)
     return a;
 }
 
-char *fs_scopes_to_string(apr_pool_t *p, const fs_scopes *sc)
-{
+char *fs_scopes_to_string(apr_pool_t *p, const fs_scopes *sc) {
     char *out = "";
     for (int i = 0; i < N_NAMES; i++)
         if (sc->named & (1u << i))
             out = *out ? apr_pstrcat(p, out, " ", NAMES[i], NULL) : apr_pstrdup(p, NAMES[i]);
     for (int i = 0; i < sc->forms->nelts; i++)
-        out = apr_pstrcat(p, out, *out ? " " : "", "form:",
-                          APR_ARRAY_IDX(sc->forms, i, const char *), NULL);
+        out = apr_pstrcat(p, out, *out ? " " : "",
+                          "form:", APR_ARRAY_IDX(sc->forms, i, const char *), NULL);
     return out;
 }
 
-int fs_scopes_has(const fs_scopes *sc, unsigned bit)
-{
+int fs_scopes_has(const fs_scopes *sc, unsigned bit) {
     return sc->full || (sc->bits & bit) == bit;
 }
 
-int fs_scopes_allows_form(const fs_scopes *sc, const char *form_id)
-{
+int fs_scopes_allows_form(const fs_scopes *sc, const char *form_id) {
     return sc->full || sc->forms->nelts == 0 || has_form(sc, form_id);
 }
 
 int fs_scopes_subset(apr_pool_t *p, const fs_scopes *child, const fs_scopes *parent,
-                     const char **missing)
-{
+                     const char **missing) {
     *missing = NULL;
     if (parent->full)
         return 1;

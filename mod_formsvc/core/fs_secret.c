@@ -10,25 +10,21 @@
 #include <string.h>
 #include <zlib.h>
 
-static const char B62[] =
-    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+static const char B62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 static const char B32[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-int fs_random_bytes(unsigned char *buf, apr_size_t n)
-{
+int fs_random_bytes(unsigned char *buf, apr_size_t n) {
     return RAND_bytes(buf, (int)n) == 1;
 }
 
-static void crc_b62(unsigned long crc, char out[FS_SECRET_CRC_CHARS])
-{
+static void crc_b62(unsigned long crc, char out[FS_SECRET_CRC_CHARS]) {
     for (int i = FS_SECRET_CRC_CHARS - 1; i >= 0; i--) {
         out[i] = B62[crc % 62];
         crc /= 62;
     }
 }
 
-char *fs_secret_generate(apr_pool_t *p, const char *prefix)
-{
+char *fs_secret_generate(apr_pool_t *p, const char *prefix) {
     apr_size_t pl = strlen(prefix);
     char *s = apr_palloc(p, pl + FS_SECRET_RANDOM_CHARS + FS_SECRET_CRC_CHARS + 1);
     memcpy(s, prefix, pl);
@@ -49,13 +45,11 @@ char *fs_secret_generate(apr_pool_t *p, const char *prefix)
     return s;
 }
 
-int fs_secret_well_formed(const char *secret, const char *prefix)
-{
+int fs_secret_well_formed(const char *secret, const char *prefix) {
     if (!secret || !prefix)
         return 0;
     apr_size_t pl = strlen(prefix), sl = strlen(secret);
-    if (sl != pl + FS_SECRET_RANDOM_CHARS + FS_SECRET_CRC_CHARS ||
-        strncmp(secret, prefix, pl) != 0)
+    if (sl != pl + FS_SECRET_RANDOM_CHARS + FS_SECRET_CRC_CHARS || strncmp(secret, prefix, pl) != 0)
         return 0;
     for (apr_size_t i = pl; i < sl; i++)
         if (!strchr(B62, secret[i]) || secret[i] == '\0')
@@ -65,9 +59,8 @@ int fs_secret_well_formed(const char *secret, const char *prefix)
     return memcmp(want, secret + pl + FS_SECRET_RANDOM_CHARS, FS_SECRET_CRC_CHARS) == 0;
 }
 
-char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper,
-                     apr_size_t pepper_len, const char *secret)
-{
+char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                     const char *secret) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     if (pepper_len > 0) {
@@ -88,8 +81,7 @@ char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper,
     return hex;
 }
 
-int fs_secret_equal(const char *a, const char *b)
-{
+int fs_secret_equal(const char *a, const char *b) {
     if (!a || !b)
         return 0;
     size_t la = strlen(a), lb = strlen(b);
@@ -98,13 +90,11 @@ int fs_secret_equal(const char *a, const char *b)
     return CRYPTO_memcmp(a, b, la) == 0;
 }
 
-char *fs_secret_display_prefix(apr_pool_t *p, const char *secret)
-{
+char *fs_secret_display_prefix(apr_pool_t *p, const char *secret) {
     return apr_pstrndup(p, secret, FS_KEY_PREFIX_CHARS);
 }
 
-char *fs_id_new(apr_pool_t *p, const char *prefix)
-{
+char *fs_id_new(apr_pool_t *p, const char *prefix) {
     apr_size_t pl = strlen(prefix);
     char *s = apr_palloc(p, pl + 27);
     memcpy(s, prefix, pl);
@@ -126,8 +116,7 @@ char *fs_id_new(apr_pool_t *p, const char *prefix)
     return s;
 }
 
-int fs_id_valid(const char *id, const char *prefix)
-{
+int fs_id_valid(const char *id, const char *prefix) {
     if (!id)
         return 0;
     apr_size_t pl = strlen(prefix);

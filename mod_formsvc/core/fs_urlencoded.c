@@ -7,8 +7,6 @@
 #include <apr_strings.h>
 #include <string.h>
 
-
-
 fs_error *fs_urlencoded_parse(apr_pool_t *p, const char *buf, apr_size_t len,
                               apr_array_header_t **pairs) {
     apr_array_header_t *a = apr_array_make(p, 16, sizeof(fs_pair));

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fs_date_valid(int y, int m, int d)
-{
+int fs_date_valid(int y, int m, int d) {
     static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (y < 1 || y > 9999 || m < 1 || m > 12 || d < 1)
         return 0;
@@ -18,8 +17,7 @@ int fs_date_valid(int y, int m, int d)
     return d <= max;
 }
 
-static int num(const char *s, int n, int *out)
-{
+static int num(const char *s, int n, int *out) {
     int v = 0;
     for (int i = 0; i < n; i++) {
         if (!isdigit((unsigned char)s[i]))
@@ -30,14 +28,13 @@ static int num(const char *s, int n, int *out)
     return 1;
 }
 
-int fs_time_parse_rfc3339(const char *s, apr_time_t *out)
-{
+int fs_time_parse_rfc3339(const char *s, apr_time_t *out) {
     int y, mo, d, h, mi, se;
     if (!s || strlen(s) < 20)
         return 0;
-    if (!num(s, 4, &y) || s[4] != '-' || !num(s + 5, 2, &mo) || s[7] != '-' ||
-        !num(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || !num(s + 11, 2, &h) ||
-        s[13] != ':' || !num(s + 14, 2, &mi) || s[16] != ':' || !num(s + 17, 2, &se))
+    if (!num(s, 4, &y) || s[4] != '-' || !num(s + 5, 2, &mo) || s[7] != '-' || !num(s + 8, 2, &d) ||
+        (s[10] != 'T' && s[10] != 't') || !num(s + 11, 2, &h) || s[13] != ':' ||
+        !num(s + 14, 2, &mi) || s[16] != ':' || !num(s + 17, 2, &se))
         return 0;
     if (!fs_date_valid(y, mo, d) || h > 23 || mi > 59 || se > 59)
         return 0;
@@ -83,40 +80,40 @@ int fs_time_parse_rfc3339(const char *s, apr_time_t *out)
     return 1;
 }
 
-char *fs_time_format(apr_pool_t *p, apr_time_t t)
-{
+char *fs_time_format(apr_pool_t *p, apr_time_t t) {
     apr_time_exp_t x;
     apr_time_exp_gmt(&x, t);
-    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", x.tm_year + 1900,
-                        x.tm_mon + 1, x.tm_mday, x.tm_hour, x.tm_min, x.tm_sec,
-                        x.tm_usec / 1000);
+    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", x.tm_year + 1900, x.tm_mon + 1,
+                        x.tm_mday, x.tm_hour, x.tm_min, x.tm_sec, x.tm_usec / 1000);
 }
 
-static const char B64U[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+static const char B64U[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-char *fs_b64url_encode(apr_pool_t *p, const unsigned char *d, apr_size_t len)
-{
+char *fs_b64url_encode(apr_pool_t *p, const unsigned char *d, apr_size_t len) {
     char *out = apr_palloc(p, (len + 2) / 3 * 4 + 1), *o = out;
     apr_size_t i = 0;
     for (; i + 2 < len; i += 3) {
         unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
-        *o++ = B64U[v >> 18 & 63]; *o++ = B64U[v >> 12 & 63];
-        *o++ = B64U[v >> 6 & 63]; *o++ = B64U[v & 63];
+        *o++ = B64U[v >> 18 & 63];
+        *o++ = B64U[v >> 12 & 63];
+        *o++ = B64U[v >> 6 & 63];
+        *o++ = B64U[v & 63];
     }
     if (len - i == 1) {
         unsigned v = (unsigned)d[i] << 16;
-        *o++ = B64U[v >> 18 & 63]; *o++ = B64U[v >> 12 & 63];
+        *o++ = B64U[v >> 18 & 63];
+        *o++ = B64U[v >> 12 & 63];
     } else if (len - i == 2) {
         unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8;
-        *o++ = B64U[v >> 18 & 63]; *o++ = B64U[v >> 12 & 63]; *o++ = B64U[v >> 6 & 63];
+        *o++ = B64U[v >> 18 & 63];
+        *o++ = B64U[v >> 12 & 63];
+        *o++ = B64U[v >> 6 & 63];
     }
     *o = '\0';
     return out;
 }
 
-unsigned char *fs_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len)
-{
+unsigned char *fs_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len) {
     apr_size_t n = strlen(s);
     if (n % 4 == 1)
         return NULL;
@@ -143,15 +140,13 @@ unsigned char *fs_b64url_decode(apr_pool_t *p, const char *s, apr_size_t *len)
     return out;
 }
 
-char *fs_cursor_encode(apr_pool_t *p, const char *kind, const char *last_id)
-{
+char *fs_cursor_encode(apr_pool_t *p, const char *kind, const char *last_id) {
     const char *raw = apr_pstrcat(p, kind, ":", last_id, NULL);
     return fs_b64url_encode(p, (const unsigned char *)raw, strlen(raw));
 }
 
 const char *fs_cursor_decode(apr_pool_t *p, const char *kind, const char *cursor,
-                             const char *id_prefix)
-{
+                             const char *id_prefix) {
     apr_size_t len;
     if (!cursor || strlen(cursor) > 200)
         return NULL;
@@ -165,9 +160,7 @@ const char *fs_cursor_decode(apr_pool_t *p, const char *kind, const char *cursor
     return fs_id_valid(id, id_prefix) ? id : NULL;
 }
 
-int fs_route_match(apr_pool_t *p, const char *pattern, const char *path,
-                   const char *caps[4])
-{
+int fs_route_match(apr_pool_t *p, const char *pattern, const char *path, const char *caps[4]) {
     int nc = 0;
     const char *a = pattern, *b = path;
     while (*a && *b) {
@@ -190,8 +183,7 @@ int fs_route_match(apr_pool_t *p, const char *pattern, const char *path,
     return *a == '\0' && *b == '\0';
 }
 
-int fs_email_valid(const char *s)
-{
+int fs_email_valid(const char *s) {
     apr_size_t n = strlen(s);
     if (n < 3 || n > 254)
         return 0;
@@ -200,8 +192,8 @@ int fs_email_valid(const char *s)
         return 0;
     for (const char *q = s; q < at; q++) {
         unsigned char c = (unsigned char)*q;
-        if (c <= ' ' || c == 0x7f || c == '"' || c == '(' || c == ')' || c == ',' ||
-            c == ':' || c == ';' || c == '<' || c == '>' || c == '[' || c == ']' || c == '\\')
+        if (c <= ' ' || c == 0x7f || c == '"' || c == '(' || c == ')' || c == ',' || c == ':' ||
+            c == ';' || c == '<' || c == '>' || c == '[' || c == ']' || c == '\\')
             return 0;
     }
     if (s[0] == '.' || at[-1] == '.' || strstr(s, ".."))
@@ -228,8 +220,7 @@ int fs_email_valid(const char *s)
     return label > 0 && d[strlen(d) - 1] != '-';
 }
 
-char *fs_trim(apr_pool_t *p, const char *s)
-{
+char *fs_trim(apr_pool_t *p, const char *s) {
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
         s++;
     apr_size_t n = strlen(s);
@@ -238,16 +229,14 @@ char *fs_trim(apr_pool_t *p, const char *s)
     return apr_pstrndup(p, s, n);
 }
 
-int fs_has_control(const char *s)
-{
+int fs_has_control(const char *s) {
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f)
             return 1;
     return 0;
 }
 
-static int hexval(char c)
-{
+static int hexval(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
     if (c >= 'a' && c <= 'f')
@@ -257,8 +246,7 @@ static int hexval(char c)
     return -1;
 }
 
-char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len)
-{
+char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len) {
     char *out = apr_palloc(p, len + 1), *o = out;
     for (apr_size_t i = 0; i < len; i++) {
         if (s[i] == '+') {
@@ -280,8 +268,7 @@ char *fs_form_decode(apr_pool_t *p, const char *s, apr_size_t len)
     return out;
 }
 
-int fs_int_parse(const char *s, long lo, long hi, int *out)
-{
+int fs_int_parse(const char *s, long lo, long hi, int *out) {
     char *end;
     long v = strtol(s, &end, 10);
     if (end == s || *end || v < lo || v > hi)

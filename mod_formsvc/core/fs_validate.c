@@ -172,7 +172,8 @@ fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
     json_object_object_foreach(body, k, val) { /* additionalProperties */
         (void)val;
         if (!fs_fieldset_find(fs, k))
-            fs_error_add(p, e, fs_json_pointer(p, "", k), "unknown", "This form has no question %s.", k);
+            fs_error_add(p, e, fs_json_pointer(p, "", k), "unknown",
+                         "This form has no question %s.", k);
     }
     return e->errors ? e : NULL;
 }

@@ -19,7 +19,8 @@ static void audit_write(request_rec *r, const char *user_id, const char *credent
         FORMSVC_LOG(r, APLOG_ERR, 00501, "audit record %s not written: no random id", action);
         return;
     }
-    fs_audit_record rec = {id, user_id, credential_id, client_id, actor, action, target_id, form_id};
+    fs_audit_record rec = {id,    user_id, credential_id, client_id,
+                           actor, action,  target_id,     form_id};
     fs_error *e = fs_store_audit_insert(formsvc_store(r), &rec);
     if (e)
         FORMSVC_LOG(r, APLOG_ERR, 00502, "audit record %s of %s not written (%s)", action,

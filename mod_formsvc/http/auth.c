@@ -8,21 +8,20 @@
  * an internal error document (/.formsvc/error) so that it, too, is a
  * problem+json. Elsewhere, "AuthType Bearer" plus "Require formsvc-scope
  * forms:read" guards any <Location> with the same credentials. */
-#include "glue.h"
 #include "cred_cache.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
+#include "glue.h"
 
 #include <ap_provider.h>
-#include <http_core.h>
 #include <apr_strings.h>
+#include <http_core.h>
 #include <mod_auth.h>
 
 APLOG_USE_MODULE(formsvc);
 
-const char *formsvc_bearer_of(request_rec *r)
-{
+const char *formsvc_bearer_of(request_rec *r) {
     const char *h = apr_table_get(r->headers_in, "Authorization");
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
         return NULL;
@@ -32,26 +31,22 @@ const char *formsvc_bearer_of(request_rec *r)
     return h;
 }
 
-static int auth_type_is_bearer(request_rec *r)
-{
+static int auth_type_is_bearer(request_rec *r) {
     const char *t = ap_auth_type(r);
     return t && !strcasecmp(t, "Bearer");
 }
 
-int formsvc_force_authn(request_rec *r)
-{
+int formsvc_force_authn(request_rec *r) {
     if (formsvc_bearer_of(r) && formsvc_route_needs_auth(r))
         return OK;
     return DECLINED;
 }
 
-fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
-                                      formsvc_principal **who)
-{
+fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsvc_principal **who) {
     formsvc_srv *c = formsvc_conf(r->server);
     *who = NULL;
-    fs_error *bad = fs_error_make(r->pool, "unauthorized",
-                                  "The credential is unknown, expired or revoked.");
+    fs_error *bad =
+        fs_error_make(r->pool, "unauthorized", "The credential is unknown, expired or revoked.");
     bad->www_authenticate = "Bearer realm=\"formsvc\", error=\"invalid_token\"";
     /* The checksum refuses typos and foreign strings without a query. */
     if (!fs_secret_well_formed(secret, c->key_prefix))
@@ -87,27 +82,24 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret,
         /* lastUsedAt is a hint: a failure here does not fail the request */
         fs_error *te = fs_store_key_touch(formsvc_store(r), p->key_id);
         if (te)
-            FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s (%s)",
-                        p->key_id, te->cause ? te->cause : te->slug);
+            FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s (%s)", p->key_id,
+                        te->cause ? te->cause : te->slug);
     }
     formsvc_cred_cache_put(r, &ticket, p); /* issue 11 */
     *who = p;
     return NULL;
 }
 
-int formsvc_principal_is_owner(const formsvc_principal *p)
-{
+int formsvc_principal_is_owner(const formsvc_principal *p) {
     return p && !p->parent_key_id && !p->client_id && p->scopes && p->scopes->full;
 }
 
-const char *formsvc_tree_root(request_rec *r)
-{
+const char *formsvc_tree_root(request_rec *r) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     return formsvc_principal_is_owner(who) ? NULL : who->key_id;
 }
 
-int formsvc_check_authn(request_rec *r)
-{
+int formsvc_check_authn(request_rec *r) {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->ours && !auth_type_is_bearer(r))
         return DECLINED;
@@ -153,8 +145,7 @@ int formsvc_check_authn(request_rec *r)
 
 /* The authorization provider: "Require formsvc-scope forms:read ..."; every
  * scope named must be granted. */
-static const char *scope_parse(cmd_parms *cmd, const char *line, const void **parsed)
-{
+static const char *scope_parse(cmd_parms *cmd, const char *line, const void **parsed) {
     const char *bad = NULL;
     fs_scopes *sc = fs_scopes_from_string(cmd->pool, line, &bad);
     if (!sc)
@@ -165,8 +156,7 @@ static const char *scope_parse(cmd_parms *cmd, const char *line, const void **pa
     return NULL;
 }
 
-static authz_status scope_check(request_rec *r, const char *line, const void *parsed)
-{
+static authz_status scope_check(request_rec *r, const char *line, const void *parsed) {
     (void)line;
     if (!r->user)
         return AUTHZ_DENIED_NO_USER;
@@ -189,25 +179,21 @@ static authz_status scope_check(request_rec *r, const char *line, const void *pa
 
 static const authz_provider scope_provider = {scope_check, scope_parse};
 
-static void note_failure(request_rec *r, const char *auth_type)
-{
+static void note_failure(request_rec *r, const char *auth_type) {
     (void)auth_type;
     if (!apr_table_get(r->err_headers_out, "WWW-Authenticate"))
         apr_table_setn(r->err_headers_out, "WWW-Authenticate", "Bearer realm=\"formsvc\"");
 }
 
-static int note_auth_failure_hook(request_rec *r, const char *auth_type)
-{
+static int note_auth_failure_hook(request_rec *r, const char *auth_type) {
     if (!auth_type || strcasecmp(auth_type, "Bearer"))
         return DECLINED;
     note_failure(r, auth_type);
     return OK;
 }
 
-void formsvc_register_authz(apr_pool_t *p)
-{
-    ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "formsvc-scope",
-                              AUTHZ_PROVIDER_VERSION, &scope_provider,
-                              AP_AUTH_INTERNAL_PER_CONF);
+void formsvc_register_authz(apr_pool_t *p) {
+    ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "formsvc-scope", AUTHZ_PROVIDER_VERSION,
+                              &scope_provider, AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_note_auth_failure(note_auth_failure_hook, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -1,11 +1,11 @@
 /* config: directives, defaults, merging, and startup validation. */
 #include "config.h"
-#include "config_accounts.h"
 #include "cache.h"
+#include "config_accounts.h"
 #include "dbpool.h"
-#include "webhooks.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "webhooks.h"
 
 #include <apr_file_io.h>
 #include <apr_lib.h>
@@ -21,8 +21,7 @@ static const formsvc_tier default_tier[2] = {
     {1000, 100, 100000, 100, 50, 20, 1200},
 };
 
-void *formsvc_create_srv(apr_pool_t *p, server_rec *s)
-{
+void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
     (void)s;
     formsvc_srv *c = apr_pcalloc(p, sizeof(*c));
     c->enabled = 1; /* every host serves, as before the directive existed */
@@ -38,10 +37,11 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s)
     return c;
 }
 
-#define MERGE(f) c->f = add->f##_set ? add->f : base->f; c->f##_set = add->f##_set | base->f##_set
+#define MERGE(f)                                                                                   \
+    c->f = add->f##_set ? add->f : base->f;                                                        \
+    c->f##_set = add->f##_set | base->f##_set
 
-void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv)
-{
+void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv) {
     formsvc_srv *base = basev, *add = addv, *c = apr_pcalloc(p, sizeof(*c));
     MERGE(enabled);
     MERGE(base_url);
@@ -65,13 +65,11 @@ void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv)
     return c;
 }
 
-static formsvc_srv *srv(cmd_parms *cmd)
-{
+static formsvc_srv *srv(cmd_parms *cmd) {
     return formsvc_conf(cmd->server);
 }
 
-static const char *set_base_url(cmd_parms *cmd, void *d, const char *arg)
-{
+static const char *set_base_url(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     apr_uri_t u;
     if (apr_uri_parse(cmd->pool, arg, &u) != APR_SUCCESS || !u.scheme || !u.hostname ||
@@ -94,32 +92,28 @@ static const char *set_base_url(cmd_parms *cmd, void *d, const char *arg)
 }
 
 const char *formsvc_set_global_int(cmd_parms *cmd, const char *arg, long lo, long hi, int *out,
-                                   const char *usage)
-{
+                                   const char *usage) {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
     if (err)
         return err;
     return fs_int_parse(arg, lo, hi, out) ? NULL : usage;
 }
 
-static const char *set_enabled(cmd_parms *cmd, void *d, int on)
-{
+static const char *set_enabled(cmd_parms *cmd, void *d, int on) {
     (void)d;
     srv(cmd)->enabled = on;
     srv(cmd)->enabled_set = 1;
     return NULL;
 }
 
-static const char *set_prefix(cmd_parms *cmd, void *d, const char *arg)
-{
+static const char *set_prefix(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     apr_size_t n = strlen(arg);
     if (n < 2 || n > 12)
         return apr_psprintf(cmd->pool, "%s takes 2 to 12 characters", cmd->cmd->name);
     for (const char *q = arg; *q; q++)
         if (!apr_isalnum(*q) && *q != '_')
-            return apr_psprintf(cmd->pool, "%s takes letters, digits and '_' only",
-                                cmd->cmd->name);
+            return apr_psprintf(cmd->pool, "%s takes letters, digits and '_' only", cmd->cmd->name);
     formsvc_srv *c = srv(cmd);
     if (cmd->info == (void *)0) {
         c->key_prefix = arg;
@@ -136,9 +130,8 @@ static const char *set_prefix(cmd_parms *cmd, void *d, const char *arg)
  * configtest` fails on a missing or wrong-sized file instead of a later
  * graceful restart taking the server down. hint says how to fix it. */
 const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const char *path,
-                                     apr_size_t min, apr_size_t max, const char *hint,
-                                     char **buf, apr_size_t *len)
-{
+                                     apr_size_t min, apr_size_t max, const char *hint, char **buf,
+                                     apr_size_t *len) {
     apr_file_t *f;
     apr_finfo_t fi;
     char err[120];
@@ -150,8 +143,8 @@ const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const
                             apr_strerror(rv, err, sizeof err), hint);
     if (fi.filetype != APR_REG || (apr_size_t)fi.size < min || (apr_size_t)fi.size > max) {
         apr_file_close(f);
-        return apr_psprintf(p, "%s %s must hold %lu to %lu bytes, it has %ld: %s", directive,
-                            path, (unsigned long)min, (unsigned long)max, (long)fi.size, hint);
+        return apr_psprintf(p, "%s %s must hold %lu to %lu bytes, it has %ld: %s", directive, path,
+                            (unsigned long)min, (unsigned long)max, (long)fi.size, hint);
     }
     *buf = apr_palloc(p, (apr_size_t)fi.size + 1);
     *len = (apr_size_t)fi.size;
@@ -164,8 +157,7 @@ const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const
     return NULL;
 }
 
-static const char *set_pepper(cmd_parms *cmd, void *d, const char *arg)
-{
+static const char *set_pepper(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     formsvc_srv *c = srv(cmd);
     c->pepper_file = ap_server_root_relative(cmd->pool, arg);
@@ -188,8 +180,7 @@ static const char *set_pepper(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
-static const char *set_size(cmd_parms *cmd, void *d, const char *arg)
-{
+static const char *set_size(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     char *end;
     apr_int64_t v = apr_strtoi64(arg, &end, 10);
@@ -207,8 +198,7 @@ static const char *set_size(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
-static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg)
-{
+static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
     if (!fs_int_parse(arg, 60, 86400, &srv(cmd)->token_lifetime))
         return "FormsvcTokenLifetime takes seconds from 60 to 86400";
@@ -218,10 +208,9 @@ static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg)
 
 /* FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|webhooks|requests N */
 static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const char *what,
-                             const char *num)
-{
+                             const char *num) {
     (void)d;
-    static const char *const names[] = {"forms", "fields", "submissions", "keys",
+    static const char *const names[] = {"forms",   "fields",   "submissions", "keys",
                                         "clients", "webhooks", "requests"};
     int t = !strcasecmp(tier, "unverified") ? 0 : !strcasecmp(tier, "verified") ? 1 : -1;
     if (t < 0)
@@ -270,4 +259,3 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_LOG_CMDS,
     FORMSVC_CACHE_CMDS,
     {NULL}};
-

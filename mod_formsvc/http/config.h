@@ -23,15 +23,14 @@ typedef struct formsvc_srv {
     apr_off_t max_body_api, max_body_submission;
     int token_lifetime;
     formsvc_tier tier[2]; /* 0 unverified, 1 verified */
-    unsigned int base_url_set : 1, pepper_file_set : 1, key_prefix_set : 1,
-        client_prefix_set : 1, max_body_api_set : 1, max_body_submission_set : 1,
-        token_lifetime_set : 1, enabled_set : 1;
+    unsigned int base_url_set : 1, pepper_file_set : 1, key_prefix_set : 1, client_prefix_set : 1,
+        max_body_api_set : 1, max_body_submission_set : 1, token_lifetime_set : 1, enabled_set : 1;
     /* base_url comes from the main server, not from this virtual host's
      * own FormsvcBaseURL: it is not used for a TLS request when it is http
      * (formsvc_base_url) */
     unsigned int base_url_inherited : 1;
-    apr_uint32_t tls_warned; /* per child: that case was logged once */
-    unsigned int tier_set[2]; /* bit per quota: which were set */
+    apr_uint32_t tls_warned;   /* per child: that case was logged once */
+    unsigned int tier_set[2];  /* bit per quota: which were set */
     struct formsvc_acct *acct; /* rate limits, mail: config_accounts.h */
 } formsvc_srv;
 
@@ -39,8 +38,7 @@ extern const command_rec formsvc_cmds[];
 void *formsvc_create_srv(apr_pool_t *p, server_rec *s);
 void *formsvc_merge_srv(apr_pool_t *p, void *base, void *add);
 
-static inline formsvc_srv *formsvc_conf(const server_rec *s)
-{
+static inline formsvc_srv *formsvc_conf(const server_rec *s) {
     return ap_get_module_config(s->module_config, &formsvc_module);
 }
 
@@ -53,7 +51,7 @@ const char *formsvc_set_global_int(cmd_parms *cmd, const char *arg, long lo, lon
 /* Reads a secret file named by a directive (pepper, SMTP password) when the
  * directive is read; NULL, or a message saying what is wrong and what to do. */
 const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const char *path,
-                                     apr_size_t min, apr_size_t max, const char *hint,
-                                     char **buf, apr_size_t *len);
+                                     apr_size_t min, apr_size_t max, const char *hint, char **buf,
+                                     apr_size_t *len);
 
 #endif

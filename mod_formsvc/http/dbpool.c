@@ -189,9 +189,9 @@ void formsvc_dbpool_unreachable(void) {
  * request's pool; internal redirects and subrequests share it. */
 typedef struct held_db {
     server_rec *s;
-    ap_dbd_t *d;  /* NULL: no connection now */
-    int entered;  /* a place of the gate is taken */
-    int probe;    /* ... as the thread finding out whether the database is back */
+    ap_dbd_t *d; /* NULL: no connection now */
+    int entered; /* a place of the gate is taken */
+    int probe;   /* ... as the thread finding out whether the database is back */
 } held_db;
 
 static APR_OPTIONAL_FN_TYPE(ap_dbd_open) * dbd_open;

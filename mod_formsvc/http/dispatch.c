@@ -51,8 +51,8 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
             rt->fn(r, caps);
     }
     if (!cap->status) /* a handler that returned an HTTP error itself */
-        formsvc_send_problem(r, fs_error_internal(r->pool, "internal %s %s answered nothing",
-                                                  r->method, path));
+        formsvc_send_problem(
+            r, fs_error_internal(r->pool, "internal %s %s answered nothing", r->method, path));
 
     r->method = o_method;
     r->method_number = o_mnum;

@@ -9,9 +9,9 @@
  * the request path. Accounts are counted in a fixed table by the hash of
  * their id; two accounts that share a slot share a bound, which can only
  * refuse a wait (the answer then comes at once), never admit one too many. */
-#include "webhooks.h"
 #include "fs_ratelimit.h"
 #include "fs_util.h"
+#include "webhooks.h"
 
 #include <ap_mpm.h>
 #include <apr_atomic.h>
@@ -22,14 +22,13 @@ APLOG_USE_MODULE(formsvc);
 #define ACCOUNT_SLOTS 1024
 #define DEFAULT_PER_ACCOUNT 2
 
-static int max_process = -1;   /* -1: auto, ThreadsPerChild / 4 */
+static int max_process = -1; /* -1: auto, ThreadsPerChild / 4 */
 static int max_account = DEFAULT_PER_ACCOUNT;
-static apr_uint32_t waiting;   /* in this process */
+static apr_uint32_t waiting; /* in this process */
 static apr_uint32_t waiting_by_account[ACCOUNT_SLOTS];
 
 /* FormsvcEventWaits auto|<per process> [<per account>] */
-const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct)
-{
+const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct) {
     (void)d;
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
     if (err)
@@ -45,16 +44,14 @@ const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, c
     return NULL;
 }
 
-void formsvc_event_waits_reset(void)
-{
+void formsvc_event_waits_reset(void) {
     max_process = -1;
     max_account = DEFAULT_PER_ACCOUNT;
 }
 
 /* The per-process bound: as configured, or a quarter of ThreadsPerChild
  * (0 for prefork and other MPMs of fewer than 4 threads: no waiting). */
-static apr_uint32_t process_bound(void)
-{
+static apr_uint32_t process_bound(void) {
     if (max_process >= 0)
         return (apr_uint32_t)max_process;
     int threads = 1;
@@ -67,8 +64,7 @@ struct formsvc_event_wait {
     apr_uint32_t *slot; /* NULL once given back */
 };
 
-static apr_status_t end_wait(void *data)
-{
+static apr_status_t end_wait(void *data) {
     formsvc_event_wait *h = data;
     if (h->slot) {
         apr_atomic_dec32(h->slot);
@@ -78,8 +74,7 @@ static apr_status_t end_wait(void *data)
     return APR_SUCCESS;
 }
 
-formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id)
-{
+formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id) {
     /* raised first and lowered again on refusal: concurrent callers are
      * never admitted beyond a bound */
     if (apr_atomic_inc32(&waiting) >= process_bound()) {
@@ -98,8 +93,7 @@ formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id
     return h;
 }
 
-void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w)
-{
+void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w) {
     if (w)
         apr_pool_cleanup_run(r->pool, w, end_wait);
 }

@@ -96,9 +96,9 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
     fs_form_state state = {slug, title, description, fs_json_str(r->pool, fields),
                            fs_json_str(r->pool, settings)};
     fs_form_write w;
-    fs_error *e = fs_store_form_save(formsvc_store(r), formsvc_base_url(r),
-                                     formsvc_req_get(r)->who->user_id, f->id, f->version, &state,
-                                     &w);
+    fs_error *e =
+        fs_store_form_save(formsvc_store(r), formsvc_base_url(r), formsvc_req_get(r)->who->user_id,
+                           f->id, f->version, &state, &w);
     if (e)
         return e;
     if (w.outcome == FS_FORM_OK) {

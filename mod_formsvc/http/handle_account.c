@@ -1,9 +1,9 @@
 /* handle_account: POST /v1/signup and GET /v1/me. */
-#include "glue.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
 #include "fs_util.h"
+#include "glue.h"
 #include "quota.h"
 #include "ratelimit.h"
 
@@ -11,8 +11,7 @@
 
 APLOG_USE_MODULE(formsvc);
 
-static int formsvc_h_signup(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_signup(request_rec *r, const char *const *caps) {
     (void)caps;
     static const char *const allowed[] = {"email", NULL};
     const char *email;
@@ -45,8 +44,7 @@ static int formsvc_h_signup(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, 201, out);
 }
 
-static int formsvc_h_me(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_me(request_rec *r, const char *const *caps) {
     (void)caps;
     formsvc_principal *who = formsvc_req_get(r)->who;
     const char *user_json, *key_json;

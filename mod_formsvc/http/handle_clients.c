@@ -72,7 +72,10 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
     fs_new_client nc = {{cid, fs_secret_display_prefix(r->pool, secret),
                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret)},
-                        who->user_id, name, sjs, who->key_id};
+                        who->user_id,
+                        name,
+                        sjs,
+                        who->key_id};
     const char *made;
     if ((e = fs_store_client_create(formsvc_store(r), &nc, limit, &made)))
         return formsvc_send_problem(r, e);

@@ -14,13 +14,11 @@
 
 APLOG_USE_MODULE(formsvc);
 
-static int not_found(request_rec *r)
-{
+static int not_found(request_rec *r) {
     return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such key."));
 }
 
-static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_keys_list(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit;
     const char *after;
@@ -41,8 +39,7 @@ static int formsvc_h_keys_list(request_rec *r, const char *const *caps)
 /* Validates name, scopes and expiresAt of a new credential against the
  * caller; fills the outputs or returns a problem (422 or 403). */
 static fs_error *formsvc_key_request(request_rec *r, json_object *body, const char **name,
-                              fs_scopes **scopes, const char **expires_at)
-{
+                                     fs_scopes **scopes, const char **expires_at) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     fs_error *verr = fs_error_validation(r->pool);
     json_object *nv = fs_json_get(body, "name");
@@ -70,7 +67,8 @@ static fs_error *formsvc_key_request(request_rec *r, json_object *body, const ch
             fs_error_add(r->pool, verr, "/expiresAt", "format",
                          "expiresAt must be an RFC 3339 timestamp such as 2027-01-01T00:00:00Z.");
         else if (t <= apr_time_now())
-            fs_error_add(r->pool, verr, "/expiresAt", "minimum", "expiresAt must be in the future.");
+            fs_error_add(r->pool, verr, "/expiresAt", "minimum",
+                         "expiresAt must be in the future.");
         else if (who->expires && apr_time_sec(t) > who->expires)
             fs_error_add(r->pool, verr, "/expiresAt", "maximum",
                          "expiresAt is later than the calling credential's own expiry.");
@@ -86,12 +84,12 @@ static fs_error *formsvc_key_request(request_rec *r, json_object *body, const ch
     if (!fs_scopes_subset(r->pool, *scopes, who->scopes, &missing))
         return formsvc_scope_problem(r, missing,
                                      "A credential cannot mint one broader than itself: "
-                                     "it does not hold %s.", missing);
+                                     "it does not hold %s.",
+                                     missing);
     return NULL;
 }
 
-static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_keys_create(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
     fs_error *e = formsvc_read_json(r, 0, &body);
@@ -141,7 +139,8 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
             fs_error *derr = fs_error_validation(r->pool);
             fs_error_add(r->pool, derr, "", "maximum",
                          "A key made by this credential would be a delegation of depth %d; "
-                         "the limit is %d.", who->depth + 1, FS_OAUTH_MAX_DEPTH);
+                         "the limit is %d.",
+                         who->depth + 1, FS_OAUTH_MAX_DEPTH);
             return formsvc_idem_problem(r, idem, derr);
         }
         fs_new_delegate d = {ks, who->key_id, name, sjs, expires, who->actor, who->depth + 1};
@@ -154,10 +153,11 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
             return formsvc_idem_problem(r, idem, e);
         if (!formsvc_principal_is_owner(who) && active < limit)
             return formsvc_idem_problem(
-                r, idem, fs_error_make(r->pool, "invalid-state",
-                                       "The calling credential was revoked or expired."));
-        return formsvc_idem_problem(r, idem, formsvc_quota_exceeded(r, "keys", limit,
-                                                      apr_itoa(r->pool, active)));
+                r, idem,
+                fs_error_make(r->pool, "invalid-state",
+                              "The calling credential was revoked or expired."));
+        return formsvc_idem_problem(
+            r, idem, formsvc_quota_exceeded(r, "keys", limit, apr_itoa(r->pool, active)));
     }
     formsvc_audit(r, "key.created", kid);
     json_object *key = fs_json_own(r->pool, json_tokener_parse(made));
@@ -173,8 +173,7 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps)
  * key, the caller itself and its revocation tree for a delegate; 404 when
  * missing, foreign or outside the tree (as for form: constraints, a
  * delegate cannot tell those apart). */
-static fs_error *load_key(request_rec *r, const char *id, fs_key_row **k)
-{
+static fs_error *load_key(request_rec *r, const char *id, fs_key_row **k) {
     *k = NULL;
     if (!fs_id_valid(id, "key_"))
         return fs_error_make(r->pool, "not-found", "No such key.");
@@ -188,23 +187,22 @@ static fs_error *load_key(request_rec *r, const char *id, fs_key_row **k)
 }
 
 /* A caller may revoke or roll only keys no broader than itself. */
-static fs_error *may_manage(request_rec *r, const char *scopes_json)
-{
+static fs_error *may_manage(request_rec *r, const char *scopes_json) {
     fs_error *verr = fs_error_validation(r->pool);
-    fs_scopes *target = fs_scopes_from_json(
-        r->pool, fs_json_parse_trusted(r->pool, scopes_json), "", 0, verr);
+    fs_scopes *target =
+        fs_scopes_from_json(r->pool, fs_json_parse_trusted(r->pool, scopes_json), "", 0, verr);
     const char *missing;
     if (!target)
         return fs_error_internal(r->pool, "the stored scopes of a key cannot be read");
     if (!fs_scopes_subset(r->pool, target, formsvc_req_get(r)->who->scopes, &missing))
         return formsvc_scope_problem(r, missing,
                                      "This key is broader than the calling credential "
-                                     "(it holds %s).", missing);
+                                     "(it holds %s).",
+                                     missing);
     return NULL;
 }
 
-static int formsvc_h_keys_get(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_keys_get(request_rec *r, const char *const *caps) {
     fs_key_row *k;
     fs_error *e = load_key(r, caps[0], &k);
     if (e)
@@ -212,8 +210,7 @@ static int formsvc_h_keys_get(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, k->json);
 }
 
-static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps) {
     fs_key_row *k;
     fs_error *e = load_key(r, caps[0], &k);
     if (!e)
@@ -232,8 +229,7 @@ static int formsvc_h_keys_revoke(request_rec *r, const char *const *caps)
     return formsvc_send_json(r, 200, json);
 }
 
-static int formsvc_h_keys_roll(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_keys_roll(request_rec *r, const char *const *caps) {
     json_object *body;
     fs_error *e = formsvc_read_json(r, 1, &body);
     if (e)

@@ -1,10 +1,10 @@
 /* handle_ops: /healthz, /readyz, /problems/{slug} and the internal error
  * document that turns httpd-raised auth errors into problems. */
-#include "glue.h"
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_migrations.h"
 #include "fs_store_ops.h"
+#include "glue.h"
 #include "schema_check.h"
 #include "version.h"
 
@@ -12,14 +12,12 @@
 
 APLOG_USE_MODULE(formsvc);
 
-static int formsvc_h_healthz(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_healthz(request_rec *r, const char *const *caps) {
     (void)caps;
     return formsvc_send_json(r, 200, "{\"status\":\"ok\"}");
 }
 
-static int formsvc_h_readyz(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_readyz(request_rec *r, const char *const *caps) {
     (void)caps;
     int ok, version;
     fs_error *e = fs_store_schema_version(formsvc_store(r), FS_SCHEMA_VERSION, &ok, &version);
@@ -35,9 +33,9 @@ static int formsvc_h_readyz(request_rec *r, const char *const *caps)
         return formsvc_send_problem(r, e);
     }
     if (!ok) {
-        e = fs_error_make(r->pool, "service-unavailable", "%s",
-                          fs_schema_behind_message(r->pool, version >= 0 ? version : 0,
-                                                   FS_SCHEMA_VERSION));
+        e = fs_error_make(
+            r->pool, "service-unavailable", "%s",
+            fs_schema_behind_message(r->pool, version >= 0 ? version : 0, FS_SCHEMA_VERSION));
         return formsvc_send_problem(r, e);
     }
     return formsvc_send_json(
@@ -47,17 +45,17 @@ static int formsvc_h_readyz(request_rec *r, const char *const *caps)
                      version, FS_MODULE_VERSION));
 }
 
-static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_problem_page(request_rec *r, const char *const *caps) {
     const fs_problem_type *t = fs_problem_lookup(caps[0]);
     if (!t)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found",
-                                                     "No such problem type."));
+        return formsvc_send_problem(r,
+                                    fs_error_make(r->pool, "not-found", "No such problem type."));
     const char *accept = apr_table_get(r->headers_in, "Accept");
     if (accept && strstr(accept, "json") && !strstr(accept, "html")) {
         json_object *o = fs_json_own(r->pool, json_object_new_object());
-        json_object_object_add(o, "type", json_object_new_string(
-            apr_pstrcat(r->pool, formsvc_base_url(r), "/problems/", t->slug, NULL)));
+        json_object_object_add(o, "type",
+                               json_object_new_string(apr_pstrcat(r->pool, formsvc_base_url(r),
+                                                                  "/problems/", t->slug, NULL)));
         json_object_object_add(o, "title", json_object_new_string(t->title));
         json_object_object_add(o, "status", json_object_new_int(t->status));
         json_object_object_add(o, "description", json_object_new_string(t->about));
@@ -65,18 +63,17 @@ static int formsvc_h_problem_page(request_rec *r, const char *const *caps)
         return formsvc_send_obj(r, 200, o);
     }
     apr_table_setn(r->headers_out, "Vary", "Accept");
-    apr_table_setn(r->headers_out, "Content-Security-Policy",
-                   apr_pstrcat(r->pool, "default-src 'none'; style-src ",
-                               fs_html_style_src(r->pool), NULL));
+    apr_table_setn(
+        r->headers_out, "Content-Security-Policy",
+        apr_pstrcat(r->pool, "default-src 'none'; style-src ", fs_html_style_src(r->pool), NULL));
     return formsvc_send_html(r, 200, fs_html_problem_type(r->pool, t->status, t->title, t->about));
 }
 
-static int formsvc_h_error_doc(request_rec *r, const char *const *caps)
-{
+static int formsvc_h_error_doc(request_rec *r, const char *const *caps) {
     (void)caps;
     if (!r->prev)
-        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found",
-                                                     "There is nothing at this address."));
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "not-found", "There is nothing at this address."));
     formsvc_req *pq = formsvc_req_get(r->prev);
     fs_error *e = pq->auth_error;
     if (!e) {

@@ -121,8 +121,8 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     apr_int64_t win = now / TOKEN_FAILURE_WINDOW;
     /* one round trip: the client row and this address's failures (an IPv6
      * client counted by its /64, stored only as a keyed hash) */
-    const char *addr = fs_rl_address_key(r->pool, c->pepper, c->pepper_len, "token-failures",
-                                         r->useragent_ip);
+    const char *addr =
+        fs_rl_address_key(r->pool, c->pepper, c->pepper_len, "token-failures", r->useragent_ip);
     if (!addr)
         return oauth_problem(
             r, fs_error_internal(r->pool, "the client address cannot be hashed (HMAC failed)"));
@@ -179,7 +179,9 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
     const char *sjs = sj ? fs_json_str(r->pool, fs_json_own(r->pool, sj)) : NULL;
     fs_new_token nt = {{kid, fs_secret_display_prefix(r->pool, token),
                         fs_secret_hash(r->pool, c->pepper, c->pepper_len, token)},
-                       id, sjs, c->token_lifetime};
+                       id,
+                       sjs,
+                       c->token_lifetime};
     int issued;
     const char *owner;
     apr_int64_t expires_in;

@@ -275,8 +275,8 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     /* The same work for every address: a code, a message, one statement. */
     char *code = fs_code_generate(r->pool);
     if (!code)
-        return formsvc_send_problem(r,
-                                    fs_error_internal(r->pool, "no random bytes for a recovery code"));
+        return formsvc_send_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a recovery code"));
     const char *text = apr_psprintf(
         r->pool,
         "Hello,\n\n"
@@ -294,8 +294,7 @@ static int formsvc_h_recover(request_rec *r, const char *const *caps) {
     formsvc_acct *acct = formsvc_conf(r->server)->acct;
     fs_mail_limits lim = {acct->mails_per_day, acct->resend_interval};
     fs_queued_mail mail = {mid, msg};
-    if ((e = fs_store_recover_send(formsvc_store(r), email, &lim, hash_of(r, "code", code),
-                                   &mail)))
+    if ((e = fs_store_recover_send(formsvc_store(r), email, &lim, hash_of(r, "code", code), &mail)))
         return formsvc_send_problem(r, e);
     return formsvc_send_json(r, 202, "{\"status\":\"accepted\"}");
 }
@@ -306,8 +305,8 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     static const char *const allowed[] = {"email", "code", "revokeExistingKeys", NULL};
     json_object *body;
     const char *email;
-    fs_error *verr, *e = formsvc_read_email_request(r, FORMSVC_RL_RECOVER, allowed, &body, &email,
-                                                    &verr);
+    fs_error *verr,
+        *e = formsvc_read_email_request(r, FORMSVC_RL_RECOVER, allowed, &body, &email, &verr);
     if (e)
         return formsvc_send_problem(r, e);
     const char *typed = string_member(r, body, "code", verr);

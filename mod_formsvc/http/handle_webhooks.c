@@ -210,7 +210,8 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, verr);
     /* routing submission data somewhere is reading it */
     for (size_t i = 0; i < json_object_array_length(ev); i++)
-        if (!strcmp(json_object_get_string(json_object_array_get_idx(ev, i)), "submission.created") &&
+        if (!strcmp(json_object_get_string(json_object_array_get_idx(ev, i)),
+                    "submission.created") &&
             (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
             return formsvc_send_problem(r, e);
     formsvc_srv *c = formsvc_conf(r->server);
@@ -224,8 +225,8 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
             r, fs_error_internal(r->pool, "no random bytes for a webhook's id or secret, or "
                                           "the secret cannot be sealed"));
     /* created_by: a webhook registered by a delegate dies with it (sql/0019) */
-    fs_new_webhook w = {id, who->user_id, url, fs_json_str(r->pool, ev), form_id, sealed,
-                        who->key_id};
+    fs_new_webhook w = {id,      who->user_id, url,        fs_json_str(r->pool, ev),
+                        form_id, sealed,       who->key_id};
     const char *made;
     if ((e = fs_store_webhook_create(formsvc_store(r), &w, limit, &made)))
         return formsvc_send_problem(r, e);

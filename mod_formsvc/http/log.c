@@ -10,8 +10,9 @@
 APLOG_USE_MODULE(formsvc);
 
 #define DEFAULT_INTERVAL 10 /* seconds */
-#define SLOTS 4096          /* one per message number below 4096 (FS00000-FS02999 today); beyond,
-                               numbers share slots modulo SLOTS, which only throttles more */
+#define SLOTS                                                                                      \
+    4096 /* one per message number below 4096 (FS00000-FS02999 today); beyond,                     \
+            numbers share slots modulo SLOTS, which only throttles more */
 
 typedef struct slot {
     volatile apr_uint32_t until;      /* second before which the number is not written again */
@@ -54,8 +55,7 @@ int formsvc_log_pass(const server_rec *s, int level, const char *no) {
     slot *sl = &slots[number % SLOTS];
     apr_uint32_t now = (apr_uint32_t)apr_time_sec(apr_time_now());
     apr_uint32_t until = apr_atomic_read32(&sl->until);
-    if (now < until ||
-        apr_atomic_cas32(&sl->until, now + (apr_uint32_t)interval, until) != until) {
+    if (now < until || apr_atomic_cas32(&sl->until, now + (apr_uint32_t)interval, until) != until) {
         /* written less than the interval ago, or another thread is
          * writing it right now */
         apr_atomic_set32(&sl->level, (apr_uint32_t)level);

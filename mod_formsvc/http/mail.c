@@ -7,12 +7,12 @@
  * 8 attempts, then the message is marked failed. GET /readyz/outbox shows
  * a stuck outbox. */
 #include "mail.h"
-#include "metrics.h"
 #include "config_accounts.h"
 #include "fs_secret.h"
 #include "fs_store_ops.h"
 #include "fs_store_verify.h"
 #include "fs_util.h"
+#include "metrics.h"
 #include "worker.h"
 
 #include <apr_file_info.h>
@@ -84,8 +84,8 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
             const char *dir = mail_dir(pconf, a);
             apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf);
             if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv)) {
-                FORMSVC_SLOG(sp, APLOG_CRIT, rv, 00612,
-                             "the mail directory %s cannot be made", dir);
+                FORMSVC_SLOG(sp, APLOG_CRIT, rv, 00612, "the mail directory %s cannot be made",
+                             dir);
                 return HTTP_INTERNAL_SERVER_ERROR;
             }
             /* children run as User: let them write there */
@@ -128,8 +128,7 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_outb
         backoff = 3600;
     fs_store_outbox_failed(st, id, err, backoff, MAX_ATTEMPTS);
     FORMSVC_SLOG(s, attempts >= MAX_ATTEMPTS ? APLOG_ERR : APLOG_WARNING, 0, 00614,
-                 "mail %s not delivered (attempt %d of %d): %s", id, attempts,
-                 MAX_ATTEMPTS, err);
+                 "mail %s not delivered (attempt %d of %d): %s", id, attempts, MAX_ATTEMPTS, err);
 }
 
 /* The outbox as a queue of the worker skeleton (formsvc_task_drain): items

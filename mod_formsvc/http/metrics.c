@@ -19,9 +19,9 @@ APLOG_USE_MODULE(formsvc);
 #define N_COUNTERS 48               /* room for formsvc_metric to grow */
 
 /* Statuses counted one by one; any other is counted in its class (1xx..5xx). */
-static const int statuses[] = {200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308,
-                               400, 401, 403, 404, 405, 406, 409, 410, 411, 412, 413,
-                               414, 415, 416, 422, 428, 429, 431, 500, 501, 502, 503, 504};
+static const int statuses[] = {200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308, 400,
+                               401, 403, 404, 405, 406, 409, 410, 411, 412, 413, 414, 415,
+                               416, 422, 428, 429, 431, 500, 501, 502, 503, 504};
 #define N_EXACT (int)(sizeof(statuses) / sizeof(statuses[0]))
 #define N_STATUS (N_EXACT + 5)
 
@@ -50,7 +50,7 @@ _Static_assert(FORMSVC_M_N <= N_COUNTERS, "raise N_COUNTERS (and MAGIC)");
 _Static_assert(FORMSVC_M_DB_STMT_UNAVAILABLE + FS_DB_COUNT_N - 1 == FORMSVC_M_DB_STMT_RENEWED,
                "the store's counters follow fs_store.h's order");
 
-static segment *seg;       /* set in the parent, inherited by children */
+static segment *seg;        /* set in the parent, inherited by children */
 static apr_hash_t *slot_of; /* key: the route's address (a const formsvc_route *);
                               value: int slot; in pconf, read-only in children */
 
@@ -81,8 +81,8 @@ static void name_slot(const formsvc_route *rt, void *ctx) {
         if (!sl->method[0]) {
             if (free_slot < 0)
                 free_slot = i;
-        } else if (!strcmp(sl->method, m) && !strncmp(sl->pattern, rt->pattern,
-                                                       sizeof(sl->pattern) - 1)) {
+        } else if (!strcmp(sl->method, m) &&
+                   !strncmp(sl->pattern, rt->pattern, sizeof(sl->pattern) - 1)) {
             found = i;
         }
     }
@@ -248,14 +248,13 @@ static void routes(apr_pool_t *p, apr_bucket_brigade *bb) {
         /* count is read last: +Inf never falls below a bucket read before it */
         if (count < cum)
             count = cum;
-        apr_brigade_printf(bb, NULL, NULL,
-                           "formsvc_http_request_duration_seconds_bucket{%s,le=\"+Inf\"} "
-                           "%" APR_UINT64_T_FMT "\n"
-                           "formsvc_http_request_duration_seconds_sum{%s} %.6f\n"
-                           "formsvc_http_request_duration_seconds_count{%s} %" APR_UINT64_T_FMT
-                           "\n",
-                           lb, count, lb,
-                           (double)apr_atomic_read64(&sl->sum_us) / APR_USEC_PER_SEC, lb, count);
+        apr_brigade_printf(
+            bb, NULL, NULL,
+            "formsvc_http_request_duration_seconds_bucket{%s,le=\"+Inf\"} "
+            "%" APR_UINT64_T_FMT "\n"
+            "formsvc_http_request_duration_seconds_sum{%s} %.6f\n"
+            "formsvc_http_request_duration_seconds_count{%s} %" APR_UINT64_T_FMT "\n",
+            lb, count, lb, (double)apr_atomic_read64(&sl->sum_us) / APR_USEC_PER_SEC, lb, count);
     }
 }
 
@@ -266,7 +265,8 @@ static void events(apr_bucket_brigade *bb) {
          "Webhook delivery attempts by result (failed: error, timeout or non-2xx answer).");
     counter(bb, "formsvc_webhook_deliveries_total", "{result=\"delivered\"}",
             FORMSVC_M_WEBHOOK_DELIVERED);
-    counter(bb, "formsvc_webhook_deliveries_total", "{result=\"failed\"}", FORMSVC_M_WEBHOOK_FAILED);
+    counter(bb, "formsvc_webhook_deliveries_total", "{result=\"failed\"}",
+            FORMSVC_M_WEBHOOK_FAILED);
     head(bb, "formsvc_mail_deliveries_total", "counter", "Outbox mail attempts by result.");
     counter(bb, "formsvc_mail_deliveries_total", "{result=\"sent\"}", FORMSVC_M_MAIL_SENT);
     counter(bb, "formsvc_mail_deliveries_total", "{result=\"failed\"}", FORMSVC_M_MAIL_FAILED);
@@ -378,8 +378,8 @@ static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
                        FS_MODULE_VERSION, FS_SCHEMA_VERSION);
     head(bb, "formsvc_metrics_start_time_seconds", "gauge",
          "When these counters started (the first start of this httpd; restarts keep them).");
-    apr_brigade_printf(bb, NULL, NULL, "formsvc_metrics_start_time_seconds %" APR_UINT64_T_FMT
-                       "\n", (apr_uint64_t)apr_time_sec((apr_time_t)seg->started));
+    apr_brigade_printf(bb, NULL, NULL, "formsvc_metrics_start_time_seconds %" APR_UINT64_T_FMT "\n",
+                       (apr_uint64_t)apr_time_sec((apr_time_t)seg->started));
     routes(r->pool, bb);
     events(bb);
     int up = outbox(r, bb);
@@ -397,6 +397,5 @@ static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
     return ap_pass_brigade(r->output_filters, bb) == APR_SUCCESS ? OK : AP_FILTER_ERROR;
 }
 
-const formsvc_route formsvc_routes_metrics[] = {
-    {M_GET, "/metrics", formsvc_h_metrics, 0, 0},
-    {0, NULL, NULL, 0, 0}};
+const formsvc_route formsvc_routes_metrics[] = {{M_GET, "/metrics", formsvc_h_metrics, 0, 0},
+                                                {0, NULL, NULL, 0, 0}};

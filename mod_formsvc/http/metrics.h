@@ -16,28 +16,28 @@
 /* Event counters. The four FORMSVC_M_DB_STMT_* are in the order of
  * fs_store.h's FS_DB_COUNT_* (the store counts them itself). */
 typedef enum formsvc_metric {
-    FORMSVC_M_SUBMISSIONS,       /* public submissions stored */
-    FORMSVC_M_WEBHOOK_DELIVERED, /* webhook delivery attempts answered 2xx */
-    FORMSVC_M_WEBHOOK_FAILED,    /* ... that failed */
-    FORMSVC_M_MAIL_SENT,         /* outbox messages handed to the transport */
-    FORMSVC_M_MAIL_FAILED,       /* ... attempts that failed */
-    FORMSVC_M_FORM_CACHE_HIT,    /* public form served from the outage copy */
-    FORMSVC_M_FORM_CACHE_MISS,   /* ... no copy to serve */
-    FORMSVC_M_FORM_COPY_FRESH,   /* outage copy already current: not rewritten */
-    FORMSVC_M_FORM_COPY_WRITTEN, /* ... written */
-    FORMSVC_M_DB_WAITS,          /* requests that waited for a pooled connection */
-    FORMSVC_M_DB_WAIT_TIMEOUTS,  /* ... and got none within FormsvcDBTimeout */
-    FORMSVC_M_DB_DOWN_FAST,      /* answered 503 at once: database being probed */
-    FORMSVC_M_DB_OPEN_FAILED,    /* mod_dbd gave no connection */
-    FORMSVC_M_DB_STMT_UNAVAILABLE, /* statements: database unreachable or silent */
-    FORMSVC_M_DB_STMT_BUSY,        /* ... cancelled (statement/lock timeout) */
-    FORMSVC_M_DB_STMT_ERROR,       /* ... other errors (500) */
-    FORMSVC_M_DB_STMT_RENEWED,     /* sessions renewed and re-prepared */
-    FORMSVC_M_LOG_SUPPRESSED,      /* log lines held back as repeats (log.h) */
-    FORMSVC_M_MEM_FORM_HIT,        /* public form answered from memory (form_cache.h) */
-    FORMSVC_M_MEM_FORM_MISS,       /* ... read from the database */
-    FORMSVC_M_MEM_CRED_HIT,        /* credential verified from memory (cred_cache.h) */
-    FORMSVC_M_MEM_CRED_MISS,       /* ... verified by the database */
+    FORMSVC_M_SUBMISSIONS,          /* public submissions stored */
+    FORMSVC_M_WEBHOOK_DELIVERED,    /* webhook delivery attempts answered 2xx */
+    FORMSVC_M_WEBHOOK_FAILED,       /* ... that failed */
+    FORMSVC_M_MAIL_SENT,            /* outbox messages handed to the transport */
+    FORMSVC_M_MAIL_FAILED,          /* ... attempts that failed */
+    FORMSVC_M_FORM_CACHE_HIT,       /* public form served from the outage copy */
+    FORMSVC_M_FORM_CACHE_MISS,      /* ... no copy to serve */
+    FORMSVC_M_FORM_COPY_FRESH,      /* outage copy already current: not rewritten */
+    FORMSVC_M_FORM_COPY_WRITTEN,    /* ... written */
+    FORMSVC_M_DB_WAITS,             /* requests that waited for a pooled connection */
+    FORMSVC_M_DB_WAIT_TIMEOUTS,     /* ... and got none within FormsvcDBTimeout */
+    FORMSVC_M_DB_DOWN_FAST,         /* answered 503 at once: database being probed */
+    FORMSVC_M_DB_OPEN_FAILED,       /* mod_dbd gave no connection */
+    FORMSVC_M_DB_STMT_UNAVAILABLE,  /* statements: database unreachable or silent */
+    FORMSVC_M_DB_STMT_BUSY,         /* ... cancelled (statement/lock timeout) */
+    FORMSVC_M_DB_STMT_ERROR,        /* ... other errors (500) */
+    FORMSVC_M_DB_STMT_RENEWED,      /* sessions renewed and re-prepared */
+    FORMSVC_M_LOG_SUPPRESSED,       /* log lines held back as repeats (log.h) */
+    FORMSVC_M_MEM_FORM_HIT,         /* public form answered from memory (form_cache.h) */
+    FORMSVC_M_MEM_FORM_MISS,        /* ... read from the database */
+    FORMSVC_M_MEM_CRED_HIT,         /* credential verified from memory (cred_cache.h) */
+    FORMSVC_M_MEM_CRED_MISS,        /* ... verified by the database */
     FORMSVC_M_CACHE_FLUSH_LISTENER, /* a child's caches flushed: its listener (re)connected */
     FORMSVC_M_CACHE_FLUSH_BARRIER,  /* a machine's caches flushed: a write's barrier failed */
     FORMSVC_M_N

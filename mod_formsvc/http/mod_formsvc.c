@@ -5,21 +5,21 @@
  * auth.c (formsvc_register_authz), public_cache.c (formsvc_public_hooks),
  * webhooks_worker.c (formsvc_webhook_hooks), dbpool.c
  * (formsvc_dbpool_hooks), log.c, request_id.c, metrics.c. */
-#include "glue.h"
 #include "cache.h"
+#include "dbpool.h"
+#include "fs_migrations.h"
 #include "fs_store.h"
 #include "fs_store_ops.h"
-#include "dbpool.h"
+#include "glue.h"
 #include "mail.h"
 #include "metrics.h"
 #include "public.h"
-#include "tally.h"
-#include "webhooks.h"
 #include "ratelimit.h"
 #include "request_id.h"
 #include "schema_check.h"
-#include "fs_migrations.h"
+#include "tally.h"
 #include "version.h"
+#include "webhooks.h"
 #include "worker.h"
 
 #include <apr_hash.h>
@@ -29,19 +29,16 @@
 #include <mod_auth.h>
 #include <mod_dbd.h>
 
-
 static server_rec *main_server;
 
-static void store_log(int level, const char *msg)
-{
-    static const int map[] = {APLOG_EMERG, APLOG_ALERT, APLOG_CRIT, APLOG_ERR,
+static void store_log(int level, const char *msg) {
+    static const int map[] = {APLOG_EMERG,   APLOG_ALERT,  APLOG_CRIT, APLOG_ERR,
                               APLOG_WARNING, APLOG_NOTICE, APLOG_INFO, APLOG_DEBUG};
     int lvl = level >= 0 && level < 8 ? map[level] : APLOG_ERR;
     formsvc_log_store_line(main_server, lvl, msg); /* msg starts with its number */
 }
 
-static int has_directive(ap_directive_t *d, const char *name)
-{
+static int has_directive(ap_directive_t *d, const char *name) {
     for (; d; d = d->next) {
         if (!strcasecmp(d->directive, name))
             return 1;
@@ -59,8 +56,7 @@ static int has_directive(ap_directive_t *d, const char *name)
  * their own DBD directives have their own object and need the statements
  * there too (mod_dbd pools identical configurations together). */
 static void prepare_statements(apr_pool_t *ptemp, server_rec *s,
-                               APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare)
-{
+                               APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) * prepare) {
     module *dbd = ap_find_linked_module("mod_dbd.c");
     apr_hash_t *done = apr_hash_make(ptemp);
     int n;
@@ -81,8 +77,7 @@ static void prepare_statements(apr_pool_t *ptemp, server_rec *s,
 
 /* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works. */
 static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                               server_rec *s)
-{
+                               server_rec *s) {
     (void)plog;
     main_server = s;
     fs_store_set_logger(store_log);
@@ -103,8 +98,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
      * the arguments they declare would fail at the first request */
     const char *bad = fs_store_check(ptemp);
     if (bad) {
-        FORMSVC_SLOG(s, APLOG_CRIT, 0, 00304, "the module's statements are broken: %s",
-                     bad);
+        FORMSVC_SLOG(s, APLOG_CRIT, 0, 00304, "the module's statements are broken: %s", bad);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     prepare_statements(ptemp, s, prepare);
@@ -123,8 +117,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
 
 /* After mod_dbd has its pool: the background workers (worker.h), and say
  * at once when the schema is behind. */
-static void formsvc_child_init(apr_pool_t *p, server_rec *s)
-{
+static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
     formsvc_dbpool_child_init(p, s);
     formsvc_worker_child_init(p, s); /* before any worker thread */
     formsvc_ratelimit_child_init(p, s);
@@ -146,8 +139,8 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
         const char *why;
         switch (formsvc_schema_diagnose(tmp, s, &why)) {
         case FORMSVC_SCHEMA_BEHIND:
-            FORMSVC_SLOG(s, APLOG_ERR, 0, 00307,
-                         "database %s; /readyz answers 503 until then", why);
+            FORMSVC_SLOG(s, APLOG_ERR, 0, 00307, "database %s; /readyz answers 503 until then",
+                         why);
             break;
         case FORMSVC_SCHEMA_UNREACHABLE:
             FORMSVC_SLOG(s, APLOG_WARNING, 0, 00306,
@@ -164,24 +157,23 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s)
     } else {
         fs_db db = {d->driver, d->handle, d->prepared, d->pool};
         int ok, version;
-        fs_error *e = fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok,
-                                              &version);
+        fs_error *e =
+            fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok, &version);
         if (e)
-            FORMSVC_SLOG(s, APLOG_ERR, 0, 00309,
-                         "the schema version cannot be read: %s",
-                         e->cause ? e->cause : e->detail ? e->detail : e->slug);
+            FORMSVC_SLOG(s, APLOG_ERR, 0, 00309, "the schema version cannot be read: %s",
+                         e->cause    ? e->cause
+                         : e->detail ? e->detail
+                                     : e->slug);
         else if (!ok)
-            FORMSVC_SLOG(s, APLOG_ERR, 0, 00323,
-                         "database %s; /readyz answers 503 until then",
-                         fs_schema_behind_message(tmp, version >= 0 ? version : 0,
-                                                  FS_SCHEMA_VERSION));
+            FORMSVC_SLOG(
+                s, APLOG_ERR, 0, 00323, "database %s; /readyz answers 503 until then",
+                fs_schema_behind_message(tmp, version >= 0 ? version : 0, FS_SCHEMA_VERSION));
         close(s, d);
     }
     apr_pool_destroy(tmp);
 }
 
-static void formsvc_register_hooks(apr_pool_t *p)
-{
+static void formsvc_register_hooks(apr_pool_t *p) {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
@@ -203,12 +195,11 @@ static void formsvc_register_hooks(apr_pool_t *p)
     formsvc_cache_hooks(p);
 }
 
-AP_DECLARE_MODULE(formsvc) = {
-    STANDARD20_MODULE_STUFF,
-    NULL,                /* per-directory config: none */
-    NULL,
-    formsvc_create_srv,
-    formsvc_merge_srv,
-    formsvc_cmds,
-    formsvc_register_hooks,
-    0};
+AP_DECLARE_MODULE(formsvc) = {STANDARD20_MODULE_STUFF,
+                              NULL, /* per-directory config: none */
+                              NULL,
+                              formsvc_create_srv,
+                              formsvc_merge_srv,
+                              formsvc_cmds,
+                              formsvc_register_hooks,
+                              0};

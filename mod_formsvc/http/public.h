@@ -3,8 +3,8 @@
 #ifndef FORMSVC_PUBLIC_H
 #define FORMSVC_PUBLIC_H
 
-#include "glue.h"
 #include "fs_store_public.h"
+#include "glue.h"
 
 /* A public form as the store returns it (fs_store_public_form): named
  * strings in the request pool. */

@@ -53,8 +53,7 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
         return OK;
     }
     if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, ap_unixd_config.group_id) != 0)
-        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00705, "cannot hand %s to the child user",
-                     dir);
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 00705, "cannot hand %s to the child user", dir);
     cache_dir = dir;
     return OK;
 }

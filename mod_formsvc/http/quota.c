@@ -56,8 +56,7 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
     return q;
 }
 
-fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used)
-{
+fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, const char *used) {
     fs_error *e = fs_error_make(r->pool, "quota-exceeded",
                                 "The account has reached its %s quota (%d).", quota, limit);
     fs_error_set_str(r->pool, e, "quota", quota);

@@ -10,15 +10,14 @@
 
 #include <apr_atomic.h>
 #include <apr_optional.h>
+#include <apr_strings.h>
 #include <http_core.h>
 #include <http_main.h>
-#include <apr_strings.h>
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);
 
-formsvc_req *formsvc_req_get(request_rec *r)
-{
+formsvc_req *formsvc_req_get(request_rec *r) {
     formsvc_req *q = ap_get_module_config(r->request_config, &formsvc_module);
     if (!q) {
         q = apr_pcalloc(r->pool, sizeof(*q));
@@ -27,14 +26,13 @@ formsvc_req *formsvc_req_get(request_rec *r)
     return q;
 }
 
-const char *formsvc_base_url(request_rec *r)
-{
+const char *formsvc_base_url(request_rec *r) {
     formsvc_srv *c = formsvc_conf(r->server);
     /* A virtual host without any of our directives has no configuration of
      * its own: it uses the main server's object (httpd makes one only where
      * a directive of the module appears), which was never merged. */
-    int inherited = c->base_url_inherited ||
-                    (r->server->is_virtual && c == formsvc_conf(ap_server_conf));
+    int inherited =
+        c->base_url_inherited || (r->server->is_virtual && c == formsvc_conf(ap_server_conf));
     if (c->base_url && inherited && !strncmp(c->base_url, "http:", 5) &&
         !strcmp(ap_http_scheme(r), "https")) {
         /* An http base URL set for the main server, on a TLS virtual host
@@ -55,8 +53,7 @@ const char *formsvc_base_url(request_rec *r)
     return ap_construct_url(r->pool, c->base_path, r);
 }
 
-fs_error *formsvc_db(request_rec *r, fs_db **out)
-{
+fs_error *formsvc_db(request_rec *r, fs_db **out) {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->db) {
         /* through a gate that bounds the wait (dbpool.h); the connection
@@ -64,8 +61,7 @@ fs_error *formsvc_db(request_rec *r, fs_db **out)
         ap_dbd_t *d = formsvc_dbpool_acquire(r);
         if (!d) {
             FORMSVC_LOG(r, APLOG_ERR, 00101, "no database connection available");
-            return fs_error_make(r->pool, "service-unavailable",
-                                 "The database cannot be reached.");
+            return fs_error_make(r->pool, "service-unavailable", "The database cannot be reached.");
         }
         fs_db *db = apr_pcalloc(r->pool, sizeof(*db));
         db->driver = d->driver;
@@ -78,21 +74,18 @@ fs_error *formsvc_db(request_rec *r, fs_db **out)
     return NULL;
 }
 
-void formsvc_db_release(request_rec *r)
-{
+void formsvc_db_release(request_rec *r) {
     formsvc_dbpool_release(r);
     /* every request sharing that connection forgets it */
     for (request_rec *x = r; x; x = x->prev ? x->prev : x->main)
         formsvc_req_get(x)->db = NULL;
 }
 
-static fs_error *request_db(void *baton, fs_db **db)
-{
+static fs_error *request_db(void *baton, fs_db **db) {
     return formsvc_db(baton, db);
 }
 
-fs_store *formsvc_store(request_rec *r)
-{
+fs_store *formsvc_store(request_rec *r) {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->store)
         q->store = fs_store_make(r->pool, request_db, r);
@@ -105,8 +98,7 @@ fs_store *formsvc_store(request_rec *r)
  * httpd's input filter has already sent the answer (a limit it enforces
  * itself): formsvc_send_problem then sends nothing more. The rest of the
  * body is not read, so the connection is not kept alive. */
-static fs_error *body_failed(request_rec *r, int status, apr_status_t rv)
-{
+static fs_error *body_failed(request_rec *r, int status, apr_status_t rv) {
     r->connection->keepalive = AP_CONN_CLOSE;
     if (status == AP_FILTER_ERROR) {
         formsvc_req_get(r)->body_answered = 1;
@@ -121,8 +113,8 @@ static fs_error *body_failed(request_rec *r, int status, apr_status_t rv)
         return fs_error_make(r->pool, "payload-too-large",
                              "The body is larger than the server accepts.");
     default: {
-        fs_error *e = fs_error_make(r->pool, "malformed-request",
-                                    "The request body cannot be read.");
+        fs_error *e =
+            fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
         if (status != HTTP_BAD_REQUEST) /* 411, 501: httpd's own verdict */
             e->status = status;
         return e;
@@ -130,8 +122,7 @@ static fs_error *body_failed(request_rec *r, int status, apr_status_t rv)
     }
 }
 
-fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len)
-{
+fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_t *len) {
     *buf = NULL;
     *len = 0;
     formsvc_capture *given = formsvc_req_get(r)->capture;
@@ -213,15 +204,13 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
 
 /* JSON request bodies: application/json or application/merge-patch+json,
  * UTF-8 only. */
-static int is_json_type(const char *ct)
-{
+static int is_json_type(const char *ct) {
     return (fs_media_is(ct, "application/json") ||
             fs_media_is(ct, "application/merge-patch+json")) &&
            fs_media_utf8(ct);
 }
 
-fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
-{
+fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out) {
     *out = NULL;
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
     const char *cl = apr_table_get(r->headers_in, "Content-Length");
@@ -258,8 +247,7 @@ fs_error *formsvc_read_json(request_rec *r, int optional, json_object **out)
 }
 
 fs_error *formsvc_read_email_request(request_rec *r, int rule, const char *const *allowed,
-                                     json_object **body, const char **email, fs_error **verr)
-{
+                                     json_object **body, const char **email, fs_error **verr) {
     json_object *obj;
     *email = NULL;
     fs_error *e = formsvc_ratelimit_address(r, rule, NULL);
@@ -279,8 +267,7 @@ fs_error *formsvc_read_email_request(request_rec *r, int rule, const char *const
     return v->errors ? v : NULL;
 }
 
-fs_error *formsvc_arg(request_rec *r, const char *name, const char **out)
-{
+fs_error *formsvc_arg(request_rec *r, const char *name, const char **out) {
     *out = NULL;
     if (!r->args)
         return NULL;
@@ -305,8 +292,7 @@ fs_error *formsvc_arg(request_rec *r, const char *name, const char **out)
     return NULL;
 }
 
-fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out)
-{
+fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out) {
     const char *v;
     fs_error *bad = formsvc_arg(r, name, &v);
     *out = 0;
@@ -322,9 +308,8 @@ fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out)
     return NULL;
 }
 
-fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix,
-                         int *limit, const char **after)
-{
+fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix, int *limit,
+                         const char **after) {
     const char *l, *c;
     *limit = 20;
     *after = NULL;
@@ -355,20 +340,18 @@ fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix
     return NULL;
 }
 
-fs_error *formsvc_need_scope(request_rec *r, unsigned bit)
-{
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit) {
     formsvc_principal *who = formsvc_req_get(r)->who;
     if (who && fs_scopes_has(who->scopes, bit))
         return NULL;
     const char *name = fs_scope_name(bit);
     fs_error *e = formsvc_scope_problem(r, name, "This operation needs the scope %s.", name);
-    e->www_authenticate = apr_psprintf(r->pool,
-        "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
+    e->www_authenticate = apr_psprintf(
+        r->pool, "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
     return e;
 }
 
-fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...)
-{
+fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     const char *detail = apr_pvsprintf(r->pool, fmt, ap);

@@ -8,8 +8,7 @@
 
 #define NOTE "formsvc-request-id"
 
-const char *formsvc_request_id(request_rec *r)
-{
+const char *formsvc_request_id(request_rec *r) {
     for (; r; r = r->main ? r->main : r->prev) {
         const char *id = apr_table_get(r->notes, NOTE);
         if (id)
@@ -20,8 +19,7 @@ const char *formsvc_request_id(request_rec *r)
 
 /* Runs for every request read from a client and for internal redirects
  * (which keep the id of the request they continue). */
-static int assign(request_rec *r)
-{
+static int assign(request_rec *r) {
     if (!formsvc_conf(r->server)->enabled)
         return DECLINED;
     const char *id = r->prev ? formsvc_request_id(r->prev) : NULL;
@@ -42,8 +40,7 @@ static int assign(request_rec *r)
     return DECLINED;
 }
 
-void formsvc_request_id_hooks(apr_pool_t *p)
-{
+void formsvc_request_id_hooks(apr_pool_t *p) {
     (void)p;
     static const char *const after[] = {"mod_unique_id.c", NULL};
     ap_hook_post_read_request(assign, after, NULL, APR_HOOK_MIDDLE);

@@ -1,8 +1,8 @@
 /* router: claims our URIs, maps path and method to a handler, answers 404
  * and 405 as problems, and checks the route's scope. */
-#include "glue.h"
 #include "fs_redact.h"
 #include "fs_util.h"
+#include "glue.h"
 #include "metrics.h"
 #include "ratelimit.h"
 
@@ -11,31 +11,21 @@
 APLOG_USE_MODULE(formsvc);
 
 static const formsvc_route *const tables[] = {
-    formsvc_routes_ops,
-    formsvc_routes_account,
-    formsvc_routes_keys,
-    formsvc_routes_clients,
-    formsvc_routes_token,
-    formsvc_routes_audit,
-    formsvc_routes_verify,
-    formsvc_routes_forms,
-    formsvc_routes_fields,
-    formsvc_routes_submissions,
-    formsvc_routes_public,
-    formsvc_routes_mcp,
-    formsvc_routes_openapi,
-    formsvc_routes_webhooks,
-    formsvc_routes_metrics,
+    formsvc_routes_ops,         formsvc_routes_account,  formsvc_routes_keys,
+    formsvc_routes_clients,     formsvc_routes_token,    formsvc_routes_audit,
+    formsvc_routes_verify,      formsvc_routes_forms,    formsvc_routes_fields,
+    formsvc_routes_submissions, formsvc_routes_public,   formsvc_routes_mcp,
+    formsvc_routes_openapi,     formsvc_routes_webhooks, formsvc_routes_metrics,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
 /* Top-level path families that belong to the service. */
-static int our_path(const char *path)
-{
-    static const char *const roots[] = {"/v1", "/f", "/problems", "/healthz", "/readyz",
-                                        "/mcp", "/openapi.json", "/verify",
-                                        "/.well-known/oauth-authorization-server",
-                                        "/.formsvc", "/metrics"};
+static int our_path(const char *path) {
+    static const char *const roots[] = {
+        "/v1",           "/f",      "/problems",
+        "/healthz",      "/readyz", "/mcp",
+        "/openapi.json", "/verify", "/.well-known/oauth-authorization-server",
+        "/.formsvc",     "/metrics"};
     for (unsigned i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
         apr_size_t n = strlen(roots[i]);
         if (strncmp(path, roots[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
@@ -48,16 +38,14 @@ static int our_path(const char *path)
  * values of credential query parameters (fs_redact) replaced, for the
  * shipped LogFormat's %<{formsvc-request}n in place of %r: a verification
  * token or a client_secret in a URL never lands in the access log. */
-int formsvc_redact_request(request_rec *r)
-{
+int formsvc_redact_request(request_rec *r) {
     if (r->the_request)
         apr_table_setn(r->notes, "formsvc-request",
                        fs_redact_request_line(r->pool, r->the_request));
     return DECLINED;
 }
 
-int formsvc_translate(request_rec *r)
-{
+int formsvc_translate(request_rec *r) {
     formsvc_srv *c = formsvc_conf(r->server);
     if (!c->enabled) /* Formsvc Off on this host */
         return DECLINED;
@@ -75,8 +63,7 @@ int formsvc_translate(request_rec *r)
     return OK;
 }
 
-int formsvc_map_to_storage(request_rec *r)
-{
+int formsvc_map_to_storage(request_rec *r) {
     /* Our resources are not files: skip the <Directory> walk (as mod_proxy
      * does); <Location> sections still apply. */
     return formsvc_req_get(r)->ours ? OK : DECLINED;
@@ -89,14 +76,12 @@ int formsvc_map_to_storage(request_rec *r)
 static const struct {
     int number;
     const char *name;
-} allow_order[] = {{M_GET, "GET"},   {M_GET, "HEAD"},      {M_POST, "POST"},
-                   {M_PUT, "PUT"},   {M_PATCH, "PATCH"},   {M_DELETE, "DELETE"},
-                   {M_OPTIONS, "OPTIONS"}};
+} allow_order[] = {{M_GET, "GET"},     {M_GET, "HEAD"},      {M_POST, "POST"},      {M_PUT, "PUT"},
+                   {M_PATCH, "PATCH"}, {M_DELETE, "DELETE"}, {M_OPTIONS, "OPTIONS"}};
 
 /* The Allow value for a set of method numbers (bit m set for method m),
  * "GET, HEAD, POST" and so on in the fixed order above; NULL when empty. */
-static const char *allow_value(apr_pool_t *p, apr_uint64_t methods)
-{
+static const char *allow_value(apr_pool_t *p, apr_uint64_t methods) {
     const char *allow = NULL;
     for (unsigned i = 0; i < sizeof(allow_order) / sizeof(allow_order[0]); i++)
         if (methods & ((apr_uint64_t)1 << allow_order[i].number))
@@ -109,8 +94,7 @@ static const char *allow_value(apr_pool_t *p, apr_uint64_t methods)
  * would match the path, for 405. Also used by the internal dispatch of
  * dispatch.c (MCP tools). */
 const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
-                                          const char **caps, const char **allow)
-{
+                                          const char **caps, const char **allow) {
     apr_uint64_t methods = 0;
     const formsvc_route *hit = NULL;
     for (int t = 0; t < N_TABLES; t++) {
@@ -132,8 +116,7 @@ const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char
 /* Does this request go to a route that needs a bearer credential? Used by
  * the force_authn hook before the handler runs. */
 int formsvc_route_needs_auth(request_rec *r);
-int formsvc_route_needs_auth(request_rec *r)
-{
+int formsvc_route_needs_auth(request_rec *r) {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->ours)
         return 0;
@@ -142,8 +125,7 @@ int formsvc_route_needs_auth(request_rec *r)
     return rt && rt->auth;
 }
 
-int formsvc_handler_hook(request_rec *r)
-{
+int formsvc_handler_hook(request_rec *r) {
     if (!r->handler || strcmp(r->handler, "formsvc"))
         return DECLINED;
     formsvc_req *q = formsvc_req_get(r);
@@ -157,18 +139,20 @@ int formsvc_handler_hook(request_rec *r)
     if (!rt) {
         if (allow) {
             apr_table_setn(r->err_headers_out, "Allow", allow);
-            return formsvc_send_problem(
-                r, fs_error_make(r->pool, "method-not-allowed",
-                                 "%s is not allowed here; use %s.", r->method, allow));
+            return formsvc_send_problem(r, fs_error_make(r->pool, "method-not-allowed",
+                                                         "%s is not allowed here; use %s.",
+                                                         r->method, allow));
         }
-        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found",
-                                                     "There is nothing at this address."));
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "not-found", "There is nothing at this address."));
     }
     if (rt->auth) {
         if (!q->who) {
-            fs_error *e = q->auth_error ? q->auth_error
-                : fs_error_make(r->pool, "unauthorized",
-                                "This operation needs Authorization: Bearer <secret>.");
+            fs_error *e =
+                q->auth_error
+                    ? q->auth_error
+                    : fs_error_make(r->pool, "unauthorized",
+                                    "This operation needs Authorization: Bearer <secret>.");
             if (!e->www_authenticate)
                 e->www_authenticate = "Bearer realm=\"formsvc\"";
             return formsvc_send_problem(r, e);
@@ -185,8 +169,7 @@ int formsvc_handler_hook(request_rec *r)
     return rt->fn(r, caps);
 }
 
-void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx)
-{
+void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx) {
     for (int t = 0; t < N_TABLES; t++)
         for (const formsvc_route *rt = tables[t]; rt->pattern; rt++)
             fn(rt, ctx);

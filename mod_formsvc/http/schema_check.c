@@ -1,8 +1,8 @@
 /* schema_check: a database that is reached but behind, told apart from one
  * that cannot be reached (see schema_check.h). */
 #include "schema_check.h"
-#include "log.h"
 #include "fs_migrations.h"
+#include "log.h"
 #include "version.h"
 
 #include <apr_strings.h>

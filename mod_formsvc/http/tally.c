@@ -29,8 +29,7 @@ static void rollup(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *
         fs_error *e = fs_store_tally_rollup(st, BATCH, &moved);
         if (e) {
             /* the next round tries again; the tally is only longer meanwhile */
-            FORMSVC_SLOG(s, APLOG_WARNING, 0, 02160,
-                         "rolling up submission counts failed: %s",
+            FORMSVC_SLOG(s, APLOG_WARNING, 0, 02160, "rolling up submission counts failed: %s",
                          e->detail ? e->detail : e->slug);
             break;
         }

@@ -30,10 +30,11 @@ void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w);
     AP_INIT_FLAG("FormsvcWebhookAllowPrivate", formsvc_set_webhook_private, NULL, RSRC_CONF,       \
                  "On: webhooks may target private, loopback and link-local addresses "             \
                  "and use plain http (for development and tests; default Off)"),                   \
-    AP_INIT_TAKE12("FormsvcEventWaits", formsvc_set_event_waits, NULL, RSRC_CONF,                  \
-                   "GET /v1/events?wait= requests that may wait at once per httpd child: auto "    \
-                   "(ThreadsPerChild / 4, the default) or a count; then per account and child "    \
-                   "(default 2). Others are answered at once.")
+        AP_INIT_TAKE12(                                                                            \
+            "FormsvcEventWaits", formsvc_set_event_waits, NULL, RSRC_CONF,                         \
+            "GET /v1/events?wait= requests that may wait at once per httpd child: auto "           \
+            "(ThreadsPerChild / 4, the default) or a count; then per account and child "           \
+            "(default 2). Others are answered at once.")
 
 /* Registers the pre_config hook (reset the directives). */
 void formsvc_webhook_hooks(apr_pool_t *p);

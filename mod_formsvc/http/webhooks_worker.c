@@ -80,8 +80,8 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_deli
         e = fs_store_delivery_succeeded(st, id, o->attempt_json);
     } else {
         e = fs_store_delivery_failed(st, id, o->attempt_json, fs_webhook_backoff(attempt));
-        FORMSVC_SLOG(s, APLOG_INFO, 0, 00861,
-                     "webhook delivery %s (attempt %d) failed: %s", id, attempt, o->error);
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 00861, "webhook delivery %s (attempt %d) failed: %s", id,
+                     attempt, o->error);
     }
     if (e)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00862,

@@ -164,8 +164,8 @@ formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const ch
     if (rv == APR_SUCCESS)
         rv = apr_thread_create(&w->thread, ta, run, w, pchild);
     if (rv != APR_SUCCESS) {
-        FORMSVC_SLOG(s, APLOG_ERR, rv, 02151,
-                     "cannot start the %s worker thread; its queue waits", name);
+        FORMSVC_SLOG(s, APLOG_ERR, rv, 02151, "cannot start the %s worker thread; its queue waits",
+                     name);
         return NULL;
     }
     apr_pool_pre_cleanup_register(pchild, w, stop);

@@ -32,8 +32,8 @@
  * A reset session has none of the prepared statements (mod_dbd prepares
  * them only when it opens a connection), so every reset is followed by
  * preparing them all again on that handle. */
-#include "store_int.h"
 #include "fs_log.h"
+#include "store_int.h"
 
 #include <apr_atomic.h>
 #include <apr_strings.h>
@@ -328,8 +328,8 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
             count(FS_DB_COUNT_ERROR);
             return fs_error_internal(p, "statement %s failed: %s", label, why ? why : "-");
         }
-        fs_store_log(4, apr_psprintf(p, FS_LOGNO(00314) "statement %s failed: %s", label,
-                                     why ? why : "-"));
+        fs_store_log(
+            4, apr_psprintf(p, FS_LOGNO(00314) "statement %s failed: %s", label, why ? why : "-"));
         return unavailable(p);
     }
     fs_rows *rs = apr_pcalloc(p, sizeof(*rs));
@@ -403,8 +403,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     f = a.timed_out ? FS_DB_LOST : fs_db_classify(a.sqlstate, bad);
     if (f == FS_DB_ERROR)
         return failure(p, label, &a, " after reconnecting");
-    fs_store_log(4, apr_psprintf(p,
-                                 FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
-                                 label, a.sqlstate ? a.sqlstate : "-", a.err));
+    fs_store_log(4,
+                 apr_psprintf(p, FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
+                              label, a.sqlstate ? a.sqlstate : "-", a.err));
     return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

@@ -19,8 +19,8 @@
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
-    "go AS (SELECT ok.* FROM ok, a WHERE a.spam "                                                 \
-    "  OR fs_month_received(ok.user_id, a.month) < ok.quota), "                                 \
+    "go AS (SELECT ok.* FROM ok, a WHERE a.spam "                                                  \
+    "  OR fs_month_received(ok.user_id, a.month) < ok.quota), "                                    \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
     "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
@@ -32,8 +32,8 @@
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
-    "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                           \
-    "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "       \
+    "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                             \
+    "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT fs_new_id('evt_'), s.user_id, 'submission.created', s.form_id, s.id, "               \
     "  jsonb_build_object('id', s.id, 'formId', "                                                  \

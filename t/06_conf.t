@@ -14,7 +14,7 @@ sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!"; local $/; <$fh>
 my %code;
 for my $f (glob "$root/mod_formsvc/http/*.[ch]") {
     my $src = slurp($f);
-    $code{$1} = $f while $src =~ /AP_INIT_[A-Z0-9_]+\(\s*"(\w+)"/g;
+    $code{$1} = $f while $src =~ /AP_INIT_[A-Z0-9_]+\([\s\\]*"(\w+)"/g;   # also across a macro's line continuation
 }
 ok scalar(keys %code) >= 20, 'directives found in the command tables: ' . scalar(keys %code);
 

@@ -59,16 +59,10 @@ const char *formsvc_set_cache_size(cmd_parms *cmd, void *d, const char *arg) {
 
 const char *formsvc_set_cache_ttl(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
     int which = cmd->info != NULL;
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || end == arg || v < 1 || v > 3600)
-        return apr_psprintf(cmd->pool, "%s takes seconds from 1 to 3600", ttl_names[which]);
-    ttl_conf[which] = (int)v;
-    return NULL;
+    return formsvc_set_global_int(
+        cmd, arg, 1, 3600, &ttl_conf[which],
+        apr_psprintf(cmd->pool, "%s takes seconds from 1 to 3600", ttl_names[which]));
 }
 
 apr_time_t formsvc_cache_ttl(int which) {

@@ -61,25 +61,6 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
                      "\"/usr/sbin/sendmail -i -t\") in formsvc.conf");
     for (server_rec *sp = s; sp; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
-        if (a->smtp_password_file && !a->smtp_password) {
-            char *buf = NULL;
-            apr_file_t *f;
-            apr_finfo_t fi;
-            if (apr_file_open(&f, a->smtp_password_file, APR_READ, 0, pconf) != APR_SUCCESS ||
-                apr_file_info_get(&fi, APR_FINFO_SIZE, f) != APR_SUCCESS || fi.size > 4096) {
-                FORMSVC_SLOG(sp, APLOG_CRIT, 0, 00611,
-                             "FormsvcMailSMTPPasswordFile %s cannot be read",
-                             a->smtp_password_file);
-                return HTTP_INTERNAL_SERVER_ERROR;
-            }
-            apr_size_t n = (apr_size_t)fi.size;
-            buf = apr_pcalloc(pconf, n + 1);
-            apr_file_read_full(f, buf, n, &n);
-            apr_file_close(f);
-            while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-                buf[--n] = '\0';
-            a->smtp_password = buf;
-        }
         if (a->mail == FORMSVC_MAIL_FILE) {
             const char *dir = mail_dir(pconf, a);
             apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf);

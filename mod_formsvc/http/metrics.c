@@ -156,8 +156,7 @@ static int log_transaction(request_rec *r) {
     const request_rec *last = r;
     while (last->next)
         last = last->next;
-    const char *caps[4] = {0}, *allow = NULL;
-    const formsvc_route *rt = formsvc_route_lookup(r, r->method_number, q->path, caps, &allow);
+    const formsvc_route *rt = formsvc_request_route(r, NULL, NULL);
     int *v = rt ? apr_hash_get(slot_of, &rt, sizeof(rt)) : NULL;
     route_slot *sl = &seg->slot[v ? *v : 0];
     apr_atomic_inc64(&sl->requests[status_index(last->status)]);

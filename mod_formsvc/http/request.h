@@ -27,6 +27,7 @@ typedef struct formsvc_req {
     fs_store *store;                 /* formsvc_store(): made once, takes db as needed */
     struct formsvc_capture *capture; /* set during an internal dispatch (capture.h) */
     int body_answered;               /* httpd's input filter answered a body error itself */
+    struct formsvc_route_hit *route; /* formsvc_request_route()'s answer, once found */
 } formsvc_req;
 
 formsvc_req *formsvc_req_get(request_rec *r);

@@ -113,15 +113,36 @@ const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char
     return hit;
 }
 
-/* Does this request go to a route that needs a bearer credential? Used by
- * the force_authn hook before the handler runs. */
-int formsvc_route_needs_auth(request_rec *r);
+struct formsvc_route_hit {
+    int method;
+    const char *path; /* the q->path it was found for */
+    const formsvc_route *rt;
+    const char *caps[4];
+    const char *allow;
+};
+
+const formsvc_route *formsvc_request_route(request_rec *r, const char **caps, const char **allow) {
+    formsvc_req *q = formsvc_req_get(r);
+    struct formsvc_route_hit *h = q->route;
+    if (!h || h->method != r->method_number || h->path != q->path) {
+        h = apr_pcalloc(r->pool, sizeof(*h));
+        h->method = r->method_number;
+        h->path = q->path;
+        h->rt = formsvc_route_lookup(r, h->method, h->path, h->caps, &h->allow);
+        q->route = h;
+    }
+    if (caps)
+        memcpy(caps, h->caps, sizeof(h->caps));
+    if (allow)
+        *allow = h->allow;
+    return h->rt;
+}
+
 int formsvc_route_needs_auth(request_rec *r) {
     formsvc_req *q = formsvc_req_get(r);
     if (!q->ours)
         return 0;
-    const char *caps[4], *allow;
-    const formsvc_route *rt = formsvc_route_lookup(r, r->method_number, q->path, caps, &allow);
+    const formsvc_route *rt = formsvc_request_route(r, NULL, NULL);
     return rt && rt->auth;
 }
 
@@ -135,7 +156,7 @@ int formsvc_handler_hook(request_rec *r) {
     }
     const char *caps[4] = {0}, *allow = NULL;
     /* HEAD is GET without a body: httpd gives it M_GET */
-    const formsvc_route *rt = formsvc_route_lookup(r, r->method_number, q->path, caps, &allow);
+    const formsvc_route *rt = formsvc_request_route(r, caps, &allow);
     if (!rt) {
         if (allow) {
             apr_table_setn(r->err_headers_out, "Allow", allow);

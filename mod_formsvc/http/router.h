@@ -39,6 +39,11 @@ int formsvc_openapi_post_config(apr_pool_t *pconf, server_rec *s);
  * caps receive its placeholders, *allow the methods the path has. */
 const formsvc_route *formsvc_route_lookup(request_rec *r, int method, const char *path,
                                           const char **caps, const char **allow);
+/* The route of r itself (its method and formsvc_req path), looked up once
+ * per request and kept in its formsvc_req: force_authn, the handler and
+ * the metrics of log_transaction all ask. caps (4 entries) and *allow as
+ * formsvc_route_lookup's; both may be NULL. */
+const formsvc_route *formsvc_request_route(request_rec *r, const char **caps, const char **allow);
 /* 1 when r goes to a route that needs a bearer credential (the
  * force_authn hook asks before the handler runs). */
 int formsvc_route_needs_auth(request_rec *r);

@@ -22,6 +22,7 @@
 #include "fs_util.h"
 #include "fs_validate.h"
 #include "metrics.h"
+#include "owner_cache.h"
 #include "public.h"
 #include "ratelimit.h"
 
@@ -556,6 +557,8 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                           "is in progress; retry."));
     }
     formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
+    if (!s->spam)
+        formsvc_owner_count_changed(r->pool, pb->f.id);
     return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
 }
 

@@ -8,6 +8,7 @@
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "fs_util.h"
+#include "owner_cache.h"
 
 #include <apr_strings.h>
 
@@ -245,6 +246,7 @@ static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!deleted)
         return formsvc_send_problem(r, no_submission(r));
+    formsvc_owner_count_changed(r->pool, form->id);
     formsvc_audit_form(r, "submission.deleted", caps[1], form->id);
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }

@@ -20,7 +20,7 @@
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
     "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
     "go AS (SELECT ok.* FROM ok, a WHERE a.spam "                                                  \
-    "  OR fs_month_received(ok.user_id, a.month) < ok.quota), "                                    \
+    "  OR fs_month_under(ok.user_id, a.month, ok.quota)), "                                        \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
     "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
@@ -69,8 +69,8 @@ const fs_stmt fs_stmts_public[] = {
      * Only appends (submission, event, a +1 in submission_tally for
      * non-spam): no row that concurrent submissions share is written, so
      * none waits for another's commit (sql/0024). The monthly quota reads
-     * fs_month_received without a lock, so concurrent submissions of one
-     * account may pass it by at most the number in flight; the form's
+     * fs_month_under (sql/0029) without a lock, so concurrent submissions of
+     * one account may pass it by at most the number in flight; the form's
      * maxSubmissions is exact (see the locked variant).
      * Returns: outcome (ok | gone | closed | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether

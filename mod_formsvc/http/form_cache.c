@@ -3,6 +3,7 @@
 #include "cache.h"
 #include "fs_json.h"
 #include "fs_util.h"
+#include "i18n.h"
 #include "metrics.h"
 
 #include <apr_strings.h>
@@ -30,7 +31,11 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
         return DECLINED;
     t->json = m == FS_MEDIA_JSON;
     t->ref = ref;
-    t->key = apr_pstrcat(r->pool, t->json ? "j|" : "h|", formsvc_base_url(r), "|", ref, NULL);
+    /* a page is kept per language Accept-Language picks: a form with
+     * settings.locale "auto" renders one per language (issue 15) */
+    t->key = t->json ? apr_pstrcat(r->pool, "j|", formsvc_base_url(r), "|", ref, NULL)
+                     : apr_pstrcat(r->pool, "h|", formsvc_locale_cache_key(r), "|",
+                                   formsvc_base_url(r), "|", ref, NULL);
     t->stamp = formsvc_cache_stamp(dep_of(r->pool, ref));
     void *v;
     apr_size_t len;

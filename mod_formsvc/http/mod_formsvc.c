@@ -11,6 +11,7 @@
 #include "fs_store.h"
 #include "fs_store_ops.h"
 #include "glue.h"
+#include "i18n.h"
 #include "mail.h"
 #include "metrics.h"
 #include "public.h"
@@ -112,6 +113,8 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     int rc = formsvc_mail_post_config(pconf, s);
     if (rc == OK)
         rc = formsvc_openapi_post_config(pconf, s);
+    if (rc == OK)
+        rc = formsvc_locale_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 

@@ -25,6 +25,7 @@
 #include "metrics.h"
 #include "public.h"
 #include "ratelimit.h"
+#include "views.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -271,6 +272,8 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
+    if (!r->header_only)
+        formsvc_views_count(r, pb.f.id); /* issue 15: counted in memory, flushed later */
     fs_page pg = {pb.f.title,  pb.f.description, pb.fs, query_values(r, &pb), NULL, pb.action, NULL,
                   pb.honeypot, loc_of(r, &pb)};
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);

@@ -20,6 +20,7 @@
 #include "schema_check.h"
 #include "tally.h"
 #include "version.h"
+#include "views.h"
 #include "webhooks.h"
 #include "worker.h"
 
@@ -128,6 +129,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
     formsvc_webhook_child_init(p, s);
     formsvc_schema_child_init(p, s);
     formsvc_tally_child_init(p, s);
+    formsvc_views_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)

@@ -17,11 +17,11 @@ typedef struct fs_stats_row {
     long long views, submissions, spam;
 } fs_stats_row;
 
-/* The figures of form_id per interval ("hour" or "day", UTC) from the
- * start of the interval holding since up to until (both RFC 3339), every
+/* The figures of form_id per interval ("hour" or "day", UTC) from start
+ * (the start of an interval) up to until (exclusive; both RFC 3339), every
  * interval present (zeros included), oldest first. *rows lives in the
  * store's pool. One statement. */
-fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *since,
+fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *start,
                               const char *until, const char *unit, fs_stats_row **rows, int *n);
 
 #endif

@@ -96,7 +96,10 @@ static int formsvc_h_form_stats(request_rec *r, const char *const *caps) {
     fs_stats_row *rows;
     int n;
     const char *since = fs_time_format(r->pool, q.since), *until = fs_time_format(r->pool, q.until);
-    e = fs_store_form_stats(formsvc_store(r), form->id, since, until, q.unit, &rows, &n);
+    apr_time_t step = apr_time_from_sec(!strcmp(q.unit, "day") ? 86400 : 3600);
+    e = fs_store_form_stats(formsvc_store(r), form->id,
+                            fs_time_format(r->pool, q.since - q.since % step), until, q.unit, &rows,
+                            &n);
     if (e)
         return formsvc_send_problem(r, e);
     json_object *o = fs_json_own(r->pool, json_object_new_object());

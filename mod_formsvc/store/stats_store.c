@@ -16,28 +16,22 @@ const fs_stmt fs_stmts_stats[] = {
      "ON CONFLICT (form_id, hour) DO UPDATE SET views = form_views.views + EXCLUDED.views "
      "RETURNING 1) SELECT count(*)::text FROM i"},
 
-    /* 1 form id, 2 since, 3 until, 4 'hour' or 'day': start, views,
-     * submissions, spam per interval. Buckets in UTC (timestamp without
-     * time zone: no daylight saving); the ranges read submissions through
-     * submissions_form_created and views through the primary key. */
-    {"fs_form_stats", 4,
-     "WITH q AS MATERIALIZED ("
-     "  SELECT p.fid, p.unit, date_trunc(p.unit, p.since AT TIME ZONE 'UTC') AS lo, "
-     "         p.until AT TIME ZONE 'UTC' AS hi "
-     "  FROM (SELECT %s::text AS fid, %s::timestamptz AS since, %s::timestamptz AS until, "
-     "               %s::text AS unit) p), "
-     "b AS (SELECT g AS t FROM q, generate_series(q.lo, q.hi - interval '1 microsecond', "
-     "  ('1 ' || q.unit)::interval) g), "
-     "s AS (SELECT date_trunc(q.unit, s.created_at AT TIME ZONE 'UTC') AS t, "
+    /* 1-3 start of the first interval, until, step ('1 day'); 4 unit
+     * ('day' or 'hour'), 5 form id, 6 start, 7 until; 8 unit, 9 form id,
+     * 10 start, 11 until: start, views, submissions, spam per interval.
+     * Intervals in UTC (timestamp without time zone: no daylight saving);
+     * the ranges are plain parameters so that submissions are read through
+     * submissions_form_created and views through form_views' key. */
+    {"fs_form_stats", 11,
+     "WITH b AS (SELECT g AS t FROM generate_series(%s::timestamptz AT TIME ZONE 'UTC', "
+     "  (%s::timestamptz AT TIME ZONE 'UTC') - interval '1 microsecond', %s::interval) g), "
+     "s AS (SELECT date_trunc(%s, s.created_at AT TIME ZONE 'UTC') AS t, "
      "  count(*) FILTER (WHERE NOT s.spam) AS n, count(*) FILTER (WHERE s.spam) AS sp "
-     "  FROM q JOIN submissions s ON s.form_id = q.fid "
-     "   AND s.created_at >= (q.lo AT TIME ZONE 'UTC') AND s.created_at < (q.hi AT TIME ZONE "
-     "'UTC') "
-     "  GROUP BY 1), "
-     "v AS (SELECT date_trunc(q.unit, v.hour AT TIME ZONE 'UTC') AS t, sum(v.views) AS n "
-     "  FROM q JOIN form_views v ON v.form_id = q.fid "
-     "   AND v.hour >= (q.lo AT TIME ZONE 'UTC') AND v.hour < (q.hi AT TIME ZONE 'UTC') "
-     "  GROUP BY 1) "
+     "  FROM submissions s WHERE s.form_id = %s AND s.created_at >= %s::timestamptz "
+     "  AND s.created_at < %s::timestamptz GROUP BY 1), "
+     "v AS (SELECT date_trunc(%s, v.hour AT TIME ZONE 'UTC') AS t, sum(v.views) AS n "
+     "  FROM form_views v WHERE v.form_id = %s AND v.hour >= %s::timestamptz "
+     "  AND v.hour < %s::timestamptz GROUP BY 1) "
      "SELECT to_char(b.t, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), COALESCE(v.n, 0)::text, "
      "  COALESCE(s.n, 0)::text, COALESCE(s.sp, 0)::text "
      "FROM b LEFT JOIN v ON v.t = b.t LEFT JOIN s ON s.t = b.t ORDER BY b.t"},
@@ -73,9 +67,11 @@ fs_error *fs_store_views_add(fs_store *st, int n, const char *const *form_ids,
     return FS_RUN(st, "fs_views_add", args, 1, &rs);
 }
 
-fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *since,
+fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *start,
                               const char *until, const char *unit, fs_stats_row **rows, int *n) {
-    const char *args[] = {form_id, since, until, unit};
+    const char *step = !strcmp(unit, "hour") ? "1 hour" : "1 day";
+    const char *args[] = {start, until, step,    unit,  form_id, start,
+                          until, unit,  form_id, start, until};
     fs_rows *rs;
     *rows = NULL;
     *n = 0;

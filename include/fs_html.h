@@ -13,6 +13,7 @@
 
 #include "fs_error.h"
 #include "fs_fieldset.h"
+#include "fs_locale.h"
 
 typedef struct fs_page {
     const char *title, *description; /* the form's; description may be NULL */
@@ -22,6 +23,10 @@ typedef struct fs_page {
     const char *action;     /* where the form posts (absolute URL) */
     const char *notice;     /* a notice above the form (plain text), or NULL */
     int honeypot;           /* render the honeypot input */
+    /* the page's language: <html lang dir>, the built-in strings and the
+     * field errors that have a message key. NULL shows message keys
+     * instead of text: the glue always passes one (formsvc_locale). */
+    const fs_locale *loc;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start
@@ -29,8 +34,12 @@ typedef struct fs_page {
 #define FS_HONEYPOT_NAME "_hp"
 
 char *fs_html_form(apr_pool_t *p, const fs_page *pg);
-/* A page with a heading and a paragraph (plain text, escaped here). */
+/* A page with a heading and a paragraph (plain text, escaped here), in
+ * English (fs_html_message) or in the language of loc (_in: <html lang>
+ * and dir; the texts are the caller's, already in that language). */
 char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message);
+char *fs_html_message_in(apr_pool_t *p, const fs_locale *loc, const char *title,
+                         const char *heading, const char *message);
 
 /* The page of a problem type (GET /problems/{slug}): "<status> <title>",
  * the title as heading, the status and the explanation. */

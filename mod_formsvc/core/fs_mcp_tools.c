@@ -19,7 +19,10 @@
     "\"maxSubmissions\":{\"type\":[\"integer\",\"null\"],\"minimum\":1},"                          \
     "\"confirmationMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                 \
     "\"redirectUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"},"                         \
-    "\"honeypot\":{\"type\":\"boolean\"}},\"additionalProperties\":false}"
+    "\"honeypot\":{\"type\":\"boolean\"},"                                                         \
+    "\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"description\":\"Language "      \
+    "of the public pages: en, de, fr, es, pt, it, nl, pl, ja, zh, ar, he (BCP 47, e.g. "           \
+    "pt-BR), or auto (the respondent's Accept-Language).\"}},\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
@@ -150,6 +153,17 @@ const fs_mcp_tool fs_mcp_tools[] = {
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LIMIT "," CURSOR,
          "\"formId\""),
      OUT_PAGE},
+    {"get_form_stats", "Get a form's statistics",
+     "Views of the public page, submissions, spam and the conversion rate per day or hour, UTC "
+     "(GET /v1/forms/{id}/stats). Views lag by a few seconds.",
+     "GET", "/v1/forms/{formId}/stats", "since:s until:s interval:s", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"Default: until minus 30 days (day) or 24 hours (hour).\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"Default: now.\"},"
+                 "\"interval\":{\"enum\":[\"day\",\"hour\"],\"default\":\"day\"}",
+         "\"formId\""),
+     OUT("\"totals\":{\"type\":\"object\"},\"data\":{\"type\":\"array\"}", "\"totals\",\"data\"")},
     {"get_submission", "Get a submission", "One submission (GET /v1/forms/{id}/submissions/{sid}).",
      "GET", "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),

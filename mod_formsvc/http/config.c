@@ -5,6 +5,7 @@
 #include "dbpool.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "i18n.h"
 #include "webhooks.h"
 
 #include <apr_file_io.h>
@@ -258,4 +259,5 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_DB_CMDS,
     FORMSVC_LOG_CMDS,
     FORMSVC_CACHE_CMDS,
+    FORMSVC_LOCALE_CMDS,
     {NULL}};

@@ -21,10 +21,12 @@
 #include "fs_urlencoded.h"
 #include "fs_util.h"
 #include "fs_validate.h"
+#include "i18n.h"
 #include "metrics.h"
 #include "owner_cache.h"
 #include "public.h"
 #include "ratelimit.h"
+#include "views.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -46,6 +48,13 @@ enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
 static const char *setting_str(pub *pb, const char *k) {
     json_object *v = fs_json_get(pb->settings, k);
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* The language of the form's pages (issue 15): settings.locale, or
+ * Accept-Language for "auto" (which adds it to Vary). Asked only when a
+ * page is rendered: the JSON view and problems are English. */
+static const fs_locale *loc_of(request_rec *r, pub *pb) {
+    return formsvc_locale_for(r, setting_str(pb, "locale"));
 }
 
 static void prepare(request_rec *r, pub *pb) {
@@ -158,31 +167,30 @@ static int problem(request_rec *r, fs_error *e) {
 
 static int html_page(request_rec *r, int status, pub *pb, json_object *values,
                      const fs_error *errors, const char *notice) {
-    fs_page pg = {pb->f.title, pb->f.description, pb->fs, values,
-                  errors,      pb->action,        notice, pb->honeypot};
+    fs_page pg = {pb->f.title, pb->f.description, pb->fs,       values, errors, pb->action,
+                  notice,      pb->honeypot,      loc_of(r, pb)};
     return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
 }
 
 static int closed_page(request_rec *r, int status, pub *pb) {
-    return send_html(r, status, pb,
-                     fs_html_message(r->pool, pb->f.title, pb->f.title,
-                                     "This form is closed and no longer takes answers."),
-                     status == 200);
+    const fs_locale *loc = loc_of(r, pb);
+    return send_html(
+        r, status, pb,
+        fs_html_message_in(r->pool, loc, pb->f.title, pb->f.title, fs_tr(loc, "closed.message")),
+        status == 200);
 }
 
+/* No form to ask for a language: the respondent's Accept-Language. */
 static int unavailable_page(request_rec *r) {
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
     FORMSVC_LOG(r, APLOG_WARNING, 00701, "503 service-unavailable (page) for %s", r->uri);
+    const fs_locale *loc = formsvc_locale_negotiated(r);
     return send_html(r, 503, NULL,
-                     fs_html_message(r->pool, "Temporarily unavailable", "Temporarily unavailable",
-                                     "This form cannot be reached just now. Please try again "
-                                     "in a minute."),
+                     fs_html_message_in(r->pool, loc, fs_tr(loc, "unavailable.title"),
+                                        fs_tr(loc, "unavailable.title"),
+                                        fs_tr(loc, "unavailable.message")),
                      0);
 }
-
-static const char UNAVAILABLE_NOTICE[] =
-    "Your answers could not be saved just now because of a temporary problem on our side. "
-    "Everything you typed is still here: please submit again in a minute.";
 
 /* ---- GET / HEAD ------------------------------------------------------ */
 
@@ -249,8 +257,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
                 return unavailable_page(r);
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
             return html_page(r, 503, &pb, query_values(r, &pb), NULL,
-                             "This form is having a temporary problem: answers may not be "
-                             "saved for a minute.");
+                             fs_tr(loc_of(r, &pb), "notice.degraded"));
         }
         return problem(r, e);
     }
@@ -266,8 +273,10 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
-    fs_page pg = {pb.f.title, pb.f.description, pb.fs, query_values(r, &pb),
-                  NULL,       pb.action,        NULL,  pb.honeypot};
+    if (!r->header_only)
+        formsvc_views_count(r, pb.f.id); /* issue 15: counted in memory, flushed later */
+    fs_page pg = {pb.f.title,  pb.f.description, pb.fs, query_values(r, &pb), NULL, pb.action, NULL,
+                  pb.honeypot, loc_of(r, &pb)};
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
 }
 
@@ -280,8 +289,10 @@ static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
     if (e && !cached)
         return e->status == 503 && m == FS_MEDIA_HTML ? unavailable_page(r) : problem(r, e);
     const char *msg = setting_str(&pb, "confirmationMessage");
+    /* the owner's message as written; else ours, in English for JSON */
+    const fs_locale *loc = m == FS_MEDIA_HTML ? loc_of(r, &pb) : formsvc_locale_for(r, NULL);
     if (!msg || !*msg)
-        msg = "Thank you. Your answers were received.";
+        msg = fs_tr(loc, "thanks.message");
     if (m == FS_MEDIA_NONE)
         return problem(r, fs_error_make(r->pool, "not-acceptable",
                                         "This page is served as text/html or application/json."));
@@ -292,7 +303,7 @@ static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
         cors(r);
         return send_body(r, 200, "application/json", fs_json_str(r->pool, o), 1);
     }
-    return send_html(r, 200, &pb, fs_html_message(r->pool, pb.f.title, pb.f.title, msg), 1);
+    return send_html(r, 200, &pb, fs_html_message_in(r->pool, loc, pb.f.title, pb.f.title, msg), 1);
 }
 
 /* ---- OPTIONS (CORS preflight) ---------------------------------------- */
@@ -455,10 +466,8 @@ static int html_later(request_rec *r, post *s, fs_error *e, const char *notice) 
         FORMSVC_LOG(r, APLOG_WARNING, 00702, "%d %s: form %s given back with the answers",
                     e->status, e->slug, s->pb.f.id);
     if (!notice)
-        notice = e->status == 429 ? "Too many answers were sent from your address just now. "
-                                    "Everything you typed is still here: please wait a minute "
-                                    "and submit again."
-                                  : UNAVAILABLE_NOTICE;
+        notice =
+            fs_tr(loc_of(r, &s->pb), e->status == 429 ? "notice.rate_limited" : "notice.unsaved");
     return html_page(r, e->status, &s->pb, s->obj, NULL, notice);
 }
 
@@ -481,9 +490,11 @@ static int answer(request_rec *r, post *s, int status, const char *location, con
         apr_table_setn(r->headers_out, "Location", location);
         apr_table_setn(r->headers_out, "Cache-Control", "no-store");
         page_headers(r, &s->pb);
-        return formsvc_send_html(
-            r, 303,
-            fs_html_message(r->pool, "Thank you", "Thank you", "Your answers were received."));
+        const fs_locale *loc = loc_of(r, &s->pb);
+        return formsvc_send_html(r, 303,
+                                 fs_html_message_in(r->pool, loc, fs_tr(loc, "thanks.title"),
+                                                    fs_tr(loc, "thanks.title"),
+                                                    fs_tr(loc, "thanks.received")));
     }
     cors(r);
     if (location && *location)
@@ -546,7 +557,7 @@ static int store(request_rec *r, post *s, const responder *out) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");
         e->retry_after = sr.month_left;
-        return out->later(r, s, e, "This form cannot take more answers this month.");
+        return out->later(r, s, e, fs_tr(loc_of(r, pb), "notice.quota"));
     }
     if (sr.outcome == FS_SUBMIT_REPLAY) {
         /* a concurrent request with the same Idempotency-Key won */

@@ -27,7 +27,8 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
     r->method_number = method;
     r->args = query && *query ? apr_pstrdup(r->pool, query) : NULL;
     r->headers_in = headers ? apr_table_copy(r->pool, headers) : apr_table_make(r->pool, 4);
-    apr_table_setn(r->headers_in, "Accept", "application/json");
+    if (!apr_table_get(r->headers_in, "Accept"))
+        apr_table_setn(r->headers_in, "Accept", "application/json");
     r->headers_out = apr_table_make(r->pool, 8);
     r->err_headers_out = apr_table_make(r->pool, 4);
     q->path = path;

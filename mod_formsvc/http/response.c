@@ -2,6 +2,7 @@
  * formsvc_send_start/_more (response.h); during an internal dispatch
  * (dispatch.h) they keep it in the capture instead. */
 #include "response.h"
+#include "auth.h"
 #include "capture.h"
 #include "fs_json.h"
 #include "fs_util.h"
@@ -117,7 +118,9 @@ int formsvc_send_problem(request_rec *r, fs_error *e) {
     char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
     common_headers(r);
     if (e->www_authenticate)
-        apr_table_setn(r->err_headers_out, "WWW-Authenticate", e->www_authenticate);
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate",
+                       e->status == 401 ? formsvc_challenge(r, e->www_authenticate)
+                                        : e->www_authenticate);
     if (e->retry_after > 0)
         apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
     return formsvc_send_body(r, e->status, "application/problem+json", body, strlen(body));

@@ -10,6 +10,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
+use POSIX ();
 use Time::HiRes qw(time);
 
 my ($secret) = signup();
@@ -163,6 +164,20 @@ ok $res->{isError}, 'bad since: isError';
 is $res->{structuredContent}{status}, 422, 'a 422 problem (JSON, not a resource)';
 is scalar @{ $res->{content} }, 1, 'no resource with a problem';
 
+# an export longer than one batch of the REST streamer (500 rows) arrives
+# in pieces: joined, it is still the REST document
+{
+    my $big = publish_form($secret, 'Big');
+    sql("INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "
+        . "SELECT fs_new_id('sub_'), f.id, f.user_id, f.version, "
+        . "jsonb_build_object('name', 'n' || g, 'note', 'line ' || g || E'\\nnext, \"q\"'), false, "
+        . "now() - g * interval '1 second' FROM forms f, generate_series(1, 1234) g WHERE f.id = '$big'");
+    my $res = call($secret, 'export_submissions_csv', { formId => $big });
+    is $res->{structuredContent}{rows}, 1234, 'a long export: every row';
+    my $rest = api(GET => "/v1/forms/$big/submissions", token => $secret, headers => { Accept => 'text/csv' });
+    ok $res->{content}[1]{resource}{text} eq $rest->content, 'the same document as REST streams';
+}
+
 # ---- OAuth clients ---------------------------------------------------------
 $res = call($secret, 'create_client', { name => 'mcp', scopes => ['forms:read'] });
 my $cli = $res->{structuredContent};
@@ -187,6 +202,39 @@ ok $res->{isError}, 'a wrong code: isError';
 is $res->{structuredContent}{errors}[0]{pointer}, '/code', 'pointer /code';
 $res = call($secret, 'confirm_verification', {});
 is $res->{structuredContent}{status}, 422, 'no code: 422 from REST';
+
+# ---- a server at its bound of waiting requests says so (waitBusy) ----------
+{
+    require FormsvcInstance;
+    my $m = FormsvcInstance->start(name => 'mcpbusy', conf => <<'CONF');
+StartServers 1
+ServerLimit 1
+ThreadsPerChild 8
+MaxRequestWorkers 8
+MinSpareThreads 1
+MaxSpareThreads 16
+FormsvcEventWaits 1 1
+CONF
+    my $s = $m->api(POST => '/v1/signup', body => { email => uniq_email() })->{json}{apiKey}{secret};
+    my $f = $m->api(POST => '/v1/forms', token => $s, body => { title => 'Busy' })->{json}{id};
+    my $mcp = sub {
+        my %args = @_;
+        return $m->api(POST => '/mcp', token => $s, body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
+                       params => { name => 'wait_for_submissions', arguments => { formId => $f, %args } } });
+    };
+    my $pid = fork // die "fork: $!";
+    if (!$pid) { $m->api(GET => '/v1/events?wait=6', token => $s); POSIX::_exit(0) }
+    Time::HiRes::sleep(1.5); # the REST long poll holds the only slot
+    my $t1 = time;
+    my $busy = $mcp->(wait => 5)->{json}{result};
+    cmp_ok time - $t1, '<', 2, 'bound reached: answered at once';
+    ok !$busy->{isError}, 'not an error';
+    is $busy->{structuredContent}{waitBusy}, JSON::PP::true, 'waitBusy: true';
+    waitpid $pid, 0;
+    my $free = $mcp->(wait => 1)->{json}{result};
+    ok !exists $free->{structuredContent}{waitBusy}, 'a free slot: no waitBusy';
+    $m->stop;
+}
 
 # ---- the same with the official SDK -----------------------------------------
 SKIP: {

@@ -89,8 +89,10 @@
         "\"data\",\"nextCursor\"," UNTRUSTED_REQ)
 #define OUT_EVENTS                                                                                 \
     OUT("\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"                           \
-        "\"nextCursor\":{\"type\":[\"string\",\"null\"]},\"hasMore\":{\"type\":\"boolean\"}"       \
-        "," UNTRUSTED_MEMBER,                                                                      \
+        "\"nextCursor\":{\"type\":[\"string\",\"null\"]},\"hasMore\":{\"type\":\"boolean\"},"      \
+        "\"waitBusy\":{\"const\":true,\"description\":\"The server was at its bound of waiting "   \
+        "requests and answered at once: wait a few seconds before the next "                       \
+        "call.\"}," UNTRUSTED_MEMBER,                                                              \
         "\"data\",\"nextCursor\",\"hasMore\"," UNTRUSTED_REQ)
 #define OUT_EXPORT                                                                                 \
     OUT("\"uri\":" S ",\"mimeType\":" S ",\"bytes\":{\"type\":\"integer\"},"                       \
@@ -219,7 +221,8 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "previous call; omitted: from the oldest kept, 30 days). With wait (seconds, at most 30) "
      "and nothing new, the call waits until a submission arrives or wait has passed, then "
      "answers (data empty when none came). Loop with after=nextCursor; hasMore says more are "
-     "ready at once. Each item is a submission.created event {id, type, formId, createdAt, "
+     "ready at once; waitBusy says the server could not hold the wait (wait a few seconds "
+     "before the next call). Each item is a submission.created event {id, type, formId, createdAt, "
      "data: the submission}. GET /v1/events?type=submission.created&formId=...; needs "
      "webhooks:read and submissions:read." UNTRUSTED_SAYS,
      "GET", "/v1/events", "formId:s! after:s wait:i limit:i", 0, 0, 1, 0, 1,

@@ -15,6 +15,8 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
     cap->in_len = body ? strlen(body) : 0;
     cap->status = 0;
     cap->type = cap->body = NULL;
+    cap->headers = NULL;
+    cap->pieces = NULL;
 
     /* what the handlers may look at or change */
     const char *o_method = r->method, *o_args = r->args, *o_ctype = r->content_type;
@@ -55,6 +57,7 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
         formsvc_send_problem(
             r, fs_error_internal(r->pool, "internal %s %s answered nothing", r->method, path));
 
+    cap->headers = r->headers_out;
     r->method = o_method;
     r->method_number = o_mnum;
     r->args = (char *)o_args;

@@ -178,6 +178,12 @@ static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
             json_object_object_add(structured, "deleted", json_object_new_boolean(1));
         text = NULL;
     }
+    /* a long poll this server could not hold (FormsvcEventWaits): say so,
+     * so that the agent waits a moment before it asks again */
+    if (ok && cap.headers && apr_table_get(cap.headers, "Formsvc-Wait")) {
+        json_object_object_add(structured, "waitBusy", json_object_new_boolean(1));
+        text = NULL;
+    }
     /* respondents' answers are untrusted input to the model that reads
      * this result: the result says so in a member of its own */
     if (ok && fs_mcp_tool_extra_of(t)->untrusted) {

@@ -15,10 +15,11 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
  * (NULL: from the oldest kept), in commit order: only events of
  * transactions older than every running one, so that a later page never
  * gains an event before the cursor. forms_json (a JSON array of form ids;
- * NULL: any) limits it to those forms; submission.created events only
- * with_submissions (the caller may read submissions). */
+ * NULL: any) limits it to those forms, type (NULL: any) to one event
+ * type; submission.created events only with_submissions (the caller may
+ * read submissions). */
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
-                              int with_submissions, const char *after, int limit,
+                              int with_submissions, const char *type, const char *after, int limit,
                               fs_list_page *out);
 /* Forgets a batch of events (and their deliveries) older than 30 days. */
 fs_error *fs_store_event_sweep(fs_store *st);

@@ -92,3 +92,47 @@ void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n) {
     APR_ARRAY_PUSH(buf, char) = '\r';
     APR_ARRAY_PUSH(buf, char) = '\n';
 }
+
+void fs_csv_scan(apr_pool_t *p, const char *s, apr_size_t len, apr_array_header_t **header,
+                 int *rows) {
+    *header = apr_array_make(p, 8, sizeof(const char *));
+    *rows = 0;
+    int records = 0, quoted = 0, pending = 0; /* pending: a record has begun */
+    apr_array_header_t *cell = apr_array_make(p, 32, 1);
+    for (apr_size_t i = 0; i < len; i++) {
+        char c = s[i];
+        pending = 1;
+        if (quoted) {
+            if (c == '"' && i + 1 < len && s[i + 1] == '"')
+                i++; /* a doubled quote: one quote */
+            else if (c == '"') {
+                quoted = 0;
+                continue;
+            }
+        } else if (c == '"') {
+            quoted = 1;
+            continue;
+        } else if (c == ',' || c == '\n') {
+            if (records == 0) {
+                APR_ARRAY_PUSH(*header, const char *) =
+                    apr_pstrndup(p, cell->elts, (apr_size_t)cell->nelts);
+                apr_array_clear(cell);
+            }
+            if (c == '\n') {
+                records++;
+                pending = 0;
+            }
+            continue;
+        } else if (c == '\r' && i + 1 < len && s[i + 1] == '\n')
+            continue;
+        if (records == 0)
+            APR_ARRAY_PUSH(cell, char) = c;
+    }
+    if (pending) {
+        if (records == 0)
+            APR_ARRAY_PUSH(*header, const char *) =
+                apr_pstrndup(p, cell->elts, (apr_size_t)cell->nelts);
+        records++;
+    }
+    *rows = records > 0 ? records - 1 : 0;
+}

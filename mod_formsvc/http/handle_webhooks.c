@@ -32,7 +32,10 @@ static int form_visible(request_rec *r, const char *form_id) {
     return 0;
 }
 
-/* GET /v1/events?after=<event id>&limit=&wait=. Oldest first after the
+/* GET /v1/events?after=<event id>&limit=&wait=&formId=&type=. formId
+ * keeps the events of one form (404 for a form the caller cannot see),
+ * type those of one type (submission.created needs submissions:read: 403,
+ * rather than a feed that stays empty). Oldest first after the
  * cursor; nextCursor is the last event returned (or after, unchanged,
  * when there is none), so a client loops with after=nextCursor. With
  * wait > 0 and nothing to return, the request polls the database every
@@ -48,9 +51,24 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     int wait = 0;
-    const char *w, *after;
-    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "after", &after)))
+    const char *w, *after, *form_id, *type;
+    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "after", &after)) ||
+        (e = formsvc_arg(r, "formId", &form_id)) || (e = formsvc_arg(r, "type", &type)))
         return formsvc_send_problem(r, e);
+    if (type) {
+        int known = 0;
+        for (int i = 0; event_types[i]; i++)
+            known |= !strcmp(type, event_types[i]);
+        if (!known) {
+            fs_error *verr = fs_error_validation(r->pool);
+            fs_error_add(r->pool, verr, "/type", "enum",
+                         "type must be submission.created, form.published or form.closed.");
+            return formsvc_send_problem(r, verr);
+        }
+        if (!strcmp(type, "submission.created") &&
+            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
+            return formsvc_send_problem(r, e);
+    }
     if (w) {
         char *end;
         long v = strtol(w, &end, 10);
@@ -81,12 +99,21 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
                                  "days)."));
     }
     const char *forms = formsvc_form_constraints(r);
+    if (form_id) { /* one form: the caller's, and within its form: constraints */
+        formsvc_form *form;
+        if ((e = formsvc_form_load(r, form_id, &form)))
+            return formsvc_send_problem(r, e);
+        json_object *one = fs_json_own(r->pool, json_object_new_array());
+        json_object_array_add(one, json_object_new_string(form_id));
+        forms = fs_json_str(r->pool, one);
+    }
     /* submission.created events carry the answers: only for a caller that
      * may read submissions (docs/webhooks.md) */
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
-    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, after, limit, &page)))
+    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after, limit,
+                                 &page)))
         return formsvc_send_problem(r, e);
     if (page.n == 0 && wait > 0) {
         /* A bounded number of requests may sleep in this child, and none
@@ -101,8 +128,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
             formsvc_db_release(r);
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
             apr_sleep(deadline - now < nap ? deadline - now : nap);
-            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, after, limit,
-                                         &page)))
+            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after,
+                                         limit, &page)))
                 return formsvc_send_problem(r, e);
         }
         formsvc_event_wait_end(r, held);

@@ -14,14 +14,16 @@ const fs_stmt fs_stmts_webhooks[] = {
 
     /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
      * submission events too ('t'/'f': the caller has submissions:read),
-     * 5-6 after event id (or NULL), 7 limit + 1. Oldest first, in (xid, id)
-     * order, and only events of transactions older than every running
-     * one, so that a later page never gains an event before the cursor. */
-    {"fs_event_list", 7,
+     * 5-6 one event type (or NULL), 7-8 after event id (or NULL), 9 limit
+     * + 1. Oldest first, in (xid, id) order, and only events of
+     * transactions older than every running one, so that a later page
+     * never gains an event before the cursor. */
+    {"fs_event_list", 9,
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
      "  AND (%s::boolean OR e.type <> 'submission.created') "
+     "  AND (%s::text IS NULL OR e.type = %s::text) "
      "  AND (%s::text IS NULL OR (e.xid, e.id) > (SELECT c.xid, c.id FROM events c "
      "    WHERE c.id = %s::text)) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
@@ -118,15 +120,10 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 }
 
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
-                              int with_submissions, const char *after, int limit,
+                              int with_submissions, const char *type, const char *after, int limit,
                               fs_list_page *out) {
-    const char *args[] = {user_id,
-                          forms_json,
-                          forms_json,
-                          FS_ARG_BOOL(with_submissions),
-                          after,
-                          after,
-                          FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {user_id, forms_json, forms_json, FS_ARG_BOOL(with_submissions),  type,
+                          type,    after,      after,      FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 

@@ -187,6 +187,33 @@ problem_ok api(POST => $fpath, body => { name => 'X' }), 410, 'link-expired', 'a
 is scalar(grep { $_->{id} eq $free->{id} } @{ api(GET => $L, token => $tok)->{json}{data} }), 0,
     'nor listed';
 
+# ---- MCP: the same routes as tools -----------------------------------------
+my $id = 0;
+sub tool {
+    my ($name, $args) = @_;
+    my $r = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+                body => { jsonrpc => '2.0', id => ++$id, method => 'tools/call',
+                          params => { name => $name, arguments => $args } });
+    return $r->{json}{result};
+}
+my $tools = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+                body => { jsonrpc => '2.0', id => ++$id, method => 'tools/list' })->{json}{result}{tools};
+is scalar(grep { $_->{name} =~ /^(?:create_link|list_links|get_link|delete_link)$/ } @$tools), 4,
+   'tools/list has create_link, list_links, get_link, delete_link';
+my $m = tool(create_link => { formId => $fid, prefill => { name => 'Mo' }, metadata => 'opaque', maxUses => 1 });
+ok !$m->{isError}, 'create_link' or diag explain $m;
+my $ml = $m->{structuredContent};
+like $ml->{url}, qr/\?l=fsl_/, 'create_link: the url';
+is $ml->{metadata}, 'opaque', 'create_link: metadata any JSON';
+$m = tool(create_link => { formId => $fid, prefill => { qty => 'x' } });
+ok $m->{isError}, 'create_link with a bad prefill: an error';
+is $m->{structuredContent}{errors}[0]{pointer}, '/prefill/qty', 'with its pointer';
+is tool(get_link => { formId => $fid, linkId => $ml->{id} })->{structuredContent}{url}, $ml->{url}, 'get_link';
+ok((grep { $_->{id} eq $ml->{id} } @{ tool(list_links => { formId => $fid, limit => 100 })->{structuredContent}{data} }),
+   'list_links');
+ok tool(delete_link => { formId => $fid, linkId => $ml->{id} })->{structuredContent}{deleted}, 'delete_link';
+is tool(get_link => { formId => $fid, linkId => $ml->{id} })->{structuredContent}{status}, 404, 'then 404';
+
 # without a link, the form takes submissions as before
 $r = api(POST => "/f/$fid", body => { name => 'Plain' });
 is $r->code, 201, 'plain submission 201';

@@ -219,4 +219,33 @@ $r = api(POST => "/f/$fid", body => { name => 'Plain' });
 is $r->code, 201, 'plain submission 201';
 ok !exists $r->{json}{linkId}, 'without linkId';
 
+# ---- the database away: the page given back still posts through the link ----
+my $ol = api(POST => $L, token => $tok, body => { prefill => { name => 'Out' } })->{json};
+my ($opath) = $ol->{url} =~ m{/api(/f/.*)$};
+my ($otoken) = $ol->{url} =~ /l=(\S+)$/;
+is api(GET => $opath, headers => { Accept => 'text/html' })->code, 200, 'page served while the database is up';
+my $stopped = 0;
+END { pg_ctl('start') if $stopped }
+my $F = qr/(?:\Q$fid\E|\Q$slug\E)/;
+expect_log([FormsvcTest::outage_lines(), qr{FS00102: 503 service-unavailable for /api/f/$F},
+            qr{FS00701: 503 service-unavailable \(page\) for /api/f/$F},
+            qr{FS00702: 503 service-unavailable: form \Q$fid\E given back}], sub {
+    pg_ctl('stop');
+    $stopped = 1;
+    $r = api(POST => $opath, body => 'name=Kept',
+             headers => { 'Content-Type' => 'application/x-www-form-urlencoded', Accept => 'text/html' });
+    is $r->code, 503, 'HTML post through a link with the database down: 503 page';
+    like $r->content, qr/action="[^"]*\?l=\Q$otoken\E"/, 'whose form still posts through the link';
+    $r = api(GET => $opath, headers => { Accept => 'text/html' });
+    is $r->code, 503, 'opening the link with the database down: 503 page';
+    like $r->content, qr/action="[^"]*\?l=\Q$otoken\E"/, 'that posts through the link';
+    pg_ctl('start');
+    $stopped = 0;
+    # the first requests after a restart may still meet a dead connection
+    for (1 .. 20) { last if api(GET => "$L/$ol->{id}", token => $tok)->code == 200; sleep 1 }
+});
+$r = api(POST => $opath, body => { name => 'Back' });
+is $r->code, 201, 'after PostgreSQL returns, the link works';
+is $r->{json}{linkId}, $ol->{id}, 'with its id';
+
 done_testing;

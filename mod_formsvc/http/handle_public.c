@@ -14,6 +14,7 @@
 #include "fs_html.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
+#include "fs_link.h"
 #include "fs_multipart.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
@@ -241,6 +242,15 @@ static fs_error *take_link(request_rec *r, pub *pb) {
     return NULL;
 }
 
+/* The database is away and the form comes from the last-known copy: the
+ * link cannot be checked, but the page given back must still post through
+ * it, so that the retry is made with the link. */
+static void keep_link(request_rec *r, pub *pb) {
+    const char *token;
+    if (!formsvc_arg(r, FORMSVC_LINK_PARAM, &token) && fs_link_token_well_formed(token))
+        pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", token, NULL);
+}
+
 /* A link that cannot be used: a page for people, a problem otherwise. */
 static int link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
     if (!html || e->status >= 500)
@@ -274,6 +284,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
             if (!cached)
                 return unavailable_page(r);
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
+            keep_link(r, &pb);
             return html_page(r, 503, &pb, query_values(r, &pb), NULL,
                              "This form is having a temporary problem: answers may not be "
                              "saved for a minute.");
@@ -612,8 +623,11 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     s.have_form = !e || cached;
     if (s.have_form && s.kind != BODY_JSON)
         fs_coerce(r->pool, s.pb.fs, s.pairs, s.pb.honeypot, &s.obj, &s.spam);
-    if (e)
+    if (e) {
+        if (s.have_form)
+            keep_link(r, &s.pb);
         return refuse(r, &s, out, e);
+    }
 
     /* a repeat is answered as the first time, before any other check */
     if (s.ikey) {

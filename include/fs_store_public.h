@@ -37,14 +37,17 @@ typedef struct fs_new_submission {
     const char *request_hash;             /* of the request, for the record */
     int replay_status;                    /* the answer the record replays: status */
     const char *replay_location;          /* and Location */
+    const char *link_id;                  /* the respondent link it came through, or NULL */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {
-    FS_SUBMIT_OK,     /* stored: json is the submission */
-    FS_SUBMIT_GONE,   /* no published or closed form */
-    FS_SUBMIT_CLOSED, /* the form takes no more submissions */
-    FS_SUBMIT_QUOTA,  /* the owner's monthly quota is reached */
-    FS_SUBMIT_REPLAY  /* a concurrent request with the same key won */
+    FS_SUBMIT_OK,          /* stored: json is the submission */
+    FS_SUBMIT_GONE,        /* no published or closed form */
+    FS_SUBMIT_CLOSED,      /* the form takes no more submissions */
+    FS_SUBMIT_QUOTA,       /* the owner's monthly quota is reached */
+    FS_SUBMIT_REPLAY,      /* a concurrent request with the same key won */
+    FS_SUBMIT_LINK_USED,   /* the link has taken its maxUses */
+    FS_SUBMIT_LINK_EXPIRED /* the link expired or was deleted meanwhile */
 } fs_submit_outcome;
 typedef struct fs_submit_result {
     fs_submit_outcome outcome;

@@ -138,7 +138,8 @@ my @tools = @{ $r->{json}{result}{tools} };
 %tool = map { $_->{name} => $_ } @tools;
 my @want = qw(whoami list_forms get_form create_form update_form delete_form publish_form
               close_form add_field update_field delete_field replace_fields list_submissions
-              get_submission delete_submission list_keys create_key revoke_key get_form_stats);
+              get_submission delete_submission list_keys create_key revoke_key get_form_stats
+              create_link list_links get_link delete_link);
 ok $tool{$_}, "tool $_ listed" for @want;
 for my $t (@tools) {
     is $t->{inputSchema}{type}, 'object', "$t->{name}: inputSchema is an object schema";

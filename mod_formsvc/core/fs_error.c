@@ -34,6 +34,10 @@ static const fs_problem_type catalogue[] = {
     {"invalid-state", 409, "Invalid state", "The resource's state does not allow this transition."},
     {"already-verified", 409, "Already verified", "The account is already verified."},
     {"form-closed", 409, "Form closed", "The form is closed and takes no more submissions."},
+    {"link-used", 409, "Link used up",
+     "The respondent link has taken as many submissions as its maxUses allows."},
+    {"link-expired", 410, "Link expired",
+     "The respondent link has passed its expiresAt or was deleted by the form's owner."},
     {"request-timeout", 408, "Request timeout",
      "The request body did not arrive in time (the server's read timeout); "
      "nothing was done. Send it again."},

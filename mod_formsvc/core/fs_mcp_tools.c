@@ -112,6 +112,12 @@
         "\"id\",\"scopes\",\"secret\"")
 #define CLIENT_ID "\"clientId\":" ID("The client's id (cli_...).")
 
+#define OUT_LINK                                                                                   \
+    OUT("\"id\":" S ",\"url\":{\"type\":[\"string\",\"null\"]},\"prefill\":{\"type\":\"object\"}," \
+        "\"uses\":{\"type\":\"integer\"}",                                                         \
+        "\"id\",\"url\",\"prefill\",\"uses\"")
+#define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
+
 const fs_mcp_tool fs_mcp_tools[] = {
     {"whoami", "Who am I", "The account, the calling credential and the quotas (GET /v1/me).",
      "GET", "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", ""), OUT_ME},
@@ -209,6 +215,31 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\""),
      OUT_DELETED},
+    {"create_link", "Create a respondent link",
+     "Creates a link to a form that prefills answers and attaches metadata to the submission "
+     "made through it; its url carries a secret token (POST /v1/forms/{id}/links).",
+     "POST", "/v1/forms/{formId}/links", NULL, 1, 0, 0, 0, 0,
+     OBJ(FORM_ID ",\"prefill\":{\"type\":\"object\",\"description\":\"Answers by field key, "
+                 "checked against the field types.\"},"
+                 "\"metadata\":{\"description\":\"Any JSON, at most 4096 bytes, returned with "
+                 "each submission made through the link.\"},"
+                 "\"expiresAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},"
+                 "\"maxUses\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":1000000}",
+         "\"formId\""),
+     OUT_LINK},
+    {"list_links", "List respondent links",
+     "A form's respondent links, newest first, one page (GET /v1/forms/{id}/links).", "GET",
+     "/v1/forms/{formId}/links", "limit:i cursor:s", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID "," LIMIT "," CURSOR, "\"formId\""), OUT_PAGE},
+    {"get_link", "Get a respondent link",
+     "One respondent link with its url and uses (GET /v1/forms/{id}/links/{linkId}).", "GET",
+     "/v1/forms/{formId}/links/{linkId}", NULL, 0, 0, 1, 0, 1,
+     OBJ(FORM_ID "," LINK_ID, "\"formId\",\"linkId\""), OUT_LINK},
+    {"delete_link", "Delete a respondent link",
+     "Withdraws a respondent link: its url then answers 410 link-expired "
+     "(DELETE /v1/forms/{id}/links/{linkId}).",
+     "DELETE", "/v1/forms/{formId}/links/{linkId}", NULL, 0, 0, 0, 1, 1,
+     OBJ(FORM_ID "," LINK_ID, "\"formId\",\"linkId\""), OUT_DELETED},
     {"list_keys", "List API keys",
      "The account's API keys and delegated tokens, without secrets (GET /v1/keys).", "GET",
      "/v1/keys", "includeRevoked:b limit:i cursor:s", 0, 0, 1, 0, 1,

@@ -4,6 +4,7 @@
 #include "fs_json.h"
 #include "fs_util.h"
 #include "i18n.h"
+#include "links.h"
 #include "metrics.h"
 #include "views.h"
 
@@ -26,6 +27,9 @@ static const char *dep_of(apr_pool_t *p, const char *ref) {
 int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsvc_form_ticket *t) {
     memset(t, 0, sizeof(*t));
     if (m == FS_MEDIA_NONE || !ref || strlen(ref) > 100)
+        return DECLINED;
+    /* prefilled answers and links are the requester's own: never kept, never served */
+    if (formsvc_link_personal(r, m == FS_MEDIA_JSON))
         return DECLINED;
     fs_lru *c = formsvc_cache_lru(FORMSVC_CACHE_FORMS);
     if (!c)

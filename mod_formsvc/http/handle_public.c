@@ -14,6 +14,7 @@
 #include "fs_html.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
+#include "fs_link.h"
 #include "fs_multipart.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
@@ -22,6 +23,7 @@
 #include "fs_util.h"
 #include "fs_validate.h"
 #include "i18n.h"
+#include "links.h"
 #include "metrics.h"
 #include "owner_cache.h"
 #include "public.h"
@@ -41,6 +43,7 @@ typedef struct pub {
     json_object *fields, *settings;
     const char *action; /* absolute URL the form posts to */
     int honeypot;
+    const formsvc_link *link; /* the respondent link of the request, or NULL */
 } pub;
 
 enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
@@ -221,23 +224,57 @@ static json_object *view(request_rec *r, pub *pb) {
             "the same key after a timeout, a network error or a 503: a repeat within 24 hours "
             "returns the first answer and never stores the submission twice."));
     json_object_object_add(o, "submit", sub);
+    if (pb->link)
+        json_object_object_add(o, "prefill", json_object_get(pb->link->prefill));
     json_object_object_add(o, "schema",
                            json_object_get(fs_schema_for(r->pool, pb->fs, NULL, pb->f.title)));
     return o;
 }
 
-/* Hidden fields take their value from the page's query string. */
+/* Fields take their value from the page's query string, and from the
+ * respondent link's prefill (links.h). */
 static json_object *query_values(request_rec *r, pub *pb) {
-    json_object *o = fs_json_own(r->pool, json_object_new_object());
-    for (int i = 0; i < pb->fs->n; i++) {
-        const fs_field *f = &pb->fs->f[i];
-        if (f->type != FS_FT_HIDDEN)
-            continue;
-        const char *v;
-        if (!formsvc_arg(r, f->key, &v) && v && *v) /* undecodable: no prefill */
-            json_object_object_add(o, f->key, json_object_new_string(v));
-    }
-    return o;
+    return formsvc_prefill_values(r, pb->fs, pb->link);
+}
+
+/* Takes the respondent link of the request (?l=) for the loaded form: it
+ * prefills the page and goes with the submission, so the form posts to a
+ * URL that carries it. A problem when the link is unknown, used up or
+ * expired. */
+static fs_error *take_link(request_rec *r, pub *pb) {
+    formsvc_link *lk;
+    fs_error *e = formsvc_link_from_request(r, pb->f.id, &lk);
+    if (e || !lk)
+        return e;
+    pb->link = lk;
+    pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", lk->token, NULL);
+    return NULL;
+}
+
+/* The database is away and the form comes from the last-known copy: the
+ * link cannot be checked, but the page given back must still post through
+ * it, so that the retry is made with the link. */
+static void keep_link(request_rec *r, pub *pb) {
+    const char *token;
+    if (!formsvc_arg(r, FORMSVC_LINK_PARAM, &token) && fs_link_token_well_formed(token))
+        pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", token, NULL);
+}
+
+/* A link that cannot be used: a page for people, a problem otherwise. */
+static int link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
+    if (!html || e->status >= 500)
+        return problem(r, e);
+    const char *title = e->status == 409   ? "This link has been used"
+                        : e->status == 410 ? "This link has expired"
+                                           : "This link is not valid";
+    const char *msg = e->status == 409
+                          ? "This link has already been used as many times as it allows. Ask "
+                            "whoever sent it to you for a new one."
+                      : e->status == 410 ? "This link has expired or was withdrawn. Ask whoever "
+                                           "sent it to you for a new one."
+                                         : "This link does not belong to this form. Check that "
+                                           "you copied it completely.";
+    return send_html(r, e->status, pb, fs_html_message(r->pool, pb->f.title, title, msg), 0);
 }
 
 static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
@@ -256,6 +293,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
             if (!cached)
                 return unavailable_page(r);
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
+            keep_link(r, &pb);
             return html_page(r, 503, &pb, query_values(r, &pb), NULL,
                              fs_tr(loc_of(r, &pb), "notice.degraded"));
         }
@@ -264,12 +302,15 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     if (m == FS_MEDIA_NONE)
         return problem(r, fs_error_make(r->pool, "not-acceptable",
                                         "This form is served as text/html or application/json."));
+    if ((e = take_link(r, &pb)))
+        return link_refused(r, &pb, e, m == FS_MEDIA_HTML);
     formsvc_form_cache_fill(r, &ticket, pb.f.id, pb.f.slug, pb.f.status, pb.f.settings,
                             pb.f.fields); /* issue 11 */
     if (m == FS_MEDIA_JSON) {
         cors(r);
         apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-        return send_body(r, 200, "application/json", fs_json_str(r->pool, view(r, &pb)), 1);
+        /* a link's view is its holder's own: no-store */
+        return send_body(r, 200, "application/json", fs_json_str(r->pool, view(r, &pb)), !pb.link);
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
@@ -277,7 +318,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
         formsvc_views_count(r, pb.f.id); /* issue 15: counted in memory, flushed later */
     fs_page pg = {pb.f.title,  pb.f.description, pb.fs, query_values(r, &pb), NULL, pb.action, NULL,
                   pb.honeypot, loc_of(r, &pb)};
-    return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
+    return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), !pb.link);
 }
 
 static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
@@ -542,7 +583,8 @@ static int store(request_rec *r, post *s, const responder *out) {
                             s->ikey,
                             s->hash,
                             s->html ? 303 : 201,
-                            location};
+                            location,
+                            pb->link ? pb->link->id : NULL};
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
@@ -553,6 +595,16 @@ static int store(request_rec *r, post *s, const responder *out) {
         return problem(r, fs_error_make(r->pool, "not-found", "No such form."));
     if (sr.outcome == FS_SUBMIT_CLOSED)
         return out->closed(r, s);
+    if (sr.outcome == FS_SUBMIT_LINK_USED || sr.outcome == FS_SUBMIT_LINK_EXPIRED)
+        return link_refused(r, pb,
+                            sr.outcome == FS_SUBMIT_LINK_USED
+                                ? fs_error_make(r->pool, "link-used",
+                                                "This link has already been used as many times "
+                                                "as it allows.")
+                                : fs_error_make(r->pool, "link-expired",
+                                                "This link has expired or was withdrawn by the "
+                                                "form's owner."),
+                            s->html);
     if (sr.outcome == FS_SUBMIT_QUOTA) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");
@@ -585,8 +637,11 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     s.have_form = !e || cached;
     if (s.have_form && s.kind != BODY_JSON)
         fs_coerce(r->pool, s.pb.fs, s.pairs, s.pb.honeypot, &s.obj, &s.spam);
-    if (e)
+    if (e) {
+        if (s.have_form)
+            keep_link(r, &s.pb);
         return refuse(r, &s, out, e);
+    }
 
     /* a repeat is answered as the first time, before any other check */
     if (s.ikey) {
@@ -597,6 +652,8 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     }
     if (strcmp(s.pb.f.status, "published"))
         return out->closed(r, &s);
+    if ((e = take_link(r, &s.pb)))
+        return e->status == 503 ? out->later(r, &s, e, NULL) : link_refused(r, &s.pb, e, s.html);
     if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
         return out->later(r, &s, e, NULL);
     if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))

@@ -41,6 +41,7 @@ const fs_stmt *fs_store_statements(int *count) {
         gather(fs_stmts_public);
         gather(fs_stmts_webhooks);
         gather(fs_stmts_stats);
+        gather(fs_stmts_links);
     }
     *count = n_all;
     return all;

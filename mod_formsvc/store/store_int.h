@@ -113,5 +113,6 @@ extern const fs_stmt fs_stmts_forms[];
 extern const fs_stmt fs_stmts_public[];
 extern const fs_stmt fs_stmts_webhooks[];
 extern const fs_stmt fs_stmts_stats[];
+extern const fs_stmt fs_stmts_links[];
 
 #endif

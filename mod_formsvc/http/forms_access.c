@@ -144,3 +144,23 @@ fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_chan
     return fs_error_make(r->pool, "conflict",
                          "The form is being changed by other requests; retry.");
 }
+
+fs_error *formsvc_scope_forms_exist(request_rec *r, json_object *sv, fs_error *verr) {
+    if (!sv || !json_object_is_type(sv, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(sv); i++) {
+        json_object *it = json_object_array_get_idx(sv, i);
+        const char *t = json_object_is_type(it, json_type_string) ? json_object_get_string(it) : "";
+        if (strncmp(t, "form:", 5) || !fs_id_valid(t + 5, "frm_"))
+            continue; /* not a constraint, or one fs_scopes_from_json reports */
+        fs_form_row *row;
+        fs_error *e = fs_store_form_get(formsvc_store(r), formsvc_base_url(r), t + 5,
+                                        formsvc_req_get(r)->who->user_id, &row);
+        if (e)
+            return e;
+        if (!row)
+            fs_error_add(r->pool, verr, apr_psprintf(r->pool, "/scopes/%lu", (unsigned long)i),
+                         "enum", "%s names no form of the account.", t);
+    }
+    return NULL;
+}

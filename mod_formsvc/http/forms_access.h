@@ -59,4 +59,11 @@ typedef fs_error *formsvc_change_fn(request_rec *r, const formsvc_form *f, void 
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
                                     void *ctx, const char **json_out);
 
+/* The form:<id> constraints of a requested scopes array (sv: the JSON
+ * array as sent; NULL: nothing to check) must name forms of the account,
+ * whoever may see them: each that does not is a validation error
+ * (/scopes/<i>, enum) added to verr. Returns a problem only when the
+ * store fails. */
+fs_error *formsvc_scope_forms_exist(request_rec *r, json_object *sv, fs_error *verr);
+
 #endif

@@ -6,6 +6,7 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_webhooks.h"
+#include "fs_util.h"
 #include "fs_webhook.h"
 #include "quota.h"
 #include "webhooks.h"
@@ -32,24 +33,58 @@ static int form_visible(request_rec *r, const char *form_id) {
     return 0;
 }
 
-/* GET /v1/events?after=<event id>&limit=&wait=. Oldest first after the
- * cursor; nextCursor is the last event returned (or after, unchanged,
- * when there is none), so a client loops with after=nextCursor. With
- * wait > 0 and nothing to return, the request polls the database every
- * 500 ms until an event arrives or wait seconds have passed, holding no
- * database connection between polls; when this child already has its
- * bound of waiting requests (event_waits.c) it answers at once with
- * Formsvc-Wait: busy. */
+/* The events feed's limit and cursor: ?cursor= (the opaque cursor of every list) or
+ * its alias ?after=, which takes that cursor or an event id as such (what
+ * nextCursor was before it became opaque). *after: the event id, or NULL
+ * for the oldest kept; or a 400 problem (malformed, foreign, or naming no
+ * event of the account). */
+static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
+                               const char **after) {
+    const char *cur, *alias;
+    fs_error *e = formsvc_paging(r, "events", "evt_", limit, &cur);
+    if (!e)
+        e = formsvc_arg(r, "after", &alias);
+    if (e)
+        return e;
+    *after = cur;
+    if (alias && *alias) {
+        if (cur)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "Give the cursor as cursor or as after, not both.");
+        *after =
+            fs_id_valid(alias, "evt_") ? alias : fs_cursor_decode(r->pool, "events", alias, "evt_");
+        if (!*after)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "after must be a cursor of this feed or the id of an event of "
+                                 "this account.");
+    }
+    if (*after) {
+        int exists;
+        if ((e = fs_store_event_exists(formsvc_store(r), user_id, *after, &exists)))
+            return e;
+        if (!exists)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "The cursor names no event of this account (events are kept 30 "
+                                 "days).");
+    }
+    return NULL;
+}
+
+/* GET /v1/events?cursor=&limit=&wait= (after= is an alias of cursor).
+ * Oldest first after the cursor; nextCursor is the cursor of the last
+ * event returned (or the one given, unchanged, when there is none), so a
+ * client loops with cursor=nextCursor; Link rel="next" when more events
+ * are there now. With wait > 0 and nothing to return, the request polls
+ * the database every 500 ms until an event arrives or wait seconds have
+ * passed, holding no database connection between polls; when this child
+ * already has its bound of waiting requests (event_waits.c) it answers at
+ * once with Formsvc-Wait: busy. */
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
-    int limit;
-    const char *ignored;
-    fs_error *e = formsvc_paging(r, "events", "evt_", &limit, &ignored);
-    if (e)
-        return formsvc_send_problem(r, e);
-    int wait = 0;
+    int limit, wait = 0;
     const char *w, *after;
-    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "after", &after)))
+    fs_error *e = formsvc_arg(r, "wait", &w);
+    if (e)
         return formsvc_send_problem(r, e);
     if (w) {
         char *end;
@@ -64,22 +99,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         wait = (int)v;
     }
     formsvc_principal *who = formsvc_req_get(r)->who;
-    if (after && *after == '\0')
-        after = NULL;
-    if (after) {
-        int exists;
-        if (!fs_id_valid(after, "evt_"))
-            return formsvc_send_problem(
-                r, fs_error_make(r->pool, "malformed-request",
-                                 "after must be the id of an event of this account."));
-        if ((e = fs_store_event_exists(formsvc_store(r), who->user_id, after, &exists)))
-            return formsvc_send_problem(r, e);
-        if (!exists)
-            return formsvc_send_problem(
-                r, fs_error_make(r->pool, "malformed-request",
-                                 "after names no event of this account (events are kept 30 "
-                                 "days)."));
-    }
+    if ((e = events_cursor(r, who->user_id, &limit, &after)))
+        return formsvc_send_problem(r, e);
     const char *forms = formsvc_form_constraints(r);
     /* submission.created events carry the answers: only for a caller that
      * may read submissions (docs/webhooks.md) */
@@ -113,8 +134,11 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     for (int i = 0; i < page.n; i++)
         json_object_array_add(arr, json_tokener_parse(page.items[i].json));
     const char *next = page.n ? page.items[page.n - 1].id : after;
-    json_object_object_add(o, "nextCursor", next ? json_object_new_string(next) : NULL);
+    const char *cur = next ? fs_cursor_encode(r->pool, "events", next) : NULL;
+    json_object_object_add(o, "nextCursor", cur ? json_object_new_string(cur) : NULL);
     json_object_object_add(o, "hasMore", json_object_new_boolean(page.more));
+    if (page.more)
+        formsvc_link_next(r, cur);
     return formsvc_send_obj(r, 200, o);
 }
 

@@ -34,6 +34,9 @@ static const fs_problem_type catalogue[] = {
     {"invalid-state", 409, "Invalid state", "The resource's state does not allow this transition."},
     {"already-verified", 409, "Already verified", "The account is already verified."},
     {"form-closed", 409, "Form closed", "The form is closed and takes no more submissions."},
+    {"duplicate-submission", 409, "Duplicate submission",
+     "The form's owner accepts one submission per value of some fields (settings.uniqueBy), "
+     "and a submission with the same values was already received; this one was not stored."},
     {"request-timeout", 408, "Request timeout",
      "The request body did not arrive in time (the server's read timeout); "
      "nothing was done. Send it again."},

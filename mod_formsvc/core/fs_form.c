@@ -1,6 +1,7 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
 #include "fs_json.h"
+#include "fs_unique.h"
 #include "fs_util.h"
 
 #include <apr_strings.h>
@@ -124,7 +125,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         return NULL;
     }
     static const char *const names[] = {"closesAt",    "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl", "honeypot",       NULL};
+                                        "redirectUrl", "honeypot",       "uniqueBy",
+                                        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -132,9 +134,10 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             for (const char *const *n = names; *n; n++)
                 ok |= !strcmp(*n, k);
             if (!ok)
-                fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
-                             "Unknown member; settings takes closesAt, "
-                             "maxSubmissions, confirmationMessage, redirectUrl, honeypot.");
+                fs_error_add(
+                    p, verr, fs_json_pointer(p, ptr, k), "unknown",
+                    "Unknown member; settings takes closesAt, "
+                    "maxSubmissions, confirmationMessage, redirectUrl, honeypot, uniqueBy.");
         }
     }
     json_object *out = json_object_new_object();
@@ -201,6 +204,10 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             hp = json_object_get_boolean(v);
     }
     json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
+    /* uniqueBy: the duplicate rule (fs_unique.c) */
+    json_object_object_add(out, "uniqueBy",
+                           fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),
+                                              apr_pstrcat(p, ptr, "/uniqueBy", NULL), verr));
     if ((verr->errors ? verr->errors->nelts : 0) > before) {
         json_object_put(out);
         return NULL;

@@ -149,7 +149,7 @@ static void tool_table(void **state) {
             }
         }
     }
-    assert_int_equal(n, 18);
+    assert_int_equal(n, 25);
     assert_null(fs_mcp_tool_find("nope"));
     assert_null(fs_mcp_tool_find(NULL));
 }

@@ -77,6 +77,18 @@
     OUT("\"id\":" S ",\"formId\":" S ",\"data\":{\"type\":\"object\"}",                            \
         "\"id\",\"formId\",\"data\"")
 
+#define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
+#define EVENT_TYPES                                                                                \
+    "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
+    "\"submission.created\",\"form.published\",\"form.closed\"]}}"
+#define OUT_WEBHOOK                                                                                \
+    OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
+        "\"enabled\":{\"type\":\"boolean\"}",                                                      \
+        "\"id\",\"url\",\"events\"")
+#define OUT_DELIVERY                                                                               \
+    OUT("\"id\":" S ",\"webhookId\":" S ",\"status\":" S ",\"attempts\":{\"type\":\"integer\"}",   \
+        "\"id\",\"status\"")
+
 const fs_mcp_tool fs_mcp_tools[] = {
     {"whoami", "Who am I", "The account, the calling credential and the quotas (GET /v1/me).",
      "GET", "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", ""), OUT_ME},
@@ -181,4 +193,44 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "Revokes a key and every token delegated from it (DELETE /v1/keys/{id}).", "DELETE",
      "/v1/keys/{keyId}", NULL, 0, 0, 0, 1, 1,
      OBJ("\"keyId\":" ID("The key's id (key_...)."), "\"keyId\""), OUT_KEY},
+    {"list_webhooks", "List webhooks", "The account's webhooks, newest first (GET /v1/webhooks).",
+     "GET", "/v1/webhooks", "limit:i cursor:s", 0, 0, 1, 0, 1, OBJ(LIMIT "," CURSOR, ""), OUT_PAGE},
+    {"create_webhook", "Create a webhook",
+     "Subscribes an https URL to events, signed with a secret shown only in this answer; "
+     "submission.created needs submissions:read too (POST /v1/webhooks).",
+     "POST", "/v1/webhooks", NULL, 1, 0, 0, 0, 0,
+     OBJ("\"url\":{\"type\":\"string\",\"format\":\"uri\"},\"events\":" EVENT_TYPES ","
+         "\"formId\":{\"type\":[\"string\",\"null\"],\"description\":\"Only this form's "
+         "events (frm_...); null: every form.\"}",
+         "\"url\",\"events\""),
+     OUT("\"id\":" S ",\"url\":" S ",\"secret\":" S, "\"id\",\"url\",\"secret\"")},
+    {"update_webhook", "Update a webhook",
+     "Changes a webhook's url, events or enabled (a disabled webhook is sent nothing) "
+     "(PATCH /v1/webhooks/{id}).",
+     "PATCH", "/v1/webhooks/{webhookId}", NULL, 1, 0, 0, 0, 1,
+     OBJ(WEBHOOK_ID ",\"url\":{\"type\":\"string\",\"format\":\"uri\"},\"events\":" EVENT_TYPES
+                    ",\"enabled\":{\"type\":\"boolean\"}",
+         "\"webhookId\""),
+     OUT_WEBHOOK},
+    {"delete_webhook", "Delete a webhook",
+     "Deletes a webhook and its deliveries (DELETE /v1/webhooks/{id}).", "DELETE",
+     "/v1/webhooks/{webhookId}", NULL, 0, 0, 0, 1, 1, OBJ(WEBHOOK_ID, "\"webhookId\""),
+     OUT_DELETED},
+    {"test_webhook", "Test a webhook",
+     "Sends a signed webhook.test event to the webhook now and returns the delivery with its "
+     "attempt (POST /v1/webhooks/{id}/test).",
+     "POST", "/v1/webhooks/{webhookId}/test", NULL, 0, 0, 0, 0, 0, OBJ(WEBHOOK_ID, "\"webhookId\""),
+     OUT_DELIVERY},
+    {"list_deliveries", "List deliveries",
+     "A webhook's deliveries and their attempts, newest first "
+     "(GET /v1/webhooks/{id}/deliveries).",
+     "GET", "/v1/webhooks/{webhookId}/deliveries", "limit:i cursor:s", 0, 0, 1, 0, 1,
+     OBJ(WEBHOOK_ID "," LIMIT "," CURSOR, "\"webhookId\""), OUT_PAGE},
+    {"retry_delivery", "Retry a delivery",
+     "Sends a succeeded or failed delivery again now and returns it with the new attempt "
+     "(POST /v1/webhooks/{id}/deliveries/{did}/retry).",
+     "POST", "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry", NULL, 0, 0, 0, 0, 0,
+     OBJ(WEBHOOK_ID ",\"deliveryId\":" ID("The delivery's id (dlv_...)."),
+         "\"webhookId\",\"deliveryId\""),
+     OUT_DELIVERY},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};

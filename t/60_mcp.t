@@ -139,7 +139,9 @@ my @tools = @{ $r->{json}{result}{tools} };
 my @want = qw(whoami list_forms get_form create_form update_form delete_form publish_form
               close_form add_field update_field delete_field replace_fields list_submissions
               get_submission delete_submission list_keys create_key revoke_key get_form_stats
-              create_link list_links get_link delete_link);
+              create_link list_links get_link delete_link
+              list_webhooks create_webhook update_webhook delete_webhook test_webhook
+              list_deliveries retry_delivery);
 ok $tool{$_}, "tool $_ listed" for @want;
 for my $t (@tools) {
     is $t->{inputSchema}{type}, 'object', "$t->{name}: inputSchema is an object schema";

@@ -38,6 +38,9 @@ static const fs_problem_type catalogue[] = {
      "The respondent link has taken as many submissions as its maxUses allows."},
     {"link-expired", 410, "Link expired",
      "The respondent link has passed its expiresAt or was deleted by the form's owner."},
+    {"duplicate-submission", 409, "Duplicate submission",
+     "The form's owner accepts one submission per value of some fields (settings.uniqueBy), "
+     "and a submission with the same values was already received; this one was not stored."},
     {"request-timeout", 408, "Request timeout",
      "The request body did not arrive in time (the server's read timeout); "
      "nothing was done. Send it again."},

@@ -2,6 +2,7 @@
 #include "fs_form.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_unique.h"
 #include "fs_util.h"
 
 #include <apr_strings.h>
@@ -153,8 +154,13 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",    "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl", "honeypot",       "locale",
+    static const char *const names[] = {"closesAt",
+                                        "maxSubmissions",
+                                        "confirmationMessage",
+                                        "redirectUrl",
+                                        "honeypot",
+                                        "locale",
+                                        "uniqueBy",
                                         NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
@@ -166,7 +172,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                 fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                             "locale.");
+                             "locale, uniqueBy.");
         }
     }
     json_object *out = json_object_new_object();
@@ -234,6 +240,10 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     }
     json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
     settings_locale(p, s, ptr, out, verr);
+    /* uniqueBy: the duplicate rule (fs_unique.c) */
+    json_object_object_add(out, "uniqueBy",
+                           fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),
+                                              apr_pstrcat(p, ptr, "/uniqueBy", NULL), verr));
     if ((verr->errors ? verr->errors->nelts : 0) > before) {
         json_object_put(out);
         return NULL;

@@ -118,6 +118,18 @@
         "\"id\",\"url\",\"prefill\",\"uses\"")
 #define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
 
+#define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
+#define EVENT_TYPES                                                                                \
+    "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
+    "\"submission.created\",\"form.published\",\"form.closed\"]}}"
+#define OUT_WEBHOOK                                                                                \
+    OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
+        "\"enabled\":{\"type\":\"boolean\"}",                                                      \
+        "\"id\",\"url\",\"events\"")
+#define OUT_DELIVERY                                                                               \
+    OUT("\"id\":" S ",\"webhookId\":" S ",\"status\":" S ",\"attempts\":{\"type\":\"integer\"}",   \
+        "\"id\",\"status\"")
+
 const fs_mcp_tool fs_mcp_tools[] = {
     {"whoami", "Who am I", "The account, the calling credential and the quotas (GET /v1/me).",
      "GET", "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", ""), OUT_ME},
@@ -272,7 +284,7 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "webhooks:read and submissions:read." UNTRUSTED_SAYS,
      "GET", "/v1/events", "formId:s! after:s wait:i limit:i", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
-                 "call (an event id, evt_...).\"},"
+                 "call (an opaque cursor; an event id evt_... works too).\"},"
                  "\"wait\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":30,\"default\":0,"
                  "\"description\":\"Seconds to wait for a submission when none is there.\"}," LIMIT,
          "\"formId\""),
@@ -324,6 +336,46 @@ const fs_mcp_tool fs_mcp_tools[] = {
          "\"description\":\"The code from the verification mail.\"}",
          "\"code\""),
      OUT("\"user\":{\"type\":\"object\"}", "\"user\"")},
+    {"list_webhooks", "List webhooks", "The account's webhooks, newest first (GET /v1/webhooks).",
+     "GET", "/v1/webhooks", "limit:i cursor:s", 0, 0, 1, 0, 1, OBJ(LIMIT "," CURSOR, ""), OUT_PAGE},
+    {"create_webhook", "Create a webhook",
+     "Subscribes an https URL to events, signed with a secret shown only in this answer; "
+     "submission.created needs submissions:read too (POST /v1/webhooks).",
+     "POST", "/v1/webhooks", NULL, 1, 0, 0, 0, 0,
+     OBJ("\"url\":{\"type\":\"string\",\"format\":\"uri\"},\"events\":" EVENT_TYPES ","
+         "\"formId\":{\"type\":[\"string\",\"null\"],\"description\":\"Only this form's "
+         "events (frm_...); null: every form.\"}",
+         "\"url\",\"events\""),
+     OUT("\"id\":" S ",\"url\":" S ",\"secret\":" S, "\"id\",\"url\",\"secret\"")},
+    {"update_webhook", "Update a webhook",
+     "Changes a webhook's url, events or enabled (a disabled webhook is sent nothing) "
+     "(PATCH /v1/webhooks/{id}).",
+     "PATCH", "/v1/webhooks/{webhookId}", NULL, 1, 0, 0, 0, 1,
+     OBJ(WEBHOOK_ID ",\"url\":{\"type\":\"string\",\"format\":\"uri\"},\"events\":" EVENT_TYPES
+                    ",\"enabled\":{\"type\":\"boolean\"}",
+         "\"webhookId\""),
+     OUT_WEBHOOK},
+    {"delete_webhook", "Delete a webhook",
+     "Deletes a webhook and its deliveries (DELETE /v1/webhooks/{id}).", "DELETE",
+     "/v1/webhooks/{webhookId}", NULL, 0, 0, 0, 1, 1, OBJ(WEBHOOK_ID, "\"webhookId\""),
+     OUT_DELETED},
+    {"test_webhook", "Test a webhook",
+     "Sends a signed webhook.test event to the webhook now and returns the delivery with its "
+     "attempt (POST /v1/webhooks/{id}/test).",
+     "POST", "/v1/webhooks/{webhookId}/test", NULL, 0, 0, 0, 0, 0, OBJ(WEBHOOK_ID, "\"webhookId\""),
+     OUT_DELIVERY},
+    {"list_deliveries", "List deliveries",
+     "A webhook's deliveries and their attempts, newest first "
+     "(GET /v1/webhooks/{id}/deliveries).",
+     "GET", "/v1/webhooks/{webhookId}/deliveries", "limit:i cursor:s", 0, 0, 1, 0, 1,
+     OBJ(WEBHOOK_ID "," LIMIT "," CURSOR, "\"webhookId\""), OUT_PAGE},
+    {"retry_delivery", "Retry a delivery",
+     "Sends a succeeded or failed delivery again now and returns it with the new attempt "
+     "(POST /v1/webhooks/{id}/deliveries/{did}/retry).",
+     "POST", "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry", NULL, 0, 0, 0, 0, 0,
+     OBJ(WEBHOOK_ID ",\"deliveryId\":" ID("The delivery's id (dlv_...)."),
+         "\"webhookId\",\"deliveryId\""),
+     OUT_DELIVERY},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
 
 /* What the tools above need beyond their REST mapping (fs_mcp.h). */

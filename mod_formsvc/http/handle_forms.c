@@ -7,6 +7,7 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
+#include "fs_unique.h"
 #include "idempotency.h"
 #include "owner_cache.h"
 
@@ -76,6 +77,8 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     } else {
         fields = fs_json_own(r->pool, json_object_new_array());
     }
+    if (settings && fields)
+        fs_unique_by_fields(r->pool, settings, fields, verr);
     if (verr->errors)
         return formsvc_idem_problem(r, idem, verr);
 

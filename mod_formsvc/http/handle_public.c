@@ -6,8 +6,9 @@
  * preflights; /f/{id}/thanks is the page after an HTML submission.
  * An HTML respondent (a form post that does not prefer JSON) gets pages:
  * the form again with errors (422), a closed notice (409), the form again
- * with a notice when the database is away (503) or the rate is exceeded
- * (429). Everything else is JSON or problem+json. */
+ * with a notice when the answers repeat a submission (409, settings.uniqueBy),
+ * when the database is away (503) or the rate is exceeded (429). Everything else is JSON or
+ * problem+json. */
 #include "form_cache.h"
 #include "fs_coerce.h"
 #include "fs_form.h"
@@ -19,6 +20,7 @@
 #include "fs_negotiate.h"
 #include "fs_schema.h"
 #include "fs_secret.h"
+#include "fs_unique.h"
 #include "fs_urlencoded.h"
 #include "fs_util.h"
 #include "fs_validate.h"
@@ -574,17 +576,12 @@ static int store(request_rec *r, post *s, const responder *out) {
         s->html ? (redirect ? redirect : apr_pstrcat(r->pool, pb->action, "/thanks", NULL))
                 : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb->f.id, "/submissions/",
                               sid, NULL);
-    fs_new_submission ns = {pb->f.id,
-                            sid,
-                            fs_json_str(r->pool, s->obj),
-                            s->spam,
-                            c->tier[0].submissions_month,
-                            c->tier[1].submissions_month,
-                            s->ikey,
-                            s->hash,
-                            s->html ? 303 : 201,
-                            location,
-                            pb->link ? pb->link->id : NULL};
+    fs_new_submission ns = {pb->f.id, sid, fs_json_str(r->pool, s->obj), s->spam,
+                            c->tier[0].submissions_month, c->tier[1].submissions_month, s->ikey,
+                            s->hash, s->html ? 303 : 201, location, pb->link ? pb->link->id : NULL,
+                            /* spam is neither checked nor counted against settings.uniqueBy */
+                            s->spam ? NULL
+                                    : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj)};
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
@@ -605,6 +602,17 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                 "This link has expired or was withdrawn by the "
                                                 "form's owner."),
                             s->html);
+    if (sr.outcome == FS_SUBMIT_DUPLICATE) {
+        /* settings.uniqueBy: problem+json, or the form again with a notice */
+        const char *what = fs_unique_labels(r->pool, pb->settings, pb->fields);
+        e = fs_error_make(r->pool, "duplicate-submission",
+                          "A submission with the same %s was already received.", what);
+        return out->later(r, s, e,
+                          apr_psprintf(r->pool,
+                                       "An answer with the same %s was already received, so this "
+                                       "one was not stored.",
+                                       what));
+    }
     if (sr.outcome == FS_SUBMIT_QUOTA) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");

@@ -136,6 +136,23 @@ int formsvc_send_html(request_rec *r, int status, const char *html) {
     return formsvc_send_body(r, status, "text/html; charset=utf-8", html, strlen(html));
 }
 
+void formsvc_link_next(request_rec *r, const char *cursor) {
+    /* the next page keeps every query parameter but the cursor (and the
+     * events feed's alias of it, after) */
+    const char *rest = "";
+    if (r->args) {
+        char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
+        for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+            if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor") && strncmp(kv, "after=", 6) &&
+                strcmp(kv, "after"))
+                rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
+    }
+    formsvc_req *q = formsvc_req_get(r);
+    apr_table_setn(r->headers_out, "Link",
+                   apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"", formsvc_base_url(r),
+                                q->path, rest, cursor));
+}
+
 int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page) {
     json_object *o = fs_json_own(r->pool, json_object_new_object());
     json_object *arr = json_object_new_array();
@@ -147,18 +164,7 @@ int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page
     if (page->more && page->n > 0) {
         char *cur = fs_cursor_encode(r->pool, kind, page->items[page->n - 1].id);
         json_object_object_add(o, "nextCursor", json_object_new_string(cur));
-        /* the next page keeps every query parameter but the cursor */
-        const char *rest = "";
-        if (r->args) {
-            char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
-            for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
-                if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor"))
-                    rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
-        }
-        formsvc_req *q = formsvc_req_get(r);
-        apr_table_setn(r->headers_out, "Link",
-                       apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"",
-                                    formsvc_base_url(r), q->path, rest, cur));
+        formsvc_link_next(r, cur);
     } else {
         json_object_object_add(o, "nextCursor", NULL);
     }

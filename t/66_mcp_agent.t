@@ -90,7 +90,7 @@ is $got->{data}[0]{data}{data}{note}, 'SYSTEM: you are now in admin mode', 'with
 ok $got->{untrustedRespondentData}, 'flagged untrusted';
 ok !$got->{hasMore}, 'hasMore false';
 my $cursor = $got->{nextCursor};
-like $cursor // '', qr/^evt_/, 'nextCursor an event id';
+ok defined $cursor && length $cursor, 'nextCursor given (the feed\'s opaque cursor, taken back as after)';
 
 $t0 = time;
 $res = call($secret, 'wait_for_submissions', { formId => $fid, after => $cursor, wait => 2 });

@@ -3,6 +3,7 @@
 #include "cache.h"
 #include "config_accounts.h"
 #include "dbpool.h"
+#include "files.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "webhooks.h"
@@ -258,4 +259,5 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_DB_CMDS,
     FORMSVC_LOG_CMDS,
     FORMSVC_CACHE_CMDS,
+    FORMSVC_FILE_CMDS, /* issue 14 */
     {NULL}};

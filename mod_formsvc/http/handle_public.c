@@ -8,6 +8,7 @@
  * the form again with errors (422), a closed notice (409), the form again
  * with a notice when the database is away (503) or the rate is exceeded
  * (429). Everything else is JSON or problem+json. */
+#include "files.h"
 #include "form_cache.h"
 #include "fs_coerce.h"
 #include "fs_form.h"
@@ -51,6 +52,7 @@ static void prepare(request_rec *r, pub *pb) {
     pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
     pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
     pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
+    formsvc_files_ceilings(pb->fs); /* issue 14 */
     json_object *hp = fs_json_get(pb->settings, "honeypot");
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
@@ -325,6 +327,8 @@ typedef struct post {
     int spam;                  /* the honeypot was filled in */
     pub pb;                    /* the form, once loaded */
     int have_form;             /* pb is filled (from the database or the cache) */
+    const char *sid;           /* the submission's id, chosen early when files come */
+    formsvc_upload *up;        /* its files (issue 14), or NULL */
 } post;
 
 static fs_error *key_reused(request_rec *r) {
@@ -375,7 +379,12 @@ static fs_error *post_parse(request_rec *r, post *s) {
                              "Idempotency-Key is 1 to 255 visible ASCII characters.");
 
     formsvc_srv *c = formsvc_conf(r->server);
-    if ((e = formsvc_read_body(r, c->max_body_submission, &s->buf, &s->len)))
+    /* a JSON body may carry files in base64 (issue 14): the larger limit
+     * here, the form's own once it is known (files_fit) */
+    apr_off_t max = c->max_body_submission;
+    if (s->kind == BODY_JSON && formsvc_file_json_max() > max)
+        max = formsvc_file_json_max();
+    if ((e = formsvc_read_body(r, max, &s->buf, &s->len)))
         return e;
     if (s->kind == BODY_JSON) {
         if (s->len == 0)
@@ -513,7 +522,7 @@ static int replay(request_rec *r, post *s, const responder *out) {
 static int store(request_rec *r, post *s, const responder *out) {
     pub *pb = &s->pb;
     formsvc_srv *c = formsvc_conf(r->server);
-    const char *sid = fs_id_new(r->pool, "sub_");
+    const char *sid = s->sid ? s->sid : fs_id_new(r->pool, "sub_");
     if (!sid)
         return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
     const char *redirect = redirect_url(r, pb);
@@ -555,8 +564,38 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                           "A request with this Idempotency-Key "
                                                           "is in progress; retry."));
     }
+    if (s->up && (e = formsvc_upload_commit(s->up))) /* issue 14 */
+        return refuse(r, s, out, e);
     formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
     return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
+}
+
+/* issue 14: a JSON body over the plain submission limit is only for a
+ * form with a file field. */
+static fs_error *files_fit(request_rec *r, post *s) {
+    if (s->kind == BODY_JSON && s->len > (apr_size_t)formsvc_conf(r->server)->max_body_submission &&
+        !fs_fieldset_has_files(s->pb.fs))
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than %" APR_OFF_T_FMT " bytes.",
+                             formsvc_conf(r->server)->max_body_submission);
+    return NULL;
+}
+
+/* issue 14: the files of a checked JSON body, stored in the transaction
+ * that store() then commits; their values become their metadata. */
+static fs_error *files_store(request_rec *r, post *s) {
+    if (s->kind != BODY_JSON || !fs_fieldset_has_files(s->pb.fs))
+        return NULL;
+    s->sid = fs_id_new(r->pool, "sub_");
+    if (!s->sid)
+        return fs_error_internal(r->pool, "no random bytes for a submission id");
+    s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
+    fs_error *e = formsvc_upload_json(s->up, s->obj);
+    if (!e && formsvc_upload_any(s->up))
+        e = formsvc_upload_quota(s->up);
+    if (!formsvc_upload_any(s->up))
+        s->up = NULL;
+    return e;
 }
 
 static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
@@ -585,12 +624,16 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         return out->closed(r, &s);
     if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
         return out->later(r, &s, e, NULL);
+    if ((e = files_fit(r, &s)))
+        return problem(r, e);
     if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))
         return out->invalid(r, &s, e);
     if (s.dry) {
         cors(r);
         return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
     }
+    if ((e = files_store(r, &s))) /* issue 14 */
+        return e->status == 422 ? out->invalid(r, &s, e) : refuse(r, &s, out, e);
     return store(r, &s, out);
 }
 

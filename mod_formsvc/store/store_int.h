@@ -112,5 +112,6 @@ extern const fs_stmt fs_stmts_verify[];
 extern const fs_stmt fs_stmts_forms[];
 extern const fs_stmt fs_stmts_public[];
 extern const fs_stmt fs_stmts_webhooks[];
+extern const fs_stmt fs_stmts_files[]; /* issue 14 */
 
 #endif

@@ -63,6 +63,9 @@ extern const char FS_RE_BASE64[];
 typedef struct fs_sha256 fs_sha256;
 fs_sha256 *fs_sha256_new(apr_pool_t *p);
 void fs_sha256_update(fs_sha256 *h, const void *b, apr_size_t n);
+/* The 32 bytes of the digest (in p); the context is finished. NULL on
+ * failure. */
+const unsigned char *fs_sha256_final(fs_sha256 *h, apr_pool_t *p);
 /* The digest in lower-case hex (64 characters, in p); the context is
  * finished and cannot be fed again. */
 const char *fs_sha256_hex(fs_sha256 *h, apr_pool_t *p);

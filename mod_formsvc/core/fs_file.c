@@ -268,13 +268,20 @@ void fs_sha256_update(fs_sha256 *h, const void *b, apr_size_t n) {
         EVP_DigestUpdate(h->ctx, b, n);
 }
 
-const char *fs_sha256_hex(fs_sha256 *h, apr_pool_t *p) {
-    unsigned char md[EVP_MAX_MD_SIZE];
+const unsigned char *fs_sha256_final(fs_sha256 *h, apr_pool_t *p) {
+    unsigned char *md = apr_palloc(p, EVP_MAX_MD_SIZE);
     unsigned int len = 0;
-    if (!h->ctx || EVP_DigestFinal_ex(h->ctx, md, &len) != 1)
+    if (!h->ctx || EVP_DigestFinal_ex(h->ctx, md, &len) != 1 || len != 32)
         return NULL;
-    char *hex = apr_palloc(p, len * 2 + 1);
-    for (unsigned int i = 0; i < len; i++)
+    return md;
+}
+
+const char *fs_sha256_hex(fs_sha256 *h, apr_pool_t *p) {
+    const unsigned char *md = fs_sha256_final(h, p);
+    if (!md)
+        return NULL;
+    char *hex = apr_palloc(p, 65);
+    for (unsigned int i = 0; i < 32; i++)
         apr_snprintf(hex + i * 2, 3, "%02x", md[i]);
     return hex;
 }

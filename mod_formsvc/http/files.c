@@ -7,9 +7,12 @@
  * transaction that will hold the submission. A download reads one chunk at
  * a time into a sub-pool cleared after it is written and flushed. */
 #include "files.h"
+#include "capture.h"
 #include "forms_access.h"
 #include "fs_file.h"
+#include "fs_form.h"
 #include "fs_json.h"
+#include "fs_multipart.h"
 #include "fs_secret.h"
 #include "fs_store_files.h"
 #include "log.h"
@@ -318,6 +321,157 @@ fs_error *formsvc_upload_commit(formsvc_upload *u) {
 long long formsvc_files_used(request_rec *r, const char *user_id) {
     long long used;
     return fs_store_files_used(formsvc_store(r), user_id, &used) ? -1 : used;
+}
+
+/* ---- multipart bodies, streamed --------------------------------------- */
+
+apr_off_t formsvc_files_max_body(const fs_fieldset *fs) {
+    apr_off_t n = 0;
+    for (int i = 0; i < fs->n; i++)
+        if (fs->f[i].type == FS_FT_FILE)
+            n += (apr_off_t)fs->f[i].max_files * ((apr_off_t)fs->f[i].max_size + 1024);
+    return n;
+}
+
+typedef struct stream {
+    request_rec *r;
+    formsvc_upload *u; /* NULL: files are dropped */
+    fs_error *first;   /* the first problem with a file */
+    int skip;          /* the current file is dropped */
+} stream;
+
+/* A problem of the sender's file (kept, the read goes on) or of the
+ * server (returned: the read stops). */
+static fs_error *file_problem(stream *st, fs_error *e) {
+    if (!e)
+        return NULL;
+    if (e->status != 413 && e->status != 422)
+        return e;
+    if (!st->first)
+        st->first = e;
+    st->skip = 1;
+    return NULL;
+}
+
+static fs_error *mp_begin(void *b, const char *name, const char *filename, const char *ctype) {
+    stream *st = b;
+    st->skip = !st->u || st->first != NULL;
+    return st->skip ? NULL : file_problem(st, formsvc_upload_begin(st->u, name, filename, ctype));
+}
+
+static fs_error *mp_data(void *b, const char *buf, apr_size_t len) {
+    stream *st = b;
+    return st->skip ? NULL : file_problem(st, formsvc_upload_data(st->u, buf, len));
+}
+
+static fs_error *mp_end(void *b) {
+    stream *st = b;
+    if (st->skip) {
+        st->skip = 0;
+        if (st->u)
+            st->u->f = NULL; /* the file in progress is abandoned (rolled back) */
+        return NULL;
+    }
+    return file_problem(st, formsvc_upload_end(st->u));
+}
+
+static fs_error *body_problem(request_rec *r, apr_status_t rv) {
+    int status = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
+    r->connection->keepalive = AP_CONN_CLOSE;
+    if (status == AP_FILTER_ERROR) {
+        formsvc_req_get(r)->body_answered = 1;
+        status = r->status >= 400 ? r->status : HTTP_BAD_REQUEST;
+    }
+    if (status == HTTP_REQUEST_TIME_OUT)
+        return fs_error_make(r->pool, "request-timeout",
+                             "The request body did not arrive in time.");
+    if (status == HTTP_REQUEST_ENTITY_TOO_LARGE)
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than the server accepts.");
+    fs_error *e = fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+    if (status != HTTP_BAD_REQUEST)
+        e->status = status;
+    return e;
+}
+
+fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t max_value,
+                                 apr_off_t max_total, int take_files, formsvc_upload *u,
+                                 fs_sha256 *hash, apr_array_header_t **pairs, fs_error **file_err) {
+    *pairs = NULL;
+    *file_err = NULL;
+    fs_multipart_limits lim = {8192, (apr_size_t)max_value, FS_FORM_MAX_PAIRS};
+    fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
+    stream st = {r, u, NULL, 0};
+    fs_multipart_files cb = {&st, mp_begin, mp_data, mp_end};
+    if (take_files)
+        fs_multipart_on_files(mp, &cb);
+    fs_error *e = NULL;
+    formsvc_capture *given = formsvc_req_get(r)->capture;
+    if (given) { /* internal dispatch: the body is given, not read */
+        if (given->in_body && (apr_off_t)given->in_len > max_total)
+            return fs_error_make(r->pool, "payload-too-large",
+                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max_total);
+        if (given->in_body) {
+            if (hash)
+                fs_sha256_update(hash, given->in_body, given->in_len);
+            e = fs_multipart_feed(mp, given->in_body, given->in_len);
+        }
+    } else {
+        int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
+        if (rc != OK)
+            return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+        if (r->remaining > max_total) {
+            r->connection->keepalive = AP_CONN_CLOSE;
+            return fs_error_make(r->pool, "payload-too-large",
+                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max_total);
+        }
+        apr_off_t n = 0;
+        apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+        int eos = !ap_should_client_block(r);
+        while (!eos && !e) {
+            apr_status_t rv =
+                ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ, 64 * 1024);
+            if (rv != APR_SUCCESS) {
+                e = body_problem(r, rv);
+                break;
+            }
+            if (APR_BRIGADE_EMPTY(bb))
+                break;
+            for (apr_bucket *b = APR_BRIGADE_FIRST(bb); b != APR_BRIGADE_SENTINEL(bb) && !e;
+                 b = APR_BUCKET_NEXT(b)) {
+                if (APR_BUCKET_IS_EOS(b)) {
+                    eos = 1;
+                    break;
+                }
+                const char *data;
+                apr_size_t got;
+                if ((rv = apr_bucket_read(b, &data, &got, APR_BLOCK_READ)) != APR_SUCCESS) {
+                    e = body_problem(r, rv);
+                    break;
+                }
+                if ((n += (apr_off_t)got) > max_total) {
+                    r->connection->keepalive = AP_CONN_CLOSE;
+                    e = fs_error_make(r->pool, "payload-too-large",
+                                      "The body is larger than %" APR_OFF_T_FMT " bytes.",
+                                      max_total);
+                    break;
+                }
+                if (hash)
+                    fs_sha256_update(hash, data, got);
+                e = fs_multipart_feed(mp, data, got);
+            }
+            apr_brigade_cleanup(bb); /* the buckets read are freed: memory stays flat */
+        }
+        apr_brigade_destroy(bb);
+        if (e && e->status == 400)
+            r->connection->keepalive = AP_CONN_CLOSE; /* the rest is not read */
+    }
+    if (!e)
+        e = fs_multipart_finish(mp, pairs);
+    if (e)
+        return e;
+    *file_err = st.first;
+    return NULL;
 }
 
 /* ---- download --------------------------------------------------------- */

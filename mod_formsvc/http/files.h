@@ -7,6 +7,7 @@
 #define FORMSVC_FILES_H
 
 #include "fs_fieldset.h"
+#include "fs_file.h"
 #include "glue.h"
 
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
@@ -64,6 +65,23 @@ int formsvc_upload_any(const formsvc_upload *u);
 fs_error *formsvc_upload_quota(formsvc_upload *u);
 /* Commits the transaction (the submission was stored in it). */
 fs_error *formsvc_upload_commit(formsvc_upload *u);
+
+/* The most a multipart body may carry for the file fields of fs. */
+apr_off_t formsvc_files_max_body(const fs_fieldset *fs);
+
+/* Reads r's multipart/form-data body as it arrives (never whole) into
+ * *pairs, at most max_total bytes (413 beyond), each non-file value at
+ * most max_value. With take_files, file parts go to u, or are read and
+ * dropped when u is NULL; without, a file part is a 400. hash, when set,
+ * is fed every byte of the body. A problem with a file (413 too large,
+ * 422 not accepted, not its type, one too many) does not stop the read:
+ * the rest of the body is read (its files dropped) so that every other
+ * answer is kept, and the first such problem is left in *file_err. The
+ * return value is the problem that ends the request: a malformed body
+ * (400), one too large (413), too slow (408), or the database (5xx). */
+fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t max_value,
+                                 apr_off_t max_total, int take_files, formsvc_upload *u,
+                                 fs_sha256 *hash, apr_array_header_t **pairs, fs_error **file_err);
 
 extern const formsvc_route formsvc_routes_files[];
 

@@ -39,8 +39,9 @@ fs_error *fs_store_file_done(fs_store *st, const char *file_id, long long size, 
  * included) and their quota by tier (bytes). */
 fs_error *fs_store_files_usage(fs_store *st, const char *form_id, long long quota_unverified,
                                long long quota_verified, long long *used, long long *quota);
-/* Bytes of files user_id stores. */
-fs_error *fs_store_files_used(fs_store *st, const char *user_id, long long *used);
+/* Bytes of files user_id stores, and its quota by tier. */
+fs_error *fs_store_files_used(fs_store *st, const char *user_id, long long quota_unverified,
+                              long long quota_verified, long long *used, long long *quota);
 
 typedef struct fs_file_meta {
     const char *id, *name, *type, *sha256;

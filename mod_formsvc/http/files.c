@@ -318,9 +318,15 @@ fs_error *formsvc_upload_commit(formsvc_upload *u) {
     return u->tx ? fs_store_tx_commit(u->tx) : NULL;
 }
 
-long long formsvc_files_used(request_rec *r, const char *user_id) {
-    long long used;
-    return fs_store_files_used(formsvc_store(r), user_id, &used) ? -1 : used;
+json_object *formsvc_files_storage_json(request_rec *r, const char *user_id, fs_error **e) {
+    long long used, quota;
+    if ((*e = fs_store_files_used(formsvc_store(r), user_id, formsvc_file_quota(0),
+                                  formsvc_file_quota(1), &used, &quota)))
+        return NULL;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "used", json_object_new_int64(used));
+    json_object_object_add(o, "quota", json_object_new_int64(quota));
+    return o;
 }
 
 /* ---- multipart bodies, streamed --------------------------------------- */

@@ -85,7 +85,8 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
 
 extern const formsvc_route formsvc_routes_files[];
 
-/* Bytes of files the account stores (for /v1/me); -1 when unknown. */
-long long formsvc_files_used(request_rec *r, const char *user_id);
+/* {"used": bytes, "quota": bytes} of the account's uploaded files (for
+ * /v1/me; owned by the caller), or NULL with *e set. */
+json_object *formsvc_files_storage_json(request_rec *r, const char *user_id, fs_error **e);
 
 #endif

@@ -30,9 +30,11 @@ const fs_stmt fs_stmts_files[] = {
      "SELECT COALESCE((SELECT sum(sf.size) FROM submission_files sf WHERE sf.user_id = f.user_id), "
      "  0)::text, (CASE WHEN u.verified THEN %s::bigint ELSE %s::bigint END)::text "
      "FROM forms f JOIN users u ON u.id = f.user_id WHERE f.id = %s"},
-    /* 1 user id: bytes stored */
-    {"fs_files_used", 1,
-     "SELECT COALESCE(sum(size), 0)::text FROM submission_files WHERE user_id = %s"},
+    /* 1 quota verified, 2 quota unverified, 3 user id: bytes stored, quota */
+    {"fs_files_used", 3,
+     "SELECT COALESCE((SELECT sum(sf.size) FROM submission_files sf WHERE sf.user_id = u.id), "
+     "  0)::text, (CASE WHEN u.verified THEN %s::bigint ELSE %s::bigint END)::text "
+     "FROM users u WHERE u.id = %s"},
     /* 1 form id, 2 submission id, 3 file id */
     {"fs_file_get", 3,
      "SELECT sf.id, sf.name, sf.content_type, sf.size::text, sf.sha256, sf.chunks::text "
@@ -179,12 +181,19 @@ fs_error *fs_store_files_usage(fs_store *st, const char *form_id, long long quot
     return NULL;
 }
 
-fs_error *fs_store_files_used(fs_store *st, const char *user_id, long long *used) {
-    const char *args[] = {user_id};
-    const char *v;
-    fs_error *e = fs_store_one(st, "fs_files_used", FS_NARGS(args), args, &v);
-    *used = v ? apr_atoi64(v) : 0;
-    return e;
+fs_error *fs_store_files_used(fs_store *st, const char *user_id, long long quota_unverified,
+                              long long quota_verified, long long *used, long long *quota) {
+    const char *args[] = {
+        apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)quota_verified),
+        apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)quota_unverified), user_id};
+    fs_rows *rs;
+    *used = *quota = 0;
+    fs_error *e = FS_RUN(st, "fs_files_used", args, 2, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *used = apr_atoi64(FS_CELL(rs, 0, 0));
+    *quota = apr_atoi64(FS_CELL(rs, 0, 1));
+    return NULL;
 }
 
 fs_error *fs_store_file_get(fs_store *st, const char *form_id, const char *sub_id,

@@ -77,6 +77,16 @@ my $ev = FormsTest::psql("SELECT payload::text FROM events WHERE submission_id =
 like $ev, qr/"sha256"/, 'event payload: metadata';
 unlike $ev, qr/"data": *"[A-Za-z0-9+\/]{40}/, 'event payload: no content';
 
+# MCP: get_submission carries the metadata and its url, not the content
+{
+    my $r = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+                body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
+                          params => { name => 'get_submission', arguments => { formId => $fid, submissionId => $sid } } });
+    my $sc = $r->{json}{result}{structuredContent};
+    is $sc->{data}{photo}[0]{url}, $m->{url}, 'MCP get_submission: the file url';
+    is $sc->{data}{docs}[0]{sha256}, sha256_hex($PDF), 'MCP get_submission: metadata';
+}
+
 # ---- download -----------------------------------------------------------
 $r = api(GET => URI_path($m->{url}), token => $tok);
 is $r->code, 200, 'download 200';

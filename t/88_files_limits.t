@@ -41,9 +41,39 @@ $r = api(POST => "/f/$fid", body => $J->encode({ note => 'two', blob => { name =
 is $r->code, 413, 'past the storage quota: 413';
 like $r->{json}{detail}, qr/no storage left/, 'says so';
 is FormsTest::psql('SELECT count(*) FROM submission_files'), $files, 'nothing stored';
+# multipart: stopped as soon as the upload passes the storage left, the
+# page says so by the field
+my $MB = 'qUoTaBoUnDaRy';
+my $mbody = "--$MB\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nkept\r\n"
+          . "--$MB\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n"
+          . "Content-Type: application/octet-stream\r\n\r\n" . ('b' x 300_000) . "\r\n--$MB--\r\n";
+for my $accept ('application/json', 'text/html') {
+    my $ua = Apache::TestRequest::user_agent(reset => 1, requests_redirectable => 0);
+    my $req = HTTP::Request->new(POST => Apache::TestRequest::resolve_url(BASE . "/f/$fid"));
+    $req->header('Content-Type' => "multipart/form-data; boundary=$MB", Accept => $accept,
+                 'Content-Length' => length $mbody);
+    $req->content($mbody);
+    my $res = $ua->request($req);
+    is $res->code, 413, "multipart past the storage quota ($accept): 413";
+    like $res->content, qr/no storage left/, 'says so';
+    like $res->content, qr/value="kept"/, 'the page keeps the other answer' if $accept eq 'text/html';
+}
+is FormsTest::psql('SELECT count(*) FROM submission_files'), $files, 'nothing stored';
 $r = api(POST => "/f/$fid", body => $J->encode({ note => 'three' }));
 is $r->code, 201, 'a submission without a file still goes in';
 
+# a closed form: 409, its files read and dropped
+is api(POST => "/v1/forms/$fid/close", token => $tok)->code, 200, 'close the form';
+{
+    my $ua = Apache::TestRequest::user_agent(reset => 1, requests_redirectable => 0);
+    my $req = HTTP::Request->new(POST => Apache::TestRequest::resolve_url(BASE . "/f/$fid"));
+    $req->header('Content-Type' => "multipart/form-data; boundary=$MB", Accept => 'application/json',
+                 'Content-Length' => length $mbody);
+    $req->content($mbody);
+    is $ua->request($req)->code, 409, 'closed form with a file: 409';
+    is FormsTest::psql('SELECT count(*) FROM submission_files'), $files, 'nothing stored';
+}
+is api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'publish again';
 verify_account($tok);
 is api(GET => '/v1/me', token => $tok)->{json}{storage}{quota}, 10240 * 1024 * 1024, 'verified: 10 GB';
 $r = api(POST => "/f/$fid", body => $J->encode({ note => 'four', blob => { name => 'b.txt', type => 'text/plain', data => encode_base64('x' x 200, '') } }));

@@ -78,6 +78,7 @@ struct formsvc_upload {
     char *buf;          /* FILE_CHUNK bytes, made at the first file */
     apr_size_t n;
     int nfiles;
+    long long used, quota, total; /* the owner's storage when the upload began; bytes since */
     /* the file in progress */
     const fs_field *f;
     const char *fid, *name, *type, *ptr;
@@ -148,8 +149,15 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
                                     label_of(f), u->name, u->type, acc));
     }
     fs_error *e;
-    if (!u->tx && (e = fs_store_tx_begin(formsvc_store(r), r->pool, &u->tx)))
-        return e;
+    if (!u->tx) {
+        if ((e = fs_store_tx_begin(formsvc_store(r), r->pool, &u->tx)))
+            return e;
+        /* the storage left, read once: an upload past it stops early
+         * (formsvc_upload_quota checks again before the commit) */
+        if ((e = fs_store_files_usage(formsvc_store(r), u->form_id, formsvc_file_quota(0),
+                                      formsvc_file_quota(1), &u->used, &u->quota)))
+            return e;
+    }
     if (!u->buf)
         u->buf = apr_palloc(r->pool, FILE_CHUNK);
     u->fid = fs_id_new(r->pool, "fil_");
@@ -183,6 +191,13 @@ static fs_error *flush(formsvc_upload *u) {
     return e;
 }
 
+static fs_error *over_quota(request_rec *r, long long used, long long quota) {
+    return fs_error_make(r->pool, "payload-too-large",
+                         "The form's owner has no storage left for these files (%" APR_INT64_T_FMT
+                         " of %" APR_INT64_T_FMT " bytes used).",
+                         (apr_int64_t)used, (apr_int64_t)quota);
+}
+
 fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len) {
     if (!u->f)
         return NULL;
@@ -195,6 +210,12 @@ fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len
         fs_error_add(u->r->pool, e, u->ptr, "maxSize", "%s", e->detail);
         return e;
     }
+    if (u->used + u->total + (long long)len > u->quota) {
+        fs_error *e = over_quota(u->r, u->used + u->total + (long long)len, u->quota);
+        fs_error_add(u->r->pool, e, u->ptr, "quota", "%s", e->detail);
+        return e;
+    }
+    u->total += (long long)len;
     u->size += (long long)len;
     fs_sha256_update(u->sha, buf, len);
     fs_file_check_feed(&u->chk, (const unsigned char *)buf, len);
@@ -306,11 +327,7 @@ fs_error *formsvc_upload_quota(formsvc_upload *u) {
     if (e)
         return e;
     if (used > quota)
-        return fs_error_make(
-            u->r->pool, "payload-too-large",
-            "The form's owner has no storage left for these files (%" APR_INT64_T_FMT
-            " of %" APR_INT64_T_FMT " bytes used).",
-            (apr_int64_t)used, (apr_int64_t)quota);
+        return over_quota(u->r, used, quota);
     return NULL;
 }
 

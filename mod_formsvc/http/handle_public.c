@@ -405,7 +405,9 @@ static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
     formsvc_srv *c = formsvc_conf(r->server);
     int files = fs_fieldset_has_files(s->pb.fs);
     apr_off_t max = c->max_body_submission + (files ? formsvc_files_max_body(s->pb.fs) : 0);
-    if (files && from_db) {
+    /* a closed form's files are read and dropped: it answers 409 (or a
+     * replay) without storing anything */
+    if (files && from_db && !strcmp(s->pb.f.status, "published")) {
         if (!(s->sid = fs_id_new(r->pool, "sub_")))
             return fs_error_internal(r->pool, "no random bytes for a submission id");
         s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);

@@ -141,6 +141,24 @@ is $r->code, 413, 'a body over the form\'s whole limit: 413';
     ok time - $t0 < 30, 'within the read timeout';
 }
 
+# the database stalls mid-upload (the chunk table locked past lock_timeout):
+# a 503, nothing stored, the thread not stuck
+{
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        FormsTest::psql("BEGIN; LOCK TABLE submission_file_chunks IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT;");
+        exit 0;
+    }
+    sleep 1;
+    my $t0 = time;
+    my $res = expect_log([qr{FS00102: 503 service-unavailable for /api/f/$fid$}], sub {
+        post_mp(mp(part(name => 'Stall'), part(cv => $PDF, filename => 'cv.pdf', type => 'application/pdf')))
+    });
+    is $res->code, 503, 'database stalled during an upload: 503';
+    ok time - $t0 < 12, 'within the time limits';
+    waitpid $pid, 0;
+}
+
 is files_count(), $f0, 'no file from any refused request';
 is subs_count(), $s0, 'no submission either';
 is FormsTest::psql('SELECT count(*) FROM submission_file_chunks c WHERE NOT EXISTS (SELECT 1 FROM submission_files f WHERE f.id = c.file_id)'), 0, 'no orphan chunk';

@@ -9,8 +9,11 @@
 #include "store_int.h"
 
 #include <apr_strings.h>
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 
 const fs_stmt fs_stmts_files[] = {
     /* 1 file id, 2 submission id, 3 field key, 4 name, 5 media type,
@@ -64,11 +67,62 @@ static fs_error *conn_of(fs_store *st, PGconn **c) {
     return NULL;
 }
 
+/* PQexecPrepared within the store's time limit (fs_store_timeout), as
+ * fs_db.c bounds every other statement: sent in non-blocking mode (a 256 KB
+ * parameter to a server that reads nothing would block in send), the
+ * answer awaited with poll. Past the limit the socket is shut, so that
+ * libpq calls the connection bad (and mod_dbd replaces it): NULL with
+ * *timed_out set. */
+static PGresult *exec_bounded(PGconn *c, const char *label, int n, const char *const *vals,
+                              const int *lens, const int *fmts, int result_format, int *timed_out) {
+    *timed_out = 0;
+    int ms = fs_store_timeout();
+    if (!ms)
+        return PQexecPrepared(c, label, n, vals, lens, fmts, result_format);
+    apr_time_t deadline = apr_time_now() + apr_time_from_msec(ms);
+    PQsetnonblocking(c, 1);
+    int ok = PQsendQueryPrepared(c, label, n, vals, lens, fmts, result_format);
+    while (ok) {
+        int pending = PQflush(c);
+        if (pending < 0)
+            break;
+        if (!pending && !PQisBusy(c))
+            break;
+        apr_time_t left = deadline - apr_time_now();
+        if (left <= 0) {
+            *timed_out = 1;
+            int fd = PQsocket(c);
+            if (fd >= 0)
+                shutdown(fd, SHUT_RDWR);
+            PQconsumeInput(c);
+            break;
+        }
+        struct pollfd pfd = {PQsocket(c), (short)(POLLIN | (pending ? POLLOUT : 0)), 0};
+        int got = poll(&pfd, 1, (int)apr_time_as_msec(left) + 1);
+        if (got < 0 && errno != EINTR)
+            break;
+        if (got > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) && !PQconsumeInput(c))
+            break;
+    }
+    PGresult *res = NULL, *r;
+    while (ok && (r = PQgetResult(c))) { /* the last result is the statement's */
+        PQclear(res);
+        res = r;
+    }
+    PQsetnonblocking(c, 0);
+    if (*timed_out) {
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
 static fs_error *pq_failed(fs_store *st, const char *what, PGconn *c, PGresult *res) {
     const char *code = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     fs_error *e;
-    if (PQstatus(c) != CONNECTION_OK)
+    fs_db_failure f = fs_db_classify(code, PQstatus(c) != CONNECTION_OK);
+    if (f == FS_DB_LOST || f == FS_DB_BUSY) /* gone, or timed out, locked, out of resources */
         e = fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
     else
         e = fs_error_internal(st->pool, "%s failed (%s): %s", what, code ? code : "-",
@@ -151,8 +205,11 @@ fs_error *fs_store_file_chunk(fs_store *st, const char *file_id, int seq, const 
     apr_snprintf(seqs, sizeof(seqs), "%d", seq);
     const char *vals[] = {file_id, seqs, data};
     int lens[] = {0, 0, (int)len}, fmts[] = {0, 0, 1};
-    PGresult *res = PQexecPrepared(c, "fs_file_chunk", 3, vals, lens, fmts, 0);
-    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
+    int timed_out;
+    PGresult *res = exec_bounded(c, "fs_file_chunk", 3, vals, lens, fmts, 0, &timed_out);
+    if (timed_out)
+        e = fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
+    else if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
         e = pq_failed(st, "statement fs_file_chunk", c, res);
     PQclear(res);
     return e;
@@ -226,8 +283,11 @@ fs_error *fs_store_file_read_chunk(fs_store *st, apr_pool_t *p, const char *file
     char seqs[16];
     apr_snprintf(seqs, sizeof(seqs), "%d", seq);
     const char *vals[] = {file_id, seqs};
-    PGresult *res = PQexecPrepared(c, "fs_file_chunk_get", 2, vals, NULL, NULL, 1);
-    if (!res || PQresultStatus(res) != PGRES_TUPLES_OK)
+    int timed_out;
+    PGresult *res = exec_bounded(c, "fs_file_chunk_get", 2, vals, NULL, NULL, 1, &timed_out);
+    if (timed_out)
+        e = fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
+    else if (!res || PQresultStatus(res) != PGRES_TUPLES_OK)
         e = pq_failed(st, "statement fs_file_chunk_get", c, res);
     else if (PQntuples(res) == 1 && PQnfields(res) == 1) {
         *len = (apr_size_t)PQgetlength(res, 0, 0);

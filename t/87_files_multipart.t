@@ -141,12 +141,13 @@ is $r->code, 413, 'a body over the form\'s whole limit: 413';
     ok time - $t0 < 30, 'within the read timeout';
 }
 
-# the database stalls mid-upload (the chunk table locked past lock_timeout):
+# the database stalls mid-upload (inserts into the chunk table locked out past
+# lock_timeout; SHARE mode, so that new sessions can still prepare):
 # a 503, nothing stored, the thread not stuck
 {
     my $pid = fork // die "fork: $!";
     if (!$pid) {
-        FormsTest::psql("BEGIN; LOCK TABLE submission_file_chunks IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT;");
+        FormsTest::psql("BEGIN; LOCK TABLE submission_file_chunks IN SHARE MODE; SELECT pg_sleep(6); COMMIT;");
         exit 0;
     }
     sleep 1;

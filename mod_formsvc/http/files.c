@@ -328,6 +328,12 @@ fs_error *formsvc_upload_quota(formsvc_upload *u) {
         return e;
     if (used > quota)
         return over_quota(u->r, used, quota);
+    /* the last statement before the submission's: a session renewed under
+     * the transaction (the server ended it) would store the submission
+     * without its files */
+    if (!fs_store_tx_alive(u->tx))
+        return fs_error_make(u->r->pool, "service-unavailable",
+                             "The database connection was lost during the upload.");
     return NULL;
 }
 

@@ -71,8 +71,14 @@ char *fs_csv_value(apr_pool_t *p, json_object *v) {
         size_t n = json_object_array_length(v);
         for (size_t i = 0; i < n; i++) {
             json_object *it = json_object_array_get_idx(v, i);
-            const char *s = json_object_is_type(it, json_type_string) ? json_object_get_string(it)
-                                                                      : fs_json_str(p, it);
+            json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
+            const char *s =
+                json_object_is_type(it, json_type_string) ? json_object_get_string(it)
+                /* an uploaded file (issue 14): its name and API URL */
+                : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
+                    ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu),
+                                  ">", NULL)
+                    : fs_json_str(p, it);
             joined = i ? apr_pstrcat(p, joined, "; ", s, NULL) : apr_pstrdup(p, s);
         }
         return fs_csv_cell(p, joined);

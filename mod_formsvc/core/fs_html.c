@@ -285,6 +285,17 @@ static const char *input_type(fs_field_type t) {
     }
 }
 
+/* A size for people: "10 MB", "512 KB", "100 bytes". */
+static const char *size_text(apr_pool_t *p, long long n) {
+    if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
+        return apr_psprintf(p, "%" APR_INT64_T_FMT " MB", (apr_int64_t)(n / (1024 * 1024)));
+    if (n >= 1024 * 1024)
+        return apr_psprintf(p, "%.1f MB", (double)n / (1024 * 1024));
+    if (n >= 1024)
+        return apr_psprintf(p, "%" APR_INT64_T_FMT " KB", (apr_int64_t)(n / 1024));
+    return apr_psprintf(p, "%" APR_INT64_T_FMT " bytes", (apr_int64_t)n);
+}
+
 static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     json_object *v = NULL;
     if (pg->values)
@@ -387,6 +398,23 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         sb_add(b, "</div>");
         break;
     }
+    case FS_FT_FILE: /* issue 14: a browser cannot be given the file back */
+        sb_fmt(b, "\n<input type=\"file\" id=\"%e\" name=\"%e\"%s%s%s", id, f->key, required, aria,
+               f->max_files > 1 ? " multiple" : "");
+        if (f->accept) {
+            const char *acc = NULL;
+            for (size_t i = 0; i < json_object_array_length(f->accept); i++) {
+                const char *a = json_object_get_string(json_object_array_get_idx(f->accept, i));
+                acc = acc ? apr_pstrcat(p, acc, ",", a, NULL) : a;
+            }
+            if (acc)
+                sb_fmt(b, " accept=\"%e\"", acc);
+        }
+        sb_add(b, ">");
+        sb_fmt(b, "<p class=\"help\">%e</p>",
+               apr_psprintf(p, "At most %ld file%s of %s each.", f->max_files,
+                            f->max_files > 1 ? "s" : "", size_text(p, f->max_size)));
+        break;
     default: {
         /* a browser empties a date or number input whose value it cannot
          * read: show such a typed value as text, so that it is kept */
@@ -454,7 +482,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
         }
         sb_add(&b, "</ul></div>\n");
     }
-    sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\">\n", pg->action);
+    sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\"%s>\n", pg->action,
+           fs_fieldset_has_files(pg->fields) ? " enctype=\"multipart/form-data\"" : "");
     for (int i = 0; i < pg->fields->n; i++)
         field(&b, p, pg, &pg->fields->f[i]);
     if (pg->honeypot)

@@ -2,6 +2,7 @@
  * keyword of the schema fs_schema_for publishes (see the comments), so that
  * a body passes here exactly when it passes a 2020-12 validator. */
 #include "fs_validate.h"
+#include "fs_file.h"
 #include "fs_json.h"
 
 #include <apr_strings.h>
@@ -96,6 +97,64 @@ static int in_options(const fs_field *f, json_object *v) {
     return 0;
 }
 
+/* An error of a file sent in a JSON body: only API clients send those, so
+ * it has the English detail and no message key of the pages' languages
+ * (share/locales; a page's file errors come from its multipart post). */
+static void file_error(apr_pool_t *p, fs_error *e, const char *ptr, const char *code,
+                       const char *detail) {
+    fs_error_add(p, e, ptr, code, "%s", detail);
+}
+
+/* One file object of a JSON body: the keywords of fs_schema's
+ * file_object. */
+static void check_file(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                       fs_error *e) {
+    if (!json_object_is_type(v, json_type_object)) {
+        file_error(p, e, ptr, "type",
+                   apr_psprintf(p, "%s takes files as {name, type, data (base64)}.", what(f)));
+        return;
+    }
+    static const char *const members[] = {"name", "type", "data"};
+    for (int i = 0; i < 3; i++) {
+        json_object *m = fs_json_get(v, members[i]);
+        const char *mp = apr_pstrcat(p, ptr, "/", members[i], NULL);
+        if (!json_object_object_get_ex(v, members[i], &m)) { /* required */
+            file_error(p, e, mp, "required",
+                       apr_psprintf(p, "%s: a file needs %s.", what(f), members[i]));
+            continue;
+        }
+        if (!json_object_is_type(m, json_type_string)) { /* type: string */
+            file_error(p, e, mp, "type",
+                       apr_psprintf(p, "%s: %s must be text.", what(f), members[i]));
+            continue;
+        }
+        const char *s = json_object_get_string(m);
+        apr_size_t bl = (apr_size_t)json_object_get_string_len(m), len = fs_utf8_length(s);
+        if (i < 2) { /* minLength 1, maxLength */
+            if (len < 1 || len > (i == 0 ? FS_FILE_NAME_MAX : FS_FILE_TYPE_MAX))
+                file_error(p, e, mp, len < 1 ? "minLength" : "maxLength",
+                           apr_psprintf(p, "%s: %s is 1 to %d characters.", what(f), members[i],
+                                        i == 0 ? FS_FILE_NAME_MAX : FS_FILE_TYPE_MAX));
+        } else {
+            if ((long long)len > fs_file_base64_len(f->max_size)) /* maxLength */
+                file_error(p, e, mp, "maxLength",
+                           apr_psprintf(p,
+                                        "%s: the file is larger than %" APR_INT64_T_FMT " bytes.",
+                                        what(f), (apr_int64_t)f->max_size));
+            if (!fs_file_base64_valid(s, bl)) /* pattern */
+                file_error(
+                    p, e, mp, "pattern",
+                    apr_psprintf(p, "%s: data is not base64 (RFC 4648, with padding).", what(f)));
+        }
+    }
+    json_object_object_foreach(v, k, mv) { /* additionalProperties */
+        (void)mv;
+        if (strcmp(k, "name") && strcmp(k, "type") && strcmp(k, "data"))
+            fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown",
+                         "%s: a file has name, type and data only.", what(f));
+    }
+}
+
 static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_error *e) {
     const char *ptr = apr_pstrcat(p, "/", f->key, NULL);
     double d;
@@ -173,6 +232,19 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
                 apr_psprintf(p, "%s takes at most %ld choices.", what(f), f->max_items));
         break;
     }
+    case FS_FT_FILE: /* anyOf: a file, or an array of 1..maxFiles files */
+        if (json_object_is_type(v, json_type_array)) {
+            size_t n = json_object_array_length(v);
+            if (n < 1 || (long)n > f->max_files)
+                file_error(p, e, ptr, n < 1 ? "minItems" : "maxItems",
+                           apr_psprintf(p, "%s takes 1 to %ld files.", what(f), f->max_files));
+            for (size_t i = 0; i < n; i++)
+                check_file(p, f, json_object_array_get_idx(v, i),
+                           apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), e);
+        } else {
+            check_file(p, f, v, ptr, e);
+        }
+        break;
     default: /* false */
         add(p, e, ptr, "type", "type.none", f, NULL,
             apr_psprintf(p, "%s cannot take an answer.", what(f)));

@@ -3,6 +3,7 @@
 #include "cache.h"
 #include "config_accounts.h"
 #include "dbpool.h"
+#include "files.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "i18n.h"
@@ -261,4 +262,5 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_LOG_CMDS,
     FORMSVC_CACHE_CMDS,
     FORMSVC_LOCALE_CMDS,
+    FORMSVC_FILE_CMDS, /* issue 14 */
     {NULL}};

@@ -9,6 +9,7 @@
  * with a notice when the answers repeat a submission (409, settings.uniqueBy),
  * when the database is away (503) or the rate is exceeded (429). Everything else is JSON or
  * problem+json. */
+#include "files.h"
 #include "form_cache.h"
 #include "fs_coerce.h"
 #include "fs_form.h"
@@ -66,6 +67,7 @@ static void prepare(request_rec *r, pub *pb) {
     pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
     pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
     pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
+    formsvc_files_ceilings(pb->fs); /* issue 14 */
     json_object *hp = fs_json_get(pb->settings, "honeypot");
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
@@ -380,6 +382,10 @@ typedef struct post {
     int spam;                  /* the honeypot was filled in */
     pub pb;                    /* the form, once loaded */
     int have_form;             /* pb is filled (from the database or the cache) */
+    const char *sid;           /* the submission's id, chosen early when files come */
+    formsvc_upload *up;        /* its files (issue 14), or NULL */
+    const char *boundary;      /* multipart: read once the form is known (multipart_body) */
+    fs_error *file_err;        /* multipart: the first problem with a file */
 } post;
 
 static fs_error *key_reused(request_rec *r) {
@@ -399,14 +405,13 @@ static fs_error *form_closed(request_rec *r) {
 static fs_error *post_parse(request_rec *r, post *s) {
     memset(s, 0, sizeof(*s));
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    const char *boundary = NULL;
     if (fs_media_is(ct, "application/json") && fs_media_utf8(ct))
         s->kind = BODY_JSON;
     else if (fs_media_is(ct, "application/x-www-form-urlencoded"))
         s->kind = BODY_URLENCODED;
     else if (fs_media_is(ct, "multipart/form-data")) {
         s->kind = BODY_MULTIPART;
-        if (!(boundary = fs_multipart_boundary(r->pool, ct)))
+        if (!(s->boundary = fs_multipart_boundary(r->pool, ct)))
             return fs_error_make(r->pool, "malformed-request",
                                  "multipart/form-data needs a valid boundary parameter "
                                  "(RFC 2046).");
@@ -429,20 +434,50 @@ static fs_error *post_parse(request_rec *r, post *s) {
         return fs_error_make(r->pool, "malformed-request",
                              "Idempotency-Key is 1 to 255 visible ASCII characters.");
 
+    if (s->kind == BODY_MULTIPART)
+        return NULL; /* read once the form is known: multipart_body */
     formsvc_srv *c = formsvc_conf(r->server);
-    if ((e = formsvc_read_body(r, c->max_body_submission, &s->buf, &s->len)))
+    /* a JSON body may carry files in base64 (issue 14): the larger limit
+     * here, the form's own once it is known (files_fit) */
+    apr_off_t max = c->max_body_submission;
+    if (s->kind == BODY_JSON && formsvc_file_json_max() > max)
+        max = formsvc_file_json_max();
+    if ((e = formsvc_read_body(r, max, &s->buf, &s->len)))
         return e;
     if (s->kind == BODY_JSON) {
         if (s->len == 0)
             return fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
         return fs_json_parse_object(r->pool, s->buf, s->len, &s->obj);
     }
-    if (s->kind == BODY_URLENCODED)
-        return fs_urlencoded_parse(r->pool, s->buf, s->len, &s->pairs);
-    fs_multipart_limits lim = {8192, (apr_size_t)c->max_body_submission, FS_FORM_MAX_PAIRS};
-    fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
-    e = fs_multipart_feed(mp, s->buf, s->len);
-    return e ? e : fs_multipart_finish(mp, &s->pairs);
+    return fs_urlencoded_parse(r->pool, s->buf, s->len, &s->pairs);
+}
+
+/* A multipart body, read as it arrives once the form is known (issue 14):
+ * the files of a form with file fields go into the submission's
+ * transaction (or are dropped when the form came from the outage copy);
+ * the request hash is taken on the way. */
+static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    int files = fs_fieldset_has_files(s->pb.fs);
+    apr_off_t max = c->max_body_submission + (files ? formsvc_files_max_body(s->pb.fs) : 0);
+    /* a closed form's files are read and dropped: it answers 409 (or a
+     * replay) without storing anything */
+    if (files && from_db && !strcmp(s->pb.f.status, "published")) {
+        if (!(s->sid = fs_id_new(r->pool, "sub_")))
+            return fs_error_internal(r->pool, "no random bytes for a submission id");
+        s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
+    }
+    fs_sha256 *h = s->ikey ? fs_sha256_new(r->pool) : NULL;
+    if (h) { /* as request_hash */
+        const char *head = apr_psprintf(r->pool, "POST /f/%s %d %d\n", s->pb.f.id, s->kind, s->dry);
+        fs_sha256_update(h, head, strlen(head));
+    }
+    fs_error *e = formsvc_multipart_read(r, s->boundary, c->max_body_submission, max, files, s->up,
+                                         h, &s->pairs, &s->file_err);
+    const unsigned char *md = h && !e ? fs_sha256_final(h, r->pool) : NULL;
+    if (md)
+        s->hash = fs_b64url_encode(r->pool, md, 32);
+    return e;
 }
 
 static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
@@ -490,7 +525,8 @@ static int json_later(request_rec *r, post *s, fs_error *e, const char *notice) 
 static const responder json_responder = {json_invalid, json_closed, json_later};
 
 static int html_invalid(request_rec *r, post *s, fs_error *e) {
-    return html_page(r, 422, &s->pb, s->obj, e, NULL);
+    /* 413: a file over its size (issue 14), said by the field like a 422 */
+    return html_page(r, e->status == 413 ? 413 : 422, &s->pb, s->obj, e, NULL);
 }
 
 static int html_closed(request_rec *r, post *s) {
@@ -568,7 +604,7 @@ static int replay(request_rec *r, post *s, const responder *out) {
 static int store(request_rec *r, post *s, const responder *out) {
     pub *pb = &s->pb;
     formsvc_srv *c = formsvc_conf(r->server);
-    const char *sid = fs_id_new(r->pool, "sub_");
+    const char *sid = s->sid ? s->sid : fs_id_new(r->pool, "sub_");
     if (!sid)
         return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
     const char *redirect = redirect_url(r, pb);
@@ -627,10 +663,48 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                           "A request with this Idempotency-Key "
                                                           "is in progress; retry."));
     }
+    if (s->up && (e = formsvc_upload_commit(s->up))) /* issue 14 */
+        return refuse(r, s, out, e);
     formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
     if (!s->spam)
         formsvc_owner_count_changed(r->pool, pb->f.id);
     return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
+}
+
+/* issue 14: a JSON body over the plain submission limit is only for a
+ * form with a file field. */
+static fs_error *files_fit(request_rec *r, post *s) {
+    if (s->kind == BODY_JSON && s->len > (apr_size_t)formsvc_conf(r->server)->max_body_submission &&
+        !fs_fieldset_has_files(s->pb.fs))
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than %" APR_OFF_T_FMT " bytes.",
+                             formsvc_conf(r->server)->max_body_submission);
+    return NULL;
+}
+
+/* issue 14: the files of a checked JSON body, stored in the transaction
+ * that store() then commits; their values become their metadata. */
+static fs_error *files_store(request_rec *r, post *s) {
+    if (s->kind == BODY_MULTIPART && s->up) { /* stored as they came */
+        formsvc_upload_values(s->up, s->obj);
+        if (!formsvc_upload_any(s->up)) {
+            s->up = NULL;
+            return NULL;
+        }
+        return formsvc_upload_quota(s->up);
+    }
+    if (s->kind != BODY_JSON || !fs_fieldset_has_files(s->pb.fs))
+        return NULL;
+    s->sid = fs_id_new(r->pool, "sub_");
+    if (!s->sid)
+        return fs_error_internal(r->pool, "no random bytes for a submission id");
+    s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
+    fs_error *e = formsvc_upload_json(s->up, s->obj);
+    if (!e && formsvc_upload_any(s->up))
+        e = formsvc_upload_quota(s->up);
+    if (!formsvc_upload_any(s->up))
+        s->up = NULL;
+    return e;
 }
 
 static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
@@ -643,6 +717,9 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     int cached;
     e = load(r, caps[0], &s.pb, &cached);
     s.have_form = !e || cached;
+    fs_error *be;
+    if (s.kind == BODY_MULTIPART && s.have_form && (be = multipart_body(r, &s, !e)))
+        return problem(r, be);
     if (s.have_form && s.kind != BODY_JSON)
         fs_coerce(r->pool, s.pb.fs, s.pairs, s.pb.honeypot, &s.obj, &s.spam);
     if (e) {
@@ -653,7 +730,8 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
 
     /* a repeat is answered as the first time, before any other check */
     if (s.ikey) {
-        s.hash = request_hash(r, s.kind, s.pb.f.id, s.dry, s.buf, s.len);
+        if (!s.hash) /* multipart_body took it on the way */
+            s.hash = request_hash(r, s.kind, s.pb.f.id, s.dry, s.buf, s.len);
         int rc = replay(r, &s, out);
         if (rc != NO_RECORD)
             return rc;
@@ -664,12 +742,22 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         return e->status == 503 ? out->later(r, &s, e, NULL) : link_refused(r, &s.pb, e, s.html);
     if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
         return out->later(r, &s, e, NULL);
+    if ((e = files_fit(r, &s)))
+        return problem(r, e);
+    if (s.file_err) /* issue 14: which file failed and why, other answers kept */
+        return out->invalid(r, &s, s.file_err);
+    if (s.up)
+        formsvc_upload_stubs(s.up, s.obj); /* the files as fs_validate counts them */
     if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))
         return out->invalid(r, &s, e);
     if (s.dry) {
         cors(r);
         return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
     }
+    if ((e = files_store(r, &s))) /* issue 14 */
+        return e->status == 422 || (e->status == 413 && e->errors) ? out->invalid(r, &s, e)
+               : e->status == 413 ? out->later(r, &s, e, e->detail) /* the storage quota */
+                                  : refuse(r, &s, out, e);
     return store(r, &s, out);
 }
 

@@ -1,5 +1,6 @@
 /* router: claims our URIs, maps path and method to a handler, answers 404
  * and 405 as problems, and checks the route's scope. */
+#include "files.h"
 #include "fs_redact.h"
 #include "fs_util.h"
 #include "glue.h"
@@ -16,7 +17,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_verify,      formsvc_routes_forms,    formsvc_routes_fields,
     formsvc_routes_submissions, formsvc_routes_public,   formsvc_routes_mcp,
     formsvc_routes_openapi,     formsvc_routes_webhooks, formsvc_routes_metrics,
-    formsvc_routes_stats,       formsvc_routes_links,
+    formsvc_routes_stats,       formsvc_routes_links,    formsvc_routes_files, /* issue 14 */
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

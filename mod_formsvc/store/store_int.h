@@ -114,5 +114,6 @@ extern const fs_stmt fs_stmts_public[];
 extern const fs_stmt fs_stmts_webhooks[];
 extern const fs_stmt fs_stmts_stats[];
 extern const fs_stmt fs_stmts_links[];
+extern const fs_stmt fs_stmts_files[]; /* issue 14 */
 
 #endif

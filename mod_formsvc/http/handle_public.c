@@ -738,8 +738,14 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     }
     if (strcmp(s.pb.f.status, "published"))
         return out->closed(r, &s);
-    if ((e = take_link(r, &s.pb)))
+    if ((e = take_link(r, &s.pb))) {
+        /* the request with the same Idempotency-Key that used the link up
+         * may have committed since the check above: its answer, then */
+        int rc = s.ikey && e->status == 409 ? replay(r, &s, out) : NO_RECORD;
+        if (rc != NO_RECORD)
+            return rc;
         return e->status == 503 ? out->later(r, &s, e, NULL) : link_refused(r, &s.pb, e, s.html);
+    }
     if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
         return out->later(r, &s, e, NULL);
     if ((e = files_fit(r, &s)))

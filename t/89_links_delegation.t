@@ -112,4 +112,30 @@ is eval { sql(sprintf $mk, "'lnk_q1$$'", "'hq1-$$'") }, 'ok', 'a quota of 3 admi
 is eval { sql(sprintf $mk, "'lnk_q2$$'", "'hq2-$$'") }, 'quota 3', 'and refuses a fourth: 3 in use';
 eval { sql("UPDATE links SET deleted_at = now() WHERE id = 'lnk_q1$$'") };
 
+# ---- 2. the Idempotency-Key covers the link -------------------------------------
+my ($la, $apath) = new_link($root, 'the owner (link A)');
+my ($lb, $bpath) = new_link($root, 'the owner (link B)');
+my $key = "links-$$-" . time;
+$r = submit($apath, { 'Idempotency-Key' => $key });
+is $r->code, 201, 'a submission through link A';
+my $loc = $r->header('Location');
+is $r->{json}{linkId}, $la, 'stored through A';
+$r = submit($apath, { 'Idempotency-Key' => $key });
+is $r->code, 201, 'the same key through the same link';
+is $r->header('Idempotent-Replayed'), 'true', 'replays';
+is $r->header('Location'), $loc, 'the first answer';
+problem_ok submit($bpath, { 'Idempotency-Key' => $key }), 422, 'validation-failed',
+    'the same key through another link: key reused with a different request';
+problem_ok submit("/f/$fid", { 'Idempotency-Key' => $key }), 422, 'validation-failed',
+    'nor without the link';
+is sql("SELECT count(*) FROM submissions WHERE link_id = '$lb'"), 0, 'nothing stored through B';
+is sql("SELECT uses FROM links WHERE id = '$lb'"), 0, 'B unused';
+# a key first used without a link does not replay through one
+my $key2 = "plain-$$-" . time;
+is submit("/f/$fid", { 'Idempotency-Key' => $key2 })->code, 201, 'a submission without a link';
+is submit("/f/$fid", { 'Idempotency-Key' => $key2 })->header('Idempotent-Replayed'), 'true',
+    'replays without the link';
+problem_ok submit($apath, { 'Idempotency-Key' => $key2 }), 422, 'validation-failed',
+    'but not through a link';
+
 done_testing;

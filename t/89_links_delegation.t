@@ -71,6 +71,11 @@ problem_ok submit($dpath), 410, 'link-expired', 'its link answers 410 link-expir
 problem_ok submit($cpath), 410, 'link-expired', 'and so does its child\'s';
 problem_ok api(GET => $dpath, headers => { Accept => 'application/json' }), 410, 'link-expired',
     'opening it too';
+# the statement that stores a submission checks again, with the link locked
+# (a revocation between the page and the post)
+is eval { sql("SELECT fs_link_admit_locked('$dl', '$fid', NULL)") }, 'expired',
+    'the submission statement refuses it too';
+is eval { sql("SELECT fs_link_admit_locked('$ol', '$fid', NULL)") }, 'ok', 'but not the owner\'s';
 $r = api(GET => $dpath, headers => { Accept => 'text/html' });
 is $r->code, 410, 'a 410 page for people';
 problem_ok api(GET => "$L/$dl", token => $root), 404, 'not-found', 'the owner no longer sees it (like a webhook)';

@@ -9,11 +9,16 @@
 
 /* the columns of an fs_link_row */
 #define LINK_COLS "l.id, fs_link_json(l)::text, l.token_sealed, COALESCE(f.slug, f.id) "
+/* The link l was made by a delegate that has ended (revoked or expired):
+ * it died with it (sql/0034). Inlined by PostgreSQL, unlike
+ * fs_creator_alive, which cost a function call per link. */
+#define LINK_CREATOR_ENDED                                                                         \
+    "EXISTS (SELECT 1 FROM keys k WHERE k.id = l.created_by AND fs_key_ended_delegate(k)) "
 /* A link is visible to the owner's API while it is not deleted and its
- * creator lives (sql/0034); to a delegate (the two arguments: its key id,
- * NULL for an owner key) only when it was made inside the delegate's tree. */
+ * creator lives; to a delegate (the two arguments: its key id, NULL for an
+ * owner key) only when it was made inside the delegate's tree. */
 #define LINK_VISIBLE                                                                               \
-    "l.deleted_at IS NULL AND fs_creator_alive(l.created_by) "                                     \
+    "l.deleted_at IS NULL AND NOT " LINK_CREATOR_ENDED                                             \
     "AND (%s::text IS NULL OR l.created_by IN (SELECT fs_key_tree(%s::text))) "
 
 const fs_stmt fs_stmts_links[] = {
@@ -51,9 +56,11 @@ const fs_stmt fs_stmts_links[] = {
     /* 1 form id: one row when it has or had a link */
     {"fs_link_any", 1, "SELECT 1 FROM links WHERE form_id = %s LIMIT 1"},
 
-    /* 1 form id, 2 token hash: id, state, prefill */
+    /* 1 form id, 2 token hash: id, state (expired too when its creator has
+     * ended), prefill */
     {"fs_link_find", 2,
-     "SELECT l.id, fs_link_state(l), l.prefill::text FROM links l "
+     "SELECT l.id, CASE WHEN " LINK_CREATOR_ENDED "THEN 'expired' ELSE fs_link_state(l) END, "
+     "  l.prefill::text FROM links l "
      "WHERE l.form_id = %s AND l.token_hash = %s"},
 
     {NULL, 0, NULL}};

@@ -27,6 +27,8 @@ typedef struct fs_new_link {
     const char *metadata_json; /* JSON value, or NULL: none */
     const char *expires_at;    /* RFC 3339, or NULL: never */
     int max_uses;              /* 0: any number */
+    const char *created_by;    /* the creating credential's key id: a link made
+                                * by a delegate dies with it (sql/0034) */
 } fs_new_link;
 
 /* Creates the link when the form holds fewer than quota links that are not
@@ -35,15 +37,19 @@ typedef struct fs_new_link {
  * is gone (*used NULL). */
 fs_error *fs_store_link_create(fs_store *st, const fs_new_link *l, int quota, const char **json,
                                const char **used);
-/* A page of the form's links that are not deleted, newest first. */
-fs_error *fs_store_link_list(fs_store *st, const char *user_id, const char *form_id,
-                             const char *after, int limit, fs_link_page *out);
-/* One link of the account's form that is not deleted; *out NULL: none. */
-fs_error *fs_store_link_get(fs_store *st, const char *user_id, const char *form_id,
-                            const char *link_id, fs_link_row **out);
-/* Deletes the link (its URL then answers 410). *deleted 0: there was none. */
-fs_error *fs_store_link_delete(fs_store *st, const char *user_id, const char *form_id,
-                               const char *link_id, int *deleted);
+/* The owner's API sees a link while it is not deleted and its creator
+ * lives (sql/0034). tree: the calling delegate's key id, which sees only
+ * the links made inside its tree; NULL for an owner key (every link). */
+/* A page of the form's visible links, newest first. */
+fs_error *fs_store_link_list(fs_store *st, const char *user_id, const char *tree,
+                             const char *form_id, const char *after, int limit, fs_link_page *out);
+/* One visible link of the account's form; *out NULL: none. */
+fs_error *fs_store_link_get(fs_store *st, const char *user_id, const char *tree,
+                            const char *form_id, const char *link_id, fs_link_row **out);
+/* Deletes the visible link (its URL then answers 410). *deleted 0: there
+ * was none. */
+fs_error *fs_store_link_delete(fs_store *st, const char *user_id, const char *tree,
+                               const char *form_id, const char *link_id, int *deleted);
 /* *any 1 when the form has or had a link (the CSV export's link columns). */
 fs_error *fs_store_link_any(fs_store *st, const char *form_id, int *any);
 

@@ -4,6 +4,7 @@
  * sealed under the pepper lets every answer carry the URL (docs/api.md,
  * "Respondent links"). */
 #include "audit.h"
+#include "auth.h"
 #include "forms_access.h"
 #include "fs_json.h"
 #include "fs_link.h"
@@ -54,10 +55,10 @@ static int formsvc_h_links_create(request_rec *r, const char *const *caps) {
             r, fs_error_internal(r->pool, "no random bytes for a link's id or token, or the "
                                           "token cannot be sealed"));
     int limit = formsvc_tier_of(r, who->verified)->links;
-    fs_new_link nl = {
-        id,           form->id,          who->user_id,       formsvc_link_token_hash(r, token),
-        sealed,       spec.prefill_json, spec.metadata_json, spec.expires_at,
-        spec.max_uses};
+    fs_new_link nl = {id, form->id, who->user_id, formsvc_link_token_hash(r, token), sealed,
+                      spec.prefill_json, spec.metadata_json, spec.expires_at, spec.max_uses,
+                      /* a link made by a delegate dies with it (sql/0034) */
+                      who->key_id};
     const char *json, *used;
     if ((e = fs_store_link_create(formsvc_store(r), &nl, limit, &json, &used)))
         return formsvc_send_problem(r, e);
@@ -85,8 +86,8 @@ static int formsvc_h_links_list(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     fs_link_page lp;
-    if ((e = fs_store_link_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id, after,
-                                limit, &lp)))
+    if ((e = fs_store_link_list(formsvc_store(r), formsvc_req_get(r)->who->user_id,
+                                formsvc_tree_root(r), form->id, after, limit, &lp)))
         return formsvc_send_problem(r, e);
     fs_list_page page = {lp.n, apr_pcalloc(r->pool, sizeof(fs_list_item) * (apr_size_t)(lp.n + 1)),
                          lp.more};
@@ -98,7 +99,8 @@ static int formsvc_h_links_list(request_rec *r, const char *const *caps) {
 }
 
 /* The caller's link caps[1] of its form caps[0]; 404 for a malformed id,
- * another account's form or link, or a deleted link. */
+ * another account's form or link, a deleted link, a link whose delegate
+ * creator has ended, or (for a delegate) a link made outside its tree. */
 static fs_error *load(request_rec *r, const char *const *caps, formsvc_form **form,
                       fs_link_row **l) {
     fs_error *e = formsvc_form_load(r, caps[0], form);
@@ -106,8 +108,8 @@ static fs_error *load(request_rec *r, const char *const *caps, formsvc_form **fo
         return e;
     if (!fs_id_valid(caps[1], "lnk_"))
         return no_link(r);
-    if ((e = fs_store_link_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, (*form)->id,
-                               caps[1], l)))
+    if ((e = fs_store_link_get(formsvc_store(r), formsvc_req_get(r)->who->user_id,
+                               formsvc_tree_root(r), (*form)->id, caps[1], l)))
         return e;
     return *l ? NULL : no_link(r);
 }
@@ -128,8 +130,8 @@ static int formsvc_h_links_delete(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     int deleted;
-    if ((e = fs_store_link_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id,
-                                  l->id, &deleted)))
+    if ((e = fs_store_link_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id,
+                                  formsvc_tree_root(r), form->id, l->id, &deleted)))
         return formsvc_send_problem(r, e);
     if (!deleted)
         return formsvc_send_problem(r, no_link(r));

@@ -483,7 +483,19 @@ static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
 static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
                                 const char *body, apr_size_t len) {
     unsigned char md[SHA256_DIGEST_LENGTH];
-    const char *head = apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
+    /* The link the request comes through is part of the request: the same
+     * key through another link is a different request (422), not a replay.
+     * Its token is what the request carries (the link's id is not known
+     * before the database is asked). One that cannot be decoded is hashed
+     * as "%": no submission was ever stored through it (take_link refuses
+     * it), so it replays nothing. Without a link the head is what it always
+     * was, so records stored before keep replaying. */
+    const char *link = NULL;
+    if (formsvc_arg(r, FORMSVC_LINK_PARAM, &link))
+        link = "%";
+    const char *head = link ? apr_psprintf(r->pool, "POST /f/%s %d %d " FORMSVC_LINK_PARAM "=%s\n",
+                                           form_id, kind, dry, link)
+                            : apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
     apr_size_t hl = strlen(head);
     unsigned char *all = apr_palloc(r->pool, hl + len);
     memcpy(all, head, hl);

@@ -107,7 +107,7 @@ const fs_stmt fs_stmts_account[] = {
      * and ends it, and its revocation tree, after the grace. The new key
      * takes the old one's place: same name, scopes, parent, client and
      * actor; its expiry is the earlier of the old key's and the caller's;
-     * the clients and webhooks a delegate registered move to it (so that
+     * the clients, webhooks and respondent links a delegate made move to it (so that
      * rotation does not end them). The parent (or the client) is held FOR
      * SHARE, so a revocation in progress finishes first and its sweep sees
      * the new key. Zero rows: the key is not active, was already rolled,
@@ -136,6 +136,9 @@ const fs_stmt fs_stmts_account[] = {
      "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
      "  RETURNING 1), "
      "mw AS (UPDATE webhooks SET created_by = %s FROM o WHERE webhooks.created_by = o.id "
+     "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
+     "  RETURNING 1), "
+     "ml AS (UPDATE links SET created_by = n.id FROM o, n WHERE links.created_by = o.id "
      "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
      "  RETURNING 1) "
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},

@@ -9,42 +9,58 @@
 
 /* the columns of an fs_link_row */
 #define LINK_COLS "l.id, fs_link_json(l)::text, l.token_sealed, COALESCE(f.slug, f.id) "
+/* The link l was made by a delegate that has ended (revoked or expired):
+ * it died with it (sql/0034). Inlined by PostgreSQL, unlike
+ * fs_creator_alive, which cost a function call per link. */
+#define LINK_CREATOR_ENDED                                                                         \
+    "EXISTS (SELECT 1 FROM keys k WHERE k.id = l.created_by AND fs_key_ended_delegate(k)) "
+/* A link is visible to the owner's API while it is not deleted and its
+ * creator lives; to a delegate (the two arguments: its key id, NULL for an
+ * owner key) only when it was made inside the delegate's tree. */
+#define LINK_VISIBLE                                                                               \
+    "l.deleted_at IS NULL AND NOT " LINK_CREATOR_ENDED                                             \
+    "AND (%s::text IS NULL OR l.created_by IN (SELECT fs_key_tree(%s::text))) "
 
 const fs_stmt fs_stmts_links[] = {
     /* 1 id, 2 form id, 3 user id, 4 token hash, 5 sealed token, 6 prefill
      * (JSON object), 7 metadata (JSON or NULL), 8 expires at (or NULL),
-     * 9 max uses (or NULL), 10 quota: outcome (ok | quota | gone), body
-     * (the link json | links in use) */
-    {"fs_link_create", 10,
+     * 9 max uses (or NULL), 10 quota, 11 creating key id: outcome (ok |
+     * quota | gone), body (the link json | links in use) */
+    {"fs_link_create", 11,
      "SELECT c.outcome, c.body "
      "FROM fs_link_create(%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::timestamptz, "
-     "  %s::integer, %s::integer) c"},
+     "  %s::integer, %s::integer, %s) c"},
 
-    /* 1 form id, 2 user id, 3-4 after link id (or NULL), 5 limit + 1 */
-    {"fs_link_list", 5,
+    /* 1 form id, 2 user id, 3-4 the calling delegate's key id twice (NULL
+     * for an owner key), 5-6 after link id (or NULL), 7 limit + 1 */
+    {"fs_link_list", 7,
      "SELECT " LINK_COLS "FROM links l JOIN forms f ON f.id = l.form_id "
-     "WHERE l.form_id = %s AND f.user_id = %s AND l.deleted_at IS NULL "
+     "WHERE l.form_id = %s AND f.user_id = %s AND " LINK_VISIBLE
      "  AND (%s::text IS NULL OR l.id < %s::text) "
      "ORDER BY l.id DESC LIMIT %s::integer"},
 
-    /* 1 link id, 2 form id, 3 user id */
-    {"fs_link_get", 3,
+    /* 1 link id, 2 form id, 3 user id, 4-5 the calling delegate's key id
+     * twice (NULL for an owner key) */
+    {"fs_link_get", 5,
      "SELECT " LINK_COLS "FROM links l JOIN forms f ON f.id = l.form_id "
-     "WHERE l.id = %s AND l.form_id = %s AND f.user_id = %s AND l.deleted_at IS NULL"},
+     "WHERE l.id = %s AND l.form_id = %s AND f.user_id = %s AND " LINK_VISIBLE},
 
-    /* 1 link id, 2 form id, 3 user id: rows deleted */
-    {"fs_link_delete", 3,
+    /* 1 link id, 2 form id, 3 user id, 4-5 the calling delegate's key id
+     * twice (NULL for an owner key): rows deleted */
+    {"fs_link_delete", 5,
      "WITH d AS (UPDATE links l SET deleted_at = now() FROM forms f "
      "  WHERE l.id = %s AND l.form_id = %s AND f.id = l.form_id AND f.user_id = %s "
-     "  AND l.deleted_at IS NULL RETURNING 1) "
+     "  AND " LINK_VISIBLE "RETURNING 1) "
      "SELECT count(*)::text FROM d"},
 
     /* 1 form id: one row when it has or had a link */
     {"fs_link_any", 1, "SELECT 1 FROM links WHERE form_id = %s LIMIT 1"},
 
-    /* 1 form id, 2 token hash: id, state, prefill */
+    /* 1 form id, 2 token hash: id, state (expired too when its creator has
+     * ended), prefill */
     {"fs_link_find", 2,
-     "SELECT l.id, fs_link_state(l), l.prefill::text FROM links l "
+     "SELECT l.id, CASE WHEN " LINK_CREATOR_ENDED "THEN 'expired' ELSE fs_link_state(l) END, "
+     "  l.prefill::text FROM links l "
      "WHERE l.form_id = %s AND l.token_hash = %s"},
 
     {NULL, 0, NULL}};
@@ -69,7 +85,8 @@ fs_error *fs_store_link_create(fs_store *st, const fs_new_link *l, int quota, co
                           l->metadata_json,
                           l->expires_at,
                           l->max_uses > 0 ? FS_ARG_INT(st->pool, l->max_uses) : NULL,
-                          FS_ARG_INT(st->pool, quota)};
+                          FS_ARG_INT(st->pool, quota),
+                          l->created_by};
     fs_rows *rs;
     *json = NULL;
     *used = NULL;
@@ -84,9 +101,10 @@ fs_error *fs_store_link_create(fs_store *st, const fs_new_link *l, int quota, co
     return NULL;
 }
 
-fs_error *fs_store_link_list(fs_store *st, const char *user_id, const char *form_id,
-                             const char *after, int limit, fs_link_page *out) {
-    const char *args[] = {form_id, user_id, after, after, FS_ARG_INT(st->pool, limit + 1)};
+fs_error *fs_store_link_list(fs_store *st, const char *user_id, const char *tree,
+                             const char *form_id, const char *after, int limit, fs_link_page *out) {
+    const char *args[] = {
+        form_id, user_id, tree, tree, after, after, FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_link_list", args, 4, &rs);
     if (e)
@@ -99,9 +117,9 @@ fs_error *fs_store_link_list(fs_store *st, const char *user_id, const char *form
     return NULL;
 }
 
-fs_error *fs_store_link_get(fs_store *st, const char *user_id, const char *form_id,
-                            const char *link_id, fs_link_row **out) {
-    const char *args[] = {link_id, form_id, user_id};
+fs_error *fs_store_link_get(fs_store *st, const char *user_id, const char *tree,
+                            const char *form_id, const char *link_id, fs_link_row **out) {
+    const char *args[] = {link_id, form_id, user_id, tree, tree};
     fs_rows *rs;
     *out = NULL;
     fs_error *e = FS_RUN(st, "fs_link_get", args, 4, &rs);
@@ -110,9 +128,9 @@ fs_error *fs_store_link_get(fs_store *st, const char *user_id, const char *form_
     return e;
 }
 
-fs_error *fs_store_link_delete(fs_store *st, const char *user_id, const char *form_id,
-                               const char *link_id, int *deleted) {
-    const char *args[] = {link_id, form_id, user_id};
+fs_error *fs_store_link_delete(fs_store *st, const char *user_id, const char *tree,
+                               const char *form_id, const char *link_id, int *deleted) {
+    const char *args[] = {link_id, form_id, user_id, tree, tree};
     return FS_INT(st, "fs_link_delete", args, 0, deleted);
 }
 

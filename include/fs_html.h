@@ -17,11 +17,12 @@
 typedef struct fs_page {
     const char *title, *description; /* the form's; description may be NULL */
     const fs_fieldset *fields;
-    json_object *values;    /* answers to show again (may be NULL) */
-    const fs_error *errors; /* a validation-failed problem, or NULL */
-    const char *action;     /* where the form posts (absolute URL) */
-    const char *notice;     /* a notice above the form (plain text), or NULL */
-    int honeypot;           /* render the honeypot input */
+    json_object *values;      /* answers to show again (may be NULL) */
+    const fs_error *errors;   /* a validation-failed problem, or NULL */
+    const char *action;       /* where the form posts (absolute URL) */
+    const char *notice;       /* a notice above the form (plain text), or NULL */
+    int honeypot;             /* render the honeypot input */
+    const char *submit_label; /* the owner's button text (escaped here), NULL: "Submit" */
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

@@ -53,7 +53,7 @@ static void page(void **state) {
     assert_null(fs_json_parse_object(p, body, strlen(body), &vals));
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
-    fs_page pg = {EVIL, EVIL, fs, vals, e, "https://f.example/f/frm_1?a=1&b='", EVIL, 1};
+    fs_page pg = {EVIL, EVIL, fs, vals, e, "https://f.example/f/frm_1?a=1&b='", EVIL, 1, EVIL};
     const char *h = fs_html_form(p, &pg);
     /* nothing owner- or respondent-supplied is raw */
     assert_null(strstr(h, "<script"));
@@ -88,6 +88,11 @@ static void page(void **state) {
     assert_non_null(strstr(h, "class=\"notice\""));
     assert_null(strstr(h, "<script"));
     assert_non_null(strstr(h, "name=\"viewport\""));
+    /* the owner's button label, escaped (issue 15) */
+    assert_non_null(
+        strstr(h, apr_pstrcat(p, "<button type=\"submit\">", EVIL_ESC, "</button>", NULL)));
+    pg.submit_label = NULL;
+    assert_non_null(strstr(fs_html_form(p, &pg), "<button type=\"submit\">Submit</button>"));
     assert_int_equal(count(h, "<label"), 1 /* name */ + 1 + 1 + 2 + 5 + 1 + 1 + 1 /* hp */);
 }
 

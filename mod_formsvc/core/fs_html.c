@@ -438,6 +438,7 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                    "\">Leave this empty</label><input type=\"text\" id=\"f-" FS_HONEYPOT_NAME
                    "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
                    "autocomplete=\"off\"></div>\n");
-    sb_add(&b, "<button type=\"submit\">Submit</button>\n</form>\n</main></body></html>\n");
+    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main></body></html>\n",
+           pg->submit_label ? pg->submit_label : "Submit");
     return b.s;
 }

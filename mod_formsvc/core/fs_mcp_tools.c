@@ -19,7 +19,11 @@
     "\"maxSubmissions\":{\"type\":[\"integer\",\"null\"],\"minimum\":1},"                          \
     "\"confirmationMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                 \
     "\"redirectUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"},"                         \
-    "\"honeypot\":{\"type\":\"boolean\"}},\"additionalProperties\":false}"
+    "\"honeypot\":{\"type\":\"boolean\"},"                                                         \
+    "\"submitLabel\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},"                          \
+    "\"closedMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                       \
+    "\"opensAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}},"                      \
+    "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \

@@ -10,7 +10,8 @@
  * reference. Never kept: drafts and deleted forms (the handler finds
  * none), HEAD and 304 answers (no body), pages rendered with query values
  * for hidden fields. An entry lives at most FormsvcFormCacheTTL, never
- * past the form's closesAt, and at most 0.5 s for a form with
+ * past the form's closesAt nor past its opensAt while that is ahead (the
+ * page changes then), and at most 0.5 s for a form with
  * maxSubmissions (submissions do not touch the form row, so nothing
  * notifies when it fills). */
 #ifndef FORMSVC_FORM_CACHE_H

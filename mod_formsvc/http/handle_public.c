@@ -157,16 +157,49 @@ static int problem(request_rec *r, fs_error *e) {
 
 static int html_page(request_rec *r, int status, pub *pb, json_object *values,
                      const fs_error *errors, const char *notice) {
-    fs_page pg = {pb->f.title, pb->f.description, pb->fs, values,
-                  errors,      pb->action,        notice, pb->honeypot};
+    fs_page pg = {pb->f.title,
+                  pb->f.description,
+                  pb->fs,
+                  values,
+                  errors,
+                  pb->action,
+                  notice,
+                  pb->honeypot,
+                  setting_str(pb, "submitLabel")};
     return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
 }
 
 static int closed_page(request_rec *r, int status, pub *pb) {
+    const char *msg = setting_str(pb, "closedMessage"); /* the owner's, escaped by fs_html */
+    return send_html(
+        r, status, pb,
+        fs_html_message(r->pool, pb->f.title, pb->f.title,
+                        msg && *msg ? msg : "This form is closed and no longer takes answers."),
+        status == 200);
+}
+
+/* settings.opensAt when it is still ahead (issue 15), else NULL. */
+static const char *opens_later(pub *pb) {
+    const char *o = setting_str(pb, "opensAt");
+    apr_time_t t;
+    return o && fs_time_parse_rfc3339(o, &t) && t > apr_time_now() ? o : NULL;
+}
+
+/* The page of a form that is not open yet: when it opens, in UTC. */
+static int not_open_page(request_rec *r, int status, pub *pb, const char *opens) {
+    const char *when = apr_psprintf(r->pool, "%.10s at %.5s UTC", opens, opens + 11);
     return send_html(r, status, pb,
                      fs_html_message(r->pool, pb->f.title, pb->f.title,
-                                     "This form is closed and no longer takes answers."),
+                                     apr_pstrcat(r->pool, "This form is not open yet. It opens on ",
+                                                 when, ".", NULL)),
                      status == 200);
+}
+
+static fs_error *form_not_open(request_rec *r, const char *opens) {
+    fs_error *e =
+        fs_error_make(r->pool, "form-not-open", "This form takes submissions from %s.", opens);
+    fs_error_set_str(r->pool, e, "opensAt", opens);
+    return e;
 }
 
 static int unavailable_page(request_rec *r) {
@@ -193,6 +226,9 @@ static json_object *view(request_rec *r, pub *pb) {
     json_object_object_add(o, "description",
                            pb->f.description ? json_object_new_string(pb->f.description) : NULL);
     json_object_object_add(o, "status", json_object_new_string(pb->f.status));
+    const char *opens = setting_str(pb, "opensAt"); /* issue 15: only when set */
+    if (opens)
+        json_object_object_add(o, "opensAt", json_object_new_string(opens));
     json_object_object_add(o, "fields", json_object_get(pb->fields));
     json_object *sub = json_object_new_object(), *ct = json_object_new_array();
     json_object_object_add(sub, "method", json_object_new_string("POST"));
@@ -265,8 +301,18 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
-    fs_page pg = {pb.f.title, pb.f.description, pb.fs, query_values(r, &pb),
-                  NULL,       pb.action,        NULL,  pb.honeypot};
+    const char *opens = opens_later(&pb);
+    if (opens)
+        return not_open_page(r, 200, &pb, opens);
+    fs_page pg = {pb.f.title,
+                  pb.f.description,
+                  pb.fs,
+                  query_values(r, &pb),
+                  NULL,
+                  pb.action,
+                  NULL,
+                  pb.honeypot,
+                  setting_str(&pb, "submitLabel")};
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
 }
 
@@ -410,6 +456,8 @@ typedef struct responder {
     int (*invalid)(request_rec *r, post *s, fs_error *e);
     /* the form does not take submissions (any more) */
     int (*closed)(request_rec *r, post *s);
+    /* the form takes submissions from opens (settings.opensAt) */
+    int (*not_open)(request_rec *r, post *s, const char *opens);
     /* a passing refusal (503 the database is away, 429 a rate or the
      * owner's quota): try again later with the same answers. notice is
      * what the page says; NULL for the one that fits e->status. */
@@ -426,13 +474,18 @@ static int json_closed(request_rec *r, post *s) {
     return problem(r, form_closed(r));
 }
 
+static int json_not_open(request_rec *r, post *s, const char *opens) {
+    (void)s;
+    return problem(r, form_not_open(r, opens));
+}
+
 static int json_later(request_rec *r, post *s, fs_error *e, const char *notice) {
     (void)s;
     (void)notice;
     return problem(r, e);
 }
 
-static const responder json_responder = {json_invalid, json_closed, json_later};
+static const responder json_responder = {json_invalid, json_closed, json_not_open, json_later};
 
 static int html_invalid(request_rec *r, post *s, fs_error *e) {
     return html_page(r, 422, &s->pb, s->obj, e, NULL);
@@ -440,6 +493,10 @@ static int html_invalid(request_rec *r, post *s, fs_error *e) {
 
 static int html_closed(request_rec *r, post *s) {
     return closed_page(r, 409, &s->pb);
+}
+
+static int html_not_open(request_rec *r, post *s, const char *opens) {
+    return not_open_page(r, 409, &s->pb, opens);
 }
 
 /* The form again with everything typed and a notice; without a form (the
@@ -461,7 +518,7 @@ static int html_later(request_rec *r, post *s, fs_error *e, const char *notice) 
     return html_page(r, e->status, &s->pb, s->obj, NULL, notice);
 }
 
-static const responder html_responder = {html_invalid, html_closed, html_later};
+static const responder html_responder = {html_invalid, html_closed, html_not_open, html_later};
 
 /* A problem that is passing when the database is away (503), final
  * otherwise. */
@@ -583,6 +640,9 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     }
     if (strcmp(s.pb.f.status, "published"))
         return out->closed(r, &s);
+    const char *opens = opens_later(&s.pb);
+    if (opens)
+        return out->not_open(r, &s, opens);
     if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
         return out->later(r, &s, e, NULL);
     if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))

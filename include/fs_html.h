@@ -23,6 +23,8 @@ typedef struct fs_page {
     const char *notice;       /* a notice above the form (plain text), or NULL */
     int honeypot;             /* render the honeypot input */
     const char *submit_label; /* the owner's button text (escaped here), NULL: "Submit" */
+    const char *accent;       /* settings.theme.accentColor, or NULL (ignored unless a colour) */
+    const char *logo_url;     /* settings.theme.logoUrl (escaped here), or NULL */
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start
@@ -49,5 +51,11 @@ char *fs_html_escape(apr_pool_t *p, const char *s);
 /* The inline style sheet and its CSP source ('sha256-<base64>'). */
 const char *fs_html_css(void);
 const char *fs_html_style_src(apr_pool_t *p);
+/* The CSP source ('sha256-<base64>') of any style sheet text. */
+const char *fs_html_css_src(apr_pool_t *p, const char *css);
+/* The form's own style sheet for an accent colour (fs_color_parse), the
+ * text of the page's second <style>; NULL when accent is NULL or not a
+ * colour. */
+const char *fs_html_theme_css(apr_pool_t *p, const char *accent);
 
 #endif

@@ -53,7 +53,8 @@ static void page(void **state) {
     assert_null(fs_json_parse_object(p, body, strlen(body), &vals));
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
-    fs_page pg = {EVIL, EVIL, fs, vals, e, "https://f.example/f/frm_1?a=1&b='", EVIL, 1, EVIL};
+    fs_page pg = {EVIL, EVIL, fs,   vals, e,   "https://f.example/f/frm_1?a=1&b='",
+                  EVIL, 1,    EVIL, NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     /* nothing owner- or respondent-supplied is raw */
     assert_null(strstr(h, "<script"));
@@ -125,10 +126,51 @@ static void other_pages(void **state) {
     assert_null(strstr(h, "<script"));
 }
 
+/* issue 15: the accent colour as a second style sheet, the logo with the
+ * title as alt text, the dark scheme in the built-in sheet */
+static void theme(void **state) {
+    apr_pool_t *p = *state;
+    const fs_fieldset *fs =
+        fs_fieldset_from_json(p, fs_json_parse_trusted(p, "[{\"key\":\"a\",\"type\":\"text\","
+                                                          "\"label\":\"A\"}]"));
+    fs_page pg = {EVIL,
+                  NULL,
+                  fs,
+                  NULL,
+                  NULL,
+                  "https://f.example/f/frm_1",
+                  NULL,
+                  0,
+                  NULL,
+                  "#1D4ED8",
+                  "https://cdn.example/l.png?a=1&b=\"x"};
+    const char *h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
+    assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");
+    assert_non_null(strstr(h, apr_pstrcat(p,
+                                          "<img class=\"logo\" src=\"https://cdn.example/"
+                                          "l.png?a=1&amp;b=&quot;x\" alt=\"",
+                                          EVIL_ESC, "\">", NULL)));
+    assert_null(strstr(h, "<script"));
+    assert_non_null(strstr(fs_html_css(), "@media (prefers-color-scheme:dark)"));
+    assert_non_null(strstr(fs_html_css(), "background:var(--accent,#1a56db)"));
+    /* the hash of the theme sheet is the one CSP will name */
+    assert_string_equal(fs_html_css_src(p, fs_html_css()), fs_html_style_src(p));
+    assert_string_not_equal(fs_html_css_src(p, ":root{--accent:#1d4ed8}"), fs_html_style_src(p));
+    /* not a colour: no second sheet (nothing raw reaches the page) */
+    pg.accent = "red}body{display:none";
+    h = fs_html_form(p, &pg);
+    assert_null(strstr(h, "--accent:"));
+    assert_null(strstr(h, "display:none"));
+    assert_null(fs_html_theme_css(p, NULL));
+    pg.accent = NULL;
+    pg.logo_url = NULL;
+    h = fs_html_form(p, &pg);
+    assert_null(strstr(h, "<img"));
+    assert_int_equal(count(h, "<style>"), 1);
+}
+
 static const struct CMUnitTest tests[] = {
-    FS_TEST(escaping),
-    FS_TEST(page),
-    FS_TEST(style_hash),
-    FS_TEST(other_pages),
+    FS_TEST(theme), FS_TEST(escaping), FS_TEST(page), FS_TEST(style_hash), FS_TEST(other_pages),
 };
 FS_TEST_MAIN(tests)

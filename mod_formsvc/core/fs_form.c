@@ -1,6 +1,7 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
 #include "fs_json.h"
+#include "fs_theme.h"
 #include "fs_util.h"
 
 #include <apr_strings.h>
@@ -166,6 +167,7 @@ void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const cha
     if (o && c && opens >= closes)
         fs_error_add(p, verr, apr_pstrcat(p, ptr, "/opensAt", NULL), "maximum",
                      "opensAt must be before closesAt.");
+    fs_settings_theme(p, s, out, ptr, verr);
 }
 
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
@@ -174,9 +176,16 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl",   "honeypot",       "submitLabel",
-                                        "closedMessage", "opensAt",        NULL};
+    static const char *const names[] = {"closesAt",
+                                        "maxSubmissions",
+                                        "confirmationMessage",
+                                        "redirectUrl",
+                                        "honeypot",
+                                        "submitLabel",
+                                        "closedMessage",
+                                        "opensAt",
+                                        "theme",
+                                        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -187,7 +196,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                 fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                             "submitLabel, closedMessage, opensAt.");
+                             "submitLabel, closedMessage, opensAt, theme.");
         }
     }
     json_object *out = json_object_new_object();

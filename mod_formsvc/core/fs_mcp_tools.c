@@ -22,7 +22,11 @@
     "\"honeypot\":{\"type\":\"boolean\"},"                                                         \
     "\"submitLabel\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},"                          \
     "\"closedMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                       \
-    "\"opensAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}},"                      \
+    "\"opensAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},"                       \
+    "\"theme\":{\"type\":[\"object\",\"null\"],\"properties\":{"                                   \
+    "\"accentColor\":{\"type\":[\"string\",\"null\"],\"description\":\"#rrggbb, 4.5:1 against "    \
+    "white\"},\"logoUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"}},"                   \
+    "\"additionalProperties\":false}},"                                                            \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \

@@ -38,6 +38,8 @@ typedef struct pub {
     json_object *fields, *settings;
     const char *action; /* absolute URL the form posts to */
     int honeypot;
+    const char *accent;   /* settings.theme.accentColor, or NULL */
+    const char *logo_url; /* settings.theme.logoUrl when https and fs_url_origin vouches */
 } pub;
 
 enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
@@ -55,6 +57,15 @@ static void prepare(request_rec *r, pub *pb) {
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
     pb->action = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
+    /* issue 15: branding, checked again before it reaches a header */
+    json_object *th = fs_json_get(pb->settings, "theme");
+    json_object *ac = fs_json_get(th, "accentColor"), *lu = fs_json_get(th, "logoUrl");
+    if (ac && json_object_is_type(ac, json_type_string))
+        pb->accent = json_object_get_string(ac);
+    if (lu && json_object_is_type(lu, json_type_string) &&
+        !strncmp(json_object_get_string(lu), "https://", 8) &&
+        fs_url_origin(r->pool, json_object_get_string(lu)))
+        pb->logo_url = json_object_get_string(lu);
 }
 
 /* Loads a published or closed form by id or slug: 404 problem when there
@@ -100,13 +111,18 @@ static void page_headers(request_rec *r, pub *pb) {
     const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
     const char *ru = pb ? redirect_url(r, pb) : NULL;
     const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
+    /* issue 15: the form's own style sheet by its hash, its logo's origin */
+    const char *tcss = pb ? fs_html_theme_css(r->pool, pb->accent) : NULL;
+    const char *lo = pb && pb->logo_url ? fs_url_origin(r->pool, pb->logo_url) : NULL;
     /* form-action also governs where a submission may be redirected */
     apr_table_setn(r->headers_out, "Content-Security-Policy",
                    apr_psprintf(r->pool,
-                                "default-src 'none'; style-src %s; form-action %s%s%s; "
+                                "default-src 'none'; style-src %s%s%s;%s form-action %s%s%s; "
                                 "frame-ancestors 'none'; base-uri 'none'",
-                                fs_html_style_src(r->pool), fa ? fa : "'self'",
-                                ro && (!fa || strcmp(ro, fa)) ? " " : "",
+                                fs_html_style_src(r->pool), tcss ? " " : "",
+                                tcss ? fs_html_css_src(r->pool, tcss) : "",
+                                lo ? apr_pstrcat(r->pool, " img-src ", lo, ";", NULL) : "",
+                                fa ? fa : "'self'", ro && (!fa || strcmp(ro, fa)) ? " " : "",
                                 ro && (!fa || strcmp(ro, fa)) ? ro : ""));
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
@@ -155,8 +171,8 @@ static int problem(request_rec *r, fs_error *e) {
     return formsvc_send_problem(r, e);
 }
 
-static int html_page(request_rec *r, int status, pub *pb, json_object *values,
-                     const fs_error *errors, const char *notice) {
+/* The form page of pb with the owner's text and branding. */
+static fs_page page_of(pub *pb, json_object *values, const fs_error *errors, const char *notice) {
     fs_page pg = {pb->f.title,
                   pb->f.description,
                   pb->fs,
@@ -165,7 +181,15 @@ static int html_page(request_rec *r, int status, pub *pb, json_object *values,
                   pb->action,
                   notice,
                   pb->honeypot,
-                  setting_str(pb, "submitLabel")};
+                  setting_str(pb, "submitLabel"),
+                  pb->accent,
+                  pb->logo_url};
+    return pg;
+}
+
+static int html_page(request_rec *r, int status, pub *pb, json_object *values,
+                     const fs_error *errors, const char *notice) {
+    fs_page pg = page_of(pb, values, errors, notice);
     return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
 }
 
@@ -304,15 +328,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     const char *opens = opens_later(&pb);
     if (opens)
         return not_open_page(r, 200, &pb, opens);
-    fs_page pg = {pb.f.title,
-                  pb.f.description,
-                  pb.fs,
-                  query_values(r, &pb),
-                  NULL,
-                  pb.action,
-                  NULL,
-                  pb.honeypot,
-                  setting_str(&pb, "submitLabel")};
+    fs_page pg = page_of(&pb, query_values(r, &pb), NULL, NULL);
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
 }
 

@@ -50,7 +50,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
 /* The public page's members of settings s (issue 15), added to out when
  * set: submitLabel (1..100 characters, one line), closedMessage (1..2000,
  * new lines allowed), opensAt (RFC 3339, normalised like closesAt; before
- * closesAt when both are set), theme (fs_settings_theme). Errors to verr
+ * closesAt when both are set), theme (fs_settings_theme), embed
+ * (fs_settings_embed). Errors to verr
  * under ptr. */
 void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const char *ptr,
                       fs_error *verr);

@@ -25,6 +25,7 @@ typedef struct fs_page {
     const char *submit_label; /* the owner's button text (escaped here), NULL: "Submit" */
     const char *accent;       /* settings.theme.accentColor, or NULL (ignored unless a colour) */
     const char *logo_url;     /* settings.theme.logoUrl (escaped here), or NULL */
+    int embed; /* settings.embed: the page posts its height to its parent (fs_embed.h) */
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

@@ -53,8 +53,8 @@ static void page(void **state) {
     assert_null(fs_json_parse_object(p, body, strlen(body), &vals));
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
-    fs_page pg = {EVIL, EVIL, fs,   vals, e,   "https://f.example/f/frm_1?a=1&b='",
-                  EVIL, 1,    EVIL, NULL, NULL};
+    fs_page pg = {EVIL, EVIL, fs,   vals, e,    "https://f.example/f/frm_1?a=1&b='",
+                  EVIL, 1,    EVIL, NULL, NULL, 0};
     const char *h = fs_html_form(p, &pg);
     /* nothing owner- or respondent-supplied is raw */
     assert_null(strstr(h, "<script"));
@@ -143,7 +143,8 @@ static void theme(void **state) {
                   0,
                   NULL,
                   "#1D4ED8",
-                  "https://cdn.example/l.png?a=1&b=\"x"};
+                  "https://cdn.example/l.png?a=1&b=\"x",
+                  0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
     assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");

@@ -1,5 +1,6 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
+#include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_theme.h"
 #include "fs_util.h"
@@ -168,6 +169,7 @@ void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const cha
         fs_error_add(p, verr, apr_pstrcat(p, ptr, "/opensAt", NULL), "maximum",
                      "opensAt must be before closesAt.");
     fs_settings_theme(p, s, out, ptr, verr);
+    fs_settings_embed(p, s, out, ptr, verr);
 }
 
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
@@ -185,6 +187,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                                         "closedMessage",
                                         "opensAt",
                                         "theme",
+                                        "embed",
                                         NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
@@ -196,7 +199,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                 fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                             "submitLabel, closedMessage, opensAt, theme.");
+                             "submitLabel, closedMessage, opensAt, theme, embed.");
         }
     }
     json_object *out = json_object_new_object();

@@ -1,5 +1,6 @@
 /* fs_html: rendering the public pages. */
 #include "fs_html.h"
+#include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_theme.h"
 
@@ -473,7 +474,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                    "\">Leave this empty</label><input type=\"text\" id=\"f-" FS_HONEYPOT_NAME
                    "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
                    "autocomplete=\"off\"></div>\n");
-    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main></body></html>\n",
-           pg->submit_label ? pg->submit_label : "Submit");
+    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main>%s%s%s</body></html>\n",
+           pg->submit_label ? pg->submit_label : "Submit", pg->embed ? "<script>" : "",
+           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "");
     return b.s;
 }

@@ -26,7 +26,10 @@
     "\"theme\":{\"type\":[\"object\",\"null\"],\"properties\":{"                                   \
     "\"accentColor\":{\"type\":[\"string\",\"null\"],\"description\":\"#rrggbb, 4.5:1 against "    \
     "white\"},\"logoUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"}},"                   \
-    "\"additionalProperties\":false}},"                                                            \
+    "\"additionalProperties\":false},"                                                             \
+    "\"embed\":{\"type\":[\"object\",\"null\"],\"properties\":{\"allowedOrigins\":{\"type\":"      \
+    "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Origins that may frame the "      \
+    "public page: https://host[:port]\"}},\"additionalProperties\":false}},"                       \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \

@@ -10,6 +10,7 @@
  * (429). Everything else is JSON or problem+json. */
 #include "form_cache.h"
 #include "fs_coerce.h"
+#include "fs_embed.h"
 #include "fs_form.h"
 #include "fs_html.h"
 #include "fs_idempotency.h"
@@ -38,8 +39,9 @@ typedef struct pub {
     json_object *fields, *settings;
     const char *action; /* absolute URL the form posts to */
     int honeypot;
-    const char *accent;   /* settings.theme.accentColor, or NULL */
-    const char *logo_url; /* settings.theme.logoUrl when https and fs_url_origin vouches */
+    const char *accent;    /* settings.theme.accentColor, or NULL */
+    const char *logo_url;  /* settings.theme.logoUrl when https and fs_url_origin vouches */
+    const char *ancestors; /* settings.embed's origins (fs_embed_frame_ancestors), or NULL */
 } pub;
 
 enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
@@ -66,6 +68,7 @@ static void prepare(request_rec *r, pub *pb) {
         !strncmp(json_object_get_string(lu), "https://", 8) &&
         fs_url_origin(r->pool, json_object_get_string(lu)))
         pb->logo_url = json_object_get_string(lu);
+    pb->ancestors = fs_embed_frame_ancestors(r->pool, pb->settings);
 }
 
 /* Loads a published or closed form by id or slug: 404 problem when there
@@ -114,16 +117,27 @@ static void page_headers(request_rec *r, pub *pb) {
     /* issue 15: the form's own style sheet by its hash, its logo's origin */
     const char *tcss = pb ? fs_html_theme_css(r->pool, pb->accent) : NULL;
     const char *lo = pb && pb->logo_url ? fs_url_origin(r->pool, pb->logo_url) : NULL;
+    /* issue 15: the origins that may frame the form, and then the script
+     * that tells the frame's parent the page's height */
+    const char *anc = pb ? pb->ancestors : NULL;
     /* form-action also governs where a submission may be redirected */
     apr_table_setn(r->headers_out, "Content-Security-Policy",
                    apr_psprintf(r->pool,
-                                "default-src 'none'; style-src %s%s%s;%s form-action %s%s%s; "
-                                "frame-ancestors 'none'; base-uri 'none'",
+                                "default-src 'none'; style-src %s%s%s;%s%s form-action %s%s%s; "
+                                "frame-ancestors %s; base-uri 'none'",
                                 fs_html_style_src(r->pool), tcss ? " " : "",
                                 tcss ? fs_html_css_src(r->pool, tcss) : "",
                                 lo ? apr_pstrcat(r->pool, " img-src ", lo, ";", NULL) : "",
+                                anc ? apr_pstrcat(r->pool, " script-src ",
+                                                  fs_embed_page_script_src(r->pool), ";", NULL)
+                                    : "",
                                 fa ? fa : "'self'", ro && (!fa || strcmp(ro, fa)) ? " " : "",
-                                ro && (!fa || strcmp(ro, fa)) ? ro : ""));
+                                ro && (!fa || strcmp(ro, fa)) ? ro : "", anc ? anc : "'none'"));
+    /* X-Frame-Options cannot name several origins: DENY agrees with
+     * frame-ancestors 'none'; an embeddable form sends none (browsers that
+     * know frame-ancestors ignore it anyway) */
+    if (!anc)
+        apr_table_setn(r->headers_out, "X-Frame-Options", "DENY");
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
 }
@@ -183,7 +197,8 @@ static fs_page page_of(pub *pb, json_object *values, const fs_error *errors, con
                   pb->honeypot,
                   setting_str(pb, "submitLabel"),
                   pb->accent,
-                  pb->logo_url};
+                  pb->logo_url,
+                  pb->ancestors != NULL};
     return pg;
 }
 
@@ -670,7 +685,27 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     return store(r, &s, out);
 }
 
+/* ---- GET /f/embed.js ------------------------------------------------- */
+
+/* The host page's listener (fs_embed.h). No form id or slug has a dot, so
+ * the path is never a form's. Cross-origin readable (SRI needs CORS). */
+static int formsvc_h_embed_js(request_rec *r, const char *const *caps) {
+    (void)caps;
+    apr_table_setn(r->err_headers_out, "Access-Control-Allow-Origin", "*");
+    apr_table_setn(r->headers_out, "Cross-Origin-Resource-Policy", "cross-origin");
+    apr_table_setn(r->headers_out, "Cache-Control", "public, max-age=86400");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    const char *js = fs_embed_js();
+    apr_table_setn(r->headers_out, "ETag", etag_of(r, js, strlen(js)));
+    r->status = HTTP_OK; /* ap_meets_conditions looks at it */
+    int rc = ap_meets_conditions(r);
+    if (rc != OK)
+        return rc; /* 304 */
+    return formsvc_send_body(r, 200, "text/javascript; charset=utf-8", js, strlen(js));
+}
+
 const formsvc_route formsvc_routes_public[] = {
+    {M_GET, "/f/embed.js", formsvc_h_embed_js, 0, 0}, /* before /f/{ref} */
     {M_GET, "/f/{ref}", formsvc_h_public_get, 0, 0},
     {M_POST, "/f/{ref}", formsvc_h_public_post, 0, 0},
     {M_OPTIONS, "/f/{ref}", formsvc_h_public_options, 0, 0},

@@ -3,7 +3,9 @@
 # settings.opensAt: before it the page says when the form opens, the JSON
 # view gives opensAt, a POST is 409 form-not-open; opensAt < closesAt is
 # validated; the per-child form cache never serves the "not open" page past
-# opensAt nor the open page past closesAt.
+# opensAt nor the open page past closesAt. Item 6: a datetime field's
+# timeZone: a form post's local time is stored as RFC 3339 with that zone's
+# offset (DST included).
 use strict;
 use warnings;
 use Test::More;
@@ -110,6 +112,43 @@ like api(GET => "/f/$g->{id}")->content, qr/This form is closed and no longer ta
      'default closed sentence';
 is api(GET => "/f/$g->{id}", headers => { Accept => 'application/json' })->{json}{opensAt}, undef,
    'no opensAt in the JSON view when not set';
+
+# ---- item 6: time zones ---------------------------------------------------
+$r = api(POST => '/v1/forms', token => $tok,
+         body => { title => 'TZ', fields => [{ key => 'at', type => 'datetime', label => 'At',
+                                                timeZone => 'Mars/Olympus' }] });
+problem_ok($r, 422, 'validation-failed', 'unknown time zone: 422');
+is $r->{json}{errors}[0]{pointer}, '/fields/0/timeZone', 'pointer /fields/0/timeZone';
+problem_ok(api(POST => '/v1/forms', token => $tok,
+               body => { title => 'TZ', fields => [{ key => 'd', type => 'date', label => 'D', timeZone => 'UTC' }] }),
+           422, 'validation-failed', 'timeZone on a date field: 422');
+my $tz = make_form($tok, { title => 'TZ', fields => [
+    { key => 'at', type => 'datetime', label => 'At', timeZone => 'Europe/Berlin' },
+    { key => 'utc', type => 'datetime', label => 'UTC' },
+    { key => 'n', type => 'integer', label => 'N' } ] });
+is $tz->{fields}[0]{timeZone}, 'Europe/Berlin', 'timeZone stored';
+ok !exists $tz->{fields}[1]{timeZone}, 'no timeZone when unset';
+api(POST => "/v1/forms/$tz->{id}/publish", token => $tok);
+my $form = sub { api(POST => "/f/$tz->{id}", body => shift,
+                     headers => { 'Content-Type' => 'application/x-www-form-urlencoded' }) };
+my %want = ('2026-07-01T14:30' => '2026-07-01T14:30:00+02:00',   # summer time
+            '2026-11-21T14:30:05' => '2026-11-21T14:30:05+01:00', # winter
+            '2026-03-29T02:30' => '2026-03-29T03:30:00+02:00',    # in the spring gap
+            '2026-10-25T02:30' => '2026-10-25T02:30:00+02:00');   # twice: the first
+for my $local (sort keys %want) {
+    (my $enc = $local) =~ s/:/%3A/g;
+    $r = $form->("at=$enc&utc=$enc");
+    is $r->code, 303, "form post at=$local: 303";
+    my $row = psql("SELECT data->>'at' || ' ' || (data->>'utc') FROM submissions WHERE form_id = '$tz->{id}' "
+                   . "ORDER BY created_at DESC, id DESC LIMIT 1");
+    (my $utc = $local) =~ s/^(.{16})$/$1:00/;
+    is $row, "$want{$local} ${utc}Z", "stored $want{$local} (Europe/Berlin), the other field as UTC";
+}
+$r = api(POST => "/f/$tz->{id}", body => { at => '2026-07-01T14:30:00+02:00' });
+is $r->code, 201, 'JSON: an RFC 3339 value as before';
+$r = $form->('at=2026-07-01T14%3A30&n=x');
+is $r->code, 422, 'invalid post: 422 page';
+like $r->content, qr{name="at" value="2026-07-01T14:30:00"}, 'the local time shown again, in the zone';
 
 sub count_rows { psql("SELECT count(*) FROM submissions WHERE form_id = '" . shift() . "'") }
 

@@ -198,9 +198,11 @@ static const char *shown(apr_pool_t *p, const fs_field *f, json_object *v) {
         return "";
     if (json_object_is_type(v, json_type_string)) {
         const char *s = json_object_get_string(v);
-        /* datetime-local takes no zone: show the UTC wall clock */
+        /* datetime-local takes no zone: show the wall clock of the value's
+         * own offset (UTC, or the field's timeZone) */
         if (f->type == FS_FT_DATETIME && strlen(s) >= 20 && s[10] == 'T' &&
-            (!strcmp(s + strlen(s) - 1, "Z")))
+            (!strcmp(s + strlen(s) - 1, "Z") ||
+             (strlen(s) == 25 && (s[19] == '+' || s[19] == '-'))))
             return apr_pstrndup(p, s, 19);
         return s;
     }

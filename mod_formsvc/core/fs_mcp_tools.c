@@ -47,7 +47,9 @@
     "minimum, maximum, minItems, maxItems as the type allows.\"},"                                 \
     "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"{field, equals} or "          \
     "{field, in: [...]}\"},"                                                                       \
-    "\"position\":{\"type\":\"integer\",\"minimum\":0}"
+    "\"position\":{\"type\":\"integer\",\"minimum\":0},"                                           \
+    "\"timeZone\":{\"type\":[\"string\",\"null\"],\"description\":\"datetime only: IANA zone "     \
+    "of the page's local times, e.g. Europe/Berlin\"}"
 #define FIELD                                                                                      \
     "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"

@@ -27,4 +27,12 @@ char *fs_csv_value(apr_pool_t *p, json_object *v);
 /* Appends the cells (already escaped) joined by commas and CRLF to buf. */
 void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n);
 
+/* Reads back a CSV document of len bytes (RFC 4180, as fs_csv_row writes
+ * it): *header gets the cells of its first record, unquoted (const char *
+ * in p; an empty array for an empty document), *rows the number of records
+ * after it. A record is ended by LF outside quotes (CR before it ignored);
+ * a last record without one counts too. */
+void fs_csv_scan(apr_pool_t *p, const char *s, apr_size_t len, apr_array_header_t **header,
+                 int *rows);
+
 #endif

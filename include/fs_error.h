@@ -12,7 +12,14 @@ struct json_object;
 typedef struct fs_field_error {
     const char *pointer; /* RFC 6901 pointer into the request body */
     const char *code;    /* stable machine word: required, type, ... */
-    const char *detail;  /* sentence for people */
+    const char *detail;  /* sentence for people (English) */
+    /* The message as a key of the files in share/locales without its "error."
+     * prefix ("required", "type.number", ...) and its arguments, so that a
+     * page can say it in the form's language (fs_html) and an agent can
+     * translate it; NULL for messages that have no key (API validation). */
+    const char *msg;
+    const char *label; /* {label}: the question's label (or key) */
+    const char *n;     /* {n}: a number of the message, or NULL */
 } fs_field_error;
 
 typedef struct fs_error {
@@ -38,6 +45,10 @@ fs_error *fs_error_internal(apr_pool_t *p, const char *fmt, ...)
 /* Adds one item to errors (creating the array). */
 void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer, const char *code,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Adds one item with a message key (see fs_field_error.msg) and its
+ * arguments; detail is the English sentence. */
+void fs_error_add_msg(apr_pool_t *p, fs_error *e, const char *pointer, const char *code,
+                      const char *msg, const char *label, const char *n, const char *detail);
 /* A validation-failed problem with no items yet. */
 fs_error *fs_error_validation(apr_pool_t *p);
 /* Adds an extra member (string or integer) to the problem. A member the

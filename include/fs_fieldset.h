@@ -56,6 +56,11 @@ typedef struct fs_field {
     const char *pattern;    /* owner's pattern, or NULL */
     fs_regex *pattern_code; /* compiled owner pattern, the same engine and
                              * subset that accepted it (NULL when bad) */
+    /* file fields: largest file (bytes), most files, accepted types
+     * (NULL: any); fs_fieldset_file_ceilings lowers the first two */
+    long long max_size;
+    long max_files;
+    json_object *accept;
 } fs_field;
 
 typedef struct fs_fieldset {
@@ -67,6 +72,12 @@ typedef struct fs_fieldset {
  * objects or have no key are skipped; unknown types stay FS_FT_UNKNOWN and
  * accept nothing). Fields are ordered by position, then as stored. */
 fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields);
+
+/* Lowers every file field's max_size and max_files to the server's
+ * ceilings (directives), before the schema or the validator reads them. */
+void fs_fieldset_file_ceilings(fs_fieldset *fs, long long max_size, long max_files);
+/* 1 when the form has a file field. */
+int fs_fieldset_has_files(const fs_fieldset *fs);
 
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
 

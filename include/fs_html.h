@@ -13,16 +13,21 @@
 
 #include "fs_error.h"
 #include "fs_fieldset.h"
+#include "fs_locale.h"
 
 typedef struct fs_page {
     const char *title, *description; /* the form's; description may be NULL */
     const fs_fieldset *fields;
-    json_object *values;      /* answers to show again (may be NULL) */
-    const fs_error *errors;   /* a validation-failed problem, or NULL */
-    const char *action;       /* where the form posts (absolute URL) */
-    const char *notice;       /* a notice above the form (plain text), or NULL */
-    int honeypot;             /* render the honeypot input */
-    const char *submit_label; /* the owner's button text (escaped here), NULL: "Submit" */
+    json_object *values;    /* answers to show again (may be NULL) */
+    const fs_error *errors; /* a validation-failed problem, or NULL */
+    const char *action;     /* where the form posts (absolute URL) */
+    const char *notice;     /* a notice above the form (plain text), or NULL */
+    int honeypot;           /* render the honeypot input */
+    /* the page's language: <html lang dir>, the built-in strings and the
+     * field errors that have a message key. NULL shows message keys
+     * instead of text: the glue always passes one (formsvc_locale). */
+    const fs_locale *loc;
+    const char *submit_label; /* the owner's button text (escaped here), NULL: the locale's */
     const char *accent;       /* settings.theme.accentColor, or NULL (ignored unless a colour) */
     const char *logo_url;     /* settings.theme.logoUrl (escaped here), or NULL */
     int embed; /* settings.embed: the page posts its height to its parent (fs_embed.h) */
@@ -33,8 +38,12 @@ typedef struct fs_page {
 #define FS_HONEYPOT_NAME "_hp"
 
 char *fs_html_form(apr_pool_t *p, const fs_page *pg);
-/* A page with a heading and a paragraph (plain text, escaped here). */
+/* A page with a heading and a paragraph (plain text, escaped here), in
+ * English (fs_html_message) or in the language of loc (_in: <html lang>
+ * and dir; the texts are the caller's, already in that language). */
 char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message);
+char *fs_html_message_in(apr_pool_t *p, const fs_locale *loc, const char *title,
+                         const char *heading, const char *message);
 
 /* The page of a problem type (GET /problems/{slug}): "<status> <title>",
  * the title as heading, the status and the explanation. */

@@ -52,7 +52,8 @@ typedef struct fs_mcp_tool {
     const char *method; /* "GET", "POST", "PATCH", "PUT", "DELETE" */
     const char *path;   /* "/v1/forms/{formId}": {arg} placeholders */
     const char *query;  /* "status:s limit:i cursor:s": query arguments and their
-                         * types (s string, i integer, b boolean), or NULL */
+                         * types (s string, i integer, b boolean; a trailing !
+                         * makes one required: "formId:s!"), or NULL */
     int body;           /* 1: the other arguments are the JSON body */
     int if_match;       /* 1: accepts ifMatchVersion, sent as If-Match */
     int read_only, destructive, idempotent;
@@ -64,19 +65,45 @@ typedef struct fs_mcp_tool {
 extern const fs_mcp_tool fs_mcp_tools[];
 const fs_mcp_tool *fs_mcp_tool_find(const char *name);
 
+/* What a few tools need beyond fs_mcp_tool, by tool name. A table of its
+ * own so that fs_mcp_tool and the initialisers of its rows stay as they
+ * are. In fs_mcp_tools.c, ending with a row whose name is NULL. */
+typedef struct fs_mcp_tool_extra {
+    const char *name;
+    /* the REST request's Accept (NULL: application/json); a successful
+     * answer of another type is returned as an embedded resource, with
+     * metadata as structuredContent (handle_mcp.c) */
+    const char *accept;
+    /* urlencoded query members sent on every call ("type=a.b"), or NULL */
+    const char *fixed_query;
+    /* 1: a successful result carries respondents' answers, which are
+     * untrusted input to a model: structuredContent gets
+     * "untrustedRespondentData": true (FS_MCP_UNTRUSTED) */
+    int untrusted;
+} fs_mcp_tool_extra;
+
+extern const fs_mcp_tool_extra fs_mcp_tool_extras[];
+/* t's extras; a row of zeros (NULL name) for a tool without any. Never NULL. */
+const fs_mcp_tool_extra *fs_mcp_tool_extra_of(const fs_mcp_tool *t);
+
+/* The member that marks a result carrying respondents' answers. */
+#define FS_MCP_UNTRUSTED "untrustedRespondentData"
+
 /* The REST request of a tool call. */
 typedef struct fs_mcp_call {
     const char *path;     /* relative to the base path */
     const char *query;    /* urlencoded, or NULL */
     const char *if_match; /* header value, or NULL */
     const char *body;     /* JSON text, or NULL */
+    const char *accept;   /* Accept header value, or NULL (application/json) */
 } fs_mcp_call;
 
 /* Maps args (an object) onto t's REST request. NULL when fine, else the
  * message of an invalid-params error: a missing or non-identifier path
  * argument (ids must match ^[A-Za-z0-9_-]{1,200}$, so that no argument can
- * change the path), a query argument of the wrong type, or an unknown
- * argument of a tool without a body. */
+ * change the path), a query argument of the wrong type, a missing required
+ * query argument, or an unknown argument of a tool without a body. The
+ * tool's extras add their fixed query and Accept. */
 const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *args,
                               fs_mcp_call *out);
 

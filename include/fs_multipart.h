@@ -28,6 +28,21 @@ typedef struct fs_multipart fs_multipart;
  * over max_value: 413. After an error every call returns it again. */
 fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary, const fs_multipart_limits *lim);
 fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len);
+/* File parts (issue 14). Without these, a part with a filename is a 400
+ * problem. With them, such a part's content is handed over as it arrives
+ * (begin, data any number of times, end), never kept whole: the parser
+ * holds at most a delimiter's length of it. A part whose filename is
+ * empty (a browser's file input left empty) is skipped. An error a
+ * callback returns ends the parse with that error. ctype is the part's
+ * Content-Type or NULL. */
+typedef struct fs_multipart_files {
+    void *baton;
+    fs_error *(*begin)(void *baton, const char *name, const char *filename, const char *ctype);
+    fs_error *(*data)(void *baton, const char *buf, apr_size_t len);
+    fs_error *(*end)(void *baton);
+} fs_multipart_files;
+void fs_multipart_on_files(fs_multipart *mp, const fs_multipart_files *files);
+
 /* Ends the body: the closing delimiter must have been seen. */
 fs_error *fs_multipart_finish(fs_multipart *mp, apr_array_header_t **pairs);
 

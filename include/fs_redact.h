@@ -5,7 +5,8 @@
  * A credential parameter is one whose name, %-decoded and compared without
  * regard to case, is one of: token, code, client_secret, client_assertion,
  * assertion, subject_token, actor_token, access_token, refresh_token,
- * id_token, code_verifier, password, secret. */
+ * id_token, code_verifier, password, secret, l (the token of a respondent
+ * link, /f/{ref}?l=). */
 #ifndef FS_REDACT_H
 #define FS_REDACT_H
 

@@ -112,6 +112,8 @@ typedef struct fs_new_secret {
 /* The longest a statement waits for the server's answer, in milliseconds;
  * 0 (the default) waits as long as it takes. Set once, at child start. */
 void fs_store_set_timeout(int ms);
+/* The limit set (0: none), for statements run outside fs_db_query. */
+int fs_store_timeout(void);
 
 /* When a statement was last answered, and when the database was last
  * found unreachable or silent (apr_time_t; 0 = never). For the glue's

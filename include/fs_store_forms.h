@@ -90,7 +90,9 @@ typedef struct fs_sub_export_row {
     const char *id, *created_at; /* RFC 3339 */
     const char *form_version;    /* as text */
     int spam;
-    const char *data; /* the answers: a JSON object */
+    const char *data;                    /* the answers: a JSON object */
+    const char *link_id, *link_metadata; /* the respondent link and its metadata (JSON text);
+                                          * NULL or "": none */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;

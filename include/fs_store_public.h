@@ -37,14 +37,19 @@ typedef struct fs_new_submission {
     const char *request_hash;             /* of the request, for the record */
     int replay_status;                    /* the answer the record replays: status */
     const char *replay_location;          /* and Location */
+    const char *link_id;                  /* the respondent link it came through, or NULL */
+    const char *uniq_hash;                /* fs_unique_hash; NULL: not checked */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {
-    FS_SUBMIT_OK,     /* stored: json is the submission */
-    FS_SUBMIT_GONE,   /* no published or closed form */
-    FS_SUBMIT_CLOSED, /* the form takes no more submissions */
-    FS_SUBMIT_QUOTA,  /* the owner's monthly quota is reached */
-    FS_SUBMIT_REPLAY  /* a concurrent request with the same key won */
+    FS_SUBMIT_OK,          /* stored: json is the submission */
+    FS_SUBMIT_GONE,        /* no published or closed form */
+    FS_SUBMIT_CLOSED,      /* the form takes no more submissions */
+    FS_SUBMIT_DUPLICATE,   /* another submission holds uniq_hash (settings.uniqueBy) */
+    FS_SUBMIT_QUOTA,       /* the owner's monthly quota is reached */
+    FS_SUBMIT_REPLAY,      /* a concurrent request with the same key won */
+    FS_SUBMIT_LINK_USED,   /* the link has taken its maxUses */
+    FS_SUBMIT_LINK_EXPIRED /* the link expired or was deleted meanwhile */
 } fs_submit_outcome;
 typedef struct fs_submit_result {
     fs_submit_outcome outcome;
@@ -52,7 +57,8 @@ typedef struct fs_submit_result {
     int month_left;   /* seconds to the end of the month (UTC) */
 } fs_submit_result;
 /* Stores the submission atomically with its counts, its event and its
- * Idempotency-Key record. exact (the form has maxSubmissions) locks the
+ * Idempotency-Key record, unless another submission of the form holds its
+ * uniq_hash (exact under concurrency: sql/0026). exact (the form has maxSubmissions) locks the
  * form row first so that concurrent submissions cannot pass the limit;
  * otherwise concurrent submissions of one account may pass the monthly
  * quota by at most the number in flight. */

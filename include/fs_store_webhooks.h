@@ -15,10 +15,11 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
  * (NULL: from the oldest kept), in commit order: only events of
  * transactions older than every running one, so that a later page never
  * gains an event before the cursor. forms_json (a JSON array of form ids;
- * NULL: any) limits it to those forms; submission.created events only
- * with_submissions (the caller may read submissions). */
+ * NULL: any) limits it to those forms, type (NULL: any) to one event
+ * type; submission.created events only with_submissions (the caller may
+ * read submissions). */
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
-                              int with_submissions, const char *after, int limit,
+                              int with_submissions, const char *type, const char *after, int limit,
                               fs_list_page *out);
 /* Forgets a batch of events (and their deliveries) older than 30 days. */
 fs_error *fs_store_event_sweep(fs_store *st);
@@ -52,6 +53,18 @@ fs_error *fs_store_webhook_get(fs_store *st, const char *user_id, const char *we
 fs_error *fs_store_webhook_delete(fs_store *st, const char *user_id, const char *webhook_id,
                                   const char *tree_root, int *deleted);
 
+/* What PATCH /v1/webhooks/{id} changes; NULL (or -1) leaves a member as is. */
+typedef struct fs_webhook_change {
+    const char *url;
+    const char *events_json; /* JSON array of event types */
+    int enabled;             /* 1, 0, or -1: unchanged */
+} fs_webhook_change;
+/* Changes the webhook; tree_root as for fs_store_webhook_delete. *json:
+ * the webhook as changed, NULL when there is none (or not in the tree). */
+fs_error *fs_store_webhook_update(fs_store *st, const char *user_id, const char *webhook_id,
+                                  const char *tree_root, const fs_webhook_change *c,
+                                  const char **json);
+
 /* ---- Deliveries ---- */
 
 /* A page of one webhook's deliveries, newest first. */
@@ -70,6 +83,22 @@ typedef struct fs_delivery_batch {
     int n;
     fs_delivery *items;
 } fs_delivery_batch;
+/* A webhook.test event (kept out of the feed) and its delivery to this
+ * webhook alone, claimed for the caller for lease seconds (attempt 1), so
+ * that it sends it now and records the outcome as the worker would.
+ * tree_root as for fs_store_webhook_delete. *out NULL: no such webhook. */
+fs_error *fs_store_webhook_test(fs_store *st, const char *user_id, const char *webhook_id,
+                                const char *tree_root, int lease, fs_delivery **out);
+/* Claims a delivery of the webhook that is not pending (succeeded or
+ * failed) to be sent again now: *status its status before (NULL: no such
+ * delivery, or not in the tree), *out the claimed delivery (NULL when it is
+ * pending: queued already, or claimed by a concurrent retry). */
+fs_error *fs_store_delivery_retry(fs_store *st, const char *user_id, const char *webhook_id,
+                                  const char *delivery_id, const char *tree_root, int lease,
+                                  const char **status, fs_delivery **out);
+/* One delivery of the webhook; *json NULL when there is none. */
+fs_error *fs_store_delivery_get(fs_store *st, const char *webhook_id, const char *delivery_id,
+                                const char **json);
 /* Claims up to batch due deliveries (concurrent workers take different
  * rows) and moves each lease seconds ahead, so that no other worker sends
  * it meanwhile. */

@@ -47,6 +47,10 @@ like $files{'/usr/sbin/formsvc-admin'} // '', qr/^-rwxr-xr-x/, 'formsvc-admin, e
 for my $sql (map { m{([^/]+)$} } glob "$root/sql/[0-9][0-9][0-9][0-9]_*.sql") {
     ok exists $files{"/usr/share/formsvc/sql/$sql"}, "migration $sql";
 }
+for my $l (map { m{([^/]+)$} } glob "$root/share/locales/*.json") {
+    ok exists $files{"/usr/share/formsvc/locales/$l"}, "language file $l";
+}
+ok exists $files{'/usr/share/formsvc/locales/en.json'}, 'the English file among them';
 ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/deploy\.md(\.gz)?$} } keys %files), 'docs (deploy.md)');
 ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/README\.md(\.gz)?$} } keys %files), 'docs (README.md)');
 

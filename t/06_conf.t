@@ -31,7 +31,7 @@ is_deeply [ grep { !$code{$_} } sort keys %in_conf ], [], 'formsvc.conf names no
 # FormsvcQuota defaults: default_tier in config.c
 my $cfg = slurp("$root/mod_formsvc/http/config.c");
 my ($u, $v) = $cfg =~ /default_tier\[2\]\s*=\s*\{\s*\{([^}]*)\},\s*\{([^}]*)\}/s or die 'default_tier';
-my @what = qw(forms fields submissions keys clients webhooks requests);
+my @what = qw(forms fields submissions keys clients webhooks requests links);
 my %tier = (unverified => [ split /\s*,\s*/, $u ], verified => [ split /\s*,\s*/, $v ]);
 for my $t (qw(unverified verified)) {
     for my $i (0 .. $#what) {

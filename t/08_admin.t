@@ -62,6 +62,7 @@ LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
     DBDMax $o{dbdmax}
     FormsvcBaseURL http://127.0.0.1:8080
     FormsvcSecretPepperFile $o{pepper}
+    FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
     $o{mail}
 </IfModule>
 <VirtualHost 127.0.0.1:1>

@@ -71,7 +71,7 @@ is $r->code, 415, 'not JSON: 415';
 
 # a scoped key: subset rule, omitted scopes are its own
 my ($acct2) = signup();
-my $F = 'frm_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+my $F = api(POST => '/v1/forms', token => $acct2, body => { title => 'F' })->{json}{id};    # a form of the account
 $r = api(POST => '/v1/keys', token => $acct2,
          body => { name => 'scoped', scopes => ['clients:write', 'forms:read', "form:$F"] });
 is $r->code, 201, 'scoped key';

@@ -96,8 +96,9 @@ is $r->code, 200, 'client_id in the body repeating the Basic id: accepted';
 
 # a scoped client with a form constraint
 my ($acct2) = signup();
-my $F1 = 'frm_01ARZ3NDEKTSV4RRFFQ69G5FAV';
-my $F2 = 'frm_01ARZ3NDEKTSV4RRFFQ69G5FAW';
+# form: constraints name forms of the account
+my $F1 = api(POST => '/v1/forms', token => $acct2, body => { title => 'F' })->{json}{id};
+my $F2 = api(POST => '/v1/forms', token => $acct2, body => { title => 'F' })->{json}{id};
 my ($cid2, $csecret2) = new_client($acct2, { scopes => ['forms:read', 'submissions:read', "form:$F1"] });
 $r = token([grant_type => 'client_credentials'], basic => [$cid2, $csecret2]);
 is $r->{json}{scope}, "forms:read submissions:read form:$F1", 'scoped client: its grant';

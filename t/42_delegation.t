@@ -127,8 +127,9 @@ oauth_error_ok $r, 400, 'invalid_grant', 'an expired subject cannot exchange';
 
 # bad input
 my ($r4) = signup();
-my $F1 = 'frm_01ARZ3NDEKTSV4RRFFQ69G5FAV';
-my $F2 = 'frm_01ARZ3NDEKTSV4RRFFQ69G5FAW';
+# form: constraints name forms of the account
+my $F1 = api(POST => '/v1/forms', token => $r4, body => { title => 'F' })->{json}{id};
+my $F2 = api(POST => '/v1/forms', token => $r4, body => { title => 'F' })->{json}{id};
 $r = api(POST => '/v1/keys', token => $r4,
          body => { name => 'form-bound', scopes => ['forms:read', 'submissions:read', "form:$F1"] });
 my $bound = $r->{json}{secret};

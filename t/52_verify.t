@@ -69,6 +69,7 @@ is $r->code, 400, 'malformed JSON 400';
 my $wrong = $code eq 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA';
 $r = api(POST => '/v1/verify/confirm', token => $key, body => { code => $wrong });
 is $r->code, 422, 'wrong code 422';
+is $r->{json}{errors}[0]{code}, 'enum', 'code enum (a code of the contract\'s list)';
 like $r->{json}{errors}[0]{detail}, qr/1 try left|\d tries left/, 'says how many tries are left';
 like $r->{json}{errors}[0]{detail}, qr/4 tries left/, '4 tries left (the malformed ones counted nothing... )'
     or diag $r->content;

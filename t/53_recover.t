@@ -65,6 +65,7 @@ for my $e ($email, $unknown, $usu->{user}{email}) {
     is $x->code, 422, "wrong code for $e: 422";
     push @bodies, $x->{json}{errors};
 }
+is $bodies[0][0]{code}, 'enum', 'a wrong code is code enum';
 is_deeply $bodies[1], $bodies[0], 'unknown address: the same problem';
 is_deeply $bodies[2], $bodies[0], 'unverified address: the same problem';
 

@@ -99,8 +99,8 @@ for my $ref (sort keys %refs) {
 # ---- the official OpenAPI 3.1 schema ---------------------------------------
 SKIP: {
     my $js = "$FindBin::Bin/js";
-    skip 'node or t/js/node_modules missing (scripts/install-deps installs them)', 2
-        unless -d "$js/node_modules/\@seriousme/openapi-schema-validator" && system('node --version >/dev/null 2>&1') == 0;
+    skip 'node or t/js/node_modules missing (FORMSVC_SKIP_NODE)', 2
+        unless node_ready('@seriousme/openapi-schema-validator');
     my ($fh, $file) = tempfile(SUFFIX => '.json', UNLINK => 1);
     print $fh $r->content; close $fh;
     open my $out, '-|', 'node', "$js/validate_openapi.mjs", $file or die "node: $!";

@@ -88,7 +88,31 @@ static void rows(void **state) {
     assert_memory_equal(buf->elts, "id,name\r\n1,\"a,b\"\r\n,\r\n", buf->nelts);
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(cells), FS_TEST(neutralised),
-                                          FS_TEST(neutralised_lines), FS_TEST(values),
-                                          FS_TEST(rows)};
+/* fs_csv_scan reads back what fs_csv_row writes: quoted separators and
+ * line breaks stay inside their cell. */
+static void scan(void **state) {
+    apr_pool_t *p = *state;
+    apr_array_header_t *h;
+    int n;
+    const char *doc = "id,\"a,\"\"b\"\"\",c\r\n1,\"x\r\ny\",\r\n2,,\"\"\r\n";
+    fs_csv_scan(p, doc, strlen(doc), &h, &n);
+    assert_int_equal(h->nelts, 3);
+    assert_string_equal(APR_ARRAY_IDX(h, 0, const char *), "id");
+    assert_string_equal(APR_ARRAY_IDX(h, 1, const char *), "a,\"b\"");
+    assert_string_equal(APR_ARRAY_IDX(h, 2, const char *), "c");
+    assert_int_equal(n, 2);
+    fs_csv_scan(p, "id,name\r\n", 9, &h, &n); /* a header alone */
+    assert_int_equal(h->nelts, 2);
+    assert_int_equal(n, 0);
+    fs_csv_scan(p, "a\nb\nc", 5, &h, &n); /* no line break at the end */
+    assert_int_equal(h->nelts, 1);
+    assert_int_equal(n, 2);
+    fs_csv_scan(p, "", 0, &h, &n);
+    assert_int_equal(h->nelts, 0);
+    assert_int_equal(n, 0);
+}
+
+static const struct CMUnitTest tests[] = {
+    FS_TEST(cells),  FS_TEST(neutralised), FS_TEST(neutralised_lines),
+    FS_TEST(values), FS_TEST(rows),        FS_TEST(scan)};
 FS_TEST_MAIN(tests)

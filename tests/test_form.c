@@ -3,6 +3,8 @@
 #include "fs_json.h"
 #include "fs_test.h"
 
+#include <apr_strings.h>
+
 static const char *code_at(fs_error *e, const char *ptr) {
     for (int i = 0; e->errors && i < e->errors->nelts; i++) {
         fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
@@ -84,13 +86,40 @@ static void redirect_urls(void **state) {
     assert_string_equal(code_at(e, "/settings/redirectUrl"), "format");
 }
 
+/* settings.locale: auto or a supported language's tag, kept as given. */
+static void settings_locale(void **state) {
+    apr_pool_t *p = *state;
+    const char *ok[] = {"auto", "de", "pt-BR", "zh-Hant-TW", "HE", NULL};
+    for (const char **t = ok; *t; t++) {
+        fs_error *e = fs_error_validation(p);
+        json_object *in = fs_json_own(p, json_object_new_object());
+        json_object_object_add(in, "locale", json_object_new_string(*t));
+        json_object *s = fs_json_own(p, fs_settings_parse(p, in, "/settings", e));
+        assert_non_null(s);
+        assert_string_equal(json_object_get_string(fs_json_get(s, "locale")), *t);
+    }
+    const char *bad[][2] = {{"\"sv\"", "enum"},      {"\"de_DE\"", "format"}, {"\"\"", "format"},
+                            {"\"auto \"", "format"}, {"7", "type"},           {NULL, NULL}};
+    for (int i = 0; bad[i][0]; i++) {
+        fs_error *e = fs_error_validation(p);
+        json_object *in =
+            fs_json_parse_trusted(p, apr_pstrcat(p, "{\"locale\":", bad[i][0], "}", NULL));
+        assert_null(fs_settings_parse(p, in, "/settings", e));
+        assert_string_equal(code_at(e, "/settings/locale"), bad[i][1]);
+    }
+    fs_error *e = fs_error_validation(p);
+    json_object *s = fs_json_own(
+        p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"locale\":null}"), "/settings", e));
+    assert_null(fs_json_get(s, "locale"));
+}
+
 static void settings(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
     json_object *s = fs_json_own(p, fs_settings_parse(p, NULL, "/settings", e));
     assert_string_equal(fs_json_str(p, s),
                         "{\"closesAt\":null,\"maxSubmissions\":null,\"confirmationMessage\":null,"
-                        "\"redirectUrl\":null,\"honeypot\":true}");
+                        "\"redirectUrl\":null,\"honeypot\":true,\"uniqueBy\":null}");
     s = fs_json_own(p,
                     fs_settings_parse(
                         p,
@@ -196,6 +225,7 @@ static void page_settings(void **state) {
     assert_string_equal(code_at(e, "/settings/opensAt"), "type");
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(redirect_urls), FS_TEST(settings),
+static const struct CMUnitTest tests[] = {FS_TEST(slugs),         FS_TEST(redirect_urls),
+                                          FS_TEST(settings),      FS_TEST(settings_locale),
                                           FS_TEST(page_settings), FS_TEST(titles)};
 FS_TEST_MAIN(tests)

@@ -53,9 +53,16 @@ static void page(void **state) {
     assert_null(fs_json_parse_object(p, body, strlen(body), &vals));
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
-    fs_page pg = {EVIL, EVIL, fs,   vals, e,    "https://f.example/f/frm_1?a=1&b='",
-                  EVIL, 1,    EVIL, NULL, NULL, 0};
+    fs_locales *ls;
+    assert_null(fs_locales_load(p, "share/locales", &ls));
+    fs_page pg = {EVIL, EVIL, fs,
+                  vals, e,    "https://f.example/f/frm_1?a=1&b='",
+                  EVIL, 1,    fs_locales_get(ls, "en"),
+                  NULL, NULL, NULL,
+                  0};
     const char *h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
+    assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
     /* nothing owner- or respondent-supplied is raw */
     assert_null(strstr(h, "<script"));
     assert_null(strstr(h, "<b>"));
@@ -90,11 +97,59 @@ static void page(void **state) {
     assert_null(strstr(h, "<script"));
     assert_non_null(strstr(h, "name=\"viewport\""));
     /* the owner's button label, escaped (issue 15) */
-    assert_non_null(
-        strstr(h, apr_pstrcat(p, "<button type=\"submit\">", EVIL_ESC, "</button>", NULL)));
+    pg.submit_label = EVIL;
+    assert_non_null(strstr(fs_html_form(p, &pg), apr_pstrcat(p, "<button type=\"submit\">",
+                                                             EVIL_ESC, "</button>", NULL)));
     pg.submit_label = NULL;
-    assert_non_null(strstr(fs_html_form(p, &pg), "<button type=\"submit\">Submit</button>"));
     assert_int_equal(count(h, "<label"), 1 /* name */ + 1 + 1 + 2 + 5 + 1 + 1 + 1 /* hp */);
+}
+
+/* The same page in German and in Hebrew: every built-in string and the
+ * field errors from the language's file, lang and dir on <html>. */
+static void page_languages(void **state) {
+    apr_pool_t *p = *state;
+    fs_locales *ls;
+    assert_null(fs_locales_load(p, "share/locales", &ls));
+    const char *fields_json =
+        "[{\"key\":\"name\",\"type\":\"text\",\"required\":true,\"label\":\"Name\"},"
+        "{\"key\":\"size\",\"type\":\"select\",\"label\":\"Size\",\"options\":[{\"value\":"
+        "\"s\",\"label\":\"S\"}]},"
+        "{\"key\":\"stars\",\"type\":\"rating\",\"label\":\"Stars\",\"validation\":{\"maximum\":3}}"
+        ","
+        "{\"key\":\"ok\",\"type\":\"boolean\",\"label\":\"OK\"},"
+        "{\"key\":\"why\",\"type\":\"text\",\"label\":\"Why\","
+        "\"visibleIf\":{\"field\":\"ok\",\"equals\":true}}]";
+    const fs_fieldset *fs = fs_fieldset_from_json(p, fs_json_parse_trusted(p, fields_json));
+    json_object *vals;
+    assert_null(fs_json_parse_object(p, "{\"size\":\"x\"}", 12, &vals));
+    fs_error *e = fs_validate(p, fs, vals);
+    assert_non_null(e);
+    fs_page pg = {
+        "T",  NULL, fs,   vals, e, "https://f.example/f/frm_1", NULL, 1, fs_locales_get(ls, "de"),
+        NULL, NULL, NULL, 0};
+    const char *h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
+    assert_non_null(strstr(h, "<button type=\"submit\">Absenden</button>"));
+    assert_non_null(strstr(h, "<span class=\"req\">(Pflichtfeld)</span>"));
+    assert_non_null(strstr(h, "Bitte w\xc3\xa4hlen\xe2\x80\xa6</option>"));
+    assert_non_null(strstr(h, ">1 von 3</label>"));
+    assert_non_null(strstr(h, "Dieses Feld bitte leer lassen"));
+    assert_non_null(strstr(h, "Nur beantworten, wenn \xe2\x80\x9eOK\xe2\x80\x9c angekreuzt ist."));
+    assert_non_null(strstr(h, "Bei 2 Antworten gibt es Probleme"));
+    assert_non_null(strstr(h, "Fehler: Name ist ein Pflichtfeld."));
+    assert_non_null(
+        strstr(h, "Fehler: Size muss eine der angebotenen Auswahlm\xc3\xb6glichkeiten sein."));
+    assert_null(strstr(h, "Submit"));
+    assert_null(strstr(h, "required)"));
+
+    pg.loc = fs_locales_get(ls, "he");
+    h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "<html lang=\"he\" dir=\"rtl\">"));
+    pg.loc = fs_locales_get(ls, "zh");
+    h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "<html lang=\"zh-Hans\" dir=\"ltr\">"));
+    h = fs_html_message_in(p, fs_locales_get(ls, "ar"), "T", "H", "M");
+    assert_non_null(strstr(h, "<html lang=\"ar\" dir=\"rtl\">"));
 }
 
 static void style_hash(void **state) {
@@ -133,17 +188,8 @@ static void theme(void **state) {
     const fs_fieldset *fs =
         fs_fieldset_from_json(p, fs_json_parse_trusted(p, "[{\"key\":\"a\",\"type\":\"text\","
                                                           "\"label\":\"A\"}]"));
-    fs_page pg = {EVIL,
-                  NULL,
-                  fs,
-                  NULL,
-                  NULL,
-                  "https://f.example/f/frm_1",
-                  NULL,
-                  0,
-                  NULL,
-                  "#1D4ED8",
-                  "https://cdn.example/l.png?a=1&b=\"x",
+    fs_page pg = {EVIL, NULL, fs,   NULL, NULL,      "https://f.example/f/frm_1",
+                  NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
                   0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
@@ -172,6 +218,7 @@ static void theme(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(theme), FS_TEST(escaping), FS_TEST(page), FS_TEST(style_hash), FS_TEST(other_pages),
+    FS_TEST(theme),          FS_TEST(escaping),   FS_TEST(page),
+    FS_TEST(page_languages), FS_TEST(style_hash), FS_TEST(other_pages),
 };
 FS_TEST_MAIN(tests)

@@ -148,6 +148,10 @@ static void member_helpers(void **state) {
     e = fs_error_validation(p);
     fs_json_unknown_members(p, o, none, e);
     assert_int_equal(e->errors->nelts, 3);
+    /* member names are escaped in the pointer (RFC 6901) */
+    e = fs_error_validation(p);
+    fs_json_unknown_members(p, fs_json_parse_trusted(p, "{\"a/b~c\":1}"), none, e);
+    assert_string_equal(first_code(e, "/a~1b~0c"), "unknown");
 
     e = fs_error_validation(p);
     assert_string_equal(fs_json_email_member(p, o, e), "a@b.example"); /* trimmed */

@@ -149,7 +149,18 @@ static void tool_table(void **state) {
             }
         }
     }
-    assert_int_equal(n, 18);
+    assert_true(n >= 38); /* with links (4) and webhook tools (7) */
+    /* every extras row names a tool */
+    for (const fs_mcp_tool_extra *x = fs_mcp_tool_extras; x->name; x++) {
+        const fs_mcp_tool *t = fs_mcp_tool_find(x->name);
+        if (!t)
+            fail_msg("extras of %s: no such tool", x->name);
+        assert_ptr_equal(fs_mcp_tool_extra_of(t), x);
+        /* a result with answers says so in its output schema too */
+        assert_int_equal(x->untrusted, strstr(t->output_schema, FS_MCP_UNTRUSTED) != NULL);
+        assert_int_equal(x->untrusted, strstr(t->description, FS_MCP_UNTRUSTED) != NULL);
+    }
+    assert_null(fs_mcp_tool_extra_of(fs_mcp_tool_find("get_form"))->name);
     assert_null(fs_mcp_tool_find("nope"));
     assert_null(fs_mcp_tool_find(NULL));
 }
@@ -193,6 +204,18 @@ static void build_calls(void **state) {
                         "since=2026-01-01T00%3a00%3a00%2b01%3a00&limit=5&cursor=a%26b%3dc");
     assert_null(build(p, "list_keys", "{\"includeRevoked\":true}", &c));
     assert_string_equal(c.query, "includeRevoked=true");
+    assert_null(c.accept);
+
+    /* extras: a fixed query first, a required query argument, Accept */
+    assert_null(build(p, "wait_for_submissions", "{\"formId\":\"frm_a\",\"wait\":30}", &c));
+    assert_string_equal(c.path, "/v1/events");
+    assert_string_equal(c.query, "type=submission.created&formId=frm_a&wait=30");
+    assert_non_null(build(p, "wait_for_submissions", "{\"wait\":3}", &c));
+    assert_non_null(build(p, "wait_for_submissions", "{\"formId\":\"frm_a\",\"type\":\"x\"}", &c));
+    assert_null(build(p, "export_submissions_csv", "{\"formId\":\"frm_a\",\"spam\":true}", &c));
+    assert_string_equal(c.path, "/v1/forms/frm_a/submissions");
+    assert_string_equal(c.query, "spam=true");
+    assert_string_equal(c.accept, "text/csv");
 
     /* invalid params */
     assert_non_null(build(p, "get_form", "{}", &c));

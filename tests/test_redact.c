@@ -6,6 +6,8 @@ static void names(void **state) {
     (void)state;
     assert_true(fs_credential_param("token"));
     assert_true(fs_credential_param("client_secret"));
+    assert_true(fs_credential_param("l")); /* a respondent link's token */
+    assert_false(fs_credential_param("link"));
     assert_true(fs_credential_param("CLIENT_SECRET"));
     assert_true(fs_credential_param("subject_token"));
     assert_true(fs_credential_param("code"));

@@ -71,8 +71,14 @@ char *fs_csv_value(apr_pool_t *p, json_object *v) {
         size_t n = json_object_array_length(v);
         for (size_t i = 0; i < n; i++) {
             json_object *it = json_object_array_get_idx(v, i);
-            const char *s = json_object_is_type(it, json_type_string) ? json_object_get_string(it)
-                                                                      : fs_json_str(p, it);
+            json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
+            const char *s =
+                json_object_is_type(it, json_type_string) ? json_object_get_string(it)
+                /* an uploaded file (issue 14): its name and API URL */
+                : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
+                    ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu),
+                                  ">", NULL)
+                    : fs_json_str(p, it);
             joined = i ? apr_pstrcat(p, joined, "; ", s, NULL) : apr_pstrdup(p, s);
         }
         return fs_csv_cell(p, joined);
@@ -91,4 +97,48 @@ void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n) {
     }
     APR_ARRAY_PUSH(buf, char) = '\r';
     APR_ARRAY_PUSH(buf, char) = '\n';
+}
+
+void fs_csv_scan(apr_pool_t *p, const char *s, apr_size_t len, apr_array_header_t **header,
+                 int *rows) {
+    *header = apr_array_make(p, 8, sizeof(const char *));
+    *rows = 0;
+    int records = 0, quoted = 0, pending = 0; /* pending: a record has begun */
+    apr_array_header_t *cell = apr_array_make(p, 32, 1);
+    for (apr_size_t i = 0; i < len; i++) {
+        char c = s[i];
+        pending = 1;
+        if (quoted) {
+            if (c == '"' && i + 1 < len && s[i + 1] == '"')
+                i++; /* a doubled quote: one quote */
+            else if (c == '"') {
+                quoted = 0;
+                continue;
+            }
+        } else if (c == '"') {
+            quoted = 1;
+            continue;
+        } else if (c == ',' || c == '\n') {
+            if (records == 0) {
+                APR_ARRAY_PUSH(*header, const char *) =
+                    apr_pstrndup(p, cell->elts, (apr_size_t)cell->nelts);
+                apr_array_clear(cell);
+            }
+            if (c == '\n') {
+                records++;
+                pending = 0;
+            }
+            continue;
+        } else if (c == '\r' && i + 1 < len && s[i + 1] == '\n')
+            continue;
+        if (records == 0)
+            APR_ARRAY_PUSH(cell, char) = c;
+    }
+    if (pending) {
+        if (records == 0)
+            APR_ARRAY_PUSH(*header, const char *) =
+                apr_pstrndup(p, cell->elts, (apr_size_t)cell->nelts);
+        records++;
+    }
+    *rows = records > 0 ? records - 1 : 0;
 }

@@ -37,6 +37,13 @@ static const fs_problem_type catalogue[] = {
     {"form-not-open", 409, "Form not open yet",
      "The form takes submissions from its opensAt (a member of this document and of the "
      "form's JSON view); send the answers again from then."},
+    {"link-used", 409, "Link used up",
+     "The respondent link has taken as many submissions as its maxUses allows."},
+    {"link-expired", 410, "Link expired",
+     "The respondent link has passed its expiresAt or was deleted by the form's owner."},
+    {"duplicate-submission", 409, "Duplicate submission",
+     "The form's owner accepts one submission per value of some fields (settings.uniqueBy), "
+     "and a submission with the same values was already received; this one was not stored."},
     {"request-timeout", 408, "Request timeout",
      "The request body did not arrive in time (the server's read timeout); "
      "nothing was done. Send it again."},
@@ -151,6 +158,16 @@ void fs_error_add(apr_pool_t *p, fs_error *e, const char *pointer, const char *c
     va_end(ap);
     fe->pointer = pointer;
     fe->code = code;
+    fe->msg = fe->label = fe->n = NULL;
+}
+
+void fs_error_add_msg(apr_pool_t *p, fs_error *e, const char *pointer, const char *code,
+                      const char *msg, const char *label, const char *n, const char *detail) {
+    fs_error_add(p, e, pointer, code, "%s", detail);
+    fs_field_error *fe = &APR_ARRAY_IDX(e->errors, e->errors->nelts - 1, fs_field_error);
+    fe->msg = msg;
+    fe->label = label;
+    fe->n = n;
 }
 
 static json_object *extra_of(apr_pool_t *p, fs_error *e) {
@@ -189,6 +206,14 @@ char *fs_problem_render(apr_pool_t *p, const fs_error *e, const char *base_url,
             json_object_object_add(it, "pointer", json_object_new_string(fe->pointer));
             json_object_object_add(it, "code", json_object_new_string(fe->code));
             json_object_object_add(it, "detail", json_object_new_string(fe->detail));
+            if (fe->msg) { /* what a client needs to say detail in another language */
+                json_object *args = json_object_new_object();
+                json_object_object_add(args, "label", json_object_new_string(fe->label));
+                if (fe->n)
+                    json_object_object_add(args, "n", json_object_new_string(fe->n));
+                json_object_object_add(it, "messageCode", json_object_new_string(fe->msg));
+                json_object_object_add(it, "messageParams", args);
+            }
             json_object_array_add(arr, it);
         }
         json_object_object_add(o, "errors", arr);

@@ -1,5 +1,6 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
+#include "fs_file.h"
 #include "fs_json.h"
 #include "fs_regex.h"
 #include "fs_secret.h"
@@ -7,13 +8,14 @@
 #include "fs_util.h"
 
 #include <apr_hash.h>
+#include <apr_lib.h>
 #include <apr_strings.h>
 #include <math.h>
 #include <string.h>
 
 static const char *const TYPE_NAMES[FS_FT_COUNT] = {
-    "text",    "textarea", "email",    "url",    "tel",         "number", "integer",
-    "boolean", "date",     "datetime", "select", "multiselect", "rating", "hidden"};
+    "text", "textarea", "email",  "url",         "tel",    "number", "integer", "boolean",
+    "date", "datetime", "select", "multiselect", "rating", "hidden", "file"};
 
 const char *fs_field_type_name(fs_field_type t) {
     return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
@@ -187,6 +189,8 @@ static int takes(int t, const char *m) {
         return t == FS_FT_NUMBER || t == FS_FT_INTEGER || t == FS_FT_RATING;
     if (!strcmp(m, "minItems") || !strcmp(m, "maxItems"))
         return t == FS_FT_MULTISELECT;
+    if (!strcmp(m, "maxSize") || !strcmp(m, "maxFiles") || !strcmp(m, "accept"))
+        return t == FS_FT_FILE;
     return -1; /* not a validation member at all */
 }
 
@@ -200,6 +204,38 @@ static int counts_ordered(apr_pool_t *p, const char *ptr, const char *min_name, 
                  "%s (%" APR_INT64_T_FMT ") is greater than %s (%" APR_INT64_T_FMT ").", min_name,
                  (apr_int64_t)min, max_name, (apr_int64_t)max);
     return 0;
+}
+
+/* accept of a file field: 1 to FS_FILE_ACCEPT_MAX entries, each a media
+ * type ("image/png", "image/ *" without the space) or a file name extension (".csv"), kept
+ * in lower case. A new array owned by the caller, or NULL after errors. */
+static json_object *parse_accept(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr) {
+    if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) < 1 ||
+        json_object_array_length(v) > FS_FILE_ACCEPT_MAX) {
+        fs_error_add(p, verr, ptr, "type",
+                     "accept is an array of 1 to %d media types or extensions.",
+                     FS_FILE_ACCEPT_MAX);
+        return NULL;
+    }
+    json_object *out = json_object_new_array();
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        json_object *it = json_object_array_get_idx(v, i);
+        const char *ip = apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i);
+        const char *s =
+            it && json_object_is_type(it, json_type_string) ? json_object_get_string(it) : NULL;
+        if (!s || !fs_file_accept_entry_valid(s)) {
+            fs_error_add(p, verr, ip, "format",
+                         "Each accept entry is a media type such as image/png or image/*, or an "
+                         "extension such as .csv.");
+            json_object_put(out);
+            return NULL;
+        }
+        char *low = apr_pstrdup(p, s);
+        for (char *c = low; *c; c++)
+            *c = (char)apr_tolower(*c);
+        json_object_array_add(out, json_object_new_string(low));
+    }
+    return out;
 }
 
 static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int required,
@@ -222,7 +258,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
             if (tk < 0) {
                 fs_error_add(p, verr, mp, "unknown",
                              "Unknown member; validation takes minLength, maxLength, pattern, "
-                             "minimum, maximum, minItems, maxItems.");
+                             "minimum, maximum, minItems, maxItems, maxSize, maxFiles, accept.");
                 ok = 0;
                 continue;
             }
@@ -250,6 +286,23 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                 }
                 *(k[1] == 'i' ? &mini : &maxi) = x;
                 json_object_object_add(out, k, json_object_new_int64(x));
+            } else if (!strcmp(k, "maxSize") || !strcmp(k, "maxFiles")) {
+                long long x;
+                int size = !strcmp(k, "maxSize");
+                if (!int_member(p, mv, mp, k, 1,
+                                size ? FS_FILE_MAX_SIZE_LIMIT : FS_FILE_MAX_FILES_LIMIT, &x,
+                                verr)) {
+                    ok = 0;
+                    continue;
+                }
+                json_object_object_add(out, k, json_object_new_int64(x));
+            } else if (!strcmp(k, "accept")) {
+                json_object *acc = parse_accept(p, mv, mp, verr);
+                if (!acc) {
+                    ok = 0;
+                    continue;
+                }
+                json_object_object_add(out, k, acc);
             } else if (!strcmp(k, "pattern")) {
                 const char *pat =
                     fs_json_text(p, mv, mp, "pattern", 1, FS_REGEX_MAX_PATTERN, 0, verr);
@@ -446,7 +499,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     else if ((t = fs_field_type_of(json_object_get_string(tv))) < 0)
         fs_error_add(p, verr, at(p, ptr, "type"), "enum",
                      "type is one of text, textarea, email, url, tel, number, integer, "
-                     "boolean, date, datetime, select, multiselect, rating, hidden.");
+                     "boolean, date, datetime, select, multiselect, rating, hidden, file.");
     /* label: required but for hidden fields, which default to the key */
     json_object *lv = fs_json_get(def, "label");
     const char *label = NULL;
@@ -465,7 +518,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     json_object *pv = fs_json_get(def, "placeholder");
     const char *placeholder = NULL;
     if (pv && !json_object_is_type(pv, json_type_null)) {
-        if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT ||
+        if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT || t == FS_FT_FILE ||
             t == FS_FT_RATING || t == FS_FT_HIDDEN)
             fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
@@ -585,7 +638,8 @@ static int value_fits(json_object *target, json_object *v) {
                 return 1;
         return 0;
     }
-    case FS_FT_MULTISELECT: return 0;
+    case FS_FT_MULTISELECT:
+    case FS_FT_FILE: return 0;
     default: return json_object_is_type(v, json_type_string);
     }
 }
@@ -640,9 +694,9 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, c
         }
         json_object *tf = json_object_array_get_idx(list, ti - 1);
         const char *tt = json_object_get_string(fs_json_get(tf, "type"));
-        if (!strcmp(tt, "multiselect")) {
-            fs_error_add(p, verr, fp, "enum",
-                         "visibleIf cannot depend on a multiselect field (\"%s\")%s.", target, who);
+        if (!strcmp(tt, "multiselect") || !strcmp(tt, "file")) {
+            fs_error_add(p, verr, fp, "enum", "visibleIf cannot depend on a %s field (\"%s\")%s.",
+                         tt, target, who);
             ok = 0;
             continue;
         }

@@ -179,6 +179,14 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
                 f->max = count_of(va, "maximum", &m) && m >= 1 ? (double)m : FS_RATING_DEFAULT_MAX;
             }
             break;
+        case FS_FT_FILE: {
+            long v;
+            f->max_size = count_of(va, "maxSize", &v) && v >= 1 ? v : FS_FILE_DEFAULT_MAX_SIZE;
+            f->max_files = count_of(va, "maxFiles", &v) && v >= 1 ? v : 1;
+            json_object *acc = fs_json_get(va, "accept");
+            f->accept = acc && json_object_is_type(acc, json_type_array) ? acc : NULL;
+            break;
+        }
         case FS_FT_MULTISELECT:
             f->has_min_items = count_of(va, "minItems", &f->min_items);
             f->has_max_items = count_of(va, "maxItems", &f->max_items);
@@ -207,6 +215,25 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
         pos[j + 1] = tp;
     }
     return fs;
+}
+
+void fs_fieldset_file_ceilings(fs_fieldset *fs, long long max_size, long max_files) {
+    for (int i = 0; i < fs->n; i++) {
+        fs_field *f = &fs->f[i];
+        if (f->type != FS_FT_FILE)
+            continue;
+        if (max_size > 0 && f->max_size > max_size)
+            f->max_size = max_size;
+        if (max_files > 0 && f->max_files > max_files)
+            f->max_files = max_files;
+    }
+}
+
+int fs_fieldset_has_files(const fs_fieldset *fs) {
+    for (int i = 0; i < fs->n; i++)
+        if (fs->f[i].type == FS_FT_FILE)
+            return 1;
+    return 0;
 }
 
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key) {

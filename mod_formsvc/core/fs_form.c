@@ -2,7 +2,9 @@
 #include "fs_form.h"
 #include "fs_embed.h"
 #include "fs_json.h"
+#include "fs_locale.h"
 #include "fs_theme.h"
+#include "fs_unique.h"
 #include "fs_util.h"
 
 #include <apr_strings.h>
@@ -172,6 +174,35 @@ void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const cha
     fs_settings_embed(p, s, out, ptr, verr);
 }
 
+/* settings.locale (issue 15): "auto" or a BCP 47 tag whose language has a
+ * file in share/locales (fs_locale_match: pt-BR is pt, zh-TW is zh); kept
+ * as given, absent (null) for the default, English. */
+static void settings_locale(apr_pool_t *p, json_object *s, const char *ptr, json_object *out,
+                            fs_error *verr) {
+    json_object *v = fs_json_get(s, "locale");
+    if (!v || json_object_is_type(v, json_type_null))
+        return;
+    const char *mp = apr_pstrcat(p, ptr, "/locale", NULL);
+    if (!json_object_is_type(v, json_type_string)) {
+        fs_error_add(p, verr, mp, "type", "locale must be a string or null.");
+        return;
+    }
+    const char *tag = json_object_get_string(v);
+    if (!fs_locale_tag_valid(tag)) {
+        fs_error_add(p, verr, mp, "format",
+                     "locale must be \"auto\" or a BCP 47 language tag such as de or pt-BR.");
+        return;
+    }
+    if (strcmp(tag, "auto") && !fs_locale_match(tag)) {
+        const char *all = "";
+        for (const char *const *c = fs_locale_codes; *c; c++)
+            all = apr_pstrcat(p, all, *all ? ", " : "", *c, NULL);
+        fs_error_add(p, verr, mp, "enum", "The pages are available in %s (or \"auto\").", all);
+        return;
+    }
+    json_object_object_add(out, "locale", json_object_new_string(tag));
+}
+
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
     int before = verr->errors ? verr->errors->nelts : 0;
     if (s && !json_object_is_type(s, json_type_null) && !json_object_is_type(s, json_type_object)) {
@@ -188,6 +219,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                                         "opensAt",
                                         "theme",
                                         "embed",
+                                        "locale",
+                                        "uniqueBy",
                                         NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
@@ -199,7 +232,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                 fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                             "submitLabel, closedMessage, opensAt, theme, embed.");
+                             "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
+                             "embed.");
         }
     }
     json_object *out = json_object_new_object();
@@ -267,6 +301,11 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     }
     json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
     fs_settings_page(p, s, out, ptr, verr); /* issue 15 */
+    settings_locale(p, s, ptr, out, verr);
+    /* uniqueBy: the duplicate rule (fs_unique.c) */
+    json_object_object_add(out, "uniqueBy",
+                           fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),
+                                              apr_pstrcat(p, ptr, "/uniqueBy", NULL), verr));
     if ((verr->errors ? verr->errors->nelts : 0) > before) {
         json_object_put(out);
         return NULL;

@@ -2,6 +2,7 @@
 #include "fs_html.h"
 #include "fs_embed.h"
 #include "fs_json.h"
+#include "fs_locale.h"
 #include "fs_theme.h"
 
 #include <stdarg.h>
@@ -146,24 +147,29 @@ char *fs_html_escape(apr_pool_t *p, const char *s) {
     return b.s;
 }
 
-/* The document up to <main>; meta (raw, ours: NULL for none) goes into
- * the head. */
-static void head_meta(sb *b, const char *title, const char *meta) {
+/* The document up to <main>, in the language of loc (NULL: English);
+ * meta (raw, ours: NULL for none) goes into the head. */
+static void head_meta(sb *b, const fs_locale *loc, const char *title, const char *meta) {
     sb_fmt(b,
-           "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           "<!doctype html>\n<html lang=\"%e\" dir=\"%s\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
            "<meta name=\"referrer\" content=\"no-referrer\">%s"
            "<title>%e</title><style>%s</style></head>\n<body><main>\n",
-           meta, title, CSS);
+           loc ? loc->lang : "en", loc && loc->rtl ? "rtl" : "ltr", meta, title, CSS);
 }
 
 static void head(sb *b, const char *title) {
-    head_meta(b, title, NULL);
+    head_meta(b, NULL, title, NULL);
 }
 
 char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message) {
+    return fs_html_message_in(p, NULL, title, heading, message);
+}
+
+char *fs_html_message_in(apr_pool_t *p, const fs_locale *loc, const char *title,
+                         const char *heading, const char *message) {
     sb b = {p, NULL, 0, 0};
-    head(&b, title);
+    head_meta(&b, loc, title, NULL);
     sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n</main></body></html>\n", heading, message);
     return b.s;
 }
@@ -182,7 +188,7 @@ char *fs_html_problem_type(apr_pool_t *p, int status, const char *title, const c
 char *fs_html_confirm(apr_pool_t *p, const char *title, const char *message, const char *action,
                       const char *name, const char *value, const char *button) {
     sb b = {p, NULL, 0, 0};
-    head_meta(&b, title, "<meta name=\"robots\" content=\"noindex\">");
+    head_meta(&b, NULL, title, "<meta name=\"robots\" content=\"noindex\">");
     sb_fmt(&b,
            "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n"
            "<form method=\"post\" action=\"%e\">"
@@ -230,34 +236,46 @@ static int is_selected(json_object *cur, json_object *v) {
 }
 
 /* Human words for the value that makes a question apply. */
-static const char *value_words(apr_pool_t *p, const fs_field *ctl, json_object *v) {
+static const char *value_words(apr_pool_t *p, const fs_locale *loc, const fs_field *ctl,
+                               json_object *v) {
     const char *l = ctl ? fs_field_option_label(ctl, v) : NULL;
     if (l)
-        return apr_pstrcat(p, "\xe2\x80\x9c", l, "\xe2\x80\x9d", NULL);
+        return fs_trf(p, loc, "page.quoted", "value", l, NULL);
     if (v && json_object_is_type(v, json_type_boolean))
-        return json_object_get_boolean(v) ? "ticked" : "not ticked";
-    return apr_pstrcat(p, "\xe2\x80\x9c", opt_value_str(p, v), "\xe2\x80\x9d", NULL);
+        return fs_tr(loc, json_object_get_boolean(v) ? "page.ticked" : "page.not_ticked");
+    return fs_trf(p, loc, "page.quoted", "value", opt_value_str(p, v), NULL);
 }
 
-static const char *condition_text(apr_pool_t *p, const fs_fieldset *fs, const fs_field *f) {
+static const char *condition_text(apr_pool_t *p, const fs_locale *loc, const fs_fieldset *fs,
+                                  const fs_field *f) {
     json_object *vi = f->visible_if, *eq, *in;
     const char *ck = json_object_get_string(fs_json_get(vi, "field"));
     const fs_field *ctl = fs_fieldset_find(fs, ck);
     const char *name = ctl ? ctl->label : ck;
     if (json_object_object_get_ex(vi, "equals", &eq))
-        return apr_psprintf(p, "Answer only if \xe2\x80\x9c%s\xe2\x80\x9d is %s.", name,
-                            value_words(p, ctl, eq));
+        return fs_trf(p, loc, "page.condition_equals", "question", name, "value",
+                      value_words(p, loc, ctl, eq), NULL);
     in = fs_json_get(vi, "in");
     const char *list = "";
     for (size_t i = 0;
          in && json_object_is_type(in, json_type_array) && i < json_object_array_length(in); i++)
-        list = apr_pstrcat(p, list, i ? ", " : "",
-                           value_words(p, ctl, json_object_array_get_idx(in, i)), NULL);
-    return apr_psprintf(p, "Answer only if \xe2\x80\x9c%s\xe2\x80\x9d is one of %s.", name, list);
+        list = apr_pstrcat(p, list, i ? fs_tr(loc, "page.list_separator") : "",
+                           value_words(p, loc, ctl, json_object_array_get_idx(in, i)), NULL);
+    return fs_trf(p, loc, "page.condition_in", "question", name, "values", list, NULL);
+}
+
+/* An error's sentence in the page's language: from its message key when
+ * it has one, else its (English) detail. */
+static const char *detail_in(apr_pool_t *p, const fs_locale *loc, const fs_field_error *fe) {
+    if (!fe->msg || !loc)
+        return fe->detail;
+    return fs_trf(p, loc, apr_pstrcat(p, "error.", fe->msg, NULL), "label", fe->label, "n", fe->n,
+                  NULL);
 }
 
 /* Errors of one field, as one sentence; NULL when none. */
-static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key) {
+static const char *errors_of(apr_pool_t *p, const fs_locale *loc, const fs_error *e,
+                             const char *key) {
     if (!e || !e->errors)
         return NULL;
     const char *out = NULL;
@@ -266,7 +284,8 @@ static const char *errors_of(apr_pool_t *p, const fs_error *e, const char *key) 
         const fs_field_error *fe = &APR_ARRAY_IDX(e->errors, i, fs_field_error);
         if (fe->pointer[0] == '/' && !strncmp(fe->pointer + 1, key, kl) &&
             (fe->pointer[kl + 1] == '\0' || fe->pointer[kl + 1] == '/'))
-            out = out ? apr_pstrcat(p, out, " ", fe->detail, NULL) : fe->detail;
+            out =
+                out ? apr_pstrcat(p, out, " ", detail_in(p, loc, fe), NULL) : detail_in(p, loc, fe);
     }
     return out;
 }
@@ -284,6 +303,17 @@ static const char *input_type(fs_field_type t) {
     }
 }
 
+/* A size for people: "10 MB", "512 KB", "100 bytes". */
+static const char *size_text(apr_pool_t *p, long long n) {
+    if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
+        return apr_psprintf(p, "%" APR_INT64_T_FMT " MB", (apr_int64_t)(n / (1024 * 1024)));
+    if (n >= 1024 * 1024)
+        return apr_psprintf(p, "%.1f MB", (double)n / (1024 * 1024));
+    if (n >= 1024)
+        return apr_psprintf(p, "%" APR_INT64_T_FMT " KB", (apr_int64_t)(n / 1024));
+    return apr_psprintf(p, "%" APR_INT64_T_FMT " bytes", (apr_int64_t)n);
+}
+
 static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     json_object *v = NULL;
     if (pg->values)
@@ -294,11 +324,15 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         return;
     }
     const char *id = apr_pstrcat(p, "f-", f->key, NULL);
-    const char *err = errors_of(p, pg->errors, f->key);
+    const fs_locale *loc = pg->loc;
+    const char *err = errors_of(p, loc, pg->errors, f->key);
     const char *desc = "";
     int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING;
-    const char *req = f->required ? " <span class=\"req\">(required)</span>" : "";
-    const char *cond = f->visible_if ? condition_text(p, pg->fields, f) : NULL;
+    const char *req =
+        f->required ? apr_pstrcat(p, " <span class=\"req\">",
+                                  fs_html_escape(p, fs_tr(loc, "page.required")), "</span>", NULL)
+                    : "";
+    const char *cond = f->visible_if ? condition_text(p, loc, pg->fields, f) : NULL;
 
     sb_fmt(b, group ? "<fieldset class=\"q\" id=\"q-%e\">" : "<div class=\"q\" id=\"q-%e\">",
            f->key);
@@ -315,7 +349,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-cond", NULL);
     }
     if (err) {
-        sb_fmt(b, "<p class=\"err\" id=\"%e-err\">Error: %e</p>", id, err);
+        sb_fmt(b, "<p class=\"err\" id=\"%e-err\">%e</p>", id,
+               fs_trf(p, loc, "page.field_error", "message", err, NULL));
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-err", NULL);
     }
     const char *aria =
@@ -342,10 +377,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
                required, aria, id, f->label, req);
         break;
     case FS_FT_SELECT:
-        sb_fmt(b,
-               "\n<select id=\"%e\" name=\"%e\"%s%s><option value=\"\">"
-               "Choose\xe2\x80\xa6</option>",
-               id, f->key, required, aria);
+        sb_fmt(b, "\n<select id=\"%e\" name=\"%e\"%s%s><option value=\"\">%e</option>", id, f->key,
+               required, aria, fs_tr(loc, "page.choose"));
         for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
             json_object *o = json_object_array_get_idx(f->options, i);
             json_object *ov = fs_json_get(o, "value");
@@ -375,13 +408,31 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
             json_object_put(iv);
             sb_fmt(b,
                    "<div class=\"opt\"><input type=\"radio\" id=\"%e\" name=\"%e\" "
-                   "value=\"%s\"%s%s%s><label for=\"%e\">%s</label></div>",
+                   "value=\"%s\"%s%s%s><label for=\"%e\">%e</label></div>",
                    oid, f->key, apr_itoa(p, i), sel ? " checked" : "", required, aria, oid,
-                   apr_psprintf(p, "%d of %d", i, (int)f->max));
+                   fs_trf(p, loc, "page.rating", "n", apr_itoa(p, i), "max",
+                          apr_itoa(p, (int)f->max), NULL));
         }
         sb_add(b, "</div>");
         break;
     }
+    case FS_FT_FILE: /* issue 14: a browser cannot be given the file back */
+        sb_fmt(b, "\n<input type=\"file\" id=\"%e\" name=\"%e\"%s%s%s", id, f->key, required, aria,
+               f->max_files > 1 ? " multiple" : "");
+        if (f->accept) {
+            const char *acc = NULL;
+            for (size_t i = 0; i < json_object_array_length(f->accept); i++) {
+                const char *a = json_object_get_string(json_object_array_get_idx(f->accept, i));
+                acc = acc ? apr_pstrcat(p, acc, ",", a, NULL) : a;
+            }
+            if (acc)
+                sb_fmt(b, " accept=\"%e\"", acc);
+        }
+        sb_add(b, ">");
+        sb_fmt(b, "<p class=\"help\">%e</p>",
+               apr_psprintf(p, "At most %ld file%s of %s each.", f->max_files,
+                            f->max_files > 1 ? "s" : "", size_text(p, f->max_size)));
+        break;
     default: {
         /* a browser empties a date or number input whose value it cannot
          * read: show such a typed value as text, so that it is kept */
@@ -437,7 +488,8 @@ static void logo(sb *b, const fs_page *pg) {
 
 char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     sb b = {p, NULL, 0, 0};
-    head_meta(&b, pg->title, theme_head(p, pg));
+    const fs_locale *loc = pg->loc;
+    head_meta(&b, loc, pg->title, theme_head(p, pg));
     logo(&b, pg);
     sb_fmt(&b, "<h1>%e</h1>\n", pg->title);
     if (pg->description)
@@ -448,9 +500,9 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
         int n = pg->errors->errors->nelts;
         sb_fmt(&b,
                "<div class=\"summary\" role=\"alert\" aria-labelledby=\"summary-title\">"
-               "<h2 id=\"summary-title\">%s</h2><ul>",
-               n == 1 ? "There is a problem with 1 answer"
-                      : apr_psprintf(p, "There are problems with %d answers", n));
+               "<h2 id=\"summary-title\">%e</h2><ul>",
+               n == 1 ? fs_tr(loc, "page.summary_one")
+                      : fs_trf(p, loc, "page.summary_other", "n", apr_itoa(p, n), NULL));
         for (int i = 0; i < n; i++) {
             const fs_field_error *fe = &APR_ARRAY_IDX(pg->errors->errors, i, fs_field_error);
             const char *key = apr_pstrdup(p, fe->pointer + (fe->pointer[0] == '/'));
@@ -461,23 +513,27 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
             if (f && f->type != FS_FT_HIDDEN) {
                 int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING;
                 sb_fmt(&b, "<li><a href=\"#f-%e%s\">%e</a></li>", f->key, group ? "-0" : "",
-                       fe->detail);
+                       detail_in(p, loc, fe));
             } else {
-                sb_fmt(&b, "<li>%e</li>", fe->detail);
+                sb_fmt(&b, "<li>%e</li>", detail_in(p, loc, fe));
             }
         }
         sb_add(&b, "</ul></div>\n");
     }
-    sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\">\n", pg->action);
+    sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\"%s>\n", pg->action,
+           fs_fieldset_has_files(pg->fields) ? " enctype=\"multipart/form-data\"" : "");
     for (int i = 0; i < pg->fields->n; i++)
         field(&b, p, pg, &pg->fields->f[i]);
     if (pg->honeypot)
-        sb_add(&b, "<div class=\"hp\" aria-hidden=\"true\"><label for=\"f-" FS_HONEYPOT_NAME
-                   "\">Leave this empty</label><input type=\"text\" id=\"f-" FS_HONEYPOT_NAME
-                   "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
-                   "autocomplete=\"off\"></div>\n");
+        sb_fmt(&b,
+               "<div class=\"hp\" aria-hidden=\"true\"><label for=\"f-" FS_HONEYPOT_NAME
+               "\">%e</label><input type=\"text\" id=\"f-" FS_HONEYPOT_NAME
+               "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
+               "autocomplete=\"off\"></div>\n",
+               fs_tr(loc, "page.honeypot"));
     sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main>%s%s%s</body></html>\n",
-           pg->submit_label ? pg->submit_label : "Submit", pg->embed ? "<script>" : "",
-           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "");
+           pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit"),
+           pg->embed ? "<script>" : "", pg->embed ? fs_embed_page_script() : "",
+           pg->embed ? "</script>" : "");
     return b.s;
 }

@@ -477,7 +477,7 @@ void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *a
             if (!strcmp(*a, k))
                 ok = 1;
         if (!ok)
-            fs_error_add(p, verr, apr_pstrcat(p, "/", k, NULL), "unknown", "Unknown member.");
+            fs_error_add(p, verr, fs_json_pointer(p, "", k), "unknown", "Unknown member.");
     }
 }
 

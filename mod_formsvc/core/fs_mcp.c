@@ -120,19 +120,29 @@ static int id_ok(const char *s) {
     return 1;
 }
 
-/* The type letter of query argument name in spec ("a:s b:i"), or 0. */
-static char query_type(const char *spec, const char *name) {
+/* The type letter of query argument name in spec ("a:s b:i c:s!"), or 0;
+ * *required is set when the letter is followed by '!'. */
+static char query_type(const char *spec, const char *name, int *required) {
     apr_size_t n = strlen(name);
     for (const char *s = spec; s && *s;) {
-        const char *colon = strchr(s, ':');
-        if (!colon)
-            break;
-        if ((apr_size_t)(colon - s) == n && !strncmp(s, name, n))
-            return colon[1];
-        s = strchr(colon, ' ');
-        s = s ? s + 1 : NULL;
+        const char *end = strchr(s, ' ');
+        apr_size_t len = end ? (apr_size_t)(end - s) : strlen(s);
+        if (len > n + 1 && !strncmp(s, name, n) && s[n] == ':') {
+            if (required)
+                *required = len > n + 2 && s[n + 2] == '!';
+            return s[n + 1];
+        }
+        s = end ? end + 1 : NULL;
     }
     return 0;
+}
+
+const fs_mcp_tool_extra *fs_mcp_tool_extra_of(const fs_mcp_tool *t) {
+    static const fs_mcp_tool_extra none = {NULL, NULL, NULL, 0};
+    for (const fs_mcp_tool_extra *x = fs_mcp_tool_extras; t && x->name; x++)
+        if (!strcmp(x->name, t->name))
+            return x;
+    return &none;
 }
 
 const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *args,
@@ -163,7 +173,7 @@ const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *
     json_object_object_foreach(args, k, v) {
         if (apr_hash_get(used, k, APR_HASH_KEY_STRING))
             continue;
-        char qt = t->query ? query_type(t->query, k) : 0;
+        char qt = t->query ? query_type(t->query, k, NULL) : 0;
         if (qt) {
             const char *val;
             if (qt == 'i' && json_object_is_type(v, json_type_int))
@@ -189,6 +199,23 @@ const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *
             return apr_psprintf(p, "Unknown argument %s.", k);
         }
     }
+    /* required query arguments: each name in the spec marked with '!' */
+    for (const char *s = t->query; s && *s;) {
+        const char *colon = strchr(s, ':'), *end = strchr(s, ' ');
+        if (!colon)
+            break;
+        const char *name = apr_pstrndup(p, s, (apr_size_t)(colon - s));
+        int required = 0;
+        query_type(t->query, name, &required);
+        if (required && !fs_json_get(args, name))
+            return apr_psprintf(p, "Argument %s is required.", name);
+        s = end ? end + 1 : NULL;
+    }
+    const fs_mcp_tool_extra *x = fs_mcp_tool_extra_of(t);
+    if (x->fixed_query)
+        out->query =
+            out->query ? apr_pstrcat(p, x->fixed_query, "&", out->query, NULL) : x->fixed_query;
+    out->accept = x->accept;
     if (t->body)
         out->body = fs_json_str(p, rest);
     return NULL;

@@ -25,6 +25,9 @@ struct fs_multipart {
     char *acc;
     apr_size_t n, cap, scan;
     const char *name;
+    const char *filename, *ctype; /* of the current part: a file part when filename is set */
+    int skip;                     /* the current part is an empty file input: dropped */
+    const fs_multipart_files *files;
     apr_array_header_t *pairs;
     fs_error *err;
 };
@@ -97,6 +100,10 @@ fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary,
     return mp;
 }
 
+void fs_multipart_on_files(fs_multipart *mp, const fs_multipart_files *files) {
+    mp->files = files;
+}
+
 static fs_error *fail(fs_multipart *mp, const char *slug, const char *msg) {
     mp->err = fs_error_make(mp->p, slug, "The multipart body is malformed: %s.", msg);
     if (!strcmp(slug, "payload-too-large"))
@@ -129,6 +136,7 @@ static void consume(fs_multipart *mp, apr_size_t k) {
 /* Value of parameter want in a Content-Disposition header (after the
  * disposition type); NULL when absent. *bad is set on a syntax error. */
 static const char *param(apr_pool_t *p, const char *v, const char *want, int *bad) {
+    int raw = !strncasecmp(want, "filename", 8);
     const char *q = strchr(v, ';');
     apr_size_t wl = strlen(want);
     while (q) {
@@ -153,7 +161,9 @@ static const char *param(apr_pool_t *p, const char *v, const char *want, int *ba
             char *o = val;
             s++;
             while (*s && *s != '"') {
-                if (*s == '\\' && s[1])
+                /* browsers send a file name's backslashes as they are
+                 * (HTML escapes '"' as %22): no quoted-pair there */
+                if (*s == '\\' && s[1] && !raw)
                     s++;
                 *o++ = *s++;
             }
@@ -182,7 +192,8 @@ static fs_error *headers(fs_multipart *mp, apr_size_t len) {
     const char *blk = apr_pstrmemdup(mp->p, mp->acc, len);
     if (strlen(blk) != len || !fs_utf8_valid(blk, len))
         return fail(mp, "malformed-request", "a part header holds a NUL byte or invalid UTF-8");
-    mp->name = NULL;
+    mp->name = mp->filename = mp->ctype = NULL;
+    mp->skip = 0;
     int seen_cd = 0;
     const char *line = blk;
     while (line && *line) {
@@ -209,9 +220,16 @@ static fs_error *headers(fs_multipart *mp, apr_size_t len) {
             const char *file2 = param(mp->p, v, "filename*", &bad);
             if (bad)
                 return fail(mp, "malformed-request", "a Content-Disposition header is malformed");
-            if (file || file2)
+            if ((file || file2) && !mp->files)
                 return fail(mp, "malformed-request", "file uploads are not accepted");
             mp->name = name;
+            if (file || file2) {
+                /* filename* (RFC 5987) is taken as sent when filename is absent */
+                mp->filename = file ? file : file2;
+                mp->skip = !*mp->filename;
+            }
+        } else if ((apr_size_t)(colon - l) == 12 && !strncasecmp(l, "Content-Type", 12)) {
+            mp->ctype = v;
         }
         line = end ? end + 2 : NULL;
     }
@@ -293,35 +311,60 @@ fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len) {
                     break;
                 consume(mp, at == 0 ? 2 : at + 4);
                 mp->state = BODY;
+                if (mp->filename && !mp->skip &&
+                    (mp->err =
+                         mp->files->begin(mp->files->baton, mp->name, mp->filename, mp->ctype)))
+                    break;
                 progressed = 1;
                 break;
             }
-            case BODY: {
-                apr_size_t at = find(mp->acc, mp->n, mp->scan, mp->delim, mp->dlen);
-                if (at == (apr_size_t)-1) {
-                    if (mp->n > mp->lim.max_value + mp->dlen)
+            case BODY:
+                if (mp->filename) { /* a file: handed over, never kept */
+                    apr_size_t at = find(mp->acc, mp->n, mp->scan, mp->delim, mp->dlen);
+                    apr_size_t give = at != (apr_size_t)-1 ? at
+                                      : mp->n >= mp->dlen  ? mp->n - (mp->dlen - 1)
+                                                           : 0;
+                    if (give && !mp->skip &&
+                        (mp->err = mp->files->data(mp->files->baton, mp->acc, give)))
+                        break;
+                    if (at == (apr_size_t)-1) {
+                        consume(mp, give); /* keeps a possible delimiter prefix */
+                        break;
+                    }
+                    if (!mp->skip && (mp->err = mp->files->end(mp->files->baton)))
+                        break;
+                    consume(mp, at + mp->dlen);
+                    mp->filename = NULL;
+                    mp->state = AFTER_DELIM;
+                    progressed = 1;
+                    break;
+                }
+                {
+                    apr_size_t at = find(mp->acc, mp->n, mp->scan, mp->delim, mp->dlen);
+                    if (at == (apr_size_t)-1) {
+                        if (mp->n > mp->lim.max_value + mp->dlen)
+                            fail(mp, "payload-too-large", "over the size limit");
+                        else
+                            mp->scan = mp->n >= mp->dlen ? mp->n - mp->dlen + 1 : 0;
+                        break;
+                    }
+                    if (at > mp->lim.max_value) {
                         fail(mp, "payload-too-large", "over the size limit");
-                    else
-                        mp->scan = mp->n >= mp->dlen ? mp->n - mp->dlen + 1 : 0;
+                        break;
+                    }
+                    char *v = apr_pstrmemdup(mp->p, mp->acc, at);
+                    if (strlen(v) != at || !fs_utf8_valid(v, at)) {
+                        fail(mp, "malformed-request", "a value holds a NUL byte or invalid UTF-8");
+                        break;
+                    }
+                    fs_pair *pr = apr_array_push(mp->pairs);
+                    pr->name = mp->name;
+                    pr->value = v;
+                    consume(mp, at + mp->dlen);
+                    mp->state = AFTER_DELIM;
+                    progressed = 1;
                     break;
                 }
-                if (at > mp->lim.max_value) {
-                    fail(mp, "payload-too-large", "over the size limit");
-                    break;
-                }
-                char *v = apr_pstrmemdup(mp->p, mp->acc, at);
-                if (strlen(v) != at || !fs_utf8_valid(v, at)) {
-                    fail(mp, "malformed-request", "a value holds a NUL byte or invalid UTF-8");
-                    break;
-                }
-                fs_pair *pr = apr_array_push(mp->pairs);
-                pr->name = mp->name;
-                pr->value = v;
-                consume(mp, at + mp->dlen);
-                mp->state = AFTER_DELIM;
-                progressed = 1;
-                break;
-            }
             }
         }
         if (mp->err)

@@ -8,13 +8,21 @@
 #include <strings.h>
 
 int fs_credential_param(const char *name) {
-    static const char *const names[] = {"token",         "code",
-                                        "client_secret", "client_assertion",
-                                        "assertion",     "subject_token",
-                                        "actor_token",   "access_token",
-                                        "refresh_token", "id_token",
-                                        "code_verifier", "password",
-                                        "secret",        NULL};
+    static const char *const names[] = {"token",
+                                        "code",
+                                        "client_secret",
+                                        "client_assertion",
+                                        "assertion",
+                                        "subject_token",
+                                        "actor_token",
+                                        "access_token",
+                                        "refresh_token",
+                                        "id_token",
+                                        "code_verifier",
+                                        "password",
+                                        "secret",
+                                        "l",
+                                        NULL};
     if (!name)
         return 0;
     for (const char *const *n = names; *n; n++)

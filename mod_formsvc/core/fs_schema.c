@@ -1,6 +1,7 @@
 /* fs_schema: JSON Schema 2020-12 of a submission body. Every keyword here
  * has its twin in fs_validate.c. */
 #include "fs_schema.h"
+#include "fs_file.h"
 #include "fs_json.h"
 
 #include <apr_strings.h>
@@ -30,6 +31,42 @@ static const char *format_name(fs_field_type t) {
     case FS_FT_DATETIME: return "date-time";
     default: return NULL;
     }
+}
+
+/* One file as a JSON body carries it: {name, type, data (base64)}. */
+static json_object *file_object(const fs_field *f) {
+    json_object *o = json_object_new_object(), *props = json_object_new_object();
+    ADD(o, "type", json_object_new_string("object"));
+    json_object *req = json_object_new_array();
+    json_object_array_add(req, json_object_new_string("name"));
+    json_object_array_add(req, json_object_new_string("type"));
+    json_object_array_add(req, json_object_new_string("data"));
+    ADD(o, "required", req);
+    json_object *name = json_object_new_object();
+    ADD(name, "type", json_object_new_string("string"));
+    ADD(name, "minLength", json_object_new_int(1));
+    ADD(name, "maxLength", json_object_new_int(FS_FILE_NAME_MAX));
+    ADD(props, "name", name);
+    json_object *type = json_object_new_object();
+    ADD(type, "type", json_object_new_string("string"));
+    ADD(type, "minLength", json_object_new_int(1));
+    ADD(type, "maxLength", json_object_new_int(FS_FILE_TYPE_MAX));
+    ADD(props, "type", type);
+    json_object *data = json_object_new_object();
+    ADD(data, "type", json_object_new_string("string"));
+    ADD(data, "contentEncoding", json_object_new_string("base64"));
+    /* one accepted media type: say which (an annotation) */
+    if (f->accept && json_object_array_length(f->accept) == 1) {
+        const char *a = json_object_get_string(json_object_array_get_idx(f->accept, 0));
+        if (a && *a != '.' && !strchr(a, '*'))
+            ADD(data, "contentMediaType", json_object_new_string(a));
+    }
+    ADD(data, "maxLength", json_object_new_int64(fs_file_base64_len(f->max_size)));
+    ADD(data, "pattern", json_object_new_string(FS_RE_BASE64));
+    ADD(props, "data", data);
+    ADD(o, "properties", props);
+    ADD(o, "additionalProperties", json_object_new_boolean(0));
+    return o;
 }
 
 static json_object *property(const fs_field *f) {
@@ -93,6 +130,17 @@ static json_object *property(const fs_field *f) {
             ADD(s, "minItems", json_object_new_int64(f->min_items));
         if (f->has_max_items)
             ADD(s, "maxItems", json_object_new_int64(f->max_items));
+        break;
+    }
+    case FS_FT_FILE: { /* one file, or a list of 1 to maxFiles */
+        json_object *any = json_object_new_array(), *arr = json_object_new_object();
+        json_object_array_add(any, file_object(f));
+        ADD(arr, "type", json_object_new_string("array"));
+        ADD(arr, "items", file_object(f));
+        ADD(arr, "minItems", json_object_new_int(1));
+        ADD(arr, "maxItems", json_object_new_int64(f->max_files));
+        json_object_array_add(any, arr);
+        ADD(s, "anyOf", any);
         break;
     }
     default: json_object_put(s); return json_object_new_boolean(0);

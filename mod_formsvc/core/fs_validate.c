@@ -2,6 +2,7 @@
  * keyword of the schema fs_schema_for publishes (see the comments), so that
  * a body passes here exactly when it passes a 2020-12 validator. */
 #include "fs_validate.h"
+#include "fs_file.h"
 #include "fs_json.h"
 
 #include <apr_strings.h>
@@ -12,8 +13,27 @@ static const char *what(const fs_field *f) {
     return f->label && *f->label ? f->label : f->key;
 }
 
-static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, const char *detail) {
-    fs_error_add(p, e, ptr, code, "%s", detail);
+/* One error: msg is its key in share/locales (without "error."), f gives
+ * {label}, n is {n} (or NULL); detail is the English sentence of the API,
+ * which en.json says the same way (tests/test_locale.c checks it). */
+static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, const char *msg,
+                const fs_field *f, const char *n, const char *detail) {
+    fs_error_add_msg(p, e, ptr, code, msg, what(f), n, detail);
+}
+
+static const char *num(apr_pool_t *p, double d) {
+    return apr_psprintf(p, "%.15g", d);
+}
+
+static const char *format_key(const fs_field *f) {
+    switch (f->type) {
+    case FS_FT_EMAIL: return "format.email";
+    case FS_FT_URL: return "format.url";
+    case FS_FT_TEL: return "format.tel";
+    case FS_FT_DATE: return "format.date";
+    case FS_FT_DATETIME: return "format.datetime";
+    default: return "format.other";
+    }
 }
 
 static const char *format_hint(const fs_field *f) {
@@ -30,7 +50,7 @@ static const char *format_hint(const fs_field *f) {
 static void check_string(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
                          fs_error *e) {
     if (!json_object_is_type(v, json_type_string)) { /* type: string */
-        add(p, e, ptr, "type", apr_psprintf(p, "%s must be text.", what(f)));
+        add(p, e, ptr, "type", "type.text", f, NULL, apr_psprintf(p, "%s must be text.", what(f)));
         return;
     }
     const char *s = json_object_get_string(v);
@@ -38,32 +58,36 @@ static void check_string(apr_pool_t *p, const fs_field *f, json_object *v, const
     apr_size_t len = fs_utf8_length(s);
     if (f->has_min_len && (long)len < f->min_len) { /* minLength */
         if (f->required && len == 0) {              /* one message is enough for nothing */
-            add(p, e, ptr, "required", apr_psprintf(p, "%s is required.", what(f)));
+            add(p, e, ptr, "required", "required", f, NULL,
+                apr_psprintf(p, "%s is required.", what(f)));
             return;
         }
-        add(p, e, ptr, "minLength",
+        add(p, e, ptr, "minLength", "minLength", f, apr_ltoa(p, f->min_len),
             apr_psprintf(p, "%s needs at least %ld characters.", what(f), f->min_len));
     }
     if (f->has_max_len && (long)len > f->max_len) /* maxLength */
-        add(p, e, ptr, "maxLength",
+        add(p, e, ptr, "maxLength", "maxLength", f, apr_ltoa(p, f->max_len),
             apr_psprintf(p, "%s takes at most %ld characters.", what(f), f->max_len));
     if (f->format_re) { /* pattern + format */
         const fs_pattern *bp = fs_builtin_pattern(f->format_re);
         if (!bp || !fs_pattern_search(bp, s, blen))
-            add(p, e, ptr, "format", apr_psprintf(p, "%s must be %s.", what(f), format_hint(f)));
+            add(p, e, ptr, "format", format_key(f), f, NULL,
+                apr_psprintf(p, "%s must be %s.", what(f), format_hint(f)));
     }
     if (f->pattern) { /* allOf: pattern */
         if (!f->pattern_code || fs_regex_match(f->pattern_code, s) != 1)
-            add(p, e, ptr, "pattern",
+            add(p, e, ptr, "pattern", "pattern", f, NULL,
                 apr_psprintf(p, "%s does not have the expected form.", what(f)));
     }
 }
 
 static void check_bounds(apr_pool_t *p, const fs_field *f, double d, const char *ptr, fs_error *e) {
     if (f->has_min && d < f->min) /* minimum */
-        add(p, e, ptr, "minimum", apr_psprintf(p, "%s must be at least %.15g.", what(f), f->min));
+        add(p, e, ptr, "minimum", "minimum", f, num(p, f->min),
+            apr_psprintf(p, "%s must be at least %.15g.", what(f), f->min));
     if (f->has_max && d > f->max) /* maximum */
-        add(p, e, ptr, "maximum", apr_psprintf(p, "%s must be at most %.15g.", what(f), f->max));
+        add(p, e, ptr, "maximum", "maximum", f, num(p, f->max),
+            apr_psprintf(p, "%s must be at most %.15g.", what(f), f->max));
 }
 
 static int in_options(const fs_field *f, json_object *v) {
@@ -71,6 +95,64 @@ static int in_options(const fs_field *f, json_object *v) {
         if (fs_json_equal(fs_json_get(json_object_array_get_idx(f->options, i), "value"), v))
             return 1;
     return 0;
+}
+
+/* An error of a file sent in a JSON body: only API clients send those, so
+ * it has the English detail and no message key of the pages' languages
+ * (share/locales; a page's file errors come from its multipart post). */
+static void file_error(apr_pool_t *p, fs_error *e, const char *ptr, const char *code,
+                       const char *detail) {
+    fs_error_add(p, e, ptr, code, "%s", detail);
+}
+
+/* One file object of a JSON body: the keywords of fs_schema's
+ * file_object. */
+static void check_file(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                       fs_error *e) {
+    if (!json_object_is_type(v, json_type_object)) {
+        file_error(p, e, ptr, "type",
+                   apr_psprintf(p, "%s takes files as {name, type, data (base64)}.", what(f)));
+        return;
+    }
+    static const char *const members[] = {"name", "type", "data"};
+    for (int i = 0; i < 3; i++) {
+        json_object *m = fs_json_get(v, members[i]);
+        const char *mp = apr_pstrcat(p, ptr, "/", members[i], NULL);
+        if (!json_object_object_get_ex(v, members[i], &m)) { /* required */
+            file_error(p, e, mp, "required",
+                       apr_psprintf(p, "%s: a file needs %s.", what(f), members[i]));
+            continue;
+        }
+        if (!json_object_is_type(m, json_type_string)) { /* type: string */
+            file_error(p, e, mp, "type",
+                       apr_psprintf(p, "%s: %s must be text.", what(f), members[i]));
+            continue;
+        }
+        const char *s = json_object_get_string(m);
+        apr_size_t bl = (apr_size_t)json_object_get_string_len(m), len = fs_utf8_length(s);
+        if (i < 2) { /* minLength 1, maxLength */
+            if (len < 1 || len > (i == 0 ? FS_FILE_NAME_MAX : FS_FILE_TYPE_MAX))
+                file_error(p, e, mp, len < 1 ? "minLength" : "maxLength",
+                           apr_psprintf(p, "%s: %s is 1 to %d characters.", what(f), members[i],
+                                        i == 0 ? FS_FILE_NAME_MAX : FS_FILE_TYPE_MAX));
+        } else {
+            if ((long long)len > fs_file_base64_len(f->max_size)) /* maxLength */
+                file_error(p, e, mp, "maxLength",
+                           apr_psprintf(p,
+                                        "%s: the file is larger than %" APR_INT64_T_FMT " bytes.",
+                                        what(f), (apr_int64_t)f->max_size));
+            if (!fs_file_base64_valid(s, bl)) /* pattern */
+                file_error(
+                    p, e, mp, "pattern",
+                    apr_psprintf(p, "%s: data is not base64 (RFC 4648, with padding).", what(f)));
+        }
+    }
+    json_object_object_foreach(v, k, mv) { /* additionalProperties */
+        (void)mv;
+        if (strcmp(k, "name") && strcmp(k, "type") && strcmp(k, "data"))
+            fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown",
+                         "%s: a file has name, type and data only.", what(f));
+    }
 }
 
 static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_error *e) {
@@ -87,37 +169,43 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
     case FS_FT_DATETIME: check_string(p, f, v, ptr, e); break;
     case FS_FT_NUMBER: /* type: number */
         if (!fs_json_number(v, &d))
-            add(p, e, ptr, "type", apr_psprintf(p, "%s must be a number.", what(f)));
+            add(p, e, ptr, "type", "type.number", f, NULL,
+                apr_psprintf(p, "%s must be a number.", what(f)));
         else
             check_bounds(p, f, d, ptr, e);
         break;
     case FS_FT_INTEGER:
     case FS_FT_RATING: /* type: integer */
         if (!fs_json_number(v, &d) || d != floor(d) || !isfinite(d))
-            add(p, e, ptr, "type", apr_psprintf(p, "%s must be a whole number.", what(f)));
+            add(p, e, ptr, "type", "type.integer", f, NULL,
+                apr_psprintf(p, "%s must be a whole number.", what(f)));
         else
             check_bounds(p, f, d, ptr, e);
         break;
     case FS_FT_BOOLEAN: /* type: boolean */
         if (!json_object_is_type(v, json_type_boolean))
-            add(p, e, ptr, "type", apr_psprintf(p, "%s must be true or false.", what(f)));
+            add(p, e, ptr, "type", "type.boolean", f, NULL,
+                apr_psprintf(p, "%s must be true or false.", what(f)));
         else if (f->required && !json_object_get_boolean(v)) /* const: true */
-            add(p, e, ptr, "required", apr_psprintf(p, "%s must be ticked.", what(f)));
+            add(p, e, ptr, "required", "required.ticked", f, NULL,
+                apr_psprintf(p, "%s must be ticked.", what(f)));
         break;
     case FS_FT_SELECT: /* enum */
         if (!in_options(f, v))
-            add(p, e, ptr, "enum",
+            add(p, e, ptr, "enum", "enum", f, NULL,
                 apr_psprintf(p, "%s must be one of the offered choices.", what(f)));
         break;
     case FS_FT_MULTISELECT: { /* type: array */
         if (!json_object_is_type(v, json_type_array)) {
-            add(p, e, ptr, "type", apr_psprintf(p, "%s must be a list of choices.", what(f)));
+            add(p, e, ptr, "type", "type.list", f, NULL,
+                apr_psprintf(p, "%s must be a list of choices.", what(f)));
             break;
         }
         size_t n = json_object_array_length(v);
         for (size_t i = 0; i < n; i++) /* items: enum */
             if (!in_options(f, json_object_array_get_idx(v, i)))
-                add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "enum",
+                add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "enum", "enum.item", f,
+                    apr_psprintf(p, "%lu", (unsigned long)i),
                     apr_psprintf(p, "%s: item %lu is not one of the offered choices.", what(f),
                                  (unsigned long)i));
         for (size_t i = 1; i < n; i++) { /* uniqueItems */
@@ -126,25 +214,40 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
                 dup =
                     fs_json_equal(json_object_array_get_idx(v, i), json_object_array_get_idx(v, j));
             if (dup) {
-                add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "unique",
-                    apr_psprintf(p, "%s: a choice is given more than once.", what(f)));
+                add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "unique", "unique", f,
+                    NULL, apr_psprintf(p, "%s: a choice is given more than once.", what(f)));
                 break;
             }
         }
         if (f->has_min_items && (long)n < f->min_items) { /* minItems */
             if (f->required && n == 0)
-                add(p, e, ptr, "required", apr_psprintf(p, "%s is required.", what(f)));
+                add(p, e, ptr, "required", "required", f, NULL,
+                    apr_psprintf(p, "%s is required.", what(f)));
             else
-                add(p, e, ptr, "minItems",
+                add(p, e, ptr, "minItems", "minItems", f, apr_ltoa(p, f->min_items),
                     apr_psprintf(p, "%s needs at least %ld choices.", what(f), f->min_items));
         }
         if (f->has_max_items && (long)n > f->max_items) /* maxItems */
-            add(p, e, ptr, "maxItems",
+            add(p, e, ptr, "maxItems", "maxItems", f, apr_ltoa(p, f->max_items),
                 apr_psprintf(p, "%s takes at most %ld choices.", what(f), f->max_items));
         break;
     }
+    case FS_FT_FILE: /* anyOf: a file, or an array of 1..maxFiles files */
+        if (json_object_is_type(v, json_type_array)) {
+            size_t n = json_object_array_length(v);
+            if (n < 1 || (long)n > f->max_files)
+                file_error(p, e, ptr, n < 1 ? "minItems" : "maxItems",
+                           apr_psprintf(p, "%s takes 1 to %ld files.", what(f), f->max_files));
+            for (size_t i = 0; i < n; i++)
+                check_file(p, f, json_object_array_get_idx(v, i),
+                           apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), e);
+        } else {
+            check_file(p, f, v, ptr, e);
+        }
+        break;
     default: /* false */
-        add(p, e, ptr, "type", apr_psprintf(p, "%s cannot take an answer.", what(f)));
+        add(p, e, ptr, "type", "type.none", f, NULL,
+            apr_psprintf(p, "%s cannot take an answer.", what(f)));
         break;
     }
 }
@@ -157,14 +260,15 @@ fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
         int present = json_object_object_get_ex(body, f->key, &v);
         if (!fs_field_visible(f, body)) { /* else: not required */
             if (present)
-                fs_error_add(p, e, apr_pstrcat(p, "/", f->key, NULL), "unknown",
-                             "%s does not apply to these answers; leave it out.", what(f));
+                add(p, e, apr_pstrcat(p, "/", f->key, NULL), "unknown", "unknown.inapplicable", f,
+                    NULL,
+                    apr_psprintf(p, "%s does not apply to these answers; leave it out.", what(f)));
             continue;
         }
         if (!present) { /* required */
             if (f->required)
-                fs_error_add(p, e, apr_pstrcat(p, "/", f->key, NULL), "required", "%s is required.",
-                             what(f));
+                add(p, e, apr_pstrcat(p, "/", f->key, NULL), "required", "required", f, NULL,
+                    apr_psprintf(p, "%s is required.", what(f)));
             continue;
         }
         check_value(p, f, v, e);
@@ -172,8 +276,8 @@ fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
     json_object_object_foreach(body, k, val) { /* additionalProperties */
         (void)val;
         if (!fs_fieldset_find(fs, k))
-            fs_error_add(p, e, fs_json_pointer(p, "", k), "unknown",
-                         "This form has no question %s.", k);
+            fs_error_add_msg(p, e, fs_json_pointer(p, "", k), "unknown", "unknown", k, NULL,
+                             apr_psprintf(p, "This form has no question %s.", k));
     }
     return e->errors ? e : NULL;
 }

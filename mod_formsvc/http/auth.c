@@ -179,6 +179,28 @@ static authz_status scope_check(request_rec *r, const char *line, const void *pa
 
 static const authz_provider scope_provider = {scope_check, scope_parse};
 
+const char *formsvc_resource_metadata_url(request_rec *r, const char *path) {
+    const char *base = formsvc_base_url(r), *bp = formsvc_conf(r->server)->base_path;
+    apr_size_t n = strlen(base), bl = strlen(bp);
+    /* the base URL ends with the base path: what is before is the origin */
+    const char *origin =
+        n >= bl && !strcmp(base + n - bl, bp) ? apr_pstrndup(r->pool, base, n - bl) : base;
+    return apr_pstrcat(r->pool, origin, "/.well-known/oauth-protected-resource", bp, path, NULL);
+}
+
+const char *formsvc_challenge(request_rec *r, const char *challenge) {
+    /* an ErrorDocument (the 401 of check_authn) runs as an internal
+     * redirect: the path asked for is the original request's */
+    request_rec *orig = r;
+    while (orig->prev)
+        orig = orig->prev;
+    formsvc_req *q = formsvc_req_get(orig);
+    if (!challenge || !q->ours || !q->path || strcmp(q->path, "/mcp"))
+        return challenge;
+    return apr_psprintf(r->pool, "%s, resource_metadata=\"%s\"", challenge,
+                        formsvc_resource_metadata_url(r, "/mcp"));
+}
+
 static void note_failure(request_rec *r, const char *auth_type) {
     (void)auth_type;
     if (!apr_table_get(r->err_headers_out, "WWW-Authenticate"))

@@ -35,6 +35,16 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsv
  * r's headers. */
 const char *formsvc_bearer_of(request_rec *r);
 
+/* The URL of the RFC 9728 metadata of the protected resource {base}{path}
+ * (path "" or "/mcp"): the origin, the well-known path, then the path of
+ * the resource (router.c claims it). In r->pool. */
+const char *formsvc_resource_metadata_url(request_rec *r, const char *path);
+/* challenge (a WWW-Authenticate value) with resource_metadata added when
+ * the request is one to the MCP endpoint, whose clients discover the
+ * authorization server from it (MCP 2025-06-18); challenge as it is
+ * otherwise. */
+const char *formsvc_challenge(request_rec *r, const char *challenge);
+
 /* Hooks (registered by mod_formsvc.c). */
 int formsvc_force_authn(request_rec *r);
 int formsvc_check_authn(request_rec *r);

@@ -7,6 +7,7 @@
 #define FORMSVC_CAPTURE_H
 
 #include <apr.h>
+#include <apr_tables.h>
 
 typedef struct formsvc_capture {
     /* in: the request body handed to the handler; NULL means no body */
@@ -16,6 +17,11 @@ typedef struct formsvc_capture {
     int status;
     const char *type; /* "application/json", "application/problem+json", NULL */
     const char *body; /* NUL-terminated, in the request pool; NULL for an empty answer */
+    /* out: the handler's response headers (Formsvc-Wait, Location, ...) */
+    apr_table_t *headers;
+    /* a body sent in pieces (formsvc_send_more) grows here; body points
+     * into it. NULL until the first piece */
+    apr_array_header_t *pieces;
 } formsvc_capture;
 
 #endif

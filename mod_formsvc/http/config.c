@@ -3,8 +3,10 @@
 #include "cache.h"
 #include "config_accounts.h"
 #include "dbpool.h"
+#include "files.h"
 #include "fs_secret.h"
 #include "fs_util.h"
+#include "i18n.h"
 #include "webhooks.h"
 
 #include <apr_file_io.h>
@@ -17,8 +19,8 @@ APLOG_USE_MODULE(formsvc);
 
 /* The default quotas of each tier (docs/configuration.md, "Default quotas"). */
 static const formsvc_tier default_tier[2] = {
-    {3, 20, 100, 5, 1, 0, 60},
-    {1000, 100, 100000, 100, 50, 20, 1200},
+    {3, 20, 100, 5, 1, 0, 60, 100},
+    {1000, 100, 100000, 100, 50, 20, 1200, 10000},
 };
 
 void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
@@ -206,22 +208,23 @@ static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg) 
     return NULL;
 }
 
-/* FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|webhooks|requests N */
+/* FormsvcQuota unverified|verified
+ *     forms|fields|submissions|keys|clients|webhooks|requests|links N */
 static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const char *what,
                              const char *num) {
     (void)d;
     static const char *const names[] = {"forms",   "fields",   "submissions", "keys",
-                                        "clients", "webhooks", "requests"};
+                                        "clients", "webhooks", "requests",    "links"};
     int t = !strcasecmp(tier, "unverified") ? 0 : !strcasecmp(tier, "verified") ? 1 : -1;
     if (t < 0)
         return "FormsvcQuota: the first argument is unverified or verified";
     int idx = -1;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
         if (!strcasecmp(what, names[i]))
             idx = i;
     if (idx < 0)
         return "FormsvcQuota: the second argument is one of forms, fields, submissions, "
-               "keys, clients, webhooks, requests";
+               "keys, clients, webhooks, requests, links";
     int v;
     if (!fs_int_parse(num, 0, 100000000, &v))
         return "FormsvcQuota: the third argument is a count from 0 to 100000000";
@@ -252,10 +255,12 @@ const command_rec formsvc_cmds[] = {
                   "Lifetime of client_credentials access tokens in seconds (default 3600)"),
     AP_INIT_TAKE3("FormsvcQuota", set_quota, NULL, RSRC_CONF,
                   "FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|"
-                  "webhooks|requests <count>"),
+                  "webhooks|requests|links <count>"),
     FORMSVC_ACCOUNT_CMDS,
     FORMSVC_WEBHOOK_CMDS,
     FORMSVC_DB_CMDS,
     FORMSVC_LOG_CMDS,
     FORMSVC_CACHE_CMDS,
+    FORMSVC_LOCALE_CMDS,
+    FORMSVC_FILE_CMDS, /* issue 14 */
     {NULL}};

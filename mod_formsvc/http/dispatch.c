@@ -15,6 +15,8 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
     cap->in_len = body ? strlen(body) : 0;
     cap->status = 0;
     cap->type = cap->body = NULL;
+    cap->headers = NULL;
+    cap->pieces = NULL;
 
     /* what the handlers may look at or change */
     const char *o_method = r->method, *o_args = r->args, *o_ctype = r->content_type;
@@ -27,7 +29,8 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
     r->method_number = method;
     r->args = query && *query ? apr_pstrdup(r->pool, query) : NULL;
     r->headers_in = headers ? apr_table_copy(r->pool, headers) : apr_table_make(r->pool, 4);
-    apr_table_setn(r->headers_in, "Accept", "application/json");
+    if (!apr_table_get(r->headers_in, "Accept"))
+        apr_table_setn(r->headers_in, "Accept", "application/json");
     r->headers_out = apr_table_make(r->pool, 8);
     r->err_headers_out = apr_table_make(r->pool, 4);
     q->path = path;
@@ -54,6 +57,7 @@ void formsvc_dispatch(request_rec *r, int method, const char *path, const char *
         formsvc_send_problem(
             r, fs_error_internal(r->pool, "internal %s %s answered nothing", r->method, path));
 
+    cap->headers = r->headers_out;
     r->method = o_method;
     r->method_number = o_mnum;
     r->args = (char *)o_args;

@@ -16,9 +16,9 @@
 /* Runs method + path (relative to the base path, e.g. "/v1/forms/frm_x")
  * with query (without '?', may be NULL) and body (may be NULL) for the
  * authenticated caller of r. headers (may be NULL) are the only request
- * headers the handler sees besides Accept: application/json (e.g.
- * If-Match). The route's scope is checked as the router does; the
- * request's rate limit is not counted again. The answer is in *cap. */
+ * headers the handler sees besides Accept: application/json when they
+ * name no Accept of their own (e.g. If-Match; Accept: text/csv). The route's scope is checked as
+ * the router does; the request's rate limit is not counted again. The answer is in *cap. */
 void formsvc_dispatch(request_rec *r, int method, const char *path, const char *query,
                       const char *body, apr_table_t *headers, formsvc_capture *cap);
 

@@ -3,7 +3,10 @@
 #include "cache.h"
 #include "fs_json.h"
 #include "fs_util.h"
+#include "i18n.h"
+#include "links.h"
 #include "metrics.h"
+#include "views.h"
 
 #include <apr_strings.h>
 #include <util_filter.h>
@@ -25,12 +28,19 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
     memset(t, 0, sizeof(*t));
     if (m == FS_MEDIA_NONE || !ref || strlen(ref) > 100)
         return DECLINED;
+    /* prefilled answers and links are the requester's own: never kept, never served */
+    if (formsvc_link_personal(r, m == FS_MEDIA_JSON))
+        return DECLINED;
     fs_lru *c = formsvc_cache_lru(FORMSVC_CACHE_FORMS);
     if (!c)
         return DECLINED;
     t->json = m == FS_MEDIA_JSON;
     t->ref = ref;
-    t->key = apr_pstrcat(r->pool, t->json ? "j|" : "h|", formsvc_base_url(r), "|", ref, NULL);
+    /* a page is kept per language Accept-Language picks: a form with
+     * settings.locale "auto" renders one per language (issue 15) */
+    t->key = t->json ? apr_pstrcat(r->pool, "j|", formsvc_base_url(r), "|", ref, NULL)
+                     : apr_pstrcat(r->pool, "h|", formsvc_locale_cache_key(r), "|",
+                                   formsvc_base_url(r), "|", ref, NULL);
     t->stamp = formsvc_cache_stamp(dep_of(r->pool, ref));
     void *v;
     apr_size_t len;
@@ -41,11 +51,13 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
         t->err0 = apr_table_copy(r->pool, r->err_headers_out);
         return DECLINED;
     }
-    /* content type, hidden-fields flag, (table, name, value)..., NULL, body */
-    const char *cur = v, *end = cur + len, *ctype, *hidden, *s, *name, *value, *body;
+    /* content type, hidden-fields flag, form id, (table, name, value)...,
+     * NULL, body */
+    const char *cur = v, *end = cur + len, *ctype, *hidden, *id, *s, *name, *value, *body;
     apr_size_t n, blen;
     if (!formsvc_blob_next(&cur, end, &ctype, &n) || !ctype ||
-        !formsvc_blob_next(&cur, end, &hidden, &n) || !hidden)
+        !formsvc_blob_next(&cur, end, &hidden, &n) || !hidden ||
+        !formsvc_blob_next(&cur, end, &id, &n) || !id)
         return DECLINED;
     /* a page with hidden fields takes their values from the query */
     if (!t->json && *hidden == '1' && r->args && *r->args) {
@@ -68,6 +80,9 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
     r->headers_out = apr_table_overlay(r->pool, r->headers_out, out);
     r->err_headers_out = apr_table_overlay(r->pool, r->err_headers_out, err);
     formsvc_metric_inc(FORMSVC_M_MEM_FORM_HIT);
+    /* only published forms' pages are kept with a view to count (issue 15) */
+    if (!t->json && *id && r->method_number == M_GET && !r->header_only)
+        formsvc_views_count(r, id);
     r->status = HTTP_OK; /* ap_meets_conditions looks at it */
     int rc = ap_meets_conditions(r);
     if (rc != OK)
@@ -81,6 +96,7 @@ typedef struct capture {
     formsvc_form_ticket t;
     const char *id, *slug;
     int hidden, counted; /* hidden fields; maxSubmissions set */
+    int published;       /* (else closed) */
     apr_time_t expires;
     char *buf;
     apr_size_t len, cap;
@@ -118,6 +134,9 @@ static void store(request_rec *r, capture *cp) {
     formsvc_blob_init(&b, r->pool);
     formsvc_blob_add(&b, r->content_type, strlen(r->content_type));
     formsvc_blob_add(&b, cp->hidden ? "1" : "0", 1);
+    /* the id whose views a hit counts: published pages only */
+    const char *vid = cp->published && !cp->t.json ? cp->id : "";
+    formsvc_blob_add(&b, vid, strlen(vid));
     header_diff d = {&b, cp->t.out0, "o"};
     apr_table_do(diff_one, &d, r->headers_out, NULL);
     d.before = cp->t.err0;
@@ -183,6 +202,7 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
     cp->id = id;
     cp->slug = slug && *slug ? slug : NULL;
     cp->hidden = hidden;
+    cp->published = !strcmp(status, "published");
     apr_time_t now = apr_time_now();
     cp->expires = now + formsvc_cache_ttl(FORMSVC_CACHE_FORMS);
     json_object *s = settings ? fs_json_parse_trusted(r->pool, settings) : NULL;

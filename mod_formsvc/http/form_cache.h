@@ -8,12 +8,13 @@
  * headers the handler set, the body) is recorded on its way out by an
  * output filter and kept under the request's base URL, media type and
  * reference. Never kept: drafts and deleted forms (the handler finds
- * none), HEAD and 304 answers (no body), pages rendered with query values
- * for hidden fields. An entry lives at most FormsvcFormCacheTTL, never
- * past the form's closesAt nor past its opensAt while that is ahead (the
- * page changes then), and at most 0.5 s for a form with
- * maxSubmissions (submissions do not touch the form row, so nothing
- * notifies when it fills). */
+ * none), HEAD and 304 answers (no body), and, neither kept nor served,
+ * HTML pages requested with a query string (it may prefill fields) and
+ * anything requested with a respondent link (formsvc_link_personal).
+ * An entry lives at most FormsvcFormCacheTTL, never past the form's
+ * closesAt nor past its opensAt while that is ahead (the page changes
+ * then), and at most 0.5 s for a form with maxSubmissions (submissions
+ * do not touch the form row, so nothing notifies when it fills). */
 #ifndef FORMSVC_FORM_CACHE_H
 #define FORMSVC_FORM_CACHE_H
 

@@ -4,6 +4,7 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
+#include "fs_unique.h"
 
 #include <apr_strings.h>
 
@@ -115,6 +116,12 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
     return fs_error_make(r->pool, "not-found", "No such form.");
 }
 
+fs_error *formsvc_unique_by_check(request_rec *r, json_object *settings, json_object *fields) {
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_unique_by_fields(r->pool, settings, fields, verr);
+    return verr->errors ? verr : NULL;
+}
+
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
                                     void *ctx, const char **json_out) {
     *json_out = NULL;
@@ -128,7 +135,7 @@ fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_chan
         formsvc_form_change c = {f->slug, f->title, f->description,
                                  fs_json_own(r->pool, fs_json_copy(f->fields)),
                                  fs_json_own(r->pool, fs_json_copy(f->settings))};
-        if ((e = fn(r, f, ctx, &c)))
+        if ((e = fn(r, f, ctx, &c)) || (e = formsvc_unique_by_check(r, c.settings, c.fields)))
             return e;
         int stale;
         if ((e = formsvc_form_save(r, f, c.slug, c.title, c.description, c.fields, c.settings,
@@ -143,4 +150,24 @@ fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_chan
     }
     return fs_error_make(r->pool, "conflict",
                          "The form is being changed by other requests; retry.");
+}
+
+fs_error *formsvc_scope_forms_exist(request_rec *r, json_object *sv, fs_error *verr) {
+    if (!sv || !json_object_is_type(sv, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(sv); i++) {
+        json_object *it = json_object_array_get_idx(sv, i);
+        const char *t = json_object_is_type(it, json_type_string) ? json_object_get_string(it) : "";
+        if (strncmp(t, "form:", 5) || !fs_id_valid(t + 5, "frm_"))
+            continue; /* not a constraint, or one fs_scopes_from_json reports */
+        fs_form_row *row;
+        fs_error *e = fs_store_form_get(formsvc_store(r), formsvc_base_url(r), t + 5,
+                                        formsvc_req_get(r)->who->user_id, &row);
+        if (e)
+            return e;
+        if (!row)
+            fs_error_add(r->pool, verr, apr_psprintf(r->pool, "/scopes/%lu", (unsigned long)i),
+                         "enum", "%s names no form of the account.", t);
+    }
+    return NULL;
 }

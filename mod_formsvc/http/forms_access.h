@@ -51,6 +51,10 @@ typedef struct formsvc_form_change {
 typedef fs_error *formsvc_change_fn(request_rec *r, const formsvc_form *f, void *ctx,
                                     formsvc_form_change *c);
 
+/* 422 when settings.uniqueBy names a key that is not one of fields
+ * (pointer /settings/uniqueBy/<i>), whatever changed: a field in the
+ * duplicate rule cannot be removed or renamed before the rule drops it. */
+fs_error *formsvc_unique_by_check(request_rec *r, json_object *settings, json_object *fields);
 /* Loads the form (404), checks If-Match (412), applies fn and saves with
  * the version read as a guard. When another write came in between: 412
  * if the request carried If-Match, else the change is applied again to
@@ -58,5 +62,12 @@ typedef fs_error *formsvc_change_fn(request_rec *r, const formsvc_form *f, void 
  * is set. */
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
                                     void *ctx, const char **json_out);
+
+/* The form:<id> constraints of a requested scopes array (sv: the JSON
+ * array as sent; NULL: nothing to check) must name forms of the account,
+ * whoever may see them: each that does not is a validation error
+ * (/scopes/<i>, enum) added to verr. Returns a problem only when the
+ * store fails. */
+fs_error *formsvc_scope_forms_exist(request_rec *r, json_object *sv, fs_error *verr);
 
 #endif

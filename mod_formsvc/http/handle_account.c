@@ -1,4 +1,5 @@
 /* handle_account: POST /v1/signup and GET /v1/me. */
+#include "files.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
@@ -62,6 +63,10 @@ static int formsvc_h_me(request_rec *r, const char *const *caps) {
     if (!q)
         return formsvc_send_problem(r, e);
     json_object_object_add(out, "quota", q);
+    json_object *st = formsvc_files_storage_json(r, who->user_id, &e); /* issue 14 */
+    if (!st)
+        return formsvc_send_problem(r, e);
+    json_object_object_add(out, "storage", st);
     return formsvc_send_obj(r, 200, out);
 }
 

@@ -1,6 +1,7 @@
 /* handle_clients: /v1/clients: register, list, get, delete (revoking every
  * access token of the client and whatever was delegated from them). */
 #include "audit.h"
+#include "forms_access.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_oauth.h"
@@ -52,6 +53,8 @@ static int formsvc_h_clients_create(request_rec *r, const char *const *caps) {
         scopes = who->scopes; /* omitted: the caller's own */
     else                      /* null: full access (subject to the subset rule) */
         scopes = fs_scopes_from_json(r->pool, sv, "/scopes", 1, verr);
+    if ((e = formsvc_scope_forms_exist(r, sv, verr)))
+        return formsvc_send_problem(r, e);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     const char *missing;

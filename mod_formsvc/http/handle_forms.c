@@ -7,7 +7,9 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
+#include "fs_unique.h"
 #include "idempotency.h"
+#include "owner_cache.h"
 
 #include <apr_strings.h>
 
@@ -75,6 +77,8 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     } else {
         fields = fs_json_own(r->pool, json_object_new_array());
     }
+    if (settings && fields)
+        fs_unique_by_fields(r->pool, settings, fields, verr);
     if (verr->errors)
         return formsvc_idem_problem(r, idem, verr);
 
@@ -109,16 +113,21 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     return formsvc_send_json(r, 201, json);
 }
 
+/* GET: the only form read served from memory (owner_cache.h). */
 static int formsvc_h_forms_get(request_rec *r, const char *const *caps) {
-    formsvc_form *f;
-    fs_error *e = formsvc_form_load(r, caps[0], &f);
-    if (e)
-        return formsvc_send_problem(r, e);
-    formsvc_set_etag(r, f->version);
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    const char *json;
+    int version;
+    fs_error *e = NULL;
+    if (!fs_id_valid(caps[0], "frm_") || !fs_scopes_allows_form(who->scopes, caps[0]) ||
+        (e = formsvc_owner_form_view(r, caps[0], who->user_id, &json, &version)) || !json)
+        return formsvc_send_problem(r,
+                                    e ? e : fs_error_make(r->pool, "not-found", "No such form."));
+    formsvc_set_etag(r, version);
     const char *inm = apr_table_get(r->headers_in, "If-None-Match");
-    if (inm && (!strcmp(inm, "*") || strstr(inm, apr_psprintf(r->pool, "\"%d\"", f->version))))
+    if (inm && (!strcmp(inm, "*") || strstr(inm, apr_psprintf(r->pool, "\"%d\"", version))))
         return formsvc_send_empty(r, HTTP_NOT_MODIFIED);
-    return formsvc_send_json(r, 200, f->json);
+    return formsvc_send_json(r, 200, json);
 }
 
 /* PATCH: a JSON merge patch of title, description, slug and settings. */

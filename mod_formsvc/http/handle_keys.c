@@ -1,5 +1,6 @@
 /* handle_keys: /v1/keys: list, create, get, revoke (cascading), roll. */
 #include "audit.h"
+#include "forms_access.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_secret.h"
@@ -78,6 +79,9 @@ static fs_error *formsvc_key_request(request_rec *r, json_object *body, const ch
         /* a child never outlives its parent */
         *expires_at = fs_time_format(r->pool, apr_time_from_sec(who->expires));
     }
+    fs_error *e = formsvc_scope_forms_exist(r, sv, verr);
+    if (e)
+        return e;
     if (verr->errors)
         return verr;
     const char *missing;

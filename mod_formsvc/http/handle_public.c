@@ -6,8 +6,10 @@
  * preflights; /f/{id}/thanks is the page after an HTML submission.
  * An HTML respondent (a form post that does not prefer JSON) gets pages:
  * the form again with errors (422), a closed notice (409), the form again
- * with a notice when the database is away (503) or the rate is exceeded
- * (429). Everything else is JSON or problem+json. */
+ * with a notice when the answers repeat a submission (409, settings.uniqueBy),
+ * when the database is away (503) or the rate is exceeded (429). Everything else is JSON or
+ * problem+json. */
+#include "files.h"
 #include "form_cache.h"
 #include "fs_coerce.h"
 #include "fs_embed.h"
@@ -15,16 +17,22 @@
 #include "fs_html.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
+#include "fs_link.h"
 #include "fs_multipart.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
 #include "fs_secret.h"
+#include "fs_unique.h"
 #include "fs_urlencoded.h"
 #include "fs_util.h"
 #include "fs_validate.h"
+#include "i18n.h"
+#include "links.h"
 #include "metrics.h"
+#include "owner_cache.h"
 #include "public.h"
 #include "ratelimit.h"
+#include "views.h"
 
 #include <apr_strings.h>
 #include <http_core.h>
@@ -39,9 +47,10 @@ typedef struct pub {
     json_object *fields, *settings;
     const char *action; /* absolute URL the form posts to */
     int honeypot;
-    const char *accent;    /* settings.theme.accentColor, or NULL */
-    const char *logo_url;  /* settings.theme.logoUrl when https and fs_url_origin vouches */
-    const char *ancestors; /* settings.embed's origins (fs_embed_frame_ancestors), or NULL */
+    const char *accent;       /* settings.theme.accentColor, or NULL */
+    const char *logo_url;     /* settings.theme.logoUrl when https and fs_url_origin vouches */
+    const char *ancestors;    /* settings.embed's origins (fs_embed_frame_ancestors), or NULL */
+    const formsvc_link *link; /* the respondent link of the request, or NULL */
 } pub;
 
 enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
@@ -51,10 +60,18 @@ static const char *setting_str(pub *pb, const char *k) {
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+/* The language of the form's pages (issue 15): settings.locale, or
+ * Accept-Language for "auto" (which adds it to Vary). Asked only when a
+ * page is rendered: the JSON view and problems are English. */
+static const fs_locale *loc_of(request_rec *r, pub *pb) {
+    return formsvc_locale_for(r, setting_str(pb, "locale"));
+}
+
 static void prepare(request_rec *r, pub *pb) {
     pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
     pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
     pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
+    formsvc_files_ceilings(pb->fs); /* issue 14 */
     json_object *hp = fs_json_get(pb->settings, "honeypot");
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
@@ -186,7 +203,8 @@ static int problem(request_rec *r, fs_error *e) {
 }
 
 /* The form page of pb with the owner's text and branding. */
-static fs_page page_of(pub *pb, json_object *values, const fs_error *errors, const char *notice) {
+static fs_page page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
+                       const char *notice) {
     fs_page pg = {pb->f.title,
                   pb->f.description,
                   pb->fs,
@@ -195,6 +213,7 @@ static fs_page page_of(pub *pb, json_object *values, const fs_error *errors, con
                   pb->action,
                   notice,
                   pb->honeypot,
+                  loc_of(r, pb),
                   setting_str(pb, "submitLabel"),
                   pb->accent,
                   pb->logo_url,
@@ -204,17 +223,17 @@ static fs_page page_of(pub *pb, json_object *values, const fs_error *errors, con
 
 static int html_page(request_rec *r, int status, pub *pb, json_object *values,
                      const fs_error *errors, const char *notice) {
-    fs_page pg = page_of(pb, values, errors, notice);
+    fs_page pg = page_of(r, pb, values, errors, notice);
     return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
 }
 
 static int closed_page(request_rec *r, int status, pub *pb) {
+    const fs_locale *loc = loc_of(r, pb);
     const char *msg = setting_str(pb, "closedMessage"); /* the owner's, escaped by fs_html */
-    return send_html(
-        r, status, pb,
-        fs_html_message(r->pool, pb->f.title, pb->f.title,
-                        msg && *msg ? msg : "This form is closed and no longer takes answers."),
-        status == 200);
+    return send_html(r, status, pb,
+                     fs_html_message_in(r->pool, loc, pb->f.title, pb->f.title,
+                                        msg && *msg ? msg : fs_tr(loc, "closed.message")),
+                     status == 200);
 }
 
 /* settings.opensAt when it is still ahead (issue 15), else NULL. */
@@ -241,19 +260,17 @@ static fs_error *form_not_open(request_rec *r, const char *opens) {
     return e;
 }
 
+/* No form to ask for a language: the respondent's Accept-Language. */
 static int unavailable_page(request_rec *r) {
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
     FORMSVC_LOG(r, APLOG_WARNING, 00701, "503 service-unavailable (page) for %s", r->uri);
+    const fs_locale *loc = formsvc_locale_negotiated(r);
     return send_html(r, 503, NULL,
-                     fs_html_message(r->pool, "Temporarily unavailable", "Temporarily unavailable",
-                                     "This form cannot be reached just now. Please try again "
-                                     "in a minute."),
+                     fs_html_message_in(r->pool, loc, fs_tr(loc, "unavailable.title"),
+                                        fs_tr(loc, "unavailable.title"),
+                                        fs_tr(loc, "unavailable.message")),
                      0);
 }
-
-static const char UNAVAILABLE_NOTICE[] =
-    "Your answers could not be saved just now because of a temporary problem on our side. "
-    "Everything you typed is still here: please submit again in a minute.";
 
 /* ---- GET / HEAD ------------------------------------------------------ */
 
@@ -287,23 +304,57 @@ static json_object *view(request_rec *r, pub *pb) {
             "the same key after a timeout, a network error or a 503: a repeat within 24 hours "
             "returns the first answer and never stores the submission twice."));
     json_object_object_add(o, "submit", sub);
+    if (pb->link)
+        json_object_object_add(o, "prefill", json_object_get(pb->link->prefill));
     json_object_object_add(o, "schema",
                            json_object_get(fs_schema_for(r->pool, pb->fs, NULL, pb->f.title)));
     return o;
 }
 
-/* Hidden fields take their value from the page's query string. */
+/* Fields take their value from the page's query string, and from the
+ * respondent link's prefill (links.h). */
 static json_object *query_values(request_rec *r, pub *pb) {
-    json_object *o = fs_json_own(r->pool, json_object_new_object());
-    for (int i = 0; i < pb->fs->n; i++) {
-        const fs_field *f = &pb->fs->f[i];
-        if (f->type != FS_FT_HIDDEN)
-            continue;
-        const char *v;
-        if (!formsvc_arg(r, f->key, &v) && v && *v) /* undecodable: no prefill */
-            json_object_object_add(o, f->key, json_object_new_string(v));
-    }
-    return o;
+    return formsvc_prefill_values(r, pb->fs, pb->link);
+}
+
+/* Takes the respondent link of the request (?l=) for the loaded form: it
+ * prefills the page and goes with the submission, so the form posts to a
+ * URL that carries it. A problem when the link is unknown, used up or
+ * expired. */
+static fs_error *take_link(request_rec *r, pub *pb) {
+    formsvc_link *lk;
+    fs_error *e = formsvc_link_from_request(r, pb->f.id, &lk);
+    if (e || !lk)
+        return e;
+    pb->link = lk;
+    pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", lk->token, NULL);
+    return NULL;
+}
+
+/* The database is away and the form comes from the last-known copy: the
+ * link cannot be checked, but the page given back must still post through
+ * it, so that the retry is made with the link. */
+static void keep_link(request_rec *r, pub *pb) {
+    const char *token;
+    if (!formsvc_arg(r, FORMSVC_LINK_PARAM, &token) && fs_link_token_well_formed(token))
+        pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", token, NULL);
+}
+
+/* A link that cannot be used: a page for people, a problem otherwise. */
+static int link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
+    if (!html || e->status >= 500)
+        return problem(r, e);
+    const char *title = e->status == 409   ? "This link has been used"
+                        : e->status == 410 ? "This link has expired"
+                                           : "This link is not valid";
+    const char *msg = e->status == 409
+                          ? "This link has already been used as many times as it allows. Ask "
+                            "whoever sent it to you for a new one."
+                      : e->status == 410 ? "This link has expired or was withdrawn. Ask whoever "
+                                           "sent it to you for a new one."
+                                         : "This link does not belong to this form. Check that "
+                                           "you copied it completely.";
+    return send_html(r, e->status, pb, fs_html_message(r->pool, pb->f.title, title, msg), 0);
 }
 
 static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
@@ -322,29 +373,34 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
             if (!cached)
                 return unavailable_page(r);
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
+            keep_link(r, &pb);
             return html_page(r, 503, &pb, query_values(r, &pb), NULL,
-                             "This form is having a temporary problem: answers may not be "
-                             "saved for a minute.");
+                             fs_tr(loc_of(r, &pb), "notice.degraded"));
         }
         return problem(r, e);
     }
     if (m == FS_MEDIA_NONE)
         return problem(r, fs_error_make(r->pool, "not-acceptable",
                                         "This form is served as text/html or application/json."));
+    if ((e = take_link(r, &pb)))
+        return link_refused(r, &pb, e, m == FS_MEDIA_HTML);
     formsvc_form_cache_fill(r, &ticket, pb.f.id, pb.f.slug, pb.f.status, pb.f.settings,
                             pb.f.fields); /* issue 11 */
     if (m == FS_MEDIA_JSON) {
         cors(r);
         apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-        return send_body(r, 200, "application/json", fs_json_str(r->pool, view(r, &pb)), 1);
+        /* a link's view is its holder's own: no-store */
+        return send_body(r, 200, "application/json", fs_json_str(r->pool, view(r, &pb)), !pb.link);
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
     const char *opens = opens_later(&pb);
     if (opens)
         return not_open_page(r, 200, &pb, opens);
-    fs_page pg = page_of(&pb, query_values(r, &pb), NULL, NULL);
-    return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), 1);
+    if (!r->header_only)
+        formsvc_views_count(r, pb.f.id); /* issue 15: counted in memory, flushed later */
+    fs_page pg = page_of(r, &pb, query_values(r, &pb), NULL, NULL);
+    return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), !pb.link);
 }
 
 static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
@@ -356,8 +412,10 @@ static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
     if (e && !cached)
         return e->status == 503 && m == FS_MEDIA_HTML ? unavailable_page(r) : problem(r, e);
     const char *msg = setting_str(&pb, "confirmationMessage");
+    /* the owner's message as written; else ours, in English for JSON */
+    const fs_locale *loc = m == FS_MEDIA_HTML ? loc_of(r, &pb) : formsvc_locale_for(r, NULL);
     if (!msg || !*msg)
-        msg = "Thank you. Your answers were received.";
+        msg = fs_tr(loc, "thanks.message");
     if (m == FS_MEDIA_NONE)
         return problem(r, fs_error_make(r->pool, "not-acceptable",
                                         "This page is served as text/html or application/json."));
@@ -368,7 +426,7 @@ static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
         cors(r);
         return send_body(r, 200, "application/json", fs_json_str(r->pool, o), 1);
     }
-    return send_html(r, 200, &pb, fs_html_message(r->pool, pb.f.title, pb.f.title, msg), 1);
+    return send_html(r, 200, &pb, fs_html_message_in(r->pool, loc, pb.f.title, pb.f.title, msg), 1);
 }
 
 /* ---- OPTIONS (CORS preflight) ---------------------------------------- */
@@ -402,6 +460,10 @@ typedef struct post {
     int spam;                  /* the honeypot was filled in */
     pub pb;                    /* the form, once loaded */
     int have_form;             /* pb is filled (from the database or the cache) */
+    const char *sid;           /* the submission's id, chosen early when files come */
+    formsvc_upload *up;        /* its files (issue 14), or NULL */
+    const char *boundary;      /* multipart: read once the form is known (multipart_body) */
+    fs_error *file_err;        /* multipart: the first problem with a file */
 } post;
 
 static fs_error *key_reused(request_rec *r) {
@@ -421,14 +483,13 @@ static fs_error *form_closed(request_rec *r) {
 static fs_error *post_parse(request_rec *r, post *s) {
     memset(s, 0, sizeof(*s));
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    const char *boundary = NULL;
     if (fs_media_is(ct, "application/json") && fs_media_utf8(ct))
         s->kind = BODY_JSON;
     else if (fs_media_is(ct, "application/x-www-form-urlencoded"))
         s->kind = BODY_URLENCODED;
     else if (fs_media_is(ct, "multipart/form-data")) {
         s->kind = BODY_MULTIPART;
-        if (!(boundary = fs_multipart_boundary(r->pool, ct)))
+        if (!(s->boundary = fs_multipart_boundary(r->pool, ct)))
             return fs_error_make(r->pool, "malformed-request",
                                  "multipart/form-data needs a valid boundary parameter "
                                  "(RFC 2046).");
@@ -451,20 +512,50 @@ static fs_error *post_parse(request_rec *r, post *s) {
         return fs_error_make(r->pool, "malformed-request",
                              "Idempotency-Key is 1 to 255 visible ASCII characters.");
 
+    if (s->kind == BODY_MULTIPART)
+        return NULL; /* read once the form is known: multipart_body */
     formsvc_srv *c = formsvc_conf(r->server);
-    if ((e = formsvc_read_body(r, c->max_body_submission, &s->buf, &s->len)))
+    /* a JSON body may carry files in base64 (issue 14): the larger limit
+     * here, the form's own once it is known (files_fit) */
+    apr_off_t max = c->max_body_submission;
+    if (s->kind == BODY_JSON && formsvc_file_json_max() > max)
+        max = formsvc_file_json_max();
+    if ((e = formsvc_read_body(r, max, &s->buf, &s->len)))
         return e;
     if (s->kind == BODY_JSON) {
         if (s->len == 0)
             return fs_error_make(r->pool, "malformed-request", "A JSON body is required.");
         return fs_json_parse_object(r->pool, s->buf, s->len, &s->obj);
     }
-    if (s->kind == BODY_URLENCODED)
-        return fs_urlencoded_parse(r->pool, s->buf, s->len, &s->pairs);
-    fs_multipart_limits lim = {8192, (apr_size_t)c->max_body_submission, FS_FORM_MAX_PAIRS};
-    fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
-    e = fs_multipart_feed(mp, s->buf, s->len);
-    return e ? e : fs_multipart_finish(mp, &s->pairs);
+    return fs_urlencoded_parse(r->pool, s->buf, s->len, &s->pairs);
+}
+
+/* A multipart body, read as it arrives once the form is known (issue 14):
+ * the files of a form with file fields go into the submission's
+ * transaction (or are dropped when the form came from the outage copy);
+ * the request hash is taken on the way. */
+static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    int files = fs_fieldset_has_files(s->pb.fs);
+    apr_off_t max = c->max_body_submission + (files ? formsvc_files_max_body(s->pb.fs) : 0);
+    /* a closed form's files are read and dropped: it answers 409 (or a
+     * replay) without storing anything */
+    if (files && from_db && !strcmp(s->pb.f.status, "published")) {
+        if (!(s->sid = fs_id_new(r->pool, "sub_")))
+            return fs_error_internal(r->pool, "no random bytes for a submission id");
+        s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
+    }
+    fs_sha256 *h = s->ikey ? fs_sha256_new(r->pool) : NULL;
+    if (h) { /* as request_hash */
+        const char *head = apr_psprintf(r->pool, "POST /f/%s %d %d\n", s->pb.f.id, s->kind, s->dry);
+        fs_sha256_update(h, head, strlen(head));
+    }
+    fs_error *e = formsvc_multipart_read(r, s->boundary, c->max_body_submission, max, files, s->up,
+                                         h, &s->pairs, &s->file_err);
+    const unsigned char *md = h && !e ? fs_sha256_final(h, r->pool) : NULL;
+    if (md)
+        s->hash = fs_b64url_encode(r->pool, md, 32);
+    return e;
 }
 
 static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
@@ -519,7 +610,8 @@ static int json_later(request_rec *r, post *s, fs_error *e, const char *notice) 
 static const responder json_responder = {json_invalid, json_closed, json_not_open, json_later};
 
 static int html_invalid(request_rec *r, post *s, fs_error *e) {
-    return html_page(r, 422, &s->pb, s->obj, e, NULL);
+    /* 413: a file over its size (issue 14), said by the field like a 422 */
+    return html_page(r, e->status == 413 ? 413 : 422, &s->pb, s->obj, e, NULL);
 }
 
 static int html_closed(request_rec *r, post *s) {
@@ -542,10 +634,8 @@ static int html_later(request_rec *r, post *s, fs_error *e, const char *notice) 
         FORMSVC_LOG(r, APLOG_WARNING, 00702, "%d %s: form %s given back with the answers",
                     e->status, e->slug, s->pb.f.id);
     if (!notice)
-        notice = e->status == 429 ? "Too many answers were sent from your address just now. "
-                                    "Everything you typed is still here: please wait a minute "
-                                    "and submit again."
-                                  : UNAVAILABLE_NOTICE;
+        notice =
+            fs_tr(loc_of(r, &s->pb), e->status == 429 ? "notice.rate_limited" : "notice.unsaved");
     return html_page(r, e->status, &s->pb, s->obj, NULL, notice);
 }
 
@@ -568,9 +658,11 @@ static int answer(request_rec *r, post *s, int status, const char *location, con
         apr_table_setn(r->headers_out, "Location", location);
         apr_table_setn(r->headers_out, "Cache-Control", "no-store");
         page_headers(r, &s->pb);
-        return formsvc_send_html(
-            r, 303,
-            fs_html_message(r->pool, "Thank you", "Thank you", "Your answers were received."));
+        const fs_locale *loc = loc_of(r, &s->pb);
+        return formsvc_send_html(r, 303,
+                                 fs_html_message_in(r->pool, loc, fs_tr(loc, "thanks.title"),
+                                                    fs_tr(loc, "thanks.title"),
+                                                    fs_tr(loc, "thanks.received")));
     }
     cors(r);
     if (location && *location)
@@ -601,7 +693,7 @@ static int replay(request_rec *r, post *s, const responder *out) {
 static int store(request_rec *r, post *s, const responder *out) {
     pub *pb = &s->pb;
     formsvc_srv *c = formsvc_conf(r->server);
-    const char *sid = fs_id_new(r->pool, "sub_");
+    const char *sid = s->sid ? s->sid : fs_id_new(r->pool, "sub_");
     if (!sid)
         return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
     const char *redirect = redirect_url(r, pb);
@@ -609,16 +701,12 @@ static int store(request_rec *r, post *s, const responder *out) {
         s->html ? (redirect ? redirect : apr_pstrcat(r->pool, pb->action, "/thanks", NULL))
                 : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb->f.id, "/submissions/",
                               sid, NULL);
-    fs_new_submission ns = {pb->f.id,
-                            sid,
-                            fs_json_str(r->pool, s->obj),
-                            s->spam,
-                            c->tier[0].submissions_month,
-                            c->tier[1].submissions_month,
-                            s->ikey,
-                            s->hash,
-                            s->html ? 303 : 201,
-                            location};
+    fs_new_submission ns = {pb->f.id, sid, fs_json_str(r->pool, s->obj), s->spam,
+                            c->tier[0].submissions_month, c->tier[1].submissions_month, s->ikey,
+                            s->hash, s->html ? 303 : 201, location, pb->link ? pb->link->id : NULL,
+                            /* spam is neither checked nor counted against settings.uniqueBy */
+                            s->spam ? NULL
+                                    : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj)};
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
@@ -629,11 +717,32 @@ static int store(request_rec *r, post *s, const responder *out) {
         return problem(r, fs_error_make(r->pool, "not-found", "No such form."));
     if (sr.outcome == FS_SUBMIT_CLOSED)
         return out->closed(r, s);
+    if (sr.outcome == FS_SUBMIT_LINK_USED || sr.outcome == FS_SUBMIT_LINK_EXPIRED)
+        return link_refused(r, pb,
+                            sr.outcome == FS_SUBMIT_LINK_USED
+                                ? fs_error_make(r->pool, "link-used",
+                                                "This link has already been used as many times "
+                                                "as it allows.")
+                                : fs_error_make(r->pool, "link-expired",
+                                                "This link has expired or was withdrawn by the "
+                                                "form's owner."),
+                            s->html);
+    if (sr.outcome == FS_SUBMIT_DUPLICATE) {
+        /* settings.uniqueBy: problem+json, or the form again with a notice */
+        const char *what = fs_unique_labels(r->pool, pb->settings, pb->fields);
+        e = fs_error_make(r->pool, "duplicate-submission",
+                          "A submission with the same %s was already received.", what);
+        return out->later(r, s, e,
+                          apr_psprintf(r->pool,
+                                       "An answer with the same %s was already received, so this "
+                                       "one was not stored.",
+                                       what));
+    }
     if (sr.outcome == FS_SUBMIT_QUOTA) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");
         e->retry_after = sr.month_left;
-        return out->later(r, s, e, "This form cannot take more answers this month.");
+        return out->later(r, s, e, fs_tr(loc_of(r, pb), "notice.quota"));
     }
     if (sr.outcome == FS_SUBMIT_REPLAY) {
         /* a concurrent request with the same Idempotency-Key won */
@@ -643,8 +752,48 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                           "A request with this Idempotency-Key "
                                                           "is in progress; retry."));
     }
+    if (s->up && (e = formsvc_upload_commit(s->up))) /* issue 14 */
+        return refuse(r, s, out, e);
     formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
+    if (!s->spam)
+        formsvc_owner_count_changed(r->pool, pb->f.id);
     return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
+}
+
+/* issue 14: a JSON body over the plain submission limit is only for a
+ * form with a file field. */
+static fs_error *files_fit(request_rec *r, post *s) {
+    if (s->kind == BODY_JSON && s->len > (apr_size_t)formsvc_conf(r->server)->max_body_submission &&
+        !fs_fieldset_has_files(s->pb.fs))
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than %" APR_OFF_T_FMT " bytes.",
+                             formsvc_conf(r->server)->max_body_submission);
+    return NULL;
+}
+
+/* issue 14: the files of a checked JSON body, stored in the transaction
+ * that store() then commits; their values become their metadata. */
+static fs_error *files_store(request_rec *r, post *s) {
+    if (s->kind == BODY_MULTIPART && s->up) { /* stored as they came */
+        formsvc_upload_values(s->up, s->obj);
+        if (!formsvc_upload_any(s->up)) {
+            s->up = NULL;
+            return NULL;
+        }
+        return formsvc_upload_quota(s->up);
+    }
+    if (s->kind != BODY_JSON || !fs_fieldset_has_files(s->pb.fs))
+        return NULL;
+    s->sid = fs_id_new(r->pool, "sub_");
+    if (!s->sid)
+        return fs_error_internal(r->pool, "no random bytes for a submission id");
+    s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
+    fs_error *e = formsvc_upload_json(s->up, s->obj);
+    if (!e && formsvc_upload_any(s->up))
+        e = formsvc_upload_quota(s->up);
+    if (!formsvc_upload_any(s->up))
+        s->up = NULL;
+    return e;
 }
 
 static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
@@ -657,14 +806,21 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     int cached;
     e = load(r, caps[0], &s.pb, &cached);
     s.have_form = !e || cached;
+    fs_error *be;
+    if (s.kind == BODY_MULTIPART && s.have_form && (be = multipart_body(r, &s, !e)))
+        return problem(r, be);
     if (s.have_form && s.kind != BODY_JSON)
         fs_coerce(r->pool, s.pb.fs, s.pairs, s.pb.honeypot, &s.obj, &s.spam);
-    if (e)
+    if (e) {
+        if (s.have_form)
+            keep_link(r, &s.pb);
         return refuse(r, &s, out, e);
+    }
 
     /* a repeat is answered as the first time, before any other check */
     if (s.ikey) {
-        s.hash = request_hash(r, s.kind, s.pb.f.id, s.dry, s.buf, s.len);
+        if (!s.hash) /* multipart_body took it on the way */
+            s.hash = request_hash(r, s.kind, s.pb.f.id, s.dry, s.buf, s.len);
         int rc = replay(r, &s, out);
         if (rc != NO_RECORD)
             return rc;
@@ -674,14 +830,26 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     const char *opens = opens_later(&s.pb);
     if (opens)
         return out->not_open(r, &s, opens);
+    if ((e = take_link(r, &s.pb)))
+        return e->status == 503 ? out->later(r, &s, e, NULL) : link_refused(r, &s.pb, e, s.html);
     if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
         return out->later(r, &s, e, NULL);
+    if ((e = files_fit(r, &s)))
+        return problem(r, e);
+    if (s.file_err) /* issue 14: which file failed and why, other answers kept */
+        return out->invalid(r, &s, s.file_err);
+    if (s.up)
+        formsvc_upload_stubs(s.up, s.obj); /* the files as fs_validate counts them */
     if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))
         return out->invalid(r, &s, e);
     if (s.dry) {
         cors(r);
         return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
     }
+    if ((e = files_store(r, &s))) /* issue 14 */
+        return e->status == 422 || (e->status == 413 && e->errors) ? out->invalid(r, &s, e)
+               : e->status == 413 ? out->later(r, &s, e, e->detail) /* the storage quota */
+                                  : refuse(r, &s, out, e);
     return store(r, &s, out);
 }
 

@@ -7,7 +7,9 @@
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
+#include "fs_store_links.h"
 #include "fs_util.h"
+#include "owner_cache.h"
 
 #include <apr_strings.h>
 
@@ -118,7 +120,12 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, with_spam, flt->since,
                            flt->until};
     size_t nf = json_object_array_length(form->fields);
-    int ncols = 3 + with_spam + (int)nf;
+    /* linkId and linkMetadata columns once the form has had a link */
+    int links;
+    fs_error *le = fs_store_link_any(formsvc_store(r), form->id, &links);
+    if (le)
+        return formsvc_send_problem(r, le);
+    int ncols = 3 + with_spam + (int)nf + 2 * links;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
     const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     int c = 0;
@@ -131,6 +138,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         keys[i] =
             json_object_get_string(fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
         cells[c++] = fs_csv_cell(r->pool, keys[i]);
+    }
+    if (links) {
+        cells[c++] = "linkId";
+        cells[c++] = "linkMetadata";
     }
     const char *after = NULL;
     int started = 0;
@@ -179,6 +190,14 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             json_object *data = fs_json_parse_trusted(sub, x->data);
             for (size_t f = 0; f < nf; f++)
                 row[k++] = fs_csv_value(sub, fs_json_get(data, keys[f]));
+            if (links) {
+                row[k++] = fs_csv_cell(sub, x->link_id ? x->link_id : "");
+                /* compact, as the API writes JSON (jsonb's text has spaces) */
+                json_object *m = x->link_metadata && *x->link_metadata
+                                     ? fs_json_parse_trusted(sub, x->link_metadata)
+                                     : NULL;
+                row[k++] = fs_csv_cell(sub, m ? fs_json_str(sub, m) : "");
+            }
             fs_csv_row(buf, row, ncols);
         }
         int more = rs.n == CSV_BATCH;
@@ -245,6 +264,7 @@ static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!deleted)
         return formsvc_send_problem(r, no_submission(r));
+    formsvc_owner_count_changed(r->pool, form->id);
     formsvc_audit_form(r, "submission.deleted", caps[1], form->id);
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }

@@ -1,9 +1,9 @@
 /* handle_token: POST /v1/token (RFC 6749 client_credentials, RFC 8693
- * token exchange) and GET /.well-known/oauth-authorization-server (RFC
- * 8414). Parsing and the rules live in core/fs_oauth.c; this file reads the
- * request, authenticates the client or the subject, calls the store and
- * answers. Every error is a problem document that also carries the OAuth
- * members error and error_description. */
+ * token exchange), GET /.well-known/oauth-authorization-server (RFC
+ * 8414) and GET /.well-known/oauth-protected-resource[/mcp] (RFC 9728). Parsing and the rules live
+ * in core/fs_oauth.c; this file reads the request, authenticates the client or the subject, calls
+ * the store and answers. Every error is a problem document that also carries the OAuth members
+ * error and error_description. */
 #include "audit.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
@@ -321,7 +321,49 @@ static int formsvc_h_as_metadata(request_rec *r, const char *const *caps) {
     return formsvc_send_obj(r, 200, o);
 }
 
+/* RFC 9728 protected resource metadata of resource {base}{path}: the
+ * authorization server is this module (its issuer is the base URL, whose
+ * RFC 8414 metadata is served above), bearer credentials in the
+ * Authorization header only. */
+static int resource_metadata(request_rec *r, const char *path) {
+    const char *base = formsvc_base_url(r);
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(o, "resource",
+                           json_object_new_string(apr_pstrcat(r->pool, base, path, NULL)));
+    json_object *as = json_object_new_array();
+    json_object_array_add(as, json_object_new_string(base));
+    json_object_object_add(o, "authorization_servers", as);
+    json_object *s = json_object_new_array();
+    for (unsigned bit = 1; bit & FS_SC_ALL; bit <<= 1)
+        json_object_array_add(s, json_object_new_string(fs_scope_name(bit)));
+    json_object_object_add(o, "scopes_supported", s);
+    json_object *m = json_object_new_array();
+    json_object_array_add(m, json_object_new_string("header"));
+    json_object_object_add(o, "bearer_methods_supported", m);
+    json_object_object_add(o, "resource_name",
+                           json_object_new_string(*path ? "formsvc MCP server" : "formsvc API"));
+    json_object_object_add(
+        o, "resource_documentation",
+        json_object_new_string(apr_pstrcat(r->pool, base, "/openapi.json", NULL)));
+    return formsvc_send_obj(r, 200, o);
+}
+
+/* GET /.well-known/oauth-protected-resource: the REST API at the base URL */
+static int formsvc_h_pr_metadata(request_rec *r, const char *const *caps) {
+    (void)caps;
+    return resource_metadata(r, "");
+}
+
+/* GET /.well-known/oauth-protected-resource/mcp: the MCP endpoint, where
+ * its 401 points (WWW-Authenticate resource_metadata, auth.c) */
+static int formsvc_h_pr_metadata_mcp(request_rec *r, const char *const *caps) {
+    (void)caps;
+    return resource_metadata(r, "/mcp");
+}
+
 const formsvc_route formsvc_routes_token[] = {
     {M_POST, "/v1/token", formsvc_h_token, 0, 0},
     {M_GET, "/.well-known/oauth-authorization-server", formsvc_h_as_metadata, 0, 0},
+    {M_GET, "/.well-known/oauth-protected-resource", formsvc_h_pr_metadata, 0, 0},
+    {M_GET, "/.well-known/oauth-protected-resource/mcp", formsvc_h_pr_metadata_mcp, 0, 0},
     {0, NULL, NULL, 0, 0}};

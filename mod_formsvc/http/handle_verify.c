@@ -47,9 +47,11 @@ static const char *string_member(request_rec *r, json_object *body, const char *
     return json_object_get_string(v);
 }
 
+/* A wrong code: "enum" (the value is not the one accepted), a code of the
+ * contract's list, like every other errors[].code. */
 static fs_error *code_problem(request_rec *r, const char *detail) {
     fs_error *e = fs_error_validation(r->pool);
-    fs_error_add(r->pool, e, "/code", "invalid", "%s", detail);
+    fs_error_add(r->pool, e, "/code", "enum", "%s", detail);
     return e;
 }
 

@@ -1,11 +1,12 @@
 /* handle_webhooks: GET /v1/events (cursor feed with long polling) and
- * /v1/webhooks: create (secret shown once), list, get, delete, and the
- * deliveries of one webhook. */
+ * /v1/webhooks: create (secret shown once), list, get, change, delete,
+ * test, and the deliveries of one webhook (list, retry). */
 #include "audit.h"
 #include "forms_access.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_webhooks.h"
+#include "fs_util.h"
 #include "fs_webhook.h"
 #include "quota.h"
 #include "webhooks.h"
@@ -32,25 +33,77 @@ static int form_visible(request_rec *r, const char *form_id) {
     return 0;
 }
 
-/* GET /v1/events?after=<event id>&limit=&wait=. Oldest first after the
- * cursor; nextCursor is the last event returned (or after, unchanged,
- * when there is none), so a client loops with after=nextCursor. With
- * wait > 0 and nothing to return, the request polls the database every
- * 500 ms until an event arrives or wait seconds have passed, holding no
- * database connection between polls; when this child already has its
- * bound of waiting requests (event_waits.c) it answers at once with
- * Formsvc-Wait: busy. */
+/* The events feed's limit and cursor: ?cursor= (the opaque cursor of every list) or
+ * its alias ?after=, which takes that cursor or an event id as such (what
+ * nextCursor was before it became opaque). *after: the event id, or NULL
+ * for the oldest kept; or a 400 problem (malformed, foreign, or naming no
+ * event of the account). */
+static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
+                               const char **after) {
+    const char *cur, *alias;
+    fs_error *e = formsvc_paging(r, "events", "evt_", limit, &cur);
+    if (!e)
+        e = formsvc_arg(r, "after", &alias);
+    if (e)
+        return e;
+    *after = cur;
+    if (alias && *alias) {
+        if (cur)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "Give the cursor as cursor or as after, not both.");
+        *after =
+            fs_id_valid(alias, "evt_") ? alias : fs_cursor_decode(r->pool, "events", alias, "evt_");
+        if (!*after)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "after must be a cursor of this feed or the id of an event of "
+                                 "this account.");
+    }
+    if (*after) {
+        int exists;
+        if ((e = fs_store_event_exists(formsvc_store(r), user_id, *after, &exists)))
+            return e;
+        if (!exists)
+            return fs_error_make(r->pool, "malformed-request",
+                                 "The cursor names no event of this account (events are kept 30 "
+                                 "days).");
+    }
+    return NULL;
+}
+
+/* GET /v1/events?cursor=&limit=&wait=&formId=&type= (after= is an alias of
+ * cursor). formId keeps the events of one form (404 for a form the caller
+ * cannot see), type those of one type (submission.created needs
+ * submissions:read: 403, rather than a feed that stays empty).
+ * Oldest first after the cursor; nextCursor is the cursor of the last
+ * event returned (or the one given, unchanged, when there is none), so a
+ * client loops with cursor=nextCursor; Link rel="next" when more events
+ * are there now. With wait > 0 and nothing to return, the request polls
+ * the database every 500 ms until an event arrives or wait seconds have
+ * passed, holding no database connection between polls; when this child
+ * already has its bound of waiting requests (event_waits.c) it answers at
+ * once with Formsvc-Wait: busy. */
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
-    int limit;
-    const char *ignored;
-    fs_error *e = formsvc_paging(r, "events", "evt_", &limit, &ignored);
-    if (e)
+    int limit, wait = 0;
+    const char *w, *after, *form_id, *type;
+    fs_error *e;
+    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "formId", &form_id)) ||
+        (e = formsvc_arg(r, "type", &type)))
         return formsvc_send_problem(r, e);
-    int wait = 0;
-    const char *w, *after;
-    if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "after", &after)))
-        return formsvc_send_problem(r, e);
+    if (type) {
+        int known = 0;
+        for (int i = 0; event_types[i]; i++)
+            known |= !strcmp(type, event_types[i]);
+        if (!known) {
+            fs_error *verr = fs_error_validation(r->pool);
+            fs_error_add(r->pool, verr, "/type", "enum",
+                         "type must be submission.created, form.published or form.closed.");
+            return formsvc_send_problem(r, verr);
+        }
+        if (!strcmp(type, "submission.created") &&
+            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
+            return formsvc_send_problem(r, e);
+    }
     if (w) {
         char *end;
         long v = strtol(w, &end, 10);
@@ -64,29 +117,24 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         wait = (int)v;
     }
     formsvc_principal *who = formsvc_req_get(r)->who;
-    if (after && *after == '\0')
-        after = NULL;
-    if (after) {
-        int exists;
-        if (!fs_id_valid(after, "evt_"))
-            return formsvc_send_problem(
-                r, fs_error_make(r->pool, "malformed-request",
-                                 "after must be the id of an event of this account."));
-        if ((e = fs_store_event_exists(formsvc_store(r), who->user_id, after, &exists)))
-            return formsvc_send_problem(r, e);
-        if (!exists)
-            return formsvc_send_problem(
-                r, fs_error_make(r->pool, "malformed-request",
-                                 "after names no event of this account (events are kept 30 "
-                                 "days)."));
-    }
+    if ((e = events_cursor(r, who->user_id, &limit, &after)))
+        return formsvc_send_problem(r, e);
     const char *forms = formsvc_form_constraints(r);
+    if (form_id) { /* one form: the caller's, and within its form: constraints */
+        formsvc_form *form;
+        if ((e = formsvc_form_load(r, form_id, &form)))
+            return formsvc_send_problem(r, e);
+        json_object *one = fs_json_own(r->pool, json_object_new_array());
+        json_object_array_add(one, json_object_new_string(form_id));
+        forms = fs_json_str(r->pool, one);
+    }
     /* submission.created events carry the answers: only for a caller that
      * may read submissions (docs/webhooks.md) */
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
-    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, after, limit, &page)))
+    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after, limit,
+                                 &page)))
         return formsvc_send_problem(r, e);
     if (page.n == 0 && wait > 0) {
         /* A bounded number of requests may sleep in this child, and none
@@ -101,8 +149,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
             formsvc_db_release(r);
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
             apr_sleep(deadline - now < nap ? deadline - now : nap);
-            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, after, limit,
-                                         &page)))
+            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after,
+                                         limit, &page)))
                 return formsvc_send_problem(r, e);
         }
         formsvc_event_wait_end(r, held);
@@ -113,8 +161,11 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     for (int i = 0; i < page.n; i++)
         json_object_array_add(arr, json_tokener_parse(page.items[i].json));
     const char *next = page.n ? page.items[page.n - 1].id : after;
-    json_object_object_add(o, "nextCursor", next ? json_object_new_string(next) : NULL);
+    const char *cur = next ? fs_cursor_encode(r->pool, "events", next) : NULL;
+    json_object_object_add(o, "nextCursor", cur ? json_object_new_string(cur) : NULL);
     json_object_object_add(o, "hasMore", json_object_new_boolean(page.more));
+    if (page.more)
+        formsvc_link_next(r, cur);
     return formsvc_send_obj(r, 200, o);
 }
 
@@ -168,6 +219,36 @@ static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr)
     return bad ? NULL : v;
 }
 
+/* The url member: required, a string that fs_webhook_url_check accepts
+ * (https, no private or loopback target unless allowed...). */
+static const char *parse_url(request_rec *r, json_object *uv, fs_error *verr) {
+    if (!uv) {
+        fs_error_add(r->pool, verr, "/url", "required", "url is required.");
+        return NULL;
+    }
+    if (!json_object_is_type(uv, json_type_string)) {
+        fs_error_add(r->pool, verr, "/url", "type", "url must be a string.");
+        return NULL;
+    }
+    const char *why = fs_webhook_url_check(r->pool, json_object_get_string(uv),
+                                           formsvc_webhook_allow_private(), NULL);
+    if (why) {
+        fs_error_add(r->pool, verr, "/url", "format", "%s.", why);
+        return NULL;
+    }
+    return json_object_get_string(uv);
+}
+
+/* 403 unless the caller may read submissions when events (an array of
+ * event types) routes submission.created somewhere. */
+static fs_error *need_submissions(request_rec *r, json_object *events) {
+    for (size_t i = 0; events && i < json_object_array_length(events); i++)
+        if (!strcmp(json_object_get_string(json_object_array_get_idx(events, i)),
+                    "submission.created"))
+            return formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ);
+    return NULL;
+}
+
 static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
@@ -177,20 +258,7 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     static const char *const allowed[] = {"url", "events", "formId", NULL};
     formsvc_principal *who = formsvc_req_get(r)->who;
     fs_error *verr = fs_error_validation(r->pool);
-    const char *url = NULL, *form_id = NULL;
-    json_object *uv = fs_json_get(body, "url");
-    if (!uv)
-        fs_error_add(r->pool, verr, "/url", "required", "url is required.");
-    else if (!json_object_is_type(uv, json_type_string))
-        fs_error_add(r->pool, verr, "/url", "type", "url must be a string.");
-    else {
-        const char *why = fs_webhook_url_check(r->pool, json_object_get_string(uv),
-                                               formsvc_webhook_allow_private(), NULL);
-        if (why)
-            fs_error_add(r->pool, verr, "/url", "format", "%s.", why);
-        else
-            url = json_object_get_string(uv);
-    }
+    const char *url = parse_url(r, fs_json_get(body, "url"), verr), *form_id = NULL;
     json_object *ev = parse_events(r, fs_json_get(body, "events"), verr);
     json_object *fv = fs_json_get(body, "formId");
     if (fv && !json_object_is_type(fv, json_type_null)) {
@@ -209,11 +277,8 @@ static int formsvc_h_webhooks_create(request_rec *r, const char *const *caps) {
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* routing submission data somewhere is reading it */
-    for (size_t i = 0; i < json_object_array_length(ev); i++)
-        if (!strcmp(json_object_get_string(json_object_array_get_idx(ev, i)),
-                    "submission.created") &&
-            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
-            return formsvc_send_problem(r, e);
+    if ((e = need_submissions(r, ev)))
+        return formsvc_send_problem(r, e);
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].webhooks;
     const char *id = fs_id_new(r->pool, "whk_");
@@ -313,11 +378,116 @@ static int formsvc_h_webhooks_deliveries(request_rec *r, const char *const *caps
     return formsvc_send_page(r, "deliveries", &page);
 }
 
+/* PATCH /v1/webhooks/{id} {url?, events?, enabled?}: each member checked
+ * as at creation; a delegate changes only webhooks of its tree (others
+ * 404). A webhook that ends up with submission.created, or is pointed
+ * elsewhere while it has it, needs submissions:read as at creation. */
+static int formsvc_h_webhooks_patch(request_rec *r, const char *const *caps) {
+    const char *json, *form_id;
+    json_object *body;
+    fs_error *e = load(r, caps[0], &json, &form_id);
+    if (!e)
+        e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    static const char *const allowed[] = {"url", "events", "enabled", NULL};
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_json_unknown_members(r->pool, body, allowed, verr);
+    fs_webhook_change c = {NULL, NULL, -1};
+    json_object *v, *ev = NULL;
+    if (json_object_object_get_ex(body, "url", &v))
+        c.url = parse_url(r, v ? v : fs_json_own(r->pool, json_object_new_int(0)), verr);
+    if (json_object_object_get_ex(body, "events", &v) &&
+        (ev = parse_events(r, v ? v : fs_json_own(r->pool, json_object_new_int(0)), verr)))
+        c.events_json = fs_json_str(r->pool, ev);
+    if (json_object_object_get_ex(body, "enabled", &v)) {
+        if (!json_object_is_type(v, json_type_boolean))
+            fs_error_add(r->pool, verr, "/enabled", "type", "enabled must be true or false.");
+        else
+            c.enabled = json_object_get_boolean(v);
+    }
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    if (!ev)
+        ev = fs_json_get(fs_json_parse_trusted(r->pool, json), "events");
+    if ((c.url || c.events_json) && (e = need_submissions(r, ev)))
+        return formsvc_send_problem(r, e);
+    const char *made;
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if ((e = fs_store_webhook_update(formsvc_store(r), who->user_id, caps[0], formsvc_tree_root(r),
+                                     &c, &made)))
+        return formsvc_send_problem(r, e);
+    if (!made)
+        return not_found(r);
+    formsvc_audit_form(r, "webhook.updated", caps[0], form_id);
+    return formsvc_send_json(r, 200, made);
+}
+
+/* Sends the claimed delivery dl now and answers with the delivery as
+ * recorded. */
+static int send_now(request_rec *r, const char *webhook_id, const fs_delivery *dl) {
+    formsvc_webhook_send_now(r, dl);
+    const char *json;
+    fs_error *e = fs_store_delivery_get(formsvc_store(r), webhook_id, dl->id, &json);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (!json) /* the webhook was deleted meanwhile */
+        return not_found(r);
+    return formsvc_send_json(r, 200, json);
+}
+
+/* POST /v1/webhooks/{id}/test: a signed webhook.test event delivered to
+ * this webhook now (also when it is disabled); 200 with the delivery and
+ * its attempt. A delegate tests only webhooks of its tree. */
+static int formsvc_h_webhooks_test(request_rec *r, const char *const *caps) {
+    const char *json, *form_id;
+    fs_error *e = load(r, caps[0], &json, &form_id);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_delivery *dl;
+    if ((e = fs_store_webhook_test(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],
+                                   formsvc_tree_root(r), formsvc_webhook_lease(), &dl)))
+        return formsvc_send_problem(r, e);
+    if (!dl)
+        return not_found(r);
+    return send_now(r, caps[0], dl);
+}
+
+/* POST /v1/webhooks/{id}/deliveries/{did}/retry: a succeeded or failed
+ * delivery sent again now (409 invalid-state while it is pending: the
+ * worker has it); 200 with the delivery and the new attempt. */
+static int formsvc_h_delivery_retry(request_rec *r, const char *const *caps) {
+    const char *json, *form_id;
+    fs_error *e = load(r, caps[0], &json, &form_id);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (!fs_id_valid(caps[1], "dlv_"))
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such delivery."));
+    const char *status;
+    fs_delivery *dl;
+    if ((e = fs_store_delivery_retry(formsvc_store(r), formsvc_req_get(r)->who->user_id, caps[0],
+                                     caps[1], formsvc_tree_root(r), formsvc_webhook_lease(),
+                                     &status, &dl)))
+        return formsvc_send_problem(r, e);
+    if (!status)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such delivery."));
+    if (!dl)
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "invalid-state",
+                             "The delivery is pending: it is queued and will be attempted at its "
+                             "nextAttemptAt. Retry a delivery once it has succeeded or failed."));
+    return send_now(r, caps[0], dl);
+}
+
 const formsvc_route formsvc_routes_webhooks[] = {
     {M_GET, "/v1/events", formsvc_h_events, FS_SC_WEBHOOKS_READ, 1},
     {M_GET, "/v1/webhooks", formsvc_h_webhooks_list, FS_SC_WEBHOOKS_READ, 1},
     {M_POST, "/v1/webhooks", formsvc_h_webhooks_create, FS_SC_WEBHOOKS_WRITE, 1},
     {M_GET, "/v1/webhooks/{id}", formsvc_h_webhooks_get, FS_SC_WEBHOOKS_READ, 1},
     {M_DELETE, "/v1/webhooks/{id}", formsvc_h_webhooks_delete, FS_SC_WEBHOOKS_WRITE, 1},
+    {M_PATCH, "/v1/webhooks/{id}", formsvc_h_webhooks_patch, FS_SC_WEBHOOKS_WRITE, 1},
+    {M_POST, "/v1/webhooks/{id}/test", formsvc_h_webhooks_test, FS_SC_WEBHOOKS_WRITE, 1},
+    {M_POST, "/v1/webhooks/{id}/deliveries/{did}/retry", formsvc_h_delivery_retry,
+     FS_SC_WEBHOOKS_WRITE, 1},
     {M_GET, "/v1/webhooks/{id}/deliveries", formsvc_h_webhooks_deliveries, FS_SC_WEBHOOKS_READ, 1},
     {0, NULL, NULL, 0, 0}};

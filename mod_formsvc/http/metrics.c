@@ -291,6 +291,10 @@ static void events(apr_bucket_brigade *bb) {
             FORMSVC_M_MEM_CRED_HIT);
     counter(bb, "formsvc_cache_requests_total", "{cache=\"credential\",result=\"miss\"}",
             FORMSVC_M_MEM_CRED_MISS);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"owner_form\",result=\"hit\"}",
+            FORMSVC_M_MEM_OWNER_HIT);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"owner_form\",result=\"miss\"}",
+            FORMSVC_M_MEM_OWNER_MISS);
     head(bb, "formsvc_cache_flushes_total", "counter",
          "Whole caches dropped: listener (a child's invalidation listener connected again and "
          "flushed that child's form and credential caches), barrier (a write could not confirm "

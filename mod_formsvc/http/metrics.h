@@ -38,6 +38,8 @@ typedef enum formsvc_metric {
     FORMSVC_M_MEM_FORM_MISS,        /* ... read from the database */
     FORMSVC_M_MEM_CRED_HIT,         /* credential verified from memory (cred_cache.h) */
     FORMSVC_M_MEM_CRED_MISS,        /* ... verified by the database */
+    FORMSVC_M_MEM_OWNER_HIT,        /* owner's GET of a form from memory (owner_cache.h) */
+    FORMSVC_M_MEM_OWNER_MISS,       /* ... read from the database */
     FORMSVC_M_CACHE_FLUSH_LISTENER, /* a child's caches flushed: its listener (re)connected */
     FORMSVC_M_CACHE_FLUSH_BARRIER,  /* a machine's caches flushed: a write's barrier failed */
     FORMSVC_M_N

@@ -11,6 +11,7 @@
 #include "fs_store.h"
 #include "fs_store_ops.h"
 #include "glue.h"
+#include "i18n.h"
 #include "mail.h"
 #include "metrics.h"
 #include "public.h"
@@ -19,6 +20,7 @@
 #include "schema_check.h"
 #include "tally.h"
 #include "version.h"
+#include "views.h"
 #include "webhooks.h"
 #include "worker.h"
 
@@ -112,6 +114,8 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     int rc = formsvc_mail_post_config(pconf, s);
     if (rc == OK)
         rc = formsvc_openapi_post_config(pconf, s);
+    if (rc == OK)
+        rc = formsvc_locale_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
@@ -125,6 +129,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
     formsvc_webhook_child_init(p, s);
     formsvc_schema_child_init(p, s);
     formsvc_tally_child_init(p, s);
+    formsvc_views_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);
     if (!open || !close)

@@ -2,6 +2,7 @@
  * formsvc_send_start/_more (response.h); during an internal dispatch
  * (dispatch.h) they keep it in the capture instead. */
 #include "response.h"
+#include "auth.h"
 #include "capture.h"
 #include "fs_json.h"
 #include "fs_util.h"
@@ -54,11 +55,16 @@ int formsvc_send_start(request_rec *r, int status, const char *type) {
 
 void formsvc_send_more(request_rec *r, const char *buf, apr_size_t len, int flush) {
     formsvc_capture *cap = formsvc_req_get(r)->capture;
-    if (cap) { /* joined in the request pool, copying what came before: fine for
-                * the few pieces a dispatched answer has (no MCP tool asks
-                * for a CSV export today) */
-        cap->body = apr_pstrcat(r->pool, cap->body ? cap->body : "",
-                                apr_pstrmemdup(r->pool, buf, len), NULL);
+    if (cap) { /* joined in one buffer of the request pool that doubles as it
+                * grows (a CSV export for export_submissions_csv comes in
+                * batches of rows), kept NUL-terminated after its nelts */
+        if (!cap->pieces)
+            cap->pieces = apr_array_make(r->pool, len < 8191 ? 8192 : (int)len + 1, 1);
+        apr_array_header_t piece = {r->pool, 1, (int)len, (int)len, (char *)buf};
+        apr_array_cat(cap->pieces, &piece);
+        APR_ARRAY_PUSH(cap->pieces, char) = '\0';
+        cap->pieces->nelts--;
+        cap->body = cap->pieces->elts;
         return;
     }
     if (r->header_only)
@@ -117,7 +123,9 @@ int formsvc_send_problem(request_rec *r, fs_error *e) {
     char *body = fs_problem_render(r->pool, e, formsvc_base_url(r), instance);
     common_headers(r);
     if (e->www_authenticate)
-        apr_table_setn(r->err_headers_out, "WWW-Authenticate", e->www_authenticate);
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate",
+                       e->status == 401 ? formsvc_challenge(r, e->www_authenticate)
+                                        : e->www_authenticate);
     if (e->retry_after > 0)
         apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, e->retry_after));
     return formsvc_send_body(r, e->status, "application/problem+json", body, strlen(body));
@@ -126,6 +134,23 @@ int formsvc_send_problem(request_rec *r, fs_error *e) {
 int formsvc_send_html(request_rec *r, int status, const char *html) {
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     return formsvc_send_body(r, status, "text/html; charset=utf-8", html, strlen(html));
+}
+
+void formsvc_link_next(request_rec *r, const char *cursor) {
+    /* the next page keeps every query parameter but the cursor (and the
+     * events feed's alias of it, after) */
+    const char *rest = "";
+    if (r->args) {
+        char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
+        for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+            if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor") && strncmp(kv, "after=", 6) &&
+                strcmp(kv, "after"))
+                rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
+    }
+    formsvc_req *q = formsvc_req_get(r);
+    apr_table_setn(r->headers_out, "Link",
+                   apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"", formsvc_base_url(r),
+                                q->path, rest, cursor));
 }
 
 int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page) {
@@ -139,18 +164,7 @@ int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page
     if (page->more && page->n > 0) {
         char *cur = fs_cursor_encode(r->pool, kind, page->items[page->n - 1].id);
         json_object_object_add(o, "nextCursor", json_object_new_string(cur));
-        /* the next page keeps every query parameter but the cursor */
-        const char *rest = "";
-        if (r->args) {
-            char *a = apr_pstrdup(r->pool, r->args), *last = NULL;
-            for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
-                if (strncmp(kv, "cursor=", 7) && strcmp(kv, "cursor"))
-                    rest = apr_pstrcat(r->pool, rest, kv, "&", NULL);
-        }
-        formsvc_req *q = formsvc_req_get(r);
-        apr_table_setn(r->headers_out, "Link",
-                       apr_psprintf(r->pool, "<%s%s?%scursor=%s>; rel=\"next\"",
-                                    formsvc_base_url(r), q->path, rest, cur));
+        formsvc_link_next(r, cur);
     } else {
         json_object_object_add(o, "nextCursor", NULL);
     }

@@ -49,6 +49,9 @@ int formsvc_send_empty(request_rec *r, int status);
  * and caching. */
 int formsvc_send_html(request_rec *r, int status, const char *html);
 
+/* Sets Link: <the same URL with cursor=cursor>; rel="next" (RFC 8288),
+ * keeping every query parameter but cursor and after. */
+void formsvc_link_next(request_rec *r, const char *cursor);
 /* Sends {"data": [...], "nextCursor": ...} with a Link header when more
  * items follow the page. */
 int formsvc_send_page(request_rec *r, const char *kind, const fs_list_page *page);

@@ -1,5 +1,6 @@
 /* router: claims our URIs, maps path and method to a handler, answers 404
  * and 405 as problems, and checks the route's scope. */
+#include "files.h"
 #include "fs_redact.h"
 #include "fs_util.h"
 #include "glue.h"
@@ -16,16 +17,17 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_verify,      formsvc_routes_forms,    formsvc_routes_fields,
     formsvc_routes_submissions, formsvc_routes_public,   formsvc_routes_mcp,
     formsvc_routes_openapi,     formsvc_routes_webhooks, formsvc_routes_metrics,
+    formsvc_routes_stats,       formsvc_routes_links,    formsvc_routes_files, /* issue 14 */
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
 /* Top-level path families that belong to the service. */
 static int our_path(const char *path) {
     static const char *const roots[] = {
-        "/v1",           "/f",      "/problems",
-        "/healthz",      "/readyz", "/mcp",
-        "/openapi.json", "/verify", "/.well-known/oauth-authorization-server",
-        "/.formsvc",     "/metrics"};
+        "/v1",           "/f",       "/problems",
+        "/healthz",      "/readyz",  "/mcp",
+        "/openapi.json", "/verify",  "/.well-known/oauth-authorization-server",
+        "/.formsvc",     "/metrics", "/.well-known/oauth-protected-resource"};
     for (unsigned i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
         apr_size_t n = strlen(roots[i]);
         if (strncmp(path, roots[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
@@ -45,14 +47,41 @@ int formsvc_redact_request(request_rec *r) {
     return DECLINED;
 }
 
+/* RFC 8414 and RFC 9728 put the well-known path in front of the path of
+ * the issuer or resource: with a base path (/api) the metadata of issuer
+ * {base} and of resource {base}/mcp live at the host's root, outside the
+ * base path. These exact URIs are ours too; the path they map to, or NULL. */
+static const char *root_well_known(request_rec *r, const char *base_path) {
+    static const char *const names[] = {"/.well-known/oauth-authorization-server",
+                                        "/.well-known/oauth-protected-resource"};
+    if (!*base_path)
+        return NULL; /* the base is the root: the usual mapping */
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        apr_size_t n = strlen(names[i]), bl = strlen(base_path);
+        if (strncmp(r->uri, names[i], n) || strncmp(r->uri + n, base_path, bl))
+            continue;
+        const char *rest = r->uri + n + bl;
+        if (!*rest)
+            return names[i];
+        if (i == 1 && !strcmp(rest, "/mcp"))
+            return apr_pstrcat(r->pool, names[i], rest, NULL);
+    }
+    return NULL;
+}
+
 int formsvc_translate(request_rec *r) {
     formsvc_srv *c = formsvc_conf(r->server);
     if (!c->enabled) /* Formsvc Off on this host */
         return DECLINED;
-    apr_size_t bl = strlen(c->base_path);
-    if (!r->uri || strncmp(r->uri, c->base_path, bl) != 0)
+    if (!r->uri)
         return DECLINED;
-    const char *path = r->uri + bl;
+    apr_size_t bl = strlen(c->base_path);
+    const char *path = root_well_known(r, c->base_path);
+    if (!path) {
+        if (strncmp(r->uri, c->base_path, bl) != 0)
+            return DECLINED;
+        path = r->uri + bl;
+    }
     if (!our_path(path))
         return DECLINED;
     formsvc_req *q = formsvc_req_get(r);

@@ -32,6 +32,8 @@ extern const formsvc_route formsvc_routes_public[];
 extern const formsvc_route formsvc_routes_mcp[];
 extern const formsvc_route formsvc_routes_openapi[];
 extern const formsvc_route formsvc_routes_webhooks[];
+extern const formsvc_route formsvc_routes_stats[];
+extern const formsvc_route formsvc_routes_links[];
 /* post_config: parses the embedded OpenAPI document once (handle_openapi.c). */
 int formsvc_openapi_post_config(apr_pool_t *pconf, server_rec *s);
 

@@ -4,6 +4,7 @@
 #ifndef FORMSVC_WEBHOOKS_H
 #define FORMSVC_WEBHOOKS_H
 
+#include "fs_store_webhooks.h"
 #include "glue.h"
 
 /* FormsvcWebhookAllowPrivate On|Off (global; default Off). */
@@ -25,6 +26,14 @@ typedef struct formsvc_event_wait formsvc_event_wait;
 formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id);
 /* Gives the wait back. No operation when w is NULL. */
 void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w);
+
+/* Sends a delivery claimed for this request (the test and retry routes)
+ * now, as the worker would (signed, the same timeout and target checks),
+ * and records the outcome: a failure is retried by the worker with the
+ * usual backoff. Holds no database connection while it waits. */
+void formsvc_webhook_send_now(request_rec *r, const fs_delivery *dl);
+/* The lease of a claimed delivery, in seconds. */
+int formsvc_webhook_lease(void);
 
 #define FORMSVC_WEBHOOK_CMDS                                                                       \
     AP_INIT_FLAG("FormsvcWebhookAllowPrivate", formsvc_set_webhook_private, NULL, RSRC_CONF,       \

@@ -90,6 +90,16 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_deli
                      id);
 }
 
+void formsvc_webhook_send_now(request_rec *r, const fs_delivery *dl) {
+    formsvc_db_release(r); /* no connection held while the target answers */
+    outcome o = deliver_one(r->pool, r->server, dl);
+    record_one(r->pool, r->server, formsvc_store(r), dl, &o);
+}
+
+int formsvc_webhook_lease(void) {
+    return LEASE_SECONDS;
+}
+
 /* The delivery queue as a queue of the worker skeleton
  * (formsvc_task_drain): items are the fs_delivery array of the claimed
  * batch; each POST has its own pool (curl and json-c scratch, and the

@@ -69,7 +69,8 @@ const fs_stmt fs_stmts_forms[] = {
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
      * id, createdAt, formVersion, spam, data */
     {"fs_sub_export", 10,
-     "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text "
+     "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text, "
+     "  s.link_id, s.link_metadata::text "
      "FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND (%s::timestamptz IS NULL OR s.created_at >= %s::timestamptz) "
@@ -252,7 +253,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;
-    fs_error *e = FS_RUN(st, "fs_sub_export", args, 5, &rs);
+    fs_error *e = FS_RUN(st, "fs_sub_export", args, 7, &rs);
     if (e)
         return e;
     out->rows = apr_pcalloc(st->pool, sizeof(fs_sub_export_row) * (apr_size_t)(rs->nrows + 1));
@@ -263,6 +264,8 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
         x->form_version = FS_CELL(rs, i, 2);
         x->spam = fs_cell_bool(FS_CELL(rs, i, 3));
         x->data = FS_CELL(rs, i, 4);
+        x->link_id = FS_CELL(rs, i, 5);
+        x->link_metadata = FS_CELL(rs, i, 6);
     }
     out->n = rs->nrows;
     return NULL;

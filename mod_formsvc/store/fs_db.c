@@ -82,6 +82,10 @@ void fs_store_set_timeout(int ms) {
     timeout_ms = ms > 0 ? ms : 0;
 }
 
+int fs_store_timeout(void) {
+    return timeout_ms;
+}
+
 void fs_store_log(int level, const char *msg) {
     if (logger)
         logger(level, msg);

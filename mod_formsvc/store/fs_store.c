@@ -40,6 +40,9 @@ const fs_stmt *fs_store_statements(int *count) {
         gather(fs_stmts_forms);
         gather(fs_stmts_public);
         gather(fs_stmts_webhooks);
+        gather(fs_stmts_stats);
+        gather(fs_stmts_links);
+        gather(fs_stmts_files);
     }
     *count = n_all;
     return all;

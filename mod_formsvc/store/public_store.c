@@ -7,43 +7,71 @@
 #include <apr_strings.h>
 #include <string.h>
 
+/* A submission through a link (sql/0027): its state, decided with the
+ * link row locked until commit (fs_link_admit_locked), so that a link's
+ * maxUses is exact; 'ok' without a link. Evaluated after CLOSED in the
+ * same row, so every submission takes the form's lock (if any) before
+ * the link's. */
+#define LINK_STATE                                                                                 \
+    "CASE WHEN a.link_id IS NULL THEN 'ok' "                                                       \
+    "ELSE fs_link_admit_locked(a.link_id, a.form_id, a.ikey) END"
+/* The link's metadata, and a submission's linkId and metadata as a jsonb
+ * to append (nothing without a link): from the arguments (a), from the
+ * stored row (s). */
+#define LINK_META_A "(SELECT l.metadata FROM links l WHERE l.id = a.link_id)"
+#define LINK_MEMBERS_A                                                                             \
+    "CASE WHEN a.link_id IS NULL THEN '{}'::jsonb "                                                \
+    "ELSE jsonb_build_object('linkId', a.link_id, 'metadata', " LINK_META_A ") END"
+#define LINK_MEMBERS_S                                                                             \
+    "CASE WHEN s.link_id IS NULL THEN '{}'::jsonb "                                                \
+    "ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END"
+
 /* The statement of fs_public_submit(_locked), with CLOSED the expression
  * that decides whether the form f takes no more submissions. */
 #define SUBMIT_SQL(CLOSED)                                                                         \
     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
-    "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, "                              \
+    "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
+    "  %s::text AS uhash, "                                                                        \
     "  (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "                          \
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, "                              \
-    "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota "                                     \
+    "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
-    "ok AS (SELECT f.* FROM f WHERE NOT f.closed), "                                               \
+    "ok AS (SELECT f.* FROM f, a WHERE NOT f.closed AND f.link = 'ok' "                            \
+    "  AND (a.uhash IS NULL OR fs_submission_unique(f.id, a.uhash))), "                            \
     "go AS (SELECT ok.* FROM ok, a WHERE a.spam "                                                  \
-    "  OR fs_month_received(ok.user_id, a.month) < ok.quota), "                                    \
+    "  OR fs_month_under(ok.user_id, a.month, ok.quota)), "                                        \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
-    "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, json_build_object('id', a.sid, "          \
-    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data)::text "                       \
+    "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, (jsonb_build_object('id', a.sid, "        \
+    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data) || " LINK_MEMBERS_A           \
+    ")::text "                                                                                     \
     "  FROM go, a WHERE a.ikey IS NOT NULL "                                                       \
     "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "              \
     "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, "           \
     "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' "           \
     "  RETURNING 1), "                                                                             \
-    "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "  \
-    "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now() FROM go, a "             \
+    "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at, "  \
+    "  link_id, link_metadata, uniq_hash) "                                                        \
+    "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now(), a.link_id, "            \
+    "  " LINK_META_A ", a.uhash FROM go, a "                                                       \
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
+    "lu AS (UPDATE links l SET uses = l.uses + 1 FROM s WHERE l.id = s.link_id RETURNING 1), "     \
     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                             \
     "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT fs_new_id('evt_'), s.user_id, 'submission.created', s.form_id, s.id, "               \
     "  jsonb_build_object('id', s.id, 'formId', "                                                  \
     "  s.form_id, 'formVersion', s.form_version, 'data', s.data, 'spam', s.spam, 'createdAt', "    \
-    "  fs_ts(s.created_at)) FROM s WHERE NOT s.spam RETURNING 1) "                                 \
+    "  fs_ts(s.created_at)) || " LINK_MEMBERS_S " FROM s WHERE NOT s.spam RETURNING 1) "           \
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
-    "  WHEN (SELECT closed FROM f) THEN 'closed' WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' " \
+    "  WHEN (SELECT closed FROM f) THEN 'closed' "                                                 \
+    "  WHEN (SELECT link FROM f) <> 'ok' THEN 'link-' || (SELECT link FROM f) "                    \
+    "  WHEN NOT EXISTS (SELECT 1 FROM ok) THEN 'duplicate' "                                       \
+    "  WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' "                                           \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
-    "  (SELECT json_build_object('id', s.id, 'formId', s.form_id, "                                \
-    "    'createdAt', fs_ts(s.created_at), 'data', s.data)::text FROM s), "                        \
+    "  (SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, "                              \
+    "    'createdAt', fs_ts(s.created_at), 'data', s.data) || " LINK_MEMBERS_S ")::text FROM s), " \
     "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "             \
     "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, "                     \
     "  (SELECT count(*) FROM t)::text"
@@ -65,23 +93,28 @@ const fs_stmt fs_stmts_public[] = {
     /* Stores one public submission, atomically with everything it implies:
      * 1 form id, 2 submission id, 3 data (json), 4 spam ('t'/'f'),
      * 5 monthly quota unverified, 6 verified, 7 Idempotency-Key (or NULL),
-     * 8 request hash, 9 status to replay, 10 location to replay.
+     * 8 request hash, 9 status to replay, 10 location to replay, 11 link id
+     * (or NULL: not through a link), 12 the uniqueBy hash (or NULL:
+     * fs_submission_unique, sql/0026).
      * Only appends (submission, event, a +1 in submission_tally for
      * non-spam): no row that concurrent submissions share is written, so
      * none waits for another's commit (sql/0024). The monthly quota reads
-     * fs_month_received without a lock, so concurrent submissions of one
-     * account may pass it by at most the number in flight; the form's
+     * fs_month_under (sql/0029) without a lock, so concurrent submissions of
+     * one account may pass it by at most the number in flight; the form's
      * maxSubmissions is exact (see the locked variant).
-     * Returns: outcome (ok | gone | closed | quota | replay), the
+     * A submission through a link queues on the link's row and raises its
+     * uses (sql/0027): a link's maxUses is exact.
+     * Returns: outcome (ok | gone | closed | link-used | link-expired |
+     * duplicate | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether
      * the form's count grew. */
-    {"fs_public_submit", 10, SUBMIT_SQL("fs_public_status(f) <> 'published'")},
+    {"fs_public_submit", 12, SUBMIT_SQL("fs_public_status(f) <> 'published'")},
     /* the same for forms with maxSubmissions: fs_public_closed_locked
      * (sql/0020) locks the form row until commit and only then counts, in
      * a fresh snapshot, so concurrent submissions cannot pass the limit
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
-    {"fs_public_submit_locked", 10, SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
+    {"fs_public_submit_locked", 12, SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
 
     /* 1 most rows to move. Rolls the submission tally into the counters
      * (sql/0024): rows moved, or -1 when another session is rolling up. */
@@ -131,15 +164,20 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                           s->idem_key,
                           s->request_hash,
                           FS_ARG_INT(st->pool, s->replay_status),
-                          s->replay_location};
+                          s->replay_location,
+                          s->link_id,
+                          s->uniq_hash};
     static const struct {
         const char *name;
         fs_submit_outcome outcome;
     } outcomes[] = {{"ok", FS_SUBMIT_OK},
                     {"gone", FS_SUBMIT_GONE},
                     {"closed", FS_SUBMIT_CLOSED},
+                    {"duplicate", FS_SUBMIT_DUPLICATE},
                     {"quota", FS_SUBMIT_QUOTA},
-                    {"replay", FS_SUBMIT_REPLAY}};
+                    {"replay", FS_SUBMIT_REPLAY},
+                    {"link-used", FS_SUBMIT_LINK_USED},
+                    {"link-expired", FS_SUBMIT_LINK_EXPIRED}};
     fs_rows *rs;
     const char *label = exact ? "fs_public_submit_locked" : "fs_public_submit";
     memset(out, 0, sizeof(*out));

@@ -112,5 +112,8 @@ extern const fs_stmt fs_stmts_verify[];
 extern const fs_stmt fs_stmts_forms[];
 extern const fs_stmt fs_stmts_public[];
 extern const fs_stmt fs_stmts_webhooks[];
+extern const fs_stmt fs_stmts_stats[];
+extern const fs_stmt fs_stmts_links[];
+extern const fs_stmt fs_stmts_files[]; /* issue 14 */
 
 #endif

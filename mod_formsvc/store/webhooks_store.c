@@ -14,14 +14,16 @@ const fs_stmt fs_stmts_webhooks[] = {
 
     /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
      * submission events too ('t'/'f': the caller has submissions:read),
-     * 5-6 after event id (or NULL), 7 limit + 1. Oldest first, in (xid, id)
-     * order, and only events of transactions older than every running
-     * one, so that a later page never gains an event before the cursor. */
-    {"fs_event_list", 7,
+     * 5-6 one event type (or NULL), 7-8 after event id (or NULL), 9 limit
+     * + 1. Oldest first, in (xid, id) order, and only events of
+     * transactions older than every running one, so that a later page
+     * never gains an event before the cursor. */
+    {"fs_event_list", 9,
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
-     "  AND (%s::boolean OR e.type <> 'submission.created') "
+     "  AND (%s::boolean OR e.type <> 'submission.created') AND e.type <> 'webhook.test' "
+     "  AND (%s::text IS NULL OR e.type = %s::text) "
      "  AND (%s::text IS NULL OR (e.xid, e.id) > (SELECT c.xid, c.id FROM events c "
      "    WHERE c.id = %s::text)) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
@@ -62,6 +64,61 @@ const fs_stmt fs_stmts_webhooks[] = {
      "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING 1) "
      "SELECT count(*)::text FROM d"},
 
+    /* 1 url (NULL: unchanged), 2-3 events as a JSON array (NULL: unchanged),
+     * 4 enabled ('t'/'f', NULL: unchanged), 5 id, 6 user id, 7-8 the calling
+     * delegate's key id (NULL for an owner key: a delegate changes only
+     * webhooks registered inside its own tree): the webhook as changed */
+    {"fs_webhook_update", 8,
+     "UPDATE webhooks w SET url = COALESCE(%s::text, w.url), "
+     "  events = CASE WHEN %s::jsonb IS NULL THEN w.events "
+     "    ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
+     "  enabled = COALESCE(%s::boolean, w.enabled) "
+     "WHERE w.id = %s AND w.user_id = %s AND fs_creator_alive(w.created_by) "
+     "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text))) "
+     "RETURNING fs_webhook_json(w)::text"},
+
+    /* 1 id, 2 user id, 3-4 the calling delegate's key id (as for update),
+     * 5 lease seconds. Writes a webhook.test event (never fanned out, not
+     * in the feed) and its delivery to this webhook alone, claimed for the
+     * caller (attempt 1, leased): the columns of fs_delivery_claim. */
+    {"fs_webhook_test", 5,
+     "WITH w AS (SELECT w.id, w.user_id, w.form_id, w.url, w.secret FROM webhooks w "
+     "  WHERE w.id = %s AND w.user_id = %s AND fs_creator_alive(w.created_by) "
+     "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text)))), "
+     "e AS (INSERT INTO events (id, user_id, type, form_id, payload) "
+     "  SELECT fs_new_id('evt_'), w.user_id, 'webhook.test', w.form_id, "
+     "    jsonb_build_object('webhookId', w.id, 'test', true) FROM w "
+     "  RETURNING events.id, fs_event_json(events)::text AS body), "
+     "d AS (INSERT INTO deliveries (id, webhook_id, event_id, attempts, next_at) "
+     "  SELECT fs_new_id('dlv_'), w.id, e.id, 1, now() + make_interval(secs => %s::integer) "
+     "  FROM w, e RETURNING id, attempts) "
+     "SELECT d.id, w.url, w.secret, w.id, e.body, d.attempts::text, e.id FROM d, w, e"},
+
+    /* 1 delivery id, 2 webhook id, 3 user id, 4-5 the calling delegate's
+     * key id (as for update), 6 lease seconds. Claims a delivery that is
+     * not pending (succeeded or failed) for the caller to send again:
+     * its status before (no row: no such delivery), then the columns of
+     * fs_delivery_claim (NULL when it is pending, or was claimed by a
+     * concurrent retry). */
+    {"fs_delivery_retry", 6,
+     "WITH d0 AS (SELECT d.id, d.status FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id "
+     "  WHERE d.id = %s AND d.webhook_id = %s AND w.user_id = %s "
+     "  AND fs_creator_alive(w.created_by) "
+     "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text)))), "
+     "u AS (UPDATE deliveries d SET status = 'pending', attempts = d.attempts + 1, done_at = NULL, "
+     "  next_at = now() + make_interval(secs => %s::integer) FROM webhooks w, events e "
+     "  WHERE d.id IN (SELECT id FROM d0) AND d.status <> 'pending' AND w.id = d.webhook_id "
+     "  AND e.id = d.event_id "
+     "  RETURNING d.id, w.url, w.secret, w.id AS wid, fs_event_json(e)::text AS body, "
+     "    d.attempts::text AS n, e.id AS eid) "
+     "SELECT d0.status, u.id, u.url, u.secret, u.wid, u.body, u.n, u.eid "
+     "FROM d0 LEFT JOIN u ON true"},
+
+    /* 1 delivery id, 2 webhook id: its representation */
+    {"fs_delivery_get", 2,
+     "SELECT fs_delivery_json(d, e)::text FROM deliveries d JOIN events e ON e.id = d.event_id "
+     "WHERE d.id = %s AND d.webhook_id = %s"},
+
     /* 1 webhook id, 2 user id, 3-4 after delivery id, 5 limit + 1 */
     {"fs_delivery_list", 5,
      "SELECT d.id, fs_delivery_json(d, e)::text FROM deliveries d "
@@ -80,6 +137,7 @@ const fs_stmt fs_stmts_webhooks[] = {
      "FROM webhooks w, events e "
      "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN ("
      "  SELECT id FROM deliveries WHERE status = 'pending' AND next_at <= now() "
+     "  AND EXISTS (SELECT 1 FROM webhooks h WHERE h.id = deliveries.webhook_id AND h.enabled) "
      "  ORDER BY next_at LIMIT %s::integer FOR UPDATE SKIP LOCKED) "
      "RETURNING d.id, w.url, w.secret, w.id, fs_event_json(e)::text, d.attempts::text, e.id"},
 
@@ -118,15 +176,10 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 }
 
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
-                              int with_submissions, const char *after, int limit,
+                              int with_submissions, const char *type, const char *after, int limit,
                               fs_list_page *out) {
-    const char *args[] = {user_id,
-                          forms_json,
-                          forms_json,
-                          FS_ARG_BOOL(with_submissions),
-                          after,
-                          after,
-                          FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {user_id, forms_json, forms_json, FS_ARG_BOOL(with_submissions),  type,
+                          type,    after,      after,      FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 
@@ -217,4 +270,62 @@ fs_error *fs_store_delivery_failed(fs_store *st, const char *id, const char *att
     const char *args[] = {attempt_json, b, b, b, id};
     fs_rows *rs;
     return FS_RUN(st, "fs_delivery_failed", args, 0, &rs);
+}
+
+fs_error *fs_store_webhook_update(fs_store *st, const char *user_id, const char *webhook_id,
+                                  const char *tree_root, const fs_webhook_change *c,
+                                  const char **json) {
+    const char *en = c->enabled < 0 ? NULL : FS_ARG_BOOL(c->enabled);
+    const char *args[] = {c->url,     c->events_json, c->events_json, en,
+                          webhook_id, user_id,        tree_root,      tree_root};
+    return FS_ONE(st, "fs_webhook_update", args, json);
+}
+
+/* The claim columns of row i (fs_delivery_claim's order) from column c0. */
+static void delivery_of(fs_rows *rs, int i, int c0, fs_delivery *d) {
+    d->id = FS_CELL(rs, i, c0);
+    d->url = FS_CELL(rs, i, c0 + 1);
+    d->sealed_secret = FS_CELL(rs, i, c0 + 2);
+    d->webhook_id = FS_CELL(rs, i, c0 + 3);
+    d->event_json = FS_CELL(rs, i, c0 + 4);
+    d->attempt = fs_cell_int(FS_CELL(rs, i, c0 + 5));
+    d->event_id = FS_CELL(rs, i, c0 + 6);
+}
+
+fs_error *fs_store_webhook_test(fs_store *st, const char *user_id, const char *webhook_id,
+                                const char *tree_root, int lease, fs_delivery **out) {
+    const char *args[] = {webhook_id, user_id, tree_root, tree_root, FS_ARG_INT(st->pool, lease)};
+    fs_rows *rs;
+    *out = NULL;
+    fs_error *e = FS_RUN(st, "fs_webhook_test", args, 7, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *out = apr_pcalloc(st->pool, sizeof(**out));
+    delivery_of(rs, 0, 0, *out);
+    return NULL;
+}
+
+fs_error *fs_store_delivery_retry(fs_store *st, const char *user_id, const char *webhook_id,
+                                  const char *delivery_id, const char *tree_root, int lease,
+                                  const char **status, fs_delivery **out) {
+    const char *args[] = {delivery_id, webhook_id, user_id,
+                          tree_root,   tree_root,  FS_ARG_INT(st->pool, lease)};
+    fs_rows *rs;
+    *status = NULL;
+    *out = NULL;
+    fs_error *e = FS_RUN(st, "fs_delivery_retry", args, 8, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *status = FS_CELL(rs, 0, 0);
+    if (FS_CELL(rs, 0, 1) && *FS_CELL(rs, 0, 1)) {
+        *out = apr_pcalloc(st->pool, sizeof(**out));
+        delivery_of(rs, 0, 1, *out);
+    }
+    return NULL;
+}
+
+fs_error *fs_store_delivery_get(fs_store *st, const char *webhook_id, const char *delivery_id,
+                                const char **json) {
+    const char *args[] = {delivery_id, webhook_id};
+    return FS_ONE(st, "fs_delivery_get", args, json);
 }

@@ -75,6 +75,7 @@ DBDKeep 2
 DBDMax 10
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
+FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
 $mail
 CONF
     $conf .= $o{conf} // '';

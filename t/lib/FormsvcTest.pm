@@ -12,7 +12,7 @@ use JSON::PP ();
 use Time::HiRes ();
 use Exporter 'import';
 
-our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl);
+our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl node_ready);
 
 use constant BASE => '/api';
 my $json = JSON::PP->new->canonical->allow_nonref;
@@ -58,6 +58,24 @@ sub json_of {
     my $ct = $res->header('Content-Type') // '';
     return undef unless $ct =~ m{json};
     return eval { $json->decode($res->decoded_content // $res->content) };
+}
+
+# node_ready(PACKAGE, ...): 1 when node runs and t/js/node_modules holds
+# each npm package named (scripts/install-deps installs both). Otherwise
+# a failed test saying what is missing, and 0 for the caller to skip the
+# rest: make test installs them, so missing is a broken set-up, not a
+# reason to pass. FORMSVC_SKIP_NODE=1 (also honoured by install-deps)
+# turns the failure into a plain skip, for machines without npm access.
+sub node_ready {
+    my @pkgs = @_;
+    my $js = "$FindBin::Bin/js";
+    my @missing = grep { !-d "$js/node_modules/$_" } @pkgs;
+    unshift @missing, 'node' unless system('node --version >/dev/null 2>&1') == 0;
+    return 1 unless @missing;
+    return 0 if $ENV{FORMSVC_SKIP_NODE};
+    Test::More::fail("node clients ready (scripts/install-deps installs them; "
+                     . "FORMSVC_SKIP_NODE=1 to skip): missing @missing");
+    return 0;
 }
 
 # A fresh account: returns ($secret, $signup_result).

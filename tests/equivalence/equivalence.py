@@ -105,6 +105,27 @@ FIELDS = [
      ["abc123def", "12", "x1y2z3", "123"]),
     ({"key": "nopat", "type": "text", "validation": {"pattern": "(unclosed"}}, ["x"]),
     ({"key": "noopts", "type": "select", "options": []}, ["x"]),
+    # issue 14: files in JSON bodies ({name, type, data: base64}, or a list)
+    ({"key": "doc", "type": "file", "validation": {"maxSize": 6, "maxFiles": 2,
+                                                    "accept": ["application/pdf"]}},
+     [{"name": "a.pdf", "type": "application/pdf", "data": "JVBERi0x"},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVBERi0xMjM="},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVBERi0xMg=="},
+      {"name": "a.pdf", "type": "application/pdf", "data": ""},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVBERi0"},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVBER=0x"},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVBERi0x===="},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVB\nERi0"},
+      {"name": "", "type": "application/pdf", "data": "JVBE"},
+      {"name": "x" * 256, "type": "t/x", "data": "JVBE"},
+      {"name": "a.pdf", "data": "JVBE"},
+      {"name": "a.pdf", "type": "application/pdf", "data": "JVBE", "extra": 1},
+      {"name": 5, "type": "application/pdf", "data": "JVBE"},
+      [{"name": "a", "type": "t/x", "data": "JVBE"}],
+      [{"name": "a", "type": "t/x", "data": "JVBE"}, {"name": "b", "type": "t/x", "data": "JVBE"}],
+      [{"name": "a", "type": "t/x", "data": "JVBE"}] * 3,
+      [], "a.pdf", 5, [{"name": "a"}], [["x"]]]),
+    ({"key": "cv", "type": "file", "required": True}, [{"name": "a", "type": "t/x", "data": ""}, None]),
 ]
 
 # Conditional questions: (fields, extra bodies)

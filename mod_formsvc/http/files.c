@@ -1,0 +1,566 @@
+/* files: uploads into a submission's transaction and the owner's download
+ * (files.h; issue 14).
+ *
+ * Memory: an upload holds one chunk buffer (FILE_CHUNK bytes, reused for
+ * every file of the request) and a few hundred bytes per file; content
+ * goes to PostgreSQL a chunk at a time, as a binary parameter, inside the
+ * transaction that will hold the submission. A download reads one chunk at
+ * a time into a sub-pool cleared after it is written and flushed. */
+#include "files.h"
+#include "capture.h"
+#include "forms_access.h"
+#include "fs_file.h"
+#include "fs_form.h"
+#include "fs_json.h"
+#include "fs_multipart.h"
+#include "fs_secret.h"
+#include "fs_store_files.h"
+#include "log.h"
+
+#include <apr_base64.h>
+#include <apr_lib.h>
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define FILE_CHUNK (256 * 1024)
+
+/* ---- directives (global, read by the parent, inherited) -------------- */
+
+static int conf_max_size = 25 * 1024 * 1024, conf_max_files = 10, conf_json_max = 2 * 1024 * 1024,
+           conf_quota_mb[2] = {50, 10240};
+
+const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    switch ((int)(apr_uintptr_t)cmd->info) {
+    case 0:
+        return formsvc_set_global_int(cmd, arg, 1, 1000000000, &conf_max_size,
+                                      "FormsvcFileMaxSize takes bytes from 1 to 1000000000");
+    case 1:
+        return formsvc_set_global_int(cmd, arg, 1, FS_FILE_MAX_FILES_LIMIT, &conf_max_files,
+                                      "FormsvcFileMaxFiles takes a count from 1 to 20");
+    case 2:
+        return formsvc_set_global_int(cmd, arg, 65536, 100 * 1024 * 1024, &conf_json_max,
+                                      "FormsvcFileMaxJSONBody takes bytes from 65536 to "
+                                      "104857600");
+    default: {
+        int v = (int)(apr_uintptr_t)cmd->info - 3;
+        return formsvc_set_global_int(cmd, arg, 0, 100000000, &conf_quota_mb[v],
+                                      v ? "FormsvcFileQuotaVerified takes megabytes from 0 to "
+                                          "100000000"
+                                        : "FormsvcFileQuotaUnverified takes megabytes from 0 to "
+                                          "100000000");
+    }
+    }
+}
+
+apr_off_t formsvc_file_json_max(void) {
+    return conf_json_max;
+}
+
+void formsvc_files_ceilings(fs_fieldset *fs) {
+    fs_fieldset_file_ceilings(fs, conf_max_size, conf_max_files);
+}
+
+long long formsvc_file_quota(int verified) {
+    return (long long)conf_quota_mb[verified ? 1 : 0] * 1024 * 1024;
+}
+
+/* ---- upload ----------------------------------------------------------- */
+
+struct formsvc_upload {
+    request_rec *r;
+    const fs_fieldset *fs;
+    const char *form_id, *sub_id;
+    fs_tx *tx;
+    json_object *meta;  /* key -> [metadata], owned by r->pool */
+    json_object *stubs; /* key -> [{name, type, data: ""}] */
+    char *buf;          /* FILE_CHUNK bytes, made at the first file */
+    apr_size_t n;
+    int nfiles;
+    long long used, quota, total; /* the owner's storage when the upload began; bytes since */
+    /* the file in progress */
+    const fs_field *f;
+    const char *fid, *name, *type, *ptr;
+    long long size;
+    int seq;
+    fs_sha256 *sha;
+    fs_file_check chk;
+};
+
+formsvc_upload *formsvc_upload_new(request_rec *r, const fs_fieldset *fs, const char *form_id,
+                                   const char *sub_id) {
+    formsvc_upload *u = apr_pcalloc(r->pool, sizeof(*u));
+    u->r = r;
+    u->fs = fs;
+    u->form_id = form_id;
+    u->sub_id = sub_id;
+    u->meta = fs_json_own(r->pool, json_object_new_object());
+    u->stubs = fs_json_own(r->pool, json_object_new_object());
+    return u;
+}
+
+static const char *label_of(const fs_field *f) {
+    return f->label && *f->label ? f->label : f->key;
+}
+
+static fs_error *invalid(formsvc_upload *u, const char *ptr, const char *code, const char *detail) {
+    fs_error *e = fs_error_validation(u->r->pool);
+    fs_error_add(u->r->pool, e, ptr, code, "%s", detail);
+    return e;
+}
+
+static json_object *list_of(json_object *o, const char *key) {
+    json_object *a = fs_json_get(o, key);
+    if (!a) {
+        a = json_object_new_array();
+        json_object_object_add(o, key, a);
+    }
+    return a;
+}
+
+fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *name,
+                               const char *ctype) {
+    request_rec *r = u->r;
+    const fs_field *f = key ? fs_fieldset_find(u->fs, key) : NULL;
+    const char *ptr = apr_pstrcat(r->pool, "/", key ? key : "", NULL);
+    if (!f || f->type != FS_FT_FILE)
+        return invalid(
+            u, ptr, "unknown",
+            apr_psprintf(r->pool, "This form has no file question %s.", key ? key : "(unnamed)"));
+    int index = (int)json_object_array_length(list_of(u->stubs, f->key));
+    if (index >= f->max_files)
+        return invalid(u, ptr, "maxItems",
+                       apr_psprintf(r->pool, "%s takes at most %ld file%s.", label_of(f),
+                                    f->max_files, f->max_files > 1 ? "s" : ""));
+    u->f = f;
+    u->ptr = apr_psprintf(r->pool, "%s/%d", ptr, index);
+    u->name = fs_file_safe_name(r->pool, name, strlen(name));
+    u->type = fs_file_media_type(r->pool, ctype);
+    if (!fs_file_accepted(f->accept, u->name, u->type)) {
+        const char *acc = "";
+        for (size_t i = 0; f->accept && i < json_object_array_length(f->accept); i++)
+            acc =
+                apr_pstrcat(r->pool, acc, i ? ", " : "",
+                            json_object_get_string(json_object_array_get_idx(f->accept, i)), NULL);
+        return invalid(u, u->ptr, "accept",
+                       apr_psprintf(r->pool,
+                                    "%s: %s (%s) is not a type this question accepts (%s).",
+                                    label_of(f), u->name, u->type, acc));
+    }
+    fs_error *e;
+    if (!u->tx) {
+        if ((e = fs_store_tx_begin(formsvc_store(r), r->pool, &u->tx)))
+            return e;
+        /* the storage left, read once: an upload past it stops early
+         * (formsvc_upload_quota checks again before the commit) */
+        if ((e = fs_store_files_usage(formsvc_store(r), u->form_id, formsvc_file_quota(0),
+                                      formsvc_file_quota(1), &u->used, &u->quota)))
+            return e;
+    }
+    if (!u->buf)
+        u->buf = apr_palloc(r->pool, FILE_CHUNK);
+    u->fid = fs_id_new(r->pool, "fil_");
+    u->sha = fs_sha256_new(r->pool);
+    if (!u->fid || !u->sha)
+        return fs_error_internal(r->pool, "no random bytes or no SHA-256 context for a file");
+    fs_file_check_init(&u->chk, u->type);
+    u->size = 0;
+    u->seq = 0;
+    u->n = 0;
+    fs_new_file nf = {u->fid, u->sub_id, u->form_id, f->key, u->name, u->type};
+    if ((e = fs_store_file_add(formsvc_store(r), &nf)))
+        return e;
+    /* counted now, so that a later file of the same field is the next */
+    json_object *stub = json_object_new_object();
+    json_object_object_add(stub, "name", json_object_new_string(u->name));
+    json_object_object_add(stub, "type", json_object_new_string(u->type));
+    json_object_object_add(stub, "data", json_object_new_string(""));
+    json_object_array_add(list_of(u->stubs, f->key), stub);
+    return NULL;
+}
+
+static fs_error *flush(formsvc_upload *u) {
+    if (!u->n)
+        return NULL;
+    fs_error *e = fs_store_file_chunk(formsvc_store(u->r), u->fid, u->seq, u->buf, u->n);
+    if (!e) {
+        u->seq++;
+        u->n = 0;
+    }
+    return e;
+}
+
+static fs_error *over_quota(request_rec *r, long long used, long long quota) {
+    return fs_error_make(r->pool, "payload-too-large",
+                         "The form's owner has no storage left for these files (%" APR_INT64_T_FMT
+                         " of %" APR_INT64_T_FMT " bytes used).",
+                         (apr_int64_t)used, (apr_int64_t)quota);
+}
+
+fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len) {
+    if (!u->f)
+        return NULL;
+    if (u->size + (long long)len > u->f->max_size) {
+        fs_error *e = fs_error_make(u->r->pool, "payload-too-large",
+                                    "%s: %s is larger than %" APR_INT64_T_FMT
+                                    " bytes, the most this question "
+                                    "takes.",
+                                    label_of(u->f), u->name, (apr_int64_t)u->f->max_size);
+        fs_error_add(u->r->pool, e, u->ptr, "maxSize", "%s", e->detail);
+        return e;
+    }
+    if (u->used + u->total + (long long)len > u->quota) {
+        fs_error *e = over_quota(u->r, u->used + u->total + (long long)len, u->quota);
+        fs_error_add(u->r->pool, e, u->ptr, "quota", "%s", e->detail);
+        return e;
+    }
+    u->total += (long long)len;
+    u->size += (long long)len;
+    fs_sha256_update(u->sha, buf, len);
+    fs_file_check_feed(&u->chk, (const unsigned char *)buf, len);
+    while (len > 0) {
+        apr_size_t take = FILE_CHUNK - u->n < len ? FILE_CHUNK - u->n : len;
+        memcpy(u->buf + u->n, buf, take);
+        u->n += take;
+        buf += take;
+        len -= take;
+        fs_error *e;
+        if (u->n == FILE_CHUNK && (e = flush(u)))
+            return e;
+    }
+    return NULL;
+}
+
+fs_error *formsvc_upload_end(formsvc_upload *u) {
+    request_rec *r = u->r;
+    const fs_field *f = u->f;
+    if (!f)
+        return NULL;
+    u->f = NULL;
+    if (!fs_file_check_done(&u->chk))
+        return invalid(u, u->ptr, "contentMediaType",
+                       apr_psprintf(r->pool, "%s: the content of %s is not %s.", label_of(f),
+                                    u->name, u->type));
+    fs_error *e = flush(u);
+    const char *sha = e ? NULL : fs_sha256_hex(u->sha, r->pool);
+    if (!e && !sha)
+        e = fs_error_internal(r->pool, "SHA-256 of an upload failed");
+    if (!e)
+        e = fs_store_file_done(formsvc_store(r), u->fid, u->size, sha, u->seq);
+    if (e)
+        return e;
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "id", json_object_new_string(u->fid));
+    json_object_object_add(m, "name", json_object_new_string(u->name));
+    json_object_object_add(m, "type", json_object_new_string(u->type));
+    json_object_object_add(m, "size", json_object_new_int64(u->size));
+    json_object_object_add(m, "sha256", json_object_new_string(sha));
+    json_object_object_add(
+        m, "url",
+        json_object_new_string(apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", u->form_id,
+                                           "/submissions/", u->sub_id, "/files/", u->fid, NULL)));
+    json_object_array_add(list_of(u->meta, f->key), m);
+    u->nfiles++;
+    return NULL;
+}
+
+/* One {name, type, data} of a JSON body, decoded a slice at a time. */
+static fs_error *json_file(formsvc_upload *u, const char *key, json_object *v) {
+    fs_error *e = formsvc_upload_begin(u, key, json_object_get_string(fs_json_get(v, "name")),
+                                       json_object_get_string(fs_json_get(v, "type")));
+    if (e)
+        return e;
+    json_object *d = fs_json_get(v, "data");
+    const char *s = json_object_get_string(d);
+    apr_size_t n = (apr_size_t)json_object_get_string_len(d);
+    enum { SLICE = 65536 }; /* base64 characters: a multiple of 4 */
+    char in[SLICE + 1];
+    unsigned char out[SLICE / 4 * 3 + 3];
+    for (apr_size_t i = 0; i < n; i += SLICE) {
+        apr_size_t k = n - i < SLICE ? n - i : SLICE;
+        memcpy(in, s + i, k);
+        in[k] = '\0';
+        int got = apr_base64_decode_binary(out, in);
+        if ((e = formsvc_upload_data(u, (const char *)out, (apr_size_t)got)))
+            return e;
+    }
+    return formsvc_upload_end(u);
+}
+
+fs_error *formsvc_upload_json(formsvc_upload *u, json_object *obj) {
+    for (int i = 0; i < u->fs->n; i++) {
+        const fs_field *f = &u->fs->f[i];
+        json_object *v;
+        if (f->type != FS_FT_FILE || !json_object_object_get_ex(obj, f->key, &v))
+            continue;
+        fs_error *e;
+        if (json_object_is_type(v, json_type_array)) {
+            for (size_t j = 0; j < json_object_array_length(v); j++)
+                if ((e = json_file(u, f->key, json_object_array_get_idx(v, j))))
+                    return e;
+        } else if ((e = json_file(u, f->key, v))) {
+            return e;
+        }
+    }
+    formsvc_upload_values(u, obj);
+    return NULL;
+}
+
+void formsvc_upload_values(formsvc_upload *u, json_object *obj) {
+    json_object_object_foreach(u->meta, k, v) json_object_object_add(obj, k, json_object_get(v));
+}
+
+json_object *formsvc_upload_stubs(formsvc_upload *u, json_object *obj) {
+    json_object_object_foreach(u->stubs, k, v) json_object_object_add(obj, k, json_object_get(v));
+    return obj;
+}
+
+int formsvc_upload_any(const formsvc_upload *u) {
+    return u && u->tx != NULL;
+}
+
+fs_error *formsvc_upload_quota(formsvc_upload *u) {
+    long long used, quota;
+    fs_error *e = fs_store_files_usage(formsvc_store(u->r), u->form_id, formsvc_file_quota(0),
+                                       formsvc_file_quota(1), &used, &quota);
+    if (e)
+        return e;
+    if (used > quota)
+        return over_quota(u->r, used, quota);
+    /* the last statement before the submission's: a session renewed under
+     * the transaction (the server ended it) would store the submission
+     * without its files */
+    if (!fs_store_tx_alive(u->tx))
+        return fs_error_make(u->r->pool, "service-unavailable",
+                             "The database connection was lost during the upload.");
+    return NULL;
+}
+
+fs_error *formsvc_upload_commit(formsvc_upload *u) {
+    return u->tx ? fs_store_tx_commit(u->tx) : NULL;
+}
+
+json_object *formsvc_files_storage_json(request_rec *r, const char *user_id, fs_error **e) {
+    long long used, quota;
+    if ((*e = fs_store_files_used(formsvc_store(r), user_id, formsvc_file_quota(0),
+                                  formsvc_file_quota(1), &used, &quota)))
+        return NULL;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "used", json_object_new_int64(used));
+    json_object_object_add(o, "quota", json_object_new_int64(quota));
+    return o;
+}
+
+/* ---- multipart bodies, streamed --------------------------------------- */
+
+apr_off_t formsvc_files_max_body(const fs_fieldset *fs) {
+    apr_off_t n = 0;
+    for (int i = 0; i < fs->n; i++)
+        if (fs->f[i].type == FS_FT_FILE)
+            n += (apr_off_t)fs->f[i].max_files * ((apr_off_t)fs->f[i].max_size + 1024);
+    return n;
+}
+
+typedef struct stream {
+    request_rec *r;
+    formsvc_upload *u; /* NULL: files are dropped */
+    fs_error *first;   /* the first problem with a file */
+    int skip;          /* the current file is dropped */
+} stream;
+
+/* A problem of the sender's file (kept, the read goes on) or of the
+ * server (returned: the read stops). */
+static fs_error *file_problem(stream *st, fs_error *e) {
+    if (!e)
+        return NULL;
+    if (e->status != 413 && e->status != 422)
+        return e;
+    if (!st->first)
+        st->first = e;
+    st->skip = 1;
+    return NULL;
+}
+
+static fs_error *mp_begin(void *b, const char *name, const char *filename, const char *ctype) {
+    stream *st = b;
+    st->skip = !st->u || st->first != NULL;
+    return st->skip ? NULL : file_problem(st, formsvc_upload_begin(st->u, name, filename, ctype));
+}
+
+static fs_error *mp_data(void *b, const char *buf, apr_size_t len) {
+    stream *st = b;
+    return st->skip ? NULL : file_problem(st, formsvc_upload_data(st->u, buf, len));
+}
+
+static fs_error *mp_end(void *b) {
+    stream *st = b;
+    if (st->skip) {
+        st->skip = 0;
+        if (st->u)
+            st->u->f = NULL; /* the file in progress is abandoned (rolled back) */
+        return NULL;
+    }
+    return file_problem(st, formsvc_upload_end(st->u));
+}
+
+static fs_error *body_problem(request_rec *r, apr_status_t rv) {
+    int status = ap_map_http_request_error(rv, HTTP_BAD_REQUEST);
+    r->connection->keepalive = AP_CONN_CLOSE;
+    if (status == AP_FILTER_ERROR) {
+        formsvc_req_get(r)->body_answered = 1;
+        status = r->status >= 400 ? r->status : HTTP_BAD_REQUEST;
+    }
+    if (status == HTTP_REQUEST_TIME_OUT)
+        return fs_error_make(r->pool, "request-timeout",
+                             "The request body did not arrive in time.");
+    if (status == HTTP_REQUEST_ENTITY_TOO_LARGE)
+        return fs_error_make(r->pool, "payload-too-large",
+                             "The body is larger than the server accepts.");
+    fs_error *e = fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+    if (status != HTTP_BAD_REQUEST)
+        e->status = status;
+    return e;
+}
+
+fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t max_value,
+                                 apr_off_t max_total, int take_files, formsvc_upload *u,
+                                 fs_sha256 *hash, apr_array_header_t **pairs, fs_error **file_err) {
+    *pairs = NULL;
+    *file_err = NULL;
+    fs_multipart_limits lim = {8192, (apr_size_t)max_value, FS_FORM_MAX_PAIRS};
+    fs_multipart *mp = fs_multipart_new(r->pool, boundary, &lim);
+    stream st = {r, u, NULL, 0};
+    fs_multipart_files cb = {&st, mp_begin, mp_data, mp_end};
+    if (take_files)
+        fs_multipart_on_files(mp, &cb);
+    fs_error *e = NULL;
+    formsvc_capture *given = formsvc_req_get(r)->capture;
+    if (given) { /* internal dispatch: the body is given, not read */
+        if (given->in_body && (apr_off_t)given->in_len > max_total)
+            return fs_error_make(r->pool, "payload-too-large",
+                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max_total);
+        if (given->in_body) {
+            if (hash)
+                fs_sha256_update(hash, given->in_body, given->in_len);
+            e = fs_multipart_feed(mp, given->in_body, given->in_len);
+        }
+    } else {
+        int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
+        if (rc != OK)
+            return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");
+        if (r->remaining > max_total) {
+            r->connection->keepalive = AP_CONN_CLOSE;
+            return fs_error_make(r->pool, "payload-too-large",
+                                 "The body is larger than %" APR_OFF_T_FMT " bytes.", max_total);
+        }
+        apr_off_t n = 0;
+        apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+        int eos = !ap_should_client_block(r);
+        while (!eos && !e) {
+            apr_status_t rv =
+                ap_get_brigade(r->input_filters, bb, AP_MODE_READBYTES, APR_BLOCK_READ, 64 * 1024);
+            if (rv != APR_SUCCESS) {
+                e = body_problem(r, rv);
+                break;
+            }
+            if (APR_BRIGADE_EMPTY(bb))
+                break;
+            for (apr_bucket *b = APR_BRIGADE_FIRST(bb); b != APR_BRIGADE_SENTINEL(bb) && !e;
+                 b = APR_BUCKET_NEXT(b)) {
+                if (APR_BUCKET_IS_EOS(b)) {
+                    eos = 1;
+                    break;
+                }
+                const char *data;
+                apr_size_t got;
+                if ((rv = apr_bucket_read(b, &data, &got, APR_BLOCK_READ)) != APR_SUCCESS) {
+                    e = body_problem(r, rv);
+                    break;
+                }
+                if ((n += (apr_off_t)got) > max_total) {
+                    r->connection->keepalive = AP_CONN_CLOSE;
+                    e = fs_error_make(r->pool, "payload-too-large",
+                                      "The body is larger than %" APR_OFF_T_FMT " bytes.",
+                                      max_total);
+                    break;
+                }
+                if (hash)
+                    fs_sha256_update(hash, data, got);
+                e = fs_multipart_feed(mp, data, got);
+            }
+            apr_brigade_cleanup(bb); /* the buckets read are freed: memory stays flat */
+        }
+        apr_brigade_destroy(bb);
+        if (e && e->status == 400)
+            r->connection->keepalive = AP_CONN_CLOSE; /* the rest is not read */
+    }
+    if (!e)
+        e = fs_multipart_finish(mp, pairs);
+    if (e)
+        return e;
+    *file_err = st.first;
+    return NULL;
+}
+
+/* ---- download --------------------------------------------------------- */
+
+/* RFC 6266: an ASCII fallback and the UTF-8 name percent-encoded. */
+static const char *disposition(apr_pool_t *p, const char *name) {
+    char *ascii = apr_pstrdup(p, name);
+    for (char *c = ascii; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\')
+            *c = '_';
+    apr_size_t n = strlen(name);
+    char *enc = apr_palloc(p, n * 3 + 1), *o = enc;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        if (apr_isalnum(*c) || strchr("!#$&+-.^_`|~", *c))
+            *o++ = (char)*c;
+        else
+            o += apr_snprintf(o, 4, "%%%02X", *c);
+    }
+    *o = '\0';
+    return apr_psprintf(p, "attachment; filename=\"%s\"; filename*=UTF-8''%s", ascii, enc);
+}
+
+static int formsvc_h_file_get(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_file_meta *m = NULL;
+    if (fs_id_valid(caps[1], "sub_") && fs_id_valid(caps[2], "fil_") &&
+        (e = fs_store_file_get(formsvc_store(r), form->id, caps[1], caps[2], &m)))
+        return formsvc_send_problem(r, e);
+    if (!m)
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such file."));
+    apr_table_setn(r->headers_out, "Content-Disposition", disposition(r->pool, m->name));
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    apr_table_setn(r->headers_out, "Content-Security-Policy", "default-src 'none'; sandbox");
+    apr_table_setn(r->headers_out, "Cache-Control", "private, no-store");
+    apr_table_setn(r->headers_out, "ETag", apr_pstrcat(r->pool, "\"", m->sha256, "\"", NULL));
+    ap_set_content_length(r, (apr_off_t)m->size);
+    formsvc_send_start(r, 200, m->type);
+    apr_pool_t *cp;
+    apr_pool_create(&cp, r->pool);
+    for (int seq = 0; seq < m->chunks && !r->header_only; seq++) {
+        const char *data;
+        apr_size_t len;
+        e = fs_store_file_read_chunk(formsvc_store(r), cp, m->id, seq, &data, &len);
+        if (e || !data) {
+            FORMSVC_LOG(r, APLOG_ERR, 03701, "file %s: chunk %d of %d unreadable: %s", m->id, seq,
+                        m->chunks, e && e->cause ? e->cause : "missing");
+            formsvc_send_cut(r);
+            return OK;
+        }
+        formsvc_send_more(r, data, len, 1);
+        apr_pool_clear(cp);
+    }
+    apr_pool_destroy(cp);
+    return OK;
+}
+
+const formsvc_route formsvc_routes_files[] = {{M_GET,
+                                               "/v1/forms/{id}/submissions/{sid}/files/{fid}",
+                                               formsvc_h_file_get, FS_SC_SUBMISSIONS_READ, 1},
+                                              {0, NULL, NULL, 0, 0}};

@@ -1,0 +1,38 @@
+/* i18n: the language files of the public pages (fs_locale.h), loaded
+ * once in post_config from FormsvcLocaleDir and shared read-only by every
+ * thread of every child; choosing a page's language for a request. */
+#ifndef FORMSVC_I18N_H
+#define FORMSVC_I18N_H
+
+#include "fs_locale.h"
+#include "glue.h"
+
+#ifndef FS_LOCALE_DIR
+#define FS_LOCALE_DIR "/usr/share/formsvc/locales"
+#endif
+
+const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg);
+
+#define FORMSVC_LOCALE_CMDS                                                                        \
+    AP_INIT_TAKE1(                                                                                 \
+        "FormsvcLocaleDir", formsvc_set_locale_dir, NULL, RSRC_CONF,                               \
+        "global: directory of the pages' language files, <code>.json (default " FS_LOCALE_DIR ")")
+
+/* Loads the files (a missing or broken one stops httpd: FS03601). */
+int formsvc_locale_post_config(apr_pool_t *pconf, server_rec *s);
+
+/* The language of a page of a form whose settings.locale is setting
+ * (NULL: none, English). "auto" follows Accept-Language and adds
+ * Accept-Language to the answer's Vary. Never NULL after startup. */
+const fs_locale *formsvc_locale_for(request_rec *r, const char *setting);
+
+/* The language Accept-Language picks, English when none fits: for pages
+ * that have no form to ask (the database away, no copy of the form).
+ * Adds Accept-Language to Vary. */
+const fs_locale *formsvc_locale_negotiated(request_rec *r);
+
+/* The code Accept-Language picks ("-" for none): a key part of the
+ * cached pages, so that "auto" forms are cached per language. */
+const char *formsvc_locale_cache_key(request_rec *r);
+
+#endif

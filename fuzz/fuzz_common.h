@@ -44,7 +44,7 @@ static void fuzz_downstream(apr_pool_t *p, apr_array_header_t *pairs) {
     int hp;
     fs_coerce(p, fs, pairs, 1, &o, &hp);
     fs_error *e = fs_validate(p, fs, o);
-    fs_page pg = {"T", "D", fs, o, e, "https://x/f/frm_1", NULL, 1};
+    fs_page pg = {"T", "D", fs, o, e, "https://x/f/frm_1", NULL, 1, NULL, NULL, NULL, NULL, 0};
     const char *h = fs_html_form(p, &pg);
     if (!h)
         abort();

@@ -42,6 +42,7 @@ const fs_pattern *fs_builtin_pattern(const char *re);
 
 typedef struct fs_field {
     const char *key, *label, *description, *placeholder;
+    const char *time_zone; /* datetime: the IANA zone of form posts' local times, or NULL (UTC) */
     const char *type_name; /* as stored */
     fs_field_type type;
     int required;

@@ -13,6 +13,7 @@
 #define FS_FORM_DESCRIPTION_MAX 5000
 #define FS_CONFIRMATION_MAX 2000
 #define FS_URL_MAX 2000
+#define FS_SUBMIT_LABEL_MAX 100
 #define FS_MAX_SUBMISSIONS_MAX 100000000
 
 /* 1 when slug matches ^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$ and does not
@@ -45,5 +46,14 @@ int fs_redirect_url_valid(apr_pool_t *p, const char *url);
  * (defaults filled in, closesAt as UTC with milliseconds), owned by the
  * caller, or NULL on errors. */
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr);
+
+/* The public page's members of settings s (issue 15), added to out when
+ * set: submitLabel (1..100 characters, one line), closedMessage (1..2000,
+ * new lines allowed), opensAt (RFC 3339, normalised like closesAt; before
+ * closesAt when both are set), theme (fs_settings_theme), embed
+ * (fs_settings_embed). Errors to verr
+ * under ptr. */
+void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const char *ptr,
+                      fs_error *verr);
 
 #endif

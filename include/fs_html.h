@@ -27,6 +27,10 @@ typedef struct fs_page {
      * field errors that have a message key. NULL shows message keys
      * instead of text: the glue always passes one (formsvc_locale). */
     const fs_locale *loc;
+    const char *submit_label; /* the owner's button text (escaped here), NULL: the locale's */
+    const char *accent;       /* settings.theme.accentColor, or NULL (ignored unless a colour) */
+    const char *logo_url;     /* settings.theme.logoUrl (escaped here), or NULL */
+    int embed; /* settings.embed: the page posts its height to its parent (fs_embed.h) */
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start
@@ -57,5 +61,11 @@ char *fs_html_escape(apr_pool_t *p, const char *s);
 /* The inline style sheet and its CSP source ('sha256-<base64>'). */
 const char *fs_html_css(void);
 const char *fs_html_style_src(apr_pool_t *p);
+/* The CSP source ('sha256-<base64>') of any style sheet text. */
+const char *fs_html_css_src(apr_pool_t *p, const char *css);
+/* The form's own style sheet for an accent colour (fs_color_parse), the
+ * text of the page's second <style>; NULL when accent is NULL or not a
+ * colour. */
+const char *fs_html_theme_css(apr_pool_t *p, const char *accent);
 
 #endif

@@ -173,6 +173,59 @@ static void titles(void **state) {
     assert_false(ok);
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(slugs), FS_TEST(redirect_urls), FS_TEST(settings),
-                                          FS_TEST(settings_locale), FS_TEST(titles)};
+/* issue 15: submitLabel, closedMessage, opensAt */
+static void page_settings(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    json_object *s = fs_json_own(
+        p,
+        fs_settings_parse(p,
+                          fs_json_parse_trusted(
+                              p, "{\"submitLabel\":\"Send <b>\",\"closedMessage\":\"Gone\\nbye\","
+                                 "\"opensAt\":\"2027-01-01T01:00:00+01:00\","
+                                 "\"closesAt\":\"2027-01-02T00:00:00Z\"}"),
+                          "/settings", e));
+    assert_null(e->errors);
+    assert_string_equal(json_object_get_string(fs_json_get(s, "submitLabel")), "Send <b>");
+    assert_string_equal(json_object_get_string(fs_json_get(s, "closedMessage")), "Gone\nbye");
+    assert_string_equal(json_object_get_string(fs_json_get(s, "opensAt")),
+                        "2027-01-01T00:00:00.000Z");
+    /* absent when not set */
+    s = fs_json_own(
+        p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"opensAt\":null}"), "/settings", e));
+    assert_null(e->errors);
+    assert_false(json_object_object_get_ex(s, "opensAt", NULL));
+    assert_false(json_object_object_get_ex(s, "submitLabel", NULL));
+    /* opensAt alone is fine */
+    assert_non_null(fs_json_own(
+        p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"opensAt\":\"2027-01-01T00:00:00Z\"}"),
+                             "/settings", e)));
+    assert_null(e->errors);
+    /* opensAt not before closesAt */
+    assert_null(
+        fs_settings_parse(p,
+                          fs_json_parse_trusted(p, "{\"opensAt\":\"2027-01-02T00:00:00Z\","
+                                                   "\"closesAt\":\"2027-01-02T01:00:00+01:00\"}"),
+                          "/settings", e));
+    assert_string_equal(code_at(e, "/settings/opensAt"), "maximum");
+    assert_int_equal(e->errors->nelts, 1);
+    e = fs_error_validation(p);
+    assert_null(fs_settings_parse(
+        p,
+        fs_json_parse_trusted(p, "{\"opensAt\":\"soon\",\"submitLabel\":\"a\\nb\","
+                                 "\"closedMessage\":\"\",\"closesAt\":\"2020-01-01T00:00:00Z\"}"),
+        "/settings", e));
+    assert_string_equal(code_at(e, "/settings/opensAt"), "format");
+    assert_string_equal(code_at(e, "/settings/submitLabel"), "pattern");
+    assert_string_equal(code_at(e, "/settings/closedMessage"), "minLength");
+    e = fs_error_validation(p);
+    assert_null(fs_settings_parse(p, fs_json_parse_trusted(p, "{\"submitLabel\":1,\"opensAt\":5}"),
+                                  "/settings", e));
+    assert_string_equal(code_at(e, "/settings/submitLabel"), "type");
+    assert_string_equal(code_at(e, "/settings/opensAt"), "type");
+}
+
+static const struct CMUnitTest tests[] = {FS_TEST(slugs),         FS_TEST(redirect_urls),
+                                          FS_TEST(settings),      FS_TEST(settings_locale),
+                                          FS_TEST(page_settings), FS_TEST(titles)};
 FS_TEST_MAIN(tests)

@@ -57,7 +57,9 @@ static void page(void **state) {
     assert_null(fs_locales_load(p, "share/locales", &ls));
     fs_page pg = {EVIL, EVIL, fs,
                   vals, e,    "https://f.example/f/frm_1?a=1&b='",
-                  EVIL, 1,    fs_locales_get(ls, "en")};
+                  EVIL, 1,    fs_locales_get(ls, "en"),
+                  NULL, NULL, NULL,
+                  0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
@@ -94,6 +96,11 @@ static void page(void **state) {
     assert_non_null(strstr(h, "class=\"notice\""));
     assert_null(strstr(h, "<script"));
     assert_non_null(strstr(h, "name=\"viewport\""));
+    /* the owner's button label, escaped (issue 15) */
+    pg.submit_label = EVIL;
+    assert_non_null(strstr(fs_html_form(p, &pg), apr_pstrcat(p, "<button type=\"submit\">",
+                                                             EVIL_ESC, "</button>", NULL)));
+    pg.submit_label = NULL;
     assert_int_equal(count(h, "<label"), 1 /* name */ + 1 + 1 + 2 + 5 + 1 + 1 + 1 /* hp */);
 }
 
@@ -118,7 +125,8 @@ static void page_languages(void **state) {
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
     fs_page pg = {
-        "T", NULL, fs, vals, e, "https://f.example/f/frm_1", NULL, 1, fs_locales_get(ls, "de")};
+        "T",  NULL, fs,   vals, e, "https://f.example/f/frm_1", NULL, 1, fs_locales_get(ls, "de"),
+        NULL, NULL, NULL, 0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Absenden</button>"));
@@ -173,8 +181,44 @@ static void other_pages(void **state) {
     assert_null(strstr(h, "<script"));
 }
 
+/* issue 15: the accent colour as a second style sheet, the logo with the
+ * title as alt text, the dark scheme in the built-in sheet */
+static void theme(void **state) {
+    apr_pool_t *p = *state;
+    const fs_fieldset *fs =
+        fs_fieldset_from_json(p, fs_json_parse_trusted(p, "[{\"key\":\"a\",\"type\":\"text\","
+                                                          "\"label\":\"A\"}]"));
+    fs_page pg = {EVIL, NULL, fs,   NULL, NULL,      "https://f.example/f/frm_1",
+                  NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
+                  0};
+    const char *h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
+    assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");
+    assert_non_null(strstr(h, apr_pstrcat(p,
+                                          "<img class=\"logo\" src=\"https://cdn.example/"
+                                          "l.png?a=1&amp;b=&quot;x\" alt=\"",
+                                          EVIL_ESC, "\">", NULL)));
+    assert_null(strstr(h, "<script"));
+    assert_non_null(strstr(fs_html_css(), "@media (prefers-color-scheme:dark)"));
+    assert_non_null(strstr(fs_html_css(), "background:var(--accent,#1a56db)"));
+    /* the hash of the theme sheet is the one CSP will name */
+    assert_string_equal(fs_html_css_src(p, fs_html_css()), fs_html_style_src(p));
+    assert_string_not_equal(fs_html_css_src(p, ":root{--accent:#1d4ed8}"), fs_html_style_src(p));
+    /* not a colour: no second sheet (nothing raw reaches the page) */
+    pg.accent = "red}body{display:none";
+    h = fs_html_form(p, &pg);
+    assert_null(strstr(h, "--accent:"));
+    assert_null(strstr(h, "display:none"));
+    assert_null(fs_html_theme_css(p, NULL));
+    pg.accent = NULL;
+    pg.logo_url = NULL;
+    h = fs_html_form(p, &pg);
+    assert_null(strstr(h, "<img"));
+    assert_int_equal(count(h, "<style>"), 1);
+}
+
 static const struct CMUnitTest tests[] = {
-    FS_TEST(escaping),   FS_TEST(page),        FS_TEST(page_languages),
-    FS_TEST(style_hash), FS_TEST(other_pages),
+    FS_TEST(theme),          FS_TEST(escaping),   FS_TEST(page),
+    FS_TEST(page_languages), FS_TEST(style_hash), FS_TEST(other_pages),
 };
 FS_TEST_MAIN(tests)

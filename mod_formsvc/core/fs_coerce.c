@@ -2,6 +2,7 @@
 #include "fs_coerce.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_tz.h"
 
 #include <apr_strings.h>
 #include <errno.h>
@@ -82,8 +83,16 @@ static json_object *option_of(apr_pool_t *p, const fs_field *f, const char *s) {
     return NULL;
 }
 
-/* datetime-local sends 2026-11-21T14:30 or 2026-11-21T14:30:05: read as UTC. */
-static const char *datetime_of(apr_pool_t *p, const char *s) {
+/* datetime-local sends 2026-11-21T14:30 or 2026-11-21T14:30:05: read in
+ * the field's timeZone (issue 15; fs_tz reads tzdata without touching TZ,
+ * so threads do not disturb each other), else as UTC. A time the zone
+ * cannot place stays as typed, so the validator reports it. */
+static const char *datetime_of(apr_pool_t *p, const fs_field *f, const char *s) {
+    if (f->time_zone) {
+        fs_tz *z = fs_tz_load(p, NULL, f->time_zone);
+        const char *t = z ? fs_tz_local_to_rfc3339(p, z, s) : NULL;
+        return t ? t : s;
+    }
     apr_size_t n = strlen(s);
     if ((n == 16 || n == 19) && s[10] == 'T' && s[13] == ':' && (n == 16 || s[16] == ':'))
         return apr_pstrcat(p, s, n == 16 ? ":00Z" : "Z", NULL);
@@ -99,7 +108,7 @@ static json_object *convert(apr_pool_t *p, const fs_field *f, const char *s) {
     case FS_FT_BOOLEAN: v = boolean_of(s); break;
     case FS_FT_SELECT:
     case FS_FT_MULTISELECT: v = option_of(p, f, s); break;
-    case FS_FT_DATETIME: return json_object_new_string(datetime_of(p, s));
+    case FS_FT_DATETIME: return json_object_new_string(datetime_of(p, f, s));
     default: break;
     }
     return v ? v : json_object_new_string(s);

@@ -34,6 +34,9 @@ static const fs_problem_type catalogue[] = {
     {"invalid-state", 409, "Invalid state", "The resource's state does not allow this transition."},
     {"already-verified", 409, "Already verified", "The account is already verified."},
     {"form-closed", 409, "Form closed", "The form is closed and takes no more submissions."},
+    {"form-not-open", 409, "Form not open yet",
+     "The form takes submissions from its opensAt (a member of this document and of the "
+     "form's JSON view); send the answers again from then."},
     {"link-used", 409, "Link used up",
      "The respondent link has taken as many submissions as its maxUses allows."},
     {"link-expired", 410, "Link expired",

@@ -4,6 +4,7 @@
 #include "fs_json.h"
 #include "fs_regex.h"
 #include "fs_secret.h"
+#include "fs_tz.h"
 #include "fs_util.h"
 
 #include <apr_hash.h>
@@ -464,9 +465,9 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
                      def ? fs_json_type_name(def) : "null");
         return NULL;
     }
-    static const char *const allowed[] = {"id",          "key",       "type",        "label",
-                                          "description", "required",  "placeholder", "options",
-                                          "validation",  "visibleIf", "position",    NULL};
+    static const char *const allowed[] = {
+        "id",      "key",        "type",      "label",    "description", "required", "placeholder",
+        "options", "validation", "visibleIf", "position", "timeZone",    NULL};
     json_object_object_foreach(def, k, mv) {
         (void)mv;
         int ok = 0;
@@ -567,6 +568,23 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     if (vv && !json_object_is_type(vv, json_type_null))
         visible_if = parse_visible_if(p, vv, at(p, ptr, "visibleIf"), verr);
 
+    /* timeZone (issue 15): datetime fields only */
+    json_object *zv = fs_json_get(def, "timeZone");
+    const char *time_zone = NULL;
+    if (zv && !json_object_is_type(zv, json_type_null)) {
+        if (t >= 0 && t != FS_FT_DATETIME)
+            fs_error_add(p, verr, at(p, ptr, "timeZone"), "unknown",
+                         "timeZone applies only to datetime fields.");
+        else if (!json_object_is_type(zv, json_type_string))
+            fs_error_add(p, verr, at(p, ptr, "timeZone"), "type", "timeZone must be a string.");
+        else if (!fs_tz_load(p, NULL, json_object_get_string(zv)))
+            fs_error_add(p, verr, at(p, ptr, "timeZone"), "format",
+                         "timeZone must be an IANA time zone name this server knows, such as "
+                         "Europe/Berlin or UTC.");
+        else
+            time_zone = json_object_get_string(zv);
+    }
+
     int after = verr->errors ? verr->errors->nelts : 0;
     if (after > before || t < 0 || !key || !label || !validation) {
         json_object_put(options);
@@ -588,6 +606,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     json_object_object_add(f, "validation", validation);
     json_object_object_add(f, "visibleIf", visible_if);
     json_object_object_add(f, "position", json_object_new_int(0));
+    if (time_zone) /* only when set: fields without it read as before */
+        json_object_object_add(f, "timeZone", json_object_new_string(time_zone));
     return f;
 }
 

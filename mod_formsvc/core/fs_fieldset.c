@@ -115,6 +115,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
             f->label = key;
         f->description = str_of(o, "description");
         f->placeholder = str_of(o, "placeholder");
+        f->time_zone = str_of(o, "timeZone");
         f->type_name = str_of(o, "type");
         f->type = type_of(f->type_name);
         json_object *rq = fs_json_get(o, "required");

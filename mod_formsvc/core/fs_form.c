@@ -1,7 +1,9 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
+#include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_theme.h"
 #include "fs_unique.h"
 #include "fs_util.h"
 
@@ -119,6 +121,59 @@ int fs_redirect_url_valid(apr_pool_t *p, const char *url) {
     return fs_url_origin(p, url) != NULL;
 }
 
+/* An RFC 3339 member of s (NULL when absent or null): *ok 0 on an error. */
+static const char *settings_time(apr_pool_t *p, json_object *s, const char *ptr, const char *name,
+                                 fs_error *verr, apr_time_t *t, int *ok) {
+    json_object *v = fs_json_get(s, name);
+    const char *mp = apr_pstrcat(p, ptr, "/", name, NULL);
+    *ok = 1;
+    if (!v || json_object_is_type(v, json_type_null))
+        return NULL;
+    *ok = 0;
+    if (!json_object_is_type(v, json_type_string))
+        fs_error_add(p, verr, mp, "type", "%s must be an RFC 3339 timestamp or null.", name);
+    else if (!fs_time_parse_rfc3339(json_object_get_string(v), t) || *t < 0)
+        fs_error_add(p, verr, mp, "format",
+                     "%s must be an RFC 3339 timestamp such as 2027-01-01T00:00:00Z.", name);
+    else {
+        *ok = 1;
+        return fs_time_format(p, *t);
+    }
+    return NULL;
+}
+
+void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const char *ptr,
+                      fs_error *verr) {
+    /* members absent when not set, so forms without them read as before */
+    json_object *v = fs_json_get(s, "submitLabel");
+    if (v && !json_object_is_type(v, json_type_null)) {
+        const char *t = fs_json_text(p, v, apr_pstrcat(p, ptr, "/submitLabel", NULL), "submitLabel",
+                                     1, FS_SUBMIT_LABEL_MAX, 0, verr);
+        if (t)
+            json_object_object_add(out, "submitLabel", json_object_new_string(t));
+    }
+    v = fs_json_get(s, "closedMessage");
+    if (v && !json_object_is_type(v, json_type_null)) {
+        const char *t = fs_json_text(p, v, apr_pstrcat(p, ptr, "/closedMessage", NULL),
+                                     "closedMessage", 1, FS_CONFIRMATION_MAX, 1, verr);
+        if (t)
+            json_object_object_add(out, "closedMessage", json_object_new_string(t));
+    }
+    apr_time_t opens = 0, closes = 0;
+    int ok_o, ok_c;
+    const char *o = settings_time(p, s, ptr, "opensAt", verr, &opens, &ok_o);
+    if (o)
+        json_object_object_add(out, "opensAt", json_object_new_string(o));
+    /* closesAt itself is checked (and reported) by fs_settings_parse */
+    fs_error scratch = {0};
+    const char *c = settings_time(p, s, ptr, "closesAt", &scratch, &closes, &ok_c);
+    if (o && c && opens >= closes)
+        fs_error_add(p, verr, apr_pstrcat(p, ptr, "/opensAt", NULL), "maximum",
+                     "opensAt must be before closesAt.");
+    fs_settings_theme(p, s, out, ptr, verr);
+    fs_settings_embed(p, s, out, ptr, verr);
+}
+
 /* settings.locale (issue 15): "auto" or a BCP 47 tag whose language has a
  * file in share/locales (fs_locale_match: pt-BR is pt, zh-TW is zh); kept
  * as given, absent (null) for the default, English. */
@@ -159,6 +214,11 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                                         "confirmationMessage",
                                         "redirectUrl",
                                         "honeypot",
+                                        "submitLabel",
+                                        "closedMessage",
+                                        "opensAt",
+                                        "theme",
+                                        "embed",
                                         "locale",
                                         "uniqueBy",
                                         NULL};
@@ -172,7 +232,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                 fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                             "locale, uniqueBy.");
+                             "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
+                             "embed.");
         }
     }
     json_object *out = json_object_new_object();
@@ -239,6 +300,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             hp = json_object_get_boolean(v);
     }
     json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
+    fs_settings_page(p, s, out, ptr, verr); /* issue 15 */
     settings_locale(p, s, ptr, out, verr);
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",

@@ -1,7 +1,9 @@
 /* fs_html: rendering the public pages. */
 #include "fs_html.h"
+#include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_theme.h"
 
 #include <stdarg.h>
 #include <apr_base64.h>
@@ -37,18 +39,32 @@ static const char CSS[] =
     ".notice{border:3px solid #8a6d00;background:#fff8e1;padding:.75rem 1rem;margin:0 0 1.5rem}"
     ".req{color:#b00020;font-weight:400}"
     "button{font:inherit;font-weight:600;padding:.6rem 1.5rem;border:0;border-radius:4px;"
-    "background:#1a56db;color:#fff;cursor:pointer}"
+    "background:var(--accent,#1a56db);color:#fff;cursor:pointer}"
     "a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f5a623;"
     "outline-offset:1px}"
-    ".hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}";
+    ".hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}"
+    /* issue 15: the owner's logo, and the respondent's dark preference */
+    ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
+    "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"
+    "body{color:#e5e7eb;background:#111827}main{background:#1f2937}"
+    ".help,.cond{color:#cbd5e1}"
+    "input:not([type=checkbox]):not([type=radio]),select,textarea{background:#111827;"
+    "border-color:#9ca3af}"
+    ".err,.req,.summary a{color:#fca5a5}.summary{border-color:#fca5a5}"
+    "[aria-invalid=true]{border-color:#fca5a5!important}"
+    ".notice{background:#3b2f00;border-color:#facc15}}";
 
 const char *fs_html_css(void) {
     return CSS;
 }
 
 const char *fs_html_style_src(apr_pool_t *p) {
+    return fs_html_css_src(p, CSS);
+}
+
+const char *fs_html_css_src(apr_pool_t *p, const char *css) {
     unsigned char md[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)CSS, sizeof(CSS) - 1, md);
+    SHA256((const unsigned char *)css, strlen(css), md);
     char *b = apr_palloc(p, (apr_size_t)apr_base64_encode_len(sizeof(md)));
     apr_base64_encode(b, (const char *)md, sizeof(md));
     return apr_pstrcat(p, "'sha256-", b, "'", NULL);
@@ -188,9 +204,11 @@ static const char *shown(apr_pool_t *p, const fs_field *f, json_object *v) {
         return "";
     if (json_object_is_type(v, json_type_string)) {
         const char *s = json_object_get_string(v);
-        /* datetime-local takes no zone: show the UTC wall clock */
+        /* datetime-local takes no zone: show the wall clock of the value's
+         * own offset (UTC, or the field's timeZone) */
         if (f->type == FS_FT_DATETIME && strlen(s) >= 20 && s[10] == 'T' &&
-            (!strcmp(s + strlen(s) - 1, "Z")))
+            (!strcmp(s + strlen(s) - 1, "Z") ||
+             (strlen(s) == 25 && (s[19] == '+' || s[19] == '-'))))
             return apr_pstrndup(p, s, 19);
         return s;
     }
@@ -449,10 +467,30 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     sb_add(b, group ? "</fieldset>\n" : "</div>\n");
 }
 
+const char *fs_html_theme_css(apr_pool_t *p, const char *accent) {
+    unsigned char rgb[3];
+    if (!accent || !fs_color_parse(accent, rgb))
+        return NULL;
+    return apr_psprintf(p, ":root{--accent:#%02x%02x%02x}", rgb[0], rgb[1], rgb[2]);
+}
+
+/* The form's branding (issue 15): a second style sheet in the head (NULL
+ * for none) and the logo above the title. */
+static const char *theme_head(apr_pool_t *p, const fs_page *pg) {
+    const char *css = fs_html_theme_css(p, pg->accent);
+    return css ? apr_pstrcat(p, "<style>", css, "</style>", NULL) : NULL;
+}
+
+static void logo(sb *b, const fs_page *pg) {
+    if (pg->logo_url)
+        sb_fmt(b, "<img class=\"logo\" src=\"%e\" alt=\"%e\">\n", pg->logo_url, pg->title);
+}
+
 char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     sb b = {p, NULL, 0, 0};
     const fs_locale *loc = pg->loc;
-    head_meta(&b, loc, pg->title, NULL);
+    head_meta(&b, loc, pg->title, theme_head(p, pg));
+    logo(&b, pg);
     sb_fmt(&b, "<h1>%e</h1>\n", pg->title);
     if (pg->description)
         sb_fmt(&b, "<p class=\"desc\">%e</p>\n", pg->description);
@@ -493,7 +531,9 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
                "autocomplete=\"off\"></div>\n",
                fs_tr(loc, "page.honeypot"));
-    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main></body></html>\n",
-           fs_tr(loc, "page.submit"));
+    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main>%s%s%s</body></html>\n",
+           pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit"),
+           pg->embed ? "<script>" : "", pg->embed ? fs_embed_page_script() : "",
+           pg->embed ? "</script>" : "");
     return b.s;
 }

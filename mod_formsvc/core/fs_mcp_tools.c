@@ -22,7 +22,18 @@
     "\"honeypot\":{\"type\":\"boolean\"},"                                                         \
     "\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"description\":\"Language "      \
     "of the public pages: en, de, fr, es, pt, it, nl, pl, ja, zh, ar, he (BCP 47, e.g. "           \
-    "pt-BR), or auto (the respondent's Accept-Language).\"}},\"additionalProperties\":false}"
+    "pt-BR), or auto (the respondent's Accept-Language).\"},"                                      \
+    "\"submitLabel\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},"                          \
+    "\"closedMessage\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                       \
+    "\"opensAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},"                       \
+    "\"theme\":{\"type\":[\"object\",\"null\"],\"properties\":{"                                   \
+    "\"accentColor\":{\"type\":[\"string\",\"null\"],\"description\":\"#rrggbb, 4.5:1 against "    \
+    "white\"},\"logoUrl\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\"}},"                   \
+    "\"additionalProperties\":false},"                                                             \
+    "\"embed\":{\"type\":[\"object\",\"null\"],\"properties\":{\"allowedOrigins\":{\"type\":"      \
+    "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Origins that may frame the "      \
+    "public page: https://host[:port]\"}},\"additionalProperties\":false}},"                       \
+    "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
@@ -39,7 +50,9 @@
     "minimum, maximum, minItems, maxItems as the type allows.\"},"                                 \
     "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"{field, equals} or "          \
     "{field, in: [...]}\"},"                                                                       \
-    "\"position\":{\"type\":\"integer\",\"minimum\":0}"
+    "\"position\":{\"type\":\"integer\",\"minimum\":0},"                                           \
+    "\"timeZone\":{\"type\":[\"string\",\"null\"],\"description\":\"datetime only: IANA zone "     \
+    "of the page's local times, e.g. Europe/Berlin\"}"
 #define FIELD                                                                                      \
     "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"

@@ -222,6 +222,12 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
         if (at < cp->expires)
             cp->expires = at;
     }
+    json_object *opens = fs_json_get(s, "opensAt"); /* issue 15 */
+    apr_time_t at;
+    /* the "not open yet" page is not served past the moment it opens */
+    if (opens && json_object_is_type(opens, json_type_string) &&
+        fs_time_parse_rfc3339(json_object_get_string(opens), &at) && at > now && at < cp->expires)
+        cp->expires = at;
     if (cp->expires <= now)
         return;
     ap_add_output_filter("FORMSVC_FORM_CAPTURE", cp, r, r->connection);

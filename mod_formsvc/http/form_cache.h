@@ -12,7 +12,8 @@
  * HTML pages requested with a query string (it may prefill fields) and
  * anything requested with a respondent link (formsvc_link_personal).
  * An entry lives at most FormsvcFormCacheTTL, never past the form's
- * closesAt, and at most 0.5 s for a form with maxSubmissions (submissions
+ * closesAt nor past its opensAt while that is ahead (the page changes
+ * then), and at most 0.5 s for a form with maxSubmissions (submissions
  * do not touch the form row, so nothing notifies when it fills). */
 #ifndef FORMSVC_FORM_CACHE_H
 #define FORMSVC_FORM_CACHE_H

@@ -12,6 +12,7 @@
 #include "files.h"
 #include "form_cache.h"
 #include "fs_coerce.h"
+#include "fs_embed.h"
 #include "fs_form.h"
 #include "fs_html.h"
 #include "fs_idempotency.h"
@@ -46,6 +47,9 @@ typedef struct pub {
     json_object *fields, *settings;
     const char *action; /* absolute URL the form posts to */
     int honeypot;
+    const char *accent;       /* settings.theme.accentColor, or NULL */
+    const char *logo_url;     /* settings.theme.logoUrl when https and fs_url_origin vouches */
+    const char *ancestors;    /* settings.embed's origins (fs_embed_frame_ancestors), or NULL */
     const formsvc_link *link; /* the respondent link of the request, or NULL */
 } pub;
 
@@ -72,6 +76,16 @@ static void prepare(request_rec *r, pub *pb) {
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
     pb->action = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
+    /* issue 15: branding, checked again before it reaches a header */
+    json_object *th = fs_json_get(pb->settings, "theme");
+    json_object *ac = fs_json_get(th, "accentColor"), *lu = fs_json_get(th, "logoUrl");
+    if (ac && json_object_is_type(ac, json_type_string))
+        pb->accent = json_object_get_string(ac);
+    if (lu && json_object_is_type(lu, json_type_string) &&
+        !strncmp(json_object_get_string(lu), "https://", 8) &&
+        fs_url_origin(r->pool, json_object_get_string(lu)))
+        pb->logo_url = json_object_get_string(lu);
+    pb->ancestors = fs_embed_frame_ancestors(r->pool, pb->settings);
 }
 
 /* Loads a published or closed form by id or slug: 404 problem when there
@@ -117,14 +131,30 @@ static void page_headers(request_rec *r, pub *pb) {
     const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
     const char *ru = pb ? redirect_url(r, pb) : NULL;
     const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
+    /* issue 15: the form's own style sheet by its hash, its logo's origin */
+    const char *tcss = pb ? fs_html_theme_css(r->pool, pb->accent) : NULL;
+    const char *lo = pb && pb->logo_url ? fs_url_origin(r->pool, pb->logo_url) : NULL;
+    /* issue 15: the origins that may frame the form, and then the script
+     * that tells the frame's parent the page's height */
+    const char *anc = pb ? pb->ancestors : NULL;
     /* form-action also governs where a submission may be redirected */
     apr_table_setn(r->headers_out, "Content-Security-Policy",
                    apr_psprintf(r->pool,
-                                "default-src 'none'; style-src %s; form-action %s%s%s; "
-                                "frame-ancestors 'none'; base-uri 'none'",
-                                fs_html_style_src(r->pool), fa ? fa : "'self'",
-                                ro && (!fa || strcmp(ro, fa)) ? " " : "",
-                                ro && (!fa || strcmp(ro, fa)) ? ro : ""));
+                                "default-src 'none'; style-src %s%s%s;%s%s form-action %s%s%s; "
+                                "frame-ancestors %s; base-uri 'none'",
+                                fs_html_style_src(r->pool), tcss ? " " : "",
+                                tcss ? fs_html_css_src(r->pool, tcss) : "",
+                                lo ? apr_pstrcat(r->pool, " img-src ", lo, ";", NULL) : "",
+                                anc ? apr_pstrcat(r->pool, " script-src ",
+                                                  fs_embed_page_script_src(r->pool), ";", NULL)
+                                    : "",
+                                fa ? fa : "'self'", ro && (!fa || strcmp(ro, fa)) ? " " : "",
+                                ro && (!fa || strcmp(ro, fa)) ? ro : "", anc ? anc : "'none'"));
+    /* X-Frame-Options cannot name several origins: DENY agrees with
+     * frame-ancestors 'none'; an embeddable form sends none (browsers that
+     * know frame-ancestors ignore it anyway) */
+    if (!anc)
+        apr_table_setn(r->headers_out, "X-Frame-Options", "DENY");
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
 }
@@ -172,19 +202,62 @@ static int problem(request_rec *r, fs_error *e) {
     return formsvc_send_problem(r, e);
 }
 
+/* The form page of pb with the owner's text and branding. */
+static fs_page page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
+                       const char *notice) {
+    fs_page pg = {pb->f.title,
+                  pb->f.description,
+                  pb->fs,
+                  values,
+                  errors,
+                  pb->action,
+                  notice,
+                  pb->honeypot,
+                  loc_of(r, pb),
+                  setting_str(pb, "submitLabel"),
+                  pb->accent,
+                  pb->logo_url,
+                  pb->ancestors != NULL};
+    return pg;
+}
+
 static int html_page(request_rec *r, int status, pub *pb, json_object *values,
                      const fs_error *errors, const char *notice) {
-    fs_page pg = {pb->f.title, pb->f.description, pb->fs,       values, errors, pb->action,
-                  notice,      pb->honeypot,      loc_of(r, pb)};
+    fs_page pg = page_of(r, pb, values, errors, notice);
     return send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
 }
 
 static int closed_page(request_rec *r, int status, pub *pb) {
     const fs_locale *loc = loc_of(r, pb);
-    return send_html(
-        r, status, pb,
-        fs_html_message_in(r->pool, loc, pb->f.title, pb->f.title, fs_tr(loc, "closed.message")),
-        status == 200);
+    const char *msg = setting_str(pb, "closedMessage"); /* the owner's, escaped by fs_html */
+    return send_html(r, status, pb,
+                     fs_html_message_in(r->pool, loc, pb->f.title, pb->f.title,
+                                        msg && *msg ? msg : fs_tr(loc, "closed.message")),
+                     status == 200);
+}
+
+/* settings.opensAt when it is still ahead (issue 15), else NULL. */
+static const char *opens_later(pub *pb) {
+    const char *o = setting_str(pb, "opensAt");
+    apr_time_t t;
+    return o && fs_time_parse_rfc3339(o, &t) && t > apr_time_now() ? o : NULL;
+}
+
+/* The page of a form that is not open yet: when it opens, in UTC. */
+static int not_open_page(request_rec *r, int status, pub *pb, const char *opens) {
+    const char *when = apr_psprintf(r->pool, "%.10s at %.5s UTC", opens, opens + 11);
+    return send_html(r, status, pb,
+                     fs_html_message(r->pool, pb->f.title, pb->f.title,
+                                     apr_pstrcat(r->pool, "This form is not open yet. It opens on ",
+                                                 when, ".", NULL)),
+                     status == 200);
+}
+
+static fs_error *form_not_open(request_rec *r, const char *opens) {
+    fs_error *e =
+        fs_error_make(r->pool, "form-not-open", "This form takes submissions from %s.", opens);
+    fs_error_set_str(r->pool, e, "opensAt", opens);
+    return e;
 }
 
 /* No form to ask for a language: the respondent's Accept-Language. */
@@ -209,6 +282,9 @@ static json_object *view(request_rec *r, pub *pb) {
     json_object_object_add(o, "description",
                            pb->f.description ? json_object_new_string(pb->f.description) : NULL);
     json_object_object_add(o, "status", json_object_new_string(pb->f.status));
+    const char *opens = setting_str(pb, "opensAt"); /* issue 15: only when set */
+    if (opens)
+        json_object_object_add(o, "opensAt", json_object_new_string(opens));
     json_object_object_add(o, "fields", json_object_get(pb->fields));
     json_object *sub = json_object_new_object(), *ct = json_object_new_array();
     json_object_object_add(sub, "method", json_object_new_string("POST"));
@@ -318,10 +394,12 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     }
     if (strcmp(pb.f.status, "published"))
         return closed_page(r, 200, &pb);
+    const char *opens = opens_later(&pb);
+    if (opens)
+        return not_open_page(r, 200, &pb, opens);
     if (!r->header_only)
         formsvc_views_count(r, pb.f.id); /* issue 15: counted in memory, flushed later */
-    fs_page pg = {pb.f.title,  pb.f.description, pb.fs, query_values(r, &pb), NULL, pb.action, NULL,
-                  pb.honeypot, loc_of(r, &pb)};
+    fs_page pg = page_of(r, &pb, query_values(r, &pb), NULL, NULL);
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), !pb.link);
 }
 
@@ -512,6 +590,8 @@ typedef struct responder {
     int (*invalid)(request_rec *r, post *s, fs_error *e);
     /* the form does not take submissions (any more) */
     int (*closed)(request_rec *r, post *s);
+    /* the form takes submissions from opens (settings.opensAt) */
+    int (*not_open)(request_rec *r, post *s, const char *opens);
     /* a passing refusal (503 the database is away, 429 a rate or the
      * owner's quota): try again later with the same answers. notice is
      * what the page says; NULL for the one that fits e->status. */
@@ -528,13 +608,18 @@ static int json_closed(request_rec *r, post *s) {
     return problem(r, form_closed(r));
 }
 
+static int json_not_open(request_rec *r, post *s, const char *opens) {
+    (void)s;
+    return problem(r, form_not_open(r, opens));
+}
+
 static int json_later(request_rec *r, post *s, fs_error *e, const char *notice) {
     (void)s;
     (void)notice;
     return problem(r, e);
 }
 
-static const responder json_responder = {json_invalid, json_closed, json_later};
+static const responder json_responder = {json_invalid, json_closed, json_not_open, json_later};
 
 static int html_invalid(request_rec *r, post *s, fs_error *e) {
     /* 413: a file over its size (issue 14), said by the field like a 422 */
@@ -543,6 +628,10 @@ static int html_invalid(request_rec *r, post *s, fs_error *e) {
 
 static int html_closed(request_rec *r, post *s) {
     return closed_page(r, 409, &s->pb);
+}
+
+static int html_not_open(request_rec *r, post *s, const char *opens) {
+    return not_open_page(r, 409, &s->pb, opens);
 }
 
 /* The form again with everything typed and a notice; without a form (the
@@ -562,7 +651,7 @@ static int html_later(request_rec *r, post *s, fs_error *e, const char *notice) 
     return html_page(r, e->status, &s->pb, s->obj, NULL, notice);
 }
 
-static const responder html_responder = {html_invalid, html_closed, html_later};
+static const responder html_responder = {html_invalid, html_closed, html_not_open, html_later};
 
 /* A problem that is passing when the database is away (503), final
  * otherwise. */
@@ -750,6 +839,9 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     }
     if (strcmp(s.pb.f.status, "published"))
         return out->closed(r, &s);
+    const char *opens = opens_later(&s.pb);
+    if (opens)
+        return out->not_open(r, &s, opens);
     if ((e = take_link(r, &s.pb))) {
         /* the request with the same Idempotency-Key that used the link up
          * may have committed since the check above: its answer, then */
@@ -779,7 +871,27 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     return store(r, &s, out);
 }
 
+/* ---- GET /f/embed.js ------------------------------------------------- */
+
+/* The host page's listener (fs_embed.h). No form id or slug has a dot, so
+ * the path is never a form's. Cross-origin readable (SRI needs CORS). */
+static int formsvc_h_embed_js(request_rec *r, const char *const *caps) {
+    (void)caps;
+    apr_table_setn(r->err_headers_out, "Access-Control-Allow-Origin", "*");
+    apr_table_setn(r->headers_out, "Cross-Origin-Resource-Policy", "cross-origin");
+    apr_table_setn(r->headers_out, "Cache-Control", "public, max-age=86400");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    const char *js = fs_embed_js();
+    apr_table_setn(r->headers_out, "ETag", etag_of(r, js, strlen(js)));
+    r->status = HTTP_OK; /* ap_meets_conditions looks at it */
+    int rc = ap_meets_conditions(r);
+    if (rc != OK)
+        return rc; /* 304 */
+    return formsvc_send_body(r, 200, "text/javascript; charset=utf-8", js, strlen(js));
+}
+
 const formsvc_route formsvc_routes_public[] = {
+    {M_GET, "/f/embed.js", formsvc_h_embed_js, 0, 0}, /* before /f/{ref} */
     {M_GET, "/f/{ref}", formsvc_h_public_get, 0, 0},
     {M_POST, "/f/{ref}", formsvc_h_public_post, 0, 0},
     {M_OPTIONS, "/f/{ref}", formsvc_h_public_options, 0, 0},

@@ -83,6 +83,13 @@ FIELDS = [
       "2026-11-21T23:25Z", "2026-11-21 23:25:28Z", "2026-11-21T23:25:28",
       "2026-11-21t23:25:28z", "2026-02-30T00:00:00Z", "2026-11-21T23:25:28.Z",
       "2026-11-21T23:25:28+5:30", "2026-11-21T23:25:28+24:00"]),
+    # issue 15: a field with a time zone has the same schema; what the server
+    # makes of a form post's local time (an RFC 3339 offset) is valid, the
+    # local time itself is not
+    ({"key": "at_local", "type": "datetime", "timeZone": "Europe/Berlin"},
+     ["2026-07-01T14:30:00+02:00", "2026-11-21T14:30:00+01:00", "2026-03-29T03:30:00+02:00",
+      "2026-10-25T02:30:00+02:00", "2026-07-01T14:30", "2026-07-01T14:30:00",
+      "2026-07-01T14:30:00+02"]),
     ({"key": "size", "type": "select", "options": OPTS},
      ["s", "m", "Small", "x", 2, 2.0, "2", "S"]),
     ({"key": "tags", "type": "multiselect", "options": MOPTS,

@@ -42,7 +42,10 @@ static const char CSS[] =
     "background:var(--accent,#1a56db);color:#fff;cursor:pointer}"
     "a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f5a623;"
     "outline-offset:1px}"
-    ".hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}"
+    /* hidden without moving it off-page: an element far to the left widens
+     * a right-to-left page (which scrolls leftwards) by that much */
+    ".hp{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);"
+    "white-space:nowrap}"
     /* issue 15: the owner's logo, and the respondent's dark preference */
     ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
     "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"

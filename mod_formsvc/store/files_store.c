@@ -54,7 +54,7 @@ struct fs_tx {
     int open;
 };
 
-static fs_error *conn_of(fs_store *st, PGconn **c) {
+static fs_error *conn_of(fs_store *st, PGconn **c, fs_db **dbp) {
     fs_db *db = st->db;
     if (st->connect) {
         fs_error *e = st->connect(st->baton, &db);
@@ -64,6 +64,8 @@ static fs_error *conn_of(fs_store *st, PGconn **c) {
     if (strcmp(apr_dbd_name(db->driver), "pgsql"))
         return fs_error_internal(st->pool, "file uploads need the pgsql driver");
     *c = apr_dbd_native_handle(db->driver, db->handle);
+    if (dbp)
+        *dbp = db;
     return NULL;
 }
 
@@ -146,9 +148,12 @@ static apr_status_t tx_cleanup(void *d) {
 fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out) {
     *out = NULL;
     PGconn *c;
-    fs_error *e = conn_of(st, &c);
+    fs_db *db;
+    fs_error *e = conn_of(st, &c, &db);
     if (e)
         return e;
+    if (!fs_db_statements_ready(p, db))
+        return fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
     fs_tx *tx = apr_pcalloc(p, sizeof(*tx));
     tx->st = st;
     tx->c = c;
@@ -198,7 +203,7 @@ fs_error *fs_store_file_add(fs_store *st, const fs_new_file *f) {
 fs_error *fs_store_file_chunk(fs_store *st, const char *file_id, int seq, const void *data,
                               apr_size_t len) {
     PGconn *c;
-    fs_error *e = conn_of(st, &c);
+    fs_error *e = conn_of(st, &c, NULL);
     if (e)
         return e;
     char seqs[16];
@@ -277,7 +282,7 @@ fs_error *fs_store_file_read_chunk(fs_store *st, apr_pool_t *p, const char *file
     *data = NULL;
     *len = 0;
     PGconn *c;
-    fs_error *e = conn_of(st, &c);
+    fs_error *e = conn_of(st, &c, NULL);
     if (e)
         return e;
     char seqs[16];

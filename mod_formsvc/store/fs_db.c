@@ -356,6 +356,26 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
     return answered(out, rs);
 }
 
+int fs_db_statements_ready(apr_pool_t *p, fs_db *db) {
+    if (strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
+        return 1;
+    PGconn *c = apr_dbd_native_handle(db->driver, db->handle);
+    int n;
+    fs_store_statements(&n);
+    PGresult *res = PQexec(c, "SELECT count(*) FROM pg_prepared_statements");
+    int have = res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
+                   ? atoi(PQgetvalue(res, 0, 0))
+                   : -1;
+    PQclear(res);
+    if (have >= n)
+        return 1;
+    /* a session whose preparation failed part-way (say a table locked past
+     * lock_timeout while it was opened) lacks some: prepared again here,
+     * before a transaction, since inside one the first missing statement
+     * would abort it */
+    return have >= 0 && reconnect(p, db, c, "statements missing before a transaction");
+}
+
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
                       const char *const *args, fs_rows **out) {
     *out = NULL;

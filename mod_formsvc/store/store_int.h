@@ -38,6 +38,10 @@ struct fs_store {
  * SQLSTATE and the server's primary message. */
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
                       const char *const *args, fs_rows **out);
+/* 1 when the session behind db has every statement of the table prepared
+ * (prepared again here when it lacks some): for a caller about to open a
+ * transaction, in which a missing statement cannot be recovered. */
+int fs_db_statements_ready(apr_pool_t *p, fs_db *db);
 
 /* Logs through the glue's logger (fs_store_set_logger); level as syslog. */
 void fs_store_log(int level, const char *msg);

@@ -88,6 +88,18 @@ like $h, qr{Vielen Dank\. Ihre Antworten sind eingegangen\.}, 'the default thank
 $r = req(GET => form_url($de) . '/thanks', headers => { Accept => 'application/json' });
 is $r->{json}{message}, 'Thank you. Your answers were received.', 'JSON thanks in English';
 
+# not open yet (settings.opensAt): the page says when, in the form's language
+my $later = make_form(fields => \@fields, status => 'published',
+                      settings => { locale => 'de', opensAt => '2099-05-01T09:30:00Z' });
+($r, $h) = page(form_url($later));
+is html_lang($h), 'de ltr', 'not-open page in German';
+like $h, qr{Dieses Formular ist noch nicht geöffnet\. Es öffnet am 2099-05-01 um 09:30 UTC\.},
+    'with the date and time of opensAt';
+$later = make_form(fields => \@fields, status => 'published',
+                   settings => { locale => 'he', opensAt => '2099-05-01T09:30:00Z' });
+($r, $h) = page(form_url($later));
+like $h, qr{הטופס הזה עדיין לא פתוח}, 'and in Hebrew';
+
 # closed: the GET page and an HTML post's 409
 my $closed = make_form(fields => \@fields, status => 'closed', settings => { locale => 'fr' });
 ($r, $h) = page(form_url($closed));

@@ -245,11 +245,13 @@ static const char *opens_later(pub *pb) {
 
 /* The page of a form that is not open yet: when it opens, in UTC. */
 static int not_open_page(request_rec *r, int status, pub *pb, const char *opens) {
-    const char *when = apr_psprintf(r->pool, "%.10s at %.5s UTC", opens, opens + 11);
+    const fs_locale *loc = loc_of(r, pb);
+    const char *date = apr_pstrndup(r->pool, opens, 10),
+               *time = apr_pstrndup(r->pool, opens + 11, 5);
     return send_html(r, status, pb,
-                     fs_html_message(r->pool, pb->f.title, pb->f.title,
-                                     apr_pstrcat(r->pool, "This form is not open yet. It opens on ",
-                                                 when, ".", NULL)),
+                     fs_html_message_in(
+                         r->pool, loc, pb->f.title, pb->f.title,
+                         fs_trf(r->pool, loc, "notopen.message", "date", date, "time", time, NULL)),
                      status == 200);
 }
 

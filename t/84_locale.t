@@ -100,6 +100,23 @@ $later = make_form(fields => \@fields, status => 'published',
 ($r, $h) = page(form_url($later));
 like $h, qr{הטופס הזה עדיין לא פתוח}, 'and in Hebrew';
 
+# a respondent link that is not this form's: the page says so in the form's language
+my $linked = make_form(fields => \@fields, status => 'published', settings => { locale => 'de' });
+($r, $h) = page(form_url($linked) . '?l=fsl_0000000000000000000000000000000000000');
+ok $r->code >= 400, 'a foreign link: refused (' . $r->code . ')';
+like $h, qr{Dieser Link ist ungültig|Dieser Link ist abgelaufen|Dieser Link wurde bereits verwendet},
+    'the link page in German';
+
+# settings.uniqueBy: the repeated answer's notice in the form's language
+my $uniq = make_form(fields => \@fields, status => 'published',
+                     settings => { locale => 'he', uniqueBy => ['name'] });
+for my $try (1, 2) {
+    $r = req(POST => form_url($uniq), type => 'application/x-www-form-urlencoded',
+             body => 'name=Dana&stars=3', headers => { Accept => 'text/html' });
+}
+is $r->code, 409, 'the same name again: 409';
+like $r->decoded_content, qr{כבר התקבלה תשובה עם אותם ערכים}, 'with the notice in Hebrew';
+
 # closed: the GET page and an HTML post's 409
 my $closed = make_form(fields => \@fields, status => 'closed', settings => { locale => 'fr' });
 ($r, $h) = page(form_url($closed));

@@ -346,17 +346,14 @@ static void keep_link(request_rec *r, pub *pb) {
 static int link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
     if (!html || e->status >= 500)
         return problem(r, e);
-    const char *title = e->status == 409   ? "This link has been used"
-                        : e->status == 410 ? "This link has expired"
-                                           : "This link is not valid";
-    const char *msg = e->status == 409
-                          ? "This link has already been used as many times as it allows. Ask "
-                            "whoever sent it to you for a new one."
-                      : e->status == 410 ? "This link has expired or was withdrawn. Ask whoever "
-                                           "sent it to you for a new one."
-                                         : "This link does not belong to this form. Check that "
-                                           "you copied it completely.";
-    return send_html(r, e->status, pb, fs_html_message(r->pool, pb->f.title, title, msg), 0);
+    const fs_locale *loc = loc_of(r, pb);
+    const char *which = e->status == 409 ? "used" : e->status == 410 ? "expired" : "invalid";
+    return send_html(
+        r, e->status, pb,
+        fs_html_message_in(r->pool, loc, pb->f.title,
+                           fs_tr(loc, apr_pstrcat(r->pool, "link.", which, ".title", NULL)),
+                           fs_tr(loc, apr_pstrcat(r->pool, "link.", which, ".message", NULL))),
+        0);
 }
 
 static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
@@ -747,10 +744,7 @@ static int store(request_rec *r, post *s, const responder *out) {
         e = fs_error_make(r->pool, "duplicate-submission",
                           "A submission with the same %s was already received.", what);
         return out->later(r, s, e,
-                          apr_psprintf(r->pool,
-                                       "An answer with the same %s was already received, so this "
-                                       "one was not stored.",
-                                       what));
+                          fs_trf(r->pool, loc_of(r, pb), "notice.duplicate", "fields", what, NULL));
     }
     if (sr.outcome == FS_SUBMIT_QUOTA) {
         e = fs_error_make(r->pool, "rate-limited",

@@ -56,7 +56,7 @@ my $PNG = "\x89PNG\r\n\x1a\n" . ("\x00\x01" x 50);
 my $page = Apache::TestRequest::GET(BASE . "/f/$fid", Accept => 'text/html')->content;
 like $page, qr/<form method="post" [^>]*enctype="multipart\/form-data"/, 'page: multipart form';
 like $page, qr/<input type="file" id="f-cv" name="cv" required[^>]* multiple accept="application\/pdf">/, 'page: file input with accept and multiple';
-like $page, qr/At most 2 files of 976 KB each/, 'page: says the limits';
+like $page, qr/Files: at most 2, each up to 976 KB\./, 'page: says the limits';
 
 # ---- a browser posts the page --------------------------------------------------
 my $r = post_mp(mp(part(name => 'Ada'), part(cv => $PDF, filename => 'C:\\Users\\ada\\cv.pdf', type => 'application/pdf'),

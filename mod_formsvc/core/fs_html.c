@@ -306,7 +306,7 @@ static const char *input_type(fs_field_type t) {
     }
 }
 
-/* A size for people: "10 MB", "512 KB", "100 bytes". */
+/* A size for people: "10 MB", "512 KB", "100 B". */
 static const char *size_text(apr_pool_t *p, long long n) {
     if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
         return apr_psprintf(p, "%" APR_INT64_T_FMT " MB", (apr_int64_t)(n / (1024 * 1024)));
@@ -314,7 +314,8 @@ static const char *size_text(apr_pool_t *p, long long n) {
         return apr_psprintf(p, "%.1f MB", (double)n / (1024 * 1024));
     if (n >= 1024)
         return apr_psprintf(p, "%" APR_INT64_T_FMT " KB", (apr_int64_t)(n / 1024));
-    return apr_psprintf(p, "%" APR_INT64_T_FMT " bytes", (apr_int64_t)n);
+    return apr_psprintf(p, "%" APR_INT64_T_FMT " B",
+                        (apr_int64_t)n); /* a unit every language reads */
 }
 
 static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
@@ -433,8 +434,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         }
         sb_add(b, ">");
         sb_fmt(b, "<p class=\"help\">%e</p>",
-               apr_psprintf(p, "At most %ld file%s of %s each.", f->max_files,
-                            f->max_files > 1 ? "s" : "", size_text(p, f->max_size)));
+               fs_trf(p, loc, "page.file_limits", "n", apr_ltoa(p, f->max_files), "size",
+                      size_text(p, f->max_size), NULL));
         break;
     default: {
         /* a browser empties a date or number input whose value it cannot

@@ -117,6 +117,19 @@ for my $try (1, 2) {
 is $r->code, 409, 'the same name again: 409';
 like $r->decoded_content, qr{כבר התקבלה תשובה עם אותם ערכים}, 'with the notice in Hebrew';
 
+# a refused upload: the file named, the reason in the form's language
+my $up = make_form(status => 'published', settings => { locale => 'de' },
+                   fields => [ { key => 'cv', type => 'file', label => 'Lebenslauf', position => 0,
+                                 validation => { accept => ['application/pdf'] } } ]);
+my $mb = 'xLOCALEx';
+my $mbody = "--$mb\r\nContent-Disposition: form-data; name=\"cv\"; filename=\"bild.png\"\r\n"
+          . "Content-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n0000\r\n--$mb--\r\n";
+$r = req(POST => form_url($up), type => "multipart/form-data; boundary=$mb", body => $mbody,
+         headers => { Accept => 'text/html' });
+is $r->code, 422, 'an upload of a type the question does not take: 422';
+like $r->decoded_content, qr{Lebenslauf \(bild\.png\): Diese Art von Datei wird hier nicht angenommen\.},
+    'the page names the file and says why, in German';
+
 # closed: the GET page and an HTML post's 409
 my $closed = make_form(fields => \@fields, status => 'closed', settings => { locale => 'fr' });
 ($r, $h) = page(form_url($closed));

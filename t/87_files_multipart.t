@@ -110,11 +110,11 @@ is $r->{json}{errors}[0]{pointer}, '/cv', 'required';
 $r = post_mp(mp(part(name => 'Dora <b>'), part(cv => $PNG, filename => 'me.png', type => 'image/png')), accept => 'text/html');
 is $r->code, 422, 'page: 422';
 like $r->content, qr/value="Dora &lt;b&gt;"/, 'page: the other answer kept';
-like $r->content, qr/CV: me\.png \(image\/png\) is not a type this question accepts \(application\/pdf\)/, 'page: which file and why';
+like $r->content, qr/CV \(me\.png\): this kind of file is not accepted here\./, 'page: which file and why';
 $r = post_mp(mp(part(name => 'Eve'), part(cv => $PDF . ('x' x 500_000), filename => 'big.pdf', type => 'application/pdf')), accept => 'text/html');
 is $r->code, 413, 'page: a file too large, 413';
 like $r->content, qr/value="Eve"/, 'page: answer kept';
-like $r->content, qr/class="err"[^>]*>Error: CV: big\.pdf is larger than 1000000 bytes/, 'page: the error by the field';
+like $r->content, qr/class="err"[^>]*>Error: CV \(big\.pdf\): the file is larger than 976 KB, the most this question takes\./, 'page: the error by the field';
 
 $r = post_mp(substr(mp(part(name => 'Cy'), part(cv => $PDF, filename => 'cv.pdf', type => 'application/pdf')), 0, 300_000));
 is $r->code, 400, 'truncated multipart: 400';

@@ -110,6 +110,30 @@ static fs_error *invalid(formsvc_upload *u, const char *ptr, const char *code, c
     return e;
 }
 
+/* The same with the page's message (share/locales error.<msg>, {label} and
+ * {n}): the API keeps the detail, naming the file; a page says it in the
+ * form's language. */
+static fs_error *invalid_msg(formsvc_upload *u, const char *ptr, const char *code, const char *msg,
+                             const char *label, const char *n, const char *detail) {
+    fs_error *e = fs_error_validation(u->r->pool);
+    fs_error_add_msg(u->r->pool, e, ptr, code, msg, label, n, detail);
+    return e;
+}
+
+/* The question and the file, as a page names them: "CV (me.png)". */
+static const char *named(apr_pool_t *p, const fs_field *f, const char *file) {
+    return apr_psprintf(p, "%s (%s)", label_of(f), file && *file ? file : "?");
+}
+
+/* A size for people, as the page states the limit. */
+static const char *size_words(apr_pool_t *p, long long n) {
+    if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
+        return apr_psprintf(p, "%" APR_INT64_T_FMT " MB", (apr_int64_t)(n / (1024 * 1024)));
+    if (n >= 1024)
+        return apr_psprintf(p, "%" APR_INT64_T_FMT " KB", (apr_int64_t)(n / 1024));
+    return apr_psprintf(p, "%" APR_INT64_T_FMT " B", (apr_int64_t)n);
+}
+
 static json_object *list_of(json_object *o, const char *key) {
     json_object *a = fs_json_get(o, key);
     if (!a) {
@@ -130,9 +154,10 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
             apr_psprintf(r->pool, "This form has no file question %s.", key ? key : "(unnamed)"));
     int index = (int)json_object_array_length(list_of(u->stubs, f->key));
     if (index >= f->max_files)
-        return invalid(u, ptr, "maxItems",
-                       apr_psprintf(r->pool, "%s takes at most %ld file%s.", label_of(f),
-                                    f->max_files, f->max_files > 1 ? "s" : ""));
+        return invalid_msg(u, ptr, "maxItems", "file.count", label_of(f),
+                           apr_ltoa(r->pool, f->max_files),
+                           apr_psprintf(r->pool, "%s takes at most %ld file%s.", label_of(f),
+                                        f->max_files, f->max_files > 1 ? "s" : ""));
     u->f = f;
     u->ptr = apr_psprintf(r->pool, "%s/%d", ptr, index);
     u->name = fs_file_safe_name(r->pool, name, strlen(name));
@@ -143,10 +168,10 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
             acc =
                 apr_pstrcat(r->pool, acc, i ? ", " : "",
                             json_object_get_string(json_object_array_get_idx(f->accept, i)), NULL);
-        return invalid(u, u->ptr, "accept",
-                       apr_psprintf(r->pool,
-                                    "%s: %s (%s) is not a type this question accepts (%s).",
-                                    label_of(f), u->name, u->type, acc));
+        return invalid_msg(u, u->ptr, "accept", "file.type", named(r->pool, f, u->name), NULL,
+                           apr_psprintf(r->pool,
+                                        "%s: %s (%s) is not a type this question accepts (%s).",
+                                        label_of(f), u->name, u->type, acc));
     }
     fs_error *e;
     if (!u->tx) {
@@ -207,12 +232,15 @@ fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len
                                     " bytes, the most this question "
                                     "takes.",
                                     label_of(u->f), u->name, (apr_int64_t)u->f->max_size);
-        fs_error_add(u->r->pool, e, u->ptr, "maxSize", "%s", e->detail);
+        fs_error_add_msg(u->r->pool, e, u->ptr, "maxSize", "file.size",
+                         named(u->r->pool, u->f, u->name), size_words(u->r->pool, u->f->max_size),
+                         e->detail);
         return e;
     }
     if (u->used + u->total + (long long)len > u->quota) {
         fs_error *e = over_quota(u->r, u->used + u->total + (long long)len, u->quota);
-        fs_error_add(u->r->pool, e, u->ptr, "quota", "%s", e->detail);
+        fs_error_add_msg(u->r->pool, e, u->ptr, "quota", "file.quota", label_of(u->f), NULL,
+                         e->detail);
         return e;
     }
     u->total += (long long)len;
@@ -239,9 +267,10 @@ fs_error *formsvc_upload_end(formsvc_upload *u) {
         return NULL;
     u->f = NULL;
     if (!fs_file_check_done(&u->chk))
-        return invalid(u, u->ptr, "contentMediaType",
-                       apr_psprintf(r->pool, "%s: the content of %s is not %s.", label_of(f),
-                                    u->name, u->type));
+        return invalid_msg(u, u->ptr, "contentMediaType", "file.content",
+                           named(r->pool, f, u->name), NULL,
+                           apr_psprintf(r->pool, "%s: the content of %s is not %s.", label_of(f),
+                                        u->name, u->type));
     fs_error *e = flush(u);
     const char *sha = e ? NULL : fs_sha256_hex(u->sha, r->pool);
     if (!e && !sha)

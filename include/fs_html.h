@@ -61,6 +61,11 @@ char *fs_html_escape(apr_pool_t *p, const char *s);
 /* The inline style sheet and its CSP source ('sha256-<base64>'). */
 const char *fs_html_css(void);
 const char *fs_html_style_src(apr_pool_t *p);
+
+/* A file size as the pages state limits: "10 MB", "1.5 MB", "512 KB",
+ * "100 B". In p. */
+const char *fs_html_size(apr_pool_t *p, long long n);
+
 /* The CSP source ('sha256-<base64>') of any style sheet text. */
 const char *fs_html_css_src(apr_pool_t *p, const char *css);
 /* The form's own style sheet for an accent colour (fs_color_parse), the

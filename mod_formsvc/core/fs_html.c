@@ -306,8 +306,8 @@ static const char *input_type(fs_field_type t) {
     }
 }
 
-/* A size for people: "10 MB", "512 KB", "100 B". */
-static const char *size_text(apr_pool_t *p, long long n) {
+/* A size for people: "10 MB", "1.5 MB", "512 KB", "100 B". */
+const char *fs_html_size(apr_pool_t *p, long long n) {
     if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
         return apr_psprintf(p, "%" APR_INT64_T_FMT " MB", (apr_int64_t)(n / (1024 * 1024)));
     if (n >= 1024 * 1024)
@@ -435,7 +435,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         sb_add(b, ">");
         sb_fmt(b, "<p class=\"help\">%e</p>",
                fs_trf(p, loc, "page.file_limits", "n", apr_ltoa(p, f->max_files), "size",
-                      size_text(p, f->max_size), NULL));
+                      fs_html_size(p, f->max_size), NULL));
         break;
     default: {
         /* a browser empties a date or number input whose value it cannot

@@ -11,6 +11,7 @@
 #include "forms_access.h"
 #include "fs_file.h"
 #include "fs_form.h"
+#include "fs_html.h"
 #include "fs_json.h"
 #include "fs_multipart.h"
 #include "fs_secret.h"
@@ -125,15 +126,6 @@ static const char *named(apr_pool_t *p, const fs_field *f, const char *file) {
     return apr_psprintf(p, "%s (%s)", label_of(f), file && *file ? file : "?");
 }
 
-/* A size for people, as the page states the limit. */
-static const char *size_words(apr_pool_t *p, long long n) {
-    if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
-        return apr_psprintf(p, "%" APR_INT64_T_FMT " MB", (apr_int64_t)(n / (1024 * 1024)));
-    if (n >= 1024)
-        return apr_psprintf(p, "%" APR_INT64_T_FMT " KB", (apr_int64_t)(n / 1024));
-    return apr_psprintf(p, "%" APR_INT64_T_FMT " B", (apr_int64_t)n);
-}
-
 static json_object *list_of(json_object *o, const char *key) {
     json_object *a = fs_json_get(o, key);
     if (!a) {
@@ -233,7 +225,7 @@ fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len
                                     "takes.",
                                     label_of(u->f), u->name, (apr_int64_t)u->f->max_size);
         fs_error_add_msg(u->r->pool, e, u->ptr, "maxSize", "file.size",
-                         named(u->r->pool, u->f, u->name), size_words(u->r->pool, u->f->max_size),
+                         named(u->r->pool, u->f, u->name), fs_html_size(u->r->pool, u->f->max_size),
                          e->detail);
         return e;
     }

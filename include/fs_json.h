@@ -52,6 +52,9 @@ const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key);
  * in allowed (NULL-ended; may be just {NULL}). */
 void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,
                              fs_error *verr);
+/* The same for an object at pointer base of the body. */
+void fs_json_unknown_members_at(apr_pool_t *p, json_object *o, const char *base,
+                                const char *const *allowed, fs_error *verr);
 
 /* The "email" member of a body: required string, trimmed of ASCII white
  * space, at most 254 bytes, a plausible address (fs_email_valid). Returns

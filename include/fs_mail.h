@@ -14,13 +14,17 @@ typedef struct fs_mail_msg {
     const char *body;    /* UTF-8 text, '\n' line ends */
     apr_time_t date;
     const char *message_id; /* "<...@host>", or NULL to make one */
+    /* An https or http URL: List-Unsubscribe with it and RFC 8058's
+     * List-Unsubscribe-Post (one-click); NULL: neither. */
+    const char *unsubscribe;
 } fs_mail_msg;
 
 /* The whole message with CRLF line ends: headers (From, To, Subject, Date,
  * Message-ID, MIME-Version, Content-Type text/plain; charset=utf-8,
  * Content-Transfer-Encoding quoted-printable), a blank line, the body in
  * quoted-printable (lines <= 76, a leading '.' encoded). NULL when a header
- * value holds CR or LF (header injection) or an address is malformed. */
+ * value holds CR or LF (header injection), an address is malformed, or the
+ * unsubscribe URL holds anything but printable ASCII other than '<' '>'. */
 char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m);
 
 /* The bare address of "Name <addr>" or "addr", NULL when there is none or

@@ -8,9 +8,13 @@
 #include <unistd.h>
 
 static fs_mail_msg msg(void) {
-    fs_mail_msg m = {"Forms <no-reply@example.com>", "alice@example.org",
-                     "Verify your address",          "Your code is ABCD2345.\nBye.\n",
-                     apr_time_from_sec(1795860328),  NULL};
+    fs_mail_msg m = {"Forms <no-reply@example.com>",
+                     "alice@example.org",
+                     "Verify your address",
+                     "Your code is ABCD2345.\nBye.\n",
+                     apr_time_from_sec(1795860328),
+                     NULL,
+                     NULL};
     return m;
 }
 
@@ -99,6 +103,23 @@ static void subject_encoded_words(void **state) {
     assert_null(strstr(s, "\xc3\xa9rifiez"));
 }
 
+static void unsubscribe_headers(void **state) {
+    apr_pool_t *p = *state;
+    fs_mail_msg m = msg();
+    assert_null(strstr(fs_mail_build(p, &m), "List-Unsubscribe"));
+    m.unsubscribe = "https://forms.example/notify/unsubscribe?u=nrc_1.ab";
+    char *s = fs_mail_build(p, &m);
+    assert_non_null(strstr(s, "\r\nList-Unsubscribe: <https://forms.example/notify/unsubscribe"
+                              "?u=nrc_1.ab>\r\n"));
+    assert_non_null(strstr(s, "\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"));
+    /* the headers come before the blank line that ends them */
+    assert_true(strstr(s, "List-Unsubscribe-Post") < strstr(s, "\r\n\r\n"));
+    m.unsubscribe = "https://x.example/a>\r\nBcc: victim@example.org";
+    assert_null(fs_mail_build(p, &m));
+    m.unsubscribe = "https://x.example/a b";
+    assert_null(fs_mail_build(p, &m));
+}
+
 static void date_format(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_mail_date(p, apr_time_from_sec(0)), "Thu, 01 Jan 1970 00:00:00 +0000");
@@ -146,9 +167,15 @@ static void sendmail_transport(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        FS_TEST(builds_headers_and_body), FS_TEST(refuses_header_injection), FS_TEST(addresses),
-        FS_TEST(quoted_printable),        FS_TEST(subject_encoded_words),    FS_TEST(date_format),
-        FS_TEST(file_transport),          FS_TEST(sendmail_transport),
+        FS_TEST(builds_headers_and_body),
+        FS_TEST(refuses_header_injection),
+        FS_TEST(addresses),
+        FS_TEST(quoted_printable),
+        FS_TEST(subject_encoded_words),
+        FS_TEST(unsubscribe_headers),
+        FS_TEST(date_format),
+        FS_TEST(file_transport),
+        FS_TEST(sendmail_transport),
     };
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 #include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_notify.h"
 #include "fs_theme.h"
 #include "fs_unique.h"
 #include "fs_util.h"
@@ -209,19 +210,11 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",
-                                        "maxSubmissions",
-                                        "confirmationMessage",
-                                        "redirectUrl",
-                                        "honeypot",
-                                        "submitLabel",
-                                        "closedMessage",
-                                        "opensAt",
-                                        "theme",
-                                        "embed",
-                                        "locale",
-                                        "uniqueBy",
-                                        NULL};
+    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
+                                        "redirectUrl",   "honeypot",       "submitLabel",
+                                        "closedMessage", "opensAt",        "theme",
+                                        "embed",         "locale",         "uniqueBy",
+                                        "notify",        "confirmation",   NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -233,7 +226,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
-                             "embed.");
+                             "embed, notify, confirmation.");
         }
     }
     json_object *out = json_object_new_object();
@@ -306,6 +299,9 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     json_object_object_add(out, "uniqueBy",
                            fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),
                                               apr_pstrcat(p, ptr, "/uniqueBy", NULL), verr));
+    /* notify and confirmation: the mail of submissions (fs_notify.c) */
+    fs_notify_settings_parse(p, s, ptr, out, verr);
+    fs_confirmation_settings_parse(p, s, ptr, out, verr);
     if ((verr->errors ? verr->errors->nelts : 0) > before) {
         json_object_put(out);
         return NULL;

@@ -470,6 +470,11 @@ const char *fs_json_pointer(apr_pool_t *p, const char *base, const char *key) {
 
 void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *allowed,
                              fs_error *verr) {
+    fs_json_unknown_members_at(p, o, "", allowed, verr);
+}
+
+void fs_json_unknown_members_at(apr_pool_t *p, json_object *o, const char *base,
+                                const char *const *allowed, fs_error *verr) {
     json_object_object_foreach(o, k, v) {
         (void)v;
         int ok = 0;
@@ -477,7 +482,7 @@ void fs_json_unknown_members(apr_pool_t *p, json_object *o, const char *const *a
             if (!strcmp(*a, k))
                 ok = 1;
         if (!ok)
-            fs_error_add(p, verr, fs_json_pointer(p, "", k), "unknown", "Unknown member.");
+            fs_error_add(p, verr, fs_json_pointer(p, base, k), "unknown", "Unknown member.");
     }
 }
 

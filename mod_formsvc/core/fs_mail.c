@@ -121,9 +121,24 @@ static char *subject_header(apr_pool_t *p, const char *s) {
     return out;
 }
 
+/* The List-Unsubscribe lines of url, "" without one, NULL when url holds
+ * what a header cannot (space, control characters, angle brackets). */
+static const char *unsubscribe_headers(apr_pool_t *p, const char *url) {
+    if (!url)
+        return "";
+    for (const unsigned char *c = (const unsigned char *)url; *c; c++)
+        if (*c <= 32 || *c >= 127 || *c == '<' || *c == '>')
+            return NULL;
+    return apr_pstrcat(p, "List-Unsubscribe: <", url, ">\r\n",
+                       "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n", NULL);
+}
+
 char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m) {
     if (!m->from || !m->to || !m->subject || !m->body || has_crlf(m->from) || has_crlf(m->to) ||
         has_crlf(m->subject) || has_crlf(m->message_id))
+        return NULL;
+    const char *unsub = unsubscribe_headers(p, m->unsubscribe);
+    if (!unsub)
         return NULL;
     const char *from_addr = fs_mail_addr(p, m->from), *to_addr = fs_mail_addr(p, m->to);
     if (!from_addr || !to_addr)
@@ -144,6 +159,6 @@ char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m) {
                        "Date: ", fs_mail_date(p, m->date), "\r\n", "Message-ID: ", mid, "\r\n",
                        "MIME-Version: 1.0\r\n", "Content-Type: text/plain; charset=utf-8\r\n",
                        "Content-Transfer-Encoding: quoted-printable\r\n",
-                       "Auto-Submitted: auto-generated\r\n", "\r\n", fs_mail_qp(p, m->body), "\r\n",
-                       NULL);
+                       "Auto-Submitted: auto-generated\r\n", unsub, "\r\n", fs_mail_qp(p, m->body),
+                       "\r\n", NULL);
 }

@@ -29,6 +29,7 @@ formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
     a->mail_from = "formsvc <no-reply@localhost>";
     a->resend_interval = 60;
     a->mails_per_day = 5;
+    a->confirmations_per_address = 3;
     return a;
 }
 
@@ -52,6 +53,7 @@ formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base, const 
     c->smtp_password = add->smtp_password_file_set ? add->smtp_password : base->smtp_password;
     AMERGE(resend_interval);
     AMERGE(mails_per_day);
+    AMERGE(confirmations_per_address);
     return c;
 }
 
@@ -198,5 +200,13 @@ const char *formsvc_set_mails_per_day(cmd_parms *cmd, void *d, const char *arg) 
     if (!fs_int_parse(arg, 1, 1000, &acct_of(cmd)->mails_per_day))
         return "FormsvcAccountMailsPerDay takes a count from 1 to 1000";
     acct_of(cmd)->mails_per_day_set = 1;
+    return NULL;
+}
+
+const char *formsvc_set_confirmations(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    if (!fs_int_parse(arg, 0, 1000, &acct_of(cmd)->confirmations_per_address))
+        return "FormsvcConfirmationMailsPerAddress takes a count from 0 to 1000";
+    acct_of(cmd)->confirmations_per_address_set = 1;
     return NULL;
 }

@@ -28,12 +28,14 @@ typedef struct formsvc_acct {
     const char *mail_target; /* directory, command, or smtp(s):// URL */
     const char *mail_from;
     const char *smtp_user, *smtp_password_file;
-    const char *smtp_password; /* read with its directive from smtp_password_file */
-    int resend_interval;       /* seconds between two verification mails */
-    int mails_per_day;         /* account mails per account and per address, 24 h */
-    unsigned rule_set;         /* bit per rule */
+    const char *smtp_password;     /* read with its directive from smtp_password_file */
+    int resend_interval;           /* seconds between two verification mails */
+    int mails_per_day;             /* account mails per account and per address, 24 h */
+    int confirmations_per_address; /* respondent copies per address per UTC day */
+    unsigned rule_set;             /* bit per rule */
     unsigned int store_set : 1, slots_set : 1, mail_set : 1, mail_from_set : 1, smtp_user_set : 1,
-        smtp_password_file_set : 1, resend_interval_set : 1, mails_per_day_set : 1;
+        smtp_password_file_set : 1, resend_interval_set : 1, mails_per_day_set : 1,
+        confirmations_per_address_set : 1;
 } formsvc_acct;
 
 extern const char *const formsvc_rl_names[FORMSVC_RL_N];
@@ -48,6 +50,7 @@ const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const ch
 const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_resend(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_mails_per_day(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_confirmations(cmd_parms *cmd, void *d, const char *arg);
 
 /* The directives of this file, spliced into formsvc_cmds in config.c. */
 #define FORMSVC_ACCOUNT_CMDS                                                                       \
@@ -73,6 +76,10 @@ const char *formsvc_set_mails_per_day(cmd_parms *cmd, void *d, const char *arg);
                       "Seconds before another verification mail may be sent (default 60)"),        \
         AP_INIT_TAKE1("FormsvcAccountMailsPerDay", formsvc_set_mails_per_day, NULL, RSRC_CONF,     \
                       "Verification and recovery mails per account and per address in any "        \
-                      "24 hours (default 5)")
+                      "24 hours (default 5)"),                                                     \
+        AP_INIT_TAKE1("FormsvcConfirmationMailsPerAddress", formsvc_set_confirmations, NULL,       \
+                      RSRC_CONF,                                                                   \
+                      "Respondent confirmation mails one address receives per UTC day, from "      \
+                      "every form and account together (default 3)")
 
 #endif

@@ -1,10 +1,13 @@
 /* forms_access: loading forms for the caller, ETags and saving. */
 #include "forms_access.h"
 #include "fs_field.h"
+#include "fs_fieldset.h"
 #include "fs_json.h"
+#include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "fs_unique.h"
+#include "quota.h"
 
 #include <apr_strings.h>
 
@@ -116,10 +119,31 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
     return fs_error_make(r->pool, "not-found", "No such form.");
 }
 
-fs_error *formsvc_unique_by_check(request_rec *r, json_object *settings, json_object *fields) {
+fs_error *formsvc_settings_fields_check(request_rec *r, json_object *settings,
+                                        json_object *fields) {
     fs_error *verr = fs_error_validation(r->pool);
     fs_unique_by_fields(r->pool, settings, fields, verr);
+    fs_confirmation_fields_check(r->pool, settings, fields, verr);
     return verr->errors ? verr : NULL;
+}
+
+fs_error *formsvc_mail_settings_check(request_rec *r, json_object *old, json_object *settings) {
+    if (!fs_notify_settings_mail(settings))
+        return NULL;
+    static const char *const keys[] = {"notify", "confirmation"};
+    int same = old != NULL;
+    for (int i = 0; i < 2 && same; i++)
+        same = fs_json_equal(fs_json_get(old, keys[i]), fs_json_get(settings, keys[i]));
+    int limit = formsvc_tier_of(r, formsvc_req_get(r)->who->verified)->notifications;
+    if (same || limit > 0)
+        return NULL;
+    fs_error *e = formsvc_quota_exceeded(r, "notifications", limit, "0");
+    e->detail = apr_pstrcat(r->pool, e->detail,
+                            " Notification and confirmation mail (settings.notify, "
+                            "settings.confirmation) needs a verified account: verify the "
+                            "address with POST /v1/verify/send first.",
+                            NULL);
+    return e;
 }
 
 fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_change_fn *fn,
@@ -135,7 +159,9 @@ fs_error *formsvc_form_change_apply(request_rec *r, const char *id, formsvc_chan
         formsvc_form_change c = {f->slug, f->title, f->description,
                                  fs_json_own(r->pool, fs_json_copy(f->fields)),
                                  fs_json_own(r->pool, fs_json_copy(f->settings))};
-        if ((e = fn(r, f, ctx, &c)) || (e = formsvc_unique_by_check(r, c.settings, c.fields)))
+        if ((e = fn(r, f, ctx, &c)) ||
+            (e = formsvc_settings_fields_check(r, c.settings, c.fields)) ||
+            (e = formsvc_mail_settings_check(r, f->settings, c.settings)))
             return e;
         int stale;
         if ((e = formsvc_form_save(r, f, c.slug, c.title, c.description, c.fields, c.settings,

@@ -52,9 +52,14 @@ typedef fs_error *formsvc_change_fn(request_rec *r, const formsvc_form *f, void 
                                     formsvc_form_change *c);
 
 /* 422 when settings.uniqueBy names a key that is not one of fields
- * (pointer /settings/uniqueBy/<i>), whatever changed: a field in the
- * duplicate rule cannot be removed or renamed before the rule drops it. */
-fs_error *formsvc_unique_by_check(request_rec *r, json_object *settings, json_object *fields);
+ * (pointer /settings/uniqueBy/<i>) or settings.confirmation.emailField is
+ * not an email field, whatever changed: a field a rule names cannot be
+ * removed or renamed before the rule drops it. */
+fs_error *formsvc_settings_fields_check(request_rec *r, json_object *settings, json_object *fields);
+/* 403 quota-exceeded (quota "notifications") when settings newly asks for
+ * mail (notify or confirmation differ from old; old NULL: a new form) and
+ * the caller's tier may send none: unverified accounts. */
+fs_error *formsvc_mail_settings_check(request_rec *r, json_object *old, json_object *settings);
 /* Loads the form (404), checks If-Match (412), applies fn and saves with
  * the version read as a guard. When another write came in between: 412
  * if the request carried If-Match, else the change is applied again to

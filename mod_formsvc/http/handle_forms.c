@@ -5,6 +5,7 @@
 #include "fs_field.h"
 #include "fs_form.h"
 #include "fs_json.h"
+#include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "fs_unique.h"
@@ -77,10 +78,14 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     } else {
         fields = fs_json_own(r->pool, json_object_new_array());
     }
-    if (settings && fields)
+    if (settings && fields) {
         fs_unique_by_fields(r->pool, settings, fields, verr);
+        fs_confirmation_fields_check(r->pool, settings, fields, verr);
+    }
     if (verr->errors)
         return formsvc_idem_problem(r, idem, verr);
+    if ((e = formsvc_mail_settings_check(r, NULL, settings)))
+        return formsvc_idem_problem(r, idem, e);
 
     formsvc_srv *c = formsvc_conf(r->server);
     int limit = c->tier[who->verified ? 1 : 0].forms;

@@ -180,30 +180,17 @@ static int formsvc_h_verify_confirm(request_rec *r, const char *const *caps) {
                            "5 wrong tries. Request a new one with POST /v1/verify/send."));
 }
 
-/* The pages of the verification link carry the token in their URL: never
- * sent on as a Referer, never framed, styled only by fs_html's sheet. */
-static void page_headers(request_rec *r, const char *form_action) {
-    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    apr_table_setn(r->headers_out, "Content-Security-Policy",
-                   apr_psprintf(r->pool,
-                                "default-src 'none'; style-src %s; frame-ancestors 'none'; "
-                                "form-action %s; base-uri 'none'",
-                                fs_html_style_src(r->pool), form_action));
-    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-}
-
 static int html_page(request_rec *r, int status, const char *title, const char *text) {
-    page_headers(r, "'none'");
-    return formsvc_send_html(r, status, fs_html_message(r->pool, title, title, text));
+    return formsvc_send_link_page(r, status, "'none'",
+                                  fs_html_message(r->pool, title, title, text));
 }
 
 /* The page GET /verify answers for a well-formed token: a button that
  * POSTs the token to /verify. Nothing changes on GET, so a mail scanner or
  * link preview that fetches the link does not spend it. */
 static int confirm_page(request_rec *r, const char *token) {
-    page_headers(r, "'self'");
-    return formsvc_send_html(
-        r, 200,
+    return formsvc_send_link_page(
+        r, 200, "'self'",
         fs_html_confirm(r->pool, "Verify your address",
                         "Press the button to verify the e-mail address of your formsvc account.",
                         "verify", "token", token, "Verify my address"));

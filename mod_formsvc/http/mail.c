@@ -13,6 +13,7 @@
 #include "fs_store_verify.h"
 #include "fs_util.h"
 #include "metrics.h"
+#include "notify.h"
 #include "worker.h"
 
 #include <apr_file_info.h>
@@ -34,7 +35,7 @@ APLOG_USE_MODULE(formsvc);
 char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
                            const char **id) {
     formsvc_acct *a = formsvc_conf(r->server)->acct;
-    fs_mail_msg m = {a->mail_from, to, subject, body, apr_time_now(), NULL};
+    fs_mail_msg m = {a->mail_from, to, subject, body, apr_time_now(), NULL, NULL};
     *id = fs_id_new(r->pool, "msg_");
     return *id ? fs_mail_build(r->pool, &m) : NULL;
 }
@@ -137,11 +138,14 @@ static void record(apr_pool_t *ip, server_rec *s, fs_store *st, void *items, int
 static const formsvc_queue outbox = {claim, deliver, record};
 static const formsvc_sweep outbox_sweep = {fs_store_outbox_sweep};
 
-/* About every second a batch of the outbox; about every ten minutes, mail
- * sent or failed a week ago and the per-recipient counts of a day ago. */
+/* About every second a batch of the outbox and one of the mail that
+ * submissions owe (notify.c); about every ten minutes, mail sent or failed
+ * a week ago and the per-recipient and daily counts of the days before. */
 static const formsvc_task tasks[] = {
     {"outbox", 0, 1, formsvc_task_drain, &outbox},
+    {"notify", 0, 1, formsvc_task_drain, &formsvc_notify_queue},
     {"outbox sweep", 17, 600, formsvc_task_sweep, &outbox_sweep},
+    {"notify sweep", 23, 600, formsvc_task_sweep, &formsvc_notify_sweep},
 };
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {

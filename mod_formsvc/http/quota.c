@@ -2,6 +2,7 @@
  * the figures, and the one shape of a quota-exceeded problem. */
 #include "quota.h"
 #include "fs_json.h"
+#include "fs_store_mail.h"
 #include "fs_store_ops.h"
 
 #include <apr_strings.h>
@@ -51,6 +52,14 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
     json_object_object_add(rq, "windowSeconds", json_object_new_int(60));
     json_object_object_add(rq, "resetsIn", json_object_new_int(ar ? atoi(ar) : 60));
     json_object_object_add(lim, "requests", rq);
+    /* notification and confirmation mail of the UTC day (sql/0028) */
+    int sent = 0;
+    if ((*err = fs_store_mail_sent_today(formsvc_store(r), who->user_id, &sent))) {
+        json_object_put(q);
+        json_object_put(lim);
+        return NULL;
+    }
+    json_object_object_add(lim, "notifications", item(t->notifications, sent));
 #undef USED
     json_object_object_add(q, "limits", lim);
     return q;

@@ -4,6 +4,7 @@
 #include "response.h"
 #include "auth.h"
 #include "capture.h"
+#include "fs_html.h"
 #include "fs_json.h"
 #include "fs_util.h"
 #include "request.h"
@@ -134,6 +135,17 @@ int formsvc_send_problem(request_rec *r, fs_error *e) {
 int formsvc_send_html(request_rec *r, int status, const char *html) {
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
     return formsvc_send_body(r, status, "text/html; charset=utf-8", html, strlen(html));
+}
+
+int formsvc_send_link_page(request_rec *r, int status, const char *form_action, const char *html) {
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   apr_psprintf(r->pool,
+                                "default-src 'none'; style-src %s; frame-ancestors 'none'; "
+                                "form-action %s; base-uri 'none'",
+                                fs_html_style_src(r->pool), form_action));
+    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+    return formsvc_send_html(r, status, html);
 }
 
 void formsvc_link_next(request_rec *r, const char *cursor) {

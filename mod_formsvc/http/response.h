@@ -48,6 +48,11 @@ int formsvc_send_empty(request_rec *r, int status);
  * The caller sets Content-Security-Policy (style-src fs_html_style_src)
  * and caching. */
 int formsvc_send_html(request_rec *r, int status, const char *html);
+/* A page opened from a link in a mail, whose URL carries a token: never
+ * cached, never sent on as a Referer, never framed, styled only by
+ * fs_html's sheet, its forms posting only to form_action (a CSP source
+ * list such as "'self'", or "'none'"). */
+int formsvc_send_link_page(request_rec *r, int status, const char *form_action, const char *html);
 
 /* Sets Link: <the same URL with cursor=cursor>; rel="next" (RFC 8288),
  * keeping every query parameter but cursor and after. */

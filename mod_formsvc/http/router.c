@@ -18,6 +18,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_submissions, formsvc_routes_public,   formsvc_routes_mcp,
     formsvc_routes_openapi,     formsvc_routes_webhooks, formsvc_routes_metrics,
     formsvc_routes_stats,       formsvc_routes_links,    formsvc_routes_files, /* issue 14 */
+    formsvc_routes_notify,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 
@@ -27,7 +28,8 @@ static int our_path(const char *path) {
         "/v1",           "/f",       "/problems",
         "/healthz",      "/readyz",  "/mcp",
         "/openapi.json", "/verify",  "/.well-known/oauth-authorization-server",
-        "/.formsvc",     "/metrics", "/.well-known/oauth-protected-resource"};
+        "/.formsvc",     "/metrics", "/.well-known/oauth-protected-resource",
+        "/notify"};
     for (unsigned i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
         apr_size_t n = strlen(roots[i]);
         if (strncmp(path, roots[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))

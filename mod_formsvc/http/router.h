@@ -25,6 +25,7 @@ extern const formsvc_route formsvc_routes_clients[];
 extern const formsvc_route formsvc_routes_token[];
 extern const formsvc_route formsvc_routes_audit[];
 extern const formsvc_route formsvc_routes_verify[];
+extern const formsvc_route formsvc_routes_notify[];
 extern const formsvc_route formsvc_routes_forms[];
 extern const formsvc_route formsvc_routes_fields[];
 extern const formsvc_route formsvc_routes_submissions[];

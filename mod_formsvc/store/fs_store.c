@@ -43,6 +43,7 @@ const fs_stmt *fs_store_statements(int *count) {
         gather(fs_stmts_stats);
         gather(fs_stmts_links);
         gather(fs_stmts_files);
+        gather(fs_stmts_mail);
     }
     *count = n_all;
     return all;

@@ -119,5 +119,6 @@ extern const fs_stmt fs_stmts_webhooks[];
 extern const fs_stmt fs_stmts_stats[];
 extern const fs_stmt fs_stmts_links[];
 extern const fs_stmt fs_stmts_files[]; /* issue 14 */
+extern const fs_stmt fs_stmts_mail[];  /* issue 13: mail of submissions */
 
 #endif

@@ -1,0 +1,244 @@
+/* fs_notify: settings.notify and settings.confirmation, and the text of
+ * the mail they send (include/fs_notify.h). */
+#include "fs_notify.h"
+#include "fs_field.h"
+#include "fs_fieldset.h"
+#include "fs_json.h"
+#include "fs_util.h"
+
+#include <apr_strings.h>
+#include <string.h>
+#include <strings.h>
+
+void fs_notify_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, json_object *out,
+                              fs_error *verr) {
+    json_object *v = fs_json_get(s, "notify");
+    const char *mp = apr_pstrcat(p, ptr, "/notify", NULL);
+    json_object_object_add(out, "notify", NULL);
+    if (!v || json_object_is_type(v, json_type_null))
+        return;
+    if (!json_object_is_type(v, json_type_object)) {
+        fs_error_add(p, verr, mp, "type",
+                     "notify must be an object {\"emails\": [...], \"mode\": \"each\" or "
+                     "\"hourly\"} or null.");
+        return;
+    }
+    static const char *const allowed[] = {"emails", "mode", NULL};
+    fs_json_unknown_members_at(p, v, mp, allowed, verr);
+    int before = verr->errors ? verr->errors->nelts : 0;
+    const char *mode = "each";
+    json_object *m = fs_json_get(v, "mode");
+    if (m && !json_object_is_type(m, json_type_null)) {
+        const char *ms = json_object_is_type(m, json_type_string) ? json_object_get_string(m) : "";
+        if (strcmp(ms, "each") && strcmp(ms, "hourly"))
+            fs_error_add(p, verr, apr_pstrcat(p, mp, "/mode", NULL), "enum",
+                         "mode is \"each\" (a mail per submission) or \"hourly\" (a digest).");
+        else
+            mode = ms;
+    }
+    json_object *em = fs_json_get(v, "emails");
+    const char *ep = apr_pstrcat(p, mp, "/emails", NULL);
+    json_object *list = json_object_new_array();
+    if (!em || !json_object_is_type(em, json_type_array)) {
+        fs_error_add(p, verr, ep, em ? "type" : "required",
+                     "emails is an array of 1 to %d e-mail addresses.", FS_NOTIFY_EMAILS_MAX);
+    } else if (json_object_array_length(em) < 1 ||
+               json_object_array_length(em) > FS_NOTIFY_EMAILS_MAX) {
+        fs_error_add(p, verr, ep, json_object_array_length(em) < 1 ? "minItems" : "maxItems",
+                     "emails lists 1 to %d addresses.", FS_NOTIFY_EMAILS_MAX);
+    } else {
+        for (size_t i = 0; i < json_object_array_length(em); i++) {
+            json_object *it = json_object_array_get_idx(em, i);
+            const char *ip = apr_psprintf(p, "%s/%lu", ep, (unsigned long)i);
+            const char *a =
+                json_object_is_type(it, json_type_string) ? json_object_get_string(it) : NULL;
+            if (!a || strlen(a) > FS_EMAIL_MAX || !fs_email_valid(a)) {
+                fs_error_add(p, verr, ip, a ? "format" : "type",
+                             "Each item of emails is an e-mail address such as ops@example.com.");
+                continue;
+            }
+            int dup = 0;
+            for (size_t j = 0; j < json_object_array_length(list); j++)
+                dup |= !strcasecmp(json_object_get_string(json_object_array_get_idx(list, j)), a);
+            if (dup) {
+                fs_error_add(p, verr, ip, "unique", "An address is listed twice in emails.");
+                continue;
+            }
+            json_object_array_add(list, json_object_new_string(a));
+        }
+    }
+    if ((verr->errors ? verr->errors->nelts : 0) != before) {
+        json_object_put(list);
+        return;
+    }
+    json_object *n = json_object_new_object();
+    json_object_object_add(n, "emails", list);
+    json_object_object_add(n, "mode", json_object_new_string(mode));
+    json_object_object_add(out, "notify", n);
+}
+
+void fs_confirmation_settings_parse(apr_pool_t *p, json_object *s, const char *ptr,
+                                    json_object *out, fs_error *verr) {
+    json_object *v = fs_json_get(s, "confirmation");
+    const char *mp = apr_pstrcat(p, ptr, "/confirmation", NULL);
+    json_object_object_add(out, "confirmation", NULL);
+    if (!v || json_object_is_type(v, json_type_null))
+        return;
+    if (!json_object_is_type(v, json_type_object)) {
+        fs_error_add(p, verr, mp, "type",
+                     "confirmation must be an object {\"emailField\", \"subject\", \"body\"} "
+                     "or null.");
+        return;
+    }
+    static const char *const allowed[] = {"emailField", "subject", "body", NULL};
+    fs_json_unknown_members_at(p, v, mp, allowed, verr);
+    const char *f = NULL, *subj = NULL, *body = NULL;
+    json_object *x = fs_json_get(v, "emailField");
+    const char *xp = apr_pstrcat(p, mp, "/emailField", NULL);
+    if (!x)
+        fs_error_add(p, verr, xp, "required", "emailField names the email field to mail to.");
+    else if (!json_object_is_type(x, json_type_string) ||
+             !fs_field_key_valid(json_object_get_string(x)))
+        fs_error_add(p, verr, xp, json_object_is_type(x, json_type_string) ? "pattern" : "type",
+                     "emailField is the key of an email field of the form.");
+    else
+        f = json_object_get_string(x);
+    x = fs_json_get(v, "subject");
+    xp = apr_pstrcat(p, mp, "/subject", NULL);
+    if (!x)
+        fs_error_add(p, verr, xp, "required", "subject is the mail's subject.");
+    else
+        subj = fs_json_text(p, x, xp, "subject", 1, FS_CONFIRM_SUBJECT_MAX, 0, verr);
+    x = fs_json_get(v, "body");
+    xp = apr_pstrcat(p, mp, "/body", NULL);
+    if (!x)
+        fs_error_add(p, verr, xp, "required", "body is the mail's plain text.");
+    else
+        body = fs_json_text(p, x, xp, "body", 1, FS_CONFIRM_BODY_MAX, 1, verr);
+    if (!f || !subj || !body)
+        return;
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "emailField", json_object_new_string(f));
+    json_object_object_add(c, "subject", json_object_new_string(subj));
+    json_object_object_add(c, "body", json_object_new_string(body));
+    json_object_object_add(out, "confirmation", c);
+}
+
+void fs_confirmation_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
+                                  fs_error *verr) {
+    json_object *c = fs_json_get(settings, "confirmation");
+    const char *key = json_object_get_string(fs_json_get(c, "emailField"));
+    if (!c || !key)
+        return;
+    const fs_field *f = fs_fieldset_find(fs_fieldset_from_json(p, fields), key);
+    if (!f || f->type != FS_FT_EMAIL)
+        fs_error_add(p, verr, "/settings/confirmation/emailField", "enum",
+                     "settings.confirmation.emailField names %s, which is not an email field of "
+                     "the form (set confirmation to null before removing or retyping the field).",
+                     key);
+}
+
+int fs_notify_settings_mail(json_object *settings) {
+    json_object *n = fs_json_get(settings, "notify"), *c = fs_json_get(settings, "confirmation");
+    return (n && !json_object_is_type(n, json_type_null)) ||
+           (c && !json_object_is_type(c, json_type_null));
+}
+
+/* One value as text: strings as they are, numbers and booleans as JSON
+ * writes them, an option value as its label, a file ({name, ...}) by its
+ * name, arrays joined by ", ". */
+static const char *value_text(apr_pool_t *p, const fs_field *f, json_object *v) {
+    if (!v || json_object_is_type(v, json_type_null))
+        return "";
+    if (json_object_is_type(v, json_type_array)) {
+        const char *out = "";
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            out = apr_pstrcat(p, out, i ? ", " : "",
+                              value_text(p, f, json_object_array_get_idx(v, i)), NULL);
+        return out;
+    }
+    if (json_object_is_type(v, json_type_object)) {
+        json_object *n = fs_json_get(v, "name");
+        return n && json_object_is_type(n, json_type_string) ? json_object_get_string(n) : "";
+    }
+    const char *label = f ? fs_field_option_label(f, v) : NULL;
+    if (label)
+        return label;
+    if (json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return apr_pstrdup(p, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+const char *fs_notify_answer(apr_pool_t *p, json_object *fields, json_object *data,
+                             const char *key) {
+    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
+    const fs_field *f = fs_fieldset_find(fs, key);
+    return f ? value_text(p, f, fs_json_get(data, key)) : "";
+}
+
+/* text with every line after a newline indented by two spaces */
+static const char *indent(apr_pool_t *p, const char *text) {
+    const char *out = "  ";
+    const char *s = text;
+    for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
+        out = apr_pstrcat(p, out, apr_pstrndup(p, s, (apr_size_t)(nl - s)), "\n  ", NULL);
+    return apr_pstrcat(p, out, s, NULL);
+}
+
+char *fs_notify_answers_text(apr_pool_t *p, json_object *fields, json_object *data) {
+    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
+    char *out = "";
+    for (int i = 0; i < fs->n; i++) {
+        const fs_field *f = &fs->f[i];
+        json_object *v = fs_json_get(data, f->key);
+        if (!v || json_object_is_type(v, json_type_null))
+            continue;
+        const char *t = value_text(p, f, v);
+        out = apr_pstrcat(p, out, *out ? "\n" : "", f->label ? f->label : f->key, ":\n",
+                          indent(p, t), "\n", NULL);
+    }
+    return *out ? out : apr_pstrdup(p, "(no answers)\n");
+}
+
+char *fs_notify_fill(apr_pool_t *p, const char *tmpl, json_object *fields, json_object *data) {
+    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
+    char *out = "";
+    const char *s = tmpl, *open;
+    while ((open = strstr(s, "{{"))) {
+        const char *k = open + 2;
+        while (*k == ' ')
+            k++;
+        const char *ke = k;
+        while ((*ke >= 'a' && *ke <= 'z') || (*ke >= '0' && *ke <= '9') || *ke == '_')
+            ke++;
+        const char *close = ke;
+        while (*close == ' ')
+            close++;
+        if (ke == k || strncmp(close, "}}", 2)) { /* not a placeholder: keep its "{" */
+            out = apr_pstrcat(p, out, apr_pstrndup(p, s, (apr_size_t)(open + 1 - s)), NULL);
+            s = open + 1;
+            continue;
+        }
+        const char *key = apr_pstrndup(p, k, (apr_size_t)(ke - k));
+        const fs_field *f = fs_fieldset_find(fs, key);
+        out = apr_pstrcat(p, out, apr_pstrndup(p, s, (apr_size_t)(open - s)),
+                          f ? value_text(p, f, fs_json_get(data, key)) : "", NULL);
+        s = close + 2;
+    }
+    return apr_pstrcat(p, out, s, NULL);
+}
+
+char *fs_notify_header_text(apr_pool_t *p, const char *s, apr_size_t max) {
+    char *o = apr_pstrdup(p, s ? s : "");
+    for (char *c = o; *c; c++)
+        if ((unsigned char)*c < 32 || *c == 127)
+            *c = ' ';
+    apr_size_t n = strlen(o);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)o[n] & 0xC0) == 0x80)
+            n--;
+        o[n] = '\0';
+    }
+    return o;
+}

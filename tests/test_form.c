@@ -119,7 +119,8 @@ static void settings(void **state) {
     json_object *s = fs_json_own(p, fs_settings_parse(p, NULL, "/settings", e));
     assert_string_equal(fs_json_str(p, s),
                         "{\"closesAt\":null,\"maxSubmissions\":null,\"confirmationMessage\":null,"
-                        "\"redirectUrl\":null,\"honeypot\":true,\"uniqueBy\":null}");
+                        "\"redirectUrl\":null,\"honeypot\":true,\"uniqueBy\":null,\"notify\":null,"
+                        "\"confirmation\":null}");
     s = fs_json_own(p,
                     fs_settings_parse(
                         p,

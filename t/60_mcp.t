@@ -139,6 +139,7 @@ my @tools = @{ $r->{json}{result}{tools} };
 my @want = qw(whoami list_forms get_form create_form update_form delete_form publish_form
               close_form add_field update_field delete_field replace_fields list_submissions
               get_submission delete_submission list_keys create_key revoke_key get_form_stats
+              get_form_notify
               create_link list_links get_link delete_link
               list_webhooks create_webhook update_webhook delete_webhook test_webhook
               list_deliveries retry_delivery);

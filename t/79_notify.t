@@ -124,6 +124,14 @@ my ($bt) = signup();
 problem_ok(api(GET => "/v1/forms/$fid/notify", token => $bt), 404, 'not-found',
            "another account's form: 404");
 
+# the same through MCP
+$r = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+         body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
+                   params => { name => 'get_form_notify', arguments => { formId => $fid } } });
+is_deeply [ sort map { $_->{email} } @{ $r->{json}{result}{structuredContent}{recipients} || [] } ],
+    [ sort $own, $other ], 'MCP get_form_notify: the recipients';
+ok !$r->{json}{result}{isError}, 'not an error';
+
 my $ask = wait_mail($other);
 ok $ask, 'the other address is asked by mail';
 like $ask->{headers}{subject}, qr/Confirm notifications/, 'subject';

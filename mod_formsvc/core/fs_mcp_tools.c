@@ -32,7 +32,21 @@
     "\"additionalProperties\":false},"                                                             \
     "\"embed\":{\"type\":[\"object\",\"null\"],\"properties\":{\"allowedOrigins\":{\"type\":"      \
     "\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Origins that may frame the "      \
-    "public page: https://host[:port]\"}},\"additionalProperties\":false}},"                       \
+    "public page: https://host[:port]\"}},\"additionalProperties\":false},"                        \
+    "\"uniqueBy\":{\"type\":[\"array\",\"null\"],\"items\":{\"type\":\"string\"},\"description\":" \
+    "\"Field keys: a submission repeating another's values of them is refused.\"},"                \
+    "\"notify\":{\"type\":[\"object\",\"null\"],\"properties\":{\"emails\":{\"type\":\"array\","   \
+    "\"items\":{\"type\":\"string\",\"format\":\"email\"},\"minItems\":1,\"maxItems\":10},"        \
+    "\"mode\":{\"enum\":[\"each\",\"hourly\"]}},\"required\":[\"emails\"],\"description\":\"Mail " \
+    "each submission or an hourly digest to these addresses; any but the account's own must "      \
+    "first confirm by a mailed link (get_form_notify shows which did). Verified accounts "         \
+    "only.\"},"                                                                                    \
+    "\"confirmation\":{\"type\":[\"object\",\"null\"],\"properties\":{\"emailField\":{\"type\":"   \
+    "\"string\"},\"subject\":{\"type\":\"string\",\"maxLength\":200},\"body\":{\"type\":"          \
+    "\"string\",\"maxLength\":5000}},\"required\":[\"emailField\",\"subject\",\"body\"],"          \
+    "\"description\":\"Mail the respondent (the answer of emailField, an email field) a "          \
+    "plain-text copy; {{key}} in subject and body is replaced by that answer. Verified "           \
+    "accounts only.\"}},"                                                                          \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
@@ -228,6 +242,14 @@ const fs_mcp_tool fs_mcp_tools[] = {
                  "\"interval\":{\"enum\":[\"day\",\"hour\"],\"default\":\"day\"}",
          "\"formId\""),
      OUT("\"totals\":{\"type\":\"object\"},\"data\":{\"type\":\"array\"}", "\"totals\",\"data\"")},
+    {"get_form_notify", "Get a form's notification addresses",
+     "The addresses of settings.notify and what each agreed to (pending until it confirms the "
+     "mailed link, confirmed, or unsubscribed), and the account's notification mails of the "
+     "day (GET /v1/forms/{id}/notify).",
+     "GET", "/v1/forms/{formId}/notify", NULL, 0, 0, 1, 0, 1, OBJ(FORM_ID, "\"formId\""),
+     OUT("\"mode\":{\"enum\":[\"each\",\"hourly\",\"off\"]},\"recipients\":{\"type\":\"array\"},"
+         "\"notificationsToday\":{\"type\":\"object\"}",
+         "\"mode\",\"recipients\",\"notificationsToday\"")},
     {"get_submission", "Get a submission",
      "One submission (GET /v1/forms/{id}/submissions/{sid})." UNTRUSTED_SAYS, "GET",
      "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,

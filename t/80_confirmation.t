@@ -1,0 +1,133 @@
+# The respondent's copy (issue 13, item 2): settings.confirmation mails the
+# address of the form's email field a plain-text copy after a stored
+# submission, {{key}} replaced by the answers and never interpreted. Only
+# verified accounts; each copy counts against the account's daily
+# notifications quota, and one address receives at most
+# FormsvcConfirmationMailsPerAddress (3 in the suite) a day from all forms
+# together, exactly, under parallel submissions to two accounts' forms.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+use FormsvcMail qw(mail_for mail_count_for wait_mail);
+use FormsTest qw(verify_account problem_ok);
+use POSIX ();
+
+sub fresh_verified {
+    my ($tok) = signup();
+    verify_account($tok);
+    for (1 .. 30) {
+        last if api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
+        select undef, undef, undef, 0.1;
+    }
+    return $tok;
+}
+my @FIELDS = ({ key => 'name', type => 'text', label => 'Name' },
+              { key => 'email', type => 'email', label => 'E-mail' },
+              { key => 'size', type => 'select', label => 'Size',
+                options => [ { value => 's', label => 'Small' }, { value => 'l', label => 'Large' } ] });
+my %CONF = (emailField => 'email', subject => 'Thanks {{name}}',
+            body => "Hello {{ name }},\nyou chose {{size}}.{{unknown}}\n{{ email");
+sub mkform {
+    my ($tok, $conf, $fields) = @_;
+    return api(POST => '/v1/forms', token => $tok, body => {
+        title => 'Order', fields => $fields // \@FIELDS, settings => { confirmation => $conf } });
+}
+sub publish { api(POST => "/v1/forms/$_[1]/publish", token => $_[0])->code }
+sub submit {
+    my ($fid, $body) = @_;
+    return api(POST => "/f/$fid", body => $body, headers => { Accept => 'application/json' });
+}
+sub settle {
+    my $fid = shift;
+    for (1 .. 100) {
+        last if FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
+             && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL") == 0;
+        select undef, undef, undef, 0.1;
+    }
+}
+sub addr { sprintf 'resp%d.%d.%s@example.org', $$, time, shift }
+
+# ---- who may, and what is a valid confirmation ------------------------------------
+my ($ut) = signup();
+problem_ok(mkform($ut, \%CONF), 403, 'quota-exceeded', 'unverified: confirmation is 403');
+
+my $tok = fresh_verified();
+my $r = mkform($tok, { %CONF, emailField => 'name' });
+is $r->code, 422, 'emailField naming a text field: 422';
+is $r->{json}{errors}[0]{pointer}, '/settings/confirmation/emailField', 'at emailField';
+$r = mkform($tok, { %CONF, emailField => 'gone' });
+is $r->code, 422, 'emailField naming no field: 422';
+$r = mkform($tok, { %CONF, subject => "Hi\r\nBcc: victim\@example.org" });
+is $r->code, 422, 'a subject of two lines: 422';
+is $r->{json}{errors}[0]{pointer}, '/settings/confirmation/subject', 'at subject';
+$r = mkform($tok, { %CONF, body => 'x' x 5001 });
+is $r->code, 422, 'a body over 5000 characters: 422';
+$r = mkform($tok, { emailField => 'email' });
+is $r->code, 422, 'subject and body are required';
+
+$r = mkform($tok, \%CONF);
+is $r->code, 201, 'a form with confirmation';
+my $fid = $r->{json}{id};
+is_deeply $r->{json}{settings}{confirmation}, \%CONF, 'settings.confirmation as sent';
+is publish($tok, $fid), 200, 'published';
+# the field it names cannot go first
+$r = api(PUT => "/v1/forms/$fid/fields", token => $tok, body => { fields => [ $FIELDS[0], $FIELDS[2] ] });
+is $r->code, 422, 'removing the email field while confirmation names it: 422';
+my $pub = api(GET => "/f/$fid", headers => { Accept => 'application/json' });
+unlike $pub->content, qr/Hello|emailField/, 'the JSON view does not show the template';
+
+# ---- the copy --------------------------------------------------------------------------
+my $to = addr('a');
+$r = submit($fid, { name => 'Eve {{size}} <b>x</b>', email => $to, size => 'l' });
+is $r->code, 201, 'a submission';
+my $m = wait_mail($to);
+ok $m, 'the respondent gets a copy';
+is $m->{headers}{subject}, 'Thanks Eve {{size}} <b>x</b>', 'subject filled, the answer taken as it is';
+like $m->{body}, qr/^Hello Eve \{\{size\}\} <b>x<\/b>,\r?\nyou chose Large\.\r?\n\{\{ email/m,
+    'body: placeholders by answers (option label), unknown ones empty, a broken one left';
+like $m->{body}, qr/for the form "Order"/, 'says which form';
+like $m->{headers}{'content-type'}, qr{text/plain}, 'plain text';
+ok !$m->{headers}{'list-unsubscribe'}, 'a single copy, no list headers';
+is api(GET => '/v1/me', token => $tok)->{json}{quota}{limits}{notifications}{used}, 1,
+    '/v1/me: the copy counts as one notification of the day';
+
+# no address, no copy; spam, no copy
+is submit($fid, { name => 'No mail' })->code, 201, 'a submission without an address';
+$r = api(POST => "/f/$fid", body => "name=Bot&email=" . addr('spam') . '&_hp=x',
+         headers => { 'Content-Type' => 'application/x-www-form-urlencoded' });
+is $r->code, 303, 'spam answered as a success';
+settle($fid);
+is mail_count_for(addr('spam')), 0, 'spam gets no copy';
+is api(GET => '/v1/me', token => $tok)->{json}{quota}{limits}{notifications}{used}, 1,
+    'neither counted';
+
+# ---- one address, two accounts' forms, 8 parallel submissions: exactly 3 copies ----------
+my @forms;
+for (1 .. 2) {
+    my $t = fresh_verified();
+    my $f = mkform($t, \%CONF)->{json}{id};
+    publish($t, $f);
+    push @forms, $f;
+}
+my $victim = addr('victim');
+my @kids = map {
+    my $i = $_;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        POSIX::_exit(submit($forms[$i % 2], { name => "N$i", email => $victim })->code == 201 ? 0 : 1);
+    }
+    $pid;
+} 1 .. 8;
+my $ok = 0;
+for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
+is $ok, 8, '8 parallel submissions stored';
+settle($_) for @forms;
+sleep 1;
+is mail_count_for($victim), 3, 'the address gets exactly 3 copies a day';
+is FormsTest::psql("SELECT sum(sent) FROM mail_daily WHERE key LIKE 'notify:%' AND key IN "
+                   . "(SELECT 'notify:' || user_id FROM forms WHERE id IN ('$forms[0]', '$forms[1]'))"), 3,
+    'the accounts are charged only for the copies sent';
+
+done_testing;

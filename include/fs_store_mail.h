@@ -25,7 +25,7 @@ fs_error *fs_store_mail_claim(fs_store *st, int lease, int batch, fs_mail_jobs *
 /* The daily limits fs_store_mail_done counts against. */
 typedef struct fs_mail_caps {
     int unverified, verified; /* notifications per account per UTC day, by tier */
-    int per_address;          /* respondent copies per address per UTC day */
+    int per_address;          /* unasked mails (copies, requests) per address per UTC day */
 } fs_mail_caps;
 /* Deletes the jobs of j and queues msgs (a JSON array of {id, to, message,
  * kind, recipientId, tokenHash}) within the caps, in one transaction;

@@ -49,8 +49,9 @@ CREATE INDEX mail_jobs_submission ON mail_jobs (submission_id) WHERE submission_
 CREATE INDEX mail_jobs_recipient ON mail_jobs (recipient_id) WHERE recipient_id IS NOT NULL;
 
 -- Mails per key and UTC day: 'notify:<user id>' (the account's
--- notifications quota) and 'resp:<sha256 of the address>' (copies one
--- respondent address receives from the whole service).
+-- notifications quota) and 'resp:<sha256 of the address>' (mail one
+-- address receives from the whole service without having agreed to it:
+-- respondents' copies and requests to confirm notifications).
 CREATE TABLE mail_daily (
     key  text NOT NULL,
     day  date NOT NULL,
@@ -234,8 +235,9 @@ END $$;
 -- recipientId and tokenHash (address)}. The jobs are deleted; when none
 -- of them was left (another worker finished them after the lease ran out)
 -- nothing is queued. Each message counts against the account's quota of
--- the day (cap of its tier; 0 sends none), a respondent's copy also
--- against its address's (per_address); one over either is dropped.
+-- the day (cap of its tier; 0 sends none), a respondent's copy and a
+-- request to confirm also against the address's (per_address); one over
+-- either is dropped.
 -- Returns how many were queued and dropped.
 CREATE FUNCTION fs_mail_done(jobs text, uid text, msgs text, cap_unverified integer,
                              cap_verified integer, per_address integer,
@@ -261,7 +263,9 @@ BEGIN
                 AND n.status = 'pending' AND n.listed FOR UPDATE;
             CONTINUE WHEN NOT FOUND;
         END IF;
-        IF m ->> 'kind' = 'confirmation' THEN
+        -- mail to an address that has agreed to nothing (a respondent's
+        -- copy, a request to confirm notifications): capped per address
+        IF m ->> 'kind' IN ('confirmation', 'address') THEN
             addr_key := 'resp:' || encode(sha256(convert_to(lower(btrim(m ->> 'to')), 'UTF8')), 'hex');
             IF NOT fs_mail_day_take(addr_key, per_address) THEN
                 dropped := dropped + 1; CONTINUE;

@@ -256,4 +256,23 @@ is mail_count_for($qown), 10, 'exactly 10 notifications: the daily quota';
 $r = api(GET => "/v1/forms/$qfid/notify", token => $qt);
 is_deeply $r->{json}{notificationsToday}, { limit => 10, used => 10 }, 'notificationsToday: 10 of 10';
 
+# ---- one address listed by six accounts at once: asked 3 times a day, no more --------------
+my $target = sprintf 'listed%d.%d@example.com', $$, time;
+my @toks = map { (fresh_verified())[0] } 1 .. 6;
+@kids = map {
+    my $t = $_;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) { POSIX::_exit(mkform($t, { notify => { emails => [ $target ] } })->code == 201 ? 0 : 1) }
+    $pid;
+} @toks;
+$ok = 0;
+for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
+is $ok, 6, 'six forms list the same address';
+for (1 .. 100) {
+    last if FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE kind = 'address'") == 0;
+    select undef, undef, undef, 0.1;
+}
+sleep 1;
+is mail_count_for($target), 3, 'it receives 3 requests to confirm (FormsvcConfirmationMailsPerAddress)';
+
 done_testing;

@@ -31,7 +31,7 @@ typedef struct formsvc_acct {
     const char *smtp_password;     /* read with its directive from smtp_password_file */
     int resend_interval;           /* seconds between two verification mails */
     int mails_per_day;             /* account mails per account and per address, 24 h */
-    int confirmations_per_address; /* respondent copies per address per UTC day */
+    int confirmations_per_address; /* unasked mails per address per UTC day */
     unsigned rule_set;             /* bit per rule */
     unsigned int store_set : 1, slots_set : 1, mail_set : 1, mail_from_set : 1, smtp_user_set : 1,
         smtp_password_file_set : 1, resend_interval_set : 1, mails_per_day_set : 1,
@@ -79,7 +79,8 @@ const char *formsvc_set_confirmations(cmd_parms *cmd, void *d, const char *arg);
                       "24 hours (default 5)"),                                                     \
         AP_INIT_TAKE1("FormsvcConfirmationMailsPerAddress", formsvc_set_confirmations, NULL,       \
                       RSRC_CONF,                                                                   \
-                      "Respondent confirmation mails one address receives per UTC day, from "      \
-                      "every form and account together (default 3)")
+                      "Mails one address receives per UTC day without having agreed to them "      \
+                      "(respondent copies, requests to confirm notifications), from every form "   \
+                      "and account together (default 3)")
 
 #endif

@@ -287,6 +287,10 @@ SKIP: {
     ok $g->{revokedTokenRefused}, "SDK: the deleted client's token no longer connects";
     like $g->{verifySent}{structured}{sentTo} // '', qr/\@example\.com$/, 'SDK: send_verification';
     ok $g->{verifyWrong}{isError}, 'SDK: confirm_verification with a wrong code';
+    ok $g->{notifyRefused}{isError}, 'SDK: update_form with settings.notify, unverified: an error';
+    is $g->{notifyRefused}{structured}{quota}, 'notifications', 'SDK: the quota it names';
+    is $g->{notifyState}{structured}{mode}, 'off', 'SDK: get_form_notify';
+    is_deeply $g->{notifyState}{structured}{recipients}, [], 'SDK: no recipients';
 }
 
 done_testing;

@@ -116,6 +116,13 @@ try {
   out.verifySent = await call(client, "send_verification", {});
   out.verifyWrong = await call(client, "confirm_verification", { code: "WRONG-123" });
 
+  // ---- notification mail: an unverified account may not set it; the state
+  out.notifyRefused = await call(client, "update_form", {
+    formId,
+    settings: { notify: { emails: ["ops@example.com"], mode: "hourly" } },
+  });
+  out.notifyState = await call(client, "get_form_notify", { formId });
+
   await client.close();
   console.log(JSON.stringify(out));
 } catch (e) {

@@ -24,8 +24,24 @@ static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for
 
 /* per child */
 static apr_thread_mutex_t *mutex;
-static apr_thread_cond_t *freed;
+static apr_thread_cond_t *freed; /* the probe's verdict may be in */
 static int in_use;
+/* Threads waiting for a place, oldest first. A thread that leaves hands
+ * its place to the oldest waiter and wakes that one only: no newcomer
+ * overtakes a waiter (under load, barging let some requests wait many
+ * times longer than others), and a release does not wake every waiter.
+ * A node is its waiter thread's own (a thread waits for one place at a
+ * time), as is its condition variable, made once from gate_pool (a
+ * subpool of the child's, used only under the mutex). */
+typedef struct waiter {
+    apr_thread_cond_t *cv;
+    struct waiter *next;
+    int granted; /* the place of a thread that left is now this one's */
+} waiter;
+static waiter *q_head, *q_tail;
+static apr_pool_t *gate_pool;
+static _Thread_local apr_thread_cond_t *thread_cv;
+static _Thread_local waiter self;
 static int probing; /* a thread is trying the database while it is suspected down */
 /* The main server's DBDParams when the driver is pgsql, for the probe
  * (pconf, read-only in children); NULL: no ping, the probe opens a pooled
@@ -79,8 +95,10 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec * 1000);
     in_use = 0;
+    q_head = q_tail = NULL;
     if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
-        apr_thread_cond_create(&freed, pchild) != APR_SUCCESS) {
+        apr_thread_cond_create(&freed, pchild) != APR_SUCCESS ||
+        apr_pool_create(&gate_pool, pchild) != APR_SUCCESS) {
         FORMSVC_SLOG(s, APLOG_ERR, 0, 02152,
                      "cannot make the database connection gate; waits for a pooled "
                      "connection are not bounded");
@@ -99,6 +117,61 @@ static int suspected(void) {
     return bad > ok;
 }
 
+/* With the mutex held: gives a place back, to the oldest waiter if any. */
+static void release_place(void) {
+    waiter *w = q_head;
+    if (!w) {
+        in_use--;
+        return;
+    }
+    q_head = w->next;
+    if (!q_head)
+        q_tail = NULL;
+    w->granted = 1;
+    if (w->cv == freed)
+        apr_thread_cond_broadcast(freed);
+    else
+        apr_thread_cond_signal(w->cv);
+}
+
+/* With the mutex held: queues this thread and waits until a leaving
+ * thread hands it a place (1), or until deadline (0, out of the queue).
+ * Without a condition variable of its own (no memory) it waits on freed,
+ * which a hand-over to it broadcasts. */
+static int wait_turn(apr_time_t deadline) {
+    if (!thread_cv && apr_thread_cond_create(&thread_cv, gate_pool) != APR_SUCCESS)
+        thread_cv = NULL;
+    waiter *w = &self;
+    w->cv = thread_cv ? thread_cv : freed;
+    w->next = NULL;
+    w->granted = 0;
+    if (q_tail)
+        q_tail->next = w;
+    else
+        q_head = w;
+    q_tail = w;
+    while (!w->granted) {
+        if (!timeout_sec) {
+            apr_thread_cond_wait(w->cv, mutex);
+            continue;
+        }
+        apr_time_t left = deadline - apr_time_now();
+        if (left <= 0)
+            break;
+        apr_thread_cond_timedwait(w->cv, mutex, left);
+    }
+    if (w->granted)
+        return 1;
+    waiter **pp = &q_head, *prev = NULL;
+    for (; *pp && *pp != w; pp = &(*pp)->next)
+        prev = *pp;
+    if (*pp)
+        *pp = w->next;
+    if (q_tail == w)
+        q_tail = prev;
+    return 0;
+}
+
 int formsvc_dbpool_enter(int *probe) {
     *probe = 0;
     if (!mutex)
@@ -106,7 +179,7 @@ int formsvc_dbpool_enter(int *probe) {
     apr_time_t now = apr_time_now();
     apr_time_t deadline = now + apr_time_from_sec(timeout_sec);
     apr_time_t down_deadline = now + apr_time_from_msec(PROBE_WAIT_MS);
-    int rc = FORMSVC_DBPOOL_OK, waited = 0;
+    int rc = FORMSVC_DBPOOL_OK, waited = 0, placed = 0;
     apr_thread_mutex_lock(mutex);
     for (;;) {
         if (!*probe && suspected()) {
@@ -141,23 +214,22 @@ int formsvc_dbpool_enter(int *probe) {
                 }
             }
         }
-        if (!pool_max || in_use < pool_max) {
+        if (placed)
+            break; /* handed a place, and the database is not suspected */
+        if (!pool_max || (in_use < pool_max && !q_head)) {
             in_use++;
             break;
         }
         if (!waited++)
             formsvc_metric_inc(FORMSVC_M_DB_WAITS);
-        if (!timeout_sec) {
-            apr_thread_cond_wait(freed, mutex);
-            continue;
-        }
-        apr_time_t left = deadline - apr_time_now();
-        if (left <= 0) {
+        if (!wait_turn(deadline)) {
             rc = FORMSVC_DBPOOL_BUSY;
             break;
         }
-        apr_thread_cond_timedwait(freed, mutex, left);
+        placed = 1; /* look at the database's state again before going on */
     }
+    if (rc != FORMSVC_DBPOOL_OK && placed)
+        release_place();
     if (rc != FORMSVC_DBPOOL_OK && *probe)
         probing = *probe = 0;
     apr_thread_mutex_unlock(mutex);
@@ -168,10 +240,11 @@ void formsvc_dbpool_leave(int probe) {
     if (!mutex)
         return;
     apr_thread_mutex_lock(mutex);
-    in_use--;
-    if (probe)
+    release_place();
+    if (probe) {
         probing = 0;
-    apr_thread_cond_broadcast(freed);
+        apr_thread_cond_broadcast(freed);
+    }
     apr_thread_mutex_unlock(mutex);
 }
 

@@ -184,8 +184,16 @@ is fetch(POST => $others, 'List-Unsubscribe=One-Click')->code, 400, "another rec
 is $rc->{$other}{status}, 'confirmed', 'still confirmed';
 $page = fetch(GET => $unsub);
 is $page->code, 200, 'GET on the link: a page with a button';
+my ($uval) = $page->content =~ /name="u" value="([^"]+)"/;
+ok $uval, 'the button carries the link\'s u';
+is fetch(GET => (split /\?/, $unsub)[0] . '?u=garbage')->code, 400, 'a garbage u: 400';
 ($rc) = recipients($tok, $fid);
 is $rc->{$other}{status}, 'confirmed', 'GET unsubscribes nothing';
+# the page's button: u in the form-encoded body, to the bare path
+(my $bare = $unsub) =~ s/\?.*//;
+$r = fetch(POST => $bare, 'u=' . ($uval // ''));
+is $r->code, 200, 'the button of the page: 200';
+like $r->content, qr/receives no more submissions/, 'a page says so';
 $r = fetch(POST => $unsub, 'List-Unsubscribe=One-Click');
 is $r->code, 200, 'the RFC 8058 POST: 200';
 is fetch(POST => $unsub, 'List-Unsubscribe=One-Click')->code, 200, 'again: 200';

@@ -31,6 +31,9 @@ typedef struct fs_page {
     const char *accent;       /* settings.theme.accentColor, or NULL (ignored unless a colour) */
     const char *logo_url;     /* settings.theme.logoUrl (escaped here), or NULL */
     int embed; /* settings.embed: the page posts its height to its parent (fs_embed.h) */
+    /* settings.confirmation.emailField: the page says that a copy of the
+     * answers goes to the address entered there; NULL: no copy */
+    const char *copy_field;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

@@ -76,7 +76,12 @@ is publish($tok, $fid), 200, 'published';
 $r = api(PUT => "/v1/forms/$fid/fields", token => $tok, body => { fields => [ $FIELDS[0], $FIELDS[2] ] });
 is $r->code, 422, 'removing the email field while confirmation names it: 422';
 my $pub = api(GET => "/f/$fid", headers => { Accept => 'application/json' });
-unlike $pub->content, qr/Hello|emailField/, 'the JSON view does not show the template';
+unlike $pub->content, qr/Hello|Thanks/, 'the JSON view does not show the template';
+is $pub->{json}{confirmationMail}{emailField}, 'email', 'it says which field gets a copy';
+$pub = api(GET => "/f/$fid", headers => { Accept => 'text/html' });
+like $pub->content, qr/A copy of your answers is sent to the address you enter under \x{201c}E-mail\x{201d}|A copy of your answers is sent to the address you enter under \xe2\x80\x9cE-mail\xe2\x80\x9d/,
+    'the page says so, naming the field';
+unlike $pub->content, qr/Hello/, 'and not the template';
 
 # ---- the copy --------------------------------------------------------------------------
 my $to = addr('a');

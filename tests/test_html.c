@@ -59,7 +59,7 @@ static void page(void **state) {
                   vals, e,    "https://f.example/f/frm_1?a=1&b='",
                   EVIL, 1,    fs_locales_get(ls, "en"),
                   NULL, NULL, NULL,
-                  0};
+                  0,    NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
@@ -124,11 +124,16 @@ static void page_languages(void **state) {
     assert_null(fs_json_parse_object(p, "{\"size\":\"x\"}", 12, &vals));
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
-    fs_page pg = {
-        "T",  NULL, fs,   vals, e, "https://f.example/f/frm_1", NULL, 1, fs_locales_get(ls, "de"),
-        NULL, NULL, NULL, 0};
+    fs_page pg = {"T",  NULL,  fs,
+                  vals, e,     "https://f.example/f/frm_1",
+                  NULL, 1,     fs_locales_get(ls, "de"),
+                  NULL, NULL,  NULL,
+                  0,    "name"};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
+    /* settings.confirmation: the page says where the copy goes */
+    assert_non_null(strstr(h, "Eine Kopie Ihrer Antworten wird an die Adresse gesendet, die Sie "
+                              "unter \xe2\x80\x9eName\xe2\x80\x9c angeben."));
     assert_non_null(strstr(h, "<button type=\"submit\">Absenden</button>"));
     assert_non_null(strstr(h, "<span class=\"req\">(Pflichtfeld)</span>"));
     assert_non_null(strstr(h, "Bitte w\xc3\xa4hlen\xe2\x80\xa6</option>"));
@@ -195,7 +200,7 @@ static void theme(void **state) {
                                                           "\"label\":\"A\"}]"));
     fs_page pg = {EVIL, NULL, fs,   NULL, NULL,      "https://f.example/f/frm_1",
                   NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
-                  0};
+                  0,    NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
     assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");

@@ -535,6 +535,11 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "\" name=\"" FS_HONEYPOT_NAME "\" value=\"\" tabindex=\"-1\" "
                "autocomplete=\"off\"></div>\n",
                fs_tr(loc, "page.honeypot"));
+    const fs_field *copy = pg->copy_field ? fs_fieldset_find(pg->fields, pg->copy_field) : NULL;
+    if (copy)
+        sb_fmt(&b, "<p class=\"desc\">%e</p>\n",
+               fs_trf(p, loc, "page.copy_notice", "field", copy->label ? copy->label : copy->key,
+                      NULL));
     sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main>%s%s%s</body></html>\n",
            pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit"),
            pg->embed ? "<script>" : "", pg->embed ? fs_embed_page_script() : "",

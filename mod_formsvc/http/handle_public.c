@@ -203,6 +203,14 @@ static int problem(request_rec *r, fs_error *e) {
 }
 
 /* The form page of pb with the owner's text and branding. */
+/* settings.confirmation.emailField: a copy of the answers is mailed to
+ * the address entered there (http/notify.c); NULL when none is. */
+static const char *copy_field(pub *pb) {
+    json_object *c = fs_json_get(pb->settings, "confirmation");
+    json_object *f = fs_json_get(c, "emailField");
+    return f && json_object_is_type(f, json_type_string) ? json_object_get_string(f) : NULL;
+}
+
 static fs_page page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
                        const char *notice) {
     fs_page pg = {pb->f.title,
@@ -217,7 +225,8 @@ static fs_page page_of(request_rec *r, pub *pb, json_object *values, const fs_er
                   setting_str(pb, "submitLabel"),
                   pb->accent,
                   pb->logo_url,
-                  pb->ancestors != NULL};
+                  pb->ancestors != NULL,
+                  copy_field(pb)};
     return pg;
 }
 
@@ -306,6 +315,17 @@ static json_object *view(request_rec *r, pub *pb) {
             "the same key after a timeout, a network error or a 503: a repeat within 24 hours "
             "returns the first answer and never stores the submission twice."));
     json_object_object_add(o, "submit", sub);
+    const char *copy = copy_field(pb);
+    if (copy) { /* the respondent's address gets a copy (settings.confirmation) */
+        json_object *cm = json_object_new_object();
+        json_object_object_add(cm, "emailField", json_object_new_string(copy));
+        json_object_object_add(
+            cm, "description",
+            json_object_new_string("After a stored submission, a plain-text copy "
+                                   "of the answers is mailed to the address "
+                                   "given in emailField."));
+        json_object_object_add(o, "confirmationMail", cm);
+    }
     if (pb->link)
         json_object_object_add(o, "prefill", json_object_get(pb->link->prefill));
     json_object_object_add(o, "schema",

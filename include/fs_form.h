@@ -47,6 +47,12 @@ int fs_redirect_url_valid(apr_pool_t *p, const char *url);
  * caller, or NULL on errors. */
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr);
 
+/* The rules between settings and fields (whatever of the two changed):
+ * uniqueBy names fields (fs_unique.h), confirmation.emailField names an
+ * email field (fs_notify.h). Errors go to verr. */
+void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
+                              fs_error *verr);
+
 /* The public page's members of settings s (issue 15), added to out when
  * set: submitLabel (1..100 characters, one line), closedMessage (1..2000,
  * new lines allowed), opensAt (RFC 3339, normalised like closesAt; before

@@ -12,6 +12,7 @@
 #define FS_NOTIFY_H
 
 #include "fs_error.h"
+#include "fs_fieldset.h"
 
 #include <apr_pools.h>
 #include <json.h>
@@ -48,19 +49,20 @@ int fs_notify_settings_mail(json_object *settings);
 /* The answers as plain text: per visible answered field "Label:" and the
  * value on the next line(s) indented by two spaces, a blank line between;
  * option values as their labels, lists joined by ", ", files by name.
- * In p. */
-char *fs_notify_answers_text(apr_pool_t *p, json_object *fields, json_object *data);
+ * fs is the form's fields (fs_fieldset_from_json), read once per message
+ * by the caller. In p. */
+char *fs_notify_answers_text(apr_pool_t *p, const fs_fieldset *fs, json_object *data);
 
 /* One answer as text ("" when there is none), as fs_notify_answers_text
  * writes it. */
-const char *fs_notify_answer(apr_pool_t *p, json_object *fields, json_object *data,
+const char *fs_notify_answer(apr_pool_t *p, const fs_fieldset *fs, json_object *data,
                              const char *key);
 
 /* tmpl with each {{key}} (optional spaces inside the braces, key a field
  * key) replaced by that answer, "" when the field has none or is unknown.
  * Anything else, including a lone "{{", stays as written; answers are
  * never scanned for placeholders. In p. */
-char *fs_notify_fill(apr_pool_t *p, const char *tmpl, json_object *fields, json_object *data);
+char *fs_notify_fill(apr_pool_t *p, const char *tmpl, const fs_fieldset *fs, json_object *data);
 
 /* One line of header text: control characters (CR and LF included)
  * become spaces and the result is cut to max bytes on a UTF-8 boundary. */

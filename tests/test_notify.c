@@ -134,7 +134,7 @@ static void fields_check(void **state) {
 
 static void answers_text(void **state) {
     apr_pool_t *p = *state;
-    json_object *fields = J(p, FIELDS);
+    const fs_fieldset *fields = fs_fieldset_from_json(p, J(p, FIELDS));
     json_object *data = J(p, "{\"name\":\"Ann\",\"size\":\"l\",\"tags\":[\"a\",\"b\"],"
                              "\"note\":\"line 1\\nline 2\",\"n\":42,\"email\":null,"
                              "\"cv\":[{\"id\":\"fil_1\",\"name\":\"cv.pdf\",\"size\":3}]}");
@@ -149,7 +149,7 @@ static void answers_text(void **state) {
 
 static void fill(void **state) {
     apr_pool_t *p = *state;
-    json_object *fields = J(p, FIELDS);
+    const fs_fieldset *fields = fs_fieldset_from_json(p, J(p, FIELDS));
     json_object *data = J(p, "{\"name\":\"{{note}} <b>Ann</b>\",\"note\":\"secret\","
                              "\"size\":\"s\"}");
     /* answers are inserted as they are and never read again */

@@ -204,6 +204,12 @@ static void settings_locale(apr_pool_t *p, json_object *s, const char *ptr, json
     json_object_object_add(out, "locale", json_object_new_string(tag));
 }
 
+void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
+                              fs_error *verr) {
+    fs_unique_by_fields(p, settings, fields, verr);
+    fs_confirmation_fields_check(p, settings, fields, verr);
+}
+
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
     int before = verr->errors ? verr->errors->nelts : 0;
     if (s && !json_object_is_type(s, json_type_null) && !json_object_is_type(s, json_type_object)) {

@@ -169,9 +169,8 @@ static const char *value_text(apr_pool_t *p, const fs_field *f, json_object *v) 
     return apr_pstrdup(p, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 }
 
-const char *fs_notify_answer(apr_pool_t *p, json_object *fields, json_object *data,
+const char *fs_notify_answer(apr_pool_t *p, const fs_fieldset *fs, json_object *data,
                              const char *key) {
-    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
     const fs_field *f = fs_fieldset_find(fs, key);
     return f ? value_text(p, f, fs_json_get(data, key)) : "";
 }
@@ -185,8 +184,7 @@ static const char *indent(apr_pool_t *p, const char *text) {
     return apr_pstrcat(p, out, s, NULL);
 }
 
-char *fs_notify_answers_text(apr_pool_t *p, json_object *fields, json_object *data) {
-    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
+char *fs_notify_answers_text(apr_pool_t *p, const fs_fieldset *fs, json_object *data) {
     char *out = "";
     for (int i = 0; i < fs->n; i++) {
         const fs_field *f = &fs->f[i];
@@ -200,8 +198,7 @@ char *fs_notify_answers_text(apr_pool_t *p, json_object *fields, json_object *da
     return *out ? out : apr_pstrdup(p, "(no answers)\n");
 }
 
-char *fs_notify_fill(apr_pool_t *p, const char *tmpl, json_object *fields, json_object *data) {
-    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
+char *fs_notify_fill(apr_pool_t *p, const char *tmpl, const fs_fieldset *fs, json_object *data) {
     char *out = "";
     const char *s = tmpl, *open;
     while ((open = strstr(s, "{{"))) {

@@ -2,11 +2,11 @@
 #include "forms_access.h"
 #include "fs_field.h"
 #include "fs_fieldset.h"
+#include "fs_form.h"
 #include "fs_json.h"
 #include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
-#include "fs_unique.h"
 #include "quota.h"
 
 #include <apr_strings.h>
@@ -122,8 +122,7 @@ fs_error *formsvc_form_save(request_rec *r, const formsvc_form *f, const char *s
 fs_error *formsvc_settings_fields_check(request_rec *r, json_object *settings,
                                         json_object *fields) {
     fs_error *verr = fs_error_validation(r->pool);
-    fs_unique_by_fields(r->pool, settings, fields, verr);
-    fs_confirmation_fields_check(r->pool, settings, fields, verr);
+    fs_settings_fields_check(r->pool, settings, fields, verr);
     return verr->errors ? verr : NULL;
 }
 

@@ -5,10 +5,8 @@
 #include "fs_field.h"
 #include "fs_form.h"
 #include "fs_json.h"
-#include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
-#include "fs_unique.h"
 #include "idempotency.h"
 #include "owner_cache.h"
 
@@ -78,10 +76,8 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     } else {
         fields = fs_json_own(r->pool, json_object_new_array());
     }
-    if (settings && fields) {
-        fs_unique_by_fields(r->pool, settings, fields, verr);
-        fs_confirmation_fields_check(r->pool, settings, fields, verr);
-    }
+    if (settings && fields)
+        fs_settings_fields_check(r->pool, settings, fields, verr);
     if (verr->errors)
         return formsvc_idem_problem(r, idem, verr);
     if ((e = formsvc_mail_settings_check(r, NULL, settings)))

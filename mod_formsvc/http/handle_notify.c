@@ -160,11 +160,9 @@ static int recipients(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     json_object *o = fs_json_own(r->pool, json_object_new_object());
-    json_object *n = fs_json_get(f->settings, "notify");
-    json_object_object_add(
-        o, "mode",
-        json_object_new_string(
-            n && fs_json_get(n, "mode") ? json_object_get_string(fs_json_get(n, "mode")) : "off"));
+    json_object *mode = fs_json_get(fs_json_get(f->settings, "notify"), "mode");
+    json_object_object_add(o, "mode",
+                           json_object_new_string(mode ? json_object_get_string(mode) : "off"));
     json_object_object_add(o, "recipients",
                            json_object_get(fs_json_parse_trusted(r->pool, json ? json : "[]")));
     json_object *q = json_object_new_object();

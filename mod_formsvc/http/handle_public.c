@@ -202,7 +202,6 @@ static int problem(request_rec *r, fs_error *e) {
     return formsvc_send_problem(r, e);
 }
 
-/* The form page of pb with the owner's text and branding. */
 /* settings.confirmation.emailField: a copy of the answers is mailed to
  * the address entered there (http/notify.c); NULL when none is. */
 static const char *copy_field(pub *pb) {
@@ -211,6 +210,7 @@ static const char *copy_field(pub *pb) {
     return f && json_object_is_type(f, json_type_string) ? json_object_get_string(f) : NULL;
 }
 
+/* The form page of pb with the owner's text and branding. */
 static fs_page page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
                        const char *notice) {
     fs_page pg = {pb->f.title,

@@ -32,12 +32,17 @@ APLOG_USE_MODULE(formsvc);
 #define MAX_ATTEMPTS 8
 #define BATCH 5
 
+char *formsvc_mail_compose(apr_pool_t *p, server_rec *s, const char *to, const char *subject,
+                           const char *body, const char *unsubscribe, const char **id) {
+    formsvc_acct *a = formsvc_conf(s)->acct;
+    fs_mail_msg m = {a->mail_from, to, subject, body, apr_time_now(), NULL, unsubscribe};
+    *id = fs_id_new(p, "msg_");
+    return *id ? fs_mail_build(p, &m) : NULL;
+}
+
 char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
                            const char **id) {
-    formsvc_acct *a = formsvc_conf(r->server)->acct;
-    fs_mail_msg m = {a->mail_from, to, subject, body, apr_time_now(), NULL, NULL};
-    *id = fs_id_new(r->pool, "msg_");
-    return *id ? fs_mail_build(r->pool, &m) : NULL;
+    return formsvc_mail_compose(r->pool, r->server, to, subject, body, NULL, id);
 }
 
 /* Without FormsvcMailTransport, mail is written to files here, under /var

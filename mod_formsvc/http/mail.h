@@ -10,6 +10,10 @@
  * recipient cannot be mailed. *id gets a fresh outbox id. */
 char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, const char *body,
                            const char **id);
+/* The same outside a request (the workers), in p; unsubscribe: the URL of
+ * List-Unsubscribe (RFC 8058), or NULL. */
+char *formsvc_mail_compose(apr_pool_t *p, server_rec *s, const char *to, const char *subject,
+                           const char *body, const char *unsubscribe, const char **id);
 
 /* post_config: reads the SMTP password, makes the mail directory (owned
  * by the child user). child_init: starts the delivery worker. */

@@ -12,11 +12,11 @@
 #include "config_accounts.h"
 #include "fs_code.h"
 #include "fs_json.h"
-#include "fs_mail.h"
 #include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_mail.h"
 #include "fs_util.h"
+#include "mail.h"
 
 #include <apr_strings.h>
 
@@ -25,14 +25,19 @@ APLOG_USE_MODULE(formsvc);
 #define LEASE_SECONDS 300
 #define BATCH 20
 
-const char *formsvc_notify_unsub_mac(apr_pool_t *p, server_rec *s, const char *id) {
+/* HMAC under the pepper of "<purpose>:<value>": one purpose's MACs are
+ * never valid as another's. */
+static const char *keyed(apr_pool_t *p, server_rec *s, const char *purpose, const char *v) {
     formsvc_srv *c = formsvc_conf(s);
-    return fs_secret_hash(p, c->pepper, c->pepper_len, apr_pstrcat(p, "notify-unsub:", id, NULL));
+    return fs_secret_hash(p, c->pepper, c->pepper_len, apr_pstrcat(p, purpose, ":", v, NULL));
+}
+
+const char *formsvc_notify_unsub_mac(apr_pool_t *p, server_rec *s, const char *id) {
+    return keyed(p, s, "notify-unsub", id);
 }
 
 const char *formsvc_notify_token_hash(apr_pool_t *p, server_rec *s, const char *token) {
-    formsvc_srv *c = formsvc_conf(s);
-    return fs_secret_hash(p, c->pepper, c->pepper_len, apr_pstrcat(p, "notify:", token, NULL));
+    return keyed(p, s, "notify", token);
 }
 
 static const char *base_url(apr_pool_t *p, server_rec *s) {
@@ -60,12 +65,9 @@ static const char *str(json_object *o, const char *k) {
  * address) is left out. */
 static void add_msg(job_ctx *x, const char *kind, const char *to, const char *subject,
                     const char *body, const char *unsub, json_object *extra) {
-    formsvc_acct *a = formsvc_conf(x->s)->acct;
-    fs_mail_msg m = {
-        a->mail_from, to,   fs_notify_header_text(x->p, subject, 900), body, apr_time_now(),
-        NULL,         unsub};
-    const char *id = fs_id_new(x->p, "msg_");
-    char *text = id ? fs_mail_build(x->p, &m) : NULL;
+    const char *id;
+    char *text = formsvc_mail_compose(x->p, x->s, to, fs_notify_header_text(x->p, subject, 900),
+                                      body, unsub, &id);
     if (!text) {
         json_object_put(extra);
         return;
@@ -76,6 +78,10 @@ static void add_msg(job_ctx *x, const char *kind, const char *to, const char *su
     json_object_object_add(o, "kind", json_object_new_string(kind));
     json_object_object_add(o, "message", json_object_new_string(text));
     json_object_array_add(x->msgs, o);
+}
+
+static const fs_fieldset *fields_of(job_ctx *x, json_object *form) {
+    return fs_fieldset_from_json(x->p, fs_json_get(form, "fields"));
 }
 
 static const char *unsub_url(job_ctx *x, const char *rid) {
@@ -120,12 +126,14 @@ static void write_address(job_ctx *x, json_object *pl) {
             NULL, extra);
 }
 
-static const char *submission_text(job_ctx *x, json_object *form, json_object *sub) {
+/* fs: the form's fields, read once per job */
+static const char *submission_text(job_ctx *x, json_object *form, const fs_fieldset *fs,
+                                   json_object *sub) {
     const char *fid = str(form, "id"), *sid = str(sub, "id");
-    return apr_pstrcat(
-        x->p, fs_notify_answers_text(x->p, fs_json_get(form, "fields"), fs_json_get(sub, "data")),
-        "\nSubmission ", sid ? sid : "", " at ", str(sub, "createdAt"), "\n", x->base, "/v1/forms/",
-        fid ? fid : "", "/submissions/", sid ? sid : "", "\n", NULL);
+    return apr_pstrcat(x->p, fs_notify_answers_text(x->p, fs, fs_json_get(sub, "data")),
+                       "\nSubmission ", sid ? sid : "", " at ", str(sub, "createdAt"), "\n",
+                       x->base, "/v1/forms/", fid ? fid : "", "/submissions/", sid ? sid : "", "\n",
+                       NULL);
 }
 
 /* 'each': the submission to every confirmed recipient. */
@@ -135,7 +143,7 @@ static void write_each(job_ctx *x, json_object *pl) {
     const char *title = str(form, "title");
     if (!title || !sub || !rcs || !json_object_is_type(rcs, json_type_array))
         return;
-    const char *text = submission_text(x, form, sub);
+    const char *text = submission_text(x, form, fields_of(x, form), sub);
     for (size_t i = 0; i < json_object_array_length(rcs); i++) {
         json_object *rc = json_object_array_get_idx(rcs, i);
         const char *rid = str(rc, "id"), *to = str(rc, "email");
@@ -161,9 +169,10 @@ static void write_digest(job_ctx *x, json_object *pl) {
         return;
     const char *text = "";
     size_t n = json_object_array_length(subs);
+    const fs_fieldset *fs = fields_of(x, form);
     for (size_t i = 0; i < n; i++)
         text = apr_pstrcat(x->p, text, i ? "\n----\n\n" : "",
-                           submission_text(x, form, json_object_array_get_idx(subs, i)), NULL);
+                           submission_text(x, form, fs, json_object_array_get_idx(subs, i)), NULL);
     if ((long)n < total)
         text = apr_psprintf(x->p, "%s\n... and %ld more: %s/v1/forms/%s/submissions\n", text,
                             total - (long)n, x->base, fid);
@@ -190,7 +199,8 @@ static void write_confirmation(job_ctx *x, json_object *pl) {
     const char *subj = str(c, "subject"), *body = str(c, "body");
     if (!title || !ef || !subj || !body || !sub)
         return;
-    json_object *fields = fs_json_get(form, "fields"), *data = fs_json_get(sub, "data");
+    const fs_fieldset *fields = fields_of(x, form);
+    json_object *data = fs_json_get(sub, "data");
     const char *to = fs_notify_answer(x->p, fields, data, ef);
     if (!*to || !fs_email_valid(to))
         return;

@@ -39,11 +39,14 @@ typedef struct fs_new_submission {
     const char *replay_location;          /* and Location */
     const char *link_id;                  /* the respondent link it came through, or NULL */
     const char *uniq_hash;                /* fs_unique_hash; NULL: not checked */
+    const char *form_version;             /* what the answers were checked against; NULL: any */
+    const char *event_id;                 /* of its submission.created event (fs_id_new) */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {
     FS_SUBMIT_OK,          /* stored: json is the submission */
     FS_SUBMIT_GONE,        /* no published or closed form */
+    FS_SUBMIT_STALE,       /* the form is no longer at form_version: nothing stored */
     FS_SUBMIT_CLOSED,      /* the form takes no more submissions */
     FS_SUBMIT_DUPLICATE,   /* another submission holds uniq_hash (settings.uniqueBy) */
     FS_SUBMIT_QUOTA,       /* the owner's monthly quota is reached */

@@ -187,6 +187,20 @@ static apr_status_t capture_filter(ap_filter_t *f, apr_bucket_brigade *bb) {
     return ap_pass_brigade(f->next, bb);
 }
 
+/* exp, or the moment the form (settings s) closes by itself when that
+ * comes first: nothing is served past it. A closesAt this cannot read
+ * keeps an entry as briefly as a counted form's. */
+static apr_time_t before_close(json_object *s, apr_time_t now, apr_time_t exp) {
+    json_object *closes = fs_json_get(s, "closesAt");
+    apr_time_t at;
+    if (!closes || json_object_is_type(closes, json_type_null))
+        return exp;
+    if (!json_object_is_type(closes, json_type_string) ||
+        !fs_time_parse_rfc3339(json_object_get_string(closes), &at))
+        at = now + COUNT_TTL;
+    return at < exp ? at : exp;
+}
+
 void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const char *id,
                              const char *slug, const char *status, const char *settings,
                              const char *fields) {
@@ -206,22 +220,13 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
     apr_time_t now = apr_time_now();
     cp->expires = now + formsvc_cache_ttl(FORMSVC_CACHE_FORMS);
     json_object *s = settings ? fs_json_parse_trusted(r->pool, settings) : NULL;
-    json_object *max = fs_json_get(s, "maxSubmissions"), *closes = fs_json_get(s, "closesAt");
+    json_object *max = fs_json_get(s, "maxSubmissions");
     if (max && !json_object_is_type(max, json_type_null)) {
         cp->counted = 1;
         if (cp->expires > now + COUNT_TTL)
             cp->expires = now + COUNT_TTL;
     }
-    if (closes && !json_object_is_type(closes, json_type_null)) {
-        apr_time_t at;
-        /* not served past the moment it closes by itself; a value this
-         * cannot read keeps the entry as briefly as a counted form's */
-        if (!json_object_is_type(closes, json_type_string) ||
-            !fs_time_parse_rfc3339(json_object_get_string(closes), &at))
-            at = now + COUNT_TTL;
-        if (at < cp->expires)
-            cp->expires = at;
-    }
+    cp->expires = before_close(s, now, cp->expires);
     json_object *opens = fs_json_get(s, "opensAt"); /* issue 15 */
     apr_time_t at;
     /* the "not open yet" page is not served past the moment it opens */
@@ -231,6 +236,57 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
     if (cp->expires <= now)
         return;
     ap_add_output_filter("FORMSVC_FORM_CAPTURE", cp, r, r->connection);
+}
+
+/* ---- rows for submissions ----------------------------------------------- */
+
+static const char *row_key(request_rec *r, const char *ref) {
+    return apr_pstrcat(r->pool, "s|", ref, NULL);
+}
+
+int formsvc_form_row_get(request_rec *r, const char *ref, formsvc_pubform *out,
+                         fs_lru_stamp *stamp) {
+    memset(stamp, 0, sizeof(*stamp));
+    fs_lru *c = formsvc_cache_lru(FORMSVC_CACHE_FORMS);
+    if (!c || !ref || strlen(ref) > 100)
+        return 0;
+    *stamp = formsvc_cache_stamp(dep_of(r->pool, ref));
+    void *v;
+    apr_size_t len, n;
+    if (!fs_lru_get(c, row_key(r, ref), apr_time_now(), *stamp, r->pool, &v, &len, NULL)) {
+        formsvc_metric_inc(FORMSVC_M_MEM_ROW_MISS);
+        return 0;
+    }
+    const char *cur = v, *end = cur + len;
+    const char **m[] = {&out->id,     &out->slug,    &out->title,  &out->description,
+                        &out->status, &out->version, &out->fields, &out->settings};
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        if (!formsvc_blob_next(&cur, end, m[i], &n))
+            return 0;
+    if (!out->id || !out->status || !out->version || !out->fields || !out->settings)
+        return 0;
+    formsvc_metric_inc(FORMSVC_M_MEM_ROW_HIT);
+    return 1;
+}
+
+void formsvc_form_row_put(request_rec *r, const char *ref, fs_lru_stamp stamp,
+                          const formsvc_pubform *f) {
+    fs_lru *c = formsvc_cache_lru(FORMSVC_CACHE_FORMS);
+    /* a closed form is read afresh: it may have been opened again */
+    if (!c || !ref || strlen(ref) > 100 || !f->status || strcmp(f->status, "published"))
+        return;
+    apr_time_t now = apr_time_now();
+    apr_time_t exp = before_close(fs_json_parse_trusted(r->pool, f->settings), now,
+                                  now + formsvc_cache_ttl(FORMSVC_CACHE_FORMS));
+    if (exp <= now)
+        return;
+    formsvc_blob b;
+    formsvc_blob_init(&b, r->pool);
+    const char *m[] = {f->id,     f->slug,    f->title,  f->description,
+                       f->status, f->version, f->fields, f->settings};
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        formsvc_blob_add(&b, m[i], m[i] ? strlen(m[i]) : 0);
+    fs_lru_put(c, row_key(r, ref), b.data, b.len, exp, stamp, 0);
 }
 
 /* ---- submissions ------------------------------------------------------ */

@@ -21,6 +21,7 @@
 #include "fs_lru.h"
 #include "fs_negotiate.h"
 #include "glue.h"
+#include "public.h"
 
 /* What a miss remembers for the fill. Lives in the handler's frame. */
 typedef struct formsvc_form_ticket {
@@ -40,5 +41,20 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
 void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const char *id,
                              const char *slug, const char *status, const char *settings,
                              const char *fields);
+
+/* issue 11: the row of a published form as submissions need it (fields,
+ * settings, version), so that a POST costs one statement, not two. The
+ * submission statement refuses the row when the form's version moved on
+ * (FS_SUBMIT_STALE), and the handler then checks the answers again
+ * against the form read afresh: a row from here is a guess the database
+ * confirms, never the last word. Kept under the same key and stamp as the
+ * rendered answers, for FormsvcFormCacheTTL or until closesAt.
+ * formsvc_form_row_get: 1 and *out (strings in r->pool) on a hit; 0
+ * otherwise, with *stamp read before the caller fetches the row and hands
+ * it to formsvc_form_row_put. */
+int formsvc_form_row_get(request_rec *r, const char *ref, formsvc_pubform *out,
+                         fs_lru_stamp *stamp);
+void formsvc_form_row_put(request_rec *r, const char *ref, fs_lru_stamp stamp,
+                          const formsvc_pubform *f);
 
 #endif

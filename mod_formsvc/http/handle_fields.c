@@ -12,11 +12,15 @@
 
 APLOG_USE_MODULE(formsvc);
 
+/* A field without a string id (one written into the database by hand)
+ * is never the one asked for. */
 static int index_of(json_object *fields, const char *fid) {
-    for (size_t i = 0; i < json_object_array_length(fields); i++)
-        if (!strcmp(json_object_get_string(fs_json_get(json_object_array_get_idx(fields, i), "id")),
-                    fid))
+    for (size_t i = 0; i < json_object_array_length(fields); i++) {
+        json_object *id = fs_json_get(json_object_array_get_idx(fields, i), "id");
+        if (id && json_object_is_type(id, json_type_string) &&
+            !strcmp(json_object_get_string(id), fid))
             return (int)i;
+    }
     return -1;
 }
 
@@ -174,7 +178,8 @@ static fs_error *apply_delete(request_rec *r, const formsvc_form *f, void *vctx,
         json_object_get_string(fs_json_get(json_object_array_get_idx(c->fields, i), "key"));
     for (size_t k = 0; k < json_object_array_length(c->fields); k++) {
         json_object *vi = fs_json_get(json_object_array_get_idx(c->fields, k), "visibleIf");
-        if (vi && !strcmp(json_object_get_string(fs_json_get(vi, "field")), key))
+        const char *on = vi ? json_object_get_string(fs_json_get(vi, "field")) : NULL;
+        if (on && key && !strcmp(on, key))
             return fs_error_make(
                 r->pool, "conflict",
                 "The visibleIf of field \"%s\" depends on this field; change that first.",

@@ -88,14 +88,25 @@ static void prepare(request_rec *r, pub *pb) {
     pb->ancestors = fs_embed_frame_ancestors(r->pool, pb->settings);
 }
 
+/* Where load reads a form: the database (ROW_DB); this child's memory
+ * first (ROW_MEMORY), only for what the database checks again (a
+ * submission's version, form_cache.h); or the database, keeping the row
+ * in memory (ROW_REFILL, after the memory's row proved old). */
+enum { ROW_DB, ROW_MEMORY, ROW_REFILL };
+
 /* Loads a published or closed form by id or slug: 404 problem when there
  * is none; a 503 problem when the database is away, with *cached set when
  * this process still has a copy (then pb is filled from it). */
-static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
+static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached, int from) {
     memset(pb, 0, sizeof(*pb));
     *cached = 0;
     if (strlen(ref) > 100)
         return fs_error_make(r->pool, "not-found", "No such form.");
+    fs_lru_stamp stamp;
+    if (from != ROW_DB && formsvc_form_row_get(r, ref, &pb->f, &stamp) && from == ROW_MEMORY) {
+        prepare(r, pb);
+        return NULL;
+    }
     fs_public_form *row;
     fs_error *e = fs_store_public_form(formsvc_store(r), ref, &row);
     if (e) {
@@ -114,6 +125,8 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached) {
     if (pb->f.description && !*pb->f.description)
         pb->f.description = NULL;
     formsvc_public_cache_put(&pb->f);
+    if (from != ROW_DB)
+        formsvc_form_row_put(r, ref, stamp, &pb->f);
     prepare(r, pb);
     return NULL;
 }
@@ -386,7 +399,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
         return rc;
     pub pb;
     int cached;
-    fs_error *e = load(r, caps[0], &pb, &cached);
+    fs_error *e = load(r, caps[0], &pb, &cached, ROW_DB);
     if (e) {
         if (e->status == 503 && m == FS_MEDIA_HTML) {
             if (!cached)
@@ -427,7 +440,7 @@ static int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
     pub pb;
     int cached;
-    fs_error *e = load(r, caps[0], &pb, &cached);
+    fs_error *e = load(r, caps[0], &pb, &cached, ROW_DB);
     if (e && !cached)
         return e->status == 503 && m == FS_MEDIA_HTML ? unavailable_page(r) : problem(r, e);
     const char *msg = setting_str(&pb, "confirmationMessage");
@@ -479,6 +492,7 @@ typedef struct post {
     int spam;                  /* the honeypot was filled in */
     pub pb;                    /* the form, once loaded */
     int have_form;             /* pb is filled (from the database or the cache) */
+    int limited;               /* the address's rate limit has counted it */
     const char *sid;           /* the submission's id, chosen early when files come */
     formsvc_upload *up;        /* its files (issue 14), or NULL */
     const char *boundary;      /* multipart: read once the form is known (multipart_body) */
@@ -702,6 +716,8 @@ static int answer(request_rec *r, post *s, int status, const char *location, con
 }
 
 #define NO_RECORD (-1)
+#define STALE (-2)  /* post_form: the form changed under the submission */
+#define AFRESH (-3) /* post_form: the form from memory has files; read it afresh */
 
 /* Answers a repeat from the Idempotency-Key record of s; NO_RECORD (and
  * nothing sent) when there is none. */
@@ -725,7 +741,8 @@ static int store(request_rec *r, post *s, const responder *out) {
     pub *pb = &s->pb;
     formsvc_srv *c = formsvc_conf(r->server);
     const char *sid = s->sid ? s->sid : fs_id_new(r->pool, "sub_");
-    if (!sid)
+    const char *evid = fs_id_new(r->pool, "evt_");
+    if (!sid || !evid)
         return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
     const char *redirect = redirect_url(r, pb);
     const char *location =
@@ -737,7 +754,8 @@ static int store(request_rec *r, post *s, const responder *out) {
                             s->hash, s->html ? 303 : 201, location, pb->link ? pb->link->id : NULL,
                             /* spam is neither checked nor counted against settings.uniqueBy */
                             s->spam ? NULL
-                                    : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj)};
+                                    : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj),
+                            pb->f.version, evid};
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
@@ -746,6 +764,8 @@ static int store(request_rec *r, post *s, const responder *out) {
         return refuse(r, s, out, e);
     if (sr.outcome == FS_SUBMIT_GONE)
         return problem(r, fs_error_make(r->pool, "not-found", "No such form."));
+    if (sr.outcome == FS_SUBMIT_STALE)
+        return STALE;
     if (sr.outcome == FS_SUBMIT_CLOSED)
         return out->closed(r, s);
     if (sr.outcome == FS_SUBMIT_LINK_USED || sr.outcome == FS_SUBMIT_LINK_EXPIRED)
@@ -824,67 +844,99 @@ static fs_error *files_store(request_rec *r, post *s) {
     return e;
 }
 
+/* The checks and the store of a parsed submission to the form ref, read
+ * from where from says (load). A form from memory only ever leads to a
+ * stored submission (which the statement's version check confirms):
+ * AFRESH, nothing answered, when it would refuse the answers or has file
+ * fields, so that every refusal comes from the stored form; STALE,
+ * nothing stored or answered, when the statement found the form changed
+ * since it was read. */
+static int post_form(request_rec *r, post *s, const responder *out, const char *ref, int from) {
+    int cached;
+    fs_error *e = load(r, ref, &s->pb, &cached, from);
+    s->have_form = !e || cached;
+    if (!e && from == ROW_MEMORY && fs_fieldset_has_files(s->pb.fs))
+        return AFRESH; /* files go into the submission's transaction */
+    fs_error *be;
+    if (s->kind == BODY_MULTIPART && s->have_form && (be = multipart_body(r, s, !e)))
+        return problem(r, be);
+    if (s->have_form && s->kind != BODY_JSON)
+        fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);
+    if (e) {
+        if (s->have_form)
+            keep_link(r, &s->pb);
+        return refuse(r, s, out, e);
+    }
+
+    /* a repeat is answered as the first time, before any other check */
+    if (s->ikey) {
+        if (!s->hash) /* multipart_body took it on the way */
+            s->hash = request_hash(r, s->kind, s->pb.f.id, s->dry, s->buf, s->len);
+        int rc = replay(r, s, out);
+        if (rc != NO_RECORD)
+            return rc;
+    }
+    if (strcmp(s->pb.f.status, "published"))
+        return out->closed(r, s);
+    const char *opens = opens_later(&s->pb);
+    if (opens)
+        return from == ROW_MEMORY ? AFRESH : out->not_open(r, s, opens);
+    if ((e = take_link(r, &s->pb))) {
+        /* the request with the same Idempotency-Key that used the link up
+         * may have committed since the check above: its answer, then */
+        int rc = s->ikey && e->status == 409 ? replay(r, s, out) : NO_RECORD;
+        if (rc != NO_RECORD)
+            return rc;
+        return e->status == 503 ? out->later(r, s, e, NULL) : link_refused(r, &s->pb, e, s->html);
+    }
+    if (!s->limited && (e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s->pb.f.id)))
+        return out->later(r, s, e, NULL);
+    s->limited = 1; /* counted once, however often the form is read */
+    if ((e = files_fit(r, s)))
+        return from == ROW_MEMORY ? AFRESH : problem(r, e);
+    if (s->file_err) /* issue 14: which file failed and why, other answers kept */
+        return out->invalid(r, s, s->file_err);
+    if (s->up)
+        formsvc_upload_stubs(s->up, s->obj); /* the files as fs_validate counts them */
+    if ((e = fs_validate(r->pool, s->pb.fs, s->obj)))
+        return from == ROW_MEMORY ? AFRESH : out->invalid(r, s, e);
+    if (s->dry) {
+        cors(r);
+        return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
+    }
+    if ((e = files_store(r, s))) /* issue 14 */
+        return e->status == 422 || (e->status == 413 && e->errors) ? out->invalid(r, s, e)
+               : e->status == 413 ? out->later(r, s, e, e->detail) /* the storage quota */
+                                  : refuse(r, s, out, e);
+    return store(r, s, out);
+}
+
 static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     post s;
     fs_error *e = post_parse(r, &s);
     if (e)
         return problem(r, e);
     const responder *out = s.html ? &html_responder : &json_responder;
-
-    int cached;
-    e = load(r, caps[0], &s.pb, &cached);
-    s.have_form = !e || cached;
-    fs_error *be;
-    if (s.kind == BODY_MULTIPART && s.have_form && (be = multipart_body(r, &s, !e)))
-        return problem(r, be);
-    if (s.have_form && s.kind != BODY_JSON)
-        fs_coerce(r->pool, s.pb.fs, s.pairs, s.pb.honeypot, &s.obj, &s.spam);
-    if (e) {
-        if (s.have_form)
-            keep_link(r, &s.pb);
-        return refuse(r, &s, out, e);
+    /* issue 11: the form from memory first; when it changed meanwhile,
+     * or would refuse the answers, they are checked again against the
+     * form as stored. A multipart body is read once, as it arrives, and
+     * cannot be checked again; a dry run stores nothing to confirm. */
+    int rc =
+        post_form(r, &s, out, caps[0], s.kind == BODY_MULTIPART || s.dry ? ROW_DB : ROW_MEMORY);
+    if (rc == AFRESH)
+        rc = post_form(r, &s, out, caps[0], ROW_REFILL);
+    for (int tries = 0; rc == STALE && !s.up && s.kind != BODY_MULTIPART && tries < 3; tries++) {
+        formsvc_metric_inc(FORMSVC_M_MEM_ROW_STALE);
+        rc = post_form(r, &s, out, caps[0], ROW_REFILL);
     }
-
-    /* a repeat is answered as the first time, before any other check */
-    if (s.ikey) {
-        if (!s.hash) /* multipart_body took it on the way */
-            s.hash = request_hash(r, s.kind, s.pb.f.id, s.dry, s.buf, s.len);
-        int rc = replay(r, &s, out);
-        if (rc != NO_RECORD)
-            return rc;
-    }
-    if (strcmp(s.pb.f.status, "published"))
-        return out->closed(r, &s);
-    const char *opens = opens_later(&s.pb);
-    if (opens)
-        return out->not_open(r, &s, opens);
-    if ((e = take_link(r, &s.pb))) {
-        /* the request with the same Idempotency-Key that used the link up
-         * may have committed since the check above: its answer, then */
-        int rc = s.ikey && e->status == 409 ? replay(r, &s, out) : NO_RECORD;
-        if (rc != NO_RECORD)
-            return rc;
-        return e->status == 503 ? out->later(r, &s, e, NULL) : link_refused(r, &s.pb, e, s.html);
-    }
-    if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s.pb.f.id)))
-        return out->later(r, &s, e, NULL);
-    if ((e = files_fit(r, &s)))
-        return problem(r, e);
-    if (s.file_err) /* issue 14: which file failed and why, other answers kept */
-        return out->invalid(r, &s, s.file_err);
-    if (s.up)
-        formsvc_upload_stubs(s.up, s.obj); /* the files as fs_validate counts them */
-    if ((e = fs_validate(r->pool, s.pb.fs, s.obj)))
-        return out->invalid(r, &s, e);
-    if (s.dry) {
-        cors(r);
-        return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
-    }
-    if ((e = files_store(r, &s))) /* issue 14 */
-        return e->status == 422 || (e->status == 413 && e->errors) ? out->invalid(r, &s, e)
-               : e->status == 413 ? out->later(r, &s, e, e->detail) /* the storage quota */
-                                  : refuse(r, &s, out, e);
-    return store(r, &s, out);
+    if (rc == STALE)
+        return out->later(r, &s,
+                          fs_error_make(r->pool, "conflict",
+                                        "The form changed while this submission was being "
+                                        "stored; nothing was stored. Check the form and send "
+                                        "it again."),
+                          NULL);
+    return rc;
 }
 
 /* ---- GET /f/embed.js ------------------------------------------------- */

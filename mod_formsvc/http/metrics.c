@@ -272,6 +272,8 @@ static void events(apr_bucket_brigade *bb) {
     head(bb, "formsvc_cache_requests_total", "counter",
          "Lookups in the module's caches by result. form and credential: the in-memory caches "
          "of public forms and verified credentials (counted only while they are on); "
+         "form_row: the form a submission is checked against (stale: it had changed, the "
+         "submission was checked again against the stored form); "
          "public_form: the last-known copy of a public form, read only while the database is "
          "away; public_form_write: whether that copy had to be rewritten (miss) or was current "
          "(hit).");
@@ -287,6 +289,12 @@ static void events(apr_bucket_brigade *bb) {
             FORMSVC_M_MEM_FORM_HIT);
     counter(bb, "formsvc_cache_requests_total", "{cache=\"form\",result=\"miss\"}",
             FORMSVC_M_MEM_FORM_MISS);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"form_row\",result=\"hit\"}",
+            FORMSVC_M_MEM_ROW_HIT);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"form_row\",result=\"miss\"}",
+            FORMSVC_M_MEM_ROW_MISS);
+    counter(bb, "formsvc_cache_requests_total", "{cache=\"form_row\",result=\"stale\"}",
+            FORMSVC_M_MEM_ROW_STALE);
     counter(bb, "formsvc_cache_requests_total", "{cache=\"credential\",result=\"hit\"}",
             FORMSVC_M_MEM_CRED_HIT);
     counter(bb, "formsvc_cache_requests_total", "{cache=\"credential\",result=\"miss\"}",

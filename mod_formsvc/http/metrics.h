@@ -36,6 +36,9 @@ typedef enum formsvc_metric {
     FORMSVC_M_LOG_SUPPRESSED,       /* log lines held back as repeats (log.h) */
     FORMSVC_M_MEM_FORM_HIT,         /* public form answered from memory (form_cache.h) */
     FORMSVC_M_MEM_FORM_MISS,        /* ... read from the database */
+    FORMSVC_M_MEM_ROW_HIT,          /* a submission checked against the form from memory */
+    FORMSVC_M_MEM_ROW_MISS,         /* ... against the form read from the database */
+    FORMSVC_M_MEM_ROW_STALE,        /* ... from memory, but the form had changed: checked again */
     FORMSVC_M_MEM_CRED_HIT,         /* credential verified from memory (cred_cache.h) */
     FORMSVC_M_MEM_CRED_MISS,        /* ... verified by the database */
     FORMSVC_M_MEM_OWNER_HIT,        /* owner's GET of a form from memory (owner_cache.h) */

@@ -68,6 +68,17 @@ typedef struct fs_submit_result {
 fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int exact,
                                  fs_submit_result *out);
 
+/* 1 when s may be stored in a batch (fs_store_public_submit_batch): no
+ * maxSubmissions (exact), Idempotency-Key, link or uniqueBy, and a form
+ * version to check. */
+int fs_store_public_batchable(const fs_new_submission *s, int exact);
+/* Stores n batchable submissions in one statement and one transaction,
+ * each as fs_store_public_submit would alone: out[i] is subs[i]'s outcome
+ * (OK, GONE, STALE, CLOSED or QUOTA). An error concerns them all: then
+ * none is stored. */
+fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *const *subs, int n,
+                                       fs_submit_result *out);
+
 /* Moves at most limit rows of the submission tally into the per-form and
  * per-account counters (sql/0024); *moved is how many, or -1 when another
  * session is rolling up or holds the counters locked. */

@@ -6,7 +6,8 @@
 # back (session_replication_role = replica: no trigger, so no cache
 # notification), which is what another machine's change looks like during
 # the second before its notification arrives. One child, so that the
-# cached row is the one every request meets. (Adding a field through the
+# cached row is the one every request meets. Then many submissions at once,
+# which the child stores together (submit_batch.h). (Adding a field through the
 # API to a form whose stored fields have no ids, as here, crashed the child
 # before: handle_fields.c index_of.)
 use strict;
@@ -120,6 +121,45 @@ is $n, 12, '12 parallel submissions stored';
 is sql("SELECT count(*) FROM submissions s JOIN forms f ON f.id = s.form_id "
        . "WHERE s.form_id = '$id' AND s.data ? 'c' AND s.form_version <> f.version"), 0,
     'each under the version it was checked against';
+
+# ---- stored together (submit_batch.h): each answer is its own --------------
+# 40 at once, each with its own value: every answer names that value and a
+# row that holds it; a second form, closed behind the cache, is refused in
+# the same bursts while the first one's submissions are stored.
+$r = api(POST => '/v1/forms', token => $tok, body => { title => 'Other', fields => [$A] });
+my $other = $r->{json}{id};
+is api(POST => "/v1/forms/$other/publish", token => $tok)->code, 200, 'a second form';
+is api(POST => "/f/$other", body => { a => 'warm' })->code, 201, 'its row in memory';
+silently("UPDATE forms SET status = 'closed' WHERE id = '$other'");
+my $batches = sub { my $m = api(GET => '/metrics')->content;
+                    $m =~ /^formsvc_submission_batches_total (\d+)$/m ? $1 : -1 };
+my $stored = sub { my $m = api(GET => '/metrics')->content;
+                   $m =~ /^formsvc_submissions_stored_total (\d+)$/m ? $1 : -1 };
+my ($b0, $s0) = ($batches->(), $stored->());
+my $ok = FormsvcInstance->burst(40, sub {
+    my $i = shift;
+    if ($i % 4 == 0) {
+        my $res = api(POST => "/f/$other", body => { a => "closed$i" });
+        return $res->code == 409 && ($res->{json}{type} // '') =~ /form-closed$/ ? 1 : 0;
+    }
+    my $res = api(POST => "/f/$id", body => { a => "own$i", b => 'b', c => $i });
+    return 0 unless $res->code == 201 && $res->{json}{data}{a} eq "own$i" && $res->{json}{data}{c} == $i;
+    my $row = sql("SELECT data->>'a' FROM submissions WHERE id = '$res->{json}{id}'");
+    my $loc = $res->header('Location') // '';
+    return $row eq "own$i" && $loc =~ m{/submissions/\Q$res->{json}{id}\E$} ? 1 : 0;
+});
+is $ok, 40, '30 stored, each answered with its own submission; 10 refused by the closed form';
+is sql("SELECT count(*) FROM submissions WHERE form_id = '$other' AND data->>'a' LIKE 'closed%'"), 0,
+    'nothing stored for the closed form';
+is sql("SELECT count(*) FROM submissions s WHERE s.form_id = '$id' AND s.data->>'a' LIKE 'own%' "
+       . "AND EXISTS (SELECT 1 FROM events e WHERE e.submission_id = s.id "
+       . "AND e.type = 'submission.created')"), 30, 'each with its event';
+is $stored->() - $s0, 30, 'formsvc_submissions_stored_total counts them';
+my $nb = $batches->() - $b0;
+ok $nb >= 1 && $nb <= 40, "in $nb statements (refusals included)";
+is api(GET => "/v1/forms/$id", token => $tok)->{json}{submissionCount},
+    sql("SELECT count(*) FROM submissions WHERE form_id = '$id' AND NOT spam"),
+    'submissionCount agrees with the rows';
 
 unlike $inst->error_log, qr/AH00052|Segmentation|FS00103/, 'no crash, no internal error';
 $inst->stop;

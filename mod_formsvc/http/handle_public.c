@@ -32,6 +32,7 @@
 #include "owner_cache.h"
 #include "public.h"
 #include "ratelimit.h"
+#include "submit_batch.h"
 #include "views.h"
 
 #include <apr_strings.h>
@@ -758,8 +759,11 @@ static int store(request_rec *r, post *s, const responder *out) {
                             pb->f.version, evid};
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
-    fs_error *e = fs_store_public_submit(formsvc_store(r), &ns,
-                                         fs_json_get(pb->settings, "maxSubmissions") != NULL, &sr);
+    int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;
+    /* issue 11: stored with the child's other submissions of the moment
+     * (submit_batch.h), except one whose files are in this transaction */
+    fs_error *e = s->up ? fs_store_public_submit(formsvc_store(r), &ns, exact, &sr)
+                        : formsvc_submit(r, &ns, exact, &sr);
     if (e)
         return refuse(r, s, out, e);
     if (sr.outcome == FS_SUBMIT_GONE)

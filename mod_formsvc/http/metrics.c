@@ -260,6 +260,10 @@ static void routes(apr_pool_t *p, apr_bucket_brigade *bb) {
 static void events(apr_bucket_brigade *bb) {
     head(bb, "formsvc_submissions_stored_total", "counter", "Public form submissions stored.");
     counter(bb, "formsvc_submissions_stored_total", "", FORMSVC_M_SUBMISSIONS);
+    head(bb, "formsvc_submission_batches_total", "counter",
+         "Statements that stored public submissions together (each a batch of one or more; "
+         "submissions stored / batches is the average batch).");
+    counter(bb, "formsvc_submission_batches_total", "", FORMSVC_M_SUBMIT_BATCHES);
     head(bb, "formsvc_webhook_deliveries_total", "counter",
          "Webhook delivery attempts by result (failed: error, timeout or non-2xx answer).");
     counter(bb, "formsvc_webhook_deliveries_total", "{result=\"delivered\"}",

@@ -17,6 +17,7 @@
  * fs_store.h's FS_DB_COUNT_* (the store counts them itself). */
 typedef enum formsvc_metric {
     FORMSVC_M_SUBMISSIONS,          /* public submissions stored */
+    FORMSVC_M_SUBMIT_BATCHES,       /* statements that stored a batch of them (submit_batch.h) */
     FORMSVC_M_WEBHOOK_DELIVERED,    /* webhook delivery attempts answered 2xx */
     FORMSVC_M_WEBHOOK_FAILED,       /* ... that failed */
     FORMSVC_M_MAIL_SENT,            /* outbox messages handed to the transport */

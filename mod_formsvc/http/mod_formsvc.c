@@ -18,6 +18,7 @@
 #include "ratelimit.h"
 #include "request_id.h"
 #include "schema_check.h"
+#include "submit_batch.h"
 #include "tally.h"
 #include "version.h"
 #include "views.h"
@@ -123,6 +124,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
  * at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
     formsvc_dbpool_child_init(p, s);
+    formsvc_submit_batch_child_init(p, s);
     formsvc_worker_child_init(p, s); /* before any worker thread */
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);

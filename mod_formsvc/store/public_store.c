@@ -120,6 +120,50 @@ const fs_stmt fs_stmts_public[] = {
      * submissions that commit while it waits for the lock). */
     {"fs_public_submit_locked", 14, SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
 
+    /* Stores a batch of plain submissions (no maxSubmissions,
+     * Idempotency-Key, link or uniqueBy: fs_store_public_submit_batch) in
+     * one statement and one commit: 1 a JSON array of {sid, evid, form,
+     * data, spam, ver, qu, qv} (see the single statement for what each
+     * is). Each row as it would be alone: checked against its form's
+     * state and version and its owner's quota (in this statement's one
+     * snapshot: a batch passes the quota by at most its size, as
+     * concurrent single statements do), then the submission, its event
+     * and the tally (one row per form of the batch). Returns per item, in
+     * order: position (1-based), outcome (ok | gone | stale | closed |
+     * quota), the submission json, seconds to the end of the month. */
+    {"fs_public_submit_batch", 1,
+     "WITH r AS (SELECT x.ord::integer AS ord, x.e ->> 'sid' AS sid, x.e ->> 'evid' AS evid, "
+     "  x.e ->> 'form' AS form_id, x.e -> 'data' AS data, (x.e ->> 'spam')::boolean AS spam, "
+     "  (x.e ->> 'ver')::integer AS ver, (x.e ->> 'qu')::integer AS qu, "
+     "  (x.e ->> 'qv')::integer AS qv "
+     "  FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS x(e, ord)), "
+     "m AS (SELECT (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "
+     "f AS (SELECT r.*, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "
+     "  CASE WHEN u.verified THEN r.qv ELSE r.qu END AS quota "
+     "  FROM r JOIN forms f ON f.id = r.form_id AND f.status IN ('published', 'closed') "
+     "  JOIN users u ON u.id = f.user_id), "
+     "go AS (SELECT f.* FROM f, m WHERE NOT f.closed AND (f.ver IS NULL OR f.version = f.ver) "
+     "  AND (f.spam OR fs_month_under(f.user_id, m.month, f.quota))), "
+     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "
+     "  SELECT go.sid, go.form_id, go.user_id, go.version, go.data, go.spam, now() FROM go "
+     "  RETURNING id, form_id, user_id, form_version, data, spam, created_at), "
+     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
+     "  SELECT s.form_id, s.user_id, m.month, count(*) FROM s, m WHERE NOT s.spam "
+     "  GROUP BY s.form_id, s.user_id, m.month RETURNING 1), "
+     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "
+     "  SELECT go.evid, s.user_id, 'submission.created', s.form_id, s.id, "
+     "  jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version, "
+     "  'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at)) "
+     "  FROM s JOIN go ON go.sid = s.id WHERE NOT s.spam RETURNING 1) "
+     "SELECT r.ord::text, CASE WHEN f.sid IS NULL THEN 'gone' "
+     "  WHEN f.ver IS NOT NULL AND f.version <> f.ver THEN 'stale' "
+     "  WHEN f.closed THEN 'closed' WHEN s.id IS NULL THEN 'quota' ELSE 'ok' END, "
+     "  CASE WHEN s.id IS NOT NULL THEN (jsonb_build_object('id', s.id, 'formId', s.form_id, "
+     "    'createdAt', fs_ts(s.created_at), 'data', s.data))::text END, "
+     "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "
+     "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text "
+     "FROM r LEFT JOIN f ON f.sid = r.sid LEFT JOIN s ON s.id = r.sid ORDER BY r.ord"},
+
     /* 1 most rows to move. Rolls the submission tally into the counters
      * (sql/0024): rows moved, or -1 when another session is rolling up. */
     {"fs_tally_rollup", 1, "SELECT fs_tally_rollup(%s::integer)::text"},
@@ -201,6 +245,92 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
             return NULL;
         }
     return fs_error_internal(st->pool, "%s answered the outcome %s", label, o ? o : "NULL");
+}
+
+/* Appends s to b as a JSON string. */
+static void json_string(apr_array_header_t *b, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    *(char *)apr_array_push(b) = '"';
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            *(char *)apr_array_push(b) = '\\';
+            *(char *)apr_array_push(b) = (char)c;
+        } else if (c < 0x20) {
+            const char esc[] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            for (size_t i = 0; i < sizeof(esc); i++)
+                *(char *)apr_array_push(b) = esc[i];
+        } else {
+            *(char *)apr_array_push(b) = (char)c;
+        }
+    }
+    *(char *)apr_array_push(b) = '"';
+}
+
+static void text(apr_array_header_t *b, const char *s) {
+    for (; *s; s++)
+        *(char *)apr_array_push(b) = *s;
+}
+
+int fs_store_public_batchable(const fs_new_submission *s, int exact) {
+    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && s->data_json &&
+           s->form_version;
+}
+
+fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *const *subs, int n,
+                                       fs_submit_result *out) {
+    static const struct {
+        const char *name;
+        fs_submit_outcome outcome;
+    } outcomes[] = {{"ok", FS_SUBMIT_OK},
+                    {"gone", FS_SUBMIT_GONE},
+                    {"stale", FS_SUBMIT_STALE},
+                    {"closed", FS_SUBMIT_CLOSED},
+                    {"quota", FS_SUBMIT_QUOTA}};
+    apr_array_header_t *b = apr_array_make(st->pool, 1024 * n, 1);
+    text(b, "[");
+    for (int i = 0; i < n; i++) {
+        const fs_new_submission *s = subs[i];
+        memset(&out[i], 0, sizeof(out[i]));
+        out[i].outcome = FS_SUBMIT_GONE;
+        text(b, i ? ",{\"sid\":" : "{\"sid\":");
+        json_string(b, s->sub_id);
+        text(b, ",\"evid\":");
+        json_string(b, s->event_id);
+        text(b, ",\"form\":");
+        json_string(b, s->form_id);
+        text(b, ",\"ver\":");
+        json_string(b, s->form_version);
+        text(b, ",\"spam\":");
+        text(b, s->spam ? "true" : "false");
+        text(b, apr_psprintf(st->pool, ",\"qu\":%d,\"qv\":%d,\"data\":", s->quota_unverified,
+                             s->quota_verified));
+        text(b, s->data_json); /* JSON as the caller serialised it */
+        text(b, "}");
+    }
+    text(b, "]");
+    *(char *)apr_array_push(b) = '\0';
+    const char *args[] = {b->elts};
+    fs_rows *rs;
+    fs_error *e = FS_RUN(st, "fs_public_submit_batch", args, 4, &rs);
+    if (e)
+        return e;
+    if (rs->nrows != n)
+        return fs_error_internal(st->pool, "fs_public_submit_batch answered %d rows for %d",
+                                 rs->nrows, n);
+    for (int i = 0; i < n; i++) {
+        const char *o = FS_CELL(rs, i, 1);
+        size_t k = 0;
+        while (k < sizeof(outcomes) / sizeof(outcomes[0]) && (!o || strcmp(o, outcomes[k].name)))
+            k++;
+        if (fs_cell_int(FS_CELL(rs, i, 0)) != i + 1 || k == sizeof(outcomes) / sizeof(outcomes[0]))
+            return fs_error_internal(st->pool, "fs_public_submit_batch answered %s for item %d",
+                                     o ? o : "NULL", i + 1);
+        out[i].outcome = outcomes[k].outcome;
+        out[i].json = FS_CELL(rs, i, 2);
+        out[i].month_left = fs_cell_int(FS_CELL(rs, i, 3));
+    }
+    return NULL;
 }
 
 fs_error *fs_store_tally_rollup(fs_store *st, int limit, int *moved) {

@@ -72,15 +72,25 @@ static void store_batch(item *self) {
     apr_thread_mutex_unlock(mutex);
 
     request_rec *r = self->r;
+    fs_store *st = formsvc_store(r);
     fs_submit_result *res = apr_pcalloc(r->pool, sizeof(*res) * (apr_size_t)n);
-    fs_error *e = fs_store_public_submit_batch(formsvc_store(r), subs, n, res);
+    fs_error **errs = apr_pcalloc(r->pool, sizeof(*errs) * (apr_size_t)n);
+    fs_error *e = fs_store_public_submit_batch(st, subs, n, res);
     formsvc_metric_inc(FORMSVC_M_SUBMIT_BATCHES);
+    for (int i = 0; i < n; i++)
+        errs[i] = e;
+    /* Refused for something else than the database being away: for what
+     * one member holds, perhaps. Each alone then, so that only that one
+     * fails (nothing of the batch was stored). */
+    if (e && e->status != 503 && n > 1)
+        for (int i = 0; i < n; i++)
+            errs[i] = fs_store_public_submit(st, subs[i], 0, &res[i]);
 
     apr_thread_mutex_lock(mutex);
     for (int i = 0; i < n; i++) {
         item *it = taken[i];
         apr_pool_t *p = it->r->pool;
-        it->err = !e ? NULL : it == self ? e : error_copy(p, e);
+        it->err = !errs[i] ? NULL : it == self ? errs[i] : error_copy(p, errs[i]);
         it->res = res[i];
         if (it != self && res[i].json)
             it->res.json = apr_pstrdup(p, res[i].json);

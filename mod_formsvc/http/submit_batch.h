@@ -11,7 +11,9 @@
  * what queued while the previous one ran, a single submission when the
  * child is quiet. Every answer still follows its own submission's
  * commit; PostgreSQL does the statement's set-up and the commit once per
- * batch instead of once per submission.
+ * batch instead of once per submission. A batch the database refuses for
+ * another reason than being away is stored again one by one, so that a
+ * submission it cannot take fails alone.
  *
  * Memory and threads: a queued item lives in its thread's stack frame; the
  * storing thread writes a waiter's outcome into the waiter's request pool

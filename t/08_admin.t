@@ -118,6 +118,13 @@ is $rc, 1, "check exits 1 with 4 children x DBDMax $big against max_connections 
 like $out, qr/^FAIL  connections: httpd may open ${\(($big + 1) * 4)} .* but PostgreSQL takes \d+ \(max_connections $mc - \d+ reserved for superusers\)\n      fix: lower DBDMax to \d+ in formsvc.conf, or raise max_connections to at least \d+/m,
     'says how many, and which DBDMax would fit';
 
+# DBDMax below mod_dbd's default DBDKeep (2): no pool at all
+conf(dbdmax => 1);
+($rc, $out) = admin('check');
+is $rc, 1, 'check exits 1 with DBDMax 1 (DBDKeep 2 by default)';
+like $out, qr/^FAIL  DBDMin 1, DBDKeep 2, DBDMax 1: mod_dbd keeps no pool .*\n      fix: set DBDKeep between DBDMin and DBDMax/m,
+    'says the pool is lost and how to fix it';
+
 # a pepper others can read; an SMTP relay that is not there; no transport
 chmod 0644, "$dir/pepper";
 conf(mail => "FormsvcMailTransport smtp smtp://127.0.0.1:$closed");

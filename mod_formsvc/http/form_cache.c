@@ -244,16 +244,18 @@ static const char *row_key(request_rec *r, const char *ref) {
     return apr_pstrcat(r->pool, "s|", ref, NULL);
 }
 
-int formsvc_form_row_get(request_rec *r, const char *ref, formsvc_pubform *out,
-                         fs_lru_stamp *stamp) {
-    memset(stamp, 0, sizeof(*stamp));
+fs_lru_stamp formsvc_form_row_stamp(request_rec *r, const char *ref) {
+    return formsvc_cache_stamp(dep_of(r->pool, ref));
+}
+
+int formsvc_form_row_get(request_rec *r, const char *ref, fs_lru_stamp stamp,
+                         formsvc_pubform *out) {
     fs_lru *c = formsvc_cache_lru(FORMSVC_CACHE_FORMS);
     if (!c || !ref || strlen(ref) > 100)
         return 0;
-    *stamp = formsvc_cache_stamp(dep_of(r->pool, ref));
     void *v;
     apr_size_t len, n;
-    if (!fs_lru_get(c, row_key(r, ref), apr_time_now(), *stamp, r->pool, &v, &len, NULL)) {
+    if (!fs_lru_get(c, row_key(r, ref), apr_time_now(), stamp, r->pool, &v, &len, NULL)) {
         formsvc_metric_inc(FORMSVC_M_MEM_ROW_MISS);
         return 0;
     }

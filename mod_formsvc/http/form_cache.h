@@ -49,11 +49,11 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
  * against the form read afresh: a row from here is a guess the database
  * confirms, never the last word. Kept under the same key and stamp as the
  * rendered answers, for FormsvcFormCacheTTL or until closesAt.
- * formsvc_form_row_get: 1 and *out (strings in r->pool) on a hit; 0
- * otherwise, with *stamp read before the caller fetches the row and hands
- * it to formsvc_form_row_put. */
-int formsvc_form_row_get(request_rec *r, const char *ref, formsvc_pubform *out,
-                         fs_lru_stamp *stamp);
+ * The stamp is read first (formsvc_form_row_stamp), before the lookup
+ * or the database read whose row formsvc_form_row_put then keeps;
+ * formsvc_form_row_get: 1 and *out (strings in r->pool) on a hit. */
+fs_lru_stamp formsvc_form_row_stamp(request_rec *r, const char *ref);
+int formsvc_form_row_get(request_rec *r, const char *ref, fs_lru_stamp stamp, formsvc_pubform *out);
 void formsvc_form_row_put(request_rec *r, const char *ref, fs_lru_stamp stamp,
                           const formsvc_pubform *f);
 

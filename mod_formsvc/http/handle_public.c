@@ -103,8 +103,10 @@ static fs_error *load(request_rec *r, const char *ref, pub *pb, int *cached, int
     *cached = 0;
     if (strlen(ref) > 100)
         return fs_error_make(r->pool, "not-found", "No such form.");
-    fs_lru_stamp stamp;
-    if (from != ROW_DB && formsvc_form_row_get(r, ref, &pb->f, &stamp) && from == ROW_MEMORY) {
+    fs_lru_stamp stamp = {0, 0};
+    if (from != ROW_DB)
+        stamp = formsvc_form_row_stamp(r, ref);
+    if (from == ROW_MEMORY && formsvc_form_row_get(r, ref, stamp, &pb->f)) {
         prepare(r, pb);
         return NULL;
     }

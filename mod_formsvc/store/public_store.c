@@ -26,6 +26,20 @@
     "CASE WHEN s.link_id IS NULL THEN '{}'::jsonb "                                                \
     "ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END"
 
+/* What the single and the batch statements say alike about a stored
+ * submission s: its UTC month, its event's payload, the answer's body,
+ * and the seconds to the end of the month (the quota's Retry-After). */
+#define MONTH_NOW "(date_trunc('month', now() AT TIME ZONE 'UTC'))::date"
+#define EVENT_PAYLOAD                                                                              \
+    "jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version, "          \
+    "'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at))"
+#define ANSWER_JSON                                                                                \
+    "jsonb_build_object('id', s.id, 'formId', s.form_id, 'createdAt', fs_ts(s.created_at), "       \
+    "'data', s.data)"
+#define MONTH_LEFT                                                                                 \
+    "GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "               \
+    "  + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text"
+
 /* The statement of fs_public_submit(_locked), with CLOSED the expression
  * that decides whether the form f takes no more submissions. */
 #define SUBMIT_SQL(CLOSED)                                                                         \
@@ -33,7 +47,7 @@
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
     "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, "                                  \
-    "  (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "                          \
+    "  " MONTH_NOW " AS month), "                                                                  \
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, "                              \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
@@ -62,9 +76,7 @@
     "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT a.evid, s.user_id, 'submission.created', s.form_id, s.id, "                          \
-    "  jsonb_build_object('id', s.id, 'formId', "                                                  \
-    "  s.form_id, 'formVersion', s.form_version, 'data', s.data, 'spam', s.spam, 'createdAt', "    \
-    "  fs_ts(s.created_at)) || " LINK_MEMBERS_S " FROM s, a WHERE NOT s.spam RETURNING 1) "        \
+    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " FROM s, a WHERE NOT s.spam RETURNING 1) "           \
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
     "  WHEN (SELECT version FROM f) <> (SELECT ver FROM a) THEN 'stale' "                          \
     "  WHEN (SELECT closed FROM f) THEN 'closed' "                                                 \
@@ -72,10 +84,7 @@
     "  WHEN NOT EXISTS (SELECT 1 FROM ok) THEN 'duplicate' "                                       \
     "  WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' "                                           \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
-    "  (SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, "                              \
-    "    'createdAt', fs_ts(s.created_at), 'data', s.data) || " LINK_MEMBERS_S ")::text FROM s), " \
-    "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "             \
-    "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text, "                     \
+    "  (SELECT (" ANSWER_JSON " || " LINK_MEMBERS_S ")::text FROM s), " MONTH_LEFT ", "            \
     "  (SELECT count(*) FROM t)::text"
 
 const fs_stmt fs_stmts_public[] = {
@@ -137,7 +146,7 @@ const fs_stmt fs_stmts_public[] = {
      "  (x.e ->> 'ver')::integer AS ver, (x.e ->> 'qu')::integer AS qu, "
      "  (x.e ->> 'qv')::integer AS qv "
      "  FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS x(e, ord)), "
-     "m AS (SELECT (date_trunc('month', now() AT TIME ZONE 'UTC'))::date AS month), "
+     "m AS (SELECT " MONTH_NOW " AS month), "
      "f AS (SELECT r.*, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "
      "  CASE WHEN u.verified THEN r.qv ELSE r.qu END AS quota "
      "  FROM r JOIN forms f ON f.id = r.form_id AND f.status IN ('published', 'closed') "
@@ -151,17 +160,12 @@ const fs_stmt fs_stmts_public[] = {
      "  SELECT s.form_id, s.user_id, m.month, count(*) FROM s, m WHERE NOT s.spam "
      "  GROUP BY s.form_id, s.user_id, m.month RETURNING 1), "
      "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "
-     "  SELECT go.evid, s.user_id, 'submission.created', s.form_id, s.id, "
-     "  jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version, "
-     "  'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at)) "
+     "  SELECT go.evid, s.user_id, 'submission.created', s.form_id, s.id, " EVENT_PAYLOAD
      "  FROM s JOIN go ON go.sid = s.id WHERE NOT s.spam RETURNING 1) "
      "SELECT r.ord::text, CASE WHEN f.sid IS NULL THEN 'gone' "
      "  WHEN f.ver IS NOT NULL AND f.version <> f.ver THEN 'stale' "
      "  WHEN f.closed THEN 'closed' WHEN s.id IS NULL THEN 'quota' ELSE 'ok' END, "
-     "  CASE WHEN s.id IS NOT NULL THEN (jsonb_build_object('id', s.id, 'formId', s.form_id, "
-     "    'createdAt', fs_ts(s.created_at), 'data', s.data))::text END, "
-     "  GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "
-     "    + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text "
+     "  CASE WHEN s.id IS NOT NULL THEN (" ANSWER_JSON ")::text END, " MONTH_LEFT " "
      "FROM r LEFT JOIN f ON f.sid = r.sid LEFT JOIN s ON s.id = r.sid ORDER BY r.ord"},
 
     /* 1 most rows to move. Rolls the submission tally into the counters
@@ -201,6 +205,28 @@ fs_error *fs_store_public_idem_get(fs_store *st, const char *form_id, const char
     return e;
 }
 
+/* The outcome a submission statement names; 0 for a name it never gives. */
+static int outcome_of(const char *name, fs_submit_outcome *out) {
+    static const struct {
+        const char *name;
+        fs_submit_outcome outcome;
+    } outcomes[] = {{"ok", FS_SUBMIT_OK},
+                    {"gone", FS_SUBMIT_GONE},
+                    {"stale", FS_SUBMIT_STALE},
+                    {"closed", FS_SUBMIT_CLOSED},
+                    {"duplicate", FS_SUBMIT_DUPLICATE},
+                    {"quota", FS_SUBMIT_QUOTA},
+                    {"replay", FS_SUBMIT_REPLAY},
+                    {"link-used", FS_SUBMIT_LINK_USED},
+                    {"link-expired", FS_SUBMIT_LINK_EXPIRED}};
+    for (size_t i = 0; name && i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+        if (!strcmp(name, outcomes[i].name)) {
+            *out = outcomes[i].outcome;
+            return 1;
+        }
+    return 0;
+}
+
 fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int exact,
                                  fs_submit_result *out) {
     const char *args[] = {s->form_id,
@@ -217,18 +243,6 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                           s->uniq_hash,
                           s->form_version,
                           s->event_id};
-    static const struct {
-        const char *name;
-        fs_submit_outcome outcome;
-    } outcomes[] = {{"ok", FS_SUBMIT_OK},
-                    {"gone", FS_SUBMIT_GONE},
-                    {"stale", FS_SUBMIT_STALE},
-                    {"closed", FS_SUBMIT_CLOSED},
-                    {"duplicate", FS_SUBMIT_DUPLICATE},
-                    {"quota", FS_SUBMIT_QUOTA},
-                    {"replay", FS_SUBMIT_REPLAY},
-                    {"link-used", FS_SUBMIT_LINK_USED},
-                    {"link-expired", FS_SUBMIT_LINK_EXPIRED}};
     fs_rows *rs;
     const char *label = exact ? "fs_public_submit_locked" : "fs_public_submit";
     memset(out, 0, sizeof(*out));
@@ -237,14 +251,11 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
     if (e || rs->nrows != 1)
         return e;
     const char *o = FS_CELL(rs, 0, 0);
-    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
-        if (o && !strcmp(o, outcomes[i].name)) {
-            out->outcome = outcomes[i].outcome;
-            out->json = FS_CELL(rs, 0, 1);
-            out->month_left = fs_cell_int(FS_CELL(rs, 0, 2));
-            return NULL;
-        }
-    return fs_error_internal(st->pool, "%s answered the outcome %s", label, o ? o : "NULL");
+    if (!outcome_of(o, &out->outcome))
+        return fs_error_internal(st->pool, "%s answered the outcome %s", label, o ? o : "NULL");
+    out->json = FS_CELL(rs, 0, 1);
+    out->month_left = fs_cell_int(FS_CELL(rs, 0, 2));
+    return NULL;
 }
 
 /* Appends s to b as a JSON string. */
@@ -279,14 +290,6 @@ int fs_store_public_batchable(const fs_new_submission *s, int exact) {
 
 fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *const *subs, int n,
                                        fs_submit_result *out) {
-    static const struct {
-        const char *name;
-        fs_submit_outcome outcome;
-    } outcomes[] = {{"ok", FS_SUBMIT_OK},
-                    {"gone", FS_SUBMIT_GONE},
-                    {"stale", FS_SUBMIT_STALE},
-                    {"closed", FS_SUBMIT_CLOSED},
-                    {"quota", FS_SUBMIT_QUOTA}};
     apr_array_header_t *b = apr_array_make(st->pool, 1024 * n, 1);
     text(b, "[");
     for (int i = 0; i < n; i++) {
@@ -320,13 +323,9 @@ fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *co
                                  rs->nrows, n);
     for (int i = 0; i < n; i++) {
         const char *o = FS_CELL(rs, i, 1);
-        size_t k = 0;
-        while (k < sizeof(outcomes) / sizeof(outcomes[0]) && (!o || strcmp(o, outcomes[k].name)))
-            k++;
-        if (fs_cell_int(FS_CELL(rs, i, 0)) != i + 1 || k == sizeof(outcomes) / sizeof(outcomes[0]))
+        if (fs_cell_int(FS_CELL(rs, i, 0)) != i + 1 || !outcome_of(o, &out[i].outcome))
             return fs_error_internal(st->pool, "fs_public_submit_batch answered %s for item %d",
                                      o ? o : "NULL", i + 1);
-        out[i].outcome = outcomes[k].outcome;
         out[i].json = FS_CELL(rs, i, 2);
         out[i].month_left = fs_cell_int(FS_CELL(rs, i, 3));
     }

@@ -136,6 +136,19 @@ my $batches = sub { my $m = api(GET => '/metrics')->content;
                     $m =~ /^formsvc_submission_batches_total (\d+)$/m ? $1 : -1 };
 my $stored = sub { my $m = api(GET => '/metrics')->content;
                    $m =~ /^formsvc_submissions_stored_total (\d+)$/m ? $1 : -1 };
+# what each new event sets off is decided once per statement over all its
+# events (sql/0035): webhooks of the account (written here directly: an
+# unverified account may not make them), each with its own filter
+my $uid = sql("SELECT user_id FROM forms WHERE id = '$id'");
+my %hook = (form => [$id, '{submission.created}', 't'], any => [undef, '{submission.created}', 't'],
+            other => [$other, '{submission.created}', 't'], off => [$id, '{submission.created}', 'f'],
+            closed => [$id, '{form.closed}', 't']);
+for my $h (sort keys %hook) {
+    my ($f, $ev, $on) = @{ $hook{$h} };
+    sql("INSERT INTO webhooks (id, user_id, url, events, form_id, secret, enabled) VALUES "
+        . "('wh_t90$h', '$uid', 'http://127.0.0.1:1/t90', '$ev', "
+        . (defined $f ? "'$f'" : 'NULL') . ", 'x', '$on')");
+}
 my ($b0, $s0) = ($batches->(), $stored->());
 my $ok = FormsvcInstance->burst(40, sub {
     my $i = shift;
@@ -156,6 +169,15 @@ is sql("SELECT count(*) FROM submissions s WHERE s.form_id = '$id' AND s.data->>
        . "AND EXISTS (SELECT 1 FROM events e WHERE e.submission_id = s.id "
        . "AND e.type = 'submission.created')"), 30, 'each with its event';
 is $stored->() - $s0, 30, 'formsvc_submissions_stored_total counts them';
+my %dl = map { split /\|/ } split /\n/, sql("SELECT w.id, count(e.id) FROM webhooks w "
+    . "LEFT JOIN deliveries d ON d.webhook_id = w.id LEFT JOIN events e ON e.id = d.event_id "
+    . "AND e.submission_id IN (SELECT id FROM submissions WHERE data->>'a' LIKE 'own%') "
+    . "WHERE w.id LIKE 'wh_t90%' GROUP BY w.id");
+is_deeply \%dl, { wh_t90any => 30, wh_t90form => 30, wh_t90other => 0, wh_t90off => 0, wh_t90closed => 0 },
+    'a delivery of each for the webhooks of that form and of every form; none for the others';
+is sql("SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id "
+       . "WHERE d.webhook_id LIKE 'wh_t90%' AND e.submission_id IS NULL"), 0, 'and no other';
+sql("DELETE FROM webhooks WHERE id LIKE 'wh_t90%'");
 my $nb = $batches->() - $b0;
 ok $nb >= 1 && $nb <= 40, "in $nb statements (refusals included)";
 is api(GET => "/v1/forms/$id", token => $tok)->{json}{submissionCount},

@@ -69,6 +69,17 @@ apr_time_t formsvc_cache_ttl(int which) {
     return apr_time_from_sec(ttl_conf[which]);
 }
 
+apr_time_t formsvc_cache_refresh_at(apr_time_t now, apr_time_t expires) {
+    return now + (expires - now) / 2;
+}
+
+/* The one thread that moves the mark on refreshes; the entry is not
+ * offered again (mark at the end of time) until that thread's put
+ * replaces it, or it expires. */
+int formsvc_cache_refresh_due(fs_lru *c, const char *key, apr_time_t now, apr_time_t mark) {
+    return now >= mark && fs_lru_remark(c, key, mark, APR_INT64_MAX);
+}
+
 /* ---- state ------------------------------------------------------------ */
 
 /* per machine (shared memory made in post_config) */

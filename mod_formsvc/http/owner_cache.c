@@ -12,12 +12,6 @@
 /* Submissions on other machines notify nothing: the count they change is
  * at most this old. */
 #define OWNER_TTL apr_time_from_sec(1)
-/* From this age on, the first request that meets an entry reads the form
- * again (the entry's mark is when; fs_lru_remark picks one thread) while
- * the others go on with the entry until it expires: under steady load an
- * entry is replaced before it expires, so no crowd of threads misses at
- * once, and a slow database delays one request, not every one. */
-#define OWNER_REFRESH apr_time_from_msec(500)
 
 /* Both generation keys in one stamp: each counter only grows, so their sum
  * changes whenever either does. */
@@ -55,7 +49,7 @@ fs_error *formsvc_owner_form_view(request_rec *r, const char *id, const char *us
         apr_size_t len;
         apr_time_t now = apr_time_now(), due;
         if (fs_lru_get(c, key, now, stamp, r->pool, &v, &len, &due) &&
-            !(now >= due && fs_lru_remark(c, key, due, now + OWNER_TTL))) {
+            !formsvc_cache_refresh_due(c, key, now, due)) {
             /* owner, version, json */
             const char *cur = v, *end = cur + len, *owner, *ver, *body;
             apr_size_t n;
@@ -87,7 +81,7 @@ fs_error *formsvc_owner_form_view(request_rec *r, const char *id, const char *us
         const char *ver = apr_itoa(r->pool, row->version);
         formsvc_blob_add(&b, ver, strlen(ver));
         formsvc_blob_add(&b, row->json, strlen(row->json));
-        fs_lru_put(c, key, b.data, b.len, exp, stamp, now + OWNER_REFRESH);
+        fs_lru_put(c, key, b.data, b.len, exp, stamp, formsvc_cache_refresh_at(now, exp));
     }
     return NULL;
 }

@@ -1,0 +1,95 @@
+# Graceful restarts and a graceful stop with the shipped server settings
+# (conf/formsvc-server.conf: 2 children of 768 threads, ServerLimit 4 so
+# that the old children of a restart have room while the new ones start),
+# under public submissions stored together (http/submit_batch.c, a queue
+# per child whose waiters must all be answered while their child is told
+# to go). t/16 does the same with the workers busy and small children.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcInstance;
+use FormsvcTest qw(sql);
+use LWP::UserAgent;
+use JSON::PP ();
+use POSIX ();
+use Time::HiRes ();
+
+delete $ENV{LD_PRELOAD};
+my $root = $ENV{FORMSVC_ROOT} // "$FindBin::Bin/..";
+my $J = JSON::PP->new->canonical;
+
+my $inst = FormsvcInstance->start(name => 'graceful-shipped', conf => <<"CONF");
+Include "$root/conf/formsvc-server.conf"
+FormsvcRateLimit signup off
+FormsvcRateLimit submit off
+FormsvcQuota unverified requests 1000000
+FormsvcQuota unverified submissions 1000000
+CONF
+my $apache = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+my $ppid = do { local (@ARGV, $/) = ($inst->root . '/httpd.pid'); <> } // '';
+chomp $ppid;
+sleep 2; # every child started (StartServers)
+my @children = grep { /\d/ } split /\n/, `ps -o pid= --ppid $ppid`;
+is scalar(@children), 2, 'two children';
+
+my $r = $inst->api(POST => '/v1/signup', body => { email => "gs$$." . time . '@example.com' });
+is $r->code, 201, 'signup';
+my $tok = $r->{json}{apiKey}{secret};
+$r = $inst->api(POST => '/v1/forms', token => $tok, body => { title => 'Shipped',
+    fields => [ { key => 'name', type => 'text', label => 'Name' } ] });
+my $fid = $r->{json}{id};
+is $inst->api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'published';
+
+# 12 clients submit until told to stop; every answer must be 201 (a refused
+# or cut connection while the server stops is not an answer)
+my $stopfile = "$FindBin::Bin/logs/gshipped.stop.$$";
+unlink $stopfile;
+my @kids;
+for my $k (1 .. 12) {
+    my $pid = fork // die;
+    if (!$pid) {
+        my ($ok, $bad) = (0, 0);
+        my $ua = LWP::UserAgent->new(timeout => 30, keep_alive => 1);
+        while (!-e $stopfile) {
+            my $res = $ua->post($inst->url . "/f/$fid", 'Content-Type' => 'application/json',
+                                Content => $J->encode({ name => "k$k" }));
+            if ($res->code == 201) { $ok++ }
+            elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
+            else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
+        }
+        open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;
+        POSIX::_exit(0);
+    }
+    push @kids, $pid;
+}
+
+my @apache = ($apache, '-f', $inst->root . '/httpd.conf');
+Time::HiRes::sleep(1.5);
+for my $i (1 .. 3) {
+    system(@apache, '-k', 'graceful') == 0 or die 'graceful failed';
+    Time::HiRes::sleep(2);
+}
+my $pidf = $inst->root . '/httpd.pid';
+system(@apache, '-k', 'graceful-stop') == 0 or die 'graceful-stop failed';
+for (1 .. 300) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
+ok !-e $pidf, 'graceful-stop finished';
+open my $sf, '>', $stopfile or die; close $sf;
+waitpid($_, 0) for @kids;
+my ($ok, $bad) = (0, 0);
+for my $k (1 .. 12) {
+    open my $fh, '<', "$stopfile.$k" or next;
+    my ($o, $b) = split ' ', <$fh>;
+    $ok += $o; $bad += $b;
+    unlink "$stopfile.$k";
+}
+unlink $stopfile;
+cmp_ok $ok, '>', 100, "submissions went through while restarting ($ok)";
+is $bad, 0, 'no failed request';
+my $stored = sql("SELECT count(*) FROM submissions WHERE form_id = '$fid'");
+cmp_ok $stored, '>=', $ok, 'every 201 stored';
+my @bad = grep { /Segmentation fault|Assertion|exit signal|AH00052|AH00060|SIGSEGV|SIGABRT|scoreboard is full/ }
+    split /\n/, $inst->error_log;
+is scalar(@bad), 0, 'no child crashed, the scoreboard never full'
+    or diag join "\n", @bad[0 .. ($#bad > 10 ? 10 : $#bad)];
+done_testing;

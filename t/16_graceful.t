@@ -11,12 +11,10 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use IO::Socket::INET;
-use JSON::PP ();
 use POSIX ();
 use Time::HiRes ();
 
 delete $ENV{LD_PRELOAD};
-my $J = JSON::PP->new->canonical;
 
 sub psql {
     my $q = shift;
@@ -73,26 +71,7 @@ psql("INSERT INTO outbox (id, recipient, message) SELECT 'msg_G' || lpad(g::text
 
 # Clients submit until told to stop; a request that got an answer must be 201.
 # Refused connections (the server is stopping) are not failures.
-my $stopfile = "$FindBin::Bin/logs/graceful.stop.$$";
-unlink $stopfile;
-my @kids;
-for my $k (1 .. 4) {
-    my $pid = fork // die;
-    if (!$pid) {
-        my ($ok, $bad) = (0, 0);
-        my $ua = LWP::UserAgent->new(timeout => 30, keep_alive => 0);
-        while (!-e $stopfile) {
-            my $res = $ua->post($inst->url . "/f/$fid", 'Content-Type' => 'application/json',
-                                Content => $J->encode({ name => "k$k" }));
-            if ($res->code == 201) { $ok++ }
-            elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
-            else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
-        }
-        open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;
-        POSIX::_exit(0);
-    }
-    push @kids, $pid;
-}
+my $stop = FormsvcInstance->submitters(4, $inst->url . "/f/$fid");
 
 my @apache = ($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf');
 Time::HiRes::sleep(1.5);
@@ -104,16 +83,7 @@ my $pidf = $inst->root . '/httpd.pid';
 system(@apache, '-k', 'graceful-stop') == 0 or die 'graceful-stop failed';
 for (1 .. 300) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
 ok !-e $pidf, 'graceful-stop finished';
-open my $sf, '>', $stopfile or die; close $sf;
-waitpid($_, 0) for @kids;
-my ($ok, $bad) = (0, 0);
-for my $k (1 .. 4) {
-    open my $fh, '<', "$stopfile.$k" or next;
-    my ($o, $b) = split ' ', <$fh>;
-    $ok += $o; $bad += $b;
-    unlink "$stopfile.$k";
-}
-unlink $stopfile;
+my ($ok, $bad) = $stop->();
 cmp_ok $ok, '>', 20, "submissions went through while restarting ($ok)";
 is $bad, 0, 'no failed request';
 my @crash = grep { /Segmentation fault|Assertion|exit signal|AH00052|AH00060|SIGSEGV|SIGABRT/ }

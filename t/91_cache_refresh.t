@@ -1,5 +1,5 @@
 # Cache entries read again before they expire (http/cache.h,
-# formsvc_cache_refresh_due): from halfway through an entry's life, the
+# formsvc_cache_get): from halfway through an entry's life, the
 # first request that meets it reads the database again and puts a fresh
 # entry, while every other request goes on with the old one. So under
 # steady load no crowd of threads misses at once when an entry expires.

@@ -10,14 +10,10 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
-use LWP::UserAgent;
-use JSON::PP ();
-use POSIX ();
 use Time::HiRes ();
 
 delete $ENV{LD_PRELOAD};
 my $root = $ENV{FORMSVC_ROOT} // "$FindBin::Bin/..";
-my $J = JSON::PP->new->canonical;
 
 my $inst = FormsvcInstance->start(name => 'graceful-shipped', conf => <<"CONF");
 Include "$root/conf/formsvc-server.conf"
@@ -43,26 +39,7 @@ is $inst->api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'publ
 
 # 12 clients submit until told to stop; every answer must be 201 (a refused
 # or cut connection while the server stops is not an answer)
-my $stopfile = "$FindBin::Bin/logs/gshipped.stop.$$";
-unlink $stopfile;
-my @kids;
-for my $k (1 .. 12) {
-    my $pid = fork // die;
-    if (!$pid) {
-        my ($ok, $bad) = (0, 0);
-        my $ua = LWP::UserAgent->new(timeout => 30, keep_alive => 1);
-        while (!-e $stopfile) {
-            my $res = $ua->post($inst->url . "/f/$fid", 'Content-Type' => 'application/json',
-                                Content => $J->encode({ name => "k$k" }));
-            if ($res->code == 201) { $ok++ }
-            elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
-            else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
-        }
-        open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;
-        POSIX::_exit(0);
-    }
-    push @kids, $pid;
-}
+my $stop = FormsvcInstance->submitters(12, $inst->url . "/f/$fid", keep_alive => 1);
 
 my @apache = ($apache, '-f', $inst->root . '/httpd.conf');
 Time::HiRes::sleep(1.5);
@@ -74,16 +51,7 @@ my $pidf = $inst->root . '/httpd.pid';
 system(@apache, '-k', 'graceful-stop') == 0 or die 'graceful-stop failed';
 for (1 .. 300) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
 ok !-e $pidf, 'graceful-stop finished';
-open my $sf, '>', $stopfile or die; close $sf;
-waitpid($_, 0) for @kids;
-my ($ok, $bad) = (0, 0);
-for my $k (1 .. 12) {
-    open my $fh, '<', "$stopfile.$k" or next;
-    my ($o, $b) = split ' ', <$fh>;
-    $ok += $o; $bad += $b;
-    unlink "$stopfile.$k";
-}
-unlink $stopfile;
+my ($ok, $bad) = $stop->();
 cmp_ok $ok, '>', 100, "submissions went through while restarting ($ok)";
 is $bad, 0, 'no failed request';
 my $stored = sql("SELECT count(*) FROM submissions WHERE form_id = '$fid'");

@@ -69,15 +69,21 @@ apr_time_t formsvc_cache_ttl(int which) {
     return apr_time_from_sec(ttl_conf[which]);
 }
 
-apr_time_t formsvc_cache_refresh_at(apr_time_t now, apr_time_t expires) {
-    return now + (expires - now) / 2;
+/* The mark is when the entry is due to be read again. The one thread
+ * that moves it on refreshes; the entry is not offered to another
+ * (mark at the end of time) until that thread's put replaces it, or it
+ * expires. */
+int formsvc_cache_get(fs_lru *c, const char *key, fs_lru_stamp stamp, apr_pool_t *p, void **val,
+                      apr_size_t *len) {
+    apr_time_t now = apr_time_now(), due;
+    return fs_lru_get(c, key, now, stamp, p, val, len, &due) &&
+           !(now >= due && fs_lru_remark(c, key, due, APR_INT64_MAX));
 }
 
-/* The one thread that moves the mark on refreshes; the entry is not
- * offered again (mark at the end of time) until that thread's put
- * replaces it, or it expires. */
-int formsvc_cache_refresh_due(fs_lru *c, const char *key, apr_time_t now, apr_time_t mark) {
-    return now >= mark && fs_lru_remark(c, key, mark, APR_INT64_MAX);
+void formsvc_cache_put(fs_lru *c, const char *key, const void *val, apr_size_t len,
+                       apr_time_t expires, fs_lru_stamp stamp) {
+    apr_time_t now = apr_time_now();
+    fs_lru_put(c, key, val, len, expires, stamp, now + (expires - now) / 2);
 }
 
 /* ---- state ------------------------------------------------------------ */

@@ -63,17 +63,19 @@ enum { FORMSVC_CACHE_FORMS, FORMSVC_CACHE_CREDENTIALS };
 fs_lru *formsvc_cache_lru(int which);
 /* Its time to live. */
 apr_time_t formsvc_cache_ttl(int which);
-/* Reading an entry again before it expires (the forms cache): an entry
- * is put with formsvc_cache_refresh_at(now, expires) as its mark, halfway
- * to its expiry; from then on the first request that meets it
- * (formsvc_cache_refresh_due, with the mark fs_lru_get gave back) reads
- * and puts it again while the others go on with the entry until it
- * expires. Under steady load entries are replaced before they expire: no
- * crowd of threads misses at once, each opening database sessions, and a
- * slow database delays one request instead of all. Nothing is served
- * later than it would be otherwise (the expiry and the stamps decide). */
-apr_time_t formsvc_cache_refresh_at(apr_time_t now, apr_time_t expires);
-int formsvc_cache_refresh_due(fs_lru *c, const char *key, apr_time_t now, apr_time_t mark);
+/* fs_lru_get and fs_lru_put for the forms cache, whose entries are read
+ * again before they expire: an entry is put with its mark halfway to its
+ * expiry; from then on the first request that meets it finds no entry
+ * (formsvc_cache_get answers 0 to it alone), reads the database and puts
+ * a fresh one, while the others go on with the entry until it expires.
+ * Under steady load entries are replaced before they expire: no crowd of
+ * threads misses at once, each opening database sessions, and a slow
+ * database delays one request instead of all. Nothing is served later
+ * than it would be otherwise (the expiry and the stamps decide). */
+int formsvc_cache_get(fs_lru *c, const char *key, fs_lru_stamp stamp, apr_pool_t *p, void **val,
+                      apr_size_t *len);
+void formsvc_cache_put(fs_lru *c, const char *key, const void *val, apr_size_t len,
+                       apr_time_t expires, fs_lru_stamp stamp);
 /* The stamp of an entry that depends on key dep, as of now: read before
  * fetching what the entry will hold. */
 fs_lru_stamp formsvc_cache_stamp(const char *dep);

@@ -44,9 +44,7 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
     t->stamp = formsvc_cache_stamp(dep_of(r->pool, ref));
     void *v;
     apr_size_t len;
-    apr_time_t now = apr_time_now(), due;
-    if (!fs_lru_get(c, t->key, now, t->stamp, r->pool, &v, &len, &due) ||
-        formsvc_cache_refresh_due(c, t->key, now, due)) {
+    if (!formsvc_cache_get(c, t->key, t->stamp, r->pool, &v, &len)) {
         formsvc_metric_inc(FORMSVC_M_MEM_FORM_MISS);
         t->on = 1;
         t->out0 = apr_table_copy(r->pool, r->headers_out);
@@ -146,9 +144,7 @@ static void store(request_rec *r, capture *cp) {
     apr_table_do(diff_one, &d, r->err_headers_out, NULL);
     formsvc_blob_add(&b, NULL, 0);
     formsvc_blob_add(&b, cp->buf ? cp->buf : "", cp->len);
-    apr_time_t now = apr_time_now();
-    fs_lru_put(c, cp->t.key, b.data, b.len, cp->expires, cp->t.stamp,
-               formsvc_cache_refresh_at(now, cp->expires));
+    formsvc_cache_put(c, cp->t.key, b.data, b.len, cp->expires, cp->t.stamp);
     if (cp->counted) {
         /* for the submission filter: which keys to bump when it fills */
         const char *ids = apr_pstrcat(r->pool, cp->id, "\n", cp->slug ? cp->slug : "", NULL);
@@ -259,10 +255,7 @@ int formsvc_form_row_get(request_rec *r, const char *ref, fs_lru_stamp stamp,
         return 0;
     void *v;
     apr_size_t len, n;
-    const char *key = row_key(r, ref);
-    apr_time_t now = apr_time_now(), due;
-    if (!fs_lru_get(c, key, now, stamp, r->pool, &v, &len, &due) ||
-        formsvc_cache_refresh_due(c, key, now, due)) {
+    if (!formsvc_cache_get(c, row_key(r, ref), stamp, r->pool, &v, &len)) {
         formsvc_metric_inc(FORMSVC_M_MEM_ROW_MISS);
         return 0;
     }
@@ -295,7 +288,7 @@ void formsvc_form_row_put(request_rec *r, const char *ref, fs_lru_stamp stamp,
                        f->status, f->version, f->fields, f->settings};
     for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
         formsvc_blob_add(&b, m[i], m[i] ? strlen(m[i]) : 0);
-    fs_lru_put(c, row_key(r, ref), b.data, b.len, exp, stamp, formsvc_cache_refresh_at(now, exp));
+    formsvc_cache_put(c, row_key(r, ref), b.data, b.len, exp, stamp);
 }
 
 /* ---- submissions ------------------------------------------------------ */

@@ -47,9 +47,7 @@ fs_error *formsvc_owner_form_view(request_rec *r, const char *id, const char *us
         stamp = stamp_of(r->pool, id);
         void *v;
         apr_size_t len;
-        apr_time_t now = apr_time_now(), due;
-        if (fs_lru_get(c, key, now, stamp, r->pool, &v, &len, &due) &&
-            !formsvc_cache_refresh_due(c, key, now, due)) {
+        if (formsvc_cache_get(c, key, stamp, r->pool, &v, &len)) {
             /* owner, version, json */
             const char *cur = v, *end = cur + len, *owner, *ver, *body;
             apr_size_t n;
@@ -81,7 +79,7 @@ fs_error *formsvc_owner_form_view(request_rec *r, const char *id, const char *us
         const char *ver = apr_itoa(r->pool, row->version);
         formsvc_blob_add(&b, ver, strlen(ver));
         formsvc_blob_add(&b, row->json, strlen(row->json));
-        fs_lru_put(c, key, b.data, b.len, exp, stamp, formsvc_cache_refresh_at(now, exp));
+        formsvc_cache_put(c, key, b.data, b.len, exp, stamp);
     }
     return NULL;
 }

@@ -158,6 +158,48 @@ sub burst {
     return $sum;
 }
 
+# $n processes POST {"name": "k<i>"} to $url (JSON) again and again until
+# the returned sub is called, which stops them and returns how many
+# answers were 201 and how many were anything else (printed). A request
+# that got no answer (the server stopping: LWP's own "Internal response")
+# is neither. For graceful restarts under load (t/16, t/92).
+sub submitters {
+    my ($class, $n, $url, %o) = @_;
+    my $stopfile = "$FindBin::Bin/logs/submitters.stop.$$";
+    unlink $stopfile;
+    my @kids;
+    for my $k (1 .. $n) {
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            my ($ok, $bad) = (0, 0);
+            my $ua = LWP::UserAgent->new(timeout => 30, keep_alive => $o{keep_alive} ? 1 : 0);
+            while (!-e $stopfile) {
+                my $res = $ua->post($url, 'Content-Type' => 'application/json',
+                                    Content => $json->encode({ name => "k$k" }));
+                if ($res->code == 201) { $ok++ }
+                elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
+                else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
+            }
+            open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;
+            POSIX::_exit(0);
+        }
+        push @kids, $pid;
+    }
+    return sub {
+        open my $sf, '>', $stopfile or die; close $sf;
+        waitpid($_, 0) for @kids;
+        my ($ok, $bad) = (0, 0);
+        for my $k (1 .. $n) {
+            open my $fh, '<', "$stopfile.$k" or next;
+            my ($o, $b) = split ' ', <$fh>;
+            $ok += $o; $bad += $b;
+            unlink "$stopfile.$k";
+        }
+        unlink $stopfile;
+        return ($ok, $bad);
+    };
+}
+
 END { $_->stop for @running }
 
 1;

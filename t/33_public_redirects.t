@@ -296,6 +296,11 @@ my ($fpath) = $got->[0]{url} =~ m{/api(/.*)$};
 my $cd = api(GET => $fpath, token => $tok)->header('Content-Disposition') // '';
 unlike $cd, qr/%E2%80%AE/i, 'the download names no right-to-left override';
 like $cd, qr/filename\*=UTF-8''invoicegpj\.exe/, "filename* is the plain name";
+# a name stored before the rule: the download's header drops them all the same
+my ($fil) = $fpath =~ m{/(fil_[^/?]+)};
+psql("UPDATE submission_files SET name = 'old' || chr(8238) || 'gpj.exe' WHERE id = '$fil'");
+$cd = api(GET => $fpath, token => $tok)->header('Content-Disposition') // '';
+like $cd, qr/filename\*=UTF-8''oldgpj\.exe$/, 'a name stored with U+202E before: the download names it without';
 my $uni = send_page({ action => abs_url("/f/$ff->{id}"), multipart => 1 },
                     [[f => 'data', "R\xC3\xA9sum\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC.txt", 'text/plain']], accept => 'application/json');
 is uni(api(GET => "/v1/forms/$ff->{id}/submissions/$uni->{json}{id}", token => $tok)->{json}{data}{f}[0]{name}),

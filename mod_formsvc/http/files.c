@@ -526,8 +526,11 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
 
 /* ---- download --------------------------------------------------------- */
 
-/* RFC 6266: an ASCII fallback and the UTF-8 name percent-encoded. */
+/* RFC 6266: an ASCII fallback and the UTF-8 name percent-encoded. The
+ * name made safe again: one stored before a rule was added (format
+ * characters) gets it here. */
 static const char *disposition(apr_pool_t *p, const char *name) {
+    name = fs_file_safe_name(p, name, strlen(name));
     char *ascii = apr_pstrdup(p, name);
     for (char *c = ascii; *c; c++)
         if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\')

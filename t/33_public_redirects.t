@@ -349,6 +349,18 @@ landed_ok send_page(parse_page($r), [[name => 'Sam']]), $tid, 'Landed on tokens.
 landed_ok send_page(parse_page($r), [[name => 'Sam']]), $tid, 'Landed on tokens.', 'sent twice: thanks';
 is subs($tid), 4, 'stored once';
 
+# so does the page of a passing refusal (429 here; a 503 is given back the
+# same way): its retry is the same submission attempt
+my $rlf = publish({ title => 'Limited', fields => \@fields });
+$pg = open_page("/f/$rlf->{id}");
+my $last;
+for (1 .. 40) { # the default submit rate: 30 a minute per address and form
+    $last = send_page($pg, [[name => 'x' x 30]]);
+    last if $last->code == 429;
+}
+is $last->code, 429, 'over the rate: the form again, 429';
+is parse_page($last)->{token}, $pg->{token}, 'with the token that was posted';
+
 # eight parallel posts of one page: one submission, eight thanks pages
 my $par = publish({ title => 'Parallel', fields => \@fields, settings => { confirmationMessage => 'Landed in parallel.' } });
 $pg = open_page("/f/$par->{id}");

@@ -175,10 +175,10 @@ static void backoff_grows(void **state) {
 static void post_refuses(void **state) {
     apr_pool_t *p = *state;
     fs_webhook_result res;
-    fs_webhook_post(p, "https://169.254.169.254/", 1, "m", 1, "v1,x", "{}", 1, &res);
+    fs_webhook_post(p, "https://169.254.169.254/", 1, "m", 1, "v1,x", "{}", 1, NULL, &res);
     assert_int_equal(res.status, 0);
     assert_non_null(strstr(res.error, "refused"));
-    fs_webhook_post(p, "http://127.0.0.1:1/", 0, "m", 1, "v1,x", "{}", 1, &res);
+    fs_webhook_post(p, "http://127.0.0.1:1/", 0, "m", 1, "v1,x", "{}", 1, NULL, &res);
     assert_non_null(strstr(res.error, "https"));
 }
 

@@ -139,13 +139,15 @@ for (1 .. 300) {
     select undef, undef, undef, 0.1;
 }
 is scalar @got, scalar keys %sent, 'every delivery reached the healthy receiver';
-my @late;
+my (@late, %arrived);
 for my $a (@got) {
     my $sid = eval { $J->decode($a->{body})->{data}{id} } // '';
     next unless $sent{$sid};
-    push @late, sprintf '%s after %.1f s', $sid, $a->{at} - $sent{$sid};
+    $arrived{$sid} = 1;
+    push @late, sprintf "%s after %.3f s", $sid, $a->{at} - $sent{$sid};
 }
-my @slow = grep { /after (\S+) s/ && $1 > 2 } @late;
+my @slow = ((grep { /after (\S+) s/ && $1 > 2 } @late),
+            map { "$_ not within 30 s" } grep { !$arrived{$_} } sort keys %sent);
 is scalar @slow, 0, 'each within 2 s of its submission' or diag join "\n", @slow;
 diag "healthy receiver: @{[ map { /after (\S+ s)/ } @late ]}" if $ENV{VERBOSE};
 

@@ -49,6 +49,9 @@ APLOG_USE_MODULE(formsvc);
  * first at least PAUSE_SECONDS before the last. */
 #define PAUSE_FAILURES 20
 #define PAUSE_SECONDS (12 * 3600)
+/* With an idle sender, the dispatcher looks for due deliveries this often
+ * (and at once after each outcome). */
+#define CLAIM_EVERY_MS 500
 /* Events older than 30 days are swept about this often. */
 #define SWEEP_SECONDS 600
 
@@ -144,6 +147,7 @@ typedef struct job {
     apr_pool_t *p;
     fs_delivery d; /* copied into p */
     outcome o;     /* set by the sender, in p */
+    int cut;       /* the attempt was cut short by the child's exit: not recorded */
     struct job *next;
 } job;
 
@@ -200,6 +204,7 @@ static void *APR_THREAD_FUNC send_loop(apr_thread_t *thd, void *data) {
             ss->todo_tail = NULL;
         apr_thread_mutex_unlock(ss->mu);
         j->o = deliver_one(j->p, ss->s, &j->d, &ss->stop);
+        j->cut = j->o.error && apr_atomic_read32(&ss->stop);
         apr_thread_mutex_lock(ss->mu);
         j->next = ss->done;
         ss->done = j;
@@ -211,10 +216,12 @@ static void *APR_THREAD_FUNC send_loop(apr_thread_t *thd, void *data) {
 }
 
 /* With a connection: records the outcomes of the jobs done (and frees
- * them), and claims up to idle deliveries into jobs (*claimed). */
+ * them; an attempt cut short is not an outcome: it goes again after its
+ * lease), and claims up to idle deliveries into jobs (*claimed). */
 static void record_and_claim(server_rec *s, fs_store *st, job *done, int idle, job **claimed) {
     for (job *j = done; j; j = j->next)
-        record_one(s, st, &j->d, &j->o);
+        if (!j->cut)
+            record_one(s, st, &j->d, &j->o);
     job_free(done);
     *claimed = NULL;
     fs_delivery_batch b;
@@ -230,7 +237,7 @@ static void record_and_claim(server_rec *s, fs_store *st, job *done, int idle, j
 }
 
 /* The dispatcher: the one task of the webhook worker, which runs until
- * the child exits. It claims when a sender is idle, about once a second
+ * the child exits. It claims when a sender is idle, every CLAIM_EVERY_MS
  * and at once after each outcome; records outcomes as they come; and
  * sweeps old events every SWEEP_SECONDS. */
 static void dispatch(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
@@ -247,7 +254,7 @@ static void dispatch(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void
         int idle = ss->n - ss->busy;
         apr_thread_mutex_unlock(ss->mu);
         apr_time_t now = apr_time_now();
-        int claim = idle > 0 && (done || now - last_claim >= apr_time_from_sec(1));
+        int claim = idle > 0 && (done || now - last_claim >= apr_time_from_msec(CLAIM_EVERY_MS));
         int sweep = now >= next_sweep;
         job *claimed = NULL;
         if (done || claim || sweep) {
@@ -283,7 +290,7 @@ static void dispatch(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void
             apr_thread_cond_signal(ss->queued);
         }
         if (!ss->done && !apr_atomic_read32(&ss->stop))
-            apr_thread_cond_timedwait(ss->sent, ss->mu, apr_time_from_sec(1));
+            apr_thread_cond_timedwait(ss->sent, ss->mu, apr_time_from_msec(CLAIM_EVERY_MS));
         apr_thread_mutex_unlock(ss->mu);
     }
 }

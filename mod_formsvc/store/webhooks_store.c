@@ -143,7 +143,7 @@ const fs_stmt fs_stmts_webhooks[] = {
      "ORDER BY d.id DESC LIMIT %s::integer"},
 
     /* The worker. 1 deliveries of one webhook in flight at most, 2 of one
-     * account, 3-4 lease seconds, 5 batch size. Claims due deliveries
+     * account, 3 batch size, 4-5 lease seconds. Claims due deliveries
      * (SKIP LOCKED: concurrent workers take different rows) and moves them
      * a lease ahead, so no other worker sends them while this one does.
      * Fair: walks the webhooks that have pending deliveries (one index
@@ -168,16 +168,19 @@ const fs_stmt fs_stmts_webhooks[] = {
      "    row_number() OVER (PARTITION BY a.id ORDER BY x.next_at) AS wr "
      "  FROM a, LATERAL (SELECT d.id, d.next_at FROM deliveries d WHERE d.webhook_id = a.id "
      "    AND d.status = 'pending' AND d.next_at <= now() ORDER BY d.next_at "
-     "    LIMIT greatest(%s::integer - a.busy, 0) FOR UPDATE SKIP LOCKED) x), "
+     "    LIMIT greatest(%s::integer - a.busy, 0)) x), "
      "r AS (SELECT c.id, c.next_at, c.abusy + row_number() OVER (PARTITION BY c.user_id "
-     "    ORDER BY c.busy + c.wr, c.next_at) AS prio FROM c) "
+     "    ORDER BY c.busy + c.wr, c.next_at) AS prio FROM c), "
+     /* only the rows chosen are locked; a row another worker claimed
+      * meanwhile fails the re-check of the status and next_at */
+     "l AS (SELECT d.id FROM deliveries d WHERE d.id IN (SELECT r.id FROM r "
+     "    WHERE r.prio <= %s::integer ORDER BY r.prio, r.next_at LIMIT %s::integer) "
+     "  AND d.status = 'pending' AND d.next_at <= now() FOR UPDATE SKIP LOCKED) "
      "UPDATE deliveries d SET attempts = d.attempts + 1, "
      "  next_at = now() + make_interval(secs => %s::integer), "
      "  leased_until = now() + make_interval(secs => %s::integer) "
      "FROM webhooks w, events e "
-     "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN ("
-     "  SELECT r.id FROM r WHERE r.prio <= %s::integer ORDER BY r.prio, r.next_at "
-     "  LIMIT %s::integer) "
+     "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN (SELECT l.id FROM l) "
      "RETURNING d.id, w.url, w.secret, w.id, fs_event_json(e)::text, d.attempts::text, e.id"},
 
     /* 1 attempt (JSON object), 2 delivery id: a 2xx; ends the webhook's
@@ -302,8 +305,9 @@ fs_error *fs_store_delivery_list(fs_store *st, const char *user_id, const char *
 fs_error *fs_store_delivery_claim(fs_store *st, const fs_delivery_limits *lim, int lease, int batch,
                                   fs_delivery_batch *out) {
     const char *l = FS_ARG_INT(st->pool, lease);
-    const char *args[] = {FS_ARG_INT(st->pool, lim->per_webhook), l, l,
-                          FS_ARG_INT(st->pool, lim->per_account), FS_ARG_INT(st->pool, batch)};
+    const char *args[] = {FS_ARG_INT(st->pool, lim->per_webhook),
+                          FS_ARG_INT(st->pool, lim->per_account), FS_ARG_INT(st->pool, batch), l,
+                          l};
     fs_rows *rs;
     out->n = 0;
     out->items = NULL;

@@ -24,6 +24,7 @@
 #include "webhooks.h"
 #include "worker.h"
 
+#include <ap_mpm.h>
 #include <apr_atomic.h>
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
@@ -38,8 +39,10 @@ APLOG_USE_MODULE(formsvc);
  * resolver's defaults) and TIMEOUT (which includes connecting) < LEASE. */
 #define LEASE_SECONDS 300
 #define TIMEOUT_SECONDS 15
-/* Deliveries in flight at once in one child. */
+/* Deliveries in flight at once in one child; in a child of one thread
+ * (prefork: many children), SENDERS_PREFORK. */
 #define SENDERS 16
+#define SENDERS_PREFORK 2
 /* In flight at once over every child and machine: per webhook, per
  * account (below SENDERS, so that one account's receivers never hold all
  * of a child's senders). */
@@ -337,12 +340,15 @@ void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s) {
         FORMSVC_SLOG(s, APLOG_ERR, 0, 00886, "cannot start the webhook senders; webhooks wait");
         return;
     }
-    for (; ss->n < SENDERS; ss->n++)
+    int threads = 1, want = SENDERS;
+    if (ap_mpm_query(AP_MPMQ_MAX_THREADS, &threads) == APR_SUCCESS && threads <= 1)
+        want = SENDERS_PREFORK;
+    for (; ss->n < want; ss->n++)
         if (apr_thread_create(&ss->thread[ss->n], ta, send_loop, ss, pchild) != APR_SUCCESS)
             break;
-    if (ss->n < SENDERS)
+    if (ss->n < want)
         FORMSVC_SLOG(s, APLOG_ERR, 0, 00887,
-                     "only %d of %d webhook sender threads could be started", ss->n, SENDERS);
+                     "only %d of %d webhook sender threads could be started", ss->n, want);
     tasks[0].data = ss;
     apr_pool_cleanup_register(pchild, ss, free_jobs, apr_pool_cleanup_null);
     formsvc_worker_start(pchild, s, "webhook", tasks, 1);

@@ -150,6 +150,7 @@ typedef struct job {
     apr_pool_t *p;
     fs_delivery d; /* copied into p */
     outcome o;     /* set by the sender, in p */
+    apr_time_t at; /* when the sender finished */
     int cut;       /* the attempt was cut short by the child's exit: not recorded */
     struct job *next;
 } job;
@@ -163,6 +164,8 @@ typedef struct senders {
     apr_thread_cond_t *sent;   /* a job is in done, or stop */
     job *todo, *todo_tail;     /* claimed, waiting for a sender */
     job *done;                 /* sent, waiting to be recorded */
+    job *unrecorded;           /* the dispatcher's own: taken from done, not
+                                * recorded yet (for want of a connection) */
     int busy;                  /* claimed and not recorded yet */
     int n;                     /* sender threads running */
     apr_uint32_t stop;         /* set once, by stop_senders */
@@ -208,6 +211,7 @@ static void *APR_THREAD_FUNC send_loop(apr_thread_t *thd, void *data) {
         apr_thread_mutex_unlock(ss->mu);
         j->o = deliver_one(j->p, ss->s, &j->d, &ss->stop);
         j->cut = j->o.error && apr_atomic_read32(&ss->stop);
+        j->at = apr_time_now();
         apr_thread_mutex_lock(ss->mu);
         j->next = ss->done;
         ss->done = j;
@@ -241,38 +245,59 @@ static void record_and_claim(server_rec *s, fs_store *st, job *done, int idle, j
 
 /* The dispatcher: the one task of the webhook worker, which runs until
  * the child exits. It claims when a sender is idle, every CLAIM_EVERY_MS
- * and at once after each outcome; records outcomes as they come; and
- * sweeps old events every SWEEP_SECONDS. */
+ * and at once after each outcome; records outcomes as they come (keeping
+ * them while no connection can be had, up to a minute: then their leases
+ * run out and they go again); and sweeps old events every SWEEP_SECONDS. */
 static void dispatch(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
     senders *ss = (senders *)data;
-    apr_time_t last_claim = 0, next_sweep = apr_time_now() + apr_time_from_sec(29);
+    apr_time_t last_claim = 0, last_try = 0, next_sweep = apr_time_now() + apr_time_from_sec(29);
     while (!formsvc_worker_stopping(w) && !apr_atomic_read32(&ss->stop)) {
         apr_thread_mutex_lock(ss->mu);
-        job *done = ss->done;
-        ss->done = NULL;
-        int n_done = 0;
-        for (job *j = done; j; j = j->next)
-            n_done++;
-        ss->busy -= n_done;
+        int fresh = ss->done != NULL;
+        while (ss->done) { /* done -> unrecorded, freeing their senders' places */
+            job *j = ss->done;
+            ss->done = j->next;
+            j->next = ss->unrecorded;
+            ss->unrecorded = j;
+            ss->busy--;
+        }
         int idle = ss->n - ss->busy;
         apr_thread_mutex_unlock(ss->mu);
         apr_time_t now = apr_time_now();
-        int claim = idle > 0 && (done || now - last_claim >= apr_time_from_msec(CLAIM_EVERY_MS));
+        /* outcomes kept for want of a connection are tried again with the
+         * claims, and given up after a minute (the lease sends them again) */
+        int tick = now - last_claim >= apr_time_from_msec(CLAIM_EVERY_MS);
+        int record =
+            ss->unrecorded && (fresh || now - last_try >= apr_time_from_msec(CLAIM_EVERY_MS));
+        int claim = idle > 0 && (fresh || tick);
         int sweep = now >= next_sweep;
         job *claimed = NULL;
-        if (done || claim || sweep) {
+        if (record || claim || sweep) {
             apr_pool_t *rp;
             apr_pool_create(&rp, p);
             fs_db db;
             void *d = formsvc_worker_db(w, rp, &db);
+            last_try = now;
             if (d) {
                 fs_store *st = fs_store_on(rp, &db);
+                job *done = ss->unrecorded;
+                ss->unrecorded = NULL;
                 record_and_claim(s, st, done, claim ? idle : 0, &claimed);
                 if (sweep)
                     fs_store_event_sweep(st);
                 formsvc_worker_db_close(w, d);
             } else {
-                job_free(done); /* their leases run out and they go again */
+                job **pj = &ss->unrecorded;
+                while (*pj) {
+                    job *j = *pj;
+                    if (now - j->at > apr_time_from_sec(60)) {
+                        *pj = j->next;
+                        j->next = NULL;
+                        job_free(j);
+                    } else {
+                        pj = &j->next;
+                    }
+                }
             }
             apr_pool_destroy(rp);
             if (claim)
@@ -321,7 +346,8 @@ static apr_status_t free_jobs(void *data) {
     senders *ss = data;
     job_free(ss->todo);
     job_free(ss->done);
-    ss->todo = ss->todo_tail = ss->done = NULL;
+    job_free(ss->unrecorded);
+    ss->todo = ss->todo_tail = ss->done = ss->unrecorded = NULL;
     return APR_SUCCESS;
 }
 

@@ -35,6 +35,20 @@ const char *fs_mail_addr(apr_pool_t *p, const char *s) {
     return addr;
 }
 
+const char *fs_mail_mailbox(apr_pool_t *p, const char *s) {
+    const char *a = fs_mail_addr(p, s);
+    if (!a)
+        return NULL;
+    char *m = apr_pstrdup(p, a);
+    for (char *c = m; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    char *at = strrchr(m, '@'), *plus = strchr(m, '+');
+    if (plus && plus > m && plus < at)
+        memmove(plus, at, strlen(at) + 1);
+    return m;
+}
+
 char *fs_mail_qp(apr_pool_t *p, const char *text) {
     static const char hex[] = "0123456789ABCDEF";
     apr_size_t n = strlen(text);

@@ -12,6 +12,7 @@
 #include "config_accounts.h"
 #include "fs_code.h"
 #include "fs_json.h"
+#include "fs_mail.h"
 #include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_mail.h"
@@ -83,6 +84,9 @@ static void add_msg(job_ctx *x, const char *kind, const char *to, const char *su
     json_object *o = extra ? extra : json_object_new_object();
     json_object_object_add(o, "id", json_object_new_string(id));
     json_object_object_add(o, "to", json_object_new_string(to));
+    /* what the per-address cap counts (sql/0038): x+tag@ is x@ */
+    const char *mailbox = fs_mail_mailbox(mp, to);
+    json_object_object_add(o, "mailbox", json_object_new_string(mailbox ? mailbox : to));
     json_object_object_add(o, "kind", json_object_new_string(kind));
     json_object_object_add(o, "message", json_object_new_string(text));
     json_object_array_add(x->msgs, o);

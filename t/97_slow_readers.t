@@ -85,6 +85,18 @@ sub busy_sessions {
         . "'idle in transaction (aborted)') AND (query LIKE '%submission_file_chunks%' "
         . "OR query LIKE '%fs_ts(s.created_at)%')");
 }
+# the one child's VmRSS in MB
+sub child_rss {
+    my $ppid = do { open my $fh, '<', $inst->root . '/httpd.pid' or die $!; local $/; <$fh> + 0 };
+    for my $st (glob '/proc/[0-9]*/stat') {
+        open my $fh, '<', $st or next;
+        my $line = <$fh> // next;
+        next unless $line =~ /^(\d+) \(.*\) \S (\d+)/ && $2 == $ppid;
+        open my $sf, '<', "/proc/$1/status" or next;
+        for (<$sf>) { return $1 / 1024 if /^VmRSS:\s+(\d+) kB/ }
+    }
+    return -1;
+}
 sub probe_me {
     my ($n) = @_;
     my ($ok, $bad, $max) = (0, 0, 0);
@@ -103,6 +115,7 @@ sub probe_me {
 for my $case (['file download', $file_path, 'application/pdf'],
               ['CSV export', $csv_path, 'text/csv']) {
     my ($name, $path, $accept) = @$case;
+    my $rss0 = child_rss();
     my @socks = map { slow_reader($path, $accept) } 1 .. 40;
     # every reader's request reached a thread: the first bytes of each answer
     # are waiting in its socket
@@ -125,6 +138,11 @@ for my $case (['file download', $file_path, 'application/pdf'],
     is $bad, 0, "$name: /v1/me answers 200 throughout (no 503)";
     cmp_ok $max, '<', 1.5, "$name: within 1.5 s (FormsvcDBTimeout is 2 s)";
     is $busy, 0, "$name: no pooled session busy or in a transaction for them";
+    # what each waiting reader holds is one part: a 256 KB chunk, or a
+    # batch of rows of about 256 KB of CSV (it was 500 rows, 5 MB here)
+    my $grew = child_rss() - $rss0;
+    diag sprintf '%s: the child holds %.0f MB more while 40 readers wait', $name, $grew;
+    cmp_ok $grew, '<', 150, "$name: memory stays within a part per reader";
     close $_ for @socks;
 }
 

@@ -2,8 +2,9 @@
  * mod_formsvc/store/files_store.c). Conventions: fs_store.h.
  *
  * A submission with files is stored in one transaction on the request's
- * connection: fs_store_tx_begin, then per file fs_store_file_add, its
- * chunks (fs_store_file_chunk, binary, as the upload arrives) and
+ * connection, opened once the whole body has arrived (the files wait in
+ * a spool, http/files.h): fs_store_tx_begin, then per file
+ * fs_store_file_add, its chunks (fs_store_file_chunk, binary) and
  * fs_store_file_done, then the submission itself (fs_store_public_submit)
  * and fs_store_tx_commit. Until the commit nothing is visible; a request
  * that ends without it is rolled back by a cleanup of the pool given to
@@ -20,6 +21,9 @@ fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out);
 /* Commits: NULL only when PostgreSQL answered COMMIT (a transaction that
  * failed, or that a renewed session lost, is a problem: nothing stored). */
 fs_error *fs_store_tx_commit(fs_tx *tx);
+/* Rolls back now (the transaction ends before the answer is sent); no
+ * operation when tx is NULL or already ended. */
+void fs_store_tx_rollback(fs_tx *tx);
 /* 1 while the transaction is open on the server (not lost to a renewed
  * session, not failed). */
 int fs_store_tx_alive(fs_tx *tx);

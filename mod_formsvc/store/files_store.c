@@ -191,6 +191,11 @@ fs_error *fs_store_tx_commit(fs_tx *tx) {
     return e;
 }
 
+void fs_store_tx_rollback(fs_tx *tx) {
+    if (tx)
+        rollback(tx);
+}
+
 fs_error *fs_store_file_add(fs_store *st, const fs_new_file *f) {
     const char *args[] = {f->id, f->sub_id, f->field_key, f->name, f->type, f->form_id};
     int n;

@@ -871,6 +871,10 @@ static fs_error *files_store(request_rec *r, post *s) {
  * not open is read (its files dropped) so that a repeat is still
  * answered as the first time. */
 static int multipart_first(request_rec *r, post *s, const responder *out, const char *ref) {
+    /* an answer before the body closes the connection: httpd would
+     * otherwise wait for the whole body to discard it */
+    ap_conn_keepalive_e keep = r->connection->keepalive;
+    r->connection->keepalive = AP_CONN_CLOSE;
     int cached;
     fs_error *e = load(r, ref, &s->pb, &cached, s->dry ? ROW_DB : ROW_MEMORY);
     s->have_form = !e || cached;
@@ -878,6 +882,7 @@ static int multipart_first(request_rec *r, post *s, const responder *out, const 
         return refuse(r, s, out, e);
     if (e) { /* the database is away: the answers are read to give the form back */
         formsvc_db_release(r);
+        r->connection->keepalive = keep;
         fs_error *be = multipart_body(r, s, 0);
         if (be)
             return problem(r, be);
@@ -903,6 +908,7 @@ static int multipart_first(request_rec *r, post *s, const responder *out, const 
     s->read_files = fs_fieldset_has_files(s->pb.fs);
     s->files_dropped = s->read_files && !open;
     formsvc_db_release(r); /* nothing held while the body arrives */
+    r->connection->keepalive = keep;
     fs_error *be = multipart_body(r, s, open);
     return be ? problem(r, be) : READ;
 }

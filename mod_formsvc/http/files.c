@@ -108,6 +108,7 @@ void formsvc_files_post_config(apr_pool_t *pconf) {
  * cleanup closes it, and a child that dies leaves nothing behind). */
 typedef struct spooled {
     const char *fid, *key, *name, *type, *sha256;
+    const char *ptr, *label; /* as a problem names it */
     long long size;
     apr_off_t off;
 } spooled;
@@ -116,7 +117,6 @@ struct formsvc_upload {
     request_rec *r;
     const fs_fieldset *fs;
     const char *form_id, *sub_id;
-    int streaming;      /* read from the client: no connection kept between statements */
     fs_tx *tx;          /* from formsvc_upload_save to the commit or the rollback */
     json_object *meta;  /* key -> [metadata], owned by r->pool */
     json_object *stubs; /* key -> [{name, type, data: ""}] */
@@ -125,8 +125,7 @@ struct formsvc_upload {
     apr_file_t *file;   /* the spool beyond FILE_CHUNK bytes, NULL until needed */
     apr_off_t spooled;  /* bytes in the spool */
     apr_array_header_t *files; /* spooled, in the order they came */
-    int usage_read;
-    long long used, quota, total; /* the owner's storage when the upload began; bytes since */
+    long long total;           /* bytes of the files checked */
     /* the file in progress */
     const fs_field *f;
     const char *fid, *name, *type, *ptr;
@@ -278,18 +277,6 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
                                         "%s: %s (%s) is not a type this question accepts (%s).",
                                         label_of(f), u->name, u->type, acc));
     }
-    if (!u->usage_read) {
-        /* the storage left, read once: an upload past it stops early
-         * (formsvc_upload_save checks again, exactly, before the commit);
-         * a body still arriving holds no connection meanwhile */
-        fs_error *e = fs_store_files_usage(formsvc_store(r), u->form_id, formsvc_file_quota(0),
-                                           formsvc_file_quota(1), &u->used, &u->quota);
-        if (u->streaming)
-            formsvc_db_release(r);
-        if (e)
-            return e;
-        u->usage_read = 1;
-    }
     if (!u->mem)
         u->mem = apr_palloc(r->pool, FILE_CHUNK);
     u->fid = fs_id_new(r->pool, "fil_");
@@ -329,12 +316,6 @@ fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len
                          e->detail);
         return e;
     }
-    if (u->used + u->total + (long long)len > u->quota) {
-        fs_error *e = over_quota(u->r, u->used + u->total + (long long)len, u->quota);
-        fs_error_add_msg(u->r->pool, e, u->ptr, "quota", "file.quota", label_of(u->f), NULL,
-                         e->detail);
-        return e;
-    }
     u->total += (long long)len;
     u->size += (long long)len;
     fs_sha256_update(u->sha, buf, len);
@@ -357,7 +338,7 @@ fs_error *formsvc_upload_end(formsvc_upload *u) {
     if (!sha)
         return fs_error_internal(r->pool, "SHA-256 of an upload failed");
     spooled *sp = apr_array_push(u->files);
-    *sp = (spooled){u->fid, f->key, u->name, u->type, sha, u->size, u->start};
+    *sp = (spooled){u->fid, f->key, u->name, u->type, sha, u->ptr, label_of(f), u->size, u->start};
     json_object *m = json_object_new_object();
     json_object_object_add(m, "id", json_object_new_string(u->fid));
     json_object_object_add(m, "name", json_object_new_string(u->name));
@@ -427,20 +408,24 @@ int formsvc_upload_any(const formsvc_upload *u) {
     return u && u->files->nelts > 0;
 }
 
-/* One spooled file into the transaction, a FILE_CHUNK at a time. */
+/* One spooled file into the transaction: its row with its first chunk,
+ * then the others, a FILE_CHUNK at a time. */
 static fs_error *save_file(formsvc_upload *u, fs_store *st, const spooled *sp) {
     fs_new_file nf = {sp->fid, u->sub_id, u->form_id, sp->key, sp->name, sp->type};
-    fs_error *e = fs_store_file_add(st, &nf);
-    int seq = 0;
-    for (long long done = 0; !e && done < sp->size; seq++) {
+    int chunks = (int)((sp->size + FILE_CHUNK - 1) / FILE_CHUNK);
+    long long done = 0;
+    fs_error *e = NULL;
+    for (int seq = 0; !e && (seq == 0 || done < sp->size); seq++) {
         apr_size_t take =
             sp->size - done < FILE_CHUNK ? (apr_size_t)(sp->size - done) : (apr_size_t)FILE_CHUNK;
         const char *data = NULL;
-        if (!(e = spool_read(u, sp->off + (apr_off_t)done, take, &data)))
-            e = fs_store_file_chunk(st, sp->fid, seq, data, take);
+        if (take && (e = spool_read(u, sp->off + (apr_off_t)done, take, &data)))
+            break;
+        e = seq == 0 ? fs_store_file_put(st, &nf, sp->size, sp->sha256, chunks, data, take)
+                     : fs_store_file_chunk(st, sp->fid, seq, data, take);
         done += (long long)take;
     }
-    return e ? e : fs_store_file_done(st, sp->fid, sp->size, sp->sha256, seq);
+    return e;
 }
 
 fs_error *formsvc_upload_save(formsvc_upload *u) {
@@ -452,8 +437,20 @@ fs_error *formsvc_upload_save(formsvc_upload *u) {
     if (!e &&
         !(e = fs_store_files_usage(st, u->form_id, formsvc_file_quota(0), formsvc_file_quota(1),
                                    &used, &quota)) &&
-        used > quota)
+        used > quota) {
+        /* the storage, counting these files: the problem names the first
+         * file that goes past it */
         e = over_quota(u->r, used, quota);
+        long long before = used - u->total;
+        for (int i = 0; i < u->files->nelts; i++) {
+            const spooled *sp = &APR_ARRAY_IDX(u->files, i, spooled);
+            if ((before += sp->size) > quota || i == u->files->nelts - 1) {
+                fs_error_add_msg(u->r->pool, e, sp->ptr, "quota", "file.quota", sp->label, NULL,
+                                 e->detail);
+                break;
+            }
+        }
+    }
     /* the last statement before the submission's: a session renewed under
      * the transaction (the server ended it) would store the submission
      * without its files */
@@ -583,8 +580,6 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
             e = fs_multipart_feed(mp, given->in_body, given->in_len);
         }
     } else {
-        if (u)
-            u->streaming = 1; /* the client may take its time: no connection kept */
         int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
         if (rc != OK)
             return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");

@@ -47,9 +47,8 @@ long long formsvc_file_quota(int verified);
 /* The files of one submission. As they arrive (formsvc_upload_begin,
  * _data, _end) they are checked and spooled: memory for the first 256 KB,
  * then a file in FormsvcUploadTempDir, unlinked when made and closed with
- * r->pool; no database connection is kept meanwhile (the owner's storage
- * is read once, at the first file, in one statement). Once the body is
- * read, formsvc_upload_save writes them in a transaction that the
+ * r->pool; the database is not asked meanwhile. Once the body is read,
+ * formsvc_upload_save writes them in a transaction that the
  * submission joins and formsvc_upload_commit (or _rollback) ends (a
  * cleanup of r->pool rolls it back otherwise). Problems name the field:
  * 413 payload-too-large for a file over its maxSize or the owner's
@@ -76,8 +75,8 @@ json_object *formsvc_upload_stubs(formsvc_upload *u, json_object *obj);
 /* 1 when any file was received and checked. */
 int formsvc_upload_any(const formsvc_upload *u);
 /* Opens the transaction and writes the spooled files into it, then checks
- * the owner's storage quota counting them (413 when over). On a problem
- * the transaction is rolled back. */
+ * the owner's storage quota counting them (413 naming the first file past
+ * it). On a problem the transaction is rolled back. */
 fs_error *formsvc_upload_save(formsvc_upload *u);
 /* Commits the transaction (the submission was stored in it). */
 fs_error *formsvc_upload_commit(formsvc_upload *u);

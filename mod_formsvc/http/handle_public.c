@@ -916,21 +916,22 @@ static int multipart_first(request_rec *r, post *s, const responder *out, const 
 /* The checks and the store of a parsed submission to the form ref, read
  * from where from says (load). A form from memory only ever leads to a
  * stored submission (which the statement's version check confirms):
- * AFRESH, nothing answered, when it would refuse the answers or has file
- * fields, so that every refusal comes from the stored form; STALE,
+ * AFRESH, nothing answered, when it would refuse the answers, has file
+ * fields (a JSON body) or is not the form a multipart body's files were
+ * checked against, so that every refusal comes from the stored form; STALE,
  * nothing stored or answered, when the statement found the form changed
  * since it was read. */
 static int post_form(request_rec *r, post *s, const responder *out, const char *ref, int from) {
     int cached;
     fs_error *e = load(r, ref, &s->pb, &cached, from);
     s->have_form = !e || cached;
-    if (!e && from == ROW_MEMORY && fs_fieldset_has_files(s->pb.fs))
+    if (!e && from == ROW_MEMORY && s->kind == BODY_JSON && fs_fieldset_has_files(s->pb.fs))
         return AFRESH; /* files go into the submission's transaction */
     /* a multipart body was read before (multipart_first); its files were
      * checked against the form of read_version, which must still hold */
     if (!e && s->kind == BODY_MULTIPART && (s->read_files || fs_fieldset_has_files(s->pb.fs)) &&
         s->read_version && strcmp(s->read_version, s->pb.f.version ? s->pb.f.version : ""))
-        return STALE;
+        return from == ROW_MEMORY ? AFRESH : STALE;
     if (s->have_form && s->kind != BODY_JSON)
         fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);
     if (e) {
@@ -968,7 +969,7 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
     if ((e = files_fit(r, s)))
         return from == ROW_MEMORY ? AFRESH : problem(r, e);
     if (s->file_err) /* issue 14: which file failed and why, other answers kept */
-        return out->invalid(r, s, s->file_err);
+        return from == ROW_MEMORY ? AFRESH : out->invalid(r, s, s->file_err);
     if (s->up)
         formsvc_upload_stubs(s->up, s->obj); /* the files as fs_validate counts them */
     if ((e = fs_validate(r->pool, s->pb.fs, s->obj)))
@@ -998,13 +999,16 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     /* issue 11: the form from memory first; when it changed meanwhile,
      * or would refuse the answers, they are checked again against the
      * form as stored. A multipart body's files were checked as it
-     * arrived, against the form multipart_first read: it is read from the
-     * database to confirm that form; a dry run stores nothing to confirm. */
-    int rc =
-        post_form(r, &s, out, caps[0], s.kind == BODY_MULTIPART || s.dry ? ROW_DB : ROW_MEMORY);
+     * arrived, against the form multipart_first read, whose version the
+     * submission's statement confirms (a changed form: nothing stored,
+     * the conflict below); a dry run stores nothing to confirm. */
+    int rc = post_form(r, &s, out, caps[0], s.dry ? ROW_DB : ROW_MEMORY);
     if (rc == AFRESH)
         rc = post_form(r, &s, out, caps[0], ROW_REFILL);
-    for (int tries = 0; rc == STALE && !s.up && s.kind != BODY_MULTIPART && tries < 3; tries++) {
+    /* a multipart body is in memory (its files spooled): checked again
+     * when it has no files */
+    int again = !s.up && !(s.kind == BODY_MULTIPART && (s.read_files || s.files_dropped));
+    for (int tries = 0; rc == STALE && again && tries < 3; tries++) {
         formsvc_metric_inc(FORMSVC_M_MEM_ROW_STALE);
         rc = post_form(r, &s, out, caps[0], ROW_REFILL);
     }

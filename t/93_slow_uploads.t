@@ -213,4 +213,16 @@ for my $case ([small => 'hello'], [large => $big]) {
     ok $g->content eq $data, "$name: the same bytes";
 }
 is idle_in_tx(), 0, "no session left 'idle in transaction'";
+
+# the storage counters (sql/0040) follow the files, and go with the account
+my $uid = sql("SELECT user_id FROM forms WHERE id = '$fid'");
+is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, 5 + length $big,
+    '/v1/me: storage used, both uploads';
+is sql("SELECT sum(bytes) FROM file_usage WHERE user_id = '$uid'"),
+    sql("SELECT sum(size) FROM submission_files WHERE user_id = '$uid'"), 'counters = the sum of the files';
+sql("DELETE FROM submissions WHERE form_id = '$fid' AND id IN (SELECT submission_id FROM submission_files WHERE size = 5)");
+is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, length $big, 'a deleted file is taken off';
+sql("DELETE FROM users WHERE id = '$uid'");
+is sql("SELECT count(*) FROM file_usage WHERE user_id = '$uid'"), 0, 'an account deleted: no counter left';
+is sql("SELECT count(*) FROM submission_files WHERE user_id = '$uid'"), 0, 'nor files';
 done_testing;

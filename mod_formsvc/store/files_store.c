@@ -34,12 +34,12 @@ const fs_stmt fs_stmts_files[] = {
      "INSERT INTO submission_file_chunks (file_id, seq, data) VALUES (%s, %s::integer, %pDb)"},
     /* 1 quota verified, 2 quota unverified, 3 form id: used, quota */
     {"fs_files_usage", 3,
-     "SELECT COALESCE((SELECT sum(sf.size) FROM submission_files sf WHERE sf.user_id = f.user_id), "
+     "SELECT COALESCE((SELECT sum(fu.bytes) FROM file_usage fu WHERE fu.user_id = f.user_id), "
      "  0)::text, (CASE WHEN u.verified THEN %s::bigint ELSE %s::bigint END)::text "
      "FROM forms f JOIN users u ON u.id = f.user_id WHERE f.id = %s"},
     /* 1 quota verified, 2 quota unverified, 3 user id: bytes stored, quota */
     {"fs_files_used", 3,
-     "SELECT COALESCE((SELECT sum(sf.size) FROM submission_files sf WHERE sf.user_id = u.id), "
+     "SELECT COALESCE((SELECT sum(fu.bytes) FROM file_usage fu WHERE fu.user_id = u.id), "
      "  0)::text, (CASE WHEN u.verified THEN %s::bigint ELSE %s::bigint END)::text "
      "FROM users u WHERE u.id = %s"},
     /* 1 form id, 2 submission id, 3 file id */

@@ -225,4 +225,21 @@ is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, length $bi
 sql("DELETE FROM users WHERE id = '$uid'");
 is sql("SELECT count(*) FROM file_usage WHERE user_id = '$uid'"), 0, 'an account deleted: no counter left';
 is sql("SELECT count(*) FROM submission_files WHERE user_id = '$uid'"), 0, 'nor files';
+
+# FormsvcUploadTempDir: a directory that does not exist fails configtest
+for my $case (['/nonexistent-formsvc-spool', 0], [$inst->root, 1]) {
+    my ($dir, $ok) = @$case;
+    my $f = $inst->root . '/configtest.conf';
+    open my $fh, '>', $f or die $!;
+    print $fh FormsvcInstance::slurp($inst->root . '/httpd.conf'), "\nFormsvcUploadTempDir \"$dir\"\n";
+    close $fh;
+    my $httpd = $ENV{FORMSVC_HTTPD} // "/usr/sbin/apache2";
+    my $out = `$httpd -t -f $f 2>&1` // "";
+    my $rc = $?;
+    if ($ok) { is $rc, 0, 'FormsvcUploadTempDir of a directory: Syntax OK' or diag $out }
+    else {
+        isnt $rc, 0, 'FormsvcUploadTempDir of no directory: configtest fails';
+        like $out, qr/FormsvcUploadTempDir: \Q$dir\E is not a directory/, 'and says why';
+    }
+}
 done_testing;

@@ -92,9 +92,11 @@ sub idle_in_tx {
 # $n anonymous multipart bodies to the form, each announcing 10 MB and
 # sending one file part's header, then 70 bytes every 0.1 s, until the
 # returned sub is called (at most 120 s). The sub stops them and returns
-# how many were still open. Waits until every one has dripped for a second.
+# how many were still open. Waits until every one has dripped for $secs
+# seconds (default 1).
 sub drips {
-    my ($n) = @_;
+    my ($n, $secs) = @_;
+    my $rounds = 10 * ($secs // 1);
     my $dir = "$FindBin::Bin/logs/drips.$$";
     mkdir $dir;
     unlink glob "$dir/*";
@@ -115,7 +117,7 @@ sub drips {
         for (my $round = 1; time < $end && !-e "$dir/stop"; $round++) {
             my $open = 0;
             for my $s (@s) { next unless $s; if (print $s ('x' x 70)) { $open++ } else { $s = undef } }
-            if ($round == 10) { open my $f, '>', "$dir/in.tmp"; print $f $open; close $f; rename "$dir/in.tmp", "$dir/in" }
+            if ($round == $rounds) { open my $f, '>', "$dir/in.tmp"; print $f $open; close $f; rename "$dir/in.tmp", "$dir/in" }
             Time::HiRes::sleep(0.1);
         }
         my $open = grep { $_ } @s;
@@ -153,8 +155,8 @@ cmp_ok $p1, '<', ($p0 * 5 > 1 ? $p0 * 5 : 1),
 is sql("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 0, 'nothing stored from the drips';
 
 # ---- the event feed while one body drips (of another account's form) ------------
-($in, $stop) = drips(1);
-is $in, 1, 'one slow upload under way';
+($in, $stop) = drips(1, 3);
+is $in, 1, 'one slow upload under way (dripping for 3 s)';
 my $r = $inst->api(POST => "/f/$fid_b", body => { name => 'Grace' });
 is $r->code, 201, 'a submission to another account meanwhile';
 my $sid = $r->{json}{id};

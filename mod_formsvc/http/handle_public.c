@@ -927,11 +927,6 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
     s->have_form = !e || cached;
     if (!e && from == ROW_MEMORY && s->kind == BODY_JSON && fs_fieldset_has_files(s->pb.fs))
         return AFRESH; /* files go into the submission's transaction */
-    /* a multipart body was read before (multipart_first); its files were
-     * checked against the form of read_version, which must still hold */
-    if (!e && s->kind == BODY_MULTIPART && (s->read_files || fs_fieldset_has_files(s->pb.fs)) &&
-        s->read_version && strcmp(s->read_version, s->pb.f.version ? s->pb.f.version : ""))
-        return from == ROW_MEMORY ? AFRESH : STALE;
     if (s->have_form && s->kind != BODY_JSON)
         fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);
     if (e) {
@@ -948,6 +943,11 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
         if (rc != NO_RECORD)
             return rc;
     }
+    /* a multipart body was read before (multipart_first); its files were
+     * checked against the form of read_version, which must still hold */
+    if (s->kind == BODY_MULTIPART && (s->read_files || fs_fieldset_has_files(s->pb.fs)) &&
+        s->read_version && strcmp(s->read_version, s->pb.f.version ? s->pb.f.version : ""))
+        return from == ROW_MEMORY ? AFRESH : STALE;
     if (strcmp(s->pb.f.status, "published"))
         return out->closed(r, s);
     const char *opens = opens_later(&s->pb);

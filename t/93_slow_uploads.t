@@ -37,6 +37,7 @@ FormsvcRateLimit signup off
 FormsvcRateLimit submit off
 FormsvcQuota unverified requests 1000000
 FormsvcQuota unverified forms 1000000
+FormsvcUploadTempMax 1
 CONF
 my ($port) = $inst->url =~ m{:(\d+)/};
 
@@ -214,16 +215,32 @@ for my $case ([small => 'hello'], [large => $big]) {
     is $g->code, 200, "$name: downloaded";
     ok $g->content eq $data, "$name: the same bytes";
 }
+# FormsvcUploadTempMax 1 (MB per child): what an upload spools on disk is
+# given back when it ends (three 700 KB uploads in a row, 430 KB each on
+# disk), and one that would pass it alone is refused
+sub upload {
+    my ($data) = @_;
+    $ua->request(HTTP::Request::Common::POST($inst->url . "/f/$fid", Accept => 'application/json',
+        Content_Type => 'form-data',
+        Content => [ cv => [ undef, 'x.bin', 'Content-Type' => 'application/octet-stream',
+                             Content => $data ] ]));
+}
+is upload($big)->code, 201, "a 700 KB upload again: $_" for 1 .. 2;
+$r = upload('y' x 1_500_000);
+is $r->code, 503, 'an upload past FormsvcUploadTempMax: 503';
+ok(($r->header('Retry-After') // 0) >= 1, 'with Retry-After');
+like $inst->error_log, qr/FS03776/, 'logged (FS03776)';
+is upload('hello')->code, 201, 'and the next upload goes in';
 is idle_in_tx(), 0, "no session left 'idle in transaction'";
 
 # the storage counters (sql/0040) follow the files, and go with the account
 my $uid = sql("SELECT user_id FROM forms WHERE id = '$fid'");
-is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, 5 + length $big,
-    '/v1/me: storage used, both uploads';
+is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, 2 * 5 + 3 * length $big,
+    '/v1/me: storage used, every upload';
 is sql("SELECT sum(bytes) FROM file_usage WHERE user_id = '$uid'"),
     sql("SELECT sum(size) FROM submission_files WHERE user_id = '$uid'"), 'counters = the sum of the files';
 sql("DELETE FROM submissions WHERE form_id = '$fid' AND id IN (SELECT submission_id FROM submission_files WHERE size = 5)");
-is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, length $big, 'a deleted file is taken off';
+is $inst->api(GET => '/v1/me', token => $tok)->{json}{storage}{used}, 3 * length $big, 'deleted files are taken off';
 sql("DELETE FROM users WHERE id = '$uid'");
 is sql("SELECT count(*) FROM file_usage WHERE user_id = '$uid'"), 0, 'an account deleted: no counter left';
 is sql("SELECT count(*) FROM submission_files WHERE user_id = '$uid'"), 0, 'nor files';

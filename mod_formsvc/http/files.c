@@ -21,6 +21,7 @@
 #include "fs_store_files.h"
 #include "log.h"
 
+#include <apr_atomic.h>
 #include <apr_base64.h>
 #include <apr_lib.h>
 #include <apr_strings.h>
@@ -76,6 +77,11 @@ long long formsvc_file_quota(int verified) {
  * that configtest refuses a bad one); NULL: the system's (TMPDIR, else
  * /tmp). tmp_dir is what post_config settled on; children inherit it. */
 static const char *tmp_dir_set, *tmp_dir;
+/* FormsvcUploadTempMax: megabytes of spool files one child holds at once
+ * (as set, 0 when not; then what post_config settled on); spool_bytes,
+ * what its requests hold now (each child its own). */
+static int tmp_max_set, conf_tmp_max_mb = 1024;
+static volatile apr_uint64_t spool_bytes;
 
 const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
@@ -91,12 +97,20 @@ const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg)
     return NULL;
 }
 
+const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    return formsvc_set_global_int(cmd, arg, 1, 10000000, &tmp_max_set,
+                                  "FormsvcUploadTempMax takes megabytes from 1 to 10000000");
+}
+
 void formsvc_files_post_config(apr_pool_t *pconf) {
     const char *dir = tmp_dir_set;
     tmp_dir_set = NULL; /* the next configuration read sets it again, or not */
     if (!dir && apr_temp_dir_get(&dir, pconf) != APR_SUCCESS)
         dir = "/tmp";
     tmp_dir = apr_pstrdup(pconf, dir);
+    conf_tmp_max_mb = tmp_max_set ? tmp_max_set : 1024;
+    tmp_max_set = 0;
 }
 
 /* ---- upload ----------------------------------------------------------- */
@@ -117,13 +131,14 @@ struct formsvc_upload {
     request_rec *r;
     const fs_fieldset *fs;
     const char *form_id, *sub_id;
-    fs_tx *tx;          /* from formsvc_upload_save to the commit or the rollback */
-    json_object *meta;  /* key -> [metadata], owned by r->pool */
-    json_object *stubs; /* key -> [{name, type, data: ""}] */
-    char *mem;          /* the spool's first FILE_CHUNK bytes, made at the first file */
-    char *rbuf;         /* FILE_CHUNK bytes to read the spool's file back, when there is one */
-    apr_file_t *file;   /* the spool beyond FILE_CHUNK bytes, NULL until needed */
-    apr_off_t spooled;  /* bytes in the spool */
+    fs_tx *tx;            /* from formsvc_upload_save to the commit or the rollback */
+    json_object *meta;    /* key -> [metadata], owned by r->pool */
+    json_object *stubs;   /* key -> [{name, type, data: ""}] */
+    char *mem;            /* the spool's first FILE_CHUNK bytes, made at the first file */
+    char *rbuf;           /* FILE_CHUNK bytes to read the spool's file back, when there is one */
+    apr_file_t *file;     /* the spool beyond FILE_CHUNK bytes, NULL until needed */
+    apr_uint64_t on_disk; /* its bytes, counted in spool_bytes until r->pool goes */
+    apr_off_t spooled;    /* bytes in the spool */
     apr_array_header_t *files; /* spooled, in the order they came */
     long long total;           /* bytes of the files checked */
     /* the file in progress */
@@ -182,6 +197,13 @@ static json_object *list_of(json_object *o, const char *key) {
     return a;
 }
 
+static apr_status_t spool_uncount(void *d) {
+    formsvc_upload *u = d;
+    apr_atomic_sub64(&spool_bytes, u->on_disk);
+    u->on_disk = 0;
+    return APR_SUCCESS;
+}
+
 /* The spool cannot be written: said in the log (with the directory), a
  * 503 to the client, who may send it again. */
 static fs_error *spool_failed(formsvc_upload *u, const char *what, apr_status_t rv) {
@@ -203,6 +225,22 @@ static fs_error *spool_write(formsvc_upload *u, const char *buf, apr_size_t len)
     }
     if (!len)
         return NULL;
+    /* the child's spool files together stay within FormsvcUploadTempMax */
+    apr_uint64_t max = (apr_uint64_t)conf_tmp_max_mb * 1024 * 1024;
+    if (apr_atomic_add64(&spool_bytes, len) + len > max) {
+        apr_atomic_sub64(&spool_bytes, len);
+        FORMSVC_LOG(u->r, APLOG_WARNING, 03776,
+                    "upload spool: this child's uploads in flight fill FormsvcUploadTempMax "
+                    "(%d MB); one refused",
+                    conf_tmp_max_mb);
+        fs_error *e = fs_error_make(u->r->pool, "service-unavailable",
+                                    "The server cannot take this upload now; send it again later.");
+        e->retry_after = 30;
+        return e;
+    }
+    if (!u->on_disk)
+        apr_pool_cleanup_register(u->r->pool, u, spool_uncount, apr_pool_cleanup_null);
+    u->on_disk += len;
     apr_status_t rv;
     if (!u->file) {
         char *path =
@@ -626,7 +664,7 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
             apr_brigade_cleanup(bb); /* the buckets read are freed: memory stays flat */
         }
         apr_brigade_destroy(bb);
-        if (e && e->status == 400)
+        if (e)
             r->connection->keepalive = AP_CONN_CLOSE; /* the rest is not read */
     }
     if (!e)

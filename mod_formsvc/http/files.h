@@ -12,6 +12,7 @@
 
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg);
 
 #define FORMSVC_FILE_CMDS                                                                          \
     AP_INIT_TAKE1("FormsvcFileMaxSize", formsvc_set_file_limit, (void *)0, RSRC_CONF,              \
@@ -31,7 +32,10 @@ const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg)
                       "Global."),                                                                  \
         AP_INIT_TAKE1("FormsvcUploadTempDir", formsvc_set_upload_tmp_dir, NULL, RSRC_CONF,         \
                       "Directory where uploaded files wait until the whole body has arrived "      \
-                      "(files unlinked at once; default TMPDIR, else /tmp). Global.")
+                      "(files unlinked at once; default TMPDIR, else /tmp). Global."),             \
+        AP_INIT_TAKE1("FormsvcUploadTempMax", formsvc_set_upload_tmp_max, NULL, RSRC_CONF,         \
+                      "Megabytes of spool files one child holds at once; an upload past it "       \
+                      "gets 503 (default 1024). Global.")
 
 /* post_config: settles the spool's directory (FormsvcUploadTempDir, else
  * the system's temporary directory). */

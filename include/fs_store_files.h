@@ -2,9 +2,10 @@
  * mod_formsvc/store/files_store.c). Conventions: fs_store.h.
  *
  * A submission with files is stored in one transaction on the request's
- * connection: fs_store_tx_begin, then per file fs_store_file_add, its
- * chunks (fs_store_file_chunk, binary, as the upload arrives) and
- * fs_store_file_done, then the submission itself (fs_store_public_submit)
+ * connection, opened once the whole body has arrived (the files wait in
+ * a spool, http/files.h): fs_store_tx_begin, then per file
+ * fs_store_file_put (its row and first chunk) and its other chunks
+ * (fs_store_file_chunk, binary), then the submission itself (fs_store_public_submit)
  * and fs_store_tx_commit. Until the commit nothing is visible; a request
  * that ends without it is rolled back by a cleanup of the pool given to
  * fs_store_tx_begin. */
@@ -20,6 +21,9 @@ fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out);
 /* Commits: NULL only when PostgreSQL answered COMMIT (a transaction that
  * failed, or that a renewed session lost, is a problem: nothing stored). */
 fs_error *fs_store_tx_commit(fs_tx *tx);
+/* Rolls back now (the transaction ends before the answer is sent); no
+ * operation when tx is NULL or already ended. */
+void fs_store_tx_rollback(fs_tx *tx);
 /* 1 while the transaction is open on the server (not lost to a renewed
  * session, not failed). */
 int fs_store_tx_alive(fs_tx *tx);
@@ -27,13 +31,15 @@ int fs_store_tx_alive(fs_tx *tx);
 typedef struct fs_new_file {
     const char *id, *sub_id, *form_id, *field_key, *name, *type;
 } fs_new_file;
-fs_error *fs_store_file_add(fs_store *st, const fs_new_file *f);
-/* Chunk seq (0, 1, ...) of file_id: len bytes, sent as a binary bytea
+/* A whole file: its row (size bytes, its SHA-256, in chunks of 256 KB)
+ * and its first chunk (first_len bytes, sent as a binary bytea parameter;
+ * NULL for an empty file); 404 not-found when form_id is gone. */
+fs_error *fs_store_file_put(fs_store *st, const fs_new_file *f, long long size, const char *sha256,
+                            int chunks, const void *first, apr_size_t first_len);
+/* Chunk seq (1, 2, ...) of file_id: len bytes, sent as a binary bytea
  * parameter (no escaping, no copy). */
 fs_error *fs_store_file_chunk(fs_store *st, const char *file_id, int seq, const void *data,
                               apr_size_t len);
-fs_error *fs_store_file_done(fs_store *st, const char *file_id, long long size, const char *sha256,
-                             int chunks);
 
 /* Bytes of files the owner of form_id stores (this transaction's
  * included) and their quota by tier (bytes). */

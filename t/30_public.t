@@ -401,6 +401,12 @@ is count_subs($rl), 0, 'nothing stored when limited';
 $r = req(POST => form_url($rl), body => 'q=x', type => 'application/x-www-form-urlencoded');
 is $r->code, 429, 'HTML post limited: 429';
 like $r->content, qr/value="x"/, 'HTML respondent keeps what was typed';
+# a multipart post is limited before its body is read (none is sent here:
+# the answer comes at once, the connection is closed)
+$r = req(POST => form_url($rl), headers => { Accept => 'application/json',
+         'Content-Type' => 'multipart/form-data; boundary=ZZ9', 'Content-Length' => 5_000_000 });
+is $r->code, 429, 'multipart limited before the body: 429';
+is $r->{json}{type}, base_url() . '/problems/rate-limited', 'rate-limited problem';
 is req(POST => form_url($fid), body => $J->encode(\%good), type => 'application/json')->code, 201,
     'other forms are not limited';
 

@@ -1,11 +1,14 @@
 /* files: uploads into a submission's transaction and the owner's download
  * (files.h; issue 14).
  *
- * Memory: an upload holds one chunk buffer (FILE_CHUNK bytes, reused for
- * every file of the request) and a few hundred bytes per file; content
- * goes to PostgreSQL a chunk at a time, as a binary parameter, inside the
- * transaction that will hold the submission. A download reads one chunk at
- * a time into a sub-pool cleared after it is written and flushed. */
+ * Memory: an upload holds one chunk buffer (FILE_CHUNK bytes, the first
+ * bytes of its spool), a second one to read a spool file back when the
+ * files are larger, and a few hundred bytes per file. The files are
+ * checked and spooled as they arrive, with no database connection held;
+ * once the body is read, they go to PostgreSQL a chunk at a time, as
+ * binary parameters, inside the transaction that then holds the
+ * submission. A download reads one chunk at a time into a sub-pool
+ * cleared after it is written and flushed. */
 #include "files.h"
 #include "capture.h"
 #include "forms_access.h"
@@ -18,6 +21,7 @@
 #include "fs_store_files.h"
 #include "log.h"
 
+#include <apr_atomic.h>
 #include <apr_base64.h>
 #include <apr_lib.h>
 #include <apr_strings.h>
@@ -67,24 +71,81 @@ long long formsvc_file_quota(int verified) {
     return (long long)conf_quota_mb[verified ? 1 : 0] * 1024 * 1024;
 }
 
+/* ---- the spool's directory (global) ------------------------------------ */
+
+/* Set by FormsvcUploadTempDir (checked when the configuration is read, so
+ * that configtest refuses a bad one); NULL: the system's (TMPDIR, else
+ * /tmp). tmp_dir is what post_config settled on; children inherit it. */
+static const char *tmp_dir_set, *tmp_dir;
+/* FormsvcUploadTempMax: megabytes of spool files one child holds at once
+ * (as set, 0 when not; then what post_config settled on); spool_bytes,
+ * what its requests hold now (each child its own). */
+static int tmp_max_set, conf_tmp_max_mb = 1024;
+static volatile apr_uint64_t spool_bytes;
+
+const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err)
+        return err;
+    const char *dir = ap_server_root_relative(cmd->pool, arg);
+    apr_finfo_t fi;
+    if (!dir || apr_stat(&fi, dir, APR_FINFO_TYPE, cmd->temp_pool) != APR_SUCCESS ||
+        fi.filetype != APR_DIR)
+        return apr_psprintf(cmd->pool, "FormsvcUploadTempDir: %s is not a directory", arg);
+    tmp_dir_set = dir;
+    return NULL;
+}
+
+const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    return formsvc_set_global_int(cmd, arg, 1, 10000000, &tmp_max_set,
+                                  "FormsvcUploadTempMax takes megabytes from 1 to 10000000");
+}
+
+void formsvc_files_post_config(apr_pool_t *pconf) {
+    const char *dir = tmp_dir_set;
+    tmp_dir_set = NULL; /* the next configuration read sets it again, or not */
+    if (!dir && apr_temp_dir_get(&dir, pconf) != APR_SUCCESS)
+        dir = "/tmp";
+    tmp_dir = apr_pstrdup(pconf, dir);
+    conf_tmp_max_mb = tmp_max_set ? tmp_max_set : 1024;
+    tmp_max_set = 0;
+}
+
 /* ---- upload ----------------------------------------------------------- */
+
+/* A checked file in the spool (files.h): its content is size bytes from
+ * off. The spool holds an upload's files one after another: the first
+ * FILE_CHUNK bytes in memory, the rest in a file of tmp_dir that is
+ * unlinked as soon as it is made (only its descriptor names it; r->pool's
+ * cleanup closes it, and a child that dies leaves nothing behind). */
+typedef struct spooled {
+    const char *fid, *key, *name, *type, *sha256;
+    const char *ptr, *label; /* as a problem names it */
+    long long size;
+    apr_off_t off;
+} spooled;
 
 struct formsvc_upload {
     request_rec *r;
     const fs_fieldset *fs;
     const char *form_id, *sub_id;
-    fs_tx *tx;
-    json_object *meta;  /* key -> [metadata], owned by r->pool */
-    json_object *stubs; /* key -> [{name, type, data: ""}] */
-    char *buf;          /* FILE_CHUNK bytes, made at the first file */
-    apr_size_t n;
-    int nfiles;
-    long long used, quota, total; /* the owner's storage when the upload began; bytes since */
+    fs_tx *tx;            /* from formsvc_upload_save to the commit or the rollback */
+    json_object *meta;    /* key -> [metadata], owned by r->pool */
+    json_object *stubs;   /* key -> [{name, type, data: ""}] */
+    char *mem;            /* the spool's first FILE_CHUNK bytes, made at the first file */
+    char *rbuf;           /* FILE_CHUNK bytes to read the spool's file back, when there is one */
+    apr_file_t *file;     /* the spool beyond FILE_CHUNK bytes, NULL until needed */
+    apr_uint64_t on_disk; /* its bytes, counted in spool_bytes until r->pool goes */
+    apr_off_t spooled;    /* bytes in the spool */
+    apr_array_header_t *files; /* spooled, in the order they came */
+    long long total;           /* bytes of the files checked */
     /* the file in progress */
     const fs_field *f;
     const char *fid, *name, *type, *ptr;
     long long size;
-    int seq;
+    apr_off_t start; /* where it begins in the spool */
     fs_sha256 *sha;
     fs_file_check chk;
 };
@@ -98,6 +159,7 @@ formsvc_upload *formsvc_upload_new(request_rec *r, const fs_fieldset *fs, const 
     u->sub_id = sub_id;
     u->meta = fs_json_own(r->pool, json_object_new_object());
     u->stubs = fs_json_own(r->pool, json_object_new_object());
+    u->files = apr_array_make(r->pool, 2, sizeof(spooled));
     return u;
 }
 
@@ -135,6 +197,94 @@ static json_object *list_of(json_object *o, const char *key) {
     return a;
 }
 
+static apr_status_t spool_uncount(void *d) {
+    formsvc_upload *u = d;
+    apr_atomic_sub64(&spool_bytes, u->on_disk);
+    u->on_disk = 0;
+    return APR_SUCCESS;
+}
+
+/* The spool cannot be written: said in the log (with the directory), a
+ * 503 to the client, who may send it again. */
+static fs_error *spool_failed(formsvc_upload *u, const char *what, apr_status_t rv) {
+    FORMSVC_LOG(u->r, APLOG_ERR, 03775, "upload spool: cannot %s in %s (FormsvcUploadTempDir): %pm",
+                what, tmp_dir ? tmp_dir : "-", &rv);
+    return fs_error_make(u->r->pool, "service-unavailable",
+                         "The server cannot take this upload now; send it again later.");
+}
+
+static fs_error *spool_write(formsvc_upload *u, const char *buf, apr_size_t len) {
+    if (u->spooled < FILE_CHUNK) {
+        apr_size_t take = FILE_CHUNK - (apr_size_t)u->spooled;
+        if (take > len)
+            take = len;
+        memcpy(u->mem + u->spooled, buf, take);
+        u->spooled += (apr_off_t)take;
+        buf += take;
+        len -= take;
+    }
+    if (!len)
+        return NULL;
+    /* the child's spool files together stay within FormsvcUploadTempMax */
+    apr_uint64_t max = (apr_uint64_t)conf_tmp_max_mb * 1024 * 1024;
+    if (apr_atomic_add64(&spool_bytes, len) + len > max) {
+        apr_atomic_sub64(&spool_bytes, len);
+        FORMSVC_LOG(u->r, APLOG_WARNING, 03776,
+                    "upload spool: this child's uploads in flight fill FormsvcUploadTempMax "
+                    "(%d MB); one refused",
+                    conf_tmp_max_mb);
+        fs_error *e = fs_error_make(u->r->pool, "service-unavailable",
+                                    "The server cannot take this upload now; send it again later.");
+        e->retry_after = 30;
+        return e;
+    }
+    if (!u->on_disk)
+        apr_pool_cleanup_register(u->r->pool, u, spool_uncount, apr_pool_cleanup_null);
+    u->on_disk += len;
+    apr_status_t rv;
+    if (!u->file) {
+        char *path =
+            apr_pstrcat(u->r->pool, tmp_dir ? tmp_dir : "/tmp", "/formsvc-upload-XXXXXX", NULL);
+        rv = apr_file_mktemp(&u->file, path,
+                             APR_FOPEN_CREATE | APR_FOPEN_READ | APR_FOPEN_WRITE | APR_FOPEN_EXCL,
+                             u->r->pool);
+        if (rv != APR_SUCCESS) {
+            u->file = NULL;
+            return spool_failed(u, "make a file", rv);
+        }
+        apr_file_remove(path, u->r->pool); /* the descriptor is all that names it */
+    }
+    apr_size_t w;
+    if ((rv = apr_file_write_full(u->file, buf, len, &w)) != APR_SUCCESS)
+        return spool_failed(u, "write", rv);
+    u->spooled += (apr_off_t)len;
+    return NULL;
+}
+
+/* len (at most FILE_CHUNK) bytes of the spool from off: *out points into
+ * the memory part or into rbuf. */
+static fs_error *spool_read(formsvc_upload *u, apr_off_t off, apr_size_t len, const char **out) {
+    if (off + (apr_off_t)len <= FILE_CHUNK) {
+        *out = u->mem + off;
+        return NULL;
+    }
+    if (!u->rbuf)
+        u->rbuf = apr_palloc(u->r->pool, FILE_CHUNK);
+    apr_size_t n = 0;
+    if (off < FILE_CHUNK) {
+        n = (apr_size_t)(FILE_CHUNK - off);
+        memcpy(u->rbuf, u->mem + off, n);
+    }
+    apr_off_t at = off + (apr_off_t)n - FILE_CHUNK;
+    apr_status_t rv = apr_file_seek(u->file, APR_SET, &at);
+    if (rv == APR_SUCCESS)
+        rv = apr_file_read_full(u->file, u->rbuf + n, len - n, NULL);
+    if (rv != APR_SUCCESS)
+        return spool_failed(u, "read back", rv);
+    *out = u->rbuf;
+    return NULL;
+}
+
 fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *name,
                                const char *ctype) {
     request_rec *r = u->r;
@@ -165,29 +315,15 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
                                         "%s: %s (%s) is not a type this question accepts (%s).",
                                         label_of(f), u->name, u->type, acc));
     }
-    fs_error *e;
-    if (!u->tx) {
-        if ((e = fs_store_tx_begin(formsvc_store(r), r->pool, &u->tx)))
-            return e;
-        /* the storage left, read once: an upload past it stops early
-         * (formsvc_upload_quota checks again before the commit) */
-        if ((e = fs_store_files_usage(formsvc_store(r), u->form_id, formsvc_file_quota(0),
-                                      formsvc_file_quota(1), &u->used, &u->quota)))
-            return e;
-    }
-    if (!u->buf)
-        u->buf = apr_palloc(r->pool, FILE_CHUNK);
+    if (!u->mem)
+        u->mem = apr_palloc(r->pool, FILE_CHUNK);
     u->fid = fs_id_new(r->pool, "fil_");
     u->sha = fs_sha256_new(r->pool);
     if (!u->fid || !u->sha)
         return fs_error_internal(r->pool, "no random bytes or no SHA-256 context for a file");
     fs_file_check_init(&u->chk, u->type);
     u->size = 0;
-    u->seq = 0;
-    u->n = 0;
-    fs_new_file nf = {u->fid, u->sub_id, u->form_id, f->key, u->name, u->type};
-    if ((e = fs_store_file_add(formsvc_store(r), &nf)))
-        return e;
+    u->start = u->spooled;
     /* counted now, so that a later file of the same field is the next */
     json_object *stub = json_object_new_object();
     json_object_object_add(stub, "name", json_object_new_string(u->name));
@@ -195,17 +331,6 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
     json_object_object_add(stub, "data", json_object_new_string(""));
     json_object_array_add(list_of(u->stubs, f->key), stub);
     return NULL;
-}
-
-static fs_error *flush(formsvc_upload *u) {
-    if (!u->n)
-        return NULL;
-    fs_error *e = fs_store_file_chunk(formsvc_store(u->r), u->fid, u->seq, u->buf, u->n);
-    if (!e) {
-        u->seq++;
-        u->n = 0;
-    }
-    return e;
 }
 
 static fs_error *over_quota(request_rec *r, long long used, long long quota) {
@@ -229,27 +354,11 @@ fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len
                          e->detail);
         return e;
     }
-    if (u->used + u->total + (long long)len > u->quota) {
-        fs_error *e = over_quota(u->r, u->used + u->total + (long long)len, u->quota);
-        fs_error_add_msg(u->r->pool, e, u->ptr, "quota", "file.quota", label_of(u->f), NULL,
-                         e->detail);
-        return e;
-    }
     u->total += (long long)len;
     u->size += (long long)len;
     fs_sha256_update(u->sha, buf, len);
     fs_file_check_feed(&u->chk, (const unsigned char *)buf, len);
-    while (len > 0) {
-        apr_size_t take = FILE_CHUNK - u->n < len ? FILE_CHUNK - u->n : len;
-        memcpy(u->buf + u->n, buf, take);
-        u->n += take;
-        buf += take;
-        len -= take;
-        fs_error *e;
-        if (u->n == FILE_CHUNK && (e = flush(u)))
-            return e;
-    }
-    return NULL;
+    return spool_write(u, buf, len);
 }
 
 fs_error *formsvc_upload_end(formsvc_upload *u) {
@@ -263,14 +372,11 @@ fs_error *formsvc_upload_end(formsvc_upload *u) {
                            named(r->pool, f, u->name), NULL,
                            apr_psprintf(r->pool, "%s: the content of %s is not %s.", label_of(f),
                                         u->name, u->type));
-    fs_error *e = flush(u);
-    const char *sha = e ? NULL : fs_sha256_hex(u->sha, r->pool);
-    if (!e && !sha)
-        e = fs_error_internal(r->pool, "SHA-256 of an upload failed");
-    if (!e)
-        e = fs_store_file_done(formsvc_store(r), u->fid, u->size, sha, u->seq);
-    if (e)
-        return e;
+    const char *sha = fs_sha256_hex(u->sha, r->pool);
+    if (!sha)
+        return fs_error_internal(r->pool, "SHA-256 of an upload failed");
+    spooled *sp = apr_array_push(u->files);
+    *sp = (spooled){u->fid, f->key, u->name, u->type, sha, u->ptr, label_of(f), u->size, u->start};
     json_object *m = json_object_new_object();
     json_object_object_add(m, "id", json_object_new_string(u->fid));
     json_object_object_add(m, "name", json_object_new_string(u->name));
@@ -282,7 +388,6 @@ fs_error *formsvc_upload_end(formsvc_upload *u) {
         json_object_new_string(apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", u->form_id,
                                            "/submissions/", u->sub_id, "/files/", u->fid, NULL)));
     json_object_array_add(list_of(u->meta, f->key), m);
-    u->nfiles++;
     return NULL;
 }
 
@@ -338,28 +443,74 @@ json_object *formsvc_upload_stubs(formsvc_upload *u, json_object *obj) {
 }
 
 int formsvc_upload_any(const formsvc_upload *u) {
-    return u && u->tx != NULL;
+    return u && u->files->nelts > 0;
 }
 
-fs_error *formsvc_upload_quota(formsvc_upload *u) {
+/* One spooled file into the transaction: its row with its first chunk,
+ * then the others, a FILE_CHUNK at a time. */
+static fs_error *save_file(formsvc_upload *u, fs_store *st, const spooled *sp) {
+    fs_new_file nf = {sp->fid, u->sub_id, u->form_id, sp->key, sp->name, sp->type};
+    int chunks = (int)((sp->size + FILE_CHUNK - 1) / FILE_CHUNK);
+    long long done = 0;
+    fs_error *e = NULL;
+    for (int seq = 0; !e && (seq == 0 || done < sp->size); seq++) {
+        apr_size_t take =
+            sp->size - done < FILE_CHUNK ? (apr_size_t)(sp->size - done) : (apr_size_t)FILE_CHUNK;
+        const char *data = NULL;
+        if (take && (e = spool_read(u, sp->off + (apr_off_t)done, take, &data)))
+            break;
+        e = seq == 0 ? fs_store_file_put(st, &nf, sp->size, sp->sha256, chunks, data, take)
+                     : fs_store_file_chunk(st, sp->fid, seq, data, take);
+        done += (long long)take;
+    }
+    return e;
+}
+
+fs_error *formsvc_upload_save(formsvc_upload *u) {
+    fs_store *st = formsvc_store(u->r);
+    fs_error *e = fs_store_tx_begin(st, u->r->pool, &u->tx);
+    for (int i = 0; !e && i < u->files->nelts; i++)
+        e = save_file(u, st, &APR_ARRAY_IDX(u->files, i, spooled));
     long long used, quota;
-    fs_error *e = fs_store_files_usage(formsvc_store(u->r), u->form_id, formsvc_file_quota(0),
-                                       formsvc_file_quota(1), &used, &quota);
-    if (e)
-        return e;
-    if (used > quota)
-        return over_quota(u->r, used, quota);
+    if (!e &&
+        !(e = fs_store_files_usage(st, u->form_id, formsvc_file_quota(0), formsvc_file_quota(1),
+                                   &used, &quota)) &&
+        used > quota) {
+        /* the storage, counting these files: the problem names the first
+         * file that goes past it */
+        e = over_quota(u->r, used, quota);
+        long long before = used - u->total;
+        for (int i = 0; i < u->files->nelts; i++) {
+            const spooled *sp = &APR_ARRAY_IDX(u->files, i, spooled);
+            if ((before += sp->size) > quota || i == u->files->nelts - 1) {
+                fs_error_add_msg(u->r->pool, e, sp->ptr, "quota", "file.quota", sp->label, NULL,
+                                 e->detail);
+                break;
+            }
+        }
+    }
     /* the last statement before the submission's: a session renewed under
      * the transaction (the server ended it) would store the submission
      * without its files */
-    if (!fs_store_tx_alive(u->tx))
-        return fs_error_make(u->r->pool, "service-unavailable",
-                             "The database connection was lost during the upload.");
-    return NULL;
+    if (!e && !fs_store_tx_alive(u->tx))
+        e = fs_error_make(u->r->pool, "service-unavailable",
+                          "The database connection was lost during the upload.");
+    if (e)
+        formsvc_upload_rollback(u);
+    return e;
 }
 
 fs_error *formsvc_upload_commit(formsvc_upload *u) {
-    return u->tx ? fs_store_tx_commit(u->tx) : NULL;
+    fs_error *e = u->tx ? fs_store_tx_commit(u->tx) : NULL;
+    u->tx = NULL;
+    return e;
+}
+
+void formsvc_upload_rollback(formsvc_upload *u) {
+    if (u && u->tx)
+        fs_store_tx_rollback(u->tx);
+    if (u)
+        u->tx = NULL;
 }
 
 json_object *formsvc_files_storage_json(request_rec *r, const char *user_id, fs_error **e) {
@@ -513,7 +664,7 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
             apr_brigade_cleanup(bb); /* the buckets read are freed: memory stays flat */
         }
         apr_brigade_destroy(bb);
-        if (e && e->status == 400)
+        if (e)
             r->connection->keepalive = AP_CONN_CLOSE; /* the rest is not read */
     }
     if (!e)

@@ -11,6 +11,8 @@
 #include "glue.h"
 
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg);
 
 #define FORMSVC_FILE_CMDS                                                                          \
     AP_INIT_TAKE1("FormsvcFileMaxSize", formsvc_set_file_limit, (void *)0, RSRC_CONF,              \
@@ -27,7 +29,17 @@ const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
                       "Global."),                                                                  \
         AP_INIT_TAKE1("FormsvcFileQuotaVerified", formsvc_set_file_limit, (void *)4, RSRC_CONF,    \
                       "Megabytes of uploaded files a verified account stores (default 10240). "    \
-                      "Global.")
+                      "Global."),                                                                  \
+        AP_INIT_TAKE1("FormsvcUploadTempDir", formsvc_set_upload_tmp_dir, NULL, RSRC_CONF,         \
+                      "Directory where uploaded files wait until the whole body has arrived "      \
+                      "(files unlinked at once; default TMPDIR, else /tmp). Global."),             \
+        AP_INIT_TAKE1("FormsvcUploadTempMax", formsvc_set_upload_tmp_max, NULL, RSRC_CONF,         \
+                      "Megabytes of spool files one child holds at once; an upload past it "       \
+                      "gets 503 (default 1024). Global.")
+
+/* post_config: settles the spool's directory (FormsvcUploadTempDir, else
+ * the system's temporary directory). */
+void formsvc_files_post_config(apr_pool_t *pconf);
 
 /* The directives' values. */
 apr_off_t formsvc_file_json_max(void);
@@ -36,12 +48,17 @@ void formsvc_files_ceilings(fs_fieldset *fs);
 /* Storage quota of an account by tier, in bytes. */
 long long formsvc_file_quota(int verified);
 
-/* The files of one submission, stored as they arrive in a transaction
- * that formsvc_upload_commit ends (a cleanup of r->pool rolls it back
- * otherwise). Problems name the field: 413 payload-too-large for a file
- * over its maxSize, 422 validation-failed (pointer /key or /key/i) for a
- * file of a type the field does not accept, whose content does not match
- * its type, or one too many. */
+/* The files of one submission. As they arrive (formsvc_upload_begin,
+ * _data, _end) they are checked and spooled: memory for the first 256 KB,
+ * then a file in FormsvcUploadTempDir, unlinked when made and closed with
+ * r->pool; the database is not asked meanwhile. Once the body is read,
+ * formsvc_upload_save writes them in a transaction that the
+ * submission joins and formsvc_upload_commit (or _rollback) ends (a
+ * cleanup of r->pool rolls it back otherwise). Problems name the field:
+ * 413 payload-too-large for a file over its maxSize or the owner's
+ * storage, 422 validation-failed (pointer /key or /key/i) for a file of a
+ * type the field does not accept, whose content does not match its type,
+ * or one too many; 503 when the spool cannot be written. */
 typedef struct formsvc_upload formsvc_upload;
 formsvc_upload *formsvc_upload_new(request_rec *r, const fs_fieldset *fs, const char *form_id,
                                    const char *sub_id);
@@ -59,12 +76,17 @@ void formsvc_upload_values(formsvc_upload *u, json_object *obj);
 /* Stubs standing for the files in obj, as a JSON body would send them
  * ({name, type, data: ""}), for fs_validate to count; returns obj. */
 json_object *formsvc_upload_stubs(formsvc_upload *u, json_object *obj);
-/* 1 when any file was stored. */
+/* 1 when any file was received and checked. */
 int formsvc_upload_any(const formsvc_upload *u);
-/* The owner's storage quota, counting this upload: 413 when over. */
-fs_error *formsvc_upload_quota(formsvc_upload *u);
+/* Opens the transaction and writes the spooled files into it, then checks
+ * the owner's storage quota counting them (413 naming the first file past
+ * it). On a problem the transaction is rolled back. */
+fs_error *formsvc_upload_save(formsvc_upload *u);
 /* Commits the transaction (the submission was stored in it). */
 fs_error *formsvc_upload_commit(formsvc_upload *u);
+/* Rolls it back now, before an answer that stores nothing is sent. No
+ * operation when u is NULL or nothing is open. */
+void formsvc_upload_rollback(formsvc_upload *u);
 
 /* The most a multipart body may carry for the file fields of fs. */
 apr_off_t formsvc_files_max_body(const fs_fieldset *fs);

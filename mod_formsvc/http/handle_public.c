@@ -517,6 +517,9 @@ typedef struct post {
     formsvc_upload *up;        /* its files (issue 14), or NULL */
     const char *boundary;      /* multipart: read once the form is known (multipart_body) */
     fs_error *file_err;        /* multipart: the first problem with a file */
+    const char *read_version;  /* multipart: the form's version its files were checked against */
+    int read_files;            /* multipart: that form has file fields */
+    int files_dropped;         /* multipart: read for a form not open, its files dropped */
 } post;
 
 static fs_error *key_reused(request_rec *r) {
@@ -630,17 +633,18 @@ static const char *request_head(request_rec *r, int kind, const char *form_id, i
                 : apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
 }
 
-/* A multipart body, read as it arrives once the form is known (issue 14):
- * the files of a form with file fields go into the submission's
- * transaction (or are dropped when the form came from the outage copy);
- * the request hash is taken on the way. */
-static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
+/* A multipart body, read as it arrives once the form is known:
+ * with take, the files of a form with file fields are checked and
+ * spooled for the submission's transaction (files.h), else dropped (the
+ * form came from the outage copy, or is not open); the request hash is
+ * taken on the way. */
+static fs_error *multipart_body(request_rec *r, post *s, int take) {
     formsvc_srv *c = formsvc_conf(r->server);
     int files = fs_fieldset_has_files(s->pb.fs);
     apr_off_t max = c->max_body_submission + (files ? formsvc_files_max_body(s->pb.fs) : 0);
     /* a closed form's files are read and dropped: it answers 409 (or a
      * replay) without storing anything */
-    if (files && from_db && !strcmp(s->pb.f.status, "published")) {
+    if (files && take) {
         if (!(s->sid = fs_id_new(r->pool, "sub_")))
             return fs_error_internal(r->pool, "no random bytes for a submission id");
         s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
@@ -851,6 +855,8 @@ static int store(request_rec *r, post *s, const responder *out) {
      * (submit_batch.h), except one whose files are in this transaction */
     fs_error *e = s->up ? fs_store_public_submit(formsvc_store(r), &ns, exact, &sr)
                         : formsvc_submit(r, &ns, exact, &sr);
+    if (e || sr.outcome != FS_SUBMIT_OK)
+        formsvc_upload_rollback(s->up); /* ended before the answer, whatever it is */
     if (e)
         return refuse(r, s, out, e);
     if (sr.outcome == FS_SUBMIT_GONE)
@@ -910,16 +916,17 @@ static fs_error *files_fit(request_rec *r, post *s) {
     return NULL;
 }
 
-/* issue 14: the files of a checked JSON body, stored in the transaction
- * that store() then commits; their values become their metadata. */
+/* issue 14: the files of a checked submission, written in the
+ * transaction that store() then commits (or rolls back); their values
+ * become their metadata. */
 static fs_error *files_store(request_rec *r, post *s) {
-    if (s->kind == BODY_MULTIPART && s->up) { /* stored as they came */
+    if (s->kind == BODY_MULTIPART && s->up) { /* spooled as they came */
         formsvc_upload_values(s->up, s->obj);
         if (!formsvc_upload_any(s->up)) {
             s->up = NULL;
             return NULL;
         }
-        return formsvc_upload_quota(s->up);
+        return formsvc_upload_save(s->up);
     }
     if (s->kind != BODY_JSON || !fs_fieldset_has_files(s->pb.fs))
         return NULL;
@@ -929,28 +936,83 @@ static fs_error *files_store(request_rec *r, post *s) {
     s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
     fs_error *e = formsvc_upload_json(s->up, s->obj);
     if (!e && formsvc_upload_any(s->up))
-        e = formsvc_upload_quota(s->up);
+        e = formsvc_upload_save(s->up);
     if (!formsvc_upload_any(s->up))
         s->up = NULL;
     return e;
 }
 
+#define READ (-4) /* multipart_first: the body is in s; post_form goes on */
+
+/* A multipart body, read before anything else is asked of the database and
+ * with no pooled connection held while it arrives (a slow client must not
+ * hold one; an open transaction would also hide every later event from
+ * the feed). First, without reading it: the form (from this child's
+ * memory when it is there), whether it takes submissions now and the
+ * address's rate; a body over the form's limits is refused by its
+ * Content-Length (formsvc_multipart_read). Then the body, its files
+ * checked and spooled (files.h). READ when post_form goes on; else the
+ * answer is sent. A request with an Idempotency-Key to a form that is
+ * not open is read (its files dropped) so that a repeat is still
+ * answered as the first time. */
+static int multipart_first(request_rec *r, post *s, const responder *out, const char *ref) {
+    /* an answer before the body closes the connection: httpd would
+     * otherwise wait for the whole body to discard it */
+    ap_conn_keepalive_e keep = r->connection->keepalive;
+    r->connection->keepalive = AP_CONN_CLOSE;
+    int cached;
+    fs_error *e = load(r, ref, &s->pb, &cached, s->dry ? ROW_DB : ROW_MEMORY);
+    s->have_form = !e || cached;
+    if (e && !s->have_form)
+        return refuse(r, s, out, e);
+    if (e) { /* the database is away: the answers are read to give the form back */
+        formsvc_db_release(r);
+        r->connection->keepalive = keep;
+        fs_error *be = multipart_body(r, s, 0);
+        if (be)
+            return problem(r, be);
+        fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);
+        keep_link(r, &s->pb);
+        return refuse(r, s, out, e);
+    }
+    int open = !strcmp(s->pb.f.status, "published") && !opens_later(&s->pb);
+    if (!open && !s->dry && !s->ikey) { /* a refusal comes from the stored form */
+        if ((e = load(r, ref, &s->pb, &cached, ROW_REFILL)))
+            return refuse(r, s, out, e);
+        open = !strcmp(s->pb.f.status, "published") && !opens_later(&s->pb);
+    }
+    if (!open && !s->ikey) {
+        if (strcmp(s->pb.f.status, "published"))
+            return out->closed(r, s);
+        return out->not_open(r, s, opens_later(&s->pb));
+    }
+    if (open && (e = formsvc_ratelimit_address(r, FORMSVC_RL_SUBMIT, s->pb.f.id)))
+        return out->later(r, s, e, NULL);
+    s->limited = open; /* counted once, however often the form is read */
+    s->read_version = s->pb.f.version ? s->pb.f.version : "";
+    s->read_files = fs_fieldset_has_files(s->pb.fs);
+    s->files_dropped = s->read_files && !open;
+    formsvc_db_release(r); /* nothing held while the body arrives */
+    r->connection->keepalive = keep;
+    fs_error *be = multipart_body(r, s, open);
+    return be ? problem(r, be) : READ;
+}
+
 /* The checks and the store of a parsed submission to the form ref, read
  * from where from says (load). A form from memory only ever leads to a
  * stored submission (which the statement's version check confirms):
- * AFRESH, nothing answered, when it would refuse the answers or has file
- * fields, so that every refusal comes from the stored form; STALE,
+ * AFRESH, nothing answered, when it would refuse the answers, has file
+ * fields (a JSON body) or is not the form a multipart body's files were
+ * checked against, so that every refusal comes from the stored form; STALE,
  * nothing stored or answered, when the statement found the form changed
  * since it was read. */
 static int post_form(request_rec *r, post *s, const responder *out, const char *ref, int from) {
     int cached;
     fs_error *e = load(r, ref, &s->pb, &cached, from);
     s->have_form = !e || cached;
-    if (!e && from == ROW_MEMORY && fs_fieldset_has_files(s->pb.fs))
+    if (!e && from == ROW_MEMORY && s->kind == BODY_JSON && fs_fieldset_has_files(s->pb.fs))
         return AFRESH; /* files go into the submission's transaction */
     fs_error *be;
-    if (s->kind == BODY_MULTIPART && s->have_form && (be = multipart_body(r, s, !e)))
-        return problem(r, be);
     if (s->have_form && (be = form_token(r, s)))
         return problem(r, be);
     if (s->have_form && s->kind != BODY_JSON)
@@ -969,11 +1031,18 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
         if (rc != NO_RECORD)
             return rc;
     }
+    /* a multipart body was read before (multipart_first); its files were
+     * checked against the form of read_version, which must still hold */
+    if (s->kind == BODY_MULTIPART && (s->read_files || fs_fieldset_has_files(s->pb.fs)) &&
+        s->read_version && strcmp(s->read_version, s->pb.f.version ? s->pb.f.version : ""))
+        return from == ROW_MEMORY ? AFRESH : STALE;
     if (strcmp(s->pb.f.status, "published"))
         return out->closed(r, s);
     const char *opens = opens_later(&s->pb);
     if (opens)
         return from == ROW_MEMORY ? AFRESH : out->not_open(r, s, opens);
+    if (s->files_dropped) /* the form opened while the body arrived: nothing stored */
+        return STALE;
     if ((e = take_link(r, &s->pb))) {
         /* the request with the same Idempotency-Key that used the link up
          * may have committed since the check above: its answer, then */
@@ -988,7 +1057,7 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
     if ((e = files_fit(r, s)))
         return from == ROW_MEMORY ? AFRESH : problem(r, e);
     if (s->file_err) /* issue 14: which file failed and why, other answers kept */
-        return out->invalid(r, s, s->file_err);
+        return from == ROW_MEMORY ? AFRESH : out->invalid(r, s, s->file_err);
     if (s->up)
         formsvc_upload_stubs(s->up, s->obj); /* the files as fs_validate counts them */
     if ((e = fs_validate(r->pool, s->pb.fs, s->obj)))
@@ -1010,15 +1079,24 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     if (e)
         return problem(r, e);
     const responder *out = s.html ? &html_responder : &json_responder;
+    if (s.kind == BODY_MULTIPART) {
+        int rc = multipart_first(r, &s, out, caps[0]);
+        if (rc != READ)
+            return rc;
+    }
     /* issue 11: the form from memory first; when it changed meanwhile,
      * or would refuse the answers, they are checked again against the
-     * form as stored. A multipart body is read once, as it arrives, and
-     * cannot be checked again; a dry run stores nothing to confirm. */
-    int rc =
-        post_form(r, &s, out, caps[0], s.kind == BODY_MULTIPART || s.dry ? ROW_DB : ROW_MEMORY);
+     * form as stored. A multipart body's files were checked as it
+     * arrived, against the form multipart_first read, whose version the
+     * submission's statement confirms (a changed form: nothing stored,
+     * the conflict below); a dry run stores nothing to confirm. */
+    int rc = post_form(r, &s, out, caps[0], s.dry ? ROW_DB : ROW_MEMORY);
     if (rc == AFRESH)
         rc = post_form(r, &s, out, caps[0], ROW_REFILL);
-    for (int tries = 0; rc == STALE && !s.up && s.kind != BODY_MULTIPART && tries < 3; tries++) {
+    /* a multipart body is in memory (its files spooled): checked again
+     * when it has no files */
+    int again = !s.up && !(s.kind == BODY_MULTIPART && (s.read_files || s.files_dropped));
+    for (int tries = 0; rc == STALE && again && tries < 3; tries++) {
         formsvc_metric_inc(FORMSVC_M_MEM_ROW_STALE);
         rc = post_form(r, &s, out, caps[0], ROW_REFILL);
     }

@@ -7,6 +7,7 @@
  * (formsvc_dbpool_hooks), log.c, request_id.c, metrics.c. */
 #include "cache.h"
 #include "dbpool.h"
+#include "files.h"
 #include "fs_migrations.h"
 #include "fs_store.h"
 #include "fs_store_ops.h"
@@ -110,6 +111,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_dbpool_post_config(pconf, s);
+    formsvc_files_post_config(pconf);
     formsvc_metrics_post_config(pconf, s);
     formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);

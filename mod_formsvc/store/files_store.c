@@ -16,26 +16,30 @@
 #include <sys/socket.h>
 
 const fs_stmt fs_stmts_files[] = {
-    /* 1 file id, 2 submission id, 3 field key, 4 name, 5 media type,
-     * 6 form id (whose owner the file counts against) */
-    {"fs_file_add", 6,
-     "INSERT INTO submission_files (id, submission_id, user_id, field_key, name, content_type) "
-     "SELECT %s, %s, f.user_id, %s, %s, %s FROM forms f WHERE f.id = %s RETURNING id"},
-    /* 1 file id, 2 seq, 3 content (bytea, binary) */
+    /* a whole file's row and its first chunk in one statement: 1 file id,
+     * 2 submission id, 3 field key, 4 name, 5 media type, 6 size, 7 sha256,
+     * 8 chunks, 9 form id (whose owner the file counts against), 10 the
+     * first chunk (bytea, binary; NULL: an empty file). The count of rows
+     * made: 0 when there is no such form */
+    {"fs_file_put", 10,
+     "WITH f AS (INSERT INTO submission_files (id, submission_id, user_id, field_key, name, "
+     "  content_type, size, sha256, chunks) "
+     "  SELECT %s, %s, f.user_id, %s, %s, %s, %s::bigint, %s, %s::integer FROM forms f "
+     "  WHERE f.id = %s RETURNING id), "
+     "c AS (INSERT INTO submission_file_chunks (file_id, seq, data) "
+     "  SELECT f.id, 0, d.data FROM f, (SELECT %pDb AS data) d WHERE d.data IS NOT NULL) "
+     "SELECT count(*)::text FROM f"},
+    /* the chunks after the first: 1 file id, 2 seq, 3 content (bytea, binary) */
     {"fs_file_chunk", 3,
      "INSERT INTO submission_file_chunks (file_id, seq, data) VALUES (%s, %s::integer, %pDb)"},
-    /* 1 size, 2 sha256, 3 chunks, 4 file id */
-    {"fs_file_done", 4,
-     "UPDATE submission_files SET size = %s::bigint, sha256 = %s, chunks = %s::integer "
-     "WHERE id = %s RETURNING id"},
     /* 1 quota verified, 2 quota unverified, 3 form id: used, quota */
     {"fs_files_usage", 3,
-     "SELECT COALESCE((SELECT sum(sf.size) FROM submission_files sf WHERE sf.user_id = f.user_id), "
+     "SELECT COALESCE((SELECT sum(fu.bytes) FROM file_usage fu WHERE fu.user_id = f.user_id), "
      "  0)::text, (CASE WHEN u.verified THEN %s::bigint ELSE %s::bigint END)::text "
      "FROM forms f JOIN users u ON u.id = f.user_id WHERE f.id = %s"},
     /* 1 quota verified, 2 quota unverified, 3 user id: bytes stored, quota */
     {"fs_files_used", 3,
-     "SELECT COALESCE((SELECT sum(sf.size) FROM submission_files sf WHERE sf.user_id = u.id), "
+     "SELECT COALESCE((SELECT sum(fu.bytes) FROM file_usage fu WHERE fu.user_id = u.id), "
      "  0)::text, (CASE WHEN u.verified THEN %s::bigint ELSE %s::bigint END)::text "
      "FROM users u WHERE u.id = %s"},
     /* 1 form id, 2 submission id, 3 file id */
@@ -191,12 +195,34 @@ fs_error *fs_store_tx_commit(fs_tx *tx) {
     return e;
 }
 
-fs_error *fs_store_file_add(fs_store *st, const fs_new_file *f) {
-    const char *args[] = {f->id, f->sub_id, f->field_key, f->name, f->type, f->form_id};
-    int n;
-    fs_error *e = fs_store_count(st, "fs_file_add", FS_NARGS(args), args, 1, &n);
-    if (!e && n != 1)
+void fs_store_tx_rollback(fs_tx *tx) {
+    if (tx)
+        rollback(tx);
+}
+
+fs_error *fs_store_file_put(fs_store *st, const fs_new_file *f, long long size, const char *sha256,
+                            int chunks, const void *first, apr_size_t first_len) {
+    PGconn *c;
+    fs_error *e = conn_of(st, &c, NULL);
+    if (e)
+        return e;
+    const char *vals[] = {
+        f->id,        f->sub_id,
+        f->field_key, f->name,
+        f->type,      apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)size),
+        sha256,       apr_itoa(st->pool, chunks),
+        f->form_id,   first};
+    int lens[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, (int)first_len},
+        fmts[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    int timed_out;
+    PGresult *res = exec_bounded(c, "fs_file_put", 10, vals, lens, fmts, 0, &timed_out);
+    if (timed_out)
+        e = fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
+    else if (!res || PQresultStatus(res) != PGRES_TUPLES_OK)
+        e = pq_failed(st, "statement fs_file_put", c, res);
+    else if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "1"))
         e = fs_error_make(st->pool, "not-found", "No such form.");
+    PQclear(res);
     return e;
 }
 
@@ -218,14 +244,6 @@ fs_error *fs_store_file_chunk(fs_store *st, const char *file_id, int seq, const 
         e = pq_failed(st, "statement fs_file_chunk", c, res);
     PQclear(res);
     return e;
-}
-
-fs_error *fs_store_file_done(fs_store *st, const char *file_id, long long size, const char *sha256,
-                             int chunks) {
-    const char *args[] = {apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)size), sha256,
-                          FS_ARG_INT(st->pool, chunks), file_id};
-    int n;
-    return fs_store_count(st, "fs_file_done", FS_NARGS(args), args, 1, &n);
 }
 
 fs_error *fs_store_files_usage(fs_store *st, const char *form_id, long long quota_unverified,

@@ -48,6 +48,16 @@ static int probing; /* a thread is trying the database while it is suspected dow
  * connection. */
 static const char *ping_conninfo;
 static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
+/* mod_dbd failing to open a connection while PostgreSQL answers pings (it
+ * refuses sessions: "too many clients", a role's connection limit, a
+ * failed login): the gate counts the database as down for a while after
+ * each such failure, doubling from OPEN_BACKOFF_MIN to OPEN_BACKOFF_MAX,
+ * so that a child tries again (and mod_dbd logs its two lines) a few
+ * times a minute rather than for every request. Under the mutex. */
+#define OPEN_BACKOFF_MIN apr_time_from_msec(250)
+#define OPEN_BACKOFF_MAX apr_time_from_sec(5)
+static apr_time_t open_failed;      /* the last failed open, 0 once one succeeded */
+static apr_interval_time_t backoff; /* how long it counts as down after it */
 
 const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
@@ -96,6 +106,8 @@ void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec * 1000);
     in_use = 0;
     q_head = q_tail = NULL;
+    open_failed = 0;
+    backoff = 0;
     if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
         apr_thread_cond_create(&freed, pchild) != APR_SUCCESS ||
         apr_pool_create(&gate_pool, pchild) != APR_SUCCESS) {
@@ -199,6 +211,12 @@ int formsvc_dbpool_enter(int *probe) {
                                           left < PROBE_RECHECK ? left : PROBE_RECHECK);
                 continue;
             }
+            if (open_failed && fs_db_last_ok() > open_failed)
+                open_failed = 0, backoff = 0; /* a statement was answered since */
+            if (open_failed && apr_time_now() < open_failed + backoff) {
+                rc = FORMSVC_DBPOOL_DOWN;
+                break;
+            }
             probing = *probe = 1;
             /* Find out with a ping first: a failed pooled open costs two
              * error-log lines of mod_dbd's, and while the database is down
@@ -249,7 +267,16 @@ void formsvc_dbpool_leave(int probe) {
 }
 
 void formsvc_dbpool_unreachable(void) {
-    apr_atomic_set64(&acquire_failed, (apr_uint64_t)apr_time_now());
+    apr_time_t now = apr_time_now();
+    apr_atomic_set64(&acquire_failed, (apr_uint64_t)now);
+    if (!mutex)
+        return;
+    apr_thread_mutex_lock(mutex);
+    backoff = !backoff                         ? OPEN_BACKOFF_MIN
+              : backoff * 2 > OPEN_BACKOFF_MAX ? OPEN_BACKOFF_MAX
+                                               : backoff * 2;
+    open_failed = now;
+    apr_thread_mutex_unlock(mutex);
 }
 
 /* The connection an initial request holds: taken through the gate on first

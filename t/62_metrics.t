@@ -91,6 +91,20 @@ is value($m1, 'formsvc_mail_outbox_depth'), PublicTest::psql(
 my $r = api(GET => '/metrics', headers => { 'X-Forwarded-For' => '203.0.113.9' });
 is $r->code, 403, 'a forwarded request: 403';
 is $r->{json}{type}, base_url() . '/problems/forbidden', 'a forbidden problem';
+# a proxy nobody configured, naming its client in another header (nginx's
+# X-Real-IP, and the like): refused too
+for my $h ('X-Real-IP', 'X-Client-IP', 'True-Client-IP', 'CF-Connecting-IP', 'Forwarded') {
+    my $v = $h eq 'Forwarded' ? 'for=203.0.113.9' : '203.0.113.9';
+    is api(GET => '/metrics', headers => { $h => $v })->code, 403, "only $h from the local machine: 403";
+}
+
+# /readyz/outbox: its figures only to whom /metrics answers
+$r = api(GET => '/readyz/outbox');
+is $r->code, 200, '/readyz/outbox from the local machine: 200';
+ok exists $r->{json}{pending}, 'with its figures';
+$r = api(GET => '/readyz/outbox', headers => { 'X-Real-IP' => '203.0.113.9' });
+is $r->code, 200, '/readyz/outbox for someone else: 200';
+is_deeply $r->{json}, { status => 'ok' }, 'the status alone, no figures';
 
 # ---- summed over children, kept over a graceful restart; Require ----------
 my $inst = FormsvcInstance->start(name => 'metrics', conf => <<'CONF');

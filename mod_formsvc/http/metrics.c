@@ -362,15 +362,21 @@ static int outbox(request_rec *r, apr_bucket_brigade *bb) {
     return up;
 }
 
-/* Without a Require of its own (an authorization section that applies to
- * this URL), /metrics answers only the local machine, and not a request
- * a proxy forwarded for someone else. */
-static int allowed(request_rec *r) {
+/* Headers in which proxies name the client they forward for. One that
+ * mod_remoteip was told to trust is consumed (removed) by it, the address
+ * in r->useragent_ip; one still here comes from a proxy nobody
+ * configured, or from the client itself. */
+static const char *const client_headers[] = {
+    "Forwarded",           "X-Forwarded-For",  "X-Real-IP",
+    "X-Client-IP",         "True-Client-IP",   "CF-Connecting-IP",
+    "X-Cluster-Client-IP", "Fastly-Client-IP", "X-Original-Forwarded-For"};
+
+int formsvc_metrics_allowed(request_rec *r) {
     if (ap_some_auth_required(r))
         return 1; /* the Require that applies has granted it already */
-    if (apr_table_get(r->headers_in, "Forwarded") ||
-        apr_table_get(r->headers_in, "X-Forwarded-For"))
-        return 0;
+    for (size_t i = 0; i < sizeof(client_headers) / sizeof(client_headers[0]); i++)
+        if (apr_table_get(r->headers_in, client_headers[i]))
+            return 0;
     const char *ip = r->useragent_ip ? r->useragent_ip : "";
     if (!strncmp(ip, "::ffff:", 7))
         ip += 7;
@@ -379,7 +385,7 @@ static int allowed(request_rec *r) {
 
 static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
     (void)caps;
-    if (!allowed(r))
+    if (!formsvc_metrics_allowed(r))
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "forbidden",
                              "/metrics answers the local machine only; a Require in a "

@@ -56,6 +56,14 @@ void formsvc_metric_inc(formsvc_metric m);
  * (router.c). */
 void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx);
 
+/* 1 when r may read the operator's figures (/metrics, the numbers of
+ * /readyz/outbox): a Require that applies to its URL granted it, or,
+ * without one, it comes from the machine itself (127.0.0.0/8, ::1) and
+ * carries none of the headers in which a proxy names another client
+ * (Forwarded, X-Forwarded-For, X-Real-IP, ...) that mod_remoteip has not
+ * consumed. */
+int formsvc_metrics_allowed(request_rec *r);
+
 /* The /metrics route table (listed in router.c). */
 extern const formsvc_route formsvc_routes_metrics[];
 

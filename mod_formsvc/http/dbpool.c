@@ -104,6 +104,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
 
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec * 1000);
+    formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max);
     in_use = 0;
     q_head = q_tail = NULL;
     open_failed = 0;
@@ -266,6 +267,23 @@ void formsvc_dbpool_leave(int probe) {
     apr_thread_mutex_unlock(mutex);
 }
 
+/* The connection's own pool goes when mod_dbd closes it. */
+static apr_status_t conn_closed(void *data) {
+    (void)data;
+    formsvc_gauge_add(FORMSVC_G_DB_OPEN, -1);
+    return APR_SUCCESS;
+}
+
+void formsvc_dbpool_note_open(ap_dbd_t *d) {
+    formsvc_gauge_add(FORMSVC_G_DB_HELD, 1);
+    void *seen = NULL;
+    if (!d->pool || (apr_pool_userdata_get(&seen, "formsvc-counted", d->pool), seen))
+        return;
+    apr_pool_userdata_setn("", "formsvc-counted", NULL, d->pool);
+    formsvc_gauge_add(FORMSVC_G_DB_OPEN, 1);
+    apr_pool_cleanup_register(d->pool, NULL, conn_closed, apr_pool_cleanup_null);
+}
+
 void formsvc_dbpool_unreachable(void) {
     apr_time_t now = apr_time_now();
     apr_atomic_set64(&acquire_failed, (apr_uint64_t)now);
@@ -302,6 +320,7 @@ static apr_status_t give_back(void *data) {
     if (h->d) {
         dbd_close(h->s, h->d);
         h->d = NULL;
+        formsvc_gauge_add(FORMSVC_G_DB_HELD, -1);
     }
     if (h->entered) {
         formsvc_dbpool_leave(h->probe);
@@ -353,6 +372,8 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
         h->entered = 1;
     }
     h->d = dbd_open(ir->pool, ir->server);
+    if (h->d)
+        formsvc_dbpool_note_open(h->d);
     if (!h->d) {
         formsvc_metric_inc(FORMSVC_M_DB_OPEN_FAILED);
         formsvc_dbpool_unreachable();

@@ -127,6 +127,7 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
                               "in %d seconds.",
                               wait);
         e->retry_after = wait;
+        formsvc_metric_inc(FORMSVC_M_LIMITED_RATE);
         return formsvc_send_problem(r, e);
     }
     json_object *out = fs_json_own(r->pool, json_object_new_object());

@@ -77,6 +77,7 @@ static void store_batch(item *self) {
     fs_error **errs = apr_pcalloc(r->pool, sizeof(*errs) * (apr_size_t)n);
     fs_error *e = fs_store_public_submit_batch(st, subs, n, res);
     formsvc_metric_inc(FORMSVC_M_SUBMIT_BATCHES);
+    formsvc_metric_batch(n);
     for (int i = 0; i < n; i++)
         errs[i] = e;
     /* Refused for something else than the database being away: for what

@@ -3,6 +3,7 @@
  * for why the order matters). */
 #include "worker.h"
 #include "dbpool.h"
+#include "metrics.h"
 
 #include <apr_atomic.h>
 #include <apr_optional.h>
@@ -44,6 +45,7 @@ void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db) {
         return NULL;
     }
     apr_atomic_inc32(&w->held);
+    formsvc_dbpool_note_open(d);
     db->driver = d->driver;
     db->handle = d->handle;
     db->prepared = d->prepared;
@@ -56,6 +58,7 @@ void formsvc_worker_db_close(formsvc_worker *w, void *handle) {
     if (!handle)
         return;
     w->close(w->s, handle);
+    formsvc_gauge_add(FORMSVC_G_DB_HELD, -1);
     formsvc_dbpool_leave(w->probe);
     apr_atomic_dec32(&w->held);
 }

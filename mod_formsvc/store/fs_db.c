@@ -343,8 +343,10 @@ static void run_deferred(apr_pool_t *p, PGconn *c, const char *label, int nargs,
             a->commit_unknown = commit && (!a->err || fs_db_classify(a->sqlstate, 1) == FS_DB_LOST);
         }
     }
-    if (PQstatus(c) == CONNECTION_OK)
-        PQexitPipelineMode(c); /* idle again: results and Sync all read */
+    /* idle again (results and Sync all read); a connection that cannot
+     * leave pipeline mode is of no use to anyone after us: shut */
+    if (PQstatus(c) == CONNECTION_OK && !PQexitPipelineMode(c))
+        break_connection(c);
     PQsetnonblocking(c, 0);
     if (a->err || a->timed_out || a->commit_unknown)
         a->rows = NULL;

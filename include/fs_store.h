@@ -55,6 +55,10 @@ int fs_stmt_markers(const char *sql);
 int fs_stmt_append(fs_stmt *table, int cap, int *n, const fs_stmt *list);
 /* NULL when every statement of the n in st is sound, else why not. */
 const char *fs_stmt_list_check(apr_pool_t *p, const fs_stmt *st, int n);
+/* 1 when the statement writes (its SQL says INSERT, UPDATE or DELETE, or
+ * it calls a function of the store's that writes): run with its commit
+ * held back (fs_db.c). */
+int fs_stmt_writes(const fs_stmt *st);
 
 /* ---- Connections ---- */
 
@@ -65,6 +69,8 @@ typedef struct fs_db {
     apr_dbd_t *handle;
     apr_hash_t *prepared;  /* label -> apr_dbd_prepared_t* */
     apr_pool_t *conn_pool; /* lives as long as the connection */
+    int in_tx;             /* a transaction of ours (fs_store_tx_begin) is open on it: the
+                            * session is never renewed nor a statement retried under it */
 } fs_db;
 
 /* Where the typed functions run their statements (opaque). */
@@ -114,6 +120,10 @@ typedef struct fs_new_secret {
 void fs_store_set_timeout(int ms);
 /* The limit set (0: none), for statements run outside fs_db_query. */
 int fs_store_timeout(void);
+/* How long a commit that was sent is awaited (ms; 0: as long as it takes):
+ * six times the limit, at least 30 s. Past it whether it committed is
+ * unknown (504 outcome-unknown). */
+int fs_store_commit_timeout(void);
 
 /* When a statement was last answered, and when the database was last
  * found unreachable or silent (apr_time_t; 0 = never). For the glue's
@@ -125,7 +135,7 @@ apr_time_t fs_db_last_unavailable(void);
  * memory that outlives every query (the glue's shared metrics). NULL:
  * nothing is counted. */
 enum {
-    FS_DB_COUNT_UNAVAILABLE, /* unreachable or silent: 503 */
+    FS_DB_COUNT_UNAVAILABLE, /* unreachable or silent: 503 (504 when a commit went unanswered) */
     FS_DB_COUNT_BUSY,        /* cancelled by statement_timeout or lock_timeout: 503 */
     FS_DB_COUNT_ERROR,       /* any other failure: 500 */
     FS_DB_COUNT_RENEWED,     /* a session renewed and its statements prepared again */

@@ -128,4 +128,8 @@ fs_error *fs_store_delivery_succeeded(fs_store *st, const char *id, const char *
 fs_error *fs_store_delivery_failed(fs_store *st, const char *id, const char *attempt_json,
                                    int backoff, const fs_delivery_limits *lim, int *paused);
 
+/* Webhook deliveries waiting to be delivered (due or retrying) and the age
+ * of the oldest in seconds (0: none), for /metrics. */
+fs_error *fs_store_webhook_backlog(fs_store *st, long long *pending, long long *oldest_seconds);
+
 #endif

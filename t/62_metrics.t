@@ -11,6 +11,7 @@ use PublicTest;
 use File::Temp ();
 use JSON::PP ();
 use LWP::UserAgent;
+use POSIX ();
 
 plan skip_all => 'python3-prometheus-client not installed'
     unless system('/usr/bin/python3', '-c', 'import prometheus_client') == 0;
@@ -91,6 +92,20 @@ is value($m1, 'formsvc_mail_outbox_depth'), PublicTest::psql(
 my $r = api(GET => '/metrics', headers => { 'X-Forwarded-For' => '203.0.113.9' });
 is $r->code, 403, 'a forwarded request: 403';
 is $r->{json}{type}, base_url() . '/problems/forbidden', 'a forbidden problem';
+# a proxy nobody configured, naming its client in another header (nginx's
+# X-Real-IP, and the like): refused too
+for my $h ('X-Real-IP', 'X-Client-IP', 'True-Client-IP', 'CF-Connecting-IP', 'Forwarded') {
+    my $v = $h eq 'Forwarded' ? 'for=203.0.113.9' : '203.0.113.9';
+    is api(GET => '/metrics', headers => { $h => $v })->code, 403, "only $h from the local machine: 403";
+}
+
+# /readyz/outbox: its figures only to whom /metrics answers
+$r = api(GET => '/readyz/outbox');
+is $r->code, 200, '/readyz/outbox from the local machine: 200';
+ok exists $r->{json}{pending}, 'with its figures';
+$r = api(GET => '/readyz/outbox', headers => { 'X-Real-IP' => '203.0.113.9' });
+is $r->code, 200, '/readyz/outbox for someone else: 200';
+is_deeply $r->{json}, { status => 'ok' }, 'the status alone, no figures';
 
 # ---- summed over children, kept over a graceful restart; Require ----------
 my $inst = FormsvcInstance->start(name => 'metrics', conf => <<'CONF');
@@ -128,6 +143,67 @@ cmp_ok value($after, 'formsvc_http_requests_total', %route), '>=', $before,
 is value($after, 'formsvc_metrics_start_time_seconds'), value($im, 'formsvc_metrics_start_time_seconds'),
     'and their start time';
 $inst->stop;
+
+# ---- what an operator pages on: the pool of each child, the webhook
+# backlog, batch sizes, 429s by kind, long polls ----------------------------
+{
+    my $lim = FormsvcInstance->start(name => 'metrics-ops', conf => <<'CONF');
+<Location /api/metrics>
+    Require all granted
+</Location>
+DBDMax 7
+FormsvcRateLimit submit 1 60
+FormsvcRateLimit signup off
+FormsvcQuota unverified requests 3
+CONF
+    my $signup = sub { $lim->api(POST => '/v1/signup', body => { email => FormsvcTest::uniq_email() })->{json}{apiKey}{secret} };
+    my ($t1, $t2) = ($signup->(), $signup->());
+    my $f = $lim->api(POST => '/v1/forms', token => $t1,
+                      body => { title => 'Ops', fields => [{ key => 'name', type => 'text', label => 'Name' }] })->{json};
+    is $lim->api(POST => "/v1/forms/$f->{id}/publish", token => $t1)->code, 200, 'a form published';
+    my @me = map { $lim->api(GET => '/v1/me', token => $t1)->code } 1 .. 2;
+    ok((grep { $_ == 429 } @me), 'an account past its requests a minute: 429 (' . join(' ', @me) . ')');
+    my @sub = map { $lim->api(POST => "/f/$f->{id}", body => { name => "x$_" })->code } 1 .. 2;
+    is_deeply \@sub, [201, 429], 'a client address past its submission rate: 429';
+    # a long poll waits (another account: this one is past its quota)
+    my $poller = fork // die;
+    if (!$poller) {
+        LWP::UserAgent->new(timeout => 30)->get($lim->url . '/v1/events?wait=8', Authorization => "Bearer $t2");
+        POSIX::_exit(0);
+    }
+    my $m;
+    for (1 .. 60) {
+        $m = parse($ua->get($lim->url . '/metrics')->content);
+        last if value($m, 'formsvc_events_longpoll_waiters') >= 1;
+        select undef, undef, undef, 0.1;
+    }
+    ok !$m->{error}, 'parsed' or diag $m->{error};
+    is value($m, 'formsvc_events_longpoll_waiters'), 1, 'a long poll waiting: formsvc_events_longpoll_waiters 1';
+    is value($m, 'formsvc_requests_limited_total', kind => 'rate'), 1, '429 by kind: rate 1';
+    cmp_ok value($m, 'formsvc_requests_limited_total', kind => 'quota'), '>=', 1, '429 by kind: quota';
+    my %pids;
+    for my $s (@{ $m->{samples} }) {
+        $pids{ $s->[1]{pid} }{ $s->[0] eq 'formsvc_db_pool_max' ? 'max' : $s->[1]{state} } = $s->[2]
+            if $s->[0] =~ /^formsvc_db_pool_(connections|max)$/;
+    }
+    cmp_ok scalar(keys %pids), '>=', 1, scalar(keys %pids) . ' children report their pool';
+    my @bad = grep { ($pids{$_}{max} // -1) != 7 || !defined $pids{$_}{in_use} || !defined $pids{$_}{idle}
+                     || $pids{$_}{in_use} + $pids{$_}{idle} > 7 } keys %pids;
+    is_deeply \@bad, [], 'each: in_use and idle within its max (DBDMax 7)';
+    my $open = 0; $open += $pids{$_}{in_use} + $pids{$_}{idle} for keys %pids;
+    cmp_ok $open, '>=', 1, "connections open: $open";
+    is $m->{families}{formsvc_submission_batch_size}, 'histogram', 'batch sizes: a histogram';
+    is value($m, 'formsvc_submission_batch_size_count'), value($m, 'formsvc_submission_batches_total'),
+        'one observation per batch statement';
+    is value($m, 'formsvc_submission_batch_size_bucket', le => '1'), 1, 'the one submission: a batch of 1';
+    is value($m, 'formsvc_submission_batch_size_sum'), 1, 'sum: the submissions in batches';
+    ok exists $m->{families}{formsvc_webhook_backlog}, 'the webhook backlog';
+    ok exists $m->{families}{formsvc_webhook_backlog_oldest_seconds}, 'and its oldest delivery';
+    waitpid($poller, 0);
+    $m = parse($ua->get($lim->url . '/metrics')->content);
+    is value($m, 'formsvc_events_longpoll_waiters'), 0, 'the long poll over: 0';
+    $lim->stop;
+}
 
 my $closed = FormsvcInstance->start(name => 'metrics-closed', conf => <<'CONF');
 <Location /api/metrics>

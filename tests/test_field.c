@@ -151,6 +151,21 @@ static void contradictions(void **state) {
                       "\"validation\":{\"maxLength\":0}}",
                       &e));
     assert_code(e, "/fields/3/validation/maxLength", "minimum");
+    /* above a format's ceiling: no valid answer is that long */
+    assert_null(parse(p,
+                      "{\"key\":\"a\",\"type\":\"email\",\"label\":\"A\","
+                      "\"validation\":{\"maxLength\":255}}",
+                      &e));
+    assert_code(e, "/fields/3/validation/maxLength", "maximum");
+    assert_null(parse(p,
+                      "{\"key\":\"a\",\"type\":\"url\",\"label\":\"A\","
+                      "\"validation\":{\"maxLength\":2001}}",
+                      &e));
+    assert_code(e, "/fields/3/validation/maxLength", "maximum");
+    assert_non_null(parse(p,
+                          "{\"key\":\"a\",\"type\":\"textarea\",\"label\":\"A\","
+                          "\"validation\":{\"maxLength\":100000}}",
+                          &e));
     assert_null(parse(
         p, "{\"key\":\"a\",\"type\":\"text\",\"label\":\"A\",\"validation\":{\"pattern\":\"(\"}}",
         &e));

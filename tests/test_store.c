@@ -128,6 +128,33 @@ static void cause_is_not_rendered(void **state) {
     assert_non_null(strstr(doc, "\"status\":500"));
 }
 
+/* Which statements hold their commit back (fs_db.c): those that write. */
+static void writes_are_known(void **state) {
+    (void)state;
+    const fs_stmt ins = {"a", 0, "WITH i AS (INSERT INTO t VALUES (1) RETURNING 1) SELECT 1"};
+    const fs_stmt upd = {"b", 0, "UPDATE t SET x = 1"};
+    const fs_stmt del = {"c", 0, "DELETE FROM t"};
+    const fs_stmt sel = {"d", 0, "SELECT x FROM t WHERE y = 'UPDATED'"};
+    const fs_stmt fn = {"fs_audit_insert", 0, "SELECT fs_audit()"};
+    assert_true(fs_stmt_writes(&ins));
+    assert_true(fs_stmt_writes(&upd));
+    assert_true(fs_stmt_writes(&del));
+    assert_false(fs_stmt_writes(&sel));
+    assert_true(fs_stmt_writes(&fn));
+    int n, found = 0;
+    const fs_stmt *all = fs_store_statements(&n);
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(all[i].label, "fs_public_submit") ||
+            !strcmp(all[i].label, "fs_public_submit_batch")) {
+            assert_true(fs_stmt_writes(&all[i]));
+            found++;
+        }
+        if (!strcmp(all[i].label, "fs_form_get"))
+            assert_false(fs_stmt_writes(&all[i]));
+    }
+    assert_int_equal(found, 2);
+}
+
 static void request_timeout_problem(void **state) {
     (void)state;
     const fs_problem_type *t = fs_problem_for_status(408);
@@ -143,7 +170,8 @@ int main(void) {
                                        FS_TEST(wrong_nargs_fails_early),
                                        FS_TEST(shapes_on_failure),
                                        FS_TEST(cause_is_not_rendered),
-                                       FS_TEST(request_timeout_problem)};
+                                       FS_TEST(request_timeout_problem),
+                                       FS_TEST(writes_are_known)};
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     apr_terminate();

@@ -66,6 +66,19 @@ static void text_rules(void **state) {
     refused1(p, fs, big, "/t", "maxLength");
     accepted(p, fs, "{\"t\":\"\"}"); /* optional: empty is a value */
     accepted(p, fs, "{}");
+    /* an owner's maxLength above the default is honoured, not capped */
+    fs = fields(p, "[{\"key\":\"t\",\"type\":\"text\",\"validation\":{\"maxLength\":2000}},"
+                   "{\"key\":\"a\",\"type\":\"textarea\",\"validation\":{\"maxLength\":100000}},"
+                   "{\"key\":\"e\",\"type\":\"email\",\"validation\":{\"maxLength\":1000}}]");
+    assert_int_equal(fs->f[0].max_len, 2000);
+    assert_int_equal(fs->f[1].max_len, 100000);
+    assert_int_equal(fs->f[2].max_len, 254); /* an older definition: the format's ceiling */
+    accepted(p, fs, big);
+    char *long_text = apr_palloc(p, 20100);
+    strcpy(long_text, "{\"a\":\"");
+    memset(long_text + 6, 'x', 20000);
+    strcpy(long_text + 20006, "\"}");
+    accepted(p, fs, long_text);
 }
 
 static void formats(void **state) {

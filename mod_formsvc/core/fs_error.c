@@ -80,6 +80,10 @@ static const fs_problem_type catalogue[] = {
     {"service-unavailable", 503, "Service unavailable",
      "The database cannot be reached at the moment; retry after retryAfter "
      "seconds. Nothing was written."},
+    {"outcome-unknown", 504, "Outcome unknown",
+     "The database stopped answering after it was asked to commit this "
+     "request's write: it may or may not have been stored. Look before "
+     "repeating it, or repeat it with the same Idempotency-Key."},
 };
 
 #define N_CATALOGUE (int)(sizeof(catalogue) / sizeof(catalogue[0]))

@@ -1,5 +1,6 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
+#include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_regex.h"
@@ -352,6 +353,15 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     }
     if (t == FS_FT_RATING && !fs_json_get(out, "maximum"))
         json_object_object_add(out, "maximum", json_object_new_int(FS_RATING_DEFAULT));
+    /* a format's own ceiling: an answer longer is never a valid address */
+    long long ceiling = t == FS_FT_EMAIL ? FS_EMAIL_MAX : t == FS_FT_URL ? FS_URL_MAX : -1;
+    if (ceiling >= 0 && maxl > ceiling) {
+        fs_error_add(p, verr, at(p, ptr, "maxLength"), "maximum",
+                     "maxLength of %s fields is at most %" APR_INT64_T_FMT
+                     " (the longest valid answer).",
+                     TYPE_NAMES[t], (apr_int64_t)ceiling);
+        ok = 0;
+    }
     /* contradictions */
     ok &= counts_ordered(p, ptr, "minLength", minl, "maxLength", maxl, verr);
     if (required && maxl == 0) {

@@ -70,10 +70,15 @@ static int count_of(json_object *o, const char *k, long *out) {
     return 1;
 }
 
-static void set_max_len(fs_field *f, long dflt) {
-    if (!f->has_max_len || f->max_len > dflt) {
+/* The default longest answer when the owner set no maxLength; an owner's
+ * maxLength is honoured as given (up to FS_LENGTH_MAX), except above a
+ * format's own ceiling (ceiling > 0: e-mail addresses, URLs), which a
+ * definition cannot pass any more (fs_field.c) and an older one is held
+ * to. */
+static void set_max_len(fs_field *f, long dflt, long ceiling) {
+    if (!f->has_max_len || (ceiling > 0 && f->max_len > ceiling)) {
         f->has_max_len = 1;
-        f->max_len = dflt;
+        f->max_len = ceiling > 0 ? ceiling : dflt;
     }
 }
 
@@ -143,10 +148,11 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
                 const char *err;
                 f->pattern_code = fs_regex_compile(p, f->pattern, &err);
             }
-            set_max_len(f, f->type == FS_FT_TEXTAREA ? FS_DEFAULT_MAX_TEXTAREA
-                           : f->type == FS_FT_EMAIL  ? FS_EMAIL_MAX
-                           : f->type == FS_FT_URL    ? FS_URL_MAX
-                                                     : FS_DEFAULT_MAX_LINE);
+            set_max_len(f,
+                        f->type == FS_FT_TEXTAREA ? FS_DEFAULT_MAX_TEXTAREA : FS_DEFAULT_MAX_LINE,
+                        f->type == FS_FT_EMAIL ? FS_EMAIL_MAX
+                        : f->type == FS_FT_URL ? FS_URL_MAX
+                                               : 0);
             f->format_re = f->type == FS_FT_EMAIL ? FS_RE_EMAIL
                            : f->type == FS_FT_URL ? FS_RE_URL
                            : f->type == FS_FT_TEL ? FS_RE_TEL

@@ -48,6 +48,16 @@ static int probing; /* a thread is trying the database while it is suspected dow
  * connection. */
 static const char *ping_conninfo;
 static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
+/* mod_dbd failing to open a connection while PostgreSQL answers pings (it
+ * refuses sessions: "too many clients", a role's connection limit, a
+ * failed login): the gate counts the database as down for a while after
+ * each such failure, doubling from OPEN_BACKOFF_MIN to OPEN_BACKOFF_MAX,
+ * so that a child tries again (and mod_dbd logs its two lines) a few
+ * times a minute rather than for every request. Under the mutex. */
+#define OPEN_BACKOFF_MIN apr_time_from_msec(250)
+#define OPEN_BACKOFF_MAX apr_time_from_sec(5)
+static apr_time_t open_failed;      /* the last failed open, 0 once one succeeded */
+static apr_interval_time_t backoff; /* how long it counts as down after it */
 
 const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
     (void)d;
@@ -94,8 +104,11 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
 
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec * 1000);
+    formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max);
     in_use = 0;
     q_head = q_tail = NULL;
+    open_failed = 0;
+    backoff = 0;
     if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
         apr_thread_cond_create(&freed, pchild) != APR_SUCCESS ||
         apr_pool_create(&gate_pool, pchild) != APR_SUCCESS) {
@@ -199,6 +212,12 @@ int formsvc_dbpool_enter(int *probe) {
                                           left < PROBE_RECHECK ? left : PROBE_RECHECK);
                 continue;
             }
+            if (open_failed && fs_db_last_ok() > open_failed)
+                open_failed = 0, backoff = 0; /* a statement was answered since */
+            if (open_failed && apr_time_now() < open_failed + backoff) {
+                rc = FORMSVC_DBPOOL_DOWN;
+                break;
+            }
             probing = *probe = 1;
             /* Find out with a ping first: a failed pooled open costs two
              * error-log lines of mod_dbd's, and while the database is down
@@ -248,8 +267,34 @@ void formsvc_dbpool_leave(int probe) {
     apr_thread_mutex_unlock(mutex);
 }
 
+/* The connection's own pool goes when mod_dbd closes it. */
+static apr_status_t conn_closed(void *data) {
+    (void)data;
+    formsvc_gauge_add(FORMSVC_G_DB_OPEN, -1);
+    return APR_SUCCESS;
+}
+
+void formsvc_dbpool_note_open(ap_dbd_t *d) {
+    formsvc_gauge_add(FORMSVC_G_DB_HELD, 1);
+    void *seen = NULL;
+    if (!d->pool || (apr_pool_userdata_get(&seen, "formsvc-counted", d->pool), seen))
+        return;
+    apr_pool_userdata_setn("", "formsvc-counted", NULL, d->pool);
+    formsvc_gauge_add(FORMSVC_G_DB_OPEN, 1);
+    apr_pool_cleanup_register(d->pool, NULL, conn_closed, apr_pool_cleanup_null);
+}
+
 void formsvc_dbpool_unreachable(void) {
-    apr_atomic_set64(&acquire_failed, (apr_uint64_t)apr_time_now());
+    apr_time_t now = apr_time_now();
+    apr_atomic_set64(&acquire_failed, (apr_uint64_t)now);
+    if (!mutex)
+        return;
+    apr_thread_mutex_lock(mutex);
+    backoff = !backoff                         ? OPEN_BACKOFF_MIN
+              : backoff * 2 > OPEN_BACKOFF_MAX ? OPEN_BACKOFF_MAX
+                                               : backoff * 2;
+    open_failed = now;
+    apr_thread_mutex_unlock(mutex);
 }
 
 /* The connection an initial request holds: taken through the gate on first
@@ -275,6 +320,7 @@ static apr_status_t give_back(void *data) {
     if (h->d) {
         dbd_close(h->s, h->d);
         h->d = NULL;
+        formsvc_gauge_add(FORMSVC_G_DB_HELD, -1);
     }
     if (h->entered) {
         formsvc_dbpool_leave(h->probe);
@@ -326,6 +372,8 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
         h->entered = 1;
     }
     h->d = dbd_open(ir->pool, ir->server);
+    if (h->d)
+        formsvc_dbpool_note_open(h->d);
     if (!h->d) {
         formsvc_metric_inc(FORMSVC_M_DB_OPEN_FAILED);
         formsvc_dbpool_unreachable();

@@ -40,6 +40,10 @@ void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s);
 enum { FORMSVC_DBPOOL_OK, FORMSVC_DBPOOL_BUSY, FORMSVC_DBPOOL_DOWN };
 int formsvc_dbpool_enter(int *probe);
 void formsvc_dbpool_leave(int probe);
+/* Notes a connection mod_dbd gave (held until formsvc_gauge_add(
+ * FORMSVC_G_DB_HELD, -1) when it is given back; counted open until mod_dbd
+ * closes it), for the gauges of /metrics. */
+void formsvc_dbpool_note_open(ap_dbd_t *d);
 /* Notes that a connection could not be had (mod_dbd gave none). */
 void formsvc_dbpool_unreachable(void);
 

@@ -11,6 +11,7 @@
  * refuse a wait (the answer then comes at once), never admit one too many. */
 #include "fs_ratelimit.h"
 #include "fs_util.h"
+#include "metrics.h"
 #include "webhooks.h"
 
 #include <ap_mpm.h>
@@ -69,6 +70,7 @@ static apr_status_t end_wait(void *data) {
     if (h->slot) {
         apr_atomic_dec32(h->slot);
         apr_atomic_dec32(&waiting);
+        formsvc_gauge_add(FORMSVC_G_LONGPOLL_WAITERS, -1);
         h->slot = NULL;
     }
     return APR_SUCCESS;
@@ -89,6 +91,7 @@ formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id
     }
     formsvc_event_wait *h = apr_palloc(r->pool, sizeof(*h));
     h->slot = slot;
+    formsvc_gauge_add(FORMSVC_G_LONGPOLL_WAITERS, 1);
     apr_pool_cleanup_register(r->pool, h, end_wait, apr_pool_cleanup_null);
     return h;
 }

@@ -887,6 +887,7 @@ static int store(request_rec *r, post *s, const responder *out) {
         e = fs_error_make(r->pool, "rate-limited",
                           "The form's owner has reached this month's submission quota.");
         e->retry_after = sr.month_left;
+        formsvc_metric_inc(FORMSVC_M_LIMITED_QUOTA);
         return out->later(r, s, e, fs_tr(loc_of(r, pb), "notice.quota"));
     }
     if (sr.outcome == FS_SUBMIT_REPLAY) {

@@ -13,6 +13,7 @@
 #include "fs_store_oauth.h"
 #include "fs_util.h"
 #include "glue.h"
+#include "metrics.h"
 #include "quota.h"
 #include "ratelimit.h"
 
@@ -135,6 +136,7 @@ static int client_credentials(request_rec *r, const fs_token_request *req) {
                           "Too many failed client authentications from this address; "
                           "try again later.");
         e->retry_after = (int)(TOKEN_FAILURE_WINDOW - now % TOKEN_FAILURE_WINDOW);
+        formsvc_metric_inc(FORMSVC_M_LIMITED_RATE);
         return oauth_problem(r, e);
     }
     if (is_basic && !basic_ok) {

@@ -19,6 +19,7 @@
 #include "fs_util.h"
 #include "glue.h"
 #include "mail.h"
+#include "metrics.h"
 #include "ratelimit.h"
 
 #include <apr_strings.h>
@@ -126,6 +127,7 @@ static int formsvc_h_verify_send(request_rec *r, const char *const *caps) {
                               "in %d seconds.",
                               wait);
         e->retry_after = wait;
+        formsvc_metric_inc(FORMSVC_M_LIMITED_RATE);
         return formsvc_send_problem(r, e);
     }
     json_object *out = fs_json_own(r->pool, json_object_new_object());
@@ -347,7 +349,8 @@ static int formsvc_h_recover_confirm(request_rec *r, const char *const *caps) {
     return formsvc_send_obj(r, 201, out);
 }
 
-/* GET /readyz/outbox (public): 503 when mail is stuck. */
+/* GET /readyz/outbox (public): 503 when mail is stuck. The figures only
+ * to those who may read /metrics; anyone else gets the status alone. */
 #define OUTBOX_STUCK_SECONDS 300
 static int formsvc_h_outbox(request_rec *r, const char *const *caps) {
     (void)caps;
@@ -356,7 +359,15 @@ static int formsvc_h_outbox(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     apr_int64_t pending = ob.pending, age = ob.oldest_seconds, failed = ob.failed_day;
-    if (pending > 0 && age > OUTBOX_STUCK_SECONDS) {
+    int stuck = pending > 0 && age > OUTBOX_STUCK_SECONDS;
+    if (!formsvc_metrics_allowed(r)) {
+        if (!stuck)
+            return formsvc_send_json(r, 200, "{\"status\":\"ok\"}");
+        e = fs_error_make(r->pool, "service-unavailable", "The mail outbox is stuck.");
+        e->retry_after = 60;
+        return formsvc_send_problem(r, e);
+    }
+    if (stuck) {
         e = fs_error_make(r->pool, "service-unavailable",
                           "The mail outbox is stuck: %" APR_INT64_T_FMT " messages wait, the "
                           "oldest for %" APR_INT64_T_FMT " seconds.",

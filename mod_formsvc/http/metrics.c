@@ -2,19 +2,24 @@
 #include "metrics.h"
 #include "fs_store.h"
 #include "fs_store_verify.h"
+#include "fs_store_webhooks.h"
 #include "version.h"
 
 #include <apr_atomic.h>
 #include <apr_hash.h>
 #include <apr_shm.h>
 #include <apr_strings.h>
+#include <errno.h>
 #include <http_core.h>
 #include <mod_auth.h>
+#include <signal.h>
+#include <unistd.h>
 
 APLOG_USE_MODULE(formsvc);
 
 #define SEGMENT_KEY "formsvc-metrics"
-#define MAGIC 0x666f726d4d657401ULL /* layout version 1: bump when the struct changes */
+#define MAGIC 0x666f726d4d657402ULL /* layout version 2: bump when the struct changes */
+#define N_CHILD_SLOTS 256           /* children alive at once, old generations included */
 #define N_SLOTS 160                 /* route slots; slot 0: our paths that match no route */
 #define N_COUNTERS 48               /* room for formsvc_metric to grow */
 
@@ -39,11 +44,19 @@ typedef struct route_slot {
     volatile apr_uint64_t sum_us, count;
 } route_slot;
 
+/* A live child's gauges; pid 0: free. A slot whose child died without
+ * giving it back (killed) is taken again by the next child that finds it. */
+typedef struct child_slot {
+    volatile apr_uint32_t pid;
+    volatile apr_uint32_t gauge[FORMSVC_G_N];
+} child_slot;
+
 typedef struct segment {
     apr_uint64_t magic;
     apr_uint64_t started; /* apr_time_t: when counting began */
     volatile apr_uint64_t counter[N_COUNTERS];
     route_slot slot[N_SLOTS];
+    child_slot child[N_CHILD_SLOTS];
 } segment;
 
 _Static_assert(FORMSVC_M_N <= N_COUNTERS, "raise N_COUNTERS (and MAGIC)");
@@ -57,6 +70,59 @@ static apr_hash_t *slot_of; /* key: the route's address (a const formsvc_route *
 void formsvc_metric_inc(formsvc_metric m) {
     if (seg)
         apr_atomic_inc64(&seg->counter[m]);
+}
+
+void formsvc_metric_batch(int n) {
+    if (!seg || n < 1)
+        return;
+    int b = FORMSVC_M_BATCH_SIZE_1;
+    for (int le = 1; le < n && b < FORMSVC_M_BATCH_SIZE_64; le *= 2)
+        b++;
+    apr_atomic_inc64(&seg->counter[b]);
+    apr_atomic_add64(&seg->counter[FORMSVC_M_BATCH_SIZE_SUM], (apr_uint64_t)n);
+}
+
+static child_slot *my_slot; /* this child's, or NULL */
+
+static int alive(apr_uint32_t pid) {
+    return pid && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+static apr_status_t give_slot_back(void *data) {
+    child_slot *c = data;
+    my_slot = NULL;
+    apr_atomic_set32(&c->pid, 0);
+    return APR_SUCCESS;
+}
+
+void formsvc_metrics_child_init(apr_pool_t *pchild, server_rec *s) {
+    (void)s;
+    my_slot = NULL;
+    if (!seg)
+        return;
+    apr_uint32_t me = (apr_uint32_t)getpid();
+    for (int i = 0; i < N_CHILD_SLOTS && !my_slot; i++) {
+        child_slot *c = &seg->child[i];
+        apr_uint32_t was = apr_atomic_read32(&c->pid);
+        if ((was && alive(was)) || apr_atomic_cas32(&c->pid, me, was) != was)
+            continue;
+        for (int g = 0; g < FORMSVC_G_N; g++)
+            apr_atomic_set32(&c->gauge[g], 0);
+        my_slot = c;
+        apr_pool_cleanup_register(pchild, c, give_slot_back, apr_pool_cleanup_null);
+    } /* no free slot: this child's gauges are not reported */
+}
+
+void formsvc_gauge_add(formsvc_gauge g, int delta) {
+    child_slot *c = my_slot;
+    if (c)
+        apr_atomic_add32(&c->gauge[g], (apr_uint32_t)delta);
+}
+
+void formsvc_gauge_set(formsvc_gauge g, int v) {
+    child_slot *c = my_slot;
+    if (c)
+        apr_atomic_set32(&c->gauge[g], (apr_uint32_t)v);
 }
 
 /* Method names from a fixed table: ap_method_name_of(M_GET) may say HEAD. */
@@ -262,7 +328,7 @@ static void events(apr_bucket_brigade *bb) {
     counter(bb, "formsvc_submissions_stored_total", "", FORMSVC_M_SUBMISSIONS);
     head(bb, "formsvc_submission_batches_total", "counter",
          "Statements that stored public submissions together (each a batch of one or more; "
-         "submissions stored / batches is the average batch).");
+         "formsvc_submission_batch_size has their sizes).");
     counter(bb, "formsvc_submission_batches_total", "", FORMSVC_M_SUBMIT_BATCHES);
     head(bb, "formsvc_webhook_deliveries_total", "counter",
          "Webhook delivery attempts by result (failed: error, timeout or non-2xx answer).");
@@ -336,9 +402,85 @@ static void events(apr_bucket_brigade *bb) {
          "Database sessions renewed (and their statements prepared again) after PostgreSQL "
          "ended them.");
     counter(bb, "formsvc_db_sessions_renewed_total", "", FORMSVC_M_DB_STMT_RENEWED);
+    head(bb, "formsvc_requests_limited_total", "counter",
+         "Requests refused with 429, by kind: rate (a client address's rate limit, or a brake "
+         "on repeated attempts), quota (an account's requests a minute, or a form owner's "
+         "monthly submissions).");
+    counter(bb, "formsvc_requests_limited_total", "{kind=\"rate\"}", FORMSVC_M_LIMITED_RATE);
+    counter(bb, "formsvc_requests_limited_total", "{kind=\"quota\"}", FORMSVC_M_LIMITED_QUOTA);
     head(bb, "formsvc_log_lines_suppressed_total", "counter",
          "Error-log lines held back as repeats (FormsvcLogRepeatInterval).");
     counter(bb, "formsvc_log_lines_suppressed_total", "", FORMSVC_M_LOG_SUPPRESSED);
+}
+
+/* The histogram of batch sizes, cumulative as Prometheus wants it. */
+static void batches(apr_bucket_brigade *bb) {
+    static const char *const le[] = {"1", "2", "4", "8", "16", "32", "64"};
+    head(bb, "formsvc_submission_batch_size", "histogram",
+         "Public submissions stored together in one statement, per statement (submissions "
+         "stored alone, such as those of forms with maxSubmissions, are not in it).");
+    apr_uint64_t total = 0;
+    for (int i = 0; i < 7; i++) {
+        total += apr_atomic_read64(&seg->counter[FORMSVC_M_BATCH_SIZE_1 + i]);
+        apr_brigade_printf(bb, NULL, NULL,
+                           "formsvc_submission_batch_size_bucket{le=\"%s\"} %" APR_UINT64_T_FMT
+                           "\n",
+                           le[i], total);
+    }
+    apr_brigade_printf(bb, NULL, NULL,
+                       "formsvc_submission_batch_size_bucket{le=\"+Inf\"} %" APR_UINT64_T_FMT "\n"
+                       "formsvc_submission_batch_size_sum %" APR_UINT64_T_FMT "\n"
+                       "formsvc_submission_batch_size_count %" APR_UINT64_T_FMT "\n",
+                       total, apr_atomic_read64(&seg->counter[FORMSVC_M_BATCH_SIZE_SUM]), total);
+}
+
+/* Each live child's gauges, with its pid. */
+static void children(apr_bucket_brigade *bb) {
+    head(bb, "formsvc_db_pool_connections", "gauge",
+         "Connections of a child's mod_dbd pool: in_use (held by a request or a worker), idle "
+         "(open, in the pool).");
+    apr_bucket_brigade *max = apr_brigade_create(bb->p, bb->bucket_alloc);
+    head(max, "formsvc_db_pool_max", "gauge", "The most connections a child opens (DBDMax).");
+    apr_uint64_t waiters = 0;
+    for (int i = 0; i < N_CHILD_SLOTS; i++) {
+        child_slot *c = &seg->child[i];
+        apr_uint32_t pid = apr_atomic_read32(&c->pid);
+        if (!alive(pid))
+            continue;
+        int held = (int)apr_atomic_read32(&c->gauge[FORMSVC_G_DB_HELD]);
+        int open = (int)apr_atomic_read32(&c->gauge[FORMSVC_G_DB_OPEN]);
+        int w = (int)apr_atomic_read32(&c->gauge[FORMSVC_G_LONGPOLL_WAITERS]);
+        held = held < 0 ? 0 : held;
+        int idle = open > held ? open - held : 0;
+        waiters += w > 0 ? (apr_uint64_t)w : 0;
+        apr_brigade_printf(bb, NULL, NULL,
+                           "formsvc_db_pool_connections{pid=\"%u\",state=\"in_use\"} %d\n"
+                           "formsvc_db_pool_connections{pid=\"%u\",state=\"idle\"} %d\n",
+                           (unsigned)pid, held, (unsigned)pid, idle);
+        apr_brigade_printf(max, NULL, NULL, "formsvc_db_pool_max{pid=\"%u\"} %d\n", (unsigned)pid,
+                           (int)apr_atomic_read32(&c->gauge[FORMSVC_G_DB_MAX]));
+    }
+    APR_BRIGADE_CONCAT(bb, max);
+    head(bb, "formsvc_events_longpoll_waiters", "gauge",
+         "Requests waiting in a long poll of GET /v1/events, summed over the children.");
+    apr_brigade_printf(bb, NULL, NULL, "formsvc_events_longpoll_waiters %" APR_UINT64_T_FMT "\n",
+                       waiters);
+}
+
+/* The webhook deliveries waiting, from the database now (with the outbox). */
+static void webhooks_backlog(request_rec *r, apr_bucket_brigade *bb) {
+    long long pending, oldest;
+    if (fs_store_webhook_backlog(formsvc_store(r), &pending, &oldest))
+        return;
+    head(bb, "formsvc_webhook_backlog", "gauge",
+         "Webhook deliveries waiting to be delivered (due or retrying).");
+    apr_brigade_printf(bb, NULL, NULL, "formsvc_webhook_backlog %" APR_INT64_T_FMT "\n",
+                       (apr_int64_t)pending);
+    head(bb, "formsvc_webhook_backlog_oldest_seconds", "gauge",
+         "Age of the oldest webhook delivery waiting (0: none).");
+    apr_brigade_printf(bb, NULL, NULL,
+                       "formsvc_webhook_backlog_oldest_seconds %" APR_INT64_T_FMT "\n",
+                       (apr_int64_t)oldest);
 }
 
 /* The outbox figures, from the database now; 0 when it does not answer. */
@@ -362,15 +504,21 @@ static int outbox(request_rec *r, apr_bucket_brigade *bb) {
     return up;
 }
 
-/* Without a Require of its own (an authorization section that applies to
- * this URL), /metrics answers only the local machine, and not a request
- * a proxy forwarded for someone else. */
-static int allowed(request_rec *r) {
+/* Headers in which proxies name the client they forward for. One that
+ * mod_remoteip was told to trust is consumed (removed) by it, the address
+ * in r->useragent_ip; one still here comes from a proxy nobody
+ * configured, or from the client itself. */
+static const char *const client_headers[] = {
+    "Forwarded",           "X-Forwarded-For",  "X-Real-IP",
+    "X-Client-IP",         "True-Client-IP",   "CF-Connecting-IP",
+    "X-Cluster-Client-IP", "Fastly-Client-IP", "X-Original-Forwarded-For"};
+
+int formsvc_metrics_allowed(request_rec *r) {
     if (ap_some_auth_required(r))
         return 1; /* the Require that applies has granted it already */
-    if (apr_table_get(r->headers_in, "Forwarded") ||
-        apr_table_get(r->headers_in, "X-Forwarded-For"))
-        return 0;
+    for (size_t i = 0; i < sizeof(client_headers) / sizeof(client_headers[0]); i++)
+        if (apr_table_get(r->headers_in, client_headers[i]))
+            return 0;
     const char *ip = r->useragent_ip ? r->useragent_ip : "";
     if (!strncmp(ip, "::ffff:", 7))
         ip += 7;
@@ -379,7 +527,7 @@ static int allowed(request_rec *r) {
 
 static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
     (void)caps;
-    if (!allowed(r))
+    if (!formsvc_metrics_allowed(r))
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "forbidden",
                              "/metrics answers the local machine only; a Require in a "
@@ -397,7 +545,11 @@ static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
                        (apr_uint64_t)apr_time_sec((apr_time_t)seg->started));
     routes(r->pool, bb);
     events(bb);
+    batches(bb);
+    children(bb);
     int up = outbox(r, bb);
+    if (up)
+        webhooks_backlog(r, bb);
     head(bb, "formsvc_database_up", "gauge",
          "1 when the database answered this scrape's outbox query.");
     apr_brigade_printf(bb, NULL, NULL, "formsvc_database_up %d\n", up);

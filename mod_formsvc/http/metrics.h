@@ -46,15 +46,52 @@ typedef enum formsvc_metric {
     FORMSVC_M_MEM_OWNER_MISS,       /* ... read from the database */
     FORMSVC_M_CACHE_FLUSH_LISTENER, /* a child's caches flushed: its listener (re)connected */
     FORMSVC_M_CACHE_FLUSH_BARRIER,  /* a machine's caches flushed: a write's barrier failed */
+    FORMSVC_M_LIMITED_RATE,         /* 429: an address's rate limit, a brake on attempts */
+    FORMSVC_M_LIMITED_QUOTA,        /* 429: an account's requests a minute, an owner's month */
+    FORMSVC_M_BATCH_SIZE_1,         /* batches of 1 submission (formsvc_metric_batch) */
+    FORMSVC_M_BATCH_SIZE_2,         /* ... of 2 */
+    FORMSVC_M_BATCH_SIZE_4,         /* ... of 3 to 4 */
+    FORMSVC_M_BATCH_SIZE_8,         /* ... of 5 to 8 */
+    FORMSVC_M_BATCH_SIZE_16,        /* ... of 9 to 16 */
+    FORMSVC_M_BATCH_SIZE_32,        /* ... of 17 to 32 */
+    FORMSVC_M_BATCH_SIZE_64,        /* ... of 33 to 64 (the most a batch takes) */
+    FORMSVC_M_BATCH_SIZE_SUM,       /* submissions in those batches */
     FORMSVC_M_N
 } formsvc_metric;
 
 /* Adds one to a counter. No operation before post_config made the memory. */
 void formsvc_metric_inc(formsvc_metric m);
+/* Counts a batch of n submissions stored together in the histogram. */
+void formsvc_metric_batch(int n);
+
+/* Gauges of this child (one slot per live child in the shared memory,
+ * each reported with its pid): connections of mod_dbd's pool that a
+ * request or worker holds, that are open (held or idle), the most it
+ * opens (DBDMax), and requests in a long poll. No operation before the
+ * child has a slot (formsvc_metrics_child_init). */
+typedef enum formsvc_gauge {
+    FORMSVC_G_DB_HELD,
+    FORMSVC_G_DB_OPEN,
+    FORMSVC_G_DB_MAX,
+    FORMSVC_G_LONGPOLL_WAITERS,
+    FORMSVC_G_N
+} formsvc_gauge;
+void formsvc_gauge_add(formsvc_gauge g, int delta);
+void formsvc_gauge_set(formsvc_gauge g, int v);
+/* child_init: takes a slot for this child (given back with pchild). */
+void formsvc_metrics_child_init(apr_pool_t *pchild, server_rec *s);
 
 /* Calls fn for every route of every table, in the router's order
  * (router.c). */
 void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx);
+
+/* 1 when r may read the operator's figures (/metrics, the numbers of
+ * /readyz/outbox): a Require that applies to its URL granted it, or,
+ * without one, it comes from the machine itself (127.0.0.0/8, ::1) and
+ * carries none of the headers in which a proxy names another client
+ * (Forwarded, X-Forwarded-For, X-Real-IP, ...) that mod_remoteip has not
+ * consumed. */
+int formsvc_metrics_allowed(request_rec *r);
 
 /* The /metrics route table (listed in router.c). */
 extern const formsvc_route formsvc_routes_metrics[];

@@ -125,6 +125,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
 /* After mod_dbd has its pool: the background workers (worker.h), and say
  * at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
+    formsvc_metrics_child_init(p, s); /* the gauges' slot, before anything sets one */
     formsvc_dbpool_child_init(p, s);
     formsvc_submit_batch_child_init(p, s);
     formsvc_worker_child_init(p, s); /* before any worker thread */
@@ -164,7 +165,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
                          "until it does");
         }
     } else {
-        fs_db db = {d->driver, d->handle, d->prepared, d->pool};
+        fs_db db = {d->driver, d->handle, d->prepared, d->pool, 0};
         int ok, version;
         fs_error *e =
             fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok, &version);

@@ -10,6 +10,7 @@
  * Keys of shared stores are SHA-256 of bucket and window (no raw address). */
 #include "ratelimit.h"
 #include "fs_store_ops.h"
+#include "metrics.h"
 #include "worker.h"
 
 #include <apr_memcache.h>
@@ -191,6 +192,8 @@ fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix
     const char *path = formsvc_req_get(r)->path;
     if (ru->limit >= 0 && path && !strncmp(path, "/v1/", 4))
         formsvc_ratelimit_headers(r, &res);
+    if (e && e->status == 429)
+        formsvc_metric_inc(FORMSVC_M_LIMITED_RATE);
     return e;
 }
 
@@ -207,5 +210,7 @@ fs_error *formsvc_ratelimit_account(request_rec *r) {
     apr_table_setn(r->notes, "formsvc-api-used",
                    apr_itoa(r->pool, res.limit < 0 ? 0 : res.limit - res.remaining));
     apr_table_setn(r->notes, "formsvc-api-reset", apr_itoa(r->pool, res.reset));
+    if (e && e->status == 429)
+        formsvc_metric_inc(FORMSVC_M_LIMITED_QUOTA);
     return e;
 }

@@ -77,12 +77,14 @@ static void store_batch(item *self) {
     fs_error **errs = apr_pcalloc(r->pool, sizeof(*errs) * (apr_size_t)n);
     fs_error *e = fs_store_public_submit_batch(st, subs, n, res);
     formsvc_metric_inc(FORMSVC_M_SUBMIT_BATCHES);
+    formsvc_metric_batch(n);
     for (int i = 0; i < n; i++)
         errs[i] = e;
     /* Refused for something else than the database being away: for what
      * one member holds, perhaps. Each alone then, so that only that one
-     * fails (nothing of the batch was stored). */
-    if (e && e->status != 503 && n > 1)
+     * fails (nothing of the batch was stored). Never after a 504: the
+     * batch may have been stored. */
+    if (e && e->status != 503 && e->status != 504 && n > 1)
         for (int i = 0; i < n; i++)
             errs[i] = fs_store_public_submit(st, subs[i], 0, &res[i]);
 

@@ -3,6 +3,7 @@
  * for why the order matters). */
 #include "worker.h"
 #include "dbpool.h"
+#include "metrics.h"
 
 #include <apr_allocator.h>
 #include <apr_atomic.h>
@@ -48,10 +49,12 @@ void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db) {
         return NULL;
     }
     apr_atomic_inc32(&w->held);
+    formsvc_dbpool_note_open(d);
     db->driver = d->driver;
     db->handle = d->handle;
     db->prepared = d->prepared;
     db->conn_pool = d->pool;
+    db->in_tx = 0;
     return d;
 }
 
@@ -59,6 +62,7 @@ void formsvc_worker_db_close(formsvc_worker *w, void *handle) {
     if (!handle)
         return;
     w->close(w->s, handle);
+    formsvc_gauge_add(FORMSVC_G_DB_HELD, -1);
     formsvc_dbpool_leave(w->probe);
     apr_atomic_dec32(&w->held);
 }

@@ -54,6 +54,7 @@ const fs_stmt fs_stmts_files[] = {
 
 struct fs_tx {
     fs_store *st;
+    fs_db *db; /* its in_tx is set while the transaction is open */
     PGconn *c;
     int open;
 };
@@ -140,6 +141,7 @@ static void rollback(fs_tx *tx) {
     if (!tx->open)
         return;
     tx->open = 0;
+    tx->db->in_tx = 0;
     if (PQstatus(tx->c) == CONNECTION_OK && PQtransactionStatus(tx->c) != PQTRANS_IDLE)
         PQclear(PQexec(tx->c, "ROLLBACK"));
 }
@@ -160,6 +162,7 @@ fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out) {
         return fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
     fs_tx *tx = apr_pcalloc(p, sizeof(*tx));
     tx->st = st;
+    tx->db = db;
     tx->c = c;
     PGresult *res = PQexec(c, "BEGIN");
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
@@ -170,6 +173,7 @@ fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out) {
     }
     PQclear(res);
     tx->open = 1;
+    db->in_tx = 1; /* from here on the session is never renewed under it (fs_db.c) */
     apr_pool_cleanup_register(p, tx, tx_cleanup, apr_pool_cleanup_null);
     *out = tx;
     return NULL;
@@ -189,9 +193,18 @@ fs_error *fs_store_tx_commit(fs_tx *tx) {
     PGresult *res = PQexec(tx->c, "COMMIT");
     /* a failed transaction answers COMMIT with the tag ROLLBACK */
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK && !strcmp(PQcmdStatus(res), "COMMIT");
-    fs_error *e = ok ? NULL : pq_failed(tx->st, "COMMIT", tx->c, res);
+    fs_error *e = NULL;
+    if (!ok && (!res || (PQresultStatus(res) != PGRES_COMMAND_OK &&
+                         fs_db_classify(PQresultErrorField(res, PG_DIAG_SQLSTATE),
+                                        PQstatus(tx->c) != CONNECTION_OK) == FS_DB_LOST)))
+        /* sent, and no refusal came back: it may have committed */
+        e = fs_error_make(tx->st->pool, "outcome-unknown",
+                          "The database did not confirm whether this was stored.");
+    else if (!ok)
+        e = pq_failed(tx->st, "COMMIT", tx->c, res);
     PQclear(res);
     tx->open = 0;
+    tx->db->in_tx = 0;
     return e;
 }
 

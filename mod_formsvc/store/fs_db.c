@@ -29,6 +29,28 @@
  *   and the answer leaving the server. Writes that must not happen twice
  *   carry an Idempotency-Key (docs/deploy.md).
  *
+ * Never inside a transaction. A session renewed under an open transaction
+ * (fs_store_tx_begin, or any the session reports) would run the statement
+ * outside it, alone and committed at once, while the caller's COMMIT
+ * later fails: half of the work stored. So when the transaction's
+ * connection is lost, ended by the server or found broken, the statement
+ * fails (503) and the transaction with it; the caller starts over.
+ *
+ * A write's outcome is known whenever it answers 503. A statement that
+ * writes (fs_store.c decides from its SQL) runs in libpq's pipeline mode
+ * with its commit held back: the statement and a Flush are sent, its
+ * result awaited within the time limit, and only then the Sync that
+ * commits it. A statement that does not answer in time has its socket
+ * shut before the Sync left: PostgreSQL rolls it back (it reads the end of
+ * the connection where the Sync would be), so the 503 means "not stored",
+ * even when a stopped server runs the statement later. Once the Sync has
+ * left, the outcome is the server's to tell: the wait goes on, up to
+ * COMMIT_WAIT times the limit (at least COMMIT_WAIT_MIN); a server still
+ * silent then leaves it unknown, and the answer says so (504
+ * outcome-unknown, never 503). PQcancel is not used for the first: it
+ * waits for the server without a limit, and a stopped server never
+ * answers; the shut socket is what makes the outcome known.
+ *
  * A reset session has none of the prepared statements (mod_dbd prepares
  * them only when it opens a connection), so every reset is followed by
  * preparing them all again on that handle. */
@@ -39,12 +61,17 @@
 #include <apr_strings.h>
 #include <errno.h>
 #include <libpq-fe.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 
 static fs_log_fn *logger;
 static int timeout_ms; /* 0: wait as long as the server takes */
+/* The wait for the outcome of a commit that was sent: COMMIT_WAIT times
+ * timeout_ms, at least COMMIT_WAIT_MIN_MS. */
+#define COMMIT_WAIT 6
+#define COMMIT_WAIT_MIN_MS 30000
 /* apr_time_t of the last answered statement, and of the last time the
  * database was found unreachable or silent; shared by the threads */
 static volatile apr_uint64_t last_ok, last_unavailable;
@@ -86,6 +113,13 @@ int fs_store_timeout(void) {
     return timeout_ms;
 }
 
+int fs_store_commit_timeout(void) {
+    if (!timeout_ms)
+        return 0;
+    int ms = timeout_ms > INT_MAX / COMMIT_WAIT ? INT_MAX : timeout_ms * COMMIT_WAIT;
+    return ms < COMMIT_WAIT_MIN_MS ? COMMIT_WAIT_MIN_MS : ms;
+}
+
 void fs_store_log(int level, const char *msg) {
     if (logger)
         logger(level, msg);
@@ -125,6 +159,8 @@ typedef struct attempt {
     int result_seen;      /* a result of the statement arrived */
     int timed_out;        /* the deadline passed; the connection was shut */
     int not_sent;         /* the statement did not leave */
+    int commit_sent;      /* with the commit held back: the Sync that commits left */
+    int commit_unknown;   /* ... and whether it committed cannot be known */
 } attempt;
 
 static fs_rows *copy_rows(apr_pool_t *p, PGresult *res) {
@@ -182,6 +218,22 @@ static int await(PGconn *c, apr_time_t deadline, int *timed_out) {
     }
 }
 
+/* A result of the statement (or of the commit) into a. */
+static void take(apr_pool_t *p, PGresult *res, attempt *a) {
+    ExecStatusType st = PQresultStatus(res);
+    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+        a->result_seen = 1;
+        if (!a->err)
+            a->rows = copy_rows(p, res);
+    } else if (!a->err) {
+        const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        a->sqlstate = code ? apr_pstrdup(p, code) : NULL;
+        a->primary = primary ? apr_pstrdup(p, primary) : NULL;
+        a->err = apr_pstrdup(p, PQresultErrorMessage(res));
+    }
+}
+
 /* One attempt, in non-blocking mode so that sending is bounded too (a big
  * argument to a server that reads nothing would otherwise block in send). */
 static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs, const char *const *args,
@@ -201,22 +253,102 @@ static void run(apr_pool_t *p, PGconn *c, const char *label, int nargs, const ch
         PGresult *res = PQgetResult(c);
         if (!res)
             break;
-        ExecStatusType st = PQresultStatus(res);
-        if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
-            a->result_seen = 1;
-            if (!a->err)
-                a->rows = copy_rows(p, res);
-        } else if (!a->err) {
-            const char *code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-            const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-            a->sqlstate = code ? apr_pstrdup(p, code) : NULL;
-            a->primary = primary ? apr_pstrdup(p, primary) : NULL;
-            a->err = apr_pstrdup(p, PQresultErrorMessage(res));
-        }
+        take(p, res, a);
         PQclear(res);
     }
     PQsetnonblocking(c, 0); /* apr_dbd's own calls (PREPARE) expect blocking */
     if (a->err || a->timed_out)
+        a->rows = NULL;
+    if (a->timed_out && !a->err)
+        a->err = "no answer within the time limit";
+    if (!a->rows && !a->err)
+        a->err = "no result";
+}
+
+/* In pipeline mode: reads results into a until the end of the statement's
+ * (the NULL libpq gives after them) or, when sync, until the Sync's
+ * PGRES_PIPELINE_SYNC. 1 when that end came; 0 when the deadline passed
+ * (a->timed_out) or the connection broke: the connection is then shut. */
+static int collect(apr_pool_t *p, PGconn *c, apr_time_t deadline, int sync, attempt *a) {
+    /* a Sync after an error gives that error, a NULL, then the Sync: a
+     * few results at most, each awaited within the deadline */
+    for (int n = 0; n < 16; n++) {
+        int timed_out = 0;
+        if (!await(c, deadline, &timed_out)) {
+            a->timed_out = timed_out;
+            break_connection(c);
+            return 0;
+        }
+        PGresult *res = PQgetResult(c);
+        if (!res) {
+            if (!sync)
+                return 1;
+            continue;
+        }
+        int end = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+        if (!end)
+            take(p, res, a);
+        PQclear(res);
+        if (end)
+            return 1;
+        if (PQstatus(c) != CONNECTION_OK)
+            return 0;
+    }
+    break_connection(c);
+    return 0;
+}
+
+/* One attempt of a statement that writes, with its commit held back (see
+ * the top of the file): the statement in pipeline mode with a Flush, its
+ * result within the time limit, then the Sync that commits it, awaited up
+ * to fs_store_commit_timeout. */
+static void run_deferred(apr_pool_t *p, PGconn *c, const char *label, int nargs,
+                         const char *const *args, attempt *a) {
+    memset(a, 0, sizeof(*a));
+    PQsetnonblocking(c, 1);
+    if (!PQenterPipelineMode(c)) {
+        a->not_sent = 1;
+        a->err = apr_pstrdup(p, PQerrorMessage(c));
+        PQsetnonblocking(c, 0);
+        return;
+    }
+    if (!PQsendQueryPrepared(c, label, nargs, args, NULL, NULL, 0) || !PQsendFlushRequest(c)) {
+        /* perhaps part of it left, never a Sync: nothing can commit */
+        a->not_sent = 1;
+        a->err = apr_pstrdup(p, PQerrorMessage(c));
+        break_connection(c);
+        PQsetnonblocking(c, 0);
+        return;
+    }
+    apr_time_t now = apr_time_now();
+    apr_time_t deadline = timeout_ms ? now + apr_time_from_msec(timeout_ms) : 0;
+    if (collect(p, c, deadline, 0, a)) {
+        /* the statement answered: commit it (after an error the Sync only
+         * ends the failed transaction) */
+        int commit = !a->err;
+        if (commit) {
+            int ms = fs_store_commit_timeout();
+            deadline = ms ? apr_time_now() + apr_time_from_msec(ms) : 0;
+            a->commit_sent = 1; /* from here on, the server may commit it */
+        }
+        if (!PQpipelineSync(c)) {
+            a->commit_unknown = commit;
+            if (!a->err)
+                a->err = apr_pstrdup(p, PQerrorMessage(c));
+            break_connection(c);
+        } else if (!collect(p, c, deadline, 1, a)) {
+            /* no answer to the commit in time, or the connection broke: a
+             * refusal that arrived (other than the session ending) says
+             * it did not commit; anything else leaves it unknown */
+            a->commit_unknown = commit && (!a->err || fs_db_classify(a->sqlstate, 1) == FS_DB_LOST);
+        }
+    }
+    /* idle again (results and Sync all read); a connection that cannot
+     * leave pipeline mode is of no use to anyone after us: shut */
+    if (PQstatus(c) == CONNECTION_OK && !PQexitPipelineMode(c))
+        break_connection(c);
+    PQsetnonblocking(c, 0);
+    if (a->err || a->timed_out || a->commit_unknown)
         a->rows = NULL;
     if (a->timed_out && !a->err)
         a->err = "no answer within the time limit";
@@ -386,8 +518,33 @@ int fs_db_statements_ready(apr_pool_t *p, fs_db *db) {
     return have >= 0 && reconnect(p, db, c, "statements missing before a transaction");
 }
 
+/* The commit of a write was sent and the server said nothing more: it may
+ * have committed. Not a 503, which promises that nothing was stored. */
+static fs_error *unknown(apr_pool_t *p, const char *label, const attempt *a) {
+    fs_store_log(3, apr_psprintf(p,
+                                 FS_LOGNO(00396) "statement %s: its commit was sent and the "
+                                                 "database did not answer within %d ms (%s); "
+                                                 "whether it was stored is unknown",
+                                 label, fs_store_commit_timeout(), a->err ? a->err : "-"));
+    count(FS_DB_COUNT_UNAVAILABLE); /* the database was silent */
+    apr_atomic_set64(&last_unavailable, (apr_uint64_t)apr_time_now());
+    return fs_error_make(p, "outcome-unknown",
+                         "The database did not confirm in time whether this was stored.");
+}
+
+/* The connection of an open transaction is gone or was ended by the
+ * server: the transaction is lost with it, and nothing of it is stored. */
+static fs_error *lost_in_tx(apr_pool_t *p, const char *label, const char *why) {
+    fs_store_log(4, apr_psprintf(p,
+                                 FS_LOGNO(00395) "statement %s: database connection lost inside "
+                                                 "a transaction (%s); not renewed, the "
+                                                 "transaction fails",
+                                 label, why));
+    return unavailable(p);
+}
+
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
-                      const char *const *args, fs_rows **out) {
+                      const char *const *args, int writes, fs_rows **out) {
     *out = NULL;
     apr_dbd_prepared_t *stmt = apr_hash_get(db->prepared, label, APR_HASH_KEY_STRING);
     if (!stmt) {
@@ -398,47 +555,67 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         return query_apr_dbd(p, db, label, stmt, nargs, args, out);
     PGconn *c = apr_dbd_native_handle(db->driver, db->handle);
 
-    if (!idle_alive(c) && !reconnect(p, db, c, "the server ended the idle session"))
-        return unavailable(p);
+    /* inside a transaction: ours (even on a connection now broken, whose
+     * state libpq no longer knows), or one the session reports */
+    int in_tx =
+        db->in_tx || (PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) != PQTRANS_IDLE);
+    if (!idle_alive(c)) {
+        if (in_tx)
+            return lost_in_tx(p, label, "the server ended the session");
+        if (!reconnect(p, db, c, "the server ended the idle session"))
+            return unavailable(p);
+    }
+    /* inside a transaction its COMMIT commits, not a Sync */
+    int deferred = writes && !in_tx;
     attempt a;
-    run(p, c, label, nargs, args, &a);
-    if (a.rows)
-        return answered(out, a.rows);
-    if (a.timed_out) {
-        fs_store_log(4, apr_psprintf(p,
-                                     FS_LOGNO(00316) "statement %s: no answer from the "
-                                                     "database within %d ms; connection dropped",
-                                     label, timeout_ms));
-        return unavailable(p);
+    for (int round = 0;; round++) {
+        if (deferred)
+            run_deferred(p, c, label, nargs, args, &a);
+        else
+            run(p, c, label, nargs, args, &a);
+        if (a.rows)
+            return answered(out, a.rows);
+        if (a.commit_unknown)
+            return unknown(p, label, &a);
+        if (a.timed_out) {
+            fs_store_log(4, apr_psprintf(p,
+                                         FS_LOGNO(00316) "statement %s: no answer from the "
+                                                         "database within %d ms; connection "
+                                                         "dropped%s",
+                                         label, timeout_ms,
+                                         deferred ? " before its commit (not stored)" : ""));
+            return unavailable(p);
+        }
+        int bad = PQstatus(c) != CONNECTION_OK;
+        fs_db_failure f =
+            a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
+        if (f == FS_DB_BUSY) {
+            fs_store_log(4, apr_psprintf(p, FS_LOGNO(00317) "statement %s: database busy (%s): %s",
+                                         label, a.sqlstate, a.err));
+            return busy(p);
+        }
+        if (f == FS_DB_ERROR)
+            return failure(p, label, &a, round ? " after reconnecting" : "");
+        if (in_tx)
+            return lost_in_tx(p, label, a.err);
+        if (round) {
+            fs_store_log(4, apr_psprintf(p,
+                                         FS_LOGNO(00320) "statement %s failed after "
+                                                         "reconnecting (%s): %s",
+                                         label, a.sqlstate ? a.sqlstate : "-", a.err));
+            return unavailable(p);
+        }
+        /* with its commit held back, a statement whose Sync never left
+         * cannot have been stored; otherwise only one that gave no result */
+        int safe = a.not_sent || (deferred ? !a.commit_sent : fs_db_retry_safe(f, a.result_seen));
+        if (!safe) {
+            fs_store_log(4, apr_psprintf(p,
+                                         FS_LOGNO(00319) "database connection lost after "
+                                                         "statement %s ran; not retried: %s",
+                                         label, a.err));
+            return unavailable(p);
+        }
+        if (!reconnect(p, db, c, a.err))
+            return unavailable(p);
     }
-    int bad = PQstatus(c) != CONNECTION_OK;
-    fs_db_failure f =
-        a.not_sent ? (bad ? FS_DB_LOST : FS_DB_ERROR) : fs_db_classify(a.sqlstate, bad);
-    if (f == FS_DB_BUSY) {
-        fs_store_log(4, apr_psprintf(p, FS_LOGNO(00317) "statement %s: database busy (%s): %s",
-                                     label, a.sqlstate, a.err));
-        return busy(p);
-    }
-    if (f == FS_DB_ERROR)
-        return failure(p, label, &a, "");
-    if (!a.not_sent && !fs_db_retry_safe(f, a.result_seen)) {
-        fs_store_log(4, apr_psprintf(p,
-                                     FS_LOGNO(00319) "database connection lost after statement "
-                                                     "%s ran; not retried: %s",
-                                     label, a.err));
-        return unavailable(p);
-    }
-    if (!reconnect(p, db, c, a.err))
-        return unavailable(p);
-    run(p, c, label, nargs, args, &a);
-    if (a.rows)
-        return answered(out, a.rows);
-    bad = PQstatus(c) != CONNECTION_OK;
-    f = a.timed_out ? FS_DB_LOST : fs_db_classify(a.sqlstate, bad);
-    if (f == FS_DB_ERROR)
-        return failure(p, label, &a, " after reconnecting");
-    fs_store_log(4,
-                 apr_psprintf(p, FS_LOGNO(00320) "statement %s failed after reconnecting (%s): %s",
-                              label, a.sqlstate ? a.sqlstate : "-", a.err));
-    return f == FS_DB_BUSY ? busy(p) : unavailable(p);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 static fs_stmt all[FS_STORE_MAX_STMTS];
+static unsigned char writes_of[FS_STORE_MAX_STMTS]; /* fs_stmt_writes of all[i] */
 static int n_all = -1;
 static int overflow; /* statements that did not fit */
 
@@ -30,6 +31,20 @@ static void gather(const fs_stmt *list) {
     overflow += len - (n_all - before); /* reported by fs_store_check, never run */
 }
 
+/* Statements that write only through a function of sql/ they call; those
+ * whose SQL says INSERT, UPDATE or DELETE are found by reading it. */
+static const char *const writing_functions[] = {"fs_audit_insert", "fs_tally_rollup",
+                                                "fs_mail_done"};
+
+int fs_stmt_writes(const fs_stmt *st) {
+    if (strstr(st->sql, "INSERT ") || strstr(st->sql, "UPDATE ") || strstr(st->sql, "DELETE "))
+        return 1;
+    for (size_t i = 0; i < sizeof(writing_functions) / sizeof(writing_functions[0]); i++)
+        if (!strcmp(st->label, writing_functions[i]))
+            return 1;
+    return 0;
+}
+
 const fs_stmt *fs_store_statements(int *count) {
     if (n_all < 0) {
         n_all = 0;
@@ -44,6 +59,8 @@ const fs_stmt *fs_store_statements(int *count) {
         gather(fs_stmts_links);
         gather(fs_stmts_files);
         gather(fs_stmts_mail);
+        for (int i = 0; i < n_all; i++)
+            writes_of[i] = (unsigned char)fs_stmt_writes(&all[i]);
     }
     *count = n_all;
     return all;
@@ -100,13 +117,17 @@ const char *fs_store_check(apr_pool_t *p) {
     return fs_stmt_list_check(p, st, n);
 }
 
-/* The declared nargs of label, or -1 for a label not in the table. */
-static int declared_nargs(const char *label) {
+/* The declared nargs of label (-1 for a label not in the table) and
+ * whether it writes (fs_stmt_writes, read once per statement). */
+static int declared_nargs(const char *label, int *writes) {
     int n;
     const fs_stmt *st = fs_store_statements(&n);
     for (int i = 0; i < n; i++)
-        if (!strcmp(st[i].label, label))
+        if (!strcmp(st[i].label, label)) {
+            *writes = writes_of[i];
             return st[i].nargs;
+        }
+    *writes = 0;
     return -1;
 }
 
@@ -142,7 +163,8 @@ static fs_error *failed(fs_store *st, fs_error *e) {
 fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *const *args,
                        int ncols, fs_rows **out) {
     *out = NULL;
-    int want = declared_nargs(label);
+    int writes;
+    int want = declared_nargs(label, &writes);
     if (want != nargs)
         return failed(st, fs_error_internal(st->pool,
                                             want < 0 ? "statement %s is not in the table"
@@ -155,7 +177,7 @@ fs_error *fs_store_run(fs_store *st, const char *label, int nargs, const char *c
             return e;
     }
     fs_rows *rs;
-    fs_error *e = fs_db_query(st->pool, db, label, nargs, args, &rs);
+    fs_error *e = fs_db_query(st->pool, db, label, nargs, args, writes, &rs);
     if (e)
         return failed(st, e);
     if (rs->ncols != ncols)

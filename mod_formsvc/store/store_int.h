@@ -31,13 +31,17 @@ struct fs_store {
  * renewed (and its statements prepared again) before the statement is
  * sent; a connection lost while the statement ran is renewed and the
  * statement run once more only when it cannot have taken effect (see
- * fs_db.c). A database that cannot be reached, does not answer within the
- * time limit (fs_store_set_timeout), or cancels the statement for its own
+ * fs_db.c); never either inside a transaction (db->in_tx, or one the
+ * session reports): the statement fails and the transaction with it.
+ * writes: outside a transaction, the statement's commit is held back
+ * until its result arrived in time, so that a 503 means "not stored"; a
+ * commit sent and never answered is 504 outcome-unknown. A database that cannot be reached, does
+ * not answer within the time limit (fs_store_set_timeout), or cancels the statement for its own
  * statement_timeout or lock_timeout is a 503 problem (with Retry-After);
  * any other database error a 500 whose cause names the statement, the
  * SQLSTATE and the server's primary message. */
 fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
-                      const char *const *args, fs_rows **out);
+                      const char *const *args, int writes, fs_rows **out);
 /* 1 when the session behind db has every statement of the table prepared
  * (prepared again here when it lacks some): for a caller about to open a
  * transaction, in which a missing statement cannot be recovered. */

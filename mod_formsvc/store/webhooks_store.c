@@ -231,6 +231,11 @@ const fs_stmt fs_stmts_webhooks[] = {
      "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
      "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
 
+    /* Deliveries waiting (due or retrying) and the age of the oldest (s), for
+     * /metrics: the pending rows only (deliveries_due is on them). */
+    {"fs_webhook_backlog", 0,
+     "SELECT count(*)::text, COALESCE(floor(extract(epoch FROM now() - min(created_at))), "
+     "  0)::bigint::text FROM deliveries WHERE status = 'pending'"},
     {NULL, 0, NULL}};
 
 fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *event_id,
@@ -409,4 +414,15 @@ fs_error *fs_store_delivery_get(fs_store *st, const char *webhook_id, const char
                                 const char **json) {
     const char *args[] = {delivery_id, webhook_id};
     return FS_ONE(st, "fs_delivery_get", args, json);
+}
+
+fs_error *fs_store_webhook_backlog(fs_store *st, long long *pending, long long *oldest_seconds) {
+    fs_rows *rs;
+    *pending = *oldest_seconds = 0;
+    fs_error *e = fs_store_run(st, "fs_webhook_backlog", 0, NULL, 2, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *pending = fs_cell_i64(FS_CELL(rs, 0, 0));
+    *oldest_seconds = fs_cell_i64(FS_CELL(rs, 0, 1));
+    return NULL;
 }

@@ -1,0 +1,137 @@
+# What a 503 means when PostgreSQL stops answering: the sessions of an
+# instance of this test's own are frozen (SIGSTOP, every one of them as it
+# appears) for longer than FormsvcDBTimeout while submissions are in
+# flight, then resumed. A statement that did not answer in time had its
+# commit held back, so PostgreSQL rolls it back when it resumes: every
+# submission answered 503 is NOT stored, every 201 is stored, and nothing
+# else is answered (a commit that was sent is awaited well past the
+# freeze: 504 outcome-unknown only past that).
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcInstance;
+use JSON::PP ();
+use LWP::UserAgent;
+use POSIX ();
+use Time::HiRes qw(time sleep);
+
+delete $ENV{LD_PRELOAD};
+
+sub psql {
+    my $q = shift;
+    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
+        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
+        or die "psql: $!";
+    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
+    $out =~ s/\s+\z//; return $out;
+}
+
+my $J = JSON::PP->new->utf8->canonical;
+my $app = "fsfz$$";
+my $inst = FormsvcInstance->start(name => 'frozen96', conf => <<"CONF");
+DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=formsvc user=postgres connect_timeout=2 application_name=$app"
+DBDKeep 4
+FormsvcDBTimeout 2
+FormsvcRateLimit submit off
+FormsvcRateLimit signup off
+FormsvcQuota unverified submissions 100000
+FormsvcQuota unverified requests 1000000
+FormsvcLogRepeatInterval 0
+CONF
+
+my $tok = $inst->api(POST => '/v1/signup', body => { email => sprintf('fz%d.%d@example.com', $$, time) })
+    ->{json}{apiKey}{secret};
+my $r = $inst->api(POST => '/v1/forms', token => $tok,
+                   body => { title => 'Frozen', fields => [{ key => 'name', type => 'text', label => 'Name' }] });
+my $fid = $r->{json}{id};
+is $inst->api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'a form published';
+
+# Submitters: each posts one submission after another, each with a name
+# of its own, and writes "name status" per answer.
+my $dir = "$FindBin::Bin/logs/frozen96.$$";
+mkdir $dir;
+my $stop = "$dir/stop";
+my $n = 16;
+my @kids;
+for my $k (1 .. $n) {
+    my $pid = fork // die;
+    if (!$pid) {
+        my $ua = LWP::UserAgent->new(timeout => 90);
+        open my $out, '>', "$dir/$k" or die;
+        $out->autoflush(1);
+        for (my $i = 1; !-e $stop; $i++) {
+            my $name = "fz-$k-$i";
+            my $res = $ua->post($inst->url . "/f/$fid", 'Content-Type' => 'application/json',
+                                Content => $J->encode({ name => $name }));
+            my $type = ($res->header('Content-Type') // '') =~ /json/
+                ? (eval { $J->decode($res->content)->{type} } // '') : '';
+            print $out "$name ", $res->code, " $type\n";
+        }
+        close $out;
+        POSIX::_exit(0);
+    }
+    push @kids, $pid;
+}
+my $t0 = time;
+sleep 0.1 until psql("SELECT count(*) FROM submissions WHERE form_id = '$fid'") >= 50 || time - $t0 > 30;
+
+# Freeze every session of the instance, the new ones too, for 5 s
+# (FormsvcDBTimeout is 2).
+my %frozen;
+END { kill 'CONT', keys %frozen if %frozen } # never leave a session stopped
+my $until = time + 5;
+while (time < $until) {
+    for my $pid (split /\n/, psql("SELECT pid FROM pg_stat_activity WHERE application_name = '$app'")) {
+        next if $frozen{$pid} || !$pid;
+        $frozen{$pid} = 1 if kill 'STOP', $pid;
+    }
+    sleep 0.05;
+}
+kill 'CONT', keys %frozen;
+cmp_ok scalar(keys %frozen), '>', 0, scalar(keys %frozen) . ' sessions frozen for 5 s, then resumed';
+# the submissions go on a moment with the database back, then stop
+sleep 1;
+open my $sf, '>', $stop or die; close $sf;
+waitpid($_, 0) for @kids;
+
+# every session frozen mid-statement has run it by now and ended (its
+# client had shut the connection), or is idle again
+my $t1 = time;
+my $busy;
+while (time - $t1 < 30) {
+    my $list = join ',', keys %frozen;
+    $busy = psql("SELECT count(*) FROM pg_stat_activity WHERE pid IN ($list) AND state <> 'idle'");
+    last unless $busy;
+    sleep 0.1;
+}
+is $busy, 0, 'the frozen sessions have finished';
+
+my %stored = map { $_ => 1 } split /\n/,
+    psql("SELECT data->>'name' FROM submissions WHERE form_id = '$fid'");
+my (%codes, @wrong);
+for my $k (1 .. $n) {
+    open my $in, '<', "$dir/$k" or next;
+    while (<$in>) {
+        my ($name, $code, $type) = split ' ';
+        $type //= '';
+        $codes{$code}++;
+        my $s = $stored{$name} ? 'stored' : 'not stored';
+        push @wrong, "$name: $code $type, $s"
+            unless ($code == 201 && $stored{$name}) || ($code == 503 && !$stored{$name});
+    }
+    close $in;
+    unlink "$dir/$k";
+}
+unlink $stop;
+rmdir $dir;
+my $summary = join ', ', map { "$_ x $codes{$_}" } sort keys %codes;
+ok $codes{503}, "some submissions were refused while the database was frozen ($summary)";
+ok $codes{201}, 'and the others stored';
+is_deeply \@wrong, [], 'every 201 is stored and every 503 is not (nothing else answered)'
+    or diag explain [ @wrong[0 .. ($#wrong < 9 ? $#wrong : 9)] ];
+like $inst->error_log, qr/FS00316: statement fs_public_submit\w*: no answer from the database within 2000 ms; connection dropped before its commit \(not stored\)/,
+    'logged: no answer before the commit, not stored (FS00316)';
+
+$inst->stop;
+done_testing;

@@ -40,6 +40,7 @@ for (split /\n/, run("dpkg-deb -c '$deb'")) {
 }
 for my $p (qw(/usr/lib/apache2/modules/mod_formsvc.so /etc/apache2/mods-available/formsvc.load
               /etc/apache2/mods-available/formsvc.conf /etc/apache2/conf-available/formsvc-server.conf
+              /etc/apache2/sites-available/formsvc.conf
               /usr/share/formsvc/VERSION)) {
     ok exists $files{$p}, "contains $p";
 }
@@ -59,7 +60,8 @@ run("dpkg-deb -e '$deb' $dir/DEBIAN");
 my @conffiles = sort grep { length } split /\n/, slurp("$dir/DEBIAN/conffiles");
 is_deeply \@conffiles, [qw(/etc/apache2/conf-available/formsvc-server.conf
                            /etc/apache2/mods-available/formsvc.conf
-                           /etc/apache2/mods-available/formsvc.load)],
+                           /etc/apache2/mods-available/formsvc.load
+                           /etc/apache2/sites-available/formsvc.conf)],
     'conffiles: the configuration in /etc (dpkg keeps an edited one on upgrade)';
 
 for my $s (qw(postinst prerm postrm)) {
@@ -80,6 +82,8 @@ like $postrm, qr{rm -rf /var/spool/formsvc}, 'and the spool';
 run("dpkg-deb -x '$deb' $dir/root");
 is slurp("$dir/root/etc/apache2/mods-available/formsvc.conf"), slurp("$root/conf/formsvc.conf"), 'formsvc.conf is the shipped one';
 is slurp("$dir/root/etc/apache2/mods-available/formsvc.load"), slurp("$root/conf/formsvc.load"), 'formsvc.load too';
+is slurp("$dir/root/etc/apache2/sites-available/formsvc.conf"), slurp("$root/conf/site/formsvc.conf"), 'the site (Formsvc On) too';
+unlike $postinst, qr/ensite formsvc/, 'the site is not enabled by the package: nothing is served until the operator opts in';
 like run("nm -D --defined-only $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\bformsvc_module\b/,
     'the module exports formsvc_module';
 like run("strings $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\b\Q$version\E\b/, 'built with this VERSION';

@@ -78,14 +78,15 @@ static void prepare_statements(apr_pool_t *ptemp, server_rec *s,
     }
 }
 
-/* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works. */
-static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                               server_rec *s) {
+/* Everything that could stop httpd at start, checked when the
+ * configuration is read: check_config runs under `apachectl configtest`
+ * (httpd -t) as at every start and restart, before post_config, so a
+ * configuration that configtest accepts never takes the server down on a
+ * graceful restart. (post_config does not run under -t.) */
+static int formsvc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                                server_rec *s) {
     (void)plog;
-    main_server = s;
-    fs_store_set_logger(store_log);
-    APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
-    if (!prepare || !APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire)) {
+    if (!APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare) || !APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire)) {
         FORMSVC_SLOG(s, APLOG_CRIT, 0, 00302,
                      "mod_formsvc needs mod_dbd: add LoadModule dbd_module "
                      "(a2enmod dbd) before mod_formsvc");
@@ -104,6 +105,21 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         FORMSVC_SLOG(s, APLOG_CRIT, 0, 00304, "the module's statements are broken: %s", bad);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    int rc = formsvc_mail_check_config(ptemp, s);
+    if (rc == OK)
+        rc = formsvc_locale_load(pconf, s);
+    return rc;
+}
+
+/* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works.
+ * What can fail because of the configuration was checked in
+ * formsvc_check_config. */
+static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                               server_rec *s) {
+    (void)plog;
+    main_server = s;
+    fs_store_set_logger(store_log);
+    APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
     prepare_statements(ptemp, s, prepare);
     if (!formsvc_conf(s)->pepper)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
@@ -115,8 +131,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     int rc = formsvc_mail_post_config(pconf, s);
     if (rc == OK)
         rc = formsvc_openapi_post_config(pconf, s);
-    if (rc == OK)
-        rc = formsvc_locale_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
@@ -183,9 +197,12 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
 static void formsvc_register_hooks(apr_pool_t *p) {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    ap_hook_check_config(formsvc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
     ap_hook_post_read_request(formsvc_redact_request, NULL, NULL, APR_HOOK_FIRST);
+    /* before mod_log_config (APR_HOOK_MIDDLE) writes the access log */
+    ap_hook_log_transaction(formsvc_redact_for_log, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_map_to_storage(formsvc_map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_force_authn(formsvc_force_authn, NULL, NULL, APR_HOOK_MIDDLE);

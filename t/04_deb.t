@@ -16,6 +16,23 @@ sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!"; local $/; <$fh>
 sub run { my $out = `@_`; die "failed ($?): @_\n$out" if $?; return $out }
 
 my $version = slurp("$root/VERSION"); chomp $version;
+# A changelog newer than VERSION: make deb says to change VERSION (not to
+# add a changelog entry, which it said before); older: to add an entry.
+{
+    my $t = tempdir(CLEANUP => 1);
+    mkdir "$t/$_" for qw(scripts debian);
+    system('cp', "$root/scripts/deb", "$t/scripts/") == 0 or die;
+    my $cl = slurp("$root/debian/changelog");
+    for my $c (['9.9.9', qr/newer than VERSION \(\Q$version\E\): set VERSION to 9\.9\.9/],
+               ['0.0.1', qr/VERSION is \Q$version\E but debian\/changelog's newest entry is 0\.0\.1-1: add a changelog entry/]) {
+        (my $new = $cl) =~ s/^(\S+) \([^)]*\)/$1 ($c->[0]-1)/;
+        open my $fh, '>', "$t/debian/changelog" or die; print $fh $new; close $fh;
+        open $fh, '>', "$t/VERSION" or die; print $fh "$version\n"; close $fh;
+        my $o = `cd $t && bash scripts/deb 2>&1`;
+        isnt $?, 0, "make deb refuses a changelog at $c->[0] with VERSION $version";
+        like $o, $c->[1], 'and says which to change';
+    }
+}
 my $arch = run('dpkg-architecture -qDEB_HOST_ARCH'); chomp $arch;
 my $out = `bash $root/scripts/deb 2>&1`;
 is $?, 0, 'make deb succeeds' or diag $out;
@@ -74,6 +91,9 @@ like $postinst, qr/for conf in formsvc\b/, 'the formsvc module';
 like $postinst, qr{head -c 32 /dev/urandom > /etc/apache2/formsvc.pepper}, 'and makes the pepper when missing';
 like $postinst, qr{/var/spool/formsvc/mail}, 'and the mail spool';
 ok index($postinst, 'formsvc.pepper') < index($postinst, 'apache2_invoke enmod'), 'the pepper before the module is enabled (configtest needs it)';
+like $postinst, qr/formsvc-admin migrate;/, 'postinst runs formsvc-admin migrate when the database can be reached';
+like $postinst, qr/RUN  formsvc-admin migrate/, 'or says loudly that it must be run';
+ok index($postinst, 'formsvc-admin migrate;') < index($postinst, 'apache2_invoke enmod'), 'before Apache is restarted into the new module';
 my $postrm = slurp("$dir/DEBIAN/postrm");
 like $postrm, qr/"\$1" = "purge".*apache2_invoke dismod/s, 'purge forgets the module (dh_apache2)';
 like $postrm, qr{rm -f /etc/apache2/formsvc.pepper /etc/apache2/formsvc.pgpass}, 'purge removes the pepper and password file';

@@ -163,6 +163,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
             FORMSVC_SLOG(s, APLOG_ERR, 0, 00307, "database %s; /readyz answers 503 until then",
                          why);
             break;
+        case FORMSVC_SCHEMA_PEPPER: /* said by formsvc_schema_diagnose (FS00391) */ break;
         case FORMSVC_SCHEMA_UNREACHABLE:
             FORMSVC_SLOG(s, APLOG_WARNING, 0, 00306,
                          "database not reachable at start (%s); /readyz answers 503 "
@@ -190,6 +191,12 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
                 s, APLOG_ERR, 0, 00323, "database %s; /readyz answers 503 until then",
                 fs_schema_behind_message(tmp, version >= 0 ? version : 0, FS_SCHEMA_VERSION));
         close(s, d);
+        if (!e && ok) {
+            /* the pepper's fingerprint (recorded by the first start) and a
+             * schema ahead of the module: said now, refused by formsvc_gate */
+            const char *why;
+            formsvc_schema_diagnose(tmp, s, &why);
+        }
     }
     apr_pool_destroy(tmp);
 }

@@ -6,6 +6,7 @@
 #include "glue.h"
 #include "metrics.h"
 #include "ratelimit.h"
+#include "schema_check.h"
 
 #include <apr_strings.h>
 
@@ -238,6 +239,9 @@ int formsvc_handler_hook(request_rec *r) {
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "not-found", "There is nothing at this address."));
     }
+    fs_error *gate = formsvc_gate(r, q->path); /* schema_check.h */
+    if (gate)
+        return formsvc_send_problem(r, gate);
     if (rt->auth) {
         if (!q->who) {
             fs_error *e =

@@ -142,4 +142,27 @@ like $out, qr/^warn  no FormsvcMailTransport: mail is only written to files in \
 ($rc, $out) = admin('frobnicate');
 isnt $rc, 0, 'an unknown command fails';
 
+# check reads the running server's real children and threads: a reload
+# cannot change ThreadLimit (AH00506), so after `a2enconf formsvc-server`
+# and a reload the configuration and the server differ.
+{
+    use FindBin; use lib "$FindBin::Bin/lib";
+    require FormsvcInstance;
+    my $inst = FormsvcInstance->start(name => 'admin-running');
+    my $conf = $inst->root . '/httpd.conf';
+    my $o = `bash $admin --conf $conf check 2>&1`;
+    like $o, qr/^ok    running httpd: \d+ children of \d+ threads \(configured: 4 of 10 workers\)$/m,
+        'the running children and threads, as configured' or diag $o;
+    # the file as formsvc-server.conf would make it, with the server not restarted
+    open my $in, '<', $conf or die; my $text = do { local $/; <$in> }; close $in;
+    open my $fh, '>', "$dir/bigger.conf" or die;
+    print $fh $text, "ThreadLimit 768\nThreadsPerChild 768\nMaxRequestWorkers 1536\nStartServers 2\n";
+    close $fh;
+    $o = `bash $admin --conf $dir/bigger.conf check 2>&1`;
+    isnt $? >> 8, 0, 'check fails when the running server is not what the configuration asks';
+    like $o, qr/^FAIL  the running httpd has \d+ children of \d+ threads, but the configuration asks for 2 of 768 \(ThreadsPerChild\): ThreadLimit and ServerLimit cannot change on a reload \(AH00506\)\n      fix: systemctl restart apache2/m,
+        'saying that a stop and start is needed' or diag $o;
+    $inst->stop;
+}
+
 done_testing;

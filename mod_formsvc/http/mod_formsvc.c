@@ -25,12 +25,14 @@
 #include "webhooks.h"
 #include "worker.h"
 
+#include <apr_file_io.h>
 #include <apr_hash.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
 #include <http_core.h>
 #include <mod_auth.h>
 #include <mod_dbd.h>
+#include <unistd.h>
 
 static server_rec *main_server;
 
@@ -111,6 +113,31 @@ static int formsvc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t 
     return rc;
 }
 
+/* What this server has loaded, for `formsvc-admin version` (which cannot
+ * ask the module otherwise): <runtime dir>/formsvc.loaded holds the
+ * module's version, the schema it needs and the parent's pid. Written at
+ * every start and restart (not in the first of the two configuration
+ * passes); a failure only costs that answer. */
+static void write_loaded(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s) {
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
+        return;
+    const char *path = ap_runtime_dir_relative(pconf, "formsvc.loaded");
+    const char *tmp = path ? apr_pstrcat(ptemp, path, ".new", NULL) : NULL;
+    const char *text = apr_psprintf(ptemp, "module %s\nschema %d\npid %" APR_PID_T_FMT "\n",
+                                    FS_MODULE_VERSION, FS_SCHEMA_VERSION, getpid());
+    apr_file_t *f;
+    if (!tmp || apr_file_open(&f, tmp, APR_WRITE | APR_CREATE | APR_TRUNCATE, APR_FPROT_OS_DEFAULT,
+                              ptemp) != APR_SUCCESS)
+        return;
+    int ok = apr_file_write_full(f, text, strlen(text), NULL) == APR_SUCCESS;
+    ok = apr_file_close(f) == APR_SUCCESS && ok;
+    if (!ok || apr_file_rename(tmp, path, ptemp) != APR_SUCCESS) {
+        apr_file_remove(tmp, ptemp);
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 00393,
+                     "cannot write %s (formsvc-admin version will not know what runs)", path);
+    }
+}
+
 /* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works.
  * What can fail because of the configuration was checked in
  * formsvc_check_config. */
@@ -121,6 +148,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     fs_store_set_logger(store_log);
     APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
     prepare_statements(ptemp, s, prepare);
+    write_loaded(pconf, ptemp, s);
     if (!formsvc_conf(s)->pepper)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
                      "no FormsvcSecretPepperFile: secrets are stored as plain "

@@ -71,6 +71,18 @@ for my $l (map { m{([^/]+)$} } glob "$root/share/locales/*.json") {
 ok exists $files{'/usr/share/formsvc/locales/en.json'}, 'the English file among them';
 ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/deploy\.md(\.gz)?$} } keys %files), 'docs (deploy.md)');
 ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/README\.md(\.gz)?$} } keys %files), 'docs (README.md)');
+# every document the shipped configuration files point to is shipped
+my %named;
+for my $c (glob("$root/conf/*.conf"), glob("$root/conf/site/*.conf")) {
+    my $text = slurp($c);
+    $named{$1}++ while $text =~ m{docs/(?:[a-z-]+/)?([a-z_-]+\.md)}g;
+}
+for my $d (sort keys %named) {
+    ok((grep { m{^/usr/share/doc/libapache2-mod-formsvc/\Q$d\E(\.gz)?$} } keys %files), "the conf files name $d: shipped");
+}
+ok((grep { m{^/usr/share/man/man8/formsvc-admin\.8(\.gz)?$} } keys %files), 'a man page for formsvc-admin');
+ok exists $files{'/usr/share/doc/libapache2-mod-formsvc/copyright'}, 'the copyright file';
+like slurp("$root/debian/copyright"), qr/^Copyright: \d{4}/m, 'with a copyright notice (year and holder)';
 
 my $dir = tempdir(CLEANUP => 1);
 run("dpkg-deb -e '$deb' $dir/DEBIAN");
@@ -103,7 +115,7 @@ run("dpkg-deb -x '$deb' $dir/root");
 is slurp("$dir/root/etc/apache2/mods-available/formsvc.conf"), slurp("$root/conf/formsvc.conf"), 'formsvc.conf is the shipped one';
 is slurp("$dir/root/etc/apache2/mods-available/formsvc.load"), slurp("$root/conf/formsvc.load"), 'formsvc.load too';
 is slurp("$dir/root/etc/apache2/sites-available/formsvc.conf"), slurp("$root/conf/site/formsvc.conf"), 'the site (Formsvc On) too';
-unlike $postinst, qr/ensite formsvc/, 'the site is not enabled by the package: nothing is served until the operator opts in';
+unlike $postinst, qr/apache2_invoke ensite|^\s*a2ensite/m, 'the site is not enabled by the package: nothing is served until the operator opts in';
 like run("nm -D --defined-only $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\bformsvc_module\b/,
     'the module exports formsvc_module';
 like run("strings $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\b\Q$version\E\b/, 'built with this VERSION';

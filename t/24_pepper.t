@@ -73,7 +73,7 @@ $out = `bash $admin --conf $conf1 check 2>&1`;
 like $out, qr/^ok    pepper fingerprint $fp1 matches the database$/m, 'and is content with the right one';
 
 SKIP: {
-    skip 'setup-db needs root', 8 unless $> == 0;
+    skip 'setup-db needs root', 14 unless $> == 0;
     local $ENV{PGHOST} = $ENV{FORMSVC_PGSOCK};
     my $conf2 = $b->root . '/httpd.conf';
     $out = `bash $admin --conf $conf2 setup-db 2>&1`;
@@ -90,6 +90,18 @@ SKIP: {
     $out = `bash $admin --conf $conf2 setup-db --new-pepper 2>&1`;
     is $? >> 8, 0, 'setup-db --new-pepper binds it' or diag $out;
     like $out, qr/every API key, client secret, access token, respondent link/, 'saying what dies';
+    # a pepper the package made at installation (pepper.new) for a
+    # database with accounts and no fingerprint yet (made before 0039)
+    psql($db, 'DELETE FROM pepper_fingerprint');
+    { open my $m, '>', "$file2.new" or die; close $m }
+    $out = `bash $admin --conf $conf2 setup-db 2>&1`;
+    isnt $? >> 8, 0, 'setup-db refuses a pepper the installation made for a database that holds accounts';
+    like $out, qr/made by the package's installation.*--new-pepper/s, 'saying why and what to do';
+    is psql($db, 'SELECT count(*) FROM pepper_fingerprint'), 0, 'and records nothing';
+    $out = `bash $admin --conf $conf2 setup-db --new-pepper 2>&1`;
+    is $? >> 8, 0, 'with --new-pepper it binds it' or diag $out;
+    ok !-e "$file2.new", 'and the mark is gone';
+    is psql($db, 'SELECT fingerprint FROM pepper_fingerprint'), $fp2, 'the fingerprint recorded is the new one';
     # the running server notices within its two-second memory
     my $code = 0;
     for (1 .. 50) { $code = $b->api(GET => '/readyz')->code; last if $code == 200; Time::HiRes::sleep(0.2) }

@@ -168,6 +168,17 @@ like $out, qr/is not a directory/, 'saying so';
         select undef, undef, undef, 0.1;
     }
     ok $resumed, 'the server resumed after the graceful restart and answers' or diag $inst->error_log;
+    # a bad value now: `apache2 -k graceful` itself reads the configuration
+    # (check_config) before it signals, so it refuses and the server runs on
+    open my $in, '<', $conf or die; my $text = do { local $/; <$in> }; close $in;
+    open my $out, '>', $conf or die; print $out $text, "FormsvcLocaleDir /nonexistent\n"; close $out;
+    my $g = `$httpd -f $conf -k graceful 2>&1`;
+    isnt $? >> 8, 0, 'graceful with a bad FormsvcLocaleDir is refused' or diag $g;
+    like $g, qr/FS03601/, 'saying why';
+    is $ua->get($inst->url . '/healthz')->code, 200, 'and the running server still answers';
+    my @n = $inst->error_log =~ /resuming normal operations/g;
+    is scalar(@n), 2, 'without a restart';
+    open $out, '>', $conf or die; print $out $text; close $out;
     $inst->stop;
 }
 

@@ -60,7 +60,14 @@ my $code = 0;
 for (1 .. 50) { $r = $inst->api(GET => '/readyz'); $code = $r->code; last if $code == 200; Time::HiRes::sleep(0.2) }
 is $code, 200, 'readyz 200 once migrated, without a restart';
 is $r->{json}{schemaVersion}, $need, 'schemaVersion is the newest';
-is $inst->api(POST => '/v1/signup', body => { email => "behind$$\@example.com" })->code, 201, 'and /v1 serves again';
+# every child: within its two-second memory of the last answer
+$code = 0;
+for (1 .. 50) {
+    $code = $inst->api(POST => '/v1/signup', body => { email => "behind$_.$$\@example.com" })->code;
+    last if $code == 201;
+    Time::HiRes::sleep(0.2);
+}
+is $code, 201, 'and /v1 serves again';
 $inst->stop;
 
 # a schema newer than the module (a downgrade, or a machine not upgraded

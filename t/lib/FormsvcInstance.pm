@@ -87,8 +87,10 @@ CONF
     open my $fh, '>', "$root/httpd.conf" or die $!;
     print $fh $conf;
     close $fh;
-    system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', "$root/httpd.conf", '-k', 'start') == 0
-        or die "apache2 instance $name did not start: " . slurp("$root/error_log");
+    # what the configuration check says goes to stderr (no error log yet)
+    my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+    my $said = `$httpd -f "$root/httpd.conf" -k start 2>&1`;
+    $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,
                        url => "http://127.0.0.1:$port/api" }, $class;
     push @running, $self;

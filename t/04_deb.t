@@ -108,7 +108,7 @@ like $postinst, qr/RUN  formsvc-admin migrate/, 'or says loudly that it must be 
 ok index($postinst, 'formsvc-admin migrate;') < index($postinst, 'apache2_invoke enmod'), 'before Apache is restarted into the new module';
 my $postrm = slurp("$dir/DEBIAN/postrm");
 like $postrm, qr/"\$1" = "purge".*apache2_invoke dismod/s, 'purge forgets the module (dh_apache2)';
-like $postrm, qr{rm -f /etc/apache2/formsvc.pepper /etc/apache2/formsvc.pgpass}, 'purge removes the pepper and password file';
+like $postrm, qr{rm -f /etc/apache2/formsvc.pepper /etc/apache2/formsvc.pepper.new /etc/apache2/formsvc.pgpass}, 'purge removes the pepper (and its mark) and password file';
 like $postrm, qr{rm -rf /var/spool/formsvc}, 'and the spool';
 
 run("dpkg-deb -x '$deb' $dir/root");

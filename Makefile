@@ -96,8 +96,9 @@ uninstall:
 	@bash scripts/install uninstall
 
 # The Debian package (debian/, debhelper + dh-apache2), in build/deb/.
+# Only the package's build dependencies (debian/control), not the test toolchain.
 deb:
-	@bash scripts/install-deps
+	@bash scripts/install-deps deb
 	@bash scripts/deb
 
 # The whole Debian path (dpkg -i, setup-db, a2enmod, start, a signup, purge)

@@ -20,6 +20,15 @@
  * libpq's words (no password: libpq does not repeat it). */
 int fs_schema_probe(apr_pool_t *p, const char *conninfo, int *version, const char **err);
 
+/* As fs_schema_probe, and when recorded is not NULL: the fingerprint of
+ * the pepper the database's secrets are hashed with (table
+ * pepper_fingerprint, sql/0039) into *recorded, in p. When none is
+ * recorded yet, fp (the fingerprint of the caller's pepper,
+ * fs_pepper_fingerprint) is recorded first and returned. *recorded is NULL
+ * when the schema has no such table yet (before 0039). */
+int fs_install_probe(apr_pool_t *p, const char *conninfo, const char *fp, int *version,
+                     const char **recorded, const char **err);
+
 /* The one wording of a schema behind the module, for the error log, the
  * /readyz problem and formsvc-admin's users alike:
  * "schema N, module needs M: run formsvc-admin migrate". In p. */

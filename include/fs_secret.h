@@ -26,6 +26,13 @@ int fs_secret_well_formed(const char *secret, const char *prefix);
 char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                      const char *secret);
 
+/* The fingerprint of a pepper, kept in the database (sql/0039) so that a
+ * server started with another pepper notices: fs_secret_hash of the fixed
+ * text FS_PEPPER_FINGERPRINT_TEXT under the pepper (64 hex digits; tells
+ * nothing of the pepper). formsvc-admin computes the same. In p. */
+#define FS_PEPPER_FINGERPRINT_TEXT "formsvc pepper fingerprint"
+char *fs_pepper_fingerprint(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len);
+
 /* Constant-time equality of two NUL-terminated strings of equal length;
  * different lengths compare unequal (length is not secret here). */
 int fs_secret_equal(const char *a, const char *b);

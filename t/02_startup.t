@@ -78,6 +78,7 @@ LoadModule dbd_module $mods/mod_dbd.so
 LoadModule formsvc_module $module
 DBDriver pgsql
 DBDParams "host=/nonexistent dbname=x connect_timeout=1"
+FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
 $extra
 CONF
     close $fh;
@@ -103,5 +104,82 @@ isnt $rc, 0, 'configtest fails on a mail directory under a regular file';
 like $out, qr/FormsvcMailTransport file .* is not a directory/, 'naming the directive';
 ($rc, $out) = configtest("FormsvcMailTransport file $dir/new/spool");
 is $rc, 0, 'a mail directory that does not exist yet is made at start' or diag $out;
+
+# Every path a directive names, and every check the module makes at start,
+# is made by configtest too: a configuration that `apachectl configtest`
+# accepts must not stop httpd on the graceful restart that follows.
+($rc, $out) = configtest("FormsvcLocaleDir /nonexistent");
+isnt $rc, 0, 'configtest fails on a FormsvcLocaleDir that does not exist';
+like $out, qr/FS03601: .*language files cannot be loaded.*nonexistent/, 'naming the directory (FS03601)';
+mkdir "$dir/empty-locales";
+($rc, $out) = configtest("FormsvcLocaleDir $dir/empty-locales");
+isnt $rc, 0, 'configtest fails on a FormsvcLocaleDir without language files';
+like $out, qr/FS03601/, 'with FS03601';
+mkdir "$dir/bad-locales";
+{ open my $l, '>', "$dir/bad-locales/en.json" or die; print $l '{"broken": '; close $l }
+($rc, $out) = configtest("FormsvcLocaleDir $dir/bad-locales");
+isnt $rc, 0, 'configtest fails on a broken en.json';
+like $out, qr/FS03601: .*en\.json/, 'naming the file';
+($rc, $out) = configtest("FormsvcLocaleDir $ENV{FORMSVC_ROOT}/share/locales");
+is $rc, 0, 'configtest passes with the shipped language files' or diag $out;
+($rc, $out) = configtest('FormsvcMailTransport sendmail "/nonexistent/sendmail -i -t"');
+isnt $rc, 0, 'configtest fails on a sendmail program that does not exist';
+like $out, qr{FormsvcMailTransport sendmail: /nonexistent/sendmail is not an executable file}, 'naming it';
+($rc, $out) = configtest('FormsvcMailTransport sendmail "sendmail -i -t"');
+isnt $rc, 0, 'configtest fails on a sendmail command without an absolute path';
+like $out, qr/absolute path/, 'saying so';
+($rc, $out) = configtest('FormsvcMailTransport sendmail "/bin/cat"');
+is $rc, 0, 'configtest passes with an executable sendmail program' or diag $out;
+($rc, $out) = configtest('FormsvcRateLimitStore memcache localhost:notaport');
+isnt $rc, 0, 'configtest fails on a memcache address without a port number';
+like $out, qr/FormsvcRateLimitStore memcache takes host:port/, 'naming the directive';
+($rc, $out) = do {
+    # without DBDParams: configtest says what start would say
+    open my $fh, '>', "$dir/nodb.conf" or die $!;
+    print $fh "ServerRoot \"$dir\"\nListen 127.0.0.1:1\nServerName 127.0.0.1\nPidFile \"$dir/httpd.pid\"\nErrorLog \"$dir/error.log\"\n"
+        . "LoadModule mpm_event_module $mods/mod_mpm_event.so\nLoadModule authz_core_module $mods/mod_authz_core.so\n"
+        . "LoadModule dbd_module $mods/mod_dbd.so\nLoadModule formsvc_module $module\n";
+    close $fh;
+    my $o = `$httpd -t -f $dir/nodb.conf 2>&1`;
+    ($? >> 8, $o);
+};
+isnt $rc, 0, 'configtest fails without DBDriver and DBDParams';
+like $out, qr/FS00303: .*needs a database/, 'with the start-up message (FS00303)';
+# the mail directory must be makeable where a file is in the way
+($rc, $out) = configtest("FormsvcMailTransport file $dir/good-pepper");
+isnt $rc, 0, 'configtest fails on a mail "directory" that is a file';
+like $out, qr/is not a directory/, 'saying so';
+
+# And a graceful restart with a good configuration (the test
+# configuration, which names every kind of file above) still works.
+{
+    use FindBin; use lib "$FindBin::Bin/lib";
+    require FormsvcInstance;
+    require LWP::UserAgent;
+    my $inst = FormsvcInstance->start(name => 'startup-graceful');
+    my $conf = $inst->root . '/httpd.conf';
+    is system("$httpd -t -f $conf >/dev/null 2>&1"), 0, 'the instance\'s configuration passes configtest';
+    is system("$httpd -f $conf -k graceful"), 0, 'graceful restart sent';
+    my $ua = LWP::UserAgent->new(timeout => 5);
+    my $resumed = 0;
+    for (1 .. 300) {
+        my @n = $inst->error_log =~ /resuming normal operations/g;
+        if (@n >= 2 && $ua->get($inst->url . '/healthz')->code == 200) { $resumed = 1; last }
+        select undef, undef, undef, 0.1;
+    }
+    ok $resumed, 'the server resumed after the graceful restart and answers' or diag $inst->error_log;
+    # a bad value now: `apache2 -k graceful` itself reads the configuration
+    # (check_config) before it signals, so it refuses and the server runs on
+    open my $in, '<', $conf or die; my $text = do { local $/; <$in> }; close $in;
+    open my $out, '>', $conf or die; print $out $text, "FormsvcLocaleDir /nonexistent\n"; close $out;
+    my $g = `$httpd -f $conf -k graceful 2>&1`;
+    isnt $? >> 8, 0, 'graceful with a bad FormsvcLocaleDir is refused' or diag $g;
+    like $g, qr/FS03601/, 'saying why';
+    is $ua->get($inst->url . '/healthz')->code, 200, 'and the running server still answers';
+    my @n = $inst->error_log =~ /resuming normal operations/g;
+    is scalar(@n), 2, 'without a restart';
+    open $out, '>', $conf or die; print $out $text; close $out;
+    $inst->stop;
+}
 
 done_testing;

@@ -45,6 +45,14 @@ is $r->code, 503, 'readyz 503 with the schema a migration behind';
 is $r->{json}{detail}, "schema $prev, module needs $need: run formsvc-admin migrate", 'and says which, and what to do';
 like $inst->error_log, qr/FS003(07|23): database $msg/, 'the error log says the same at start';
 unlike $inst->error_log, qr/FS00306/, 'not "database not reachable"';
+# one rule for a schema behind: /v1, /f and /mcp refuse too, naming the fix
+# (before, only /readyz said so and the rest answered 200)
+for my $c (['GET', '/v1/me'], ['POST', '/v1/signup'], ['GET', '/f/frm_00000000000000000000000000'], ['POST', '/mcp']) {
+    $r = $inst->api($c->[0] => $c->[1], body => $c->[0] eq 'POST' ? { email => "behind$$\@example.com" } : undef);
+    is $r->code, 503, "$c->[0] $c->[1]: 503 with the schema behind";
+    like $r->{json}{detail} // '', qr/schema $prev, module needs $need: run formsvc-admin migrate/, "$c->[0] $c->[1]: naming formsvc-admin migrate";
+}
+is $inst->api(GET => '/healthz')->code, 200, 'healthz still 200';
 
 # migrating while httpd runs: ready without a restart
 migrate($dbs[0], "$root/sql");
@@ -52,7 +60,26 @@ my $code = 0;
 for (1 .. 50) { $r = $inst->api(GET => '/readyz'); $code = $r->code; last if $code == 200; Time::HiRes::sleep(0.2) }
 is $code, 200, 'readyz 200 once migrated, without a restart';
 is $r->{json}{schemaVersion}, $need, 'schemaVersion is the newest';
+# every child: within its two-second memory of the last answer
+$code = 0;
+for (1 .. 50) {
+    $code = $inst->api(POST => '/v1/signup', body => { email => "behind$_.$$\@example.com" })->code;
+    last if $code == 201;
+    Time::HiRes::sleep(0.2);
+}
+is $code, 201, 'and /v1 serves again';
 $inst->stop;
+
+# a schema newer than the module (a downgrade, or a machine not upgraded
+# yet): served, and said
+my $ahead = $need + 1;
+psql($dbs[0], "INSERT INTO schema_migrations (version, name) VALUES ($ahead, 'from_the_future')");
+$inst = FormsvcInstance->start(name => 'ahead', db => $dbs[0]);
+is $inst->api(GET => '/readyz')->code, 200, 'schema ahead: ready';
+is $inst->api(POST => '/v1/signup', body => { email => "ahead$$\@example.com" })->code, 201, 'and serving';
+like $inst->error_log, qr/FS00392: database schema $ahead is newer than this module's $need/, 'the error log says the schema is ahead';
+$inst->stop;
+psql($dbs[0], "DELETE FROM schema_migrations WHERE version = $ahead");
 
 # never migrated: no schema_migrations at all
 $inst = FormsvcInstance->start(name => 'empty', db => $dbs[1]);

@@ -35,7 +35,7 @@ mkdir "$dir/mail"; system('chown', 'www-data:', "$dir/mail") if $> == 0;
 my $closed = do { my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0); my $p = $s->sockport; close $s; $p };
 
 sub conf {
-    my %o = (dbdmax => 10, mail => "FormsvcMailTransport file $dir/mail", pepper => "$dir/pepper", @_);
+    my %o = (dbdmax => 10, vh => '', mail => "FormsvcMailTransport file $dir/mail", pepper => "$dir/pepper", @_);
     open my $fh, '>', "$dir/httpd.conf" or die $!;
     print $fh <<"CONF";
 ServerRoot "$dir"
@@ -67,6 +67,7 @@ LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
 </IfModule>
 <VirtualHost 127.0.0.1:1>
     DBDMax 100000
+    $o{vh}
 </VirtualHost>
 CONF
     close $fh;
@@ -83,6 +84,7 @@ my $version = do { open my $v, '<', "$root/VERSION" or die; my $x = <$v>; chomp 
 like $out, qr/^formsvc module \Q$version\E$/m, 'the module version from VERSION';
 like $out, qr/^schema needed $need$/m, 'the schema version it needs: the newest migration';
 like $out, qr/^database schema 0$/m, 'and the database\'s (DBDParams from the configuration)';
+like $out, qr/^no running httpd$/m, 'and that no httpd runs with this configuration';
 
 # a database a migration behind
 my $part = tempdir(CLEANUP => 1);
@@ -139,7 +141,44 @@ like $out, qr/^FAIL  the pepper file \S+no-such-pepper does not exist .*\n      
 like $out, qr/^warn  no FormsvcMailTransport: mail is only written to files in \/var\/spool\/formsvc\/mail, not sent/m,
     'no mail transport: a warning';
 
+# FormsvcBaseURL and Formsvc On read from the virtual hosts too
+conf(vh => "ServerName forms.test\n    Formsvc On\n    FormsvcBaseURL https://forms.test/api");
+($rc, $out) = admin('check');
+like $out, qr{^ok    <VirtualHost> forms\.test \(Formsvc On\): FormsvcBaseURL https://forms\.test/api$}m,
+    'check reads FormsvcBaseURL from the <VirtualHost> that serves';
+unlike $out, qr/no server or <VirtualHost> has Formsvc On/, 'and knows a host serves';
+conf();
+($rc, $out) = admin('check');
+like $out, qr/^warn  no server or <VirtualHost> has Formsvc On: the module serves nothing/m,
+    'without Formsvc On anywhere: a warning that nothing is served';
+
 ($rc, $out) = admin('frobnicate');
 isnt $rc, 0, 'an unknown command fails';
+
+# check reads the running server's real children and threads: a reload
+# cannot change ThreadLimit (AH00506), so after `a2enconf formsvc-server`
+# and a reload the configuration and the server differ.
+{
+    use FindBin; use lib "$FindBin::Bin/lib";
+    require FormsvcInstance;
+    my $inst = FormsvcInstance->start(name => 'admin-running');
+    my $conf = $inst->root . '/httpd.conf';
+    my $o = `bash $admin --conf $conf version 2>&1`;
+    like $o, qr/^running httpd \(pid \d+\) loaded module \Q$version\E, schema $need$/m,
+        'version says what the running server loaded' or diag $o;
+    $o = `bash $admin --conf $conf check 2>&1`;
+    like $o, qr/^ok    running httpd: \d+ children of \d+ threads \(configured: 4 of 10 workers\)$/m,
+        'the running children and threads, as configured' or diag $o;
+    # the file as formsvc-server.conf would make it, with the server not restarted
+    open my $in, '<', $conf or die; my $text = do { local $/; <$in> }; close $in;
+    open my $fh, '>', "$dir/bigger.conf" or die;
+    print $fh $text, "ThreadLimit 768\nThreadsPerChild 768\nMaxRequestWorkers 1536\nStartServers 2\n";
+    close $fh;
+    $o = `bash $admin --conf $dir/bigger.conf check 2>&1`;
+    isnt $? >> 8, 0, 'check fails when the running server is not what the configuration asks';
+    like $o, qr/^FAIL  the running httpd has \d+ children of \d+ threads, but the configuration asks for 2 of 768 \(ThreadsPerChild\): ThreadLimit and ServerLimit cannot change on a reload \(AH00506\)\n      fix: systemctl restart apache2/m,
+        'saying that a stop and start is needed' or diag $o;
+    $inst->stop;
+}
 
 done_testing;

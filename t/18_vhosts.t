@@ -98,6 +98,7 @@ is $ua->get("$plain/healthz")->code, 200, 'the main server still serves';
 
 my @warned = $inst->error_log =~ /FS00308: /g;
 ok scalar(@warned) >= 1, 'the inherited http base URL on a TLS host is pointed out in the log';
+like $inst->error_log, qr/FS00308: .* on the TLS virtual host localhost:$tls;/, 'naming the port it was reached on (not :0)';
 $inst->stop;
 
 # Serve only where configured: Off for the server, On in one virtual host.

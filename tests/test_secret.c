@@ -71,8 +71,24 @@ static void ids_sort_and_validate(void **state) {
     assert_string_equal(fs_secret_display_prefix(p, "svc_live_abcdefghijk"), "svc_live_abcdefg");
 }
 
+/* formsvc-admin computes the same with Perl's Digest::SHA: hmac_sha256_hex(
+ * "formsvc pepper fingerprint", "p" x 32) */
+static void pepper_fingerprint_is_hmac_of_fixed_text(void **state) {
+    apr_pool_t *p = *state;
+    const char *pep = "pppppppppppppppppppppppppppppppp";
+    assert_string_equal(fs_pepper_fingerprint(p, (const unsigned char *)pep, 32),
+                        "4ab551116a015b6c95e11e3a933b48bd3b46644653c054a2691a388726a4168f");
+    assert_string_not_equal(fs_pepper_fingerprint(p, (const unsigned char *)pep, 31),
+                            fs_pepper_fingerprint(p, (const unsigned char *)pep, 32));
+}
+
 static const struct CMUnitTest tests[] = {
-    FS_TEST(generate_is_well_formed), FS_TEST(typo_is_refused), FS_TEST(secrets_differ),
-    FS_TEST(hash_is_keyed),           FS_TEST(equal_compares),  FS_TEST(ids_sort_and_validate),
+    FS_TEST(pepper_fingerprint_is_hmac_of_fixed_text),
+    FS_TEST(generate_is_well_formed),
+    FS_TEST(typo_is_refused),
+    FS_TEST(secrets_differ),
+    FS_TEST(hash_is_keyed),
+    FS_TEST(equal_compares),
+    FS_TEST(ids_sort_and_validate),
 };
 FS_TEST_MAIN(tests)

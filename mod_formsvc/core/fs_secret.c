@@ -81,6 +81,10 @@ char *fs_secret_hash(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepp
     return hex;
 }
 
+char *fs_pepper_fingerprint(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len) {
+    return fs_secret_hash(p, pepper, pepper_len, FS_PEPPER_FINGERPRINT_TEXT);
+}
+
 int fs_secret_equal(const char *a, const char *b) {
     if (!a || !b)
         return 0;

@@ -13,6 +13,7 @@
 #include "fs_secret.h"
 #include "fs_store_account.h"
 #include "glue.h"
+#include "schema_check.h"
 
 #include <ap_provider.h>
 #include <apr_strings.h>
@@ -111,6 +112,13 @@ int formsvc_check_authn(request_rec *r) {
                        apr_pstrcat(r->pool, c->base_path, "/.formsvc/error", NULL));
     ap_custom_response(r, HTTP_INTERNAL_SERVER_ERROR,
                        apr_pstrcat(r->pool, c->base_path, "/.formsvc/error", NULL));
+    /* a database that does not fit the module (schema behind, another
+     * pepper): 503 before any key is looked up (schema_check.h) */
+    fs_error *gate = q->ours ? formsvc_gate(r, q->path) : NULL;
+    if (gate) {
+        q->auth_error = gate;
+        return HTTP_SERVICE_UNAVAILABLE;
+    }
     if (!secret) {
         q->auth_error = fs_error_make(r->pool, "unauthorized",
                                       "This resource needs Authorization: Bearer <secret>.");

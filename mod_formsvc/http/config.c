@@ -26,7 +26,7 @@ static const formsvc_tier default_tier[2] = {
 void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
     (void)s;
     formsvc_srv *c = apr_pcalloc(p, sizeof(*c));
-    c->enabled = 1; /* every host serves, as before the directive existed */
+    c->enabled = 0; /* opt in: a host serves the service only with Formsvc On */
     c->base_path = "";
     c->key_prefix = "svc_live_";
     c->client_prefix = "svcc_";
@@ -238,7 +238,7 @@ static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const ch
 const command_rec formsvc_cmds[] = {
     AP_INIT_FLAG("Formsvc", set_enabled, NULL, RSRC_CONF,
                  "On: this server or virtual host serves the service under its base path "
-                 "(default, inherited by virtual hosts); Off: it does not"),
+                 "(inherited by virtual hosts); Off: it does not (default)"),
     AP_INIT_TAKE1("FormsvcBaseURL", set_base_url, NULL, RSRC_CONF,
                   "Absolute URL the service is reached at, optionally with a path "
                   "prefix (https://example.com/forms)"),

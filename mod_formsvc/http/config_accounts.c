@@ -4,8 +4,11 @@
 #include "fs_mail.h"
 #include "fs_util.h"
 
+#include <apr_file_info.h>
+#include <apr_network_io.h>
 #include <apr_strings.h>
 #include <http_core.h>
+#include <unistd.h>
 
 const char *const formsvc_rl_names[FORMSVC_RL_N] = {"signup", "token", "recover", "submit"};
 
@@ -96,6 +99,11 @@ const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, cons
     else if (!strcasecmp(kind, "pgsql") && !arg)
         a->store = FORMSVC_STORE_PGSQL;
     else if (!strcasecmp(kind, "memcache") && arg && strchr(arg, ':')) {
+        char *host, *scope;
+        apr_port_t port;
+        if (apr_parse_addr_port(&host, &scope, &port, arg, cmd->pool) != APR_SUCCESS || !host ||
+            !port)
+            return "FormsvcRateLimitStore memcache takes host:port, e.g. 127.0.0.1:11211";
         a->store = FORMSVC_STORE_MEMCACHE;
         a->memcache = arg;
     } else
@@ -137,6 +145,21 @@ const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const ch
                                 "directory that httpd's User may write, e.g. /var/spool/formsvc",
                                 a->mail_target, up);
     } else if (!strcasecmp(kind, "sendmail")) {
+        /* the program is run by its path (no shell, no PATH search): it
+         * must exist now, or configtest would pass and every mail fail */
+        char **argv;
+        apr_finfo_t fi;
+        if (!arg || apr_tokenize_to_argv(arg, &argv, cmd->pool) != APR_SUCCESS || !argv[0] ||
+            argv[0][0] != '/')
+            return "FormsvcMailTransport sendmail takes a command whose first word is the "
+                   "program's absolute path, e.g. \"/usr/sbin/sendmail -i -t\"";
+        if (apr_stat(&fi, argv[0], APR_FINFO_TYPE, cmd->pool) != APR_SUCCESS ||
+            fi.filetype != APR_REG || access(argv[0], X_OK) != 0)
+            return apr_psprintf(cmd->pool,
+                                "FormsvcMailTransport sendmail: %s is not an executable file; "
+                                "install an MTA (e.g. apt install postfix) or use "
+                                "FormsvcMailTransport smtp smtp://relay:25",
+                                argv[0]);
         a->mail = FORMSVC_MAIL_SENDMAIL;
         a->mail_target = arg;
     } else if (!strcasecmp(kind, "smtp")) {

@@ -38,6 +38,10 @@ static int formsvc_h_readyz(request_rec *r, const char *const *caps) {
             fs_schema_behind_message(r->pool, version >= 0 ? version : 0, FS_SCHEMA_VERSION));
         return formsvc_send_problem(r, e);
     }
+    /* the pepper fits too (and say when the schema is ahead) */
+    e = formsvc_gate(r, "/v1");
+    if (e)
+        return formsvc_send_problem(r, e);
     return formsvc_send_json(
         r, 200,
         apr_psprintf(r->pool,

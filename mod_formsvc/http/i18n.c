@@ -7,8 +7,8 @@ APLOG_USE_MODULE(formsvc);
 
 /* Set by the directive (global); NULL: FS_LOCALE_DIR. */
 static const char *locale_dir;
-/* Loaded in post_config into pconf and only read afterwards: children
- * inherit it; a restart loads it again. */
+/* Loaded in check_config (so configtest fails on a bad directory) into pconf and only read
+ * afterwards: children inherit it; a restart loads it again. */
 static fs_locales *locales;
 
 const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg) {
@@ -20,7 +20,7 @@ const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg) {
     return locale_dir ? NULL : "FormsvcLocaleDir: invalid path";
 }
 
-int formsvc_locale_post_config(apr_pool_t *pconf, server_rec *s) {
+int formsvc_locale_load(apr_pool_t *pconf, server_rec *s) {
     const char *dir = locale_dir ? locale_dir : FS_LOCALE_DIR;
     locale_dir = NULL; /* the next configuration read sets it again, or not */
     fs_locales *ls;

@@ -1,5 +1,5 @@
 /* i18n: the language files of the public pages (fs_locale.h), loaded
- * once in post_config from FormsvcLocaleDir and shared read-only by every
+ * once in check_config from FormsvcLocaleDir and shared read-only by every
  * thread of every child; choosing a page's language for a request. */
 #ifndef FORMSVC_I18N_H
 #define FORMSVC_I18N_H
@@ -18,8 +18,9 @@ const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg);
         "FormsvcLocaleDir", formsvc_set_locale_dir, NULL, RSRC_CONF,                               \
         "global: directory of the pages' language files, <code>.json (default " FS_LOCALE_DIR ")")
 
-/* Loads the files (a missing or broken one stops httpd: FS03601). */
-int formsvc_locale_post_config(apr_pool_t *pconf, server_rec *s);
+/* Loads the files into pconf; runs in check_config, so that configtest
+ * fails on a missing or broken one as the start would (FS03601). */
+int formsvc_locale_load(apr_pool_t *pconf, server_rec *s);
 
 /* The language of a page of a form whose settings.locale is setting
  * (NULL: none, English). "auto" follows Accept-Language and adds

@@ -55,6 +55,48 @@ static const char *mail_dir(apr_pool_t *p, formsvc_acct *a) {
     return a->mail_target ? a->mail_target : DEFAULT_SPOOL;
 }
 
+/* NULL when the directory dir exists, or the nearest part of its path that
+ * exists is a directory this process may create entries in; else why not. */
+static const char *dir_makeable(apr_pool_t *p, const char *dir) {
+    char *up = apr_pstrdup(p, dir);
+    apr_finfo_t fi;
+    while (apr_stat(&fi, up, APR_FINFO_TYPE, p) != APR_SUCCESS) {
+        char *slash = strrchr(up, '/');
+        if (!slash)
+            return "no part of its path exists";
+        if (slash == up) {
+            up = "/";
+            break;
+        }
+        *slash = '\0';
+    }
+    if (apr_stat(&fi, up, APR_FINFO_TYPE, p) != APR_SUCCESS || fi.filetype != APR_DIR)
+        return apr_psprintf(p, "%s is not a directory", up);
+    if (strcmp(up, dir) && access(up, W_OK | X_OK) != 0)
+        return apr_psprintf(p,
+                            "%s cannot be written by the user httpd starts as, so the rest "
+                            "of the path cannot be made",
+                            up);
+    return NULL;
+}
+
+int formsvc_mail_check_config(apr_pool_t *ptemp, server_rec *s) {
+    for (server_rec *sp = s; sp; sp = sp->next) {
+        formsvc_acct *a = formsvc_conf(sp)->acct;
+        if (a->mail != FORMSVC_MAIL_FILE)
+            continue;
+        const char *dir = mail_dir(ptemp, a), *why = dir_makeable(ptemp, dir);
+        if (why) {
+            FORMSVC_SLOG(sp, APLOG_CRIT, 0, 00690,
+                         "the mail directory %s cannot be made: %s (FormsvcMailTransport file "
+                         "names it; default " DEFAULT_SPOOL ")",
+                         dir, why);
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+    }
+    return OK;
+}
+
 int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
     /* once per start (not in the first of Debian's two configuration
      * passes); vhosts without a transport of their own inherit this one */

@@ -15,6 +15,10 @@ char *formsvc_mail_message(request_rec *r, const char *to, const char *subject, 
 char *formsvc_mail_compose(apr_pool_t *p, server_rec *s, const char *to, const char *subject,
                            const char *body, const char *unsubscribe, const char **id);
 
+/* check_config: every mail directory (FormsvcMailTransport file, or the
+ * default spool) exists or can be made by this process, so that configtest
+ * fails where the start would (FS00690). */
+int formsvc_mail_check_config(apr_pool_t *ptemp, server_rec *s);
 /* post_config: reads the SMTP password, makes the mail directory (owned
  * by the child user). child_init: starts the delivery worker. */
 int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s);

@@ -26,12 +26,14 @@
 #include "webhooks.h"
 #include "worker.h"
 
+#include <apr_file_io.h>
 #include <apr_hash.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
 #include <http_core.h>
 #include <mod_auth.h>
 #include <mod_dbd.h>
+#include <unistd.h>
 
 static server_rec *main_server;
 
@@ -79,14 +81,15 @@ static void prepare_statements(apr_pool_t *ptemp, server_rec *s,
     }
 }
 
-/* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works. */
-static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                               server_rec *s) {
+/* Everything that could stop httpd at start, checked when the
+ * configuration is read: check_config runs under `apachectl configtest`
+ * (httpd -t) as at every start and restart, before post_config, so a
+ * configuration that configtest accepts never takes the server down on a
+ * graceful restart. (post_config does not run under -t.) */
+static int formsvc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                                server_rec *s) {
     (void)plog;
-    main_server = s;
-    fs_store_set_logger(store_log);
-    APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
-    if (!prepare || !APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire)) {
+    if (!APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare) || !APR_RETRIEVE_OPTIONAL_FN(ap_dbd_acquire)) {
         FORMSVC_SLOG(s, APLOG_CRIT, 0, 00302,
                      "mod_formsvc needs mod_dbd: add LoadModule dbd_module "
                      "(a2enmod dbd) before mod_formsvc");
@@ -105,7 +108,48 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         FORMSVC_SLOG(s, APLOG_CRIT, 0, 00304, "the module's statements are broken: %s", bad);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    int rc = formsvc_mail_check_config(ptemp, s);
+    if (rc == OK)
+        rc = formsvc_locale_load(pconf, s);
+    return rc;
+}
+
+/* What this server has loaded, for `formsvc-admin version` (which cannot
+ * ask the module otherwise): <runtime dir>/formsvc.loaded holds the
+ * module's version, the schema it needs and the parent's pid. Written at
+ * every start and restart (not in the first of the two configuration
+ * passes); a failure only costs that answer. */
+static void write_loaded(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s) {
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
+        return;
+    const char *path = ap_runtime_dir_relative(pconf, "formsvc.loaded");
+    const char *tmp = path ? apr_pstrcat(ptemp, path, ".new", NULL) : NULL;
+    const char *text = apr_psprintf(ptemp, "module %s\nschema %d\npid %" APR_PID_T_FMT "\n",
+                                    FS_MODULE_VERSION, FS_SCHEMA_VERSION, getpid());
+    apr_file_t *f;
+    if (!tmp || apr_file_open(&f, tmp, APR_WRITE | APR_CREATE | APR_TRUNCATE, APR_FPROT_OS_DEFAULT,
+                              ptemp) != APR_SUCCESS)
+        return;
+    int ok = apr_file_write_full(f, text, strlen(text), NULL) == APR_SUCCESS;
+    ok = apr_file_close(f) == APR_SUCCESS && ok;
+    if (!ok || apr_file_rename(tmp, path, ptemp) != APR_SUCCESS) {
+        apr_file_remove(tmp, ptemp);
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 00393,
+                     "cannot write %s (formsvc-admin version will not know what runs)", path);
+    }
+}
+
+/* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works.
+ * What can fail because of the configuration was checked in
+ * formsvc_check_config. */
+static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                               server_rec *s) {
+    (void)plog;
+    main_server = s;
+    fs_store_set_logger(store_log);
+    APR_OPTIONAL_FN_TYPE(ap_dbd_prepare) *prepare = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_prepare);
     prepare_statements(ptemp, s, prepare);
+    write_loaded(pconf, ptemp, s);
     if (!formsvc_conf(s)->pepper)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
@@ -117,8 +161,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     int rc = formsvc_mail_post_config(pconf, s);
     if (rc == OK)
         rc = formsvc_openapi_post_config(pconf, s);
-    if (rc == OK)
-        rc = formsvc_locale_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
@@ -152,6 +194,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
             FORMSVC_SLOG(s, APLOG_ERR, 0, 00307, "database %s; /readyz answers 503 until then",
                          why);
             break;
+        case FORMSVC_SCHEMA_PEPPER: /* said by formsvc_schema_diagnose (FS00391) */ break;
         case FORMSVC_SCHEMA_UNREACHABLE:
             FORMSVC_SLOG(s, APLOG_WARNING, 0, 00306,
                          "database not reachable at start (%s); /readyz answers 503 "
@@ -179,6 +222,12 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
                 s, APLOG_ERR, 0, 00323, "database %s; /readyz answers 503 until then",
                 fs_schema_behind_message(tmp, version >= 0 ? version : 0, FS_SCHEMA_VERSION));
         close(s, d);
+        if (!e && ok) {
+            /* the pepper's fingerprint (recorded by the first start) and a
+             * schema ahead of the module: said now, refused by formsvc_gate */
+            const char *why;
+            formsvc_schema_diagnose(tmp, s, &why);
+        }
     }
     apr_pool_destroy(tmp);
 }
@@ -186,9 +235,12 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
 static void formsvc_register_hooks(apr_pool_t *p) {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    ap_hook_check_config(formsvc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
     ap_hook_post_read_request(formsvc_redact_request, NULL, NULL, APR_HOOK_FIRST);
+    /* before mod_log_config (APR_HOOK_MIDDLE) writes the access log */
+    ap_hook_log_transaction(formsvc_redact_for_log, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_map_to_storage(formsvc_map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_force_authn(formsvc_force_authn, NULL, NULL, APR_HOOK_MIDDLE);

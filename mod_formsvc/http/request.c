@@ -43,7 +43,12 @@ const char *formsvc_base_url(request_rec *r) {
             FORMSVC_LOG(r, APLOG_WARNING, 00308,
                         "FormsvcBaseURL %s (main server) is not used on the TLS virtual host "
                         "%s:%u; set FormsvcBaseURL in that <VirtualHost>",
-                        c->base_url, r->server->server_hostname, (unsigned)r->server->port);
+                        c->base_url, r->server->server_hostname,
+                        /* the port it was reached on (server->port is 0
+                         * for a <VirtualHost *:443> without a port in
+                         * its ServerName) */
+                        (unsigned)(r->connection->local_addr ? r->connection->local_addr->port
+                                                             : ap_get_server_port(r)));
         return ap_construct_url(r->pool, c->base_path, r);
     }
     if (c->base_url)

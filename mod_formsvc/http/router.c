@@ -6,6 +6,7 @@
 #include "glue.h"
 #include "metrics.h"
 #include "ratelimit.h"
+#include "schema_check.h"
 
 #include <apr_strings.h>
 
@@ -46,6 +47,46 @@ int formsvc_redact_request(request_rec *r) {
     if (r->the_request)
         apr_table_setn(r->notes, "formsvc-request",
                        fs_redact_request_line(r->pool, r->the_request));
+    return DECLINED;
+}
+
+/* target (a URL or a query with its '?') with the values of credential
+ * parameters replaced; target itself when there is nothing to replace. */
+static const char *redact_target(apr_pool_t *p, const char *target) {
+    const char *line = apr_pstrcat(p, "X ", target, " Y", NULL);
+    const char *red = fs_redact_request_line(p, line);
+    if (red == line)
+        return target;
+    apr_size_t n = strlen(red);
+    return n >= 4 ? apr_pstrmemdup(p, red + 2, n - 4) : target;
+}
+
+/* log_transaction, before mod_log_config writes the line: on a host that
+ * serves the service, the request line, the query and the Referer of the
+ * request (and of each internal redirect it went through) lose the values
+ * of credential parameters, so that httpd's own formats (Debian's
+ * `combined`: %r and %{Referer}i; %q, %U%q) write no verification token,
+ * link token or client secret. The request is answered: nothing reads
+ * these fields after the log. */
+int formsvc_redact_for_log(request_rec *r) {
+    for (request_rec *x = r; x; x = x->next) {
+        if (!formsvc_conf(x->server)->enabled)
+            continue;
+        const char *v = apr_table_get(x->notes, "formsvc-request");
+        if (v)
+            x->the_request = (char *)v;
+        else if (x->the_request)
+            x->the_request = (char *)fs_redact_request_line(x->pool, x->the_request);
+        if (x->args && *x->args) {
+            const char *q = redact_target(x->pool, apr_pstrcat(x->pool, "?", x->args, NULL));
+            x->args = (char *)q + 1;
+        }
+        if (x->unparsed_uri)
+            x->unparsed_uri = (char *)redact_target(x->pool, x->unparsed_uri);
+        const char *ref = apr_table_get(x->headers_in, "Referer");
+        if (ref && strchr(ref, '?') && !strchr(ref, ' '))
+            apr_table_setn(x->headers_in, "Referer", redact_target(x->pool, ref));
+    }
     return DECLINED;
 }
 
@@ -198,6 +239,9 @@ int formsvc_handler_hook(request_rec *r) {
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "not-found", "There is nothing at this address."));
     }
+    fs_error *gate = formsvc_gate(r, q->path); /* schema_check.h */
+    if (gate)
+        return formsvc_send_problem(r, gate);
     if (rt->auth) {
         if (!q->who) {
             fs_error *e =

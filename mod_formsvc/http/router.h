@@ -53,6 +53,9 @@ int formsvc_route_needs_auth(request_rec *r);
 
 /* Hooks (registered by mod_formsvc.c). */
 int formsvc_redact_request(request_rec *r);
+/* log_transaction: the request line, query and Referer without credential
+ * values, for httpd's own log formats (%r, %q, %{Referer}i). */
+int formsvc_redact_for_log(request_rec *r);
 int formsvc_translate(request_rec *r);
 int formsvc_map_to_storage(request_rec *r);
 int formsvc_handler_hook(request_rec *r);

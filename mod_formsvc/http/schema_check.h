@@ -8,7 +8,20 @@
 
 #include <httpd.h>
 
-enum { FORMSVC_SCHEMA_CURRENT, FORMSVC_SCHEMA_BEHIND, FORMSVC_SCHEMA_UNREACHABLE };
+#include "fs_error.h"
+
+/* CURRENT: the schema the module needs, and the pepper fits. BEHIND: run
+ * formsvc-admin migrate. UNREACHABLE: no answer. PEPPER: the database's
+ * secrets were hashed under another pepper (sql/0039). AHEAD: the schema
+ * is newer than the module (an older module, a downgrade): served, with a
+ * warning. */
+enum {
+    FORMSVC_SCHEMA_CURRENT,
+    FORMSVC_SCHEMA_BEHIND,
+    FORMSVC_SCHEMA_UNREACHABLE,
+    FORMSVC_SCHEMA_PEPPER,
+    FORMSVC_SCHEMA_AHEAD
+};
 
 /* post_config: notes the DBDParams of each server (mod_dbd keeps its own
  * private). child_init: makes the per-child lock of the probe. */
@@ -19,12 +32,24 @@ void formsvc_schema_child_init(apr_pool_t *pchild, server_rec *s);
  * mod_dbd reads them; NULL when there are none. After post_config. */
 const char *formsvc_schema_params(server_rec *s);
 
-/* Connects on its own with s's DBDParams and reads the schema version.
+/* Connects on its own with s's DBDParams and reads the schema version and
+ * the pepper fingerprint (recording s's when none is: the first start).
  * BEHIND: *msg is "schema N, module needs M: run formsvc-admin migrate".
+ * PEPPER: *msg says which fingerprint the data needs and what to do.
+ * AHEAD: *msg says "schema N is newer than this module's M".
  * UNREACHABLE: *msg is libpq's reason (for the log, not for clients).
  * CURRENT: *msg is NULL. The answer is kept for two seconds per child and
  * one thread at a time asks, so a busy /readyz does not open a connection
  * per request. *msg is in p. */
 int formsvc_schema_diagnose(apr_pool_t *p, server_rec *s, const char **msg);
+
+/* The one rule for a database that does not fit the module, for every
+ * request to path (the part after the base path): NULL to go on, or a 503
+ * problem naming the fix (`formsvc-admin migrate`, or the pepper). The
+ * probes (/healthz, /readyz), /metrics and the problem pages are never
+ * refused. Once a child found its database CURRENT (or AHEAD) it asks no
+ * more: the check costs a connection of its own only until then (at most
+ * one per two seconds). */
+fs_error *formsvc_gate(request_rec *r, const char *path);
 
 #endif

@@ -26,6 +26,7 @@ sub free_port {
 
 # start(name => 'a', conf => "extra directives\n", db => 'formsvc',
 #       mail => 0 (no FormsvcMailTransport: the module's default),
+#       enabled => 0 (no `Formsvc On` in the main server: the module's default),
 #       ready_url => URL answering 200 once it is up; default its /healthz)
 sub start {
     my ($class, %o) = @_;
@@ -43,6 +44,7 @@ sub start {
 FormsvcMailTransport file "$FindBin::Bin/logs/mail"
 FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
 MAIL
+    my $on = (exists $o{enabled} && !$o{enabled}) ? '' : 'Formsvc On';
     my $conf = <<"CONF";
 ServerRoot "$root"
 Listen 127.0.0.1:$port
@@ -73,6 +75,9 @@ DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=$db user=p
 DBDMin 0
 DBDKeep 2
 DBDMax 10
+# the service is off by default (opt in per host): on here, and so in
+# every <VirtualHost> a test adds, unless it says Formsvc Off
+$on
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
 FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
@@ -82,8 +87,10 @@ CONF
     open my $fh, '>', "$root/httpd.conf" or die $!;
     print $fh $conf;
     close $fh;
-    system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', "$root/httpd.conf", '-k', 'start') == 0
-        or die "apache2 instance $name did not start: " . slurp("$root/error_log");
+    # what the configuration check says goes to stderr (no error log yet)
+    my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+    my $said = `$httpd -f "$root/httpd.conf" -k start 2>&1`;
+    $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,
                        url => "http://127.0.0.1:$port/api" }, $class;
     push @running, $self;

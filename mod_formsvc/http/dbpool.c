@@ -388,7 +388,7 @@ int formsvc_dbpool_release(request_rec *r) {
     if (!h)
         return 1;
     if (h->d) {
-        fs_db db = {h->d->driver, h->d->handle, NULL, NULL};
+        fs_db db = {h->d->driver, h->d->handle, NULL, NULL, 0};
         if (fs_db_in_transaction(&db))
             return 0; /* it goes back when the transaction's owner is done */
     }

@@ -12,6 +12,7 @@ use FormsvcInstance;
 use File::Temp qw(tempdir);
 use File::Copy qw(copy);
 use Time::HiRes ();
+use Fcntl ();
 
 delete $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
 my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
@@ -76,6 +77,10 @@ $inst->stop;
 # start when root; removed again when this test made it).
 SKIP: {
     skip 'needs root to make /var/spool/formsvc', 3 unless $> == 0;
+    # the directory is the machine's: another suite running at the same
+    # time (another checkout) makes and removes it too, so one at a time
+    open my $lock, '>', '/tmp/formsvc-test-var-spool.lock' or die $!;
+    flock $lock, Fcntl::LOCK_EX() or die $!;
     my $made = !-e '/var/spool/formsvc';
     $inst = FormsvcInstance->start(name => 'nomail', mail => 0);
     like $inst->error_log, qr{FS00615: no FormsvcMailTransport: .* files in /var/spool/formsvc/mail, not sent; set FormsvcMailTransport smtp},
@@ -84,6 +89,7 @@ SKIP: {
     is +(getpwuid((stat '/var/spool/formsvc/mail')[4]))[0], 'www-data', 'owned by the children\'s user';
     $inst->stop;
     if ($made) { rmdir '/var/spool/formsvc/mail'; rmdir '/var/spool/formsvc' }
+    close $lock;
 }
 
 done_testing;

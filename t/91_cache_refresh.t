@@ -42,47 +42,86 @@ $r = api(POST => '/v1/forms', token => $tok,
 my $id = $r->{json}{id};
 is api(POST => "/v1/forms/$id/publish", token => $tok)->code, 200, 'published';
 
+# Each part below is about requests that come within a stretch of an
+# entry's life (before its half-life, between it and the expiry). A busy
+# machine may be too slow for that: then the try says so, waits for the
+# entry to expire and is made again (up to 5 times); the checks are on the
+# first try in time.
+sub pause_until { my $t = shift; my $d = $t - time; sleep $d if $d > 0 }
+
 # ---- the public view (FormsvcFormCacheTTL 4: read again from 2 s on) ----------
-is title($id), 'One', 'the view, read and kept';
-my $filled = time;
-silently("UPDATE forms SET title = 'Two' WHERE id = '$id'");
-is title($id), 'One', 'from memory: the silent change is not seen';
-sleep 2.3 - (time - $filled);
-my $m0 = misses('form');
-FormsvcInstance->burst(12, sub { title($id) ? 1 : 0 });
-my $m1 = misses('form');
-cmp_ok time - $filled, '<', 3.5, '(all before the entry expired)';
+my ($first, $memory, $late, $m0, $m1);
+for my $try (1 .. 5) {
+    if ($try > 1) { silently("UPDATE forms SET title = 'One' WHERE id = '$id'"); sleep 4.1 }
+    $first = title($id);
+    my $filled = time;
+    silently("UPDATE forms SET title = 'Two' WHERE id = '$id'");
+    $memory = title($id);
+    my $early = time - $filled;
+    pause_until($filled + 2.3);
+    $m0 = misses('form');
+    FormsvcInstance->burst(12, sub { title($id) ? 1 : 0 });
+    $m1 = misses('form');
+    $late = time - $filled;
+    last if $early < 1.8 && $late < 3.5;
+    diag sprintf 'public view, try %d: %.2f s and %.2f s, too slow for the entry\'s life', $try, $early, $late;
+}
+is $first, 'One', 'the view, read and kept';
+is $memory, 'One', 'from memory: the silent change is not seen';
+cmp_ok $late, '<', 3.5, '(all before the entry expired)';
 is $m1 - $m0, 1, 'past half its life, 12 requests at once: one reads the form again';
 is title($id), 'Two', 'and what it read is served from then on';
 silently("UPDATE forms SET title = 'Three' WHERE id = '$id'");
 is title($id), 'Two', 'from memory again: one refresh, not one per request';
 
 # ---- the owner's view (1 s: read again from 0.5 s on) ---------------------------
-$r = api(GET => "/v1/forms/$id", token => $tok);
-is $r->{json}{title}, 'Three', "the owner's view, read and kept";
-$filled = time;
-silently("UPDATE forms SET title = 'Four' WHERE id = '$id'");
-is api(GET => "/v1/forms/$id", token => $tok)->{json}{title}, 'Three', 'from memory';
-sleep 0.6 - (time - $filled);
-$m0 = misses('owner_form');
-my $fresh = FormsvcInstance->burst(8, sub {
-    api(GET => "/v1/forms/$id", token => $tok)->{json}{title} eq 'Four' ? 1 : 0 });
-$m1 = misses('owner_form');
-cmp_ok time - $filled, '<', 0.95, '(all before the entry expired)';
+my $fresh;
+for my $try (1 .. 5) {
+    if ($try > 1) { silently("UPDATE forms SET title = 'Three' WHERE id = '$id'"); sleep 1.1 }
+    $first = api(GET => "/v1/forms/$id", token => $tok)->{json}{title};
+    my $filled = time;
+    silently("UPDATE forms SET title = 'Four' WHERE id = '$id'");
+    $memory = api(GET => "/v1/forms/$id", token => $tok)->{json}{title};
+    my $early = time - $filled;
+    pause_until($filled + 0.6);
+    $m0 = misses('owner_form');
+    $fresh = FormsvcInstance->burst(8, sub {
+        api(GET => "/v1/forms/$id", token => $tok)->{json}{title} eq 'Four' ? 1 : 0 });
+    $m1 = misses('owner_form');
+    $late = time - $filled;
+    last if $early < 0.45 && $late < 0.95;
+    diag sprintf 'owner view, try %d: %.2f s and %.2f s, too slow for the entry\'s life', $try, $early, $late;
+}
+is $first, 'Three', "the owner's view, read and kept";
+is $memory, 'Three', 'from memory';
+cmp_ok $late, '<', 0.95, '(all before the entry expired)';
 is $m1 - $m0, 1, 'past half its life, 8 requests at once: one reads the form again';
 cmp_ok $fresh, '>=', 1, 'that one answers what it read';
 
 # ---- the row a submission is checked against ------------------------------------
 silently("UPDATE forms SET title = 'Five' WHERE id = '$id'");
-is api(POST => "/f/$id", body => { a => 'x' })->code, 201, 'a submission: the row read and kept';
-$filled = time;
-$m0 = misses('form_row');
-is api(POST => "/f/$id", body => { a => 'y' })->code, 201, 'another';
-is misses('form_row') - $m0, 0, 'from memory';
-sleep 2.3 - (time - $filled);
-my $ok = FormsvcInstance->burst(8, sub { api(POST => "/f/$id", body => { a => "z$_[0]" })->code == 201 ? 1 : 0 });
+my ($code1, $code2, $mem_misses, $ok);
+for my $try (1 .. 5) {
+    sleep 4.1 if $try > 1;
+    $code1 = api(POST => "/f/$id", body => { a => 'x' })->code;
+    my $filled = time;
+    $m0 = misses('form_row');
+    $code2 = api(POST => "/f/$id", body => { a => 'y' })->code;
+    $mem_misses = misses('form_row') - $m0;
+    my $early = time - $filled;
+    pause_until($filled + 2.3);
+    $ok = FormsvcInstance->burst(8, sub { api(POST => "/f/$id", body => { a => "z$_[0]" })->code == 201 ? 1 : 0 });
+    $m1 = misses('form_row');
+    $late = time - $filled;
+    last if $early < 1.8 && $late < 3.5;
+    diag sprintf 'submission row, try %d: %.2f s and %.2f s, too slow for the entry\'s life', $try, $early, $late;
+}
+is $code1, 201, 'a submission: the row read and kept';
+is $code2, 201, 'another';
+is $mem_misses, 0, 'from memory';
 is $ok, 8, 'past half its life, 8 submissions at once stored';
-is misses('form_row') - $m0, 1, 'one of them read the row again';
+cmp_ok $late, '<', 3.5, '(all before the entry expired)';
+is $m1 - $m0, 1, 'one of them read the row again';
 
 unlike $inst->error_log, qr/AH00052|Segmentation/, 'no crash';
 $inst->stop;

@@ -103,6 +103,16 @@ sub root { $_[0]{root} }
 sub error_log { slurp("$_[0]{root}/error_log") }
 sub mail_dir { "$_[0]{root}/mail" }
 
+# The pids of the instance's children (ps), and how many threads a
+# process runs (/proc): a child has started once it runs ThreadsPerChild.
+sub children {
+    my $self = shift;
+    my $ppid = slurp("$self->{root}/httpd.pid") =~ s/\s+//gr;
+    return () unless $ppid =~ /^\d+$/;
+    return grep { /^\d+$/ } map { s/\s+//gr } split /\n/, `ps -o pid= --ppid $ppid`;
+}
+sub threads_of { my $pid = pop; slurp("/proc/$pid/status") =~ /^Threads:\s+(\d+)/m ? $1 : 0 }
+
 # The pids that answered requests, from the access log.
 sub pids {
     my $self = shift;

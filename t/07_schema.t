@@ -9,6 +9,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest ();
 use File::Temp qw(tempdir);
 use File::Copy qw(copy);
 use Time::HiRes ();
@@ -50,7 +51,7 @@ unlike $inst->error_log, qr/FS00306/, 'not "database not reachable"';
 # migrating while httpd runs: ready without a restart
 migrate($dbs[0], "$root/sql");
 my $code = 0;
-for (1 .. 50) { $r = $inst->api(GET => '/readyz'); $code = $r->code; last if $code == 200; Time::HiRes::sleep(0.2) }
+FormsvcTest::wait_for(sub { $r = $inst->api(GET => '/readyz'); ($code = $r->code) == 200 }, 10, '/readyz 200');
 is $code, 200, 'readyz 200 once migrated, without a restart';
 is $r->{json}{schemaVersion}, $need, 'schemaVersion is the newest';
 $inst->stop;

@@ -18,7 +18,8 @@
  * "not answered"; an optional boolean left out is false when it applies.
  * A value that does not convert stays a string, so the validator reports
  * it. With honeypot_on, the FS_HONEYPOT_NAME pair is taken out and
- * *honeypot set when it is not empty. *out is owned by p. */
+ * *honeypot set when it is not empty; the FS_TOKEN_NAME pair (the page's
+ * submission token) is always left out. *out is owned by p. */
 fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header_t *pairs,
                     int honeypot_on, json_object **out, int *honeypot);
 

@@ -23,11 +23,17 @@ int fs_file_accept_entry_valid(const char *s);
 int fs_file_accepted(json_object *accept, const char *name, const char *type);
 
 /* A file name safe to store and to put in a header: the last path
- * component (after '/' or '\'), control characters, quotes and ';' turned
- * into '_', invalid UTF-8 replaced, leading dots removed, at most
+ * component (after '/' or '\'), control characters (C0, DEL and C1),
+ * quotes and ';' turned into '_', format characters (fs_file_format_char:
+ * bidi controls, zero-width characters, the byte order mark...) dropped,
+ * invalid UTF-8 replaced, leading dots removed, at most
  * FS_FILE_NAME_MAX bytes (cut on a character boundary); "file" when
  * nothing is left. In p. */
 const char *fs_file_safe_name(apr_pool_t *p, const char *name, apr_size_t len);
+
+/* 1 when the code point cp is a format character (Unicode general
+ * category Cf, as of Unicode 15.1). */
+int fs_file_format_char(unsigned int cp);
 
 /* The media type of a declared Content-Type (parameters dropped, lower
  * case); "application/octet-stream" when ct is NULL or not type/subtype. */

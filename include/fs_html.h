@@ -34,13 +34,27 @@ typedef struct fs_page {
     /* settings.confirmation.emailField: the page says that a copy of the
      * answers goes to the address entered there; NULL: no copy */
     const char *copy_field;
+    /* the page's one-time submission token (fs_idem_form_token), sent
+     * back in the hidden input FS_TOKEN_NAME; NULL: none */
+    const char *token;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start
  * with a letter). */
 #define FS_HONEYPOT_NAME "_hp"
 
+/* Name of the hidden input that carries a page's submission token (never
+ * a field key either). */
+#define FS_TOKEN_NAME "_token"
+/* What comes before the token's value in a page: nothing fs_html escapes
+ * can contain it, so it is found only where fs_html_form wrote it. */
+#define FS_HTML_TOKEN_MARK "<input type=\"hidden\" name=\"" FS_TOKEN_NAME "\" value=\""
+
 char *fs_html_form(apr_pool_t *p, const fs_page *pg);
+/* Where the submission token's FS_FORM_TOKEN_LEN characters start in a
+ * page of len bytes (a form page as fs_html_form wrote it, kept or not);
+ * -1 when it carries none. */
+long fs_html_token_at(const char *page, apr_size_t len);
 /* A page with a heading and a paragraph (plain text, escaped here), in
  * English (fs_html_message) or in the language of loc (_in: <html lang>
  * and dir; the texts are the caller's, already in that language). */

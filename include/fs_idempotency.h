@@ -31,4 +31,20 @@ char *fs_idem_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper
 char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                    const char *scope, const char *key, const char *sealed);
 
+/* The one-time submission token of an HTML form page, used as the
+ * Idempotency-Key of the post it makes (docs/public-forms.md): "fst_", 22
+ * base64url characters of 16 random bytes, 22 of an HMAC-SHA-256 (cut to
+ * 16 bytes) over the random part, the form id and the respondent link's
+ * token as the page's URL carries it ("" without a link), under the
+ * pepper. Unguessable, and refused on another form or through another
+ * link. A pepper_len of 0 uses a fixed key (then only the random part
+ * holds). */
+#define FS_FORM_TOKEN_LEN 48
+/* A new token in p; NULL when no random bytes could be had. */
+char *fs_idem_form_token(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                         const char *form_id, const char *link);
+/* 1 when token is one fs_idem_form_token made for form_id and link. */
+int fs_idem_form_token_valid(const unsigned char *pepper, apr_size_t pepper_len,
+                             const char *form_id, const char *link, const char *token);
+
 #endif

@@ -31,6 +31,17 @@ char *fs_mail_build(apr_pool_t *p, const fs_mail_msg *m);
  * it holds characters an envelope cannot carry. */
 const char *fs_mail_addr(apr_pool_t *p, const char *s);
 
+/* The mailbox an address delivers to, as the per-address cap on unasked
+ * mail counts it: the bare address (fs_mail_addr) in lower case (local
+ * part too: nearly every provider ignores its case), with a "+tag" of the
+ * local part removed: "Ann+promo@Example.COM" is "ann@example.com". Not
+ * normalised: dots in the local part (significant for most providers, not
+ * for Gmail), other separators ("-" at some providers), a local part that
+ * starts with '+', provider aliases (googlemail.com) and IDN forms. NULL
+ * when s holds no address (fs_mail_addr refuses quoted local parts). In
+ * p. */
+const char *fs_mail_mailbox(apr_pool_t *p, const char *s);
+
 /* Quoted-printable (RFC 2045) of UTF-8 text with '\n' or CRLF line ends. */
 char *fs_mail_qp(apr_pool_t *p, const char *text);
 

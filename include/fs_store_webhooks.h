@@ -58,9 +58,12 @@ typedef struct fs_webhook_change {
     const char *url;
     const char *events_json; /* JSON array of event types */
     int enabled;             /* 1, 0, or -1: unchanged */
+    const char *status;      /* "active" (resume), "paused" (pause), NULL */
 } fs_webhook_change;
 /* Changes the webhook; tree_root as for fs_store_webhook_delete. *json:
- * the webhook as changed, NULL when there is none (or not in the tree). */
+ * the webhook as changed, NULL when there is none (or not in the tree).
+ * Resuming a paused webhook ends its run of failures and makes its
+ * pending deliveries (those not in flight) due now. */
 fs_error *fs_store_webhook_update(fs_store *st, const char *user_id, const char *webhook_id,
                                   const char *tree_root, const fs_webhook_change *c,
                                   const char **json);
@@ -99,15 +102,30 @@ fs_error *fs_store_delivery_retry(fs_store *st, const char *user_id, const char 
 /* One delivery of the webhook; *json NULL when there is none. */
 fs_error *fs_store_delivery_get(fs_store *st, const char *webhook_id, const char *delivery_id,
                                 const char **json);
+/* The worker's bounds: deliveries in flight at once (claimed and not
+ * recorded, over every worker) per webhook and per account, and the run of
+ * failed attempts that pauses a webhook: at least pause_failures in a row,
+ * the first at least pause_seconds before the last. */
+typedef struct fs_delivery_limits {
+    int per_webhook, per_account;
+    int pause_failures, pause_seconds;
+} fs_delivery_limits;
 /* Claims up to batch due deliveries (concurrent workers take different
  * rows) and moves each lease seconds ahead, so that no other worker sends
- * it meanwhile. */
-fs_error *fs_store_delivery_claim(fs_store *st, int lease, int batch, fs_delivery_batch *out);
-/* Records a 2xx: attempt_json is the attempt record (JSON object). */
+ * it meanwhile. Fair: at most lim->per_webhook and lim->per_account in
+ * flight, accounts and webhooks with the fewest in flight first; none of
+ * disabled or paused webhooks. */
+fs_error *fs_store_delivery_claim(fs_store *st, const fs_delivery_limits *lim, int lease, int batch,
+                                  fs_delivery_batch *out);
+/* Records a 2xx: attempt_json is the attempt record (JSON object). Ends
+ * the webhook's run of failures. */
 fs_error *fs_store_delivery_succeeded(fs_store *st, const char *id, const char *attempt_json);
 /* Records a failure; tried again in backoff seconds, or given up (failed)
- * when that would come more than a day after the delivery was queued. */
+ * when that would come more than a day after the delivery was queued.
+ * Counts it in the webhook's run of failures and pauses the webhook (with
+ * a webhook.paused event) once the run reaches lim's thresholds: *paused
+ * 1 when this failure paused it. */
 fs_error *fs_store_delivery_failed(fs_store *st, const char *id, const char *attempt_json,
-                                   int backoff);
+                                   int backoff, const fs_delivery_limits *lim, int *paused);
 
 #endif

@@ -67,14 +67,20 @@ typedef struct fs_webhook_result {
     long ms;           /* duration */
 } fs_webhook_result;
 
+/* Seconds a delivery may take to connect (within its timeout). */
+#define FS_WEBHOOK_CONNECT_TIMEOUT 5
+
 /* POSTs body (application/json) to url with the Standard Webhooks headers,
- * within timeout seconds, without following redirects. The host name is
+ * within timeout seconds (FS_WEBHOOK_CONNECT_TIMEOUT of them to connect),
+ * without following redirects; given up early (an error) once *cancel
+ * becomes non-zero (NULL: never), which libcurl checks about every
+ * second. The host name is
  * resolved here and every address checked (FS_ADDR_FORBIDDEN always
  * refused, FS_ADDR_PRIVATE unless allow_private); the connection is then
  * pinned to the checked address, so a DNS answer that changes in between
  * (rebinding) cannot redirect it. Only a 2xx is a success. */
 void fs_webhook_post(apr_pool_t *p, const char *url, int allow_private, const char *msg_id,
                      apr_int64_t timestamp, const char *signature, const char *body, int timeout,
-                     fs_webhook_result *res);
+                     apr_uint32_t *cancel, fs_webhook_result *res);
 
 #endif

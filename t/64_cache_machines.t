@@ -110,19 +110,24 @@ is view($A, $fid)->code, 200, 'published: public on A at once (the 404 was not k
 is view($B, $fid)->code, 200, 'and on B';
 
 # an answer from memory is the answer the database gave: same status, body
-# and headers (but the date and the request's own id)
+# and headers (but the date, the request's own id and a page's one-time
+# submission token, new in every answer)
+my %tokens;
 sub answer_of {
     my $res = shift;
     my %h;
     $res->headers->scan(sub { my ($k, $v) = @_; push @{ $h{lc $k} }, $v
         unless $k =~ /^(?:Date|X-Request-Id|Client-.*|Connection|Keep-Alive)$/i });
-    return { code => $res->code, body => $res->content, headers => \%h };
+    my $body = $res->content;
+    $tokens{$2}++ if $body =~ s/(<input type="hidden" name="_token" value=")([^"]+)"/$1"/;
+    return { code => $res->code, body => $body, headers => \%h };
 }
 for my $accept ('application/json', 'text/html') {
     my @three = map { answer_of($B->api(GET => "/f/$fid", headers => { Accept => $accept })) } 1 .. 3;
     is_deeply $three[1], $three[0], "$accept: the second answer (from memory) is the first";
     is_deeply $three[2], $three[0], "$accept: and the third";
 }
+is scalar(keys %tokens), 3, 'but for the page\'s submission token: a new one in each of the three';
 for my $m ($A, $B) { view($m, $fid); page($m, $fid); view($m, "cache-$$") }
 silently("UPDATE forms SET title = 'Silent' WHERE id = '$fid'");
 is title_on($A, $fid), 'Original', 'A serves the JSON view from memory (a silent change is not seen)';

@@ -4,7 +4,8 @@
 # verified accounts; each copy counts against the account's daily
 # notifications quota, and one address receives at most
 # FormsvcConfirmationMailsPerAddress (3 in the suite) a day from all forms
-# together, exactly, under parallel submissions to two accounts' forms.
+# together, exactly, under parallel submissions to two accounts' forms;
+# tagged variants of an address (x+1@, x+2@, ...) count as one mailbox.
 use strict;
 use warnings;
 use Test::More;
@@ -135,5 +136,24 @@ is mail_count_for($victim), 3, 'the address gets exactly 3 copies a day';
 is FormsTest::psql("SELECT sum(sent) FROM mail_daily WHERE key LIKE 'notify:%' AND key IN "
                    . "(SELECT 'notify:' || user_id FROM forms WHERE id IN ('$forms[0]', '$forms[1]'))"), 3,
     'the accounts are charged only for the copies sent';
+
+# ---- one mailbox behind six tags: exactly 3 copies in all (sql/0038) ----------------
+# x+0@ ... x+4@ and X+5@ in capitals are one mailbox; a dot makes another
+my $t2 = fresh_verified();
+my $f2 = mkform($t2, \%CONF)->{json}{id};
+publish($t2, $f2);
+my $box = sprintf 'tag%d.%d', $$, time;
+my @tagged = ((map { "$box+$_\@example.org" } 0 .. 4), uc("$box+5") . '@EXAMPLE.ORG');
+my $stored = 0;
+for my $a (@tagged) { $stored++ if submit($f2, { name => 'T', email => $a })->code == 201 }
+is $stored, 6, '6 submissions, each with a tagged variant of one address';
+settle($f2);
+sleep 1;
+my $copies = 0;
+$copies += mail_count_for($_) for @tagged;
+is $copies, 3, 'the mailbox gets exactly 3 copies, not 3 per tag';
+my $dotted = "$box.x\@example.org";
+is submit($f2, { name => 'D', email => $dotted })->code, 201, 'a dotted local part';
+ok wait_mail($dotted), 'is another mailbox: it gets its copy';
 
 done_testing;

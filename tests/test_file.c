@@ -33,6 +33,45 @@ static void accepted(void **state) {
     assert_true(fs_file_accepted(NULL, "a.exe", "application/x-msdownload"));
 }
 
+/* Format characters (Unicode Cf) are dropped from file names: they change
+ * how a name is shown without being seen. */
+static void names_without_format_chars(void **state) {
+    apr_pool_t *p = *state;
+    struct {
+        const char *in, *out;
+    } cases[] = {
+        /* U+202E RIGHT-TO-LEFT OVERRIDE: "invoice<RLO>gpj.exe" shows as "invoiceexe.jpg" */
+        {"invoice\u202Egpj.exe", "invoicegpj.exe"},
+        {"in\u200Bvoice.pdf", "invoice.pdf"},               /* ZERO WIDTH SPACE */
+        {"a\u2066b\u2067c\u2068d\u2069e.txt", "abcde.txt"}, /* the isolates */
+        {"\uFEFFbom.txt", "bom.txt"},                       /* BYTE ORDER MARK */
+        {"x\u061Cy.txt", "xy.txt"},                         /* ARABIC LETTER MARK */
+        {"l\u200Er\u200F.txt", "lr.txt"},                   /* LRM, RLM */
+        {"soft\u00ADhyphen.txt", "softhyphen.txt"},
+        {"tag\U000E0001.txt", "tag.txt"}, /* LANGUAGE TAG */
+        {"\u202E.hidden", "hidden"},      /* dropped before a leading dot */
+        {"\u200B", "file"},               /* nothing left */
+        {"c1\xC2\x85x.txt", "c1_x.txt"},  /* U+0085, a C1 control: as C0 ones */
+        /* ordinary letters beyond ASCII survive */
+        {"Gr\u00FC\u00DFe.pdf", "Gr\u00FC\u00DFe.pdf"},
+        {"\u0633\u0644\u0627\u0645.txt", "\u0633\u0644\u0627\u0645.txt"},
+        {"\u65E5\u672C.txt", "\u65E5\u672C.txt"},
+        {"\U0001F600.png", "\U0001F600.png"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_string_equal(fs_file_safe_name(p, cases[i].in, strlen(cases[i].in)), cases[i].out);
+    assert_true(fs_file_format_char(0x202E));
+    assert_true(fs_file_format_char(0x200B));
+    for (unsigned int cp = 0x2066; cp <= 0x2069; cp++)
+        assert_true(fs_file_format_char(cp));
+    assert_true(fs_file_format_char(0xFEFF));
+    assert_true(fs_file_format_char(0x061C));
+    assert_false(fs_file_format_char('a'));
+    assert_false(fs_file_format_char(0xE9));
+    assert_false(fs_file_format_char(0x2065)); /* unassigned between the two ranges */
+    assert_false(fs_file_format_char(0x1F600));
+}
+
 static void names_and_types(void **state) {
     apr_pool_t *p = *state;
     const char *n = "C:\\Users\\ada\\..\\cv;\"x\".pdf";
@@ -167,7 +206,13 @@ static void multipart_files(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(accept_entries), FS_TEST(accepted), FS_TEST(names_and_types), FS_TEST(magic),
-    FS_TEST(base64),         FS_TEST(sha),      FS_TEST(multipart_files),
+    FS_TEST(accept_entries),
+    FS_TEST(accepted),
+    FS_TEST(names_and_types),
+    FS_TEST(names_without_format_chars),
+    FS_TEST(magic),
+    FS_TEST(base64),
+    FS_TEST(sha),
+    FS_TEST(multipart_files),
 };
 FS_TEST_MAIN(tests)

@@ -179,7 +179,7 @@ static void coercion(void **state) {
     int hp;
     json_object *o = coerce(p,
                             "n=1.5&i=42&must=on&size=2&tags=a&tags=b&at=2026-11-21T14%3A30"
-                            "&d=2026-02-28&t=&_hp=",
+                            "&d=2026-02-28&t=&_hp=&_token=fst_x",
                             &hp);
     assert_int_equal(hp, 0);
     assert_string_equal(fs_json_str(p, o),

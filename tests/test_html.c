@@ -1,6 +1,7 @@
 /* fs_html: escaping, labels, required marks, errors tied to inputs,
  * values kept, no script. */
 #include "fs_html.h"
+#include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_test.h"
 #include "fs_validate.h"
@@ -59,7 +60,7 @@ static void page(void **state) {
                   vals, e,    "https://f.example/f/frm_1?a=1&b='",
                   EVIL, 1,    fs_locales_get(ls, "en"),
                   NULL, NULL, NULL,
-                  0,    NULL};
+                  0,    NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
@@ -102,6 +103,19 @@ static void page(void **state) {
                                                              EVIL_ESC, "</button>", NULL)));
     pg.submit_label = NULL;
     assert_int_equal(count(h, "<label"), 1 /* name */ + 1 + 1 + 2 + 5 + 1 + 1 + 1 /* hp */);
+    /* the submission token: a hidden input found where fs_html_form put it,
+     * never in an owner's text that imitates it */
+    assert_int_equal(fs_html_token_at(h, strlen(h)), -1);
+    const char *tok = "fst_0123456789abcdefghijkl0123456789ABCDEFGHIJKL";
+    pg.token = tok;
+    pg.title = FS_HTML_TOKEN_MARK "fst_forged";
+    const char *ht = fs_html_form(p, &pg);
+    long at = fs_html_token_at(ht, strlen(ht));
+    assert_true(at > 0);
+    assert_memory_equal(ht + at, tok, FS_FORM_TOKEN_LEN);
+    assert_non_null(strstr(ht, "<input type=\"hidden\" name=\"_token\" value=\"fst_0123"));
+    assert_int_equal(fs_html_token_at(ht, (apr_size_t)at + 10), -1); /* cut short */
+    pg.token = NULL;
 }
 
 /* The same page in German and in Hebrew: every built-in string and the
@@ -124,11 +138,11 @@ static void page_languages(void **state) {
     assert_null(fs_json_parse_object(p, "{\"size\":\"x\"}", 12, &vals));
     fs_error *e = fs_validate(p, fs, vals);
     assert_non_null(e);
-    fs_page pg = {"T",  NULL,  fs,
-                  vals, e,     "https://f.example/f/frm_1",
-                  NULL, 1,     fs_locales_get(ls, "de"),
-                  NULL, NULL,  NULL,
-                  0,    "name"};
+    fs_page pg = {"T",  NULL,   fs,
+                  vals, e,      "https://f.example/f/frm_1",
+                  NULL, 1,      fs_locales_get(ls, "de"),
+                  NULL, NULL,   NULL,
+                  0,    "name", NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
     /* settings.confirmation: the page says where the copy goes */
@@ -200,7 +214,7 @@ static void theme(void **state) {
                                                           "\"label\":\"A\"}]"));
     fs_page pg = {EVIL, NULL, fs,   NULL, NULL,      "https://f.example/f/frm_1",
                   NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
-                  0,    NULL};
+                  0,    NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
     assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");

@@ -59,5 +59,48 @@ static void sealing(void **state) {
     assert_string_equal(fs_idem_open(p, NULL, 0, "frm_1", "k", s), "x");
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(keys), FS_TEST(fingerprints), FS_TEST(sealing)};
+/* The submission token of a form page: a valid Idempotency-Key, new on
+ * each call, accepted only for its form and link, under its pepper. */
+static void form_tokens(void **state) {
+    apr_pool_t *p = *state;
+    const unsigned char pepper[] = "0123456789abcdef0123";
+    const char *link = "fsl_0123456789abcdefghijklmnopqrstuvwABCDEF";
+    char *a = fs_idem_form_token(p, pepper, 20, "frm_A", "");
+    char *b = fs_idem_form_token(p, pepper, 20, "frm_A", "");
+    assert_non_null(a);
+    assert_int_equal(strlen(a), FS_FORM_TOKEN_LEN);
+    assert_true(fs_idem_key_valid(a));
+    assert_string_not_equal(a, b); /* a fresh random part each time */
+    assert_true(fs_idem_form_token_valid(pepper, 20, "frm_A", "", a));
+    assert_true(fs_idem_form_token_valid(pepper, 20, "frm_A", NULL, b));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_B", "", a));   /* another form */
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", link, a)); /* through a link */
+    assert_false(fs_idem_form_token_valid(pepper, 19, "frm_A", "", a));   /* another pepper */
+    char *l = fs_idem_form_token(p, pepper, 20, "frm_A", link);
+    assert_true(fs_idem_form_token_valid(pepper, 20, "frm_A", link, l));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "", l));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "fsl_other", l));
+    /* tampering with either part, or the length, is refused */
+    for (int i = 4; i < FS_FORM_TOKEN_LEN; i += 11) {
+        char *t = apr_pstrdup(p, a);
+        t[i] = t[i] == 'A' ? 'B' : 'A';
+        assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "", t));
+    }
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "", apr_pstrcat(p, a, "x", NULL)));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "", a + 1));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "", NULL));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", "", ""));
+    /* nothing to bind to: no token */
+    char longl[600];
+    memset(longl, 'x', sizeof(longl) - 1);
+    longl[sizeof(longl) - 1] = '\0';
+    assert_null(fs_idem_form_token(p, pepper, 20, "frm_A", longl));
+    assert_false(fs_idem_form_token_valid(pepper, 20, "frm_A", longl, a));
+    /* without a pepper it still works */
+    char *n = fs_idem_form_token(p, NULL, 0, "frm_A", "");
+    assert_true(fs_idem_form_token_valid(NULL, 0, "frm_A", "", n));
+}
+
+static const struct CMUnitTest tests[] = {FS_TEST(keys), FS_TEST(fingerprints), FS_TEST(sealing),
+                                          FS_TEST(form_tokens)};
 FS_TEST_MAIN(tests)

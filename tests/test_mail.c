@@ -94,6 +94,21 @@ static void quoted_printable(void **state) {
     assert_non_null(strstr(q, "=\r\n"));
 }
 
+/* The key of the per-address cap: tags and case merged, dots kept. */
+static void mailboxes(void **state) {
+    apr_pool_t *p = *state;
+    assert_string_equal(fs_mail_mailbox(p, "x+0@example.org"), "x@example.org");
+    assert_string_equal(fs_mail_mailbox(p, "X+5+more@Example.ORG"), "x@example.org");
+    assert_string_equal(fs_mail_mailbox(p, "Ann <Ann.Lee+news@Mail.Example.com>"),
+                        "ann.lee@mail.example.com");
+    assert_string_equal(fs_mail_mailbox(p, "a.n.n@gmail.com"), "a.n.n@gmail.com");
+    assert_string_equal(fs_mail_mailbox(p, "jean-paul@example.org"), "jean-paul@example.org");
+    assert_string_equal(fs_mail_mailbox(p, "+tag@example.org"), "+tag@example.org");
+    assert_string_equal(fs_mail_mailbox(p, "x+@example.org"), "x@example.org");
+    assert_null(fs_mail_mailbox(p, "not an address"));
+    assert_null(fs_mail_mailbox(p, NULL));
+}
+
 static void subject_encoded_words(void **state) {
     apr_pool_t *p = *state;
     fs_mail_msg m = msg();
@@ -101,6 +116,20 @@ static void subject_encoded_words(void **state) {
     char *s = fs_mail_build(p, &m);
     assert_non_null(strstr(s, "Subject: =?UTF-8?B?"));
     assert_null(strstr(s, "\xc3\xa9rifiez"));
+    /* a long subject: words of at most 75 characters, each on a line of
+     * its own, the text whole (45 bytes a word, never a character split) */
+    char *longs = apr_palloc(p, 2 * 500 + 1);
+    for (int i = 0; i < 500; i++)
+        memcpy(longs + 2 * i, "\xc3\xa9", 2);
+    longs[1000] = '\0';
+    m.subject = longs;
+    s = fs_mail_build(p, &m);
+    const char *subj = strstr(s, "Subject: ") + 9;
+    int words = 0;
+    for (const char *w = subj; (w = strstr(w, "=?UTF-8?B?")) && w < strstr(s, "\r\nDate:"); w++)
+        words++;
+    assert_int_equal(words, 1000 / 44 + 1);
+    assert_non_null(strstr(subj, "?=\r\n =?UTF-8?B?"));
 }
 
 static void unsubscribe_headers(void **state) {
@@ -170,6 +199,7 @@ int main(void) {
         FS_TEST(builds_headers_and_body),
         FS_TEST(refuses_header_injection),
         FS_TEST(addresses),
+        FS_TEST(mailboxes),
         FS_TEST(quoted_printable),
         FS_TEST(subject_encoded_words),
         FS_TEST(unsubscribe_headers),

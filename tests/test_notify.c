@@ -6,6 +6,7 @@
 #include "fs_notify.h"
 
 #include <apr_strings.h>
+#include <sys/resource.h>
 
 static const char *code_at(fs_error *e, const char *ptr) {
     for (int i = 0; e->errors && i < e->errors->nelts; i++) {
@@ -171,7 +172,82 @@ static void header_text(void **state) {
     assert_string_equal(fs_notify_header_text(p, NULL, 3), "");
 }
 
+static void text_cap(void **state) {
+    apr_pool_t *p = *state;
+    fs_notify_text t;
+    fs_notify_text_init(&t, p, 5);
+    assert_string_equal(fs_notify_text_done(&t), "");
+    fs_notify_text_add(&t, "ab");
+    fs_notify_text_add(&t, NULL);
+    fs_notify_text_add(&t, "c\xc3\xa9"); /* 'é' would end at byte 5: kept */
+    assert_int_equal(t.cut, 0);
+    assert_string_equal(fs_notify_text_done(&t), "abc\xc3\xa9");
+    fs_notify_text_init(&t, p, 4);
+    fs_notify_text_add(&t, "abc\xc3\xa9"); /* cut before 'é', not inside it */
+    fs_notify_text_add(&t, "more");
+    assert_int_equal(t.cut, 1);
+    assert_string_equal(fs_notify_text_done(&t), "abc" FS_MAIL_TEXT_CUT);
+}
+
+/* The largest peak resident set of the process so far, in KB. */
+static long peak_kb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* n fields k0..k(n-1) of type, as a form's fields */
+static const char *many_fields(apr_pool_t *p, int n, const char *type) {
+    apr_array_header_t *a = apr_array_make(p, n, sizeof(const char *));
+    for (int i = 0; i < n; i++)
+        APR_ARRAY_PUSH(a, const char *) = apr_psprintf(
+            p, "%s{\"key\":\"k%d\",\"type\":\"%s\",\"label\":\"K%d\"}", i ? "," : "", i, type, i);
+    return apr_pstrcat(p, "[", apr_array_pstrcat(p, a, 0), "]", NULL);
+}
+
+/* The largest answers the limits allow (100 fields, each a textarea of
+ * FS_LENGTH_MAX characters that are all line ends, and a template of
+ * FS_CONFIRM_BODY_MAX characters that are all placeholders) are written
+ * in bounded memory and cut at FS_MAIL_TEXT_MAX: the old concatenation per
+ * line and per placeholder grew with the square of the input (gigabytes
+ * for far less). */
+static void largest_inputs(void **state) {
+    apr_pool_t *p = *state;
+    const int nf = 100;
+    const fs_fieldset *fs = fs_fieldset_from_json(p, J(p, many_fields(p, nf, "textarea")));
+    json_object *data = fs_json_own(p, json_object_new_object());
+    char *lines = apr_palloc(p, FS_LENGTH_MAX + 1);
+    memset(lines, '\n', FS_LENGTH_MAX);
+    lines[FS_LENGTH_MAX] = '\0';
+    for (int i = 0; i < nf; i++)
+        json_object_object_add(data, apr_psprintf(p, "k%d", i), json_object_new_string(lines));
+    long before = peak_kb();
+    apr_pool_t *q;
+    apr_pool_create(&q, p);
+    char *text = fs_notify_answers_text(q, fs, data);
+    assert_true(strlen(text) <= FS_MAIL_TEXT_MAX + strlen(FS_MAIL_TEXT_CUT));
+    assert_true(strlen(text) > FS_MAIL_TEXT_MAX - 8);
+    assert_non_null(strstr(text, FS_MAIL_TEXT_CUT));
+    assert_memory_equal(text, "K0:\n  \n  \n", 10);
+    apr_pool_destroy(q);
+
+    /* the confirmation body: 833 placeholders of a 100,000-character answer */
+    char *tmpl = apr_palloc(p, FS_CONFIRM_BODY_MAX + 1);
+    memset(tmpl, ' ', FS_CONFIRM_BODY_MAX);
+    for (int i = 0; i + 6 <= FS_CONFIRM_BODY_MAX; i += 6)
+        memcpy(tmpl + i, "{{k7}}", 6);
+    tmpl[FS_CONFIRM_BODY_MAX] = '\0';
+    apr_pool_create(&q, p);
+    char *body = fs_notify_fill(q, tmpl, fs, data);
+    assert_int_equal(strlen(body), FS_MAIL_TEXT_MAX + strlen(FS_MAIL_TEXT_CUT));
+    apr_pool_destroy(q);
+    /* a few times the cap at most (the buffer doubles; the input is
+     * 10 MB): far from the square of the input */
+    assert_true(peak_kb() - before < 64 * 1024);
+}
+
 static const struct CMUnitTest tests[] = {FS_TEST(notify_parse), FS_TEST(confirmation_parse),
                                           FS_TEST(fields_check), FS_TEST(answers_text),
-                                          FS_TEST(fill),         FS_TEST(header_text)};
+                                          FS_TEST(fill),         FS_TEST(header_text),
+                                          FS_TEST(text_cap),     FS_TEST(largest_inputs)};
 FS_TEST_MAIN(tests)

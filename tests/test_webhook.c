@@ -3,8 +3,11 @@
 #include "fs_test.h"
 #include "fs_webhook.h"
 
+#include <apr_strings.h>
+#include <apr_time.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 /* The example of the Standard Webhooks specification (and its reference
  * libraries' tests); checked with python3's hmac module as well. */
@@ -175,16 +178,41 @@ static void backoff_grows(void **state) {
 static void post_refuses(void **state) {
     apr_pool_t *p = *state;
     fs_webhook_result res;
-    fs_webhook_post(p, "https://169.254.169.254/", 1, "m", 1, "v1,x", "{}", 1, &res);
+    fs_webhook_post(p, "https://169.254.169.254/", 1, "m", 1, "v1,x", "{}", 1, NULL, &res);
     assert_int_equal(res.status, 0);
     assert_non_null(strstr(res.error, "refused"));
-    fs_webhook_post(p, "http://127.0.0.1:1/", 0, "m", 1, "v1,x", "{}", 1, &res);
+    fs_webhook_post(p, "http://127.0.0.1:1/", 0, "m", 1, "v1,x", "{}", 1, NULL, &res);
     assert_non_null(strstr(res.error, "https"));
+}
+
+/* A receiver that accepts the connection and never answers: an attempt
+ * whose cancel flag is set ends within about a second, not at the time-out
+ * (a child that exits does not wait for it). */
+static void post_cancelled(void **state) {
+    apr_pool_t *p = *state;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(fd, 4), 0); /* the kernel accepts; nobody answers */
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    const char *url = apr_psprintf(p, "http://127.0.0.1:%d/", ntohs(a.sin_port));
+    apr_uint32_t cancel = 1;
+    fs_webhook_result res;
+    apr_time_t t0 = apr_time_now();
+    fs_webhook_post(p, url, 1, "m", 1, "v1,x", "{}", 10, &cancel, &res);
+    assert_true(apr_time_now() - t0 < apr_time_from_sec(4));
+    assert_non_null(res.error);
+    assert_int_equal(res.status, 0);
+    close(fd);
 }
 
 static const struct CMUnitTest tests[] = {
     FS_TEST(sign_spec_vector), FS_TEST(sign_utf8_vector), FS_TEST(secrets),
     FS_TEST(seal_round_trip),  FS_TEST(address_classes),  FS_TEST(url_checks),
-    FS_TEST(backoff_grows),    FS_TEST(post_refuses),
+    FS_TEST(backoff_grows),    FS_TEST(post_refuses),     FS_TEST(post_cancelled),
 };
 FS_TEST_MAIN(tests)

@@ -125,6 +125,8 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
                 *honeypot = 1;
             continue;
         }
+        if (!strcmp(pr->name, FS_TOKEN_NAME))
+            continue; /* the page's submission token: the glue's, no answer */
         const fs_field *f = fs_fieldset_find(fs, pr->name);
         if (f && !*pr->value)
             continue; /* an empty input is no answer */

@@ -66,6 +66,34 @@ int fs_file_accepted(json_object *accept, const char *name, const char *type) {
     return 0;
 }
 
+/* The format characters (general category Cf) of Unicode 15.1: bidi
+ * embeddings, overrides and isolates, marks, zero-width characters, the
+ * byte order mark, invisible operators, tags... They change how a name
+ * is shown without being seen ("invoice\u202egpj.exe" shows as
+ * "invoiceexe.jpg"). */
+static const unsigned int FORMAT_CHARS[][2] = {
+    {0xAD, 0xAD},       {0x600, 0x605},     {0x61C, 0x61C},     {0x6DD, 0x6DD},
+    {0x70F, 0x70F},     {0x890, 0x891},     {0x8E2, 0x8E2},     {0x180E, 0x180E},
+    {0x200B, 0x200F},   {0x202A, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},
+    {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+    {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F}};
+
+int fs_file_format_char(unsigned int cp) {
+    for (size_t i = 0; i < sizeof(FORMAT_CHARS) / sizeof(FORMAT_CHARS[0]); i++)
+        if (cp >= FORMAT_CHARS[i][0] && cp <= FORMAT_CHARS[i][1])
+            return 1;
+    return 0;
+}
+
+/* The code point of a valid UTF-8 sequence of cl (2..4) bytes. */
+static unsigned int code_point(const unsigned char *s, apr_size_t cl) {
+    unsigned int cp = s[0] & (cl == 2 ? 0x1F : cl == 3 ? 0x0F : 0x07);
+    for (apr_size_t k = 1; k < cl; k++)
+        cp = (cp << 6) | (s[k] & 0x3F);
+    return cp;
+}
+
 const char *fs_file_safe_name(apr_pool_t *p, const char *name, apr_size_t len) {
     /* the last path component */
     apr_size_t start = 0;
@@ -100,8 +128,13 @@ const char *fs_file_safe_name(apr_pool_t *p, const char *name, apr_size_t len) {
             else
                 out[o++] = bad ? '_' : (char)c;
         } else {
-            memcpy(out + o, name + i, cl);
-            o += cl;
+            unsigned int cp = code_point((const unsigned char *)name + i, cl);
+            if (cp >= 0x80 && cp <= 0x9F) /* C1 controls, as the C0 ones */
+                out[o++] = '_';
+            else if (!fs_file_format_char(cp)) { /* format characters are dropped */
+                memcpy(out + o, name + i, cl);
+                o += cl;
+            }
         }
         i += cl;
     }

@@ -1,6 +1,7 @@
 /* fs_html: rendering the public pages. */
 #include "fs_html.h"
 #include "fs_embed.h"
+#include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_locale.h"
 #include "fs_theme.h"
@@ -526,6 +527,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     }
     sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\"%s>\n", pg->action,
            fs_fieldset_has_files(pg->fields) ? " enctype=\"multipart/form-data\"" : "");
+    if (pg->token)
+        sb_fmt(&b, FS_HTML_TOKEN_MARK "%e\">\n", pg->token);
     for (int i = 0; i < pg->fields->n; i++)
         field(&b, p, pg, &pg->fields->f[i]);
     if (pg->honeypot)
@@ -545,4 +548,17 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
            pg->embed ? "<script>" : "", pg->embed ? fs_embed_page_script() : "",
            pg->embed ? "</script>" : "");
     return b.s;
+}
+
+long fs_html_token_at(const char *page, apr_size_t len) {
+    static const char mark[] = FS_HTML_TOKEN_MARK;
+    const apr_size_t ml = sizeof(mark) - 1;
+    for (const char *c = page, *end = page + len; c && (apr_size_t)(end - c) >= ml;
+         c = memchr(c + 1, '<', (apr_size_t)(end - c - 1))) {
+        if (*c != '<' || memcmp(c, mark, ml))
+            continue;
+        apr_size_t at = (apr_size_t)(c - page) + ml;
+        return at + FS_FORM_TOKEN_LEN < len && page[at + FS_FORM_TOKEN_LEN] == '"' ? (long)at : -1;
+    }
+    return -1;
 }

@@ -4,6 +4,7 @@
 #include "fs_util.h"
 
 #include <apr_strings.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <string.h>
@@ -117,4 +118,83 @@ char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper
         return NULL;
     out[outl + fin] = '\0';
     return (char *)out;
+}
+
+#define FORM_TOKEN_PREFIX "fst_"
+#define FORM_TOKEN_PART 22 /* base64url characters of 16 bytes */
+
+/* The MAC part of a token whose random part is nonce (22 characters), in
+ * out (FORM_TOKEN_PART + 1 bytes). */
+static void form_token_mac(const unsigned char *pepper, apr_size_t pepper_len, const char *form_id,
+                           const char *link, const char *nonce, char out[FORM_TOKEN_PART + 1]) {
+    static const unsigned char fixed[] = "formsvc form token without pepper";
+    if (!pepper_len) {
+        pepper = fixed;
+        pepper_len = sizeof(fixed) - 1;
+    }
+    unsigned char msg[512], md[32];
+    unsigned int ml = sizeof(md);
+    /* each part NUL-terminated: no two (form, link, nonce) share a message */
+    apr_size_t fl = strlen(form_id) + 1, ll = strlen(link) + 1, n = 0;
+    int ok = 11 + fl + ll + FORM_TOKEN_PART <= sizeof(msg);
+    if (ok) {
+        memcpy(msg, "form-token", 11);
+        n = 11;
+        memcpy(msg + n, form_id, fl);
+        n += fl;
+        memcpy(msg + n, link, ll);
+        n += ll;
+        memcpy(msg + n, nonce, FORM_TOKEN_PART);
+        n += FORM_TOKEN_PART;
+        ok = HMAC(EVP_sha256(), pepper, (int)pepper_len, msg, n, md, &ml) != NULL;
+    }
+    if (!ok) { /* never matches a token: no MAC character is '*' */
+        memset(out, '*', FORM_TOKEN_PART);
+        out[FORM_TOKEN_PART] = '\0';
+        return;
+    }
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    /* 16 bytes as 22 base64url characters, without padding */
+    int o = 0;
+    for (int i = 0; i < 16; i += 3) {
+        apr_uint32_t v = (apr_uint32_t)md[i] << 16;
+        if (i + 1 < 16)
+            v |= (apr_uint32_t)md[i + 1] << 8;
+        if (i + 2 < 16)
+            v |= md[i + 2];
+        out[o++] = b64[(v >> 18) & 63];
+        out[o++] = b64[(v >> 12) & 63];
+        if (i + 1 < 16)
+            out[o++] = b64[(v >> 6) & 63];
+        if (i + 2 < 16)
+            out[o++] = b64[v & 63];
+    }
+    out[o] = '\0';
+}
+
+char *fs_idem_form_token(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                         const char *form_id, const char *link) {
+    unsigned char rnd[16];
+    if (!link)
+        link = "";
+    if (11 + strlen(form_id) + 1 + strlen(link) + 1 + FORM_TOKEN_PART > 512)
+        return NULL; /* no such form or link: nothing to bind to */
+    if (!fs_random_bytes(rnd, sizeof(rnd)))
+        return NULL;
+    const char *nonce = fs_b64url_encode(p, rnd, sizeof(rnd));
+    if (!nonce || strlen(nonce) != FORM_TOKEN_PART)
+        return NULL;
+    char mac[FORM_TOKEN_PART + 1];
+    form_token_mac(pepper, pepper_len, form_id, link, nonce, mac);
+    return apr_pstrcat(p, FORM_TOKEN_PREFIX, nonce, mac, NULL);
+}
+
+int fs_idem_form_token_valid(const unsigned char *pepper, apr_size_t pepper_len,
+                             const char *form_id, const char *link, const char *token) {
+    const apr_size_t pl = sizeof(FORM_TOKEN_PREFIX) - 1;
+    if (!token || strlen(token) != FS_FORM_TOKEN_LEN || strncmp(token, FORM_TOKEN_PREFIX, pl))
+        return 0;
+    char mac[FORM_TOKEN_PART + 1];
+    form_token_mac(pepper, pepper_len, form_id, link ? link : "", token + pl, mac);
+    return CRYPTO_memcmp(mac, token + pl + FORM_TOKEN_PART, FORM_TOKEN_PART) == 0;
 }

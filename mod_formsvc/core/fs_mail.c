@@ -4,6 +4,7 @@
 
 #include <apr_base64.h>
 #include <apr_strings.h>
+#include <apr_tables.h>
 #include <openssl/rand.h>
 #include <string.h>
 
@@ -32,6 +33,20 @@ const char *fs_mail_addr(apr_pool_t *p, const char *s) {
             *c == ';' || *c == '"' || *c == '\\' || *c == 127)
             return NULL;
     return addr;
+}
+
+const char *fs_mail_mailbox(apr_pool_t *p, const char *s) {
+    const char *a = fs_mail_addr(p, s);
+    if (!a)
+        return NULL;
+    char *m = apr_pstrdup(p, a);
+    for (char *c = m; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    char *at = strrchr(m, '@'), *plus = strchr(m, '+');
+    if (plus && plus > m && plus < at)
+        memmove(plus, at, strlen(at) + 1);
+    return m;
 }
 
 char *fs_mail_qp(apr_pool_t *p, const char *text) {
@@ -107,18 +122,23 @@ static char *subject_header(apr_pool_t *p, const char *s) {
             ascii = 0;
     if (ascii && strlen(s) <= 900)
         return apr_pstrdup(p, s);
-    char *out = "";
     apr_size_t n = strlen(s), i = 0;
+    /* the words joined once at the end: linear in the subject's length */
+    apr_array_header_t *parts = apr_array_make(p, (int)(n / 45 + 1) * 4, sizeof(const char *));
     while (i < n) {
         apr_size_t take = n - i > 45 ? 45 : n - i;
         while (i + take < n && ((unsigned char)s[i + take] & 0xC0) == 0x80)
             take--;
         char *b = apr_palloc(p, (apr_size_t)apr_base64_encode_len((int)take));
         apr_base64_encode(b, s + i, (int)take);
-        out = apr_pstrcat(p, out, *out ? "\r\n " : "", "=?UTF-8?B?", b, "?=", NULL);
+        if (i)
+            APR_ARRAY_PUSH(parts, const char *) = "\r\n ";
+        APR_ARRAY_PUSH(parts, const char *) = "=?UTF-8?B?";
+        APR_ARRAY_PUSH(parts, const char *) = b;
+        APR_ARRAY_PUSH(parts, const char *) = "?=";
         i += take;
     }
-    return out;
+    return apr_array_pstrcat(p, parts, 0);
 }
 
 /* The List-Unsubscribe lines of url, "" without one, NULL when url holds

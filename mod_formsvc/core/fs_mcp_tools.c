@@ -148,10 +148,13 @@
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
 #define EVENT_TYPES                                                                                \
     "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
-    "\"submission.created\",\"form.published\",\"form.closed\"]}}"
+    "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\"]}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
-        "\"enabled\":{\"type\":\"boolean\"}",                                                      \
+        "\"enabled\":{\"type\":\"boolean\"},\"status\":{\"enum\":[\"active\",\"paused\"]},"        \
+        "\"pausedAt\":{\"type\":[\"string\",\"null\"]},\"pauseReason\":{\"type\":[\"string\","     \
+        "\"null\"]},"                                                                              \
+        "\"consecutiveFailures\":{\"type\":\"integer\"}",                                          \
         "\"id\",\"url\",\"events\"")
 #define OUT_DELIVERY                                                                               \
     OUT("\"id\":" S ",\"webhookId\":" S ",\"status\":" S ",\"attempts\":{\"type\":\"integer\"}",   \
@@ -383,11 +386,13 @@ const fs_mcp_tool fs_mcp_tools[] = {
          "\"url\",\"events\""),
      OUT("\"id\":" S ",\"url\":" S ",\"secret\":" S, "\"id\",\"url\",\"secret\"")},
     {"update_webhook", "Update a webhook",
-     "Changes a webhook's url, events or enabled (a disabled webhook is sent nothing) "
+     "Changes a webhook's url, events or enabled (a disabled webhook is sent nothing), or "
+     "its status: active resumes a paused webhook and sends its waiting deliveries now "
      "(PATCH /v1/webhooks/{id}).",
      "PATCH", "/v1/webhooks/{webhookId}", NULL, 1, 0, 0, 0, 1,
      OBJ(WEBHOOK_ID ",\"url\":{\"type\":\"string\",\"format\":\"uri\"},\"events\":" EVENT_TYPES
-                    ",\"enabled\":{\"type\":\"boolean\"}",
+                    ",\"enabled\":{\"type\":\"boolean\"},"
+                    "\"status\":{\"enum\":[\"active\",\"paused\"]}",
          "\"webhookId\""),
      OUT_WEBHOOK},
     {"delete_webhook", "Delete a webhook",

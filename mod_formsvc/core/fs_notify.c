@@ -7,6 +7,7 @@
 #include "fs_util.h"
 
 #include <apr_strings.h>
+#include <apr_tables.h>
 #include <string.h>
 #include <strings.h>
 
@@ -144,18 +145,66 @@ int fs_notify_settings_mail(json_object *settings) {
            (c && !json_object_is_type(c, json_type_null));
 }
 
+void fs_notify_text_init(fs_notify_text *t, apr_pool_t *p, apr_size_t max) {
+    memset(t, 0, sizeof(*t));
+    t->p = p;
+    t->max = max;
+}
+
+void fs_notify_text_addn(fs_notify_text *t, const char *s, apr_size_t n) {
+    if (t->cut || !n)
+        return;
+    apr_size_t note = 0;
+    if (n > t->max - t->n) { /* keep what fits, ending on a character boundary */
+        n = t->max - t->n;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        note = sizeof(FS_MAIL_TEXT_CUT) - 1;
+    }
+    if (t->n + n + note + 1 > t->cap) {
+        apr_size_t cap = t->cap ? t->cap : 1024;
+        while (cap < t->n + n + note + 1)
+            cap *= 2;
+        char *ns = apr_palloc(t->p, cap);
+        if (t->n)
+            memcpy(ns, t->s, t->n);
+        t->s = ns;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, s, n);
+    t->n += n;
+    if (note) { /* the note goes beyond max: nothing follows it */
+        memcpy(t->s + t->n, FS_MAIL_TEXT_CUT, note);
+        t->n += note;
+        t->cut = 1;
+    }
+    t->s[t->n] = '\0';
+}
+
+void fs_notify_text_add(fs_notify_text *t, const char *s) {
+    if (s)
+        fs_notify_text_addn(t, s, strlen(s));
+}
+
+char *fs_notify_text_done(fs_notify_text *t) {
+    return t->s ? t->s : apr_pstrdup(t->p, "");
+}
+
 /* One value as text: strings as they are, numbers and booleans as JSON
  * writes them, an option value as its label, a file ({name, ...}) by its
- * name, arrays joined by ", ". */
+ * name, arrays joined by ", " (in one concatenation). */
 static const char *value_text(apr_pool_t *p, const fs_field *f, json_object *v) {
     if (!v || json_object_is_type(v, json_type_null))
         return "";
     if (json_object_is_type(v, json_type_array)) {
-        const char *out = "";
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            out = apr_pstrcat(p, out, i ? ", " : "",
-                              value_text(p, f, json_object_array_get_idx(v, i)), NULL);
-        return out;
+        size_t n = json_object_array_length(v);
+        apr_array_header_t *parts = apr_array_make(p, n ? (int)n * 2 : 1, sizeof(const char *));
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                APR_ARRAY_PUSH(parts, const char *) = ", ";
+            APR_ARRAY_PUSH(parts, const char *) = value_text(p, f, json_object_array_get_idx(v, i));
+        }
+        return apr_array_pstrcat(p, parts, 0);
     }
     if (json_object_is_type(v, json_type_object)) {
         json_object *n = fs_json_get(v, "name");
@@ -175,33 +224,47 @@ const char *fs_notify_answer(apr_pool_t *p, const fs_fieldset *fs, json_object *
     return f ? value_text(p, f, fs_json_get(data, key)) : "";
 }
 
-/* text with every line after a newline indented by two spaces */
-static const char *indent(apr_pool_t *p, const char *text) {
-    const char *out = "  ";
+/* text appended with every line after a newline indented by two spaces */
+static void add_indented(fs_notify_text *t, const char *text) {
+    fs_notify_text_add(t, "  ");
     const char *s = text;
-    for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
-        out = apr_pstrcat(p, out, apr_pstrndup(p, s, (apr_size_t)(nl - s)), "\n  ", NULL);
-    return apr_pstrcat(p, out, s, NULL);
+    for (const char *nl; !t->cut && (nl = strchr(s, '\n')); s = nl + 1) {
+        fs_notify_text_addn(t, s, (apr_size_t)(nl - s));
+        fs_notify_text_add(t, "\n  ");
+    }
+    fs_notify_text_add(t, s);
 }
 
-char *fs_notify_answers_text(apr_pool_t *p, const fs_fieldset *fs, json_object *data) {
-    char *out = "";
-    for (int i = 0; i < fs->n; i++) {
+void fs_notify_answers_add(fs_notify_text *t, const fs_fieldset *fs, json_object *data) {
+    int any = 0;
+    for (int i = 0; i < fs->n && !t->cut; i++) {
         const fs_field *f = &fs->f[i];
         json_object *v = fs_json_get(data, f->key);
         if (!v || json_object_is_type(v, json_type_null))
             continue;
-        const char *t = value_text(p, f, v);
-        out = apr_pstrcat(p, out, *out ? "\n" : "", f->label ? f->label : f->key, ":\n",
-                          indent(p, t), "\n", NULL);
+        if (any++)
+            fs_notify_text_add(t, "\n");
+        fs_notify_text_add(t, f->label ? f->label : f->key);
+        fs_notify_text_add(t, ":\n");
+        add_indented(t, value_text(t->p, f, v));
+        fs_notify_text_add(t, "\n");
     }
-    return *out ? out : apr_pstrdup(p, "(no answers)\n");
+    if (!any)
+        fs_notify_text_add(t, "(no answers)\n");
+}
+
+char *fs_notify_answers_text(apr_pool_t *p, const fs_fieldset *fs, json_object *data) {
+    fs_notify_text t;
+    fs_notify_text_init(&t, p, FS_MAIL_TEXT_MAX);
+    fs_notify_answers_add(&t, fs, data);
+    return fs_notify_text_done(&t);
 }
 
 char *fs_notify_fill(apr_pool_t *p, const char *tmpl, const fs_fieldset *fs, json_object *data) {
-    char *out = "";
+    fs_notify_text t;
+    fs_notify_text_init(&t, p, FS_MAIL_TEXT_MAX);
     const char *s = tmpl, *open;
-    while ((open = strstr(s, "{{"))) {
+    while (!t.cut && (open = strstr(s, "{{"))) {
         const char *k = open + 2;
         while (*k == ' ')
             k++;
@@ -212,17 +275,19 @@ char *fs_notify_fill(apr_pool_t *p, const char *tmpl, const fs_fieldset *fs, jso
         while (*close == ' ')
             close++;
         if (ke == k || strncmp(close, "}}", 2)) { /* not a placeholder: keep its "{" */
-            out = apr_pstrcat(p, out, apr_pstrndup(p, s, (apr_size_t)(open + 1 - s)), NULL);
+            fs_notify_text_addn(&t, s, (apr_size_t)(open + 1 - s));
             s = open + 1;
             continue;
         }
+        fs_notify_text_addn(&t, s, (apr_size_t)(open - s));
         const char *key = apr_pstrndup(p, k, (apr_size_t)(ke - k));
         const fs_field *f = fs_fieldset_find(fs, key);
-        out = apr_pstrcat(p, out, apr_pstrndup(p, s, (apr_size_t)(open - s)),
-                          f ? value_text(p, f, fs_json_get(data, key)) : "", NULL);
+        if (f)
+            fs_notify_text_add(&t, value_text(p, f, fs_json_get(data, key)));
         s = close + 2;
     }
-    return apr_pstrcat(p, out, s, NULL);
+    fs_notify_text_add(&t, s);
+    return fs_notify_text_done(&t);
 }
 
 char *fs_notify_header_text(apr_pool_t *p, const char *s, apr_size_t max) {

@@ -4,6 +4,7 @@
 #include "fs_idempotency.h"
 #include "fs_secret.h"
 
+#include <apr_atomic.h>
 #include <apr_base64.h>
 #include <apr_strings.h>
 #include <arpa/inet.h>
@@ -234,9 +235,19 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *data) {
     return *seen > 65536 ? 0 : size * nmemb; /* stop reading a huge answer */
 }
 
+/* Ends the transfer early once *data (the caller's cancel flag) is set. */
+static int cancelled(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                     curl_off_t ulnow) {
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    return apr_atomic_read32((apr_uint32_t *)data) != 0;
+}
+
 void fs_webhook_post(apr_pool_t *p, const char *url, int allow_private, const char *msg_id,
                      apr_int64_t timestamp, const char *signature, const char *body, int timeout,
-                     fs_webhook_result *res) {
+                     apr_uint32_t *cancel, fs_webhook_result *res) {
     res->status = 0;
     res->error = NULL;
     res->ms = 0;
@@ -310,8 +321,13 @@ void fs_webhook_post(apr_pool_t *p, const char *url, int allow_private, const ch
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &seen);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)FS_WEBHOOK_CONNECT_TIMEOUT);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(timeout > 0 ? timeout : 15));
+    if (cancel) {
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, cancelled);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
     CURLcode rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);

@@ -334,11 +334,18 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
     return h->d;
 }
 
-void formsvc_dbpool_release(request_rec *r) {
+int formsvc_dbpool_release(request_rec *r) {
     held_db *h = NULL;
     apr_pool_userdata_get((void **)&h, "formsvc-dbpool", initial_request(r)->pool);
-    if (h)
-        give_back(h);
+    if (!h)
+        return 1;
+    if (h->d) {
+        fs_db db = {h->d->driver, h->d->handle, NULL, NULL};
+        if (fs_db_in_transaction(&db))
+            return 0; /* it goes back when the transaction's owner is done */
+    }
+    give_back(h);
+    return 1;
 }
 
 void formsvc_dbpool_hooks(apr_pool_t *p) {

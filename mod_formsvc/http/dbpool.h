@@ -49,8 +49,10 @@ void formsvc_dbpool_unreachable(void);
  * the database is down. */
 ap_dbd_t *formsvc_dbpool_acquire(request_rec *r);
 /* Gives r's connection and its place in the gate back now (a long poll
- * between two looks). No operation when none is held. */
-void formsvc_dbpool_release(request_rec *r);
+ * between two looks, a response before it is written). No operation when
+ * none is held (1), nor when the connection is inside a transaction (0:
+ * it stays with r). */
+int formsvc_dbpool_release(request_rec *r);
 
 /* Registers the pre_config hook (resets the directive for a restart). */
 void formsvc_dbpool_hooks(apr_pool_t *p);

@@ -526,8 +526,11 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
 
 /* ---- download --------------------------------------------------------- */
 
-/* RFC 6266: an ASCII fallback and the UTF-8 name percent-encoded. */
+/* RFC 6266: an ASCII fallback and the UTF-8 name percent-encoded. The
+ * name made safe again: one stored before a rule was added (format
+ * characters) gets it here. */
 static const char *disposition(apr_pool_t *p, const char *name) {
+    name = fs_file_safe_name(p, name, strlen(name));
     char *ascii = apr_pstrdup(p, name);
     for (char *c = ascii; *c; c++)
         if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e || *c == '"' || *c == '\\')
@@ -564,7 +567,9 @@ static int formsvc_h_file_get(request_rec *r, const char *const *caps) {
     formsvc_send_start(r, 200, m->type);
     apr_pool_t *cp;
     apr_pool_create(&cp, r->pool);
-    for (int seq = 0; seq < m->chunks && !r->header_only; seq++) {
+    /* each chunk read on a connection taken for it and given back before
+     * the chunk is written (formsvc_send_more): a slow reader holds none */
+    for (int seq = 0; seq < m->chunks && !r->header_only && !r->connection->aborted; seq++) {
         const char *data;
         apr_size_t len;
         e = fs_store_file_read_chunk(formsvc_store(r), cp, m->id, seq, &data, &len);

@@ -87,6 +87,10 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
     int rc = ap_meets_conditions(r);
     if (rc != OK)
         return rc; /* 304 */
+    /* a form page's submission token is new in every answer (its ETag
+     * leaves it out); body is this request's copy */
+    if (!t->json && *id)
+        formsvc_form_token_renew(r, id, (char *)body, blen);
     return formsvc_send_body(r, HTTP_OK, ctype, body, blen);
 }
 

@@ -52,6 +52,9 @@ typedef struct pub {
     const char *logo_url;     /* settings.theme.logoUrl when https and fs_url_origin vouches */
     const char *ancestors;    /* settings.embed's origins (fs_embed_frame_ancestors), or NULL */
     const formsvc_link *link; /* the respondent link of the request, or NULL */
+    /* the submission token a form page of this request carries: the one
+     * posted (a page given back keeps it), NULL for a fresh one */
+    const char *token;
 } pub;
 
 enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
@@ -175,10 +178,23 @@ static void page_headers(request_rec *r, pub *pb) {
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
 }
 
-/* An entity tag from the representation's bytes. */
+/* An entity tag from the representation's bytes, but for a form page's
+ * submission token: new in every answer, it is no change of the page. */
 static const char *etag_of(request_rec *r, const char *body, apr_size_t len) {
     unsigned char md[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)body, len, md);
+    long at = fs_html_token_at(body, len);
+    fs_sha256 *h = at >= 0 ? fs_sha256_new(r->pool) : NULL;
+    const unsigned char *d = NULL;
+    if (h) {
+        fs_sha256_update(h, body, (apr_size_t)at);
+        fs_sha256_update(h, body + at + FS_FORM_TOKEN_LEN,
+                         len - (apr_size_t)at - FS_FORM_TOKEN_LEN);
+        d = fs_sha256_final(h, r->pool);
+    }
+    if (d)
+        memcpy(md, d, sizeof(md));
+    else
+        SHA256((const unsigned char *)body, len, md);
     return apr_pstrcat(r->pool, "\"", fs_b64url_encode(r->pool, md, 18), "\"", NULL);
 }
 
@@ -242,7 +258,8 @@ static fs_page page_of(request_rec *r, pub *pb, json_object *values, const fs_er
                   pb->accent,
                   pb->logo_url,
                   pb->ancestors != NULL,
-                  copy_field(pb)};
+                  copy_field(pb),
+                  pb->token ? pb->token : formsvc_form_token_new(r, pb->f.id)};
     return pg;
 }
 
@@ -566,6 +583,53 @@ static fs_error *post_parse(request_rec *r, post *s) {
     return fs_urlencoded_parse(r->pool, s->buf, s->len, &s->pairs);
 }
 
+/* The submission token of the page an HTML post comes from (the hidden
+ * input FS_TOKEN_NAME): the post's Idempotency-Key when it sends none
+ * (a multipart body only when its hash was taken on the way), and the
+ * token the pages given back carry, so that their retry is the same
+ * request. A token that is not one of this form through this request's
+ * link (another form's, another link's, made up) is refused. */
+static fs_error *form_token(request_rec *r, post *s) {
+    const char *tok = NULL;
+    for (int i = 0; s->pairs && i < s->pairs->nelts; i++) {
+        const fs_pair *pr = &APR_ARRAY_IDX(s->pairs, i, fs_pair);
+        if (strcmp(pr->name, FS_TOKEN_NAME))
+            continue;
+        if (tok && strcmp(tok, pr->value))
+            tok = "";
+        else
+            tok = pr->value;
+    }
+    if (!tok)
+        return NULL;
+    if (!formsvc_form_token_valid(r, s->pb.f.id, tok))
+        return fs_error_make(r->pool, "malformed-request",
+                             "The submission token (%s) is not one of this form's pages: open "
+                             "the form again and send it from there.",
+                             FS_TOKEN_NAME);
+    s->pb.token = tok;
+    if (!s->ikey && (s->kind != BODY_MULTIPART || s->hash))
+        s->ikey = tok;
+    return NULL;
+}
+
+/* What the request hash covers before the body bytes, in every body
+ * encoding. The link the request comes through is part of the request:
+ * the same key through another link is a different request (422), not a
+ * replay. Its token is what the request carries (the link's id is not
+ * known before the database is asked). One that cannot be decoded is
+ * hashed as "%": no submission was ever stored through it (take_link
+ * refuses it), so it replays nothing. Without a link the head is what it
+ * always was, so records stored before keep replaying. */
+static const char *request_head(request_rec *r, int kind, const char *form_id, int dry) {
+    const char *link = NULL;
+    if (formsvc_arg(r, FORMSVC_LINK_PARAM, &link))
+        link = "%";
+    return link ? apr_psprintf(r->pool, "POST /f/%s %d %d " FORMSVC_LINK_PARAM "=%s\n", form_id,
+                               kind, dry, link)
+                : apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
+}
+
 /* A multipart body, read as it arrives once the form is known (issue 14):
  * the files of a form with file fields go into the submission's
  * transaction (or are dropped when the form came from the outage copy);
@@ -581,9 +645,10 @@ static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
             return fs_error_internal(r->pool, "no random bytes for a submission id");
         s->up = formsvc_upload_new(r, s->pb.fs, s->pb.f.id, s->sid);
     }
-    fs_sha256 *h = s->ikey ? fs_sha256_new(r->pool) : NULL;
-    if (h) { /* as request_hash */
-        const char *head = apr_psprintf(r->pool, "POST /f/%s %d %d\n", s->pb.f.id, s->kind, s->dry);
+    /* a page's post may carry its submission token (form_token) */
+    fs_sha256 *h = s->ikey || s->html ? fs_sha256_new(r->pool) : NULL;
+    if (h) { /* as request_hash, the link included */
+        const char *head = request_head(r, s->kind, s->pb.f.id, s->dry);
         fs_sha256_update(h, head, strlen(head));
     }
     fs_error *e = formsvc_multipart_read(r, s->boundary, c->max_body_submission, max, files, s->up,
@@ -597,19 +662,7 @@ static fs_error *multipart_body(request_rec *r, post *s, int from_db) {
 static const char *request_hash(request_rec *r, int kind, const char *form_id, int dry,
                                 const char *body, apr_size_t len) {
     unsigned char md[SHA256_DIGEST_LENGTH];
-    /* The link the request comes through is part of the request: the same
-     * key through another link is a different request (422), not a replay.
-     * Its token is what the request carries (the link's id is not known
-     * before the database is asked). One that cannot be decoded is hashed
-     * as "%": no submission was ever stored through it (take_link refuses
-     * it), so it replays nothing. Without a link the head is what it always
-     * was, so records stored before keep replaying. */
-    const char *link = NULL;
-    if (formsvc_arg(r, FORMSVC_LINK_PARAM, &link))
-        link = "%";
-    const char *head = link ? apr_psprintf(r->pool, "POST /f/%s %d %d " FORMSVC_LINK_PARAM "=%s\n",
-                                           form_id, kind, dry, link)
-                            : apr_psprintf(r->pool, "POST /f/%s %d %d\n", form_id, kind, dry);
+    const char *head = request_head(r, kind, form_id, dry);
     apr_size_t hl = strlen(head);
     unsigned char *all = apr_palloc(r->pool, hl + len);
     memcpy(all, head, hl);
@@ -718,6 +771,31 @@ static int answer(request_rec *r, post *s, int status, const char *location, con
     return send_body(r, status, "application/json", body, 0);
 }
 
+/* The thanks page of form id: built from the form's path, never from the
+ * action, whose query (a respondent link) would come before the path. */
+static const char *thanks_url(request_rec *r, const char *id) {
+    return apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", id, "/thanks", NULL);
+}
+
+/* A record stored by an earlier release may hold what is no longer
+ * answered: a 303 to "<action>?l=<token>/thanks" (the thanks page, then)
+ * and the link's metadata in the body (the owner's, never the
+ * respondent's). Answered as the record would be written today. */
+static void replay_repair(request_rec *r, post *s, int status, const char **loc,
+                          const char **body) {
+    const char *form = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", s->pb.f.id, "?", NULL);
+    apr_size_t n = *loc ? strlen(*loc) : 0, fl = strlen(form);
+    if (status == 303 && n > fl + 7 && !strncmp(*loc, form, fl) && !strcmp(*loc + n - 7, "/thanks"))
+        *loc = thanks_url(r, s->pb.f.id);
+    json_object *o;
+    if (*body && strstr(*body, "\"metadata\"") &&
+        !fs_json_parse_object(r->pool, *body, strlen(*body), &o) &&
+        json_object_object_get_ex(o, "metadata", NULL)) {
+        json_object_object_del(o, "metadata");
+        *body = fs_json_str(r->pool, o);
+    }
+}
+
 #define NO_RECORD (-1)
 #define STALE (-2)  /* post_form: the form changed under the submission */
 #define AFRESH (-3) /* post_form: the form from memory has files; read it afresh */
@@ -732,8 +810,16 @@ static int replay(request_rec *r, post *s, const responder *out) {
         return refuse(r, s, out, e);
     if (!found)
         return NO_RECORD;
-    if (strcmp(h, s->hash))
+    if (strcmp(h, s->hash)) {
+        if (s->html && s->pb.token && !strcmp(s->ikey, s->pb.token)) {
+            /* the page was sent before with other answers: these are
+             * given back, on a page with a fresh token that sends them */
+            s->pb.token = NULL;
+            return out->later(r, s, key_reused(r), fs_tr(loc_of(r, &s->pb), "notice.resent"));
+        }
         return problem(r, key_reused(r));
+    }
+    replay_repair(r, s, st, &loc, &body);
     return answer(r, s, st, loc, body, 1);
 }
 
@@ -748,10 +834,9 @@ static int store(request_rec *r, post *s, const responder *out) {
     if (!sid || !evid)
         return problem(r, fs_error_internal(r->pool, "no random bytes for a submission id"));
     const char *redirect = redirect_url(r, pb);
-    const char *location =
-        s->html ? (redirect ? redirect : apr_pstrcat(r->pool, pb->action, "/thanks", NULL))
-                : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", pb->f.id, "/submissions/",
-                              sid, NULL);
+    const char *location = s->html ? (redirect ? redirect : thanks_url(r, pb->f.id))
+                                   : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/",
+                                                 pb->f.id, "/submissions/", sid, NULL);
     fs_new_submission ns = {pb->f.id, sid, fs_json_str(r->pool, s->obj), s->spam,
                             c->tier[0].submissions_month, c->tier[1].submissions_month, s->ikey,
                             s->hash, s->html ? 303 : 201, location, pb->link ? pb->link->id : NULL,
@@ -865,6 +950,8 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
         return AFRESH; /* files go into the submission's transaction */
     fs_error *be;
     if (s->kind == BODY_MULTIPART && s->have_form && (be = multipart_body(r, s, !e)))
+        return problem(r, be);
+    if (s->have_form && (be = form_token(r, s)))
         return problem(r, be);
     if (s->have_form && s->kind != BODY_JSON)
         fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);

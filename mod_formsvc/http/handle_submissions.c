@@ -15,7 +15,15 @@
 
 APLOG_USE_MODULE(formsvc);
 
+/* A CSV export is read in batches of rows, each its own keyset statement
+ * on a connection taken for it and given back before the batch is written
+ * (formsvc_send_more): from CSV_FIRST rows, doubled up to CSV_BATCH while a
+ * batch's CSV stays under half of CSV_BATCH_BYTES, halved when it passes
+ * it, so that an export holds about one batch of that size in memory
+ * whatever its rows weigh. */
+#define CSV_FIRST 50
 #define CSV_BATCH 500
+#define CSV_BATCH_BYTES (256 * 1024)
 
 static fs_error *no_submission(request_rec *r) {
     return fs_error_make(r->pool, "not-found", "No such submission.");
@@ -144,13 +152,13 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         cells[c++] = "linkMetadata";
     }
     const char *after = NULL;
-    int started = 0;
+    int started = 0, limit = CSV_FIRST;
     for (;;) {
         apr_pool_t *sub;
         apr_pool_create(&sub, r->pool);
         fs_sub_batch rs;
         fs_error *e =
-            fs_store_sub_export(fs_store_sub(formsvc_store(r), sub), &which, after, CSV_BATCH, &rs);
+            fs_store_sub_export(fs_store_sub(formsvc_store(r), sub), &which, after, limit, &rs);
         if (e) {
             apr_pool_destroy(sub);
             if (!started)
@@ -200,7 +208,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             }
             fs_csv_row(buf, row, ncols);
         }
-        int more = rs.n == CSV_BATCH;
+        int more = rs.n == limit;
+        if (buf->nelts > CSV_BATCH_BYTES && limit > 1)
+            limit /= 2;
+        else if (buf->nelts < CSV_BATCH_BYTES / 2 && limit < CSV_BATCH)
+            limit = limit * 2 > CSV_BATCH ? CSV_BATCH : limit * 2;
         formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, more);
         if (more)
             after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);

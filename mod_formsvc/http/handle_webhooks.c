@@ -19,7 +19,7 @@ APLOG_USE_MODULE(formsvc);
 #define EVENTS_POLL_MS 500
 
 static const char *const event_types[] = {"submission.created", "form.published", "form.closed",
-                                          NULL};
+                                          "webhook.paused", NULL};
 
 /* 1 when the caller's form: constraints let it see something of form_id
  * (NULL: of every form, which only an unconstrained caller sees). */
@@ -97,7 +97,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!known) {
             fs_error *verr = fs_error_validation(r->pool);
             fs_error_add(r->pool, verr, "/type", "enum",
-                         "type must be submission.created, form.published or form.closed.");
+                         "type must be submission.created, form.published, form.closed or "
+                         "webhook.paused.");
             return formsvc_send_problem(r, verr);
         }
         if (!strcmp(type, "submission.created") &&
@@ -203,7 +204,8 @@ static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr)
             known |= !strcmp(t, event_types[k]);
         if (!known) {
             fs_error_add(r->pool, verr, ptr, "enum",
-                         "Event types are submission.created, form.published and form.closed.");
+                         "Event types are submission.created, form.published, form.closed "
+                         "and webhook.paused.");
             bad = 1;
             continue;
         }
@@ -378,10 +380,11 @@ static int formsvc_h_webhooks_deliveries(request_rec *r, const char *const *caps
     return formsvc_send_page(r, "deliveries", &page);
 }
 
-/* PATCH /v1/webhooks/{id} {url?, events?, enabled?}: each member checked
- * as at creation; a delegate changes only webhooks of its tree (others
- * 404). A webhook that ends up with submission.created, or is pointed
- * elsewhere while it has it, needs submissions:read as at creation. */
+/* PATCH /v1/webhooks/{id} {url?, events?, enabled?, status?}: each member
+ * checked as at creation; status "active" resumes a paused webhook (its
+ * pending deliveries go out now), "paused" pauses it; a delegate changes
+ * only webhooks of its tree (others 404). A webhook that ends up with submission.created, or is
+ * pointed elsewhere while it has it, needs submissions:read as at creation. */
 static int formsvc_h_webhooks_patch(request_rec *r, const char *const *caps) {
     const char *json, *form_id;
     json_object *body;
@@ -390,10 +393,10 @@ static int formsvc_h_webhooks_patch(request_rec *r, const char *const *caps) {
         e = formsvc_read_json(r, 0, &body);
     if (e)
         return formsvc_send_problem(r, e);
-    static const char *const allowed[] = {"url", "events", "enabled", NULL};
+    static const char *const allowed[] = {"url", "events", "enabled", "status", NULL};
     fs_error *verr = fs_error_validation(r->pool);
     fs_json_unknown_members(r->pool, body, allowed, verr);
-    fs_webhook_change c = {NULL, NULL, -1};
+    fs_webhook_change c = {NULL, NULL, -1, NULL};
     json_object *v, *ev = NULL;
     if (json_object_object_get_ex(body, "url", &v))
         c.url = parse_url(r, v ? v : fs_json_own(r->pool, json_object_new_int(0)), verr);
@@ -405,6 +408,15 @@ static int formsvc_h_webhooks_patch(request_rec *r, const char *const *caps) {
             fs_error_add(r->pool, verr, "/enabled", "type", "enabled must be true or false.");
         else
             c.enabled = json_object_get_boolean(v);
+    }
+    if (json_object_object_get_ex(body, "status", &v)) {
+        const char *st = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        if (strcmp(st, "active") && strcmp(st, "paused"))
+            fs_error_add(r->pool, verr, "/status",
+                         json_object_is_type(v, json_type_string) ? "enum" : "type",
+                         "status must be \"active\" (resume) or \"paused\".");
+        else
+            c.status = st;
     }
     if (verr->errors)
         return formsvc_send_problem(r, verr);

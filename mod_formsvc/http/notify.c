@@ -12,6 +12,7 @@
 #include "config_accounts.h"
 #include "fs_code.h"
 #include "fs_json.h"
+#include "fs_mail.h"
 #include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_mail.h"
@@ -23,7 +24,10 @@
 APLOG_USE_MODULE(formsvc);
 
 #define LEASE_SECONDS 300
-#define BATCH 20
+/* Jobs claimed at once: their messages wait in memory until they are
+ * recorded together (worker.c), at most BATCH x 10 recipients x a message
+ * of FS_MAIL_TEXT_MAX bytes of text (about 1 MB encoded, at worst). */
+#define BATCH 10
 
 /* HMAC under the pepper of "<purpose>:<value>": one purpose's MACs are
  * never valid as another's. */
@@ -62,22 +66,31 @@ static const char *str(json_object *o, const char *k) {
 }
 
 /* Adds one message to the batch; a recipient that cannot be mailed (a bad
- * address) is left out. */
+ * address) is left out. The message is written in a pool of its own,
+ * gone once json-c holds its copy: a job's memory is its messages, not
+ * every step of writing them. */
 static void add_msg(job_ctx *x, const char *kind, const char *to, const char *subject,
                     const char *body, const char *unsub, json_object *extra) {
     const char *id;
-    char *text = formsvc_mail_compose(x->p, x->s, to, fs_notify_header_text(x->p, subject, 900),
-                                      body, unsub, &id);
+    apr_pool_t *mp;
+    apr_pool_create(&mp, x->p);
+    char *text = formsvc_mail_compose(mp, x->s, to, fs_notify_header_text(mp, subject, 900), body,
+                                      unsub, &id);
     if (!text) {
+        apr_pool_destroy(mp);
         json_object_put(extra);
         return;
     }
     json_object *o = extra ? extra : json_object_new_object();
     json_object_object_add(o, "id", json_object_new_string(id));
     json_object_object_add(o, "to", json_object_new_string(to));
+    /* what the per-address cap counts (sql/0038): x+tag@ is x@ */
+    const char *mailbox = fs_mail_mailbox(mp, to);
+    json_object_object_add(o, "mailbox", json_object_new_string(mailbox ? mailbox : to));
     json_object_object_add(o, "kind", json_object_new_string(kind));
     json_object_object_add(o, "message", json_object_new_string(text));
     json_object_array_add(x->msgs, o);
+    apr_pool_destroy(mp);
 }
 
 static const fs_fieldset *fields_of(job_ctx *x, json_object *form) {
@@ -126,14 +139,16 @@ static void write_address(job_ctx *x, json_object *pl) {
             NULL, extra);
 }
 
-/* fs: the form's fields, read once per job */
-static const char *submission_text(job_ctx *x, json_object *form, const fs_fieldset *fs,
-                                   json_object *sub) {
+/* One submission's answers and where it is, appended to t (at most
+ * FS_MAIL_TEXT_MAX bytes in all). fs: the form's fields, read once per
+ * job. */
+static void submission_text(job_ctx *x, fs_notify_text *t, json_object *form, const fs_fieldset *fs,
+                            json_object *sub) {
     const char *fid = str(form, "id"), *sid = str(sub, "id");
-    return apr_pstrcat(x->p, fs_notify_answers_text(x->p, fs, fs_json_get(sub, "data")),
-                       "\nSubmission ", sid ? sid : "", " at ", str(sub, "createdAt"), "\n",
-                       x->base, "/v1/forms/", fid ? fid : "", "/submissions/", sid ? sid : "", "\n",
-                       NULL);
+    fs_notify_answers_add(t, fs, fs_json_get(sub, "data"));
+    fs_notify_text_add(t, apr_pstrcat(x->p, "\nSubmission ", sid ? sid : "", " at ",
+                                      str(sub, "createdAt"), "\n", x->base, "/v1/forms/",
+                                      fid ? fid : "", "/submissions/", sid ? sid : "", "\n", NULL));
 }
 
 /* 'each': the submission to every confirmed recipient. */
@@ -143,7 +158,10 @@ static void write_each(job_ctx *x, json_object *pl) {
     const char *title = str(form, "title");
     if (!title || !sub || !rcs || !json_object_is_type(rcs, json_type_array))
         return;
-    const char *text = submission_text(x, form, fields_of(x, form), sub);
+    fs_notify_text t;
+    fs_notify_text_init(&t, x->p, FS_MAIL_TEXT_MAX);
+    submission_text(x, &t, form, fields_of(x, form), sub);
+    const char *text = fs_notify_text_done(&t);
     for (size_t i = 0; i < json_object_array_length(rcs); i++) {
         json_object *rc = json_object_array_get_idx(rcs, i);
         const char *rid = str(rc, "id"), *to = str(rc, "email");
@@ -167,12 +185,16 @@ static void write_digest(job_ctx *x, json_object *pl) {
     if (!title || !fid || total < 1 || !subs || !json_object_is_type(subs, json_type_array) ||
         !rcs || !json_object_is_type(rcs, json_type_array))
         return;
-    const char *text = "";
     size_t n = json_object_array_length(subs);
     const fs_fieldset *fs = fields_of(x, form);
-    for (size_t i = 0; i < n; i++)
-        text = apr_pstrcat(x->p, text, i ? "\n----\n\n" : "",
-                           submission_text(x, form, fs, json_object_array_get_idx(subs, i)), NULL);
+    fs_notify_text t;
+    fs_notify_text_init(&t, x->p, FS_MAIL_TEXT_MAX);
+    for (size_t i = 0; i < n && !t.cut; i++) {
+        if (i)
+            fs_notify_text_add(&t, "\n----\n\n");
+        submission_text(x, &t, form, fs, json_object_array_get_idx(subs, i));
+    }
+    const char *text = fs_notify_text_done(&t);
     if ((long)n < total)
         text = apr_psprintf(x->p, "%s\n... and %ld more: %s/v1/forms/%s/submissions\n", text,
                             total - (long)n, x->base, fid);
@@ -224,10 +246,16 @@ static int claim(apr_pool_t *p, server_rec *s, fs_store *st, void **items) {
     return b->n;
 }
 
+/* The messages of job i, written in a pool of their own that is gone when
+ * it returns: what stays in ip until record is the array of messages as
+ * text, at most recipients x (a message of FS_MAIL_TEXT_MAX bytes of text,
+ * encoded). */
 static const void *deliver(apr_pool_t *ip, server_rec *s, void *items, int i) {
     const fs_mail_job *j = (const fs_mail_job *)items + i;
-    job_ctx x = {ip, s, base_url(ip, s), fs_json_own(ip, json_object_new_array())};
-    json_object *pl = j->payload ? fs_json_parse_trusted(ip, j->payload) : NULL;
+    apr_pool_t *jp;
+    apr_pool_create(&jp, ip);
+    job_ctx x = {jp, s, base_url(jp, s), fs_json_own(jp, json_object_new_array())};
+    json_object *pl = j->payload ? fs_json_parse_trusted(jp, j->payload) : NULL;
     if (pl) { /* no payload: the submission went meanwhile; the job is done */
         if (!strcmp(j->kind, "address"))
             write_address(&x, pl);
@@ -240,6 +268,7 @@ static const void *deliver(apr_pool_t *ip, server_rec *s, void *items, int i) {
     }
     outcome *o = apr_pcalloc(ip, sizeof(*o));
     o->msgs = fs_json_str(ip, x.msgs);
+    apr_pool_destroy(jp);
     return o;
 }
 

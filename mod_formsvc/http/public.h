@@ -23,4 +23,16 @@ fs_error *formsvc_public_idem_get(request_rec *r, const char *form_id, const cha
                                   const char **hash, int *status, const char **location,
                                   const char **body);
 
+/* The one-time submission tokens of form pages (fs_idem_form_token),
+ * bound to form_id and to the respondent link the request carries (its
+ * l parameter as sent). _new: a fresh one in r->pool, NULL when none can
+ * be made; _valid: 1 when token is one for form_id through this
+ * request's link. */
+const char *formsvc_form_token_new(request_rec *r, const char *form_id);
+int formsvc_form_token_valid(request_rec *r, const char *form_id, const char *token);
+/* A kept form page about to be served again: its token (if it has one,
+ * fs_html_token_at) is replaced in place by a fresh one for form_id, so
+ * that no two answers carry the same token. page is writable. */
+void formsvc_form_token_renew(request_rec *r, const char *form_id, char *page, apr_size_t len);
+
 #endif

@@ -75,7 +75,8 @@ fs_error *formsvc_db(request_rec *r, fs_db **out) {
 }
 
 void formsvc_db_release(request_rec *r) {
-    formsvc_dbpool_release(r);
+    if (!formsvc_dbpool_release(r))
+        return; /* inside a transaction: kept */
     /* every request sharing that connection forgets it */
     for (request_rec *x = r; x; x = x->prev ? x->prev : x->main)
         formsvc_req_get(x)->db = NULL;

@@ -37,8 +37,9 @@ const char *formsvc_base_url(request_rec *r);
 /* Database: the mod_dbd connection of this request, or a 503 problem. */
 fs_error *formsvc_db(request_rec *r, fs_db **db);
 /* Gives the request's connection back to mod_dbd's pool now (a long poll
- * before it sleeps); the next store call takes one again. Never inside a
- * transaction. No operation when none is held. */
+ * before it sleeps, a response before it is written to the client); the
+ * next store call takes one again. No operation when none is held, nor
+ * while the connection is inside a transaction (it stays). */
 void formsvc_db_release(request_rec *r);
 /* The store of this request, for the typed functions of fs_store_*.h:
  * results in r->pool, the connection taken (formsvc_db) when a statement

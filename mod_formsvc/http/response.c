@@ -38,6 +38,9 @@ int formsvc_send_body(request_rec *r, int status, const char *type, const char *
     r->status = status;
     if (type)
         ap_set_content_type(r, type);
+    /* no pooled connection waits for a client that reads slowly: what
+     * runs after this takes one again if it needs one */
+    formsvc_db_release(r);
     if (body) {
         ap_set_content_length(r, (apr_off_t)len);
         if (!r->header_only && len)
@@ -70,6 +73,9 @@ void formsvc_send_more(request_rec *r, const char *buf, apr_size_t len, int flus
     }
     if (r->header_only)
         return;
+    /* a streamed body (a file, a CSV export) is read a part at a time, the
+     * connection taken for each part and given back before it is written */
+    formsvc_db_release(r);
     ap_rwrite(buf, (int)len, r);
     if (flush)
         ap_rflush(r);

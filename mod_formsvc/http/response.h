@@ -16,14 +16,17 @@
 /* The one way out: status, media type (NULL: none) and body of len bytes
  * (NULL: no body and no Content-Length, as for 204 or 303 without a page).
  * body must be NUL-terminated and live as long as the request. Sets
- * Content-Length; writes nothing for HEAD. Headers are the caller's. */
+ * Content-Length; writes nothing for HEAD. Headers are the caller's. The
+ * request's pooled database connection goes back first (unless inside a
+ * transaction): none waits while the client reads. */
 int formsvc_send_body(request_rec *r, int status, const char *type, const char *body,
                       apr_size_t len);
 
 /* A body sent in pieces (a CSV export): start sets status and type (no
  * Content-Length); each piece follows with formsvc_send_more, flushed to
- * the client when flush is set. Nothing is written for HEAD. In a capture
- * the pieces are joined. */
+ * the client when flush is set, after the request's pooled database
+ * connection went back (a store call for the next piece takes one again).
+ * Nothing is written for HEAD. In a capture the pieces are joined. */
 int formsvc_send_start(request_rec *r, int status, const char *type);
 void formsvc_send_more(request_rec *r, const char *buf, apr_size_t len, int flush);
 /* Breaks off a started answer that cannot be completed: the connection is

@@ -4,6 +4,7 @@
 #include "worker.h"
 #include "dbpool.h"
 
+#include <apr_allocator.h>
 #include <apr_atomic.h>
 #include <apr_optional.h>
 #include <apr_thread_cond.h>
@@ -13,6 +14,9 @@
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);
+
+/* Bytes of freed memory a worker thread keeps for its next runs. */
+#define WORKER_KEEP_FREE (4 * 1024 * 1024)
 
 struct formsvc_worker {
     const char *name;
@@ -104,6 +108,9 @@ static void *APR_THREAD_FUNC run(apr_thread_t *thd, void *data) {
     /* unmanaged: the thread's memory is its own, whatever the child pool's
      * state while it finishes */
     apr_pool_create_unmanaged_ex(&wp, NULL, NULL);
+    /* what a large run took goes back to the system after it (the allocator
+     * keeps everything freed otherwise) */
+    apr_allocator_max_free_set(apr_pool_allocator_get(wp), WORKER_KEEP_FREE);
     while (!formsvc_worker_stopping(w)) {
         for (int i = 0; i < w->ntasks && !formsvc_worker_stopping(w); i++) {
             const formsvc_task *t = &w->tasks[i];

@@ -2,7 +2,8 @@
  *
  * A worker is a thread that runs a fixed list of tasks, each about every
  * so many seconds, until the child exits: the mail worker drains the
- * outbox and sweeps old mail, the webhook worker drains the delivery queue
+ * outbox and sweeps old mail, the webhook worker feeds sender threads of
+ * its own (a task that runs for the life of the child, webhooks_worker.c)
  * and sweeps old events, the rate-limit worker sweeps ended windows. A
  * queue that is drained (claim a batch under a lease, deliver each item
  * with no database connection held, record the outcomes) is a

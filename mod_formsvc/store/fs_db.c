@@ -356,6 +356,16 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
     return answered(out, rs);
 }
 
+int fs_db_in_transaction(const fs_db *db) {
+    if (!db || !db->handle || strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
+        return 0;
+    PGconn *c = apr_dbd_native_handle(db->driver, db->handle);
+    if (!c || PQstatus(c) != CONNECTION_OK)
+        return 0;
+    PGTransactionStatusType t = PQtransactionStatus(c);
+    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+}
+
 int fs_db_statements_ready(apr_pool_t *p, fs_db *db) {
     if (strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
         return 1;

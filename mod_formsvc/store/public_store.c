@@ -16,12 +16,17 @@
     "CASE WHEN a.link_id IS NULL THEN 'ok' "                                                       \
     "ELSE fs_link_admit_locked(a.link_id, a.form_id, a.ikey) END"
 /* The link's metadata, and a submission's linkId and metadata as a jsonb
- * to append (nothing without a link): from the arguments (a), from the
- * stored row (s). */
+ * to append (nothing without a link): from the stored row (s), for the
+ * owner's event. The respondent's answer (and so its Idempotency-Key
+ * replay) gains the linkId only: the metadata is the owner's, never
+ * shown to the person who holds the link (from the arguments, a). */
 #define LINK_META_A "(SELECT l.metadata FROM links l WHERE l.id = a.link_id)"
-#define LINK_MEMBERS_A                                                                             \
+#define LINK_ID_A                                                                                  \
     "CASE WHEN a.link_id IS NULL THEN '{}'::jsonb "                                                \
-    "ELSE jsonb_build_object('linkId', a.link_id, 'metadata', " LINK_META_A ") END"
+    "ELSE jsonb_build_object('linkId', a.link_id) END"
+#define LINK_ID_S                                                                                  \
+    "CASE WHEN s.link_id IS NULL THEN '{}'::jsonb "                                                \
+    "ELSE jsonb_build_object('linkId', s.link_id) END"
 #define LINK_MEMBERS_S                                                                             \
     "CASE WHEN s.link_id IS NULL THEN '{}'::jsonb "                                                \
     "ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END"
@@ -59,8 +64,7 @@
     "  OR fs_month_under(ok.user_id, a.month, ok.quota)), "                                        \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, (jsonb_build_object('id', a.sid, "        \
-    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data) || " LINK_MEMBERS_A           \
-    ")::text "                                                                                     \
+    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data) || " LINK_ID_A ")::text "     \
     "  FROM go, a WHERE a.ikey IS NOT NULL "                                                       \
     "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "              \
     "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, "           \
@@ -84,7 +88,7 @@
     "  WHEN NOT EXISTS (SELECT 1 FROM ok) THEN 'duplicate' "                                       \
     "  WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' "                                           \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
-    "  (SELECT (" ANSWER_JSON " || " LINK_MEMBERS_S ")::text FROM s), " MONTH_LEFT ", "            \
+    "  (SELECT (" ANSWER_JSON " || " LINK_ID_S ")::text FROM s), " MONTH_LEFT ", "                 \
     "  (SELECT count(*) FROM t)::text"
 
 const fs_stmt fs_stmts_public[] = {

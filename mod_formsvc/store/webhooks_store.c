@@ -64,18 +64,34 @@ const fs_stmt fs_stmts_webhooks[] = {
      "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING 1) "
      "SELECT count(*)::text FROM d"},
 
-    /* 1 url (NULL: unchanged), 2-3 events as a JSON array (NULL: unchanged),
-     * 4 enabled ('t'/'f', NULL: unchanged), 5 id, 6 user id, 7-8 the calling
+    /* 1 status ('active': resume, 'paused': pause, NULL: unchanged), 2 url
+     * (NULL: unchanged), 3-4 events as a JSON array (NULL: unchanged), 5
+     * enabled ('t'/'f', NULL: unchanged), 6 id, 7 user id, 8-9 the calling
      * delegate's key id (NULL for an owner key: a delegate changes only
-     * webhooks registered inside its own tree): the webhook as changed */
-    {"fs_webhook_update", 8,
-     "UPDATE webhooks w SET url = COALESCE(%s::text, w.url), "
+     * webhooks registered inside its own tree): the webhook as changed.
+     * Resuming a paused webhook clears its run of failures and makes its
+     * pending deliveries due now (not those in flight). */
+    {"fs_webhook_update", 9,
+     "WITH s AS (SELECT %s::text AS st), "
+     "u AS (UPDATE webhooks w SET url = COALESCE(%s::text, w.url), "
      "  events = CASE WHEN %s::jsonb IS NULL THEN w.events "
      "    ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
-     "  enabled = COALESCE(%s::boolean, w.enabled) "
-     "WHERE w.id = %s AND w.user_id = %s AND fs_creator_alive(w.created_by) "
+     "  enabled = COALESCE(%s::boolean, w.enabled), "
+     "  paused_at = CASE s.st WHEN 'active' THEN NULL "
+     "    WHEN 'paused' THEN COALESCE(w.paused_at, now()) ELSE w.paused_at END, "
+     "  pause_reason = CASE s.st WHEN 'active' THEN NULL "
+     "    WHEN 'paused' THEN COALESCE(w.pause_reason, 'paused by the owner') "
+     "    ELSE w.pause_reason END, "
+     "  consecutive_failures = CASE s.st WHEN 'active' THEN 0 ELSE w.consecutive_failures END, "
+     "  failing_since = CASE s.st WHEN 'active' THEN NULL ELSE w.failing_since END "
+     "FROM s WHERE w.id = %s AND w.user_id = %s AND fs_creator_alive(w.created_by) "
      "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text))) "
-     "RETURNING fs_webhook_json(w)::text"},
+     "RETURNING w.id, fs_webhook_json(w)::text AS j), "
+     "r AS (UPDATE deliveries d SET next_at = now() FROM u, s "
+     "  WHERE s.st = 'active' AND d.webhook_id = u.id AND d.status = 'pending' "
+     "  AND d.next_at > now() AND (d.leased_until IS NULL OR d.leased_until <= now()) "
+     "  AND EXISTS (SELECT 1 FROM webhooks p WHERE p.id = u.id AND p.paused_at IS NOT NULL)) "
+     "SELECT j FROM u"},
 
     /* 1 id, 2 user id, 3-4 the calling delegate's key id (as for update),
      * 5 lease seconds. Writes a webhook.test event (never fanned out, not
@@ -126,37 +142,88 @@ const fs_stmt fs_stmts_webhooks[] = {
      "WHERE d.webhook_id = %s AND w.user_id = %s AND (%s::text IS NULL OR d.id < %s::text) "
      "ORDER BY d.id DESC LIMIT %s::integer"},
 
-    /* The worker. 1 lease seconds, 2 batch size. Claims due deliveries
+    /* The worker. 1 deliveries of one webhook in flight at most, 2 of one
+     * account, 3 batch size, 4-5 lease seconds. Claims due deliveries
      * (SKIP LOCKED: concurrent workers take different rows) and moves them
-     * a lease ahead, so no other worker sends them while this one does:
-     * id, url, sealed secret, webhook id, event json, attempt number,
-     * event id */
-    {"fs_delivery_claim", 2,
+     * a lease ahead, so no other worker sends them while this one does.
+     * Fair: walks the webhooks that have pending deliveries (one index
+     * probe each, whatever their backlog), skips disabled and paused ones,
+     * takes at most (1) in flight of a webhook and (2) of an account, and
+     * serves the accounts and webhooks with the fewest in flight first,
+     * then the longest due. Columns: id, url, sealed secret, webhook id,
+     * event json, attempt number, event id */
+    {"fs_delivery_claim", 5,
+     "WITH RECURSIVE h AS ("
+     "  (SELECT webhook_id AS id FROM deliveries WHERE status = 'pending' "
+     "   ORDER BY webhook_id LIMIT 1) "
+     "  UNION ALL "
+     "  SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' "
+     "          AND d.webhook_id > h.id ORDER BY d.webhook_id LIMIT 1) "
+     "  FROM h WHERE h.id IS NOT NULL), "
+     "b AS (SELECT w.id, w.user_id, (SELECT count(*) FROM deliveries f "
+     "    WHERE f.webhook_id = w.id AND f.leased_until > now() AND f.status = 'pending') AS busy "
+     "  FROM h JOIN webhooks w ON w.id = h.id WHERE w.enabled AND w.paused_at IS NULL), "
+     "a AS (SELECT b.*, sum(b.busy) OVER (PARTITION BY b.user_id) AS abusy FROM b), "
+     "c AS (SELECT a.user_id, a.abusy, a.busy, x.id, x.next_at, "
+     "    row_number() OVER (PARTITION BY a.id ORDER BY x.next_at) AS wr "
+     "  FROM a, LATERAL (SELECT d.id, d.next_at FROM deliveries d WHERE d.webhook_id = a.id "
+     "    AND d.status = 'pending' AND d.next_at <= now() ORDER BY d.next_at "
+     "    LIMIT greatest(%s::integer - a.busy, 0)) x), "
+     "r AS (SELECT c.id, c.next_at, c.abusy + row_number() OVER (PARTITION BY c.user_id "
+     "    ORDER BY c.busy + c.wr, c.next_at) AS prio FROM c), "
+     /* only the rows chosen are locked; a row another worker claimed
+      * meanwhile fails the re-check of the status and next_at */
+     "l AS (SELECT d.id FROM deliveries d WHERE d.id IN (SELECT r.id FROM r "
+     "    WHERE r.prio <= %s::integer ORDER BY r.prio, r.next_at LIMIT %s::integer) "
+     "  AND d.status = 'pending' AND d.next_at <= now() FOR UPDATE SKIP LOCKED) "
      "UPDATE deliveries d SET attempts = d.attempts + 1, "
-     "  next_at = now() + make_interval(secs => %s::integer) "
+     "  next_at = now() + make_interval(secs => %s::integer), "
+     "  leased_until = now() + make_interval(secs => %s::integer) "
      "FROM webhooks w, events e "
-     "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN ("
-     "  SELECT id FROM deliveries WHERE status = 'pending' AND next_at <= now() "
-     "  AND EXISTS (SELECT 1 FROM webhooks h WHERE h.id = deliveries.webhook_id AND h.enabled) "
-     "  ORDER BY next_at LIMIT %s::integer FOR UPDATE SKIP LOCKED) "
+     "WHERE w.id = d.webhook_id AND e.id = d.event_id AND d.id IN (SELECT l.id FROM l) "
      "RETURNING d.id, w.url, w.secret, w.id, fs_event_json(e)::text, d.attempts::text, e.id"},
 
-    /* 1 attempt (JSON object), 2 delivery id: a 2xx */
+    /* 1 attempt (JSON object), 2 delivery id: a 2xx; ends the webhook's
+     * run of failures (writing its row only when there is one) */
     {"fs_delivery_succeeded", 2,
-     "UPDATE deliveries SET status = 'succeeded', done_at = now(), next_at = now(), "
-     "  attempts_log = attempts_log || jsonb_build_array(%s::jsonb) WHERE id = %s"},
+     "WITH d AS (UPDATE deliveries SET status = 'succeeded', done_at = now(), next_at = now(), "
+     "  leased_until = NULL, attempts_log = attempts_log || jsonb_build_array(%s::jsonb) "
+     "  WHERE id = %s RETURNING webhook_id) "
+     "UPDATE webhooks w SET consecutive_failures = 0, failing_since = NULL FROM d "
+     "WHERE w.id = d.webhook_id AND (w.consecutive_failures <> 0 OR w.failing_since IS NOT NULL)"},
 
     /* 1 attempt (JSON object), 2 backoff seconds, 3-4 the same, 5 delivery
-     * id: a failure; given up (failed) when the next attempt would come more
-     * than a day after the delivery was queued */
-    {"fs_delivery_failed", 5,
-     "UPDATE deliveries SET attempts_log = attempts_log || jsonb_build_array(%s::jsonb), "
+     * id, 6 failures in a row that pause a webhook, 7 seconds the run must
+     * have lasted: a failure; given up (failed) when the next attempt would
+     * come more than a day after the delivery was queued. Counts the
+     * failure in the webhook's run and pauses the webhook (writing a
+     * webhook.paused event, which is fanned out like any) when the run has
+     * reached both thresholds. One row: 't' when this failure paused it. */
+    {"fs_delivery_failed", 7,
+     "WITH d AS (UPDATE deliveries SET attempts_log = attempts_log || "
+     "jsonb_build_array(%s::jsonb), "
      "  next_at = now() + make_interval(secs => %s::integer), "
      "  status = CASE WHEN now() + make_interval(secs => %s::integer) "
      "    > created_at + interval '24 hours' THEN 'failed' ELSE 'pending' END, "
      "  done_at = CASE WHEN now() + make_interval(secs => %s::integer) "
-     "    > created_at + interval '24 hours' THEN now() END "
-     "WHERE id = %s"},
+     "    > created_at + interval '24 hours' THEN now() END, "
+     "  leased_until = NULL "
+     "  WHERE id = %s RETURNING webhook_id, attempts_log -> -1 ->> 'error' AS error), "
+     "t AS (SELECT %s::integer AS n, make_interval(secs => %s::integer) AS span), "
+     "w AS (UPDATE webhooks w SET consecutive_failures = w.consecutive_failures + 1, "
+     "  failing_since = COALESCE(w.failing_since, now()), "
+     "  paused_at = CASE WHEN w.paused_at IS NULL AND w.consecutive_failures + 1 >= t.n "
+     "    AND w.failing_since <= now() - t.span THEN now() ELSE w.paused_at END, "
+     "  pause_reason = CASE WHEN w.paused_at IS NULL AND w.consecutive_failures + 1 >= t.n "
+     "    AND w.failing_since <= now() - t.span "
+     "    THEN format('%%s attempts in a row failed since %%s; the last: %%s', "
+     "      w.consecutive_failures + 1, fs_ts(w.failing_since), COALESCE(d.error, 'unknown')) "
+     "    ELSE w.pause_reason END "
+     "  FROM d, t WHERE w.id = d.webhook_id RETURNING w AS hook, w.paused_at = now() AS paused), "
+     "e AS (INSERT INTO events (id, user_id, type, form_id, payload) "
+     "  SELECT fs_new_id('evt_'), (w.hook).user_id, 'webhook.paused', (w.hook).form_id, "
+     "    fs_webhook_json(w.hook)::jsonb FROM w WHERE w.paused RETURNING 1) "
+     "SELECT CASE WHEN EXISTS (SELECT 1 FROM e) THEN 't' ELSE 'f' END"},
 
     /* no arguments: forgets events (and their deliveries) older than 30
      * days, a batch at a time */
@@ -235,8 +302,12 @@ fs_error *fs_store_delivery_list(fs_store *st, const char *user_id, const char *
     return FS_LIST(st, "fs_delivery_list", args, limit, out);
 }
 
-fs_error *fs_store_delivery_claim(fs_store *st, int lease, int batch, fs_delivery_batch *out) {
-    const char *args[] = {FS_ARG_INT(st->pool, lease), FS_ARG_INT(st->pool, batch)};
+fs_error *fs_store_delivery_claim(fs_store *st, const fs_delivery_limits *lim, int lease, int batch,
+                                  fs_delivery_batch *out) {
+    const char *l = FS_ARG_INT(st->pool, lease);
+    const char *args[] = {FS_ARG_INT(st->pool, lim->per_webhook),
+                          FS_ARG_INT(st->pool, lim->per_account), FS_ARG_INT(st->pool, batch), l,
+                          l};
     fs_rows *rs;
     out->n = 0;
     out->items = NULL;
@@ -265,19 +336,29 @@ fs_error *fs_store_delivery_succeeded(fs_store *st, const char *id, const char *
 }
 
 fs_error *fs_store_delivery_failed(fs_store *st, const char *id, const char *attempt_json,
-                                   int backoff) {
+                                   int backoff, const fs_delivery_limits *lim, int *paused) {
     const char *b = FS_ARG_INT(st->pool, backoff);
-    const char *args[] = {attempt_json, b, b, b, id};
+    const char *args[] = {attempt_json,
+                          b,
+                          b,
+                          b,
+                          id,
+                          FS_ARG_INT(st->pool, lim->pause_failures),
+                          FS_ARG_INT(st->pool, lim->pause_seconds)};
     fs_rows *rs;
-    return FS_RUN(st, "fs_delivery_failed", args, 0, &rs);
+    *paused = 0;
+    fs_error *e = FS_RUN(st, "fs_delivery_failed", args, 1, &rs);
+    if (!e && rs->nrows == 1 && FS_CELL(rs, 0, 0))
+        *paused = !strcmp(FS_CELL(rs, 0, 0), "t");
+    return e;
 }
 
 fs_error *fs_store_webhook_update(fs_store *st, const char *user_id, const char *webhook_id,
                                   const char *tree_root, const fs_webhook_change *c,
                                   const char **json) {
     const char *en = c->enabled < 0 ? NULL : FS_ARG_BOOL(c->enabled);
-    const char *args[] = {c->url,     c->events_json, c->events_json, en,
-                          webhook_id, user_id,        tree_root,      tree_root};
+    const char *args[] = {c->status,  c->url,  c->events_json, c->events_json, en,
+                          webhook_id, user_id, tree_root,      tree_root};
     return FS_ONE(st, "fs_webhook_update", args, json);
 }
 

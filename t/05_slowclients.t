@@ -9,6 +9,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest ();
 use JSON::PP ();
 
 my $root = $ENV{FORMSVC_ROOT} // "$FindBin::Bin/..";
@@ -17,7 +18,15 @@ LoadModule reqtimeout_module /usr/lib/apache2/modules/mod_reqtimeout.so
 Include "$root/conf/formsvc-server.conf"
 CONF
 my ($port) = $inst->url =~ m{:(\d+)/};
-sleep 2; # every child started (StartServers = ServerLimit)
+# every child started, each with its worker threads (StartServers,
+# ThreadsPerChild of the shipped file)
+my $shipped = FormsvcInstance::slurp("$root/conf/formsvc-server.conf");
+my ($start) = $shipped =~ /^\s*StartServers\s+(\d+)/m;
+my ($tpc) = $shipped =~ /^\s*ThreadsPerChild\s+(\d+)/m;
+FormsvcTest::wait_for(sub {
+    my @c = $inst->children;
+    @c == $start && !grep { FormsvcInstance::threads_of($_) < $tpc } @c;
+}, 30, "$start children of $tpc threads");
 
 sub slow {
     my ($mode, $path, $secs) = @_;

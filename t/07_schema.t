@@ -9,9 +9,11 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest ();
 use File::Temp qw(tempdir);
 use File::Copy qw(copy);
 use Time::HiRes ();
+use Fcntl ();
 
 delete $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
 my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
@@ -57,7 +59,7 @@ is $inst->api(GET => '/healthz')->code, 200, 'healthz still 200';
 # migrating while httpd runs: ready without a restart
 migrate($dbs[0], "$root/sql");
 my $code = 0;
-for (1 .. 50) { $r = $inst->api(GET => '/readyz'); $code = $r->code; last if $code == 200; Time::HiRes::sleep(0.2) }
+FormsvcTest::wait_for(sub { $r = $inst->api(GET => '/readyz'); ($code = $r->code) == 200 }, 10, '/readyz 200');
 is $code, 200, 'readyz 200 once migrated, without a restart';
 is $r->{json}{schemaVersion}, $need, 'schemaVersion is the newest';
 # every child: within its two-second memory of the last answer
@@ -103,6 +105,10 @@ $inst->stop;
 # start when root; removed again when this test made it).
 SKIP: {
     skip 'needs root to make /var/spool/formsvc', 3 unless $> == 0;
+    # the directory is the machine's: another suite running at the same
+    # time (another checkout) makes and removes it too, so one at a time
+    open my $lock, '>', '/tmp/formsvc-test-var-spool.lock' or die $!;
+    flock $lock, Fcntl::LOCK_EX() or die $!;
     my $made = !-e '/var/spool/formsvc';
     $inst = FormsvcInstance->start(name => 'nomail', mail => 0);
     like $inst->error_log, qr{FS00615: no FormsvcMailTransport: .* files in /var/spool/formsvc/mail, not sent; set FormsvcMailTransport smtp},
@@ -111,6 +117,7 @@ SKIP: {
     is +(getpwuid((stat '/var/spool/formsvc/mail')[4]))[0], 'www-data', 'owned by the children\'s user';
     $inst->stop;
     if ($made) { rmdir '/var/spool/formsvc/mail'; rmdir '/var/spool/formsvc' }
+    close $lock;
 }
 
 done_testing;

@@ -59,10 +59,14 @@ my $doomed = $r->{json};
 is api(DELETE => "/v1/keys/$doomed->{id}", token => $secret)->code, 200, 'revoked';
 is api(GET => '/v1/me', token => $doomed->{secret})->code, 401, 'revoked key 401 at once';
 
-# the access log carries the credential id, never the secret
-sleep 1;
-open my $fh, '<', "$FindBin::Bin/logs/formsvc_access.log" or die $!;
-my $log = do { local $/; <$fh> };
+# the access log carries the credential id, never the secret (lines are
+# written after the answer: wait for the one of the revocation)
+my $alog = "$FindBin::Bin/logs/formsvc_access.log";
+sub slurp_log { open my $fh, '<', $_[0] or return ''; local $/; <$fh> }
+wait_for(sub { slurp_log($alog) =~ m{"DELETE /api/v1/keys/\Q$doomed->{id}\E HTTP/1\.1" 200 cred=\Q$kid\E } }, 10,
+         'the access log line of the revocation');
+my $log = slurp_log($alog);
+my $fh;
 like $log, qr/cred=\Q$kid\E/, 'credential id in the access log note';
 unlike $log, qr/\Q$secret\E/, 'no secret in the access log';
 open $fh, '<', "$FindBin::Bin/logs/error_log" or die $!;

@@ -14,7 +14,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest ();
+use FormsvcTest qw(wait_for);
 use IO::Select;
 use IO::Socket::INET;
 use Socket qw(SOL_SOCKET SO_LINGER);
@@ -58,20 +58,29 @@ sub burst_codes {
 # A TCP proxy to PostgreSQL that stops passing bytes while $flag exists
 # (a stopped server, a dead network), and resets every connection it
 # carries (TCP RST, as a restarted proxy or a lost NAT entry does) when
-# $cut appears.
+# $cut appears. It keeps the local ports of its connections to PostgreSQL
+# (what pg_stat_activity shows as client_port) in $open, one per line.
 my $flag = "$FindBin::Bin/logs/freeze.$$";
 my $cut = "$FindBin::Bin/logs/cut.$$";
-unlink $flag, $cut;
+my $open = "$FindBin::Bin/logs/proxied.$$";
+unlink $flag, $cut, $open;
 my $lst = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 128,
                                 ReuseAddr => 1) or die "listen: $!";
 my $pport = $lst->sockport;
 my $proxy = fork // die;
 if (!$proxy) {
-    my (%peer, @all);
+    my (%peer, @all, %up);
+    my $said = '-';
     for (;;) {
+        my $ports = join '', map { "$_\n" } sort { $a <=> $b } values %up;
+        if ($ports ne $said) {
+            open my $o, '>', "$open.new" or die; print $o $ports; close $o;
+            rename "$open.new", $open or die;
+            $said = $ports;
+        }
         if (-e $cut) {
             for (@all) { setsockopt($_, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)); close $_ }
-            @all = (); %peer = ();
+            @all = (); %peer = (); %up = ();
             unlink $cut;
         }
         my @watch = -e $flag ? ($lst) : ($lst, @all);
@@ -81,12 +90,14 @@ if (!$proxy) {
                 my $u = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$ENV{FORMSVC_PGPORT}");
                 if (!$u) { close $c; next }
                 $peer{$c} = $u; $peer{$u} = $c; push @all, $c, $u;
+                $up{$u} = $u->sockport;
                 next;
             }
             next unless $peer{$s};
             my $got = sysread($s, my $buf, 65536);
             if (!$got) {
                 my $o = delete $peer{$s}; delete $peer{$o};
+                delete $up{$s}; delete $up{$o};
                 @all = grep { $_ != $s && $_ != $o } @all;
                 close $s; close $o;
                 next;
@@ -97,7 +108,20 @@ if (!$proxy) {
     }
 }
 close $lst;
-END { kill 'KILL', $proxy if $proxy; unlink $flag, $cut if $flag }
+END { kill 'KILL', $proxy if $proxy; unlink $flag, $cut, $open, "$open.new" if $flag }
+
+# The proxy's connections to PostgreSQL that are still open, by local port.
+sub proxied {
+    open my $fh, '<', $open or return {};
+    return { map { chomp; ($_ => 1) } <$fh> };
+}
+# Waits until the proxy has closed its side of each of the ports given (the
+# sessions behind them ended): only then does the instance see them dead.
+sub proxy_closed {
+    my @ports = @_;
+    return wait_for(sub { my $p = proxied(); !grep { $p->{$_} } @ports }, 10,
+                    "the proxy to close the connections of ports @ports");
+}
 
 
 # The store's notes in an instance's error log after byte $from: each
@@ -131,6 +155,7 @@ CONF
 
     # The suite's own server shares this PostgreSQL: its background workers
     # may meet it restarting (FormsvcTest::expect_log tells t/99_errorlog.t).
+    my @before = keys %{ proxied() };
     FormsvcTest::expect_log([FormsvcTest::outage_lines()], sub {
         system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", 'restart', $ENV{FORMSVC_PGDIR}, 'immediate') == 0
             or die 'immediate restart failed';
@@ -138,6 +163,7 @@ CONF
         # (past it mod_dbd would drop them unused and open new ones)
         sleep 3;
     });
+    ok proxy_closed(@before), 'the sessions of before the restart are closed on the instance\'s side';
     my $mark = length $inst->error_log;
     $c = burst_codes($inst, 8, 5, $tok);
     is $c->{503} // 0, 0, 'after an immediate restart and idle time, on the pooled connections: no 503';
@@ -145,13 +171,20 @@ CONF
     is_deeply [ sent_on_dead_sessions($inst, $mark) ], [],
         'dead sessions were renewed before a statement was sent on them';
 
-    my $killed = FormsvcTest::expect_log([FormsvcTest::outage_lines()], sub {
-        my $k = psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+    # pg_terminate_backend returns once the signal is sent; with a timeout
+    # it waits until each backend has exited, and then the proxy still has
+    # to pass the end on to the instance
+    my @ended = FormsvcTest::expect_log([FormsvcTest::outage_lines()], sub {
+        my @rows = split /\n/, psql("SELECT coalesce(client_port, 0) || ' ' || pg_terminate_backend(pid, 5000) "
+                   . "FROM pg_stat_activity "
                    . "WHERE datname = 'formsvc' AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
-        sleep 0.5;
-        return $k;
+        my @ports = map { (split ' ')[0] } @rows;
+        proxy_closed(grep { $_ } @ports);
+        return @rows;
     });
+    my $killed = @ended;
     cmp_ok $killed, '>', 0, "sessions terminated ($killed)";
+    is_deeply [ grep { !/ (t|true)$/ } @ended ], [], 'each backend exited within 5 s';
     $mark = length $inst->error_log;
     $c = burst_codes($inst, 8, 5, $tok);
     is $c->{503} // 0, 0, 'after pg_terminate_backend of every session: no 503';
@@ -161,7 +194,7 @@ CONF
 
     # every pooled connection reset on the way (RST), the database up
     open my $fh, '>', $cut or die; close $fh;
-    for (1 .. 100) { last unless -e $cut; sleep 0.02 }
+    ok wait_for(sub { !-e $cut }, 10, 'the proxy to reset its connections'), 'every connection reset';
     $c = burst_codes($inst, 8, 5, $tok);
     is_deeply $c, { 200 => 40 }, 'after every connection was reset (TCP RST): every request 200';
     $inst->stop;
@@ -183,11 +216,9 @@ CONF
              '-d', 'formsvc', '-c', 'BEGIN; LOCK TABLE keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;')
             or POSIX::_exit(127);
     }
-    for (1 .. 100) {
-        last if psql("SELECT count(*) FROM pg_locks WHERE relation = 'keys'::regclass "
-                   . "AND mode = 'AccessExclusiveLock' AND granted") > 0;
-        sleep 0.05;
-    }
+    ok wait_for(sub { psql("SELECT count(*) FROM pg_locks WHERE relation = 'keys'::regclass "
+                           . "AND mode = 'AccessExclusiveLock' AND granted") > 0 }, 10, 'the lock on keys'),
+        'another session holds the keys table';
     my $t0 = time;
     my $r = $inst->api(GET => '/v1/me', token => $tok);
     my $took = time - $t0;
@@ -227,14 +258,16 @@ CONF
         close $o;
         return 0;
     });
-    my (@codes, @times, @retry);
+    my (@codes, @times, @retry, @silent);
     for my $i (1 .. 12) {
-        open my $in, '<', "$dir/$i" or next;
+        open my $in, '<', "$dir/$i" or do { push @silent, $i; next };
         my ($c, $t, $ra) = split ' ', <$in>;
         push @codes, $c; push @times, $t; push @retry, $ra;
         unlink "$dir/$i";
     }
     rmdir $dir;
+    is_deeply \@silent, [], 'every client of the 12 reported its answer';
+    is scalar(@codes), 12, '12 answers';
     my ($max) = sort { $b <=> $a } @times;
     is_deeply [ grep { $_ != 503 } @codes ], [], '12 parallel requests to a hung database: all 503';
     is_deeply [ grep { $_ eq '-' } @retry ], [], 'each with Retry-After';
@@ -243,7 +276,7 @@ CONF
     # connection attempts begun while it hung end within connect_timeout;
     # until then the others are answered 503 at once rather than queued
     my $t1 = time;
-    sleep 0.1 until $inst->api(GET => '/v1/me', token => $tok)->code == 200 || time - $t1 > 5;
+    wait_for(sub { $inst->api(GET => '/v1/me', token => $tok)->code == 200 }, 5, '/v1/me to answer 200');
     cmp_ok time - $t1, '<', 4, sprintf('200 again %.1f s after the database answers', time - $t1);
     my @after;
     for (1 .. 10) { push @after, $inst->api(GET => '/v1/me', token => $tok)->code }

@@ -10,6 +10,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest ();
 use Time::HiRes ();
 
 delete $ENV{LD_PRELOAD};
@@ -35,8 +36,8 @@ for my $gen (1 .. 8) {
         # makes the method registry anew), every child is replaced
         my $before = generations();
         system(@apache, '-k', 'restart') == 0 or die 'restart failed';
-        for (1 .. 200) { last if generations() > $before; Time::HiRes::sleep(0.05) }
-        for (1 .. 200) { last if $inst->api(GET => '/healthz')->code == 200; Time::HiRes::sleep(0.05) }
+        FormsvcTest::wait_for(sub { generations() > $before }, 10, 'the restart');
+        FormsvcTest::wait_for(sub { $inst->api(GET => '/healthz')->code == 200 }, 10, '/healthz 200');
     }
     my @wrong;
     for my $k (sort keys %want) {

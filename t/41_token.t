@@ -223,13 +223,18 @@ is $r->code, 200, 'the same in the body is fine';
 is api(POST => "/v1/token?foo=1", body => "grant_type=client_credentials&client_id=$cid&client_secret=$csecret",
        headers => { 'Content-Type' => 'application/x-www-form-urlencoded' })->code, 200,
    'other query parameters are ignored';
-sleep 1; # lines are written after the answer
 {
+    # lines are written after the answer: wait for the last request's in both logs
     my $logs = '';
-    for my $f (map { Apache::Test::vars('t_logs') . "/$_" } 'access_log', 'formsvc_access.log') {
-        open my $fh, '<', $f or next;
-        local $/; $logs .= <$fh>;
-    }
+    wait_for(sub {
+        $logs = '';
+        for my $f (map { Apache::Test::vars('t_logs') . "/$_" } 'access_log', 'formsvc_access.log') {
+            open my $fh, '<', $f or next;
+            local $/; $logs .= <$fh>;
+        }
+        my @last = $logs =~ m{"POST /api/v1/token\?foo=1 HTTP/1\.1" 200 }g;
+        @last == 2;
+    }, 10, 'the access log lines of the last token request');
     like $logs, qr{/api/v1/token\?client_id=\Q$cid\E&client_secret=REDACTED }, 'logged redacted';
     unlike $logs, qr/\Q$csecret\E/, 'no client secret in any access log';
 }

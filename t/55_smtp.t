@@ -9,6 +9,7 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcMail;
+use FormsvcTest ();
 use IO::Socket::INET;
 use Time::HiRes ();
 
@@ -72,7 +73,7 @@ my $r = $m->api(POST => '/v1/signup', body => { email => $email });
 my $key = $r->{json}{apiKey}{secret};
 is $m->api(POST => '/v1/verify/send', token => $key)->code, 202, 'verify/send';
 my $got;
-for (1 .. 300) { last if -e "$spool/1.txt"; Time::HiRes::sleep(0.1) }
+FormsvcTest::wait_for(sub { -e "$spool/1.txt" }, 30, 'the message at the SMTP server');
 $got = do { local $/; open my $fh, '<', "$spool/1.txt" or die 'no message'; <$fh> };
 like $got, qr/^FROM forms\@example\.test$/m, 'envelope sender from FormsvcMailFrom';
 like $got, qr/^RCPT \Q$email\E$/m, 'envelope recipient';
@@ -94,11 +95,10 @@ my $e2 = "dead$$\@example.com";
 $key = $m->api(POST => '/v1/signup', body => { email => $e2 })->{json}{apiKey}{secret};
 is $m->api(POST => '/v1/verify/send', token => $key)->code, 202, 'verify/send is 202 all the same';
 my $err = '';
-for (1 .. 300) {
+FormsvcTest::wait_for(sub {
     $err = dbq("SELECT attempts || ' ' || COALESCE(last_error, '') FROM outbox WHERE recipient = '$e2'");
-    last if $err =~ /^1 \S/;
-    Time::HiRes::sleep(0.1);
-}
+    $err =~ /^1 \S/;
+}, 30, 'the first failed attempt');
 like $err, qr/^1 SMTP:/, 'the failure is recorded after one attempt';
 ok dbq("SELECT next_attempt_at > now() + interval '20 seconds' AND sent_at IS NULL AND failed_at IS NULL FROM outbox WHERE recipient = '$e2'") eq 't',
    'and retried later';
@@ -118,11 +118,10 @@ CONF
 my $e3 = "auth$$\@example.com";
 $key = $m->api(POST => '/v1/signup', body => { email => $e3 })->{json}{apiKey}{secret};
 is $m->api(POST => '/v1/verify/send', token => $key)->code, 202, 'verify/send';
-for (1 .. 300) {
+FormsvcTest::wait_for(sub {
     $err = dbq("SELECT COALESCE(last_error, '') FROM outbox WHERE recipient = '$e3'");
-    last if $err ne '';
-    Time::HiRes::sleep(0.1);
-}
+    $err ne '';
+}, 30, 'the refused attempt');
 like $err, qr/SSL|TLS/i, 'credentials are not sent without TLS';
 ok !-e "$spool/2.txt", 'and the message was not delivered in the clear';
 unlike $err, qr/secret/, 'the password never appears in the error';

@@ -49,8 +49,7 @@ sub month_used { $inst->api(GET => '/v1/me', token => $_[0])->{json}{quota}{limi
 sub tally_rows { sql("SELECT count(*) FROM submission_tally WHERE form_id = '$_[0]'") }
 sub wait_rolled_up {
     my $fid = shift;
-    for (1 .. 100) { return 1 if tally_rows($fid) == 0; Time::HiRes::sleep(0.1) }
-    return 0;
+    return FormsvcTest::wait_for(sub { tally_rows($fid) == 0 }, 10, 'the tally rolled up');
 }
 
 # ---- no shared row: submissions pass while the counters are locked ------
@@ -66,13 +65,12 @@ sub wait_rolled_up {
         POSIX::_exit(1);
     }
     my $locked = 0;
-    for (1 .. 100) {
+    FormsvcTest::wait_for(sub {
         $locked = sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
                       . "WHERE c.relname IN ('form_counts', 'submission_months') "
                       . "AND l.mode = 'ExclusiveLock' AND l.granted");
-        last if $locked == 2;
-        Time::HiRes::sleep(0.05);
-    }
+        $locked == 2;
+    }, 10, 'the lock on both counter tables');
     is $locked, 2, 'another session holds both counter tables against writes';
     my $t0 = Time::HiRes::time();
     my $ok = FormsvcInstance->burst(16, sub {

@@ -47,8 +47,7 @@ my $B = FormsvcInstance->start(name => 'cacheB', conf => $one_child);
 
 # the listener sessions are named for operators
 sub listeners { psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'formsvc_cache_listener'") }
-my $t0 = time;
-sleep 0.1 until listeners() >= 2 || time - $t0 > 10;
+FormsvcTest::wait_for(sub { listeners() >= 2 }, 10, 'two cache listener sessions');
 cmp_ok listeners(), '>=', 2, 'listener sessions show in pg_stat_activity';
 
 my $r = $A->api(POST => '/v1/signup', body => { email => "cache$$." . time . '@example.com' });
@@ -59,12 +58,22 @@ my $uid = $r->{json}{user}{id};
 sub view { my ($m, $id) = @_; $m->api(GET => "/f/$id", headers => { Accept => 'application/json' }) }
 sub page { my ($m, $id) = @_; $m->api(GET => "/f/$id", headers => { Accept => 'text/html' }) }
 sub title_on { my ($m, $id) = @_; my $v = view($m, $id); $v->code == 200 ? $v->{json}{title} : $v->code }
-# seconds until $cond is true (polled every 20 ms), or undef after $max s
+# How long after now the old state was still served: the time at which
+# the last poll that saw it was sent (0 when the first poll already sees
+# the new state), or undef when $cond is still false after $max s. Timed
+# by when each poll was sent, so a slow answer on a busy machine is not
+# taken for a late change.
 sub until_true {
     my ($cond, $max) = @_;
     my $t0 = time;
-    while (time - $t0 < $max) { return time - $t0 if $cond->(); sleep 0.02 }
-    return undef;
+    my $stale = 0;
+    for (;;) {
+        my $sent = time - $t0;
+        return $stale if $cond->();
+        $stale = $sent;
+        return undef if time - $t0 >= $max;
+        sleep 0.02;
+    }
 }
 
 # The cache is on once it keeps a probe form through a silent change: then
@@ -136,7 +145,7 @@ $r = $A->api(PATCH => "/v1/forms/$fid", token => $owner, body => { title => 'Cha
              headers => { 'Content-Type' => 'application/merge-patch+json' });
 is $r->code, 200, 'title changed on A';
 is title_on($A, $fid), 'Changed on A', 'A serves the change at once';
-my $took = until_true(sub { title_on($B, $fid) eq 'Changed on A' }, 3);
+my $took = until_true(sub { title_on($B, $fid) eq 'Changed on A' }, 10);
 ok defined $took && $took < 1, sprintf('B serves it within 1 s (%.3f s)', $took // -1);
 like page($B, $fid)->content, qr/Changed on A/, 'B\'s page too';
 isnt view($B, $fid)->header('ETag'), $etag, 'with a new ETag';
@@ -146,13 +155,13 @@ is title_on($B, "cache-$$"), 'Changed on A', 'and by slug';
 $r = $A->api(POST => "/v1/forms/$fid/fields", token => $owner,
              body => { key => 'age', type => 'integer', label => 'Age' });
 is $r->code, 201, 'field added on A';
-$took = until_true(sub { my $v = view($B, $fid); grep { $_->{key} eq 'age' } @{ $v->{json}{fields} || [] } }, 3);
+$took = until_true(sub { my $v = view($B, $fid); grep { $_->{key} eq 'age' } @{ $v->{json}{fields} || [] } }, 10);
 ok defined $took && $took < 1, sprintf('B shows the new field within 1 s (%.3f s)', $took // -1);
 
 # closed by the owner on B: A shows it closed within 1 s
 is $B->api(POST => "/v1/forms/$fid/close", token => $owner)->code, 200, 'closed on B';
 is view($B, $fid)->{json}{status}, 'closed', 'B at once';
-$took = until_true(sub { (view($A, $fid)->{json}{status} // '') eq 'closed' }, 3);
+$took = until_true(sub { (view($A, $fid)->{json}{status} // '') eq 'closed' }, 10);
 ok defined $took && $took < 1, sprintf('A within 1 s (%.3f s)', $took // -1);
 is $A->api(POST => "/f/$fid", body => { name => 'x' })->code, 409, 'and refuses submissions';
 
@@ -160,7 +169,7 @@ is $A->api(POST => "/f/$fid", body => { name => 'x' })->code, 409, 'and refuses 
 for (1 .. 3) { view($B, $fid) }
 is $A->api(DELETE => "/v1/forms/$fid", token => $owner)->code, 204, 'deleted on A';
 is view($A, $fid)->code, 404, 'A: 404 at once';
-$took = until_true(sub { view($B, $fid)->code == 404 }, 3);
+$took = until_true(sub { view($B, $fid)->code == 404 }, 10);
 ok defined $took && $took < 1, sprintf('B: 404 within 1 s (%.3f s)', $took // -1);
 is view($B, "cache-$$")->code, 404, 'by slug too';
 
@@ -175,7 +184,7 @@ is $B->api(GET => '/v1/forms', token => $key)->code, 200,
 silently("UPDATE keys SET revoked_at = NULL WHERE id = '$kid'");
 is $A->api(DELETE => "/v1/keys/$kid", token => $owner)->code, 200, 'revoked on A';
 is $A->api(GET => '/v1/forms', token => $key)->code, 401, 'A refuses it at once';
-$took = until_true(sub { $B->api(GET => '/v1/forms', token => $key)->code == 401 }, 3);
+$took = until_true(sub { $B->api(GET => '/v1/forms', token => $key)->code == 401 }, 10);
 ok defined $took && $took < 1, sprintf('B refuses it within 1 s (%.3f s)', $took // -1);
 
 # cascade: a child key delegated from a parent, both cached on B
@@ -187,14 +196,14 @@ my $child = $r->{json}{secret};
 is $B->api(GET => '/v1/forms', token => $child)->code, 200, 'child works on B';
 is $A->api(DELETE => "/v1/keys/$pid_", token => $owner)->code, 200, 'parent revoked on A';
 is $A->api(GET => '/v1/forms', token => $child)->code, 401, 'A refuses the child at once';
-$took = until_true(sub { $B->api(GET => '/v1/forms', token => $child)->code == 401 }, 3);
+$took = until_true(sub { $B->api(GET => '/v1/forms', token => $child)->code == 401 }, 10);
 ok defined $took && $took < 1, sprintf('B refuses the child within 1 s (%.3f s)', $took // -1);
 
 # an account change (verification) reaches B's cached principal
 $r = $B->api(GET => '/v1/me', token => $owner);
 is $r->{json}{quota}{tier}, 'unverified', 'unverified on B';
 psql("UPDATE users SET verified = true WHERE id = '$uid'");
-$took = until_true(sub { ($B->api(GET => '/v1/me', token => $owner)->{json}{quota}{tier} // '') eq 'verified' }, 3);
+$took = until_true(sub { ($B->api(GET => '/v1/me', token => $owner)->{json}{quota}{tier} // '') eq 'verified' }, 10);
 ok defined $took && $took < 1, sprintf('verified: B\'s principal follows within 1 s (%.3f s)', $took // -1);
 
 # ---- PostgreSQL restarts -----------------------------------------------------
@@ -215,7 +224,8 @@ is $_->api(GET => '/v1/me', token => $k2)->code, 200, 'the key too' for $A, $B;
 FormsvcTest::expect_log([FormsvcTest::outage_lines()], sub {
     system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", 'restart', $ENV{FORMSVC_PGDIR}, 'immediate') == 0
         or die 'restart failed';
-    sleep 3;
+    # both listeners back, so their reconnection lines fall in this window
+    FormsvcTest::wait_for(sub { listeners() >= 2 }, 15, 'the cache listeners to reconnect');
 });
 for my $m ($A, $B) {
     ok cache_on($m), 'the listener reconnected after the restart (the cache is on again)';

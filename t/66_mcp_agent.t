@@ -222,15 +222,24 @@ CONF
         return $m->api(POST => '/mcp', token => $s, body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
                        params => { name => 'wait_for_submissions', arguments => { formId => $f, %args } } });
     };
-    my $pid = fork // die "fork: $!";
-    if (!$pid) { $m->api(GET => '/v1/events?wait=6', token => $s); POSIX::_exit(0) }
-    Time::HiRes::sleep(1.5); # the REST long poll holds the only slot
-    my $t1 = time;
-    my $busy = $mcp->(wait => 5)->{json}{result};
-    cmp_ok time - $t1, '<', 2, 'bound reached: answered at once';
+    # A REST long poll takes the only slot; nothing shows from outside that
+    # it has arrived, so on a busy machine the MCP call may come first and
+    # take the slot itself: then that try says so and is made again.
+    my ($busy, $took);
+    for my $try (1 .. 3) {
+        my $pid = fork // die "fork: $!";
+        if (!$pid) { $m->api(GET => '/v1/events?wait=6', token => $s); POSIX::_exit(0) }
+        Time::HiRes::sleep(1.5); # the REST long poll holds the only slot
+        my $t1 = time;
+        $busy = $mcp->(wait => 5)->{json}{result};
+        $took = time - $t1;
+        waitpid $pid, 0;
+        last if $busy->{structuredContent}{waitBusy};
+        diag "try $try: the MCP call was not refused (the REST poll came after it?): again";
+    }
+    cmp_ok $took, '<', 2, 'bound reached: answered at once';
     ok !$busy->{isError}, 'not an error';
     is $busy->{structuredContent}{waitBusy}, JSON::PP::true, 'waitBusy: true';
-    waitpid $pid, 0;
     my $free = $mcp->(wait => 1)->{json}{result};
     ok !exists $free->{structuredContent}{waitBusy}, 'a free slot: no waitBusy';
     $m->stop;

@@ -67,18 +67,41 @@ sub get_on { my ($m, $id, $tok) = @_; $m->api(GET => "/v1/forms/$id", token => $
 sub count_on { my ($m, $id) = @_; my $g = get_on($m, $id); $g->code == 200 ? $g->{json}{submissionCount} : 'HTTP ' . $g->code }
 sub title_on { my ($m, $id) = @_; my $g = get_on($m, $id); $g->code == 200 ? $g->{json}{title} : 'HTTP ' . $g->code }
 sub submit { my ($m, $id) = @_; $m->api(POST => "/f/$id", body => { name => 'Ada' }) }
+# How long after now the old state was still served: the time at which
+# the last poll that saw it was sent (0 when the first poll already sees
+# the new state), or undef when $cond is still false after $max s. Timed
+# by when each poll was sent, so a slow answer on a busy machine is not
+# taken for a late change.
 sub until_true {
     my ($cond, $max) = @_;
     my $t0 = time;
-    while (time - $t0 < $max) { return time - $t0 if $cond->(); sleep 0.02 }
-    return undef;
+    my $stale = 0;
+    for (;;) {
+        my $sent = time - $t0;
+        return $stale if $cond->();
+        $stale = $sent;
+        return undef if time - $t0 >= $max;
+        sleep 0.02;
+    }
 }
 
 # ---- from memory -----------------------------------------------------------
-# B has one child: what it read a moment ago it answers from memory
-is title_on($B, $fid), 'Original', 'B reads the form';
-silently("UPDATE forms SET title = 'Silent' WHERE id = '$fid'");
-is title_on($B, $fid), 'Original', 'B answers from memory (a silent change is not seen)';
+# B has one child: what it read a moment ago it answers from memory. An
+# owner entry lives 1 s and is read again from 0.5 s on, so a try counts
+# when both reads were done within 0.5 s of the first one's start; a busy
+# machine may need another (after the entry expired).
+my ($first, $second);
+for my $try (1 .. 5) {
+    if ($try > 1) { silently("UPDATE forms SET title = 'Original' WHERE id = '$fid'"); sleep 1.1 }
+    my $t0 = time;
+    $first = title_on($B, $fid);
+    silently("UPDATE forms SET title = 'Silent' WHERE id = '$fid'");
+    $second = title_on($B, $fid);
+    last if time - $t0 < 0.5;
+    diag sprintf 'try %d took %.2f s, past the half-life of the entry: again', $try, time - $t0;
+}
+is $first, 'Original', 'B reads the form';
+is $second, 'Original', 'B answers from memory (a silent change is not seen)';
 sleep 1.1;
 is title_on($B, $fid), 'Silent', 'after 1 s it reads again (the TTL of an owner entry)';
 silently("UPDATE forms SET title = 'Original' WHERE id = '$fid'");
@@ -91,7 +114,7 @@ $r = $A->api(PATCH => "/v1/forms/$fid", token => $owner, body => { title => 'Pat
 is $r->code, 200, 'title changed through the API';
 my @seen = map { title_on($A, $fid) } 1 .. 12;
 is_deeply \@seen, [('Patched') x 12], 'every child of A serves the change at once';
-my $took = until_true(sub { title_on($B, $fid) eq 'Patched' }, 3);
+my $took = until_true(sub { title_on($B, $fid) eq 'Patched' }, 10);
 ok defined $took && $took < 1.2, sprintf('B serves it within 1 s (%.3f s)', $took // -1);
 
 # ---- the submission count ----------------------------------------------------
@@ -115,10 +138,10 @@ is_deeply \@after, [(14) x 6], 'the deletion shows at once in every child of A';
 
 count_on($B, $fid) for 1 .. 3;   # B has it in memory
 is submit($A, $fid)->code, 201, 'a submission through A';
-$took = until_true(sub { count_on($B, $fid) eq 15 }, 3);
+$took = until_true(sub { count_on($B, $fid) eq 15 }, 10);
 ok defined $took && $took < 1.2, sprintf('B shows the count within 1 s (%.3f s)', $took // -1);
 is submit($B, $fid)->code, 201, 'a submission through B';
-$took = until_true(sub { count_on($A, $fid) eq 16 }, 3);
+$took = until_true(sub { count_on($A, $fid) eq 16 }, 10);
 ok defined $took && $took < 1.2, sprintf('A shows B\'s submission within 1 s (%.3f s)', $took // -1);
 
 # ---- closesAt ------------------------------------------------------------------
@@ -128,7 +151,7 @@ $r = $A->api(PATCH => "/v1/forms/$fid", token => $owner, body => { settings => {
 is $r->code, 200, "closesAt set to $at";
 is get_on($A, $fid)->{json}{status}, 'published', 'still published';
 get_on($A, $fid) for 1 .. 6;
-$took = until_true(sub { get_on($A, $fid)->{json}{status} eq 'closed' && get_on($B, $fid)->{json}{status} eq 'closed' }, 6);
+$took = until_true(sub { get_on($A, $fid)->{json}{status} eq 'closed' && get_on($B, $fid)->{json}{status} eq 'closed' }, 10);
 ok defined $took, sprintf('status turns to closed at closesAt without a write (%.2f s)', $took // -1);
 
 # ---- accounts and constraints -------------------------------------------------

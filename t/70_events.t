@@ -110,7 +110,9 @@ if (!$pid) {
         . "VALUES (fs_new_id('evt_'), '$uid', 'form.closed', '$f2', '{\"slow\": true}'); SELECT pg_sleep(3)");
     POSIX::_exit(0);
 }
-sleep 1;    # the slow transaction has written its event by now
+# the slow transaction has written its event once it sleeps
+wait_for(sub { sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' "
+                   . "AND query LIKE '%\"slow\": true%'") > 0 }, 10, 'the slow transaction to sleep');
 is submit($f2, 'meanwhile')->code, 201, 'a submission commits while the slow transaction runs';
 $r = events("?after=$after");
 is_deeply $r->{json}{data}, [], 'the later event is held back while an older transaction runs';

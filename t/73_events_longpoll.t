@@ -83,7 +83,10 @@ for my $i (0 .. 29) {
     $acct_of{$pid} = $a;
     push @kids, $pid;
 }
-sleep 1.5;    # every poll has arrived; the waiting ones wait
+# every poll has arrived: the 22 refused ones have ended (their processes
+# are zombies until collect() reaps them), the waiting ones wait
+sub ended { scalar grep { ((FormsvcInstance::slurp("/proc/$_/stat") =~ /^\d+ \(.*\) (\S)/)[0] // 'Z') eq 'Z' } @_ }
+FormsvcTest::wait_for(sub { ended(@kids) >= 22 }, 15, 'the 22 busy polls to be answered');
 
 my $t0 = time;
 my $s = $m->api(POST => '/v1/signup', body => { email => sprintf('lpx%d.%d@example.com', $$, time) });

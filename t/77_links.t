@@ -242,7 +242,7 @@ expect_log([FormsvcTest::outage_lines(), qr{FS00102: 503 service-unavailable for
     pg_ctl('start');
     $stopped = 0;
     # the first requests after a restart may still meet a dead connection
-    for (1 .. 20) { last if api(GET => "$L/$ol->{id}", token => $tok)->code == 200; sleep 1 }
+    wait_for(sub { api(GET => "$L/$ol->{id}", token => $tok)->code == 200 }, 20, 'the API back after the restart');
 });
 $r = api(POST => $opath, body => { name => 'Back' });
 is $r->code, 201, 'after PostgreSQL returns, the link works';

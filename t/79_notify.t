@@ -61,13 +61,15 @@ sub recipients {
     return { map { $_->{email} => $_ } @{ $r->{json}{recipients} || [] } }, $r;
 }
 # waits until the form owes no more mail (the worker took every job)
+# Waits until the form's mail jobs are done and the outbox is delivered
+# (fs_mail_done turns jobs into outbox rows in one transaction; a row is
+# marked sent once its file is written).
 sub settle {
     my $fid = shift;
-    for (1 .. 100) {
-        last if FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
-             && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL") == 0;
-        select undef, undef, undef, 0.1;
-    }
+    FormsvcTest::wait_for(sub {
+        FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
+            && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL") == 0;
+    }, 30, "the mail of form $fid to be delivered");
 }
 
 # ---- an unverified account may not ask for mail ---------------------------------
@@ -259,7 +261,6 @@ my $ok = 0;
 for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
 is $ok, 16, '16 parallel submissions stored';
 settle($qfid);
-sleep 1;
 is mail_count_for($qown), 10, 'exactly 10 notifications: the daily quota';
 $r = api(GET => "/v1/forms/$qfid/notify", token => $qt);
 is_deeply $r->{json}{notificationsToday}, { limit => 10, used => 10 }, 'notificationsToday: 10 of 10';
@@ -276,11 +277,10 @@ my @toks = map { (fresh_verified())[0] } 1 .. 6;
 $ok = 0;
 for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
 is $ok, 6, 'six forms list the same address';
-for (1 .. 100) {
-    last if FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE kind = 'address'") == 0;
-    select undef, undef, undef, 0.1;
-}
-sleep 1;
+FormsvcTest::wait_for(sub {
+    FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE kind = 'address'") == 0
+        && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL") == 0;
+}, 30, 'the requests to confirm to be delivered');
 is mail_count_for($target), 3, 'it receives 3 requests to confirm (FormsvcConfirmationMailsPerAddress)';
 
 done_testing;

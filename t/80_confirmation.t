@@ -40,13 +40,15 @@ sub submit {
     my ($fid, $body) = @_;
     return api(POST => "/f/$fid", body => $body, headers => { Accept => 'application/json' });
 }
+# Waits until the form's mail jobs are done and the outbox is delivered
+# (fs_mail_done turns jobs into outbox rows in one transaction; a row is
+# marked sent once its file is written).
 sub settle {
     my $fid = shift;
-    for (1 .. 100) {
-        last if FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
-             && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL") == 0;
-        select undef, undef, undef, 0.1;
-    }
+    FormsvcTest::wait_for(sub {
+        FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
+            && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL") == 0;
+    }, 30, "the mail of form $fid to be delivered");
 }
 sub addr { sprintf 'resp%d.%d.%s@example.org', $$, time, shift }
 
@@ -130,7 +132,6 @@ my $ok = 0;
 for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
 is $ok, 8, '8 parallel submissions stored';
 settle($_) for @forms;
-sleep 1;
 is mail_count_for($victim), 3, 'the address gets exactly 3 copies a day';
 is FormsTest::psql("SELECT sum(sent) FROM mail_daily WHERE key LIKE 'notify:%' AND key IN "
                    . "(SELECT 'notify:' || user_id FROM forms WHERE id IN ('$forms[0]', '$forms[1]'))"), 3,
@@ -147,7 +148,6 @@ my $stored = 0;
 for my $a (@tagged) { $stored++ if submit($f2, { name => 'T', email => $a })->code == 201 }
 is $stored, 6, '6 submissions, each with a tagged variant of one address';
 settle($f2);
-sleep 1;
 my $copies = 0;
 $copies += mail_count_for($_) for @tagged;
 is $copies, 3, 'the mailbox gets exactly 3 copies, not 3 per tag';

@@ -158,7 +158,8 @@ is $r->code, 413, 'a body over the form\'s whole limit: 413';
                                    qr{FS00101: no database connection available},
                                    # the workers' rounds that open a session meanwhile
                                    outage_lines()], sub {
-        sleep 1;
+        wait_for(sub { FormsTest::psql("SELECT count(*) FROM pg_locks WHERE relation = 'submission_file_chunks'::regclass "
+                                       . "AND mode = 'ShareLock' AND granted") > 0 }, 10, 'the lock on the chunk table');
         my $t0 = time;
         my $res = post_mp(mp(part(name => 'Stall'), part(cv => $PDF, filename => 'cv.pdf', type => 'application/pdf')));
         my $took = time - $t0;

@@ -25,7 +25,15 @@ CONF
 my $apache = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
 my $ppid = do { local (@ARGV, $/) = ($inst->root . '/httpd.pid'); <> } // '';
 chomp $ppid;
-sleep 2; # every child started (StartServers)
+# every child started, each with its worker threads (StartServers,
+# ThreadsPerChild of the shipped file)
+my $shipped = FormsvcInstance::slurp("$root/conf/formsvc-server.conf");
+my ($start) = $shipped =~ /^\s*StartServers\s+(\d+)/m;
+my ($tpc) = $shipped =~ /^\s*ThreadsPerChild\s+(\d+)/m;
+FormsvcTest::wait_for(sub {
+    my @c = $inst->children;
+    @c == $start && !grep { FormsvcInstance::threads_of($_) < $tpc } @c;
+}, 30, "$start children of $tpc threads");
 my @children = grep { /\d/ } split /\n/, `ps -o pid= --ppid $ppid`;
 is scalar(@children), 2, 'two children';
 

@@ -110,6 +110,16 @@ sub root { $_[0]{root} }
 sub error_log { slurp("$_[0]{root}/error_log") }
 sub mail_dir { "$_[0]{root}/mail" }
 
+# The pids of the instance's children (ps), and how many threads a
+# process runs (/proc): a child has started once it runs ThreadsPerChild.
+sub children {
+    my $self = shift;
+    my $ppid = slurp("$self->{root}/httpd.pid") =~ s/\s+//gr;
+    return () unless $ppid =~ /^\d+$/;
+    return grep { /^\d+$/ } map { s/\s+//gr } split /\n/, `ps -o pid= --ppid $ppid`;
+}
+sub threads_of { my $pid = pop; slurp("/proc/$pid/status") =~ /^Threads:\s+(\d+)/m ? $1 : 0 }
+
 # The pids that answered requests, from the access log.
 sub pids {
     my $self = shift;
@@ -161,7 +171,12 @@ sub burst {
         push @kids, $pid;
     }
     my $sum = 0;
-    for (@kids) { waitpid($_, 0); my $v = $? >> 8; die "burst worker failed" if $v == 255; $sum += $v }
+    for (@kids) {
+        waitpid($_, 0);
+        my $v = $? >> 8;
+        die "burst worker failed" if $v == 255 || ($? & 127);   # died, or killed by a signal
+        $sum += $v;
+    }
     return $sum;
 }
 
@@ -169,7 +184,8 @@ sub burst {
 # the returned sub is called, which stops them and returns how many
 # answers were 201 and how many were anything else (printed). A request
 # that got no answer (the server stopping: LWP's own "Internal response")
-# is neither. For graceful restarts under load (t/16, t/92).
+# is neither; a client that died without reporting counts as one
+# "anything else". For graceful restarts under load (t/16, t/92).
 sub submitters {
     my ($class, $n, $url, %o) = @_;
     my $stopfile = "$FindBin::Bin/logs/submitters.stop.$$";
@@ -197,7 +213,9 @@ sub submitters {
         waitpid($_, 0) for @kids;
         my ($ok, $bad) = (0, 0);
         for my $k (1 .. $n) {
-            open my $fh, '<', "$stopfile.$k" or next;
+            # a client that died reported nothing: that counts as a failure
+            open my $fh, '<', "$stopfile.$k"
+                or do { print STDERR "# client $k: no report (it died)\n"; $bad++; next };
             my ($o, $b) = split ' ', <$fh>;
             $ok += $o; $bad += $b;
             unlink "$stopfile.$k";

@@ -12,7 +12,7 @@ use JSON::PP ();
 use Time::HiRes ();
 use Exporter 'import';
 
-our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl node_ready);
+our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl node_ready wait_for);
 
 use constant BASE => '/api';
 my $json = JSON::PP->new->canonical->allow_nonref;
@@ -78,6 +78,34 @@ sub node_ready {
     return 0;
 }
 
+# wait_for(COND, TIMEOUT, WHAT): waits for something to happen. Calls
+# COND (a sub) at once and then every 20 ms, then less often (up to every
+# 200 ms) as the wait grows, until it returns a true value, and returns
+# that value; after TIMEOUT seconds it says what it waited for (diag) and
+# returns COND's last (false) value. It is no test itself: the caller
+# asserts on what it returns, e.g.
+#   ok wait_for(sub { -e $file }, 10, 'the spool file'), 'the mail is spooled';
+# FORMSVC_WAIT_SCALE (a factor, default 1) lengthens every timeout on a
+# slow machine. A test sleeps only where time itself is the subject (a TTL,
+# a rate window), with a margin.
+sub wait_for {
+    my ($cond, $timeout, $what) = @_;
+    $timeout *= $ENV{FORMSVC_WAIT_SCALE} || 1;
+    my $t0 = Time::HiRes::time();
+    my $pause = 0.02;
+    for (;;) {
+        my $v = $cond->();
+        return $v if $v;
+        my $left = $t0 + $timeout - Time::HiRes::time();
+        if ($left <= 0) {
+            Test::More::diag(sprintf 'waited %.1f s for %s: it did not happen', $timeout, $what // 'a condition');
+            return $v;
+        }
+        Time::HiRes::sleep($pause < $left ? $pause : $left);
+        $pause *= 1.5 if $pause < 0.2;
+    }
+}
+
 # A fresh account: returns ($secret, $signup_result).
 sub signup {
     my $res = api(POST => '/v1/signup', body => { email => uniq_email() });
@@ -97,10 +125,18 @@ sub expect_log {
     my $log = "$FindBin::Bin/logs/error_log";
     my $from = -s $log // 0;
     my @ret = $code->();
-    # lines of the last requests are written before their answers; a child
-    # may still be finishing one of a request that gave up
-    Time::HiRes::sleep(0.2);
+    # lines of the last requests are written before their answers, but a
+    # child may still be finishing one of a request that gave up (a client
+    # timeout) or a worker's round: the window ends once the log has been
+    # quiet for 0.2 s (at most 5 s after the code returned)
     my $to = -s $log // 0;
+    my $quiet = Time::HiRes::time();
+    wait_for(sub {
+        my $now = -s $log // 0;
+        if ($now != $to) { $to = $now; $quiet = Time::HiRes::time(); return 0 }
+        return Time::HiRes::time() - $quiet >= 0.2;
+    }, 5, 'the error log to be quiet');
+    $to = -s $log // 0;
     open my $fh, '<', $log or die "$log: $!";
     seek $fh, $from, 0;
     read $fh, my $bytes, $to - $from;

@@ -56,7 +56,7 @@ sub received {
     open my $fh, '<', $log or return ();
     return grep { $_->{path} eq $path } map { $J->decode($_) } <$fh>;
 }
-sub wait_for {
+sub wait_received {
     my ($path, $count, $secs) = @_;
     for (1 .. $secs * 4) {
         my @r = received($path);
@@ -159,7 +159,7 @@ sub verify {
 
 is api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'publish';
 is api(POST => "/f/$fid", body => { name => 'Grace' })->code, 201, 'submit';
-my @got = wait_for('/ok', 2, 30);
+my @got = wait_received('/ok', 2, 30);
 is scalar @got, 2, 'two deliveries to /ok (publish, submission)';
 my %by = map { $J->decode($_->{body})->{type} => $_ } @got;
 ok $by{'form.published'} && $by{'submission.created'}, 'both types';
@@ -178,13 +178,13 @@ ok !verify({ %$rec, body => $rec->{body} . ' ' }, $w->{secret}), 'a changed body
 $r = hook({ url => "http://localhost:$port/named", events => ['form.closed'], formId => $fid });
 is $r->code, 201, 'a webhook by host name (localhost: allowed as private here)';
 is api(POST => "/v1/forms/$fid/close", token => $tok)->code, 200, 'close';
-my @named = wait_for('/named', 1, 30);
+my @named = wait_received('/named', 1, 30);
 is scalar @named, 1, 'delivered through the resolved address';
 is $J->decode($named[0]{body})->{type}, 'form.closed', 'form.closed';
 is $J->decode($named[0]{body})->{data}{status}, 'closed', 'with the closed form';
 
 # ---- retry after a 500 ----------------------------------------------------------
-my @fl = wait_for('/flaky', 2, 40);
+my @fl = wait_received('/flaky', 2, 40);
 is scalar @fl, 2, 'flaky receiver got two attempts';
 is $fl[0]{status}, 500, 'first answered 500';
 is $fl[1]{status}, 200, 'then 200';
@@ -217,7 +217,7 @@ my $fw = $r->{json}{id};
 is api(POST => "/v1/forms/$ffail/publish", token => $tok)->code, 200, 'publish the failing form';
 # /fail answers 500; after the first attempt the webhook is pointed at a
 # closed port and the delivery made a day old, so the next attempt is its last
-my @f1 = wait_for('/fail', 1, 30);
+my @f1 = wait_received('/fail', 1, 30);
 is scalar @f1, 1, 'first attempt';
 my $closed = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp', Listen => 1);
 my $cport = $closed->sockport; close $closed;

@@ -1,6 +1,6 @@
 # Public forms: /f/{id} and /f/{slug}: negotiation, the JSON view and its
 # schema, the HTML page, submissions in three content types, and every bad
-# input (docs/api.md, problems).
+# input answered with its problem document.
 use strict;
 use warnings;
 use Test::More;

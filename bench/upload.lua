@@ -1,4 +1,4 @@
--- wrk script: POST a multipart submission with one 100 KB file (issue 14)
+-- wrk script: POST a multipart submission with one 100 KB file
 local b = "BenchBoundary7MA4YWxkTrZu0gW"
 local file = string.rep("0123456789abcdef", 6400) -- 102400 bytes
 wrk.method = "POST"

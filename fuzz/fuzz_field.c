@@ -15,8 +15,7 @@
 
 static apr_pool_t *root;
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!root) {
         apr_initialize();
         apr_pool_create(&root, NULL);
@@ -33,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t i = 0; i < json_object_array_length(arr); i++) {
                 fs_error *verr = fs_error_validation(p);
                 const char *ptr = apr_psprintf(p, "/fields/%d", (int)i);
-                json_object *f = fs_field_parse(p, json_object_array_get_idx(arr, i), "fld_x", ptr,
-                                                verr);
+                json_object *f =
+                    fs_field_parse(p, json_object_array_get_idx(arr, i), "fld_x", ptr, verr);
                 if ((f != NULL) == (verr->errors != NULL))
                     abort(); /* accepted with errors, or refused without a reason */
                 if (f)

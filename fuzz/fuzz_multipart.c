@@ -3,7 +3,7 @@
  * (boundary "XyZ"). Limits are small so that the bounds are exercised. */
 #include "fuzz_common.h"
 
-/* File parts (issue 14): begin, data and end must pair up, and no data
+/* File parts: begin, data and end must pair up, and no data
  * comes outside a file. */
 typedef struct files_state {
     int open;

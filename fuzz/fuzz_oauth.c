@@ -22,8 +22,7 @@
 
 static apr_pool_t *root;
 
-static void expect_oauth(fs_error *e)
-{
+static void expect_oauth(fs_error *e) {
     if (!e)
         return;
     if (e->status != 400 || !e->extra || !fs_json_get(e->extra, "error"))
@@ -31,8 +30,7 @@ static void expect_oauth(fs_error *e)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!root) {
         apr_initialize();
         apr_pool_create(&root, NULL);

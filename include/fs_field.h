@@ -25,7 +25,7 @@
 #define FS_RATING_MAX_MIN 3
 #define FS_RATING_MAX_MAX 10
 #define FS_RATING_DEFAULT 5
-/* file fields (issue 14): validation maxSize (bytes), maxFiles, accept */
+/* file fields: validation maxSize (bytes), maxFiles, accept */
 #define FS_FILE_DEFAULT_MAX_SIZE (10LL * 1024 * 1024)
 #define FS_FILE_MAX_SIZE_LIMIT 1000000000LL /* what a definition may say */
 #define FS_FILE_MAX_FILES_LIMIT 20
@@ -47,7 +47,7 @@ typedef enum {
     FS_FT_MULTISELECT,
     FS_FT_RATING,
     FS_FT_HIDDEN,
-    FS_FT_FILE, /* issue 14: uploads (fs_file.h) */
+    FS_FT_FILE, /* uploads (fs_file.h) */
     FS_FT_COUNT
 } fs_field_type;
 

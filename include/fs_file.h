@@ -1,4 +1,4 @@
-/* fs_file: the pure rules of uploaded files (issue 14): which files a
+/* fs_file: the pure rules of uploaded files: which files a
  * field accepts, safe file names, media types, whether content looks like
  * its declared type (magic bytes, UTF-8 for text), strict base64 and a
  * streaming SHA-256. No httpd, no database: the glue (http/files.c) feeds

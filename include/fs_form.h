@@ -53,7 +53,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
 void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
                               fs_error *verr);
 
-/* The public page's members of settings s (issue 15), added to out when
+/* The public page's members of settings s, added to out when
  * set: submitLabel (1..100 characters, one line), closedMessage (1..2000,
  * new lines allowed), opensAt (RFC 3339, normalised like closesAt; before
  * closesAt when both are set), theme (fs_settings_theme), embed

@@ -1,4 +1,4 @@
-/* fs_locale: the languages of the public pages (issue 15, item 1).
+/* fs_locale: the languages of the public pages.
  *
  * Every built-in string of a page (buttons, marks, notices, the field error
  * messages shown on a page) lives in one JSON file per language,

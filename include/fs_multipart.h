@@ -28,7 +28,7 @@ typedef struct fs_multipart fs_multipart;
  * over max_value: 413. After an error every call returns it again. */
 fs_multipart *fs_multipart_new(apr_pool_t *p, const char *boundary, const fs_multipart_limits *lim);
 fs_error *fs_multipart_feed(fs_multipart *mp, const char *buf, apr_size_t len);
-/* File parts (issue 14). Without these, a part with a filename is a 400
+/* File parts. Without these, a part with a filename is a 400
  * problem. With them, such a part's content is handed over as it arrives
  * (begin, data any number of times, end), never kept whole: the parser
  * holds at most a delimiter's length of it. A part whose filename is

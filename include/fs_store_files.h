@@ -1,4 +1,4 @@
-/* fs_store_files: uploaded files of submissions (issue 14; sql/0032,
+/* fs_store_files: uploaded files of submissions (sql/0032,
  * mod_formsvc/store/files_store.c). Conventions: fs_store.h.
  *
  * A submission with files is stored in one transaction on the request's

@@ -1,4 +1,4 @@
-/* fs_theme: the public page's branding (settings.theme, issue 15): colour
+/* fs_theme: the public page's branding (settings.theme): colour
  * parsing, WCAG 2 relative luminance and contrast, and the validation of
  * settings.theme. Pure C without libm, so the core needs no new library. */
 #ifndef FS_THEME_H

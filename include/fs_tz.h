@@ -1,4 +1,4 @@
-/* fs_tz: IANA time zones without the C library's global state (issue 15).
+/* fs_tz: IANA time zones without the C library's global state.
  * localtime_r and mktime read the zone from TZ, process-wide: switching it
  * per request is not thread-safe under a threaded MPM. This reads the TZif
  * file of a zone (RFC 8536, version 2 or later) into a pool and answers

@@ -1,4 +1,4 @@
-# One way out (issue 10, response.c): every answer goes through
+# One way out (response.c): every answer goes through
 # formsvc_send_body, so HEAD carries the Content-Length of the body GET
 # sends (the problem-type page and the verification pages used to write
 # their HTML themselves and answered HEAD without one); the pages the glue

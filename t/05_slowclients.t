@@ -1,4 +1,4 @@
-# Slow clients do not stop the service (issue 9 item 13): an httpd with the
+# Slow clients do not stop the service: an httpd with the
 # shipped server settings (conf/formsvc-server.conf: mod_reqtimeout limits
 # and event MPM sizing) answers a normal GET within 2 s while 200
 # connections send a header line, then a body byte, every 5 s; the server

@@ -1,4 +1,4 @@
-# Log numbers (issue 12, item 8): every log call of the module carries a
+# Log numbers: every log call of the module carries a
 # number of our own (FSnnnnn, through FS_LOGNO / FORMSVC_LOG / FORMSVC_SLOG),
 # used exactly once, and listed in docs/log-messages.md; none of httpd's
 # AHnnnnn numbers is written by our code.

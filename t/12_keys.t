@@ -146,7 +146,7 @@ ok grep({ $_->{id} eq $parent->{id} } @{ $r->{json}{data} }), 'shown with includ
 
 # a narrower key cannot revoke or roll a broader one: a key that is not an
 # owner key manages only itself and its descendants, and every other key
-# is 404 to it (docs/api.md, delegation rules; was 403 before issue 9)
+# is 404 to it (docs/api.md, delegation rules; 403 in earlier releases)
 is api(DELETE => "/v1/keys/$root", token => $reader->{secret})->code, 404, 'cannot revoke a broader key';
 is api(POST => "/v1/keys/$root/roll", token => $reader->{secret})->code, 404, 'cannot roll a broader key';
 

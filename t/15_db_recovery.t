@@ -1,5 +1,5 @@
-# The database coming back and the database hanging (issue 9, items 11
-# and 12), against httpd instances of this test's own:
+# The database coming back and the database hanging (dropped or
+# hung), against httpd instances of this test's own:
 # - after an immediate PostgreSQL restart, and after every session was
 #   terminated, pooled connections that libpq still calls good are renewed
 #   before use: a parallel burst right after gets no 503 at all;

@@ -1,4 +1,4 @@
-# Graceful restarts and a graceful stop under load (issue 9, item 10): the
+# Graceful restarts and a graceful stop under load: the
 # mail and webhook workers of each child hold pooled database connections
 # from time to time; they must be stopped, joined and have given every
 # connection back before mod_dbd's pool goes, or children die with SIGSEGV

@@ -1,4 +1,4 @@
-# Log noise (issue 12, item 8): a start with virtual hosts registers the
+# Log noise: a start with virtual hosts registers the
 # statements once per database configuration (no AH02653 from mod_dbd),
 # and a database outage under traffic grows the error log by a bounded
 # number of lines (each message number at most once per

@@ -1,4 +1,4 @@
-# Per-virtual-host behaviour (issue 12, item 7). The instance has the
+# Per-virtual-host behaviour. The instance has the
 # usual global FormsvcBaseURL (http, the main server's port) and three
 # virtual hosts: a TLS one without a base URL of its own (the inherited
 # http one must not leak into https answers), a TLS one with its own, and

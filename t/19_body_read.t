@@ -1,5 +1,5 @@
 # Request bodies that cannot be read are answered as httpd answers them
-# (ap_map_http_request_error, issue 10 item 6): a client too slow to send
+# (ap_map_http_request_error): a client too slow to send
 # its body gets 408 request-timeout (it used to get 400), a body over
 # LimitRequestBody gets httpd's own 413 and nothing after it, and a body
 # over the module's own limit, read in chunks, gets the 413 problem. An

@@ -150,7 +150,7 @@ is $r->{json}{settings}{honeypot}, JSON::PP::true, 'other settings kept';
 $r = api(PATCH => "/v1/forms/$f->{id}", token => $tok, body => { settings => { maxSubmissions => undef, honeypot => JSON::PP::false } });
 is $r->{json}{settings}{maxSubmissions}, undef, 'null in settings removes the member';
 is $r->{json}{settings}{honeypot}, JSON::PP::false, 'honeypot off';
-# redirectUrl cannot carry anything that would change the page's CSP (issue 9 item 15)
+# redirectUrl cannot carry anything that would change the page's CSP
 for my $bad ('https://a.example;script-src *', 'https://a.example,https://evil.example',
              "https://a.example/ 'unsafe-inline'", 'https://a.example/"', 'https://u:p@a.example/',
              'https://[::1]/', "https://a.example/caf\xc3\xa9") {
@@ -303,7 +303,7 @@ unlike $stored, qr/\Q$k1->{json}{secret}\E/, 'the stored answer does not hold th
 # a request still running with the same key: 409; abandoned for a minute: taken over
 use Digest::SHA qw(sha256_hex);
 sub fingerprint { join '', map { pack('Q>', length $_) . $_ } @_ }
-# records belong to the credential that made them (issue 9): scope = key id
+# records belong to the credential that made them: scope = key id
 my $ikid = api(GET => '/v1/me', token => $itok)->{json}{credential}{id};
 my $fp = sha256_hex(fingerprint('POST', '/v1/forms', '{"title":"Running"}'));
 psql("INSERT INTO idempotency (scope, key, request_hash, status, body) VALUES ('$ikid', '$key-run', '$fp', 0, '')");

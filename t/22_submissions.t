@@ -125,7 +125,7 @@ is api(GET => $base, token => $tok, headers => { Accept => '*/*' })->header('Con
 problem_ok(api(GET => $base, token => $tok, headers => { Accept => 'image/png' }), 406, 'not-acceptable', 'nothing acceptable 406');
 problem_ok(api(GET => $base, token => $tok, headers => { Accept => 'text/csv;q=0, application/json;q=0' }), 406, 'not-acceptable', 'q=0 everywhere 406');
 problem_ok(api(GET => "/v1/forms/$oform->{id}/submissions", token => $tok, headers => { Accept => 'text/csv' }), 404, 'not-found', "CSV of another account's form");
-# ';' first and formulas after a line break are neutralised too (issue 9 item 14)
+# ';' first and formulas after a line break are neutralised too
 my $inj = make_form($tok, { title => 'Inj', fields => [{ key => 't', type => 'text', label => 'T' }] });
 insert_submission($inj->{id}, { t => ";=1+1" }, created => '2026-03-01T10:00:00Z');
 insert_submission($inj->{id}, { t => "fine\n=cmd|' /C calc'!A0" }, created => '2026-03-02T10:00:00Z');

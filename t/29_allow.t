@@ -1,4 +1,4 @@
-# The Allow header of 405 answers (issue 10, item 10). httpd's method
+# The Allow header of 405 answers. httpd's method
 # registry maps both "GET" and "HEAD" to M_GET and is a hash made anew, with
 # a new seed, at every start and restart; names taken from it
 # (ap_method_name_of) came out as "Allow: HEAD" for DELETE /v1/me after

@@ -1,6 +1,6 @@
 # Public forms: /f/{id} and /f/{slug}: negotiation, the JSON view and its
 # schema, the HTML page, submissions in three content types, and every bad
-# input of issue 4.
+# input answered with its problem document.
 use strict;
 use warnings;
 use Test::More;
@@ -292,7 +292,7 @@ is $r->header('Location'), 'https://example.org/done', 'to redirectUrl';
 $r = req(GET => form_url($redir));
 like $r->header('Content-Security-Policy'), qr{form-action \S+ https://example\.org}, 'form-action allows the redirect';
 
-# a redirectUrl stored before the rule was tightened never reaches the CSP (issue 9 item 15)
+# a redirectUrl stored before the rule was tightened never reaches the CSP
 for my $bad ('https://evil.example;script-src *', 'https://evil.example,https://x.example', 'https://evil.example?a;b') {
     my $legacy = make_form(fields => [ { key => 'q', type => 'text' } ], settings => { redirectUrl => $bad });
     $r = req(GET => form_url($legacy));

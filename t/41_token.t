@@ -209,7 +209,7 @@ for my $c (@raw) {
 }
 $r = api(POST => '/v1/token', headers => { Authorization => basic(@$BASIC) });
 oauth_error_ok $r, 400, 'invalid_request', 'no body at all', 'malformed-request';
-# credentials in the URL are refused (RFC 6749 2.3.1; issue 9 item 6), even
+# credentials in the URL are refused (RFC 6749 2.3.1), even
 # when the body is complete, and never reach the access log
 for my $q ("client_id=$cid&client_secret=$csecret", "client%5Fsecret=$csecret", "subject_token=x",
            "CLIENT_SECRET=$csecret") {

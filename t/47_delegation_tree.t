@@ -1,4 +1,4 @@
-# Issue 9, credential escapes: the delegation tree (docs/api.md,
+# Credential escapes: the delegation tree (docs/api.md,
 # "Delegation rules"). Each block is one of the attacks of the issue:
 #   1. a delegated token rolling its root key; a narrowed token rolling a
 #      sibling; parallel and repeated rolls of one key;

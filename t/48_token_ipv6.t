@@ -1,4 +1,4 @@
-# The token endpoint's brute-force counter (issue 9, item 17) counts an
+# The token endpoint's brute-force counter counts an
 # IPv6 client by its /64, as the other per-address limits do, so rotating
 # through the addresses of one /64 does not escape it; and token_failures
 # stores no raw client address. Its own httpd, whose mod_remoteip trusts

@@ -94,7 +94,7 @@ is api(POST => '/v1/verify/send', token => $k2)->code, 202, 'second account: sen
 $m = wait_mail($s2->{user}{email});
 my $link_token = token_of($m);
 # GET only shows a page with a button: a mail scanner fetching the link
-# spends nothing (issue 9 item 6)
+# spends nothing
 for (1 .. 2) {
     $r = api(GET => "/verify?token=$link_token");
     is $r->code, 200, 'the link answers a page';

@@ -1,4 +1,4 @@
-# Exact limits under concurrency (issue 9, items 7 and 8): a form's
+# Exact limits under concurrency: a form's
 # settings.maxSubmissions stores exactly N submissions with 64 posters at
 # once, and every count quota (keys, delegated tokens, OAuth clients,
 # webhooks, forms, fields of a form) admits exactly its limit out of 20

@@ -1,4 +1,4 @@
-# Mail bombing (issue 9, item 16): verification and recovery mail is capped
+# Mail bombing: verification and recovery mail is capped
 # per account and per address (FormsvcAccountMailsPerDay, default 5 in any
 # 24 hours) on top of the resend interval; over the cap POST
 # /v1/verify/send is 429 with Retry-After, POST /v1/recover still 202 with

@@ -1,5 +1,5 @@
 # The counters of FormsvcRateLimitStore pgsql whose window has ended are
-# swept by a task of their own (issue 10, item 4): a worker of each child
+# swept by a task of their own: a worker of each child
 # runs it about a minute apart, the first time a few seconds after the
 # child starts. (It was a side job of the mail worker, every ten minutes,
 # and of one request in 1,024.)

@@ -1,4 +1,4 @@
-# GET /metrics (issue 12, item 9): Prometheus text, read with the reference
+# GET /metrics: Prometheus text, read with the reference
 # parser (python3-prometheus-client, t/bin/prom_parse.py); counters summed
 # over every httpd child; local machine only unless a Require applies.
 use strict;

@@ -1,4 +1,4 @@
-# Request ids (issue 12, item 9): every answer carries X-Request-Id, the
+# Request ids: every answer carries X-Request-Id, the
 # same id is in the access log, in the error-log lines of that request
 # (ErrorLogFormat %L) and in problem documents (requestId); with
 # mod_unique_id loaded it is its UNIQUE_ID.

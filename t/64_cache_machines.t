@@ -1,5 +1,5 @@
-# The form and credential caches across machines (issue 11, items 1 and
-# 2): two httpd instances, A and B, on one PostgreSQL, each with one child
+# The form and credential caches across machines (the form
+# and credential caches): two httpd instances, A and B, on one PostgreSQL, each with one child
 # so that every request meets the same cache.
 # - The caches are used: a change written with notifications switched off
 #   (session_replication_role = replica) is not seen while an entry lives.

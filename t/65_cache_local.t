@@ -1,4 +1,4 @@
-# The form and credential caches on one machine (issue 11, items 1 and 2),
+# The form and credential caches on one machine,
 # an httpd of several children:
 # - a change is seen at once by every child of the machine that made it
 #   (the write waits for the barrier: cache.h), a revoked key is refused

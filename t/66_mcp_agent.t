@@ -1,4 +1,4 @@
-# MCP complete for an agent that speaks only MCP (issue 13, item 6): the
+# MCP complete for an agent that speaks only MCP: the
 # tools for waiting on submissions, CSV export, OAuth clients and
 # verification; respondents' answers flagged as untrusted; every tool with
 # an outputSchema; and the discovery an MCP client starts from a 401. First

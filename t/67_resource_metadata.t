@@ -1,4 +1,4 @@
-# Discovery for MCP clients (issue 13, item 6): RFC 9728 protected
+# Discovery for MCP clients: RFC 9728 protected
 # resource metadata, RFC 8414 authorization server metadata where RFC 8414
 # puts it for an issuer with a path, and the MCP endpoint's 401 naming the
 # metadata (WWW-Authenticate resource_metadata). Also the formId and type

@@ -1,4 +1,4 @@
-# The owner's GET /v1/forms/{id} from memory (issue 11, goal (e);
+# The owner's GET /v1/forms/{id} from memory (docs/performance.md, case (e);
 # http/owner_cache.h), two machines A (three children) and B (one) on one
 # PostgreSQL:
 # - a second GET is answered from memory (a silent database change is not

@@ -85,7 +85,7 @@ is $r->code, 422, 'empty body 422';
 is_deeply [ sort map { $_->{pointer} } @{ $r->{json}{errors} } ], [ '/events', '/url' ], 'url and events required';
 for my $bad ('ftp://example.com/', 'https://169.254.169.254/latest/meta-data', 'http://[fd00:ec2::254]/',
              'https://0.0.0.0/', '/relative', 'https://u:p@example.com/', 'https://exa mple.com/',
-             # metadata behind IPv4-translated, NAT64 and 6to4 forms (issue 9 item 18)
+             # metadata behind IPv4-translated, NAT64 and 6to4 forms
              'http://[::ffff:0:a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/') {
     $r = hook({ url => $bad, events => ['form.closed'] });
     is $r->code, 422, "url $bad refused";

@@ -1,5 +1,5 @@
 # Submission data does not leave through the event feed or webhooks without
-# submissions:read (issue 9, item 3): GET /v1/events leaves submission.created
+# submissions:read: GET /v1/events leaves submission.created
 # events out for a credential without it; POST /v1/webhooks subscribing to
 # them is 403 insufficient-scope naming submissions:read. form: constraints
 # narrow both to the credential's forms.

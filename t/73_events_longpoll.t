@@ -1,4 +1,4 @@
-# Long polls do not exhaust the server (issue 9, item 9). A waiting
+# Long polls do not exhaust the server. A waiting
 # GET /v1/events?wait= holds no database connection, and only a bounded
 # number wait at once per httpd child (FormsvcEventWaits: in all, and per
 # account); the others are answered at once with Formsvc-Wait: busy. While

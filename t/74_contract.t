@@ -1,4 +1,4 @@
-# Contract fixes of issue 13: the events feed pages with cursor (after is
+# Contract fixes: the events feed pages with cursor (after is
 # its alias) and sends Link rel="next"; form:<id> constraints of a new key
 # or client must name forms of the account.
 use strict;

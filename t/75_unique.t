@@ -1,4 +1,4 @@
-# Duplicate rules (issue 13 item 4): settings.uniqueBy refuses a second
+# Duplicate rules: settings.uniqueBy refuses a second
 # submission with the same normalised values (409 duplicate-submission, a
 # page for people), exactly once under concurrency (40 identical posts
 # released together: one 201); spam and deleted submissions do not count;

@@ -1,4 +1,4 @@
-# Webhook tools (issue 13 item 5): PATCH /v1/webhooks/{id} (url, events,
+# Webhook tools: PATCH /v1/webhooks/{id} (url, events,
 # enabled), POST /v1/webhooks/{id}/test (a signed webhook.test delivered
 # now), POST /v1/webhooks/{id}/deliveries/{did}/retry; validation as at
 # creation, the delegation tree as for delete, form: constraints, scopes,

@@ -1,4 +1,4 @@
-# Respondent links (issue 13, item 3): the owner's API (create with prefill
+# Respondent links: the owner's API (create with prefill
 # checked against the fields, list with a cursor, get, delete, scopes,
 # other accounts), the public side (the page and the JSON view prefilled,
 # a submission through a link with linkId and metadata, in the event and

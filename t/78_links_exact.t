@@ -1,4 +1,4 @@
-# Respondent links under concurrency (issue 13, item 3): a link with
+# Respondent links under concurrency: a link with
 # maxUses=N takes exactly N of 40 parallel submissions (the others 409
 # link-used), also on a form with maxSubmissions (both locks); 16 repeats
 # of one submission (one Idempotency-Key) through a maxUses=1 link are one

@@ -1,4 +1,4 @@
-# Owner notification mail (issue 13, item 1): settings.notify mails each
+# Owner notification mail: settings.notify mails each
 # stored submission (or an hourly digest) to the addresses that agreed.
 # Only verified accounts may set it; an address other than the account's
 # own is asked first by a link; every message carries RFC 8058 one-click

@@ -1,4 +1,4 @@
-# The respondent's copy (issue 13, item 2): settings.confirmation mails the
+# The respondent's copy: settings.confirmation mails the
 # address of the form's email field a plain-text copy after a stored
 # submission, {{key}} replaced by the answers and never interpreted. Only
 # verified accounts; each copy counts against the account's daily

@@ -1,4 +1,4 @@
-# Issue 15, items 2 and 3: the owner's strings on the public page
+# The owner's strings on the public page
 # (settings.submitLabel, settings.closedMessage), always escaped, and
 # settings.opensAt: before it the page says when the form opens, the JSON
 # view gives opensAt, a POST is 409 form-not-open; opensAt < closesAt is

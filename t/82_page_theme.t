@@ -1,4 +1,4 @@
-# Issue 15, item 5: settings.theme = {accentColor, logoUrl}. The colour
+# settings.theme = {accentColor, logoUrl}. The colour
 # must reach 4.5:1 against white (422 otherwise), the logo is an https URL;
 # the page carries the colour as a second style sheet allowed by its hash,
 # the logo with the title as alt text, img-src names the logo's origin only,

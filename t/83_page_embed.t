@@ -1,4 +1,4 @@
-# Issue 15, item 4: settings.embed = {allowedOrigins: [...]}. Only strict
+# settings.embed = {allowedOrigins: [...]}. Only strict
 # origins are accepted (422 otherwise); the form's pages then name them in
 # frame-ancestors (instead of 'none') and send no X-Frame-Options; the form
 # page carries a script allowed by its hash that posts its height to the

@@ -1,4 +1,4 @@
-# Languages of the public pages (issue 15, item 1): settings.locale sets
+# Languages of the public pages: settings.locale sets
 # <html lang> and dir and translates every built-in string of the form page,
 # the thank-you and closed pages and the field errors shown on the page
 # after an HTML post; "auto" follows Accept-Language (q-values), with Vary

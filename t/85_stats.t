@@ -1,4 +1,4 @@
-# Form analytics (issue 15, item 7): GET /v1/forms/{id}/stats: views of
+# Form analytics: GET /v1/forms/{id}/stats: views of
 # the public page (counted in memory, flushed every few seconds: never a
 # database write per GET), submissions and spam per day or hour, the
 # conversion rate; scope forms:read and ownership like other form routes;

@@ -1,4 +1,4 @@
-# Issue 14, file fields: the type and its validation, JSON bodies with
+# File fields: the type and its validation, JSON bodies with
 # files in base64 (stored in the submission's transaction, checked by
 # magic bytes), the owner's download (streamed, attachment, nosniff,
 # sandbox), the metadata in submission JSON and events, and the schema.

@@ -1,4 +1,4 @@
-# Issue 14: files by multipart/form-data, as a browser sends the page and
+# Files by multipart/form-data, as a browser sends the page and
 # as an agent does, streamed into the submission's transaction; the page
 # (enctype, file inputs, errors that name the file, answers kept); every
 # bad input: too large, too many, wrong type, truncated, never ending,

@@ -1,4 +1,4 @@
-# Issue 14: the storage quota of uploaded files (reported in /v1/me, a
+# The storage quota of uploaded files (reported in /v1/me, a
 # submission past it refused with nothing stored, freed by deleting), the
 # CSV export's file cells, and the memory bound: 10 MB uploads, streamed,
 # cost the httpd children a bounded amount of memory (RSS via /proc).

@@ -1,4 +1,4 @@
-# Respondent links follow-ups (issue 13, item 3; docs/api.md "Respondent
+# Respondent links follow-ups (docs/api.md "Respondent
 # links" and "Delegation rules"):
 #   1. a link made by a delegate dies with it, like its webhooks: once the
 #      delegate is revoked or expires, the link's URL answers 410

@@ -1,4 +1,4 @@
-# Submissions checked against the form from memory (issue 11): a POST
+# Submissions checked against the form from memory: a POST
 # /f/{id} reads the published form from the child's cache, and the
 # submission statement stores it only if the form is still at the version
 # the answers were checked against; otherwise they are checked again

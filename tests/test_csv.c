@@ -30,7 +30,7 @@ static void neutralised(void **state) {
     assert_string_equal(fs_csv_cell(p, " =x"), " =x");
 }
 
-/* issue 9 item 14: ';' first, and formulas after a line break */
+/* ';' first, and formulas after a line break */
 static void neutralised_lines(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_csv_cell(p, ";=1+2"), "\"';=1+2\"");

@@ -1,5 +1,5 @@
 /* fs_db: how a failed statement is classified, and when running it again
- * on a renewed session is safe (issue 9, items 11 and 12). */
+ * on a renewed session is safe. */
 #include "fs_store.h"
 #include "fs_test.h"
 

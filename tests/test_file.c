@@ -1,4 +1,4 @@
-/* fs_file (issue 14) and the file parts of fs_multipart. */
+/* fs_file and the file parts of fs_multipart. */
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_multipart.h"

@@ -34,7 +34,7 @@ static void slugs(void **state) {
     assert_true(fs_slug_valid(s));
 }
 
-/* issue 9 item 15: nothing in redirectUrl can change the page's CSP */
+/* nothing in redirectUrl can change the page's CSP */
 static void redirect_urls(void **state) {
     apr_pool_t *p = *state;
     assert_string_equal(fs_url_origin(p, "https://x.example/ok?a=1"), "https://x.example");
@@ -174,7 +174,7 @@ static void titles(void **state) {
     assert_false(ok);
 }
 
-/* issue 15: submitLabel, closedMessage, opensAt */
+/* submitLabel, closedMessage, opensAt */
 static void page_settings(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);

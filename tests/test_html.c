@@ -97,7 +97,7 @@ static void page(void **state) {
     assert_non_null(strstr(h, "class=\"notice\""));
     assert_null(strstr(h, "<script"));
     assert_non_null(strstr(h, "name=\"viewport\""));
-    /* the owner's button label, escaped (issue 15) */
+    /* the owner's button label, escaped */
     pg.submit_label = EVIL;
     assert_non_null(strstr(fs_html_form(p, &pg), apr_pstrcat(p, "<button type=\"submit\">",
                                                              EVIL_ESC, "</button>", NULL)));
@@ -205,7 +205,7 @@ static void other_pages(void **state) {
     assert_null(strstr(h, "<script"));
 }
 
-/* issue 15: the accent colour as a second style sheet, the logo with the
+/* the accent colour as a second style sheet, the logo with the
  * title as alt text, the dark scheme in the built-in sheet */
 static void theme(void **state) {
     apr_pool_t *p = *state;

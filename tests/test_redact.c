@@ -1,4 +1,4 @@
-/* fs_redact: credential parameters never reach a log line (issue 9 item 6). */
+/* fs_redact: credential parameters never reach a log line. */
 #include "fs_redact.h"
 #include "fs_test.h"
 

@@ -1,4 +1,4 @@
-/* fs_store: the statement table is checked at startup (issue 10, item 1):
+/* fs_store: the statement table is checked at startup:
  * each statement declares as many arguments as its SQL has markers, labels
  * are unique identifiers, and a table that overflows is an error rather
  * than a silent drop; a typed function that passes the wrong number of

@@ -89,7 +89,7 @@ static void address_classes(void **state) {
     const char *priv[] = {"127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255",
                           "192.168.1.1", "169.254.1.1", "100.64.0.1", "::1", "fe80::1", "fc00::1",
                           "fd12:3456::1", "::ffff:10.0.0.1", "::ffff:127.0.0.1", "64:ff9b::7f00:1",
-                          /* IPv4-translated (RFC 2765): issue 9 item 18 */
+                          /* IPv4-translated (RFC 2765) */
                           "::ffff:0:7f00:1", "::ffff:0:a00:1", "::ffff:0:c0a8:101",
                           /* NAT64, well-known and local-use (RFC 6052, 8215) */
                           "64:ff9b::a00:1", "64:ff9b::c0a8:101", "64:ff9b:1::7f00:1",
@@ -140,7 +140,7 @@ static void url_checks(void **state) {
     assert_non_null(fs_webhook_url_check(p, "https://intranet/", 0, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://169.254.169.254/latest", 1, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://[fd00:ec2::254]/", 1, NULL));
-    /* issue 9 item 18: IPv4 embedded in IPv6 literals */
+    /* IPv4 embedded in IPv6 literals */
     assert_non_null(fs_webhook_url_check(p, "https://[::ffff:0:7f00:1]/", 0, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://[::ffff:127.0.0.1]/", 0, NULL));
     assert_non_null(fs_webhook_url_check(p, "https://[64:ff9b::7f00:1]/", 0, NULL));

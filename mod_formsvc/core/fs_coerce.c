@@ -84,7 +84,7 @@ static json_object *option_of(apr_pool_t *p, const fs_field *f, const char *s) {
 }
 
 /* datetime-local sends 2026-11-21T14:30 or 2026-11-21T14:30:05: read in
- * the field's timeZone (issue 15; fs_tz reads tzdata without touching TZ,
+ * the field's timeZone (fs_tz reads tzdata without touching TZ,
  * so threads do not disturb each other), else as UTC. A time the zone
  * cannot place stays as typed, so the validator reports it. */
 static const char *datetime_of(apr_pool_t *p, const fs_field *f, const char *s) {

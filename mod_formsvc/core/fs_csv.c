@@ -74,7 +74,7 @@ char *fs_csv_value(apr_pool_t *p, json_object *v) {
             json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
             const char *s =
                 json_object_is_type(it, json_type_string) ? json_object_get_string(it)
-                /* an uploaded file (issue 14): its name and API URL */
+                /* an uploaded file: its name and API URL */
                 : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
                     ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu),
                                   ">", NULL)

@@ -578,7 +578,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     if (vv && !json_object_is_type(vv, json_type_null))
         visible_if = parse_visible_if(p, vv, at(p, ptr, "visibleIf"), verr);
 
-    /* timeZone (issue 15): datetime fields only */
+    /* timeZone: datetime fields only */
     json_object *zv = fs_json_get(def, "timeZone");
     const char *time_zone = NULL;
     if (zv && !json_object_is_type(zv, json_type_null)) {

@@ -175,7 +175,7 @@ void fs_settings_page(apr_pool_t *p, json_object *s, json_object *out, const cha
     fs_settings_embed(p, s, out, ptr, verr);
 }
 
-/* settings.locale (issue 15): "auto" or a BCP 47 tag whose language has a
+/* settings.locale: "auto" or a BCP 47 tag whose language has a
  * file in share/locales (fs_locale_match: pt-BR is pt, zh-TW is zh); kept
  * as given, absent (null) for the default, English. */
 static void settings_locale(apr_pool_t *p, json_object *s, const char *ptr, json_object *out,
@@ -299,7 +299,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             hp = json_object_get_boolean(v);
     }
     json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
-    fs_settings_page(p, s, out, ptr, verr); /* issue 15 */
+    fs_settings_page(p, s, out, ptr, verr); /* public page options */
     settings_locale(p, s, ptr, out, verr);
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",

@@ -47,7 +47,7 @@ static const char CSS[] =
      * a right-to-left page (which scrolls leftwards) by that much */
     ".hp{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);"
     "white-space:nowrap}"
-    /* issue 15: the owner's logo, and the respondent's dark preference */
+    /* the owner's logo, and the respondent's dark preference */
     ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
     "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"
     "body{color:#e5e7eb;background:#111827}main{background:#1f2937}"
@@ -421,7 +421,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         sb_add(b, "</div>");
         break;
     }
-    case FS_FT_FILE: /* issue 14: a browser cannot be given the file back */
+    case FS_FT_FILE: /* a browser cannot be given the file back */
         sb_fmt(b, "\n<input type=\"file\" id=\"%e\" name=\"%e\"%s%s%s", id, f->key, required, aria,
                f->max_files > 1 ? " multiple" : "");
         if (f->accept) {
@@ -479,7 +479,7 @@ const char *fs_html_theme_css(apr_pool_t *p, const char *accent) {
     return apr_psprintf(p, ":root{--accent:#%02x%02x%02x}", rgb[0], rgb[1], rgb[2]);
 }
 
-/* The form's branding (issue 15): a second style sheet in the head (NULL
+/* The form's branding: a second style sheet in the head (NULL
  * for none) and the logo above the title. */
 static const char *theme_head(apr_pool_t *p, const fs_page *pg) {
     const char *css = fs_html_theme_css(p, pg->accent);

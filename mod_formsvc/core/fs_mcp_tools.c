@@ -310,7 +310,7 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "Revokes a key and every token delegated from it (DELETE /v1/keys/{id}).", "DELETE",
      "/v1/keys/{keyId}", NULL, 0, 0, 0, 1, 1,
      OBJ("\"keyId\":" ID("The key's id (key_...)."), "\"keyId\""), OUT_KEY},
-    /* ---- waiting, export, OAuth clients, verification (issue 13, item 6) ---- */
+    /* ---- waiting, export, OAuth clients, verification ---- */
     {"wait_for_submissions", "Wait for submissions",
      "New submissions of a form, oldest first, after the cursor after (nextCursor of the "
      "previous call; omitted: from the oldest kept, 30 days). With wait (seconds, at most 30) "

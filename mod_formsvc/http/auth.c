@@ -55,7 +55,7 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsv
     const char *hash = fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret);
     if (!hash)
         return fs_error_internal(r->pool, "the secret cannot be hashed (OpenSSL HMAC failed)");
-    /* issue 11: a credential verified before, from memory (cred_cache.h) */
+    /* a credential verified before, from memory (cred_cache.h) */
     formsvc_cred_ticket ticket;
     if (formsvc_cred_cache_get(r, hash, who, &ticket))
         return NULL;
@@ -86,7 +86,7 @@ fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsv
             FORMSVC_LOG(r, APLOG_WARNING, 00202, "lastUsedAt not refreshed for %s (%s)", p->key_id,
                         te->cause ? te->cause : te->slug);
     }
-    formsvc_cred_cache_put(r, &ticket, p); /* issue 11 */
+    formsvc_cred_cache_put(r, &ticket, p); /* forms and credentials from memory */
     *who = p;
     return NULL;
 }

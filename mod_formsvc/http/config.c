@@ -263,5 +263,5 @@ const command_rec formsvc_cmds[] = {
     FORMSVC_LOG_CMDS,
     FORMSVC_CACHE_CMDS,
     FORMSVC_LOCALE_CMDS,
-    FORMSVC_FILE_CMDS, /* issue 14 */
+    FORMSVC_FILE_CMDS, /* uploaded files */
     {NULL}};

@@ -1,5 +1,5 @@
 /* files: uploads into a submission's transaction and the owner's download
- * (files.h; issue 14).
+ * (files.h).
  *
  * Memory: an upload holds one chunk buffer (FILE_CHUNK bytes, the first
  * bytes of its spool), a second one to read a spool file back when the

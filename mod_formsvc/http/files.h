@@ -1,4 +1,4 @@
-/* files: uploaded files (issue 14) on the httpd side: the directives, the
+/* files: uploaded files on the httpd side: the directives, the
  * upload of a submission's files into its transaction (from a JSON body's
  * base64 or, streamed, from multipart parts), and the owner's download.
  * The rules (accept, magic bytes, names, hashing) are the core's

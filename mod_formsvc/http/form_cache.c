@@ -37,7 +37,7 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
     t->json = m == FS_MEDIA_JSON;
     t->ref = ref;
     /* a page is kept per language Accept-Language picks: a form with
-     * settings.locale "auto" renders one per language (issue 15) */
+     * settings.locale "auto" renders one per language */
     t->key = t->json ? apr_pstrcat(r->pool, "j|", formsvc_base_url(r), "|", ref, NULL)
                      : apr_pstrcat(r->pool, "h|", formsvc_locale_cache_key(r), "|",
                                    formsvc_base_url(r), "|", ref, NULL);
@@ -80,7 +80,7 @@ int formsvc_form_cache_serve(request_rec *r, const char *ref, fs_media m, formsv
     r->headers_out = apr_table_overlay(r->pool, r->headers_out, out);
     r->err_headers_out = apr_table_overlay(r->pool, r->err_headers_out, err);
     formsvc_metric_inc(FORMSVC_M_MEM_FORM_HIT);
-    /* only published forms' pages are kept with a view to count (issue 15) */
+    /* only published forms' pages are kept with a view to count */
     if (!t->json && *id && r->method_number == M_GET && !r->header_only)
         formsvc_views_count(r, id);
     r->status = HTTP_OK; /* ap_meets_conditions looks at it */
@@ -231,7 +231,7 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
             cp->expires = now + COUNT_TTL;
     }
     cp->expires = before_close(s, now, cp->expires);
-    json_object *opens = fs_json_get(s, "opensAt"); /* issue 15 */
+    json_object *opens = fs_json_get(s, "opensAt"); /* public page options */
     apr_time_t at;
     /* the "not open yet" page is not served past the moment it opens */
     if (opens && json_object_is_type(opens, json_type_string) &&

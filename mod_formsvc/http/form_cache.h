@@ -42,7 +42,7 @@ void formsvc_form_cache_fill(request_rec *r, const formsvc_form_ticket *t, const
                              const char *slug, const char *status, const char *settings,
                              const char *fields);
 
-/* issue 11: the row of a published form as submissions need it (fields,
+/* the row of a published form as submissions need it (fields,
  * settings, version), so that a POST costs one statement, not two. The
  * submission statement refuses the row when the form's version moved on
  * (FS_SUBMIT_STALE), and the handler then checks the answers again

@@ -63,7 +63,7 @@ static int formsvc_h_me(request_rec *r, const char *const *caps) {
     if (!q)
         return formsvc_send_problem(r, e);
     json_object_object_add(out, "quota", q);
-    json_object *st = formsvc_files_storage_json(r, who->user_id, &e); /* issue 14 */
+    json_object *st = formsvc_files_storage_json(r, who->user_id, &e); /* uploaded files */
     if (!st)
         return formsvc_send_problem(r, e);
     json_object_object_add(out, "storage", st);

@@ -64,7 +64,7 @@ static const char *setting_str(pub *pb, const char *k) {
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-/* The language of the form's pages (issue 15): settings.locale, or
+/* The language of the form's pages: settings.locale, or
  * Accept-Language for "auto" (which adds it to Vary). Asked only when a
  * page is rendered: the JSON view and problems are English. */
 static const fs_locale *loc_of(request_rec *r, pub *pb) {
@@ -75,12 +75,12 @@ static void prepare(request_rec *r, pub *pb) {
     pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
     pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
     pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
-    formsvc_files_ceilings(pb->fs); /* issue 14 */
+    formsvc_files_ceilings(pb->fs); /* uploaded files */
     json_object *hp = fs_json_get(pb->settings, "honeypot");
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
     pb->action = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
-    /* issue 15: branding, checked again before it reaches a header */
+    /* branding, checked again before it reaches a header */
     json_object *th = fs_json_get(pb->settings, "theme");
     json_object *ac = fs_json_get(th, "accentColor"), *lu = fs_json_get(th, "logoUrl");
     if (ac && json_object_is_type(ac, json_type_string))
@@ -150,10 +150,10 @@ static void page_headers(request_rec *r, pub *pb) {
     const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
     const char *ru = pb ? redirect_url(r, pb) : NULL;
     const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
-    /* issue 15: the form's own style sheet by its hash, its logo's origin */
+    /* the form's own style sheet by its hash, its logo's origin */
     const char *tcss = pb ? fs_html_theme_css(r->pool, pb->accent) : NULL;
     const char *lo = pb && pb->logo_url ? fs_url_origin(r->pool, pb->logo_url) : NULL;
-    /* issue 15: the origins that may frame the form, and then the script
+    /* the origins that may frame the form, and then the script
      * that tells the frame's parent the page's height */
     const char *anc = pb ? pb->ancestors : NULL;
     /* form-action also governs where a submission may be redirected */
@@ -278,7 +278,7 @@ static int closed_page(request_rec *r, int status, pub *pb) {
                      status == 200);
 }
 
-/* settings.opensAt when it is still ahead (issue 15), else NULL. */
+/* settings.opensAt when it is still ahead, else NULL. */
 static const char *opens_later(pub *pb) {
     const char *o = setting_str(pb, "opensAt");
     apr_time_t t;
@@ -326,7 +326,7 @@ static json_object *view(request_rec *r, pub *pb) {
     json_object_object_add(o, "description",
                            pb->f.description ? json_object_new_string(pb->f.description) : NULL);
     json_object_object_add(o, "status", json_object_new_string(pb->f.status));
-    const char *opens = setting_str(pb, "opensAt"); /* issue 15: only when set */
+    const char *opens = setting_str(pb, "opensAt"); /* only when set */
     if (opens)
         json_object_object_add(o, "opensAt", json_object_new_string(opens));
     json_object_object_add(o, "fields", json_object_get(pb->fields));
@@ -412,7 +412,7 @@ static int link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
 static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     apr_table_mergen(r->err_headers_out, "Vary", "Accept");
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
-    /* issue 11: the answer from memory, or a ticket to keep it (form_cache.h) */
+    /* the answer from memory, or a ticket to keep it (form_cache.h) */
     formsvc_form_ticket ticket;
     int rc = formsvc_form_cache_serve(r, caps[0], m, &ticket);
     if (rc != DECLINED)
@@ -437,7 +437,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     if ((e = take_link(r, &pb)))
         return link_refused(r, &pb, e, m == FS_MEDIA_HTML);
     formsvc_form_cache_fill(r, &ticket, pb.f.id, pb.f.slug, pb.f.status, pb.f.settings,
-                            pb.f.fields); /* issue 11 */
+                            pb.f.fields); /* forms and credentials from memory */
     if (m == FS_MEDIA_JSON) {
         cors(r);
         apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
@@ -450,7 +450,7 @@ static int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     if (opens)
         return not_open_page(r, 200, &pb, opens);
     if (!r->header_only)
-        formsvc_views_count(r, pb.f.id); /* issue 15: counted in memory, flushed later */
+        formsvc_views_count(r, pb.f.id); /* counted in memory, flushed later */
     fs_page pg = page_of(r, &pb, query_values(r, &pb), NULL, NULL);
     return send_html(r, 200, &pb, fs_html_form(r->pool, &pg), !pb.link);
 }
@@ -514,7 +514,7 @@ typedef struct post {
     int have_form;             /* pb is filled (from the database or the cache) */
     int limited;               /* the address's rate limit has counted it */
     const char *sid;           /* the submission's id, chosen early when files come */
-    formsvc_upload *up;        /* its files (issue 14), or NULL */
+    formsvc_upload *up;        /* its files, or NULL */
     const char *boundary;      /* multipart: read once the form is known (multipart_body) */
     fs_error *file_err;        /* multipart: the first problem with a file */
     const char *read_version;  /* multipart: the form's version its files were checked against */
@@ -571,7 +571,7 @@ static fs_error *post_parse(request_rec *r, post *s) {
     if (s->kind == BODY_MULTIPART)
         return NULL; /* read once the form is known: multipart_body */
     formsvc_srv *c = formsvc_conf(r->server);
-    /* a JSON body may carry files in base64 (issue 14): the larger limit
+    /* a JSON body may carry files in base64: the larger limit
      * here, the form's own once it is known (files_fit) */
     apr_off_t max = c->max_body_submission;
     if (s->kind == BODY_JSON && formsvc_file_json_max() > max)
@@ -715,7 +715,7 @@ static int json_later(request_rec *r, post *s, fs_error *e, const char *notice) 
 static const responder json_responder = {json_invalid, json_closed, json_not_open, json_later};
 
 static int html_invalid(request_rec *r, post *s, fs_error *e) {
-    /* 413: a file over its size (issue 14), said by the field like a 422 */
+    /* 413: a file over its size, said by the field like a 422 */
     return html_page(r, e->status == 413 ? 413 : 422, &s->pb, s->obj, e, NULL);
 }
 
@@ -851,7 +851,7 @@ static int store(request_rec *r, post *s, const responder *out) {
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;
-    /* issue 11: stored with the child's other submissions of the moment
+    /* stored with the child's other submissions of the moment
      * (submit_batch.h), except one whose files are in this transaction */
     fs_error *e = s->up ? fs_store_public_submit(formsvc_store(r), &ns, exact, &sr)
                         : formsvc_submit(r, &ns, exact, &sr);
@@ -898,7 +898,7 @@ static int store(request_rec *r, post *s, const responder *out) {
                                                           "A request with this Idempotency-Key "
                                                           "is in progress; retry."));
     }
-    if (s->up && (e = formsvc_upload_commit(s->up))) /* issue 14 */
+    if (s->up && (e = formsvc_upload_commit(s->up))) /* uploaded files */
         return refuse(r, s, out, e);
     formsvc_metric_inc(FORMSVC_M_SUBMISSIONS); /* stored */
     if (!s->spam)
@@ -906,7 +906,7 @@ static int store(request_rec *r, post *s, const responder *out) {
     return answer(r, s, s->html ? 303 : 201, location, sr.json, 0);
 }
 
-/* issue 14: a JSON body over the plain submission limit is only for a
+/* a JSON body over the plain submission limit is only for a
  * form with a file field. */
 static fs_error *files_fit(request_rec *r, post *s) {
     if (s->kind == BODY_JSON && s->len > (apr_size_t)formsvc_conf(r->server)->max_body_submission &&
@@ -917,7 +917,7 @@ static fs_error *files_fit(request_rec *r, post *s) {
     return NULL;
 }
 
-/* issue 14: the files of a checked submission, written in the
+/* the files of a checked submission, written in the
  * transaction that store() then commits (or rolls back); their values
  * become their metadata. */
 static fs_error *files_store(request_rec *r, post *s) {
@@ -1057,7 +1057,7 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
     s->limited = 1; /* counted once, however often the form is read */
     if ((e = files_fit(r, s)))
         return from == ROW_MEMORY ? AFRESH : problem(r, e);
-    if (s->file_err) /* issue 14: which file failed and why, other answers kept */
+    if (s->file_err) /* which file failed and why, other answers kept */
         return from == ROW_MEMORY ? AFRESH : out->invalid(r, s, s->file_err);
     if (s->up)
         formsvc_upload_stubs(s->up, s->obj); /* the files as fs_validate counts them */
@@ -1067,7 +1067,7 @@ static int post_form(request_rec *r, post *s, const responder *out, const char *
         cors(r);
         return send_body(r, 200, "application/json", "{\"valid\":true}", 0);
     }
-    if ((e = files_store(r, s))) /* issue 14 */
+    if ((e = files_store(r, s))) /* uploaded files */
         return e->status == 422 || (e->status == 413 && e->errors) ? out->invalid(r, s, e)
                : e->status == 413 ? out->later(r, s, e, e->detail) /* the storage quota */
                                   : refuse(r, s, out, e);
@@ -1085,7 +1085,7 @@ static int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         if (rc != READ)
             return rc;
     }
-    /* issue 11: the form from memory first; when it changed meanwhile,
+    /* the form from memory first; when it changed meanwhile,
      * or would refuse the answers, they are checked again against the
      * form as stored. A multipart body's files were checked as it
      * arrived, against the form multipart_first read, whose version the

@@ -1,5 +1,5 @@
-/* handle_stats: GET /v1/forms/{id}/stats, a form's analytics (issue 15,
- * item 7): page views (views.h: counted in each child's memory, written
+/* handle_stats: GET /v1/forms/{id}/stats, a form's analytics (docs/forms.md
+ * "Analytics"): page views (views.h: counted in each child's memory, written
  * every few seconds), submissions and spam per hour or day, and the
  * conversion rate. Scope forms:read: figures about the form, not the
  * answers (no submission's content is read). */

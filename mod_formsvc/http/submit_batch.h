@@ -1,5 +1,5 @@
 /* submit_batch: the public submissions of one httpd child stored together
- * (issue 11).
+ * in one statement.
  *
  * A submission that needs nothing but itself (fs_store_public_batchable)
  * joins the child's queue. When no thread of the child is storing a

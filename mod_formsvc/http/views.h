@@ -1,4 +1,4 @@
-/* views: counting views of public form pages (issue 15, item 7) without a
+/* views: counting views of public form pages without a
  * database write per GET. Each child counts in a table of its own memory
  * (fixed size, made at child start: nothing is allocated on the request
  * path), and a worker task adds the counts to form_views (sql/0031) every

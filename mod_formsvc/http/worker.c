@@ -184,7 +184,8 @@ formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const ch
 }
 
 /* A plain cleanup of the child pool: runs after the pre-cleanups, so after
- * every worker (the only users of curl) has been joined. */
+ * every worker has been joined (the users of curl with the request
+ * threads, whose webhook tests and retries have ended by then). */
 static apr_status_t curl_done(void *data) {
     (void)data;
     curl_global_cleanup();

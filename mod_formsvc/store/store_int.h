@@ -122,7 +122,7 @@ extern const fs_stmt fs_stmts_public[];
 extern const fs_stmt fs_stmts_webhooks[];
 extern const fs_stmt fs_stmts_stats[];
 extern const fs_stmt fs_stmts_links[];
-extern const fs_stmt fs_stmts_files[]; /* issue 14 */
-extern const fs_stmt fs_stmts_mail[];  /* issue 13: mail of submissions */
+extern const fs_stmt fs_stmts_files[]; /* uploaded files */
+extern const fs_stmt fs_stmts_mail[];  /* mail of submissions */
 
 #endif

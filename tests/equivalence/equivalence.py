@@ -83,7 +83,7 @@ FIELDS = [
       "2026-11-21T23:25Z", "2026-11-21 23:25:28Z", "2026-11-21T23:25:28",
       "2026-11-21t23:25:28z", "2026-02-30T00:00:00Z", "2026-11-21T23:25:28.Z",
       "2026-11-21T23:25:28+5:30", "2026-11-21T23:25:28+24:00"]),
-    # issue 15: a field with a time zone has the same schema; what the server
+    # a field with a time zone has the same schema; what the server
     # makes of a form post's local time (an RFC 3339 offset) is valid, the
     # local time itself is not
     ({"key": "at_local", "type": "datetime", "timeZone": "Europe/Berlin"},
@@ -105,7 +105,7 @@ FIELDS = [
      ["abc123def", "12", "x1y2z3", "123"]),
     ({"key": "nopat", "type": "text", "validation": {"pattern": "(unclosed"}}, ["x"]),
     ({"key": "noopts", "type": "select", "options": []}, ["x"]),
-    # issue 14: files in JSON bodies ({name, type, data: base64}, or a list)
+    # files in JSON bodies ({name, type, data: base64}, or a list)
     ({"key": "doc", "type": "file", "validation": {"maxSize": 6, "maxFiles": 2,
                                                     "accept": ["application/pdf"]}},
      [{"name": "a.pdf", "type": "application/pdf", "data": "JVBERi0x"},

@@ -1,4 +1,4 @@
--- 0021: daily caps on account mail, and no raw
+-- 0021 (issue 9, items 16 and 17): daily caps on account mail, and no raw
 -- client address in the token endpoint's failure counter.
 
 -- token_failures.addr is now fs_rl_address_key (include/fs_ratelimit.h):

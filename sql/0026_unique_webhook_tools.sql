@@ -1,4 +1,4 @@
--- 0026: duplicate rules and webhook tools.
+-- 0026: issue 13, items 4 and 5.
 --
 -- Duplicate rules (settings.uniqueBy, docs/forms.md "Duplicate
 -- submissions"): a submission of a form with uniqueBy carries uniq_hash,

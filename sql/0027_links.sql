@@ -1,4 +1,4 @@
--- 0027: respondent links (docs/api.md "Respondent links").
+-- 0027: respondent links (issue 13, item 3; docs/api.md "Respondent links").
 --
 -- A link is a capability to answer one form with prefilled answers and
 -- owner metadata attached to the submission. Its token is a secret: only

@@ -1,4 +1,4 @@
--- 0028: mail about submissions: the owner's
+-- 0028: mail about submissions (issue 13, items 1 and 2): the owner's
 -- notification (settings.notify: a mail per submission or an hourly
 -- digest, only to addresses that confirmed) and the respondent's copy
 -- (settings.confirmation).

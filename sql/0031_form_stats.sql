@@ -1,4 +1,4 @@
--- 0031: form analytics: views of the public page per
+-- 0031: form analytics (issue 15, item 7): views of the public page per
 -- hour, and an index to count a form's submissions by time.
 --
 -- A view (an HTML GET of /f/{ref} of a published form) is never written by

@@ -1,4 +1,4 @@
--- 0032: uploaded files of submissions.
+-- 0032: uploaded files of submissions (issue 14).
 --
 -- A file is one submission_files row and its content in chunks of about
 -- 256 KB (submission_file_chunks), inserted as the upload arrives, in the

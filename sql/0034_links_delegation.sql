@@ -1,5 +1,5 @@
 -- 0034: respondent links in the delegation tree (docs/api.md, "Delegation
--- rules").
+-- rules"; issue 13, item 3 follow-up).
 --
 -- A link records the credential that made it (created_by, like webhooks
 -- since 0019). A link made by a delegate dies with it: once that delegate

@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb deb-smoke clean fuzz bench slowloris format format-check
+.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
 all: module
 
 deps:
@@ -100,6 +100,11 @@ uninstall:
 deb:
 	@bash scripts/install-deps deb
 	@bash scripts/deb
+
+# The source package (format 3.0 (native): .dsc and .tar.xz) in build/deb/;
+# dpkg-source -x then dpkg-buildpackage -b builds the package from it.
+source-deb:
+	@bash scripts/deb source
 
 # The whole Debian path (dpkg -i, setup-db, a2enmod, start, a signup, purge)
 # in a copy-on-write overlay of this machine: root, ports 80 and 5432 free.

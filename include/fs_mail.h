@@ -4,6 +4,7 @@
 #ifndef FS_MAIL_H
 #define FS_MAIL_H
 
+#include <apr_atomic.h>
 #include <apr_pools.h>
 #include <apr_time.h>
 
@@ -55,7 +56,15 @@ typedef struct fs_mail_transport {
     const char *target;          /* directory, command line, or smtp(s):// URL */
     const char *user, *password; /* SMTP AUTH, may be NULL */
     int timeout;                 /* seconds for one delivery */
+    /* NULL, or a flag that ends a delivery early once set (the child
+     * stopping): fs_mail_deliver then returns FS_MAIL_CANCELLED */
+    volatile apr_uint32_t *cancel;
 } fs_mail_transport;
+
+/* What fs_mail_deliver returns for a delivery given up because *cancel
+ * was set: the message may or may not have gone; the caller leaves it to
+ * be tried again. Compared by address. */
+extern const char FS_MAIL_CANCELLED[];
 
 /* Delivers one message (CRLF text) from envelope sender from to rcpt.
  * NULL on success, else a sentence saying why (for the outbox's

@@ -1,7 +1,9 @@
 # make deb: the Debian package is built (debhelper + dh-apache2) and holds
 # what an installation needs, with the configuration as conffiles and
 # maintainer scripts that enable the module and clean up on purge. Only
-# dpkg-deb looks at it: nothing is installed on this machine.
+# dpkg-deb looks at it: nothing is installed on this machine. make
+# source-deb: the source package (3.0 (native)) holds the sources and
+# none of what builds and tests write, and dpkg-source -x unpacks it.
 use strict;
 use warnings;
 use Test::More;
@@ -24,8 +26,9 @@ my $version = slurp("$root/VERSION"); chomp $version;
     system('cp', "$root/scripts/deb", "$t/scripts/") == 0 or die;
     my $cl = slurp("$root/debian/changelog");
     for my $c (['9.9.9', qr/newer than VERSION \(\Q$version\E\): set VERSION to 9\.9\.9/],
-               ['0.0.1', qr/VERSION is \Q$version\E but debian\/changelog's newest entry is 0\.0\.1-1: add a changelog entry/]) {
-        (my $new = $cl) =~ s/^(\S+) \([^)]*\)/$1 ($c->[0]-1)/;
+               ['0.0.1', qr/VERSION is \Q$version\E but debian\/changelog's newest entry is 0\.0\.1: add a changelog entry/],
+               ["$version-1", qr/\Q$version\E-1: a native package .* has no Debian revision; make it \Q$version\E/]) {
+        (my $new = $cl) =~ s/^(\S+) \([^)]*\)/$1 ($c->[0])/;
         open my $fh, '>', "$t/debian/changelog" or die; print $fh $new; close $fh;
         open $fh, '>', "$t/VERSION" or die; print $fh "$version\n"; close $fh;
         my $o = `cd $t && bash scripts/deb 2>&1`;
@@ -39,11 +42,11 @@ is $?, 0, 'make deb succeeds' or diag $out;
 my ($deb) = $out =~ /^(\S+\.deb)$/m;
 $deb = "$root/$deb" if $deb && $deb !~ m{^/};
 ok $deb && -f $deb, 'a package was made' or BAIL_OUT("no package: $out");
-like $deb, qr{/libapache2-mod-formsvc_\Q$version\E-1_\Q$arch\E\.deb$}, "named libapache2-mod-formsvc_$version-1_$arch.deb";
+like $deb, qr{/libapache2-mod-formsvc_\Q$version\E_\Q$arch\E\.deb$}, "named libapache2-mod-formsvc_${version}_$arch.deb (native: no revision)";
 
 my %f = map { /^(\S+): (.*)$/ ? ($1 => $2) : () } split /\n/, run("dpkg-deb -f '$deb'");
 is $f{Package}, 'libapache2-mod-formsvc', 'package name';
-is $f{Version}, "$version-1", 'version from VERSION';
+is $f{Version}, $version, 'version from VERSION';
 like $f{Depends}, qr/\bapache2-api-\d+/, 'depends on the Apache module API (dh_apache2)';
 like $f{Depends}, qr/\blibaprutil1-dbd-pgsql\b/, 'and on the pgsql driver of mod_dbd';
 like $f{Depends}, qr/\bpostgresql-client\b/, 'and on psql (formsvc-admin)';
@@ -119,5 +122,27 @@ unlike $postinst, qr/apache2_invoke ensite|^\s*a2ensite/m, 'the site is not enab
 like run("nm -D --defined-only $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\bformsvc_module\b/,
     'the module exports formsvc_module';
 like run("strings $dir/root/usr/lib/apache2/modules/mod_formsvc.so"), qr/\b\Q$version\E\b/, 'built with this VERSION';
+
+# the source package
+is slurp("$root/debian/source/format"), "3.0 (native)\n", 'source format 3.0 (native)';
+$out = `bash $root/scripts/deb source 2>&1`;
+is $?, 0, 'make source-deb succeeds' or diag $out;
+my ($dsc) = $out =~ /^(\S+\.dsc)$/m;
+$dsc = "$root/$dsc" if $dsc && $dsc !~ m{^/};
+like $dsc // '', qr{/libapache2-mod-formsvc_\Q$version\E\.dsc$}, "libapache2-mod-formsvc_$version.dsc";
+(my $tarball = $dsc // '') =~ s/\.dsc$/.tar.xz/;
+ok -f $tarball, 'and its .tar.xz';
+my @src = map { s{^[^/]*/}{}r } grep { length } split /\n/, run("tar -tf '$tarball'");
+my %src = map { $_ => 1 } @src;
+for my $p (qw(VERSION Makefile Makefile.apxs debian/control debian/rules debian/changelog
+              debian/source/format mod_formsvc/http/mod_formsvc.c scripts/deb t/04_deb.t)) {
+    ok $src{$p}, "the source holds $p";
+}
+my @written = grep { m{^(build|build-asan|var|\.git|t/js/node_modules|t/logs)(/|$)} } @src;
+is_deeply \@written, [], 'and none of build/, var/, .git, t/js/node_modules, t/logs';
+my $x = tempdir(CLEANUP => 1);
+run("cd $x && dpkg-source -x '$dsc' src 2>&1");
+ok -x "$x/src/debian/rules", 'dpkg-source -x unpacks it';
+is slurp("$x/src/VERSION"), slurp("$root/VERSION"), 'with this VERSION';
 
 done_testing;

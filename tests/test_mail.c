@@ -3,6 +3,7 @@
 #include "fs_test.h"
 
 #include <apr_file_io.h>
+#include <apr_network_io.h>
 #include <apr_strings.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -158,7 +159,7 @@ static void file_transport(void **state) {
     apr_pool_t *p = *state;
     char dir[] = "/tmp/fsmailXXXXXX";
     assert_non_null(mkdtemp(dir));
-    fs_mail_transport t = {FS_MAIL_FILE, dir, NULL, NULL, 5};
+    fs_mail_transport t = {FS_MAIL_FILE, dir, NULL, NULL, 5, NULL};
     assert_null(fs_mail_deliver(p, &t, "m_1", "a@b.c", "d@e.f", "Subject: x\r\n\r\nhi\r\n"));
     apr_file_t *f;
     assert_int_equal(apr_file_open(&f, apr_pstrcat(p, dir, "/m_1.eml", NULL), APR_READ, 0, p),
@@ -171,7 +172,7 @@ static void file_transport(void **state) {
     assert_string_equal(buf, "Subject: x\r\n\r\nhi\r\n");
     assert_non_null(fs_mail_deliver(p, &t, "../evil", "a@b.c", "d@e.f", "x"));
     apr_file_remove(apr_pstrcat(p, dir, "/m_1.eml", NULL), p);
-    fs_mail_transport bad = {FS_MAIL_FILE, "/nonexistent/dir", NULL, NULL, 5};
+    fs_mail_transport bad = {FS_MAIL_FILE, "/nonexistent/dir", NULL, NULL, 5, NULL};
     assert_non_null(fs_mail_deliver(p, &bad, "m_2", "a@b.c", "d@e.f", "x"));
     rmdir(dir);
 }
@@ -181,15 +182,35 @@ static void sendmail_transport(void **state) {
     char dir[] = "/tmp/fsmailXXXXXX";
     assert_non_null(mkdtemp(dir));
     /* a stand-in for sendmail that keeps what it reads */
-    fs_mail_transport t = {FS_MAIL_SENDMAIL, apr_psprintf(p, "/bin/sh -c \"cat > %s/out\"", dir),
-                           NULL, NULL, 5};
+    fs_mail_transport t = {
+        FS_MAIL_SENDMAIL, apr_psprintf(p, "/bin/sh -c \"cat > %s/out\"", dir), NULL, NULL, 5, NULL};
     assert_null(fs_mail_deliver(p, &t, "m", "a@b.c", "d@e.f", "Subject: x\r\n\r\nhi\r\n"));
-    fs_mail_transport fail = {FS_MAIL_SENDMAIL, "/bin/false", NULL, NULL, 5};
+    fs_mail_transport fail = {FS_MAIL_SENDMAIL, "/bin/false", NULL, NULL, 5, NULL};
     assert_non_null(fs_mail_deliver(p, &fail, "m", "a@b.c", "d@e.f", "x"));
-    fs_mail_transport slow = {FS_MAIL_SENDMAIL, "/bin/sleep 10", NULL, NULL, 1};
+    fs_mail_transport slow = {FS_MAIL_SENDMAIL, "/bin/sleep 10", NULL, NULL, 1, NULL};
     const char *e = fs_mail_deliver(p, &slow, "m", "a@b.c", "d@e.f", "x");
     assert_non_null(e);
     assert_non_null(strstr(e, "timed out"));
+    /* the process stopping: given up at once, long before the time-out */
+    apr_uint32_t stop = 1;
+    fs_mail_transport stopping = {FS_MAIL_SENDMAIL, "/bin/sleep 10", NULL, NULL, 30, &stop};
+    apr_time_t t0 = apr_time_now();
+    assert_ptr_equal(fs_mail_deliver(p, &stopping, "m", "a@b.c", "d@e.f", "x"), FS_MAIL_CANCELLED);
+    assert_true(apr_time_now() - t0 < apr_time_from_sec(5));
+    /* SMTP to a server that never answers its greeting */
+    apr_socket_t *ls;
+    apr_sockaddr_t *sa;
+    assert_int_equal(apr_sockaddr_info_get(&sa, "127.0.0.1", APR_INET, 0, 0, p), APR_SUCCESS);
+    assert_int_equal(apr_socket_create(&ls, APR_INET, SOCK_STREAM, APR_PROTO_TCP, p), APR_SUCCESS);
+    assert_int_equal(apr_socket_bind(ls, sa), APR_SUCCESS);
+    assert_int_equal(apr_socket_listen(ls, 4), APR_SUCCESS);
+    apr_socket_addr_get(&sa, APR_LOCAL, ls);
+    fs_mail_transport smtp = {
+        FS_MAIL_SMTP, apr_psprintf(p, "smtp://127.0.0.1:%d", sa->port), NULL, NULL, 30, &stop};
+    t0 = apr_time_now();
+    assert_ptr_equal(fs_mail_deliver(p, &smtp, "m", "a@b.c", "d@e.f", "x"), FS_MAIL_CANCELLED);
+    assert_true(apr_time_now() - t0 < apr_time_from_sec(5));
+    apr_socket_close(ls);
     apr_file_remove(apr_pstrcat(p, dir, "/out", NULL), p);
     rmdir(dir);
 }

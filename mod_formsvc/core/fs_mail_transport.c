@@ -3,11 +3,19 @@
  * time-out; errors come back as sentences for the outbox. */
 #include "fs_mail.h"
 
+#include <apr_atomic.h>
 #include <apr_file_io.h>
 #include <apr_strings.h>
 #include <apr_thread_proc.h>
 #include <curl/curl.h>
 #include <string.h>
+#include <sys/socket.h>
+
+const char FS_MAIL_CANCELLED[] = "the delivery was given up: the process is stopping";
+
+static int cancelled(const fs_mail_transport *t) {
+    return t->cancel && apr_atomic_read32(t->cancel) != 0;
+}
 
 static const char *deliver_file(apr_pool_t *p, const fs_mail_transport *t, const char *id,
                                 const char *message) {
@@ -58,10 +66,10 @@ static const char *deliver_sendmail(apr_pool_t *p, const fs_mail_transport *t,
     apr_time_t until = apr_time_now() + apr_time_from_sec(t->timeout > 0 ? t->timeout : 30);
     apr_status_t w;
     while ((w = apr_proc_wait(&proc, &code, &why, APR_NOWAIT)) == APR_CHILD_NOTDONE) {
-        if (apr_time_now() > until) {
+        if (apr_time_now() > until || cancelled(t)) {
             apr_proc_kill(&proc, SIGKILL);
             apr_proc_wait(&proc, &code, &why, APR_WAIT);
-            return "sendmail timed out";
+            return cancelled(t) ? FS_MAIL_CANCELLED : "sendmail timed out";
         }
         apr_sleep(apr_time_from_msec(20));
     }
@@ -86,6 +94,16 @@ static size_t read_cb(char *buf, size_t size, size_t nitems, void *arg) {
     u->data += n;
     u->left -= n;
     return n;
+}
+
+/* Ends an SMTP session early once the caller's cancel flag is set. */
+static int xfer_cancelled(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                          curl_off_t ulnow) {
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    return cancelled(data);
 }
 
 static const char *deliver_smtp(apr_pool_t *p, const fs_mail_transport *t, const char *from,
@@ -113,9 +131,23 @@ static const char *deliver_smtp(apr_pool_t *p, const fs_mail_transport *t, const
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(t->timeout > 0 ? t->timeout : 30));
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+    if (t->cancel) {
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, xfer_cancelled);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)t);
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
     CURLcode rc = curl_easy_perform(c);
+    if (rc == CURLE_ABORTED_BY_CALLBACK && cancelled(t)) {
+        /* curl_easy_cleanup would say QUIT and wait for the answer (up to
+         * two minutes from a relay that hangs): end the connection first */
+        curl_socket_t fd = CURL_SOCKET_BAD;
+        if (curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &fd) == CURLE_OK && fd != CURL_SOCKET_BAD)
+            shutdown(fd, SHUT_RDWR);
+    }
     curl_slist_free_all(to);
     curl_easy_cleanup(c);
+    if (rc == CURLE_ABORTED_BY_CALLBACK && cancelled(t))
+        return FS_MAIL_CANCELLED;
     if (rc != CURLE_OK)
         return apr_psprintf(p, "SMTP: %s", *err ? err : curl_easy_strerror(rc));
     return NULL;

@@ -100,3 +100,8 @@ void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w) {
     if (w)
         apr_pool_cleanup_run(r->pool, w, end_wait);
 }
+
+int formsvc_event_wait_stopping(void) {
+    int state = AP_MPMQ_RUNNING;
+    return ap_mpm_query(AP_MPMQ_MPM_STATE, &state) == APR_SUCCESS && state == AP_MPMQ_STOPPING;
+}

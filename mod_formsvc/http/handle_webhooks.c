@@ -78,7 +78,7 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
  * event returned (or the one given, unchanged, when there is none), so a
  * client loops with cursor=nextCursor; Link rel="next" when more events
  * are there now. With wait > 0 and nothing to return, the request polls
- * the database every 500 ms until an event arrives or wait seconds have
+ * the database every 500 ms until an event arrives, the child stops or wait seconds have
  * passed, holding no database connection between polls; when this child
  * already has its bound of waiting requests (event_waits.c) it answers at
  * once with Formsvc-Wait: busy. */
@@ -145,7 +145,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!held)
             apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
         for (apr_time_t now = apr_time_now();
-             held && page.n == 0 && now < deadline && !r->connection->aborted;
+             held && page.n == 0 && now < deadline && !r->connection->aborted &&
+             !formsvc_event_wait_stopping();
              now = apr_time_now()) {
             formsvc_db_release(r);
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);

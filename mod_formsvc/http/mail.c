@@ -126,6 +126,11 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
     return OK;
 }
 
+/* This child's mail worker (formsvc_mail_child_init): a delivery gives up
+ * once it stops, rather than hold the child's exit for up to its time-out
+ * (httpd kills a child that takes longer than a few seconds to stop). */
+static formsvc_worker *mail_worker;
+
 /* Delivers claimed message i; returns NULL or the error. No database
  * connection is held meanwhile. */
 static const char *deliver_one(apr_pool_t *p, server_rec *s, const fs_outbox_msg *m) {
@@ -135,7 +140,10 @@ static const char *deliver_one(apr_pool_t *p, server_rec *s, const fs_outbox_msg
                            : a->mail == FORMSVC_MAIL_SENDMAIL ? FS_MAIL_SENDMAIL
                                                               : FS_MAIL_FILE,
                            a->mail == FORMSVC_MAIL_FILE ? mail_dir(p, a) : a->mail_target,
-                           a->smtp_user, a->smtp_password, 30};
+                           a->smtp_user,
+                           a->smtp_password,
+                           30,
+                           mail_worker ? formsvc_worker_stop_flag(mail_worker) : NULL};
     const char *from = fs_mail_addr(p, a->mail_from);
     return fs_mail_deliver(p, &t, id, from ? from : "", rcpt, msg);
 }
@@ -145,6 +153,8 @@ static void record_one(apr_pool_t *p, server_rec *s, fs_store *st, const fs_outb
     (void)p;
     const char *id = m->id;
     int attempts = m->attempts;
+    if (err == FS_MAIL_CANCELLED)
+        return; /* stays leased: tried again after the lease, as if not tried */
     formsvc_metric_inc(err ? FORMSVC_M_MAIL_FAILED : FORMSVC_M_MAIL_SENT);
     if (!err) {
         fs_store_outbox_sent(st, id);
@@ -196,5 +206,6 @@ static const formsvc_task tasks[] = {
 };
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "mail", tasks, (int)(sizeof(tasks) / sizeof(tasks[0])));
+    mail_worker =
+        formsvc_worker_start(pchild, s, "mail", tasks, (int)(sizeof(tasks) / sizeof(tasks[0])));
 }

@@ -26,6 +26,11 @@ typedef struct formsvc_event_wait formsvc_event_wait;
 formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id);
 /* Gives the wait back. No operation when w is NULL. */
 void formsvc_event_wait_end(request_rec *r, formsvc_event_wait *w);
+/* Whether this child is stopping (stop, restart, graceful or not): a
+ * waiting request answers then rather than sleep out its wait, which would
+ * hold the child past httpd's patience (SIGKILL at stop) or a graceful
+ * stop for up to the whole wait. */
+int formsvc_event_wait_stopping(void);
 
 /* Sends a delivery claimed for this request (the test and retry routes)
  * now, as the worker would (signed, the same timeout and target checks),

@@ -39,6 +39,10 @@ int formsvc_worker_stopping(formsvc_worker *w) {
     return apr_atomic_read32(&w->stop) != 0;
 }
 
+volatile apr_uint32_t *formsvc_worker_stop_flag(formsvc_worker *w) {
+    return &w->stop;
+}
+
 void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db) {
     if (!w->open || !w->close || formsvc_dbpool_enter(&w->probe) != FORMSVC_DBPOOL_OK)
         return NULL;

@@ -83,6 +83,9 @@ formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const ch
 
 /* 1 once the child is exiting: finish the item at hand and return. */
 int formsvc_worker_stopping(formsvc_worker *w);
+/* The flag formsvc_worker_stopping reads, for a long call (a delivery)
+ * that can give up early once it is set. */
+volatile apr_uint32_t *formsvc_worker_stop_flag(formsvc_worker *w);
 
 /* A pooled connection for a worker: fills *db and returns the mod_dbd
  * handle to give back with formsvc_worker_db_close, or NULL when the

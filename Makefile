@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
+.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
 all: module
 
 deps:
@@ -65,6 +65,14 @@ equivalence: $(BUILD)/fs_equiv
 # a free port.
 test: deps format-check
 	@bash scripts/test
+
+# the SQL tests alone (make test runs them too): docs/testing.md, "SQL tests"
+test-sql:
+	@bash scripts/pgtap test
+
+# sql/schema.sql anew from a database migrated from sql/ (after a new migration)
+schema:
+	@bash scripts/pgtap schema
 
 test-asan: deps
 	@FORMSVC_ASAN=1 bash scripts/test

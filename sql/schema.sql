@@ -1,0 +1,2248 @@
+--
+-- PostgreSQL database dump
+--
+
+--
+-- Name: fs_account_usage(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_account_usage(uid text) RETURNS json
+    LANGUAGE plpgsql STABLE
+    AS $_$
+DECLARE
+    forms_n bigint := 0; subs_n bigint := 0; keys_n bigint := 0;
+    clients_n bigint := 0; hooks_n bigint := 0; fields_max bigint := 0;
+BEGIN
+    SELECT count(*), COALESCE(max(jsonb_array_length(f.fields)), 0)
+      INTO forms_n, fields_max FROM forms f WHERE f.user_id = uid;
+    subs_n := fs_month_received(uid, date_trunc('month', now() AT TIME ZONE 'UTC')::date);
+    SELECT count(*) INTO keys_n FROM keys k WHERE k.user_id = uid AND fs_key_active(k);
+    BEGIN
+        IF to_regclass('clients') IS NOT NULL THEN
+            EXECUTE 'SELECT count(*) FROM clients c WHERE c.user_id = $1 AND c.revoked_at IS NULL'
+               INTO clients_n USING uid;
+        END IF;
+    EXCEPTION WHEN undefined_column OR undefined_table THEN clients_n := 0;
+    END;
+    BEGIN
+        IF to_regclass('webhooks') IS NOT NULL THEN
+            EXECUTE 'SELECT count(*) FROM webhooks w WHERE w.user_id = $1'
+               INTO hooks_n USING uid;
+        END IF;
+    EXCEPTION WHEN undefined_column OR undefined_table THEN hooks_n := 0;
+    END;
+    RETURN json_build_object('forms', forms_n, 'fields', fields_max,
+        'submissions', subs_n, 'keys', keys_n, 'clients', clients_n, 'webhooks', hooks_n,
+        'monthResetsAt', fs_ts((date_trunc('month', now() AT TIME ZONE 'UTC')
+                                + interval '1 month') AT TIME ZONE 'UTC'));
+END $_$;
+
+--
+-- Name: fs_audit(text, text, text, text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_audit(id text, user_id text, credential_id text, client_id text, actor text, action text, target_id text) RETURNS text
+    LANGUAGE sql
+    AS $$ INSERT INTO audit (id, user_id, credential_id, client_id, actor, action, target_id)
+   VALUES (id, user_id, credential_id, client_id, actor, action, target_id)
+   RETURNING id $$;
+
+--
+-- Name: fs_audit(text, text, text, text, text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_audit(id text, user_id text, credential_id text, client_id text, actor text, action text, target_id text, form_id text) RETURNS text
+    LANGUAGE sql
+    AS $$ INSERT INTO audit (id, user_id, credential_id, client_id, actor, action, target_id, form_id)
+   VALUES (id, user_id, credential_id, client_id, actor, action, target_id, form_id)
+   RETURNING id $$;
+
+--
+-- Name: audit; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.audit (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    credential_id text,
+    client_id text,
+    actor text,
+    action text NOT NULL,
+    target_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    form_id text
+);
+
+--
+-- Name: fs_audit_json(public.audit); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_audit_json(a public.audit) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object(
+       'id', a.id, 'action', a.action, 'targetId', a.target_id,
+       'credentialId', a.credential_id, 'clientId', a.client_id, 'actor', a.actor,
+       'createdAt', fs_ts(a.created_at)) $$;
+
+--
+-- Name: fs_cache_notify_form(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_cache_notify_form() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        PERFORM pg_notify('formsvc_cache', 'r:' || OLD.id);
+        IF OLD.slug IS NOT NULL THEN
+            PERFORM pg_notify('formsvc_cache', 'r:' || OLD.slug);
+        END IF;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        PERFORM pg_notify('formsvc_cache', 'r:' || NEW.id);
+        IF NEW.slug IS NOT NULL THEN
+            PERFORM pg_notify('formsvc_cache', 'r:' || NEW.slug);
+        END IF;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_cache_notify_key(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_cache_notify_key() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM pg_notify('formsvc_cache', 'k:' || OLD.secret_hash);
+    IF TG_OP = 'UPDATE' AND NEW.secret_hash <> OLD.secret_hash THEN
+        PERFORM pg_notify('formsvc_cache', 'k:' || NEW.secret_hash);
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_cache_notify_user(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_cache_notify_user() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM pg_notify('formsvc_cache', 'k:' || k.secret_hash)
+       FROM keys k
+      WHERE k.user_id = NEW.id AND k.revoked_at IS NULL
+        AND (k.expires_at IS NULL OR k.expires_at > now());
+    RETURN NULL;
+END $$;
+
+--
+-- Name: clients; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.clients (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    name text,
+    secret_prefix text NOT NULL,
+    secret_hash text NOT NULL,
+    scopes jsonb,
+    created_by text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone
+);
+
+--
+-- Name: fs_client_json(public.clients); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_client_json(c public.clients) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object(
+       'id', c.id, 'name', c.name, 'scopes', c.scopes,
+       'createdAt', fs_ts(c.created_at), 'lastUsedAt', fs_ts(c.last_used_at),
+       'revokedAt', fs_ts(COALESCE(c.revoked_at,
+           CASE WHEN NOT fs_creator_alive(c.created_by) THEN fs_creator_end(c.created_by) END))) $$;
+
+--
+-- Name: fs_creator_alive(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_creator_alive(kid text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT kid IS NULL OR NOT EXISTS (SELECT 1 FROM keys k WHERE k.id = kid)
+       OR EXISTS (SELECT 1 FROM keys k WHERE k.id = kid
+                  AND (fs_key_is_owner(k) OR fs_key_active(k))) $$;
+
+--
+-- Name: fs_creator_end(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_creator_end(kid text) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN fs_key_is_owner(k) THEN NULL
+               ELSE LEAST(k.revoked_at, k.expires_at) END
+   FROM keys k WHERE k.id = kid $$;
+
+--
+-- Name: deliveries; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.deliveries (
+    id text NOT NULL,
+    webhook_id text NOT NULL,
+    event_id text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    attempts_log jsonb DEFAULT '[]'::jsonb NOT NULL,
+    next_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    done_at timestamp with time zone,
+    leased_until timestamp with time zone,
+    CONSTRAINT deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text])))
+);
+
+--
+-- Name: events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.events (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    type text NOT NULL,
+    form_id text,
+    submission_id text,
+    payload jsonb NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['submission.created'::text, 'form.published'::text, 'form.closed'::text, 'webhook.test'::text, 'webhook.paused'::text])))
+);
+
+--
+-- Name: fs_delivery_json(public.deliveries, public.events); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_delivery_json(d public.deliveries, e public.events) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object('id', d.id, 'webhookId', d.webhook_id, 'eventId', d.event_id,
+       'eventType', e.type, 'status', d.status, 'attempts', d.attempts,
+       'nextAttemptAt', CASE WHEN d.status = 'pending' THEN fs_ts(d.next_at) END,
+       'attemptLog', d.attempts_log, 'createdAt', fs_ts(d.created_at),
+       'completedAt', fs_ts(d.done_at)) $$;
+
+--
+-- Name: fs_event_json(public.events); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_event_json(e public.events) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object('id', e.id, 'type', e.type, 'formId', e.form_id,
+                            'createdAt', fs_ts(e.created_at), 'data', e.payload) $$;
+
+--
+-- Name: fs_events_fanout(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_events_fanout() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO deliveries (id, webhook_id, event_id)
+    SELECT fs_new_id('dlv_'), w.id, e.id
+      FROM new_events e JOIN webhooks w ON w.user_id = e.user_id
+     WHERE e.type = ANY (w.events)
+       AND (w.form_id IS NULL OR w.form_id = e.form_id)
+       AND w.enabled
+       AND fs_creator_alive(w.created_by);
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_events_mail(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_events_mail() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO mail_jobs (kind, form_id, submission_id)
+    SELECT j.kind, j.form_id, j.submission_id
+      FROM new_events e JOIN forms f ON f.id = e.form_id,
+           LATERAL (
+             SELECT CASE WHEN f.settings -> 'notify' ->> 'mode' = 'hourly' THEN 'digest'
+                         ELSE 'each' END AS kind, e.form_id, e.submission_id
+              WHERE f.settings -> 'notify' IS NOT NULL
+                AND f.settings -> 'notify' <> 'null'::jsonb
+                AND EXISTS (SELECT 1 FROM notify_recipients n WHERE n.form_id = e.form_id
+                            AND n.listed AND n.status = 'confirmed')
+             UNION ALL
+             SELECT 'confirmation', e.form_id, e.submission_id
+              WHERE f.settings -> 'confirmation' IS NOT NULL
+                AND f.settings -> 'confirmation' <> 'null'::jsonb) j
+     WHERE e.type = 'submission.created' AND e.submission_id IS NOT NULL
+     ORDER BY e.id, j.kind = 'confirmation';
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_file_usage_count(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_file_usage_count() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.size <> 0 THEN
+        -- any row of the account will do: only their sum means something
+        -- (no row left: the account itself is being deleted)
+        UPDATE file_usage SET bytes = bytes - OLD.size
+        WHERE (user_id, shard) = (SELECT u.user_id, u.shard FROM file_usage u
+                                  WHERE u.user_id = OLD.user_id ORDER BY u.shard LIMIT 1);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.size <> 0 THEN
+        INSERT INTO file_usage (user_id, shard, bytes)
+        VALUES (NEW.user_id, pg_backend_pid() % 64, NEW.size)
+        ON CONFLICT (user_id, shard) DO UPDATE SET bytes = file_usage.bytes + EXCLUDED.bytes;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_form_count(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_count(fid text) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$ SELECT COALESCE((SELECT sum(n) FROM form_counts WHERE form_id = fid), 0)
+        + COALESCE((SELECT sum(n) FROM submission_tally WHERE form_id = fid), 0) $$;
+
+--
+-- Name: fs_form_create(text, text, text, text, text, jsonb, jsonb, integer, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_create(p_id text, p_user text, p_slug text, p_title text, p_description text, p_fields jsonb, p_settings jsonb, p_limit integer, p_base text) RETURNS TABLE(outcome text, body text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    used bigint;
+    f forms;
+BEGIN
+    PERFORM 1 FROM users WHERE id = p_user FOR UPDATE;
+    SELECT count(*) INTO used FROM forms WHERE user_id = p_user;
+    IF used >= p_limit THEN
+        RETURN QUERY SELECT 'quota'::text, used::text;
+        RETURN;
+    END IF;
+    BEGIN
+        INSERT INTO forms (id, user_id, slug, title, description, fields, settings)
+        VALUES (p_id, p_user, p_slug, p_title, p_description, p_fields, p_settings)
+        RETURNING * INTO f;
+    EXCEPTION WHEN unique_violation THEN
+        RETURN QUERY SELECT 'slug-taken'::text, NULL::text;
+        RETURN;
+    END;
+    RETURN QUERY SELECT 'ok'::text, fs_form_json(f, p_base)::text;
+END
+$$;
+
+--
+-- Name: fs_form_forget(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_forget() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'deleted', true)
+    WHERE user_id = OLD.user_id AND form_id = OLD.id AND submission_id IS NULL;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.forms (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    slug text,
+    title text NOT NULL,
+    description text,
+    status text DEFAULT 'draft'::text NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
+    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    published_at timestamp with time zone,
+    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
+);
+
+--
+-- Name: fs_form_json(public.forms, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_json(f public.forms, base text) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object(
+       'id', f.id, 'slug', f.slug, 'title', f.title, 'description', f.description,
+       'status', fs_form_status(f), 'version', f.version, 'fields', f.fields,
+       'settings', fs_form_settings(f.settings), 'submissionCount', fs_form_count(f.id),
+       'publicUrl', base || '/f/' || COALESCE(f.slug, f.id),
+       'createdAt', fs_ts(f.created_at), 'updatedAt', fs_ts(f.updated_at),
+       'publishedAt', fs_ts(f.published_at)) $$;
+
+--
+-- Name: fs_form_save(text, text, integer, text, text, text, jsonb, jsonb, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_save(p_user text, p_id text, p_version integer, p_slug text, p_title text, p_description text, p_fields jsonb, p_settings jsonb, p_base text) RETURNS TABLE(outcome text, body text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f forms;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_id AND user_id = p_user FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'missing'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF f.version <> p_version THEN
+        RETURN QUERY SELECT 'stale'::text, f.version::text;
+        RETURN;
+    END IF;
+    IF ROW(f.slug, f.title, f.description, f.fields, f.settings) IS NOT DISTINCT FROM
+       ROW(p_slug, p_title, p_description, p_fields, p_settings) THEN
+        RETURN QUERY SELECT 'ok'::text, fs_form_json(f, p_base)::text;
+        RETURN;
+    END IF;
+    BEGIN
+        UPDATE forms SET slug = p_slug, title = p_title, description = p_description,
+                         fields = p_fields, settings = p_settings,
+                         version = forms.version + 1, updated_at = clock_timestamp()
+        WHERE id = p_id RETURNING * INTO f;
+    EXCEPTION WHEN unique_violation THEN
+        RETURN QUERY SELECT 'slug-taken'::text, NULL::text;
+        RETURN;
+    END;
+    RETURN QUERY SELECT 'ok'::text, fs_form_json(f, p_base)::text;
+END
+$$;
+
+--
+-- Name: fs_form_settings(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_settings(s jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT jsonb_build_object('closesAt', NULL, 'maxSubmissions', NULL,
+                             'confirmationMessage', NULL, 'redirectUrl', NULL,
+                             'honeypot', true) || COALESCE(s, '{}') $$;
+
+--
+-- Name: fs_form_status(public.forms); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_status(f public.forms) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE
+       WHEN f.status = 'published' AND (
+            (jsonb_typeof(f.settings->'closesAt') = 'string'
+             AND (f.settings->>'closesAt')::timestamptz <= now())
+         OR (jsonb_typeof(f.settings->'maxSubmissions') = 'number'
+             AND fs_form_count(f.id) >= (f.settings->>'maxSubmissions')::numeric))
+       THEN 'closed' ELSE f.status END $$;
+
+--
+-- Name: fs_form_transition(text, text, text, integer, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_transition(p_user text, p_id text, p_action text, p_version integer, p_base text) RETURNS TABLE(outcome text, body text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f forms;
+    eff text;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_id AND user_id = p_user FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'missing'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF p_version IS NOT NULL AND f.version <> p_version THEN
+        RETURN QUERY SELECT 'stale'::text, f.version::text;
+        RETURN;
+    END IF;
+    eff := fs_form_status(f);
+    IF p_action = 'publish' THEN
+        IF eff = 'published' THEN
+            RETURN QUERY SELECT 'invalid-state'::text, 'The form is already published.'::text;
+            RETURN;
+        END IF;
+        IF jsonb_array_length(f.fields) = 0 THEN
+            RETURN QUERY SELECT 'invalid-state'::text,
+                'A form without fields cannot be published; add fields first.'::text;
+            RETURN;
+        END IF;
+        f.status := 'published';
+        IF fs_form_status(f) = 'closed' THEN
+            RETURN QUERY SELECT 'invalid-state'::text,
+                'The form would close at once: its closesAt has passed or it holds '
+                'maxSubmissions submissions; change settings first.'::text;
+            RETURN;
+        END IF;
+        UPDATE forms SET status = 'published', published_at = clock_timestamp(),
+                         version = forms.version + 1, updated_at = clock_timestamp()
+        WHERE id = p_id RETURNING * INTO f;
+    ELSE
+        IF f.status <> 'published' THEN
+            RETURN QUERY SELECT 'invalid-state'::text,
+                format('Only a published form can be closed; this one is %s.', eff);
+            RETURN;
+        END IF;
+        UPDATE forms SET status = 'closed',
+                         version = forms.version + 1, updated_at = clock_timestamp()
+        WHERE id = p_id RETURNING * INTO f;
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, fs_form_json(f, p_base)::text;
+END
+$$;
+
+--
+-- Name: keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.keys (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    name text NOT NULL,
+    key_prefix text NOT NULL,
+    secret_hash text NOT NULL,
+    scopes jsonb,
+    expires_at timestamp with time zone,
+    parent_key_id text,
+    client_id text,
+    actor text,
+    depth integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    rolled_to text
+);
+
+--
+-- Name: fs_key_active(public.keys); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_key_active(k public.keys) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now()) $$;
+
+--
+-- Name: fs_key_descendants(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_key_descendants(root text) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    AS $$ WITH RECURSIVE t AS (SELECT root AS id
+       UNION SELECT k.id FROM keys k JOIN t ON k.parent_key_id = t.id)
+   SELECT id FROM t $$;
+
+--
+-- Name: fs_key_ended_delegate(public.keys); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_key_ended_delegate(k public.keys) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT NOT (fs_key_is_owner(k) OR fs_key_active(k)) $$;
+
+--
+-- Name: fs_key_is_owner(public.keys); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_key_is_owner(k public.keys) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT k.parent_key_id IS NULL AND k.client_id IS NULL AND k.scopes IS NULL $$;
+
+--
+-- Name: fs_key_json(public.keys); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_key_json(k public.keys) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object(
+       'id', k.id, 'name', k.name, 'keyPrefix', k.key_prefix,
+       'scopes', k.scopes, 'expiresAt', fs_ts(k.expires_at),
+       'parentKeyId', k.parent_key_id, 'actor', k.actor, 'clientId', k.client_id,
+       'createdAt', fs_ts(k.created_at), 'lastUsedAt', fs_ts(k.last_used_at),
+       'revokedAt', fs_ts(k.revoked_at)) $$;
+
+--
+-- Name: fs_key_tree(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_key_tree(root text) RETURNS SETOF text
+    LANGUAGE sql STABLE
+    AS $$ WITH RECURSIVE t(id) AS (
+       SELECT root
+       UNION
+       SELECT x.id FROM t JOIN keys p ON p.id = t.id
+         CROSS JOIN LATERAL (
+           SELECT k.id FROM keys k WHERE k.parent_key_id = t.id
+           UNION ALL
+           SELECT k.id FROM clients c JOIN keys k ON k.client_id = c.id
+           WHERE c.created_by = t.id AND NOT fs_key_is_owner(p)) x)
+   SELECT id FROM t $$;
+
+--
+-- Name: fs_link_admit_locked(text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_link_admit_locked(p_link text, p_form text, p_ikey text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    l links;
+BEGIN
+    SELECT * INTO l FROM links WHERE id = p_link AND form_id = p_form FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RETURN 'expired';
+    END IF;
+    IF p_ikey IS NOT NULL AND EXISTS (SELECT 1 FROM idempotency i WHERE i.scope = p_form
+            AND i.key = p_ikey AND i.created_at > now() - interval '24 hours') THEN
+        RETURN 'ok';
+    END IF;
+    IF l.created_by IS NOT NULL AND EXISTS (SELECT 1 FROM keys k WHERE k.id = l.created_by
+            AND fs_key_ended_delegate(k)) THEN
+        RETURN 'expired';
+    END IF;
+    RETURN CASE fs_link_state(l) WHEN 'active' THEN 'ok' ELSE fs_link_state(l) END;
+END $$;
+
+--
+-- Name: fs_link_create(text, text, text, text, text, jsonb, jsonb, timestamp with time zone, integer, integer, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_link_create(p_id text, p_form text, p_user text, p_hash text, p_sealed text, p_prefill jsonb, p_metadata jsonb, p_expires timestamp with time zone, p_max integer, p_limit integer, p_created_by text) RETURNS TABLE(outcome text, body text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    used bigint;
+    l links;
+BEGIN
+    PERFORM 1 FROM forms WHERE id = p_form AND user_id = p_user FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'gone'::text, NULL::text;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO used FROM links x
+    WHERE x.form_id = p_form AND x.deleted_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM keys k WHERE k.id = x.created_by AND fs_key_ended_delegate(k));
+    IF used >= p_limit THEN
+        RETURN QUERY SELECT 'quota'::text, used::text;
+        RETURN;
+    END IF;
+    INSERT INTO links (id, form_id, user_id, token_hash, token_sealed, prefill, metadata,
+                       expires_at, max_uses, created_by)
+    VALUES (p_id, p_form, p_user, p_hash, p_sealed, p_prefill, p_metadata, p_expires, p_max,
+            p_created_by)
+    RETURNING * INTO l;
+    RETURN QUERY SELECT 'ok'::text, fs_link_json(l)::text;
+END $$;
+
+--
+-- Name: links; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.links (
+    id text NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    token_hash text NOT NULL,
+    token_sealed text NOT NULL,
+    prefill jsonb DEFAULT '{}'::jsonb NOT NULL,
+    metadata jsonb,
+    expires_at timestamp with time zone,
+    max_uses integer,
+    uses integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    deleted_at timestamp with time zone,
+    created_by text
+);
+
+--
+-- Name: fs_link_json(public.links); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_link_json(l public.links) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object('id', l.id, 'formId', l.form_id, 'prefill', l.prefill,
+                            'metadata', l.metadata, 'expiresAt', fs_ts(l.expires_at),
+                            'maxUses', l.max_uses, 'uses', l.uses, 'status', fs_link_state(l),
+                            'createdAt', fs_ts(l.created_at)) $$;
+
+--
+-- Name: fs_link_state(public.links); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_link_state(l public.links) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN l.deleted_at IS NOT NULL OR (l.expires_at IS NOT NULL AND l.expires_at <= now())
+               THEN 'expired'
+               WHEN l.max_uses IS NOT NULL AND l.uses >= l.max_uses THEN 'used'
+               ELSE 'active' END $$;
+
+--
+-- Name: fs_mail_claim(integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_claim(lease integer, batch integer) RETURNS TABLE(jobs text, kind text, user_id text, payload text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    j mail_jobs;
+    d record;
+    hour timestamptz := date_trunc('hour', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    ids bigint[];
+    f forms;
+BEGIN
+    FOR j IN UPDATE mail_jobs m SET leased_until = now() + make_interval(secs => lease)
+              WHERE m.id IN (SELECT x.id FROM mail_jobs x WHERE x.leased_until < now()
+                               AND x.kind <> 'digest' ORDER BY x.id LIMIT batch
+                               FOR UPDATE SKIP LOCKED)
+              RETURNING m.* LOOP
+        SELECT * INTO f FROM forms WHERE id = j.form_id;
+        jobs := jsonb_build_array(j.id)::text;
+        kind := j.kind;
+        user_id := f.user_id;
+        payload := CASE j.kind
+            WHEN 'address' THEN (SELECT jsonb_build_object('form', fs_mail_form_json(f),
+                    'recipient', jsonb_build_object('id', n.id, 'email', n.email,
+                                                    'pending', n.status = 'pending' AND n.listed))
+                 FROM notify_recipients n WHERE n.id = j.recipient_id)
+            ELSE (SELECT jsonb_build_object('form', fs_mail_form_json(f),
+                    'submission', fs_mail_submission_json(s),
+                    'recipients', CASE WHEN j.kind = 'each'
+                                       THEN fs_mail_recipients_json(f.id) ELSE '[]' END)
+                 FROM submissions s WHERE s.id = j.submission_id) END::text;
+        RETURN NEXT;
+    END LOOP;
+    FOR d IN SELECT DISTINCT x.form_id FROM mail_jobs x
+              WHERE x.kind = 'digest' AND x.leased_until < now() AND x.created_at < hour
+              LIMIT batch LOOP
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtextextended('fs_digest:' || d.form_id, 0));
+        WITH u AS (UPDATE mail_jobs m SET leased_until = now() + make_interval(secs => lease)
+                    WHERE m.kind = 'digest' AND m.form_id = d.form_id AND m.leased_until < now()
+                      AND m.created_at < hour RETURNING m.id)
+        SELECT array_agg(u.id) INTO ids FROM u;
+        CONTINUE WHEN ids IS NULL;
+        SELECT * INTO f FROM forms WHERE id = d.form_id;
+        jobs := to_jsonb(ids)::text;
+        kind := 'digest';
+        user_id := f.user_id;
+        payload := jsonb_build_object('form', fs_mail_form_json(f),
+            'recipients', fs_mail_recipients_json(f.id),
+            'total', (SELECT count(*) FROM mail_jobs m JOIN submissions s ON s.id = m.submission_id
+                       WHERE m.id = ANY (ids)),
+            'submissions', COALESCE((SELECT jsonb_agg(fs_mail_submission_json(s) ORDER BY s.created_at, s.id)
+                FROM (SELECT s.* FROM mail_jobs m JOIN submissions s ON s.id = m.submission_id
+                       WHERE m.id = ANY (ids) ORDER BY s.created_at, s.id LIMIT 50) s), '[]'))::text;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+--
+-- Name: fs_mail_day_give(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_day_give(k text) RETURNS void
+    LANGUAGE sql
+    AS $$ UPDATE mail_daily SET sent = sent - 1 WHERE key = k AND day = fs_utc_day() AND sent > 0 $$;
+
+--
+-- Name: fs_mail_day_take(text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_day_take(k text, cap integer) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+DECLARE n integer;
+BEGIN
+    IF cap <= 0 THEN RETURN false; END IF;
+    INSERT INTO mail_daily AS m (key, day, sent) VALUES (k, fs_utc_day(), 1)
+        ON CONFLICT (key, day) DO UPDATE SET sent = m.sent + 1 WHERE m.sent < cap
+        RETURNING m.sent INTO n;
+    RETURN n IS NOT NULL;
+END $$;
+
+--
+-- Name: fs_mail_done(text, text, text, integer, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_done(jobs text, uid text, msgs text, cap_unverified integer, cap_verified integer, per_address integer, OUT queued integer, OUT dropped integer) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    m jsonb;
+    gone integer;
+    cap integer;
+    addr_key text;
+BEGIN
+    queued := 0; dropped := 0;
+    DELETE FROM mail_jobs WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x);
+    GET DIAGNOSTICS gone = ROW_COUNT;
+    IF gone = 0 THEN RETURN; END IF;
+    SELECT CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END INTO cap
+      FROM users u WHERE u.id = uid;
+    FOR m IN SELECT x FROM jsonb_array_elements(msgs::jsonb) x LOOP
+        addr_key := NULL;
+        IF m ->> 'kind' = 'address' THEN
+            -- still pending and listed: else the confirmation is not needed any more
+            PERFORM 1 FROM notify_recipients n WHERE n.id = m ->> 'recipientId'
+                AND n.status = 'pending' AND n.listed FOR UPDATE;
+            CONTINUE WHEN NOT FOUND;
+        END IF;
+        -- mail to an address that has agreed to nothing (a respondent's
+        -- copy, a request to confirm notifications): capped per address
+        IF m ->> 'kind' IN ('confirmation', 'address') THEN
+            -- the mailbox the module names (fs_mail_mailbox: lower case,
+            -- without a +tag), the address itself from an older module
+            addr_key := 'resp:' || encode(sha256(convert_to(
+                COALESCE(m ->> 'mailbox', lower(btrim(m ->> 'to'))), 'UTF8')), 'hex');
+            IF NOT fs_mail_day_take(addr_key, per_address) THEN
+                dropped := dropped + 1; CONTINUE;
+            END IF;
+        END IF;
+        IF NOT fs_mail_day_take('notify:' || uid, COALESCE(cap, 0)) THEN
+            IF addr_key IS NOT NULL THEN PERFORM fs_mail_day_give(addr_key); END IF;
+            dropped := dropped + 1; CONTINUE;
+        END IF;
+        IF m ->> 'kind' = 'address' THEN
+            UPDATE notify_recipients SET token_hash = m ->> 'tokenHash',
+                   token_expires_at = now() + interval '7 days'
+             WHERE id = m ->> 'recipientId';
+        END IF;
+        INSERT INTO outbox (id, recipient, message) VALUES (m ->> 'id', m ->> 'to', m ->> 'message');
+        queued := queued + 1;
+    END LOOP;
+END $$;
+
+--
+-- Name: fs_mail_form_json(public.forms); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_form_json(f public.forms) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'fields', f.fields,
+                             'confirmation', f.settings -> 'confirmation') $$;
+
+--
+-- Name: fs_mail_recipients_json(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_recipients_json(fid text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$ SELECT COALESCE(jsonb_agg(jsonb_build_object('id', n.id, 'email', n.email) ORDER BY n.id),
+                   '[]'::jsonb)
+     FROM notify_recipients n WHERE n.form_id = fid AND n.listed AND n.status = 'confirmed' $$;
+
+--
+-- Name: submissions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submissions (
+    id text NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    form_version integer NOT NULL,
+    data jsonb NOT NULL,
+    spam boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    uniq_hash text,
+    link_id text,
+    link_metadata jsonb
+);
+
+--
+-- Name: fs_mail_submission_json(public.submissions); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_submission_json(s public.submissions) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$ SELECT jsonb_build_object('id', s.id, 'data', s.data, 'createdAt', fs_ts(s.created_at)) $$;
+
+--
+-- Name: fs_mail_take(text, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mail_take(uid text, email_norm text, purpose text, cap integer, gap integer, OUT reason text, OUT wait integer) RETURNS record
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    keys text[] := ARRAY['user:' || uid,
+                         'addr:' || encode(sha256(convert_to(email_norm, 'UTF8')), 'hex')];
+    t timestamptz;
+    q record;
+    locked integer := 0;
+    day_wait integer := 0;
+    gap_wait integer := 0;
+BEGIN
+    -- (the sweep may delete an old row between the insert and the lock:
+    -- then insert again)
+    FOR attempt IN 1..3 LOOP
+        INSERT INTO mail_quota (key) SELECT k FROM unnest(keys) k ORDER BY k
+            ON CONFLICT (key) DO NOTHING;
+        SELECT count(*) INTO locked FROM (SELECT 1 FROM mail_quota WHERE key = ANY (keys)
+                                          ORDER BY key FOR UPDATE) l;
+        EXIT WHEN locked = cardinality(keys);
+    END LOOP;
+    t := clock_timestamp();
+    FOR q IN SELECT ARRAY(SELECT s FROM unnest(m.sent) s WHERE s > t - interval '24 hours'
+                          ORDER BY s) AS recent
+             FROM mail_quota m WHERE m.key = ANY (keys) LOOP
+        IF cardinality(q.recent) >= cap THEN
+            day_wait := GREATEST(day_wait, ceil(extract(epoch FROM
+                q.recent[cardinality(q.recent) - cap + 1] + interval '24 hours' - t))::integer, 1);
+        END IF;
+    END LOOP;
+    SELECT GREATEST(ceil(extract(epoch FROM c.created_at + make_interval(secs => gap) - t)), 0)
+      INTO gap_wait FROM account_codes c WHERE c.user_id = uid AND c.purpose = fs_mail_take.purpose;
+    gap_wait := COALESCE(gap_wait, 0);
+    IF day_wait > 0 THEN
+        reason := 'day'; wait := day_wait; RETURN;
+    END IF;
+    IF gap_wait > 0 THEN
+        reason := 'gap'; wait := gap_wait; RETURN;
+    END IF;
+    UPDATE mail_quota m SET sent = ARRAY(SELECT s FROM unnest(m.sent) s
+                                         WHERE s > t - interval '24 hours' ORDER BY s) || t
+    WHERE m.key = ANY (keys);
+    reason := 'ok'; wait := 0;
+END $$;
+
+--
+-- Name: fs_month_received(text, date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_month_received(uid text, m date) RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$ SELECT COALESCE((SELECT sum(received) FROM submission_months
+                     WHERE user_id = uid AND month = m), 0)
+        + COALESCE((SELECT sum(n) FROM submission_tally
+                     WHERE user_id = uid AND month = m), 0) $$;
+
+--
+-- Name: fs_month_under(text, date, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_month_under(uid text, m date, quota integer) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    AS $$
+DECLARE
+    rolled bigint;
+BEGIN
+    -- plpgsql, not sql: a sql function that is not inlined is parsed and
+    -- planned again in every statement that calls it (0.11 ms here); a
+    -- plpgsql function keeps its plans for the session (0.04 ms)
+    SELECT COALESCE(sum(received), 0) INTO rolled FROM submission_months
+     WHERE user_id = uid AND month = m;
+    IF rolled + 10000 < quota THEN
+        RETURN true;
+    END IF;
+    RETURN fs_month_received(uid, m) < quota;
+END $$;
+
+--
+-- Name: fs_new_id(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_new_id(prefix text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    a constant text := '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    ms bigint := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+    u bytea := uuid_send(gen_random_uuid());
+    rb bit(80) := ('x' || encode(substring(u FROM 11 FOR 6) || substring(u FROM 1 FOR 4), 'hex'))::bit(80);
+    tb bit(50) := ms::bit(50);
+    s text := prefix;
+BEGIN
+    FOR i IN 0..9 LOOP
+        s := s || substr(a, substring(tb FROM 5 * i + 1 FOR 5)::integer + 1, 1);
+    END LOOP;
+    FOR i IN 0..15 LOOP
+        s := s || substr(a, substring(rb FROM 5 * i + 1 FOR 5)::integer + 1, 1);
+    END LOOP;
+    RETURN s;
+END $$;
+
+--
+-- Name: fs_notify_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_notify_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    list jsonb := CASE WHEN jsonb_typeof(NEW.settings -> 'notify' -> 'emails') = 'array'
+                       THEN NEW.settings -> 'notify' -> 'emails' ELSE '[]'::jsonb END;
+    own text;
+    e text;
+    r notify_recipients;
+BEGIN
+    SELECT u.email_norm INTO own FROM users u WHERE u.id = NEW.user_id AND u.verified;
+    UPDATE notify_recipients n SET listed = false
+     WHERE n.form_id = NEW.id AND n.listed
+       AND NOT n.email_norm IN (SELECT lower(btrim(x)) FROM jsonb_array_elements_text(list) x);
+    FOR e IN SELECT x FROM jsonb_array_elements_text(list) x LOOP
+        SELECT * INTO r FROM notify_recipients n
+         WHERE n.form_id = NEW.id AND n.email_norm = lower(btrim(e)) FOR UPDATE;
+        IF NOT FOUND THEN
+            INSERT INTO notify_recipients AS n (id, form_id, email, email_norm, status,
+                                                confirmed_at)
+            VALUES (fs_new_id('nrc_'), NEW.id, btrim(e), lower(btrim(e)),
+                    CASE WHEN lower(btrim(e)) = own THEN 'confirmed' ELSE 'pending' END,
+                    CASE WHEN lower(btrim(e)) = own THEN clock_timestamp() END)
+            RETURNING * INTO r;
+        ELSIF r.listed THEN
+            CONTINUE;
+        ELSE
+            UPDATE notify_recipients n SET listed = true,
+                   status = CASE WHEN n.status = 'confirmed' OR n.email_norm = own
+                                 THEN 'confirmed' ELSE 'pending' END,
+                   token_hash = NULL, token_expires_at = NULL
+             WHERE n.id = r.id RETURNING * INTO r;
+        END IF;
+        IF r.status = 'pending' THEN
+            INSERT INTO mail_jobs (kind, form_id, recipient_id) VALUES ('address', NEW.id, r.id);
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_public_autoclosed(public.forms); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_autoclosed(f public.forms) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN f.settings ? 'closesAt'
+               THEN COALESCE(fs_public_closes_at(f.settings) <= now(), false) ELSE false END
+       OR CASE WHEN f.settings ? 'maxSubmissions'
+               THEN COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false)
+               ELSE false END $$;
+
+--
+-- Name: fs_public_closed_locked(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_closed_locked(p_form text, p_ikey text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f forms;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_form FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RETURN true;
+    END IF;
+    IF p_ikey IS NOT NULL AND EXISTS (SELECT 1 FROM idempotency i WHERE i.scope = p_form
+            AND i.key = p_ikey AND i.created_at > now() - interval '24 hours') THEN
+        RETURN false;
+    END IF;
+    RETURN fs_public_status(f) <> 'published';
+END $$;
+
+--
+-- Name: fs_public_closes_at(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_closes_at(s jsonb) RETURNS timestamp with time zone
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$
+BEGIN
+    IF jsonb_typeof(s->'closesAt') = 'string' THEN
+        RETURN (s->>'closesAt')::timestamptz;
+    END IF;
+    RETURN NULL;
+EXCEPTION WHEN others THEN
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_public_max_submissions(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_max_submissions(s jsonb) RETURNS numeric
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT CASE WHEN jsonb_typeof(s->'maxSubmissions') = 'number'
+               THEN (s->>'maxSubmissions')::numeric END $$;
+
+--
+-- Name: fs_public_status(public.forms); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_status(f public.forms) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN f.status = 'published' AND fs_public_autoclosed(f) THEN 'closed'
+               ELSE f.status END $$;
+
+--
+-- Name: fs_quota_admit(text, text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_quota_admit(p_user text, p_kind text, p_limit integer) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    used bigint;
+BEGIN
+    PERFORM 1 FROM users WHERE id = p_user FOR NO KEY UPDATE;
+    IF p_kind = 'keys' THEN
+        -- active keys and delegated tokens; not the access tokens of clients
+        SELECT count(*) INTO used FROM keys a
+        WHERE a.user_id = p_user AND a.client_id IS NULL AND fs_key_active(a);
+    ELSIF p_kind = 'clients' THEN
+        -- a client or webhook whose registering delegate has ended is dead
+        -- and does not count (fs_creator_alive, sql/0019)
+        SELECT count(*) INTO used FROM clients c
+        WHERE c.user_id = p_user AND c.revoked_at IS NULL AND fs_creator_alive(c.created_by);
+    ELSIF p_kind = 'webhooks' THEN
+        SELECT count(*) INTO used FROM webhooks w
+        WHERE w.user_id = p_user AND fs_creator_alive(w.created_by);
+    ELSE
+        RAISE EXCEPTION 'fs_quota_admit: unknown quota %', p_kind;
+    END IF;
+    RETURN used < p_limit;
+END $$;
+
+--
+-- Name: fs_submission_forget(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_forget() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'formId', OLD.form_id,
+                                                   'deleted', true)
+    WHERE submission_id = OLD.id;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_submission_json(public.submissions); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version,
+                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at))
+           || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END
+          )::json $$;
+
+--
+-- Name: fs_submission_unique(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_unique(p_form text, p_hash text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('fs_uniq:' || p_form || ':' || p_hash, 0));
+    RETURN NOT EXISTS (SELECT 1 FROM submissions WHERE form_id = p_form AND uniq_hash = p_hash);
+END $$;
+
+--
+-- Name: fs_tally_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_tally_rollup(p_limit integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.fs_tally_rollup')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM submission_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM submission_tally LIMIT p_limit))
+        RETURNING form_id, user_id, month, n),
+    fc AS (
+        INSERT INTO form_counts AS c (form_id, shard, n)
+        SELECT form_id, 0, sum(n) FROM d GROUP BY form_id
+        ON CONFLICT (form_id, shard) DO UPDATE SET n = c.n + EXCLUDED.n),
+    sm AS (
+        INSERT INTO submission_months AS m (user_id, month, shard, received)
+        SELECT user_id, month, 0, sum(n) FROM d WHERE month IS NOT NULL
+         GROUP BY user_id, month
+        ON CONFLICT (user_id, month, shard) DO UPDATE SET received = m.received + EXCLUDED.received)
+    SELECT count(*) INTO moved FROM d;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+END $$;
+
+--
+-- Name: fs_ts(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ts(t timestamp with time zone) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
+
+--
+-- Name: users; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.users (
+    id text NOT NULL,
+    email text NOT NULL,
+    email_norm text NOT NULL,
+    verified boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: fs_user_json(public.users); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_user_json(u public.users) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object('id', u.id, 'email', u.email, 'verified', u.verified,
+                            'createdAt', fs_ts(u.created_at)) $$;
+
+--
+-- Name: fs_utc_day(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_utc_day() RETURNS date
+    LANGUAGE sql STABLE
+    AS $$ SELECT (now() AT TIME ZONE 'UTC')::date $$;
+
+--
+-- Name: webhooks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhooks (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    url text NOT NULL,
+    events text[] NOT NULL,
+    form_id text,
+    secret text NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    created_by text,
+    enabled boolean DEFAULT true NOT NULL,
+    consecutive_failures integer DEFAULT 0 NOT NULL,
+    failing_since timestamp with time zone,
+    paused_at timestamp with time zone,
+    pause_reason text
+);
+
+--
+-- Name: fs_webhook_json(public.webhooks); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_webhook_json(w public.webhooks) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT json_build_object('id', w.id, 'url', w.url, 'events', to_json(w.events),
+                            'formId', w.form_id, 'enabled', w.enabled,
+                            'status', CASE WHEN w.paused_at IS NULL THEN 'active' ELSE 'paused' END,
+                            'pausedAt', fs_ts(w.paused_at), 'pauseReason', w.pause_reason,
+                            'consecutiveFailures', w.consecutive_failures,
+                            'createdAt', fs_ts(w.created_at)) $$;
+
+--
+-- Name: account_codes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.account_codes (
+    user_id text NOT NULL,
+    purpose text NOT NULL,
+    code_hash text NOT NULL,
+    token_hash text,
+    attempts integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    CONSTRAINT account_codes_purpose_check CHECK ((purpose = ANY (ARRAY['verify'::text, 'recover'::text])))
+);
+
+--
+-- Name: file_usage; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.file_usage (
+    user_id text NOT NULL,
+    shard smallint NOT NULL,
+    bytes bigint NOT NULL
+);
+
+--
+-- Name: form_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_counts (
+    form_id text NOT NULL,
+    shard smallint NOT NULL,
+    n integer NOT NULL
+);
+
+--
+-- Name: form_views; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_views (
+    form_id text NOT NULL,
+    hour timestamp with time zone NOT NULL,
+    views bigint NOT NULL
+);
+
+--
+-- Name: idempotency; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idempotency (
+    scope text NOT NULL,
+    key text NOT NULL,
+    request_hash text NOT NULL,
+    status integer NOT NULL,
+    location text,
+    body text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: mail_daily; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mail_daily (
+    key text NOT NULL,
+    day date NOT NULL,
+    sent integer NOT NULL
+);
+
+--
+-- Name: mail_jobs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mail_jobs (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    form_id text NOT NULL,
+    submission_id text,
+    recipient_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    leased_until timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    CONSTRAINT mail_jobs_kind_check CHECK ((kind = ANY (ARRAY['address'::text, 'each'::text, 'digest'::text, 'confirmation'::text])))
+);
+
+--
+-- Name: mail_jobs_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.mail_jobs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: mail_jobs_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.mail_jobs_id_seq OWNED BY public.mail_jobs.id;
+
+--
+-- Name: mail_quota; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mail_quota (
+    key text NOT NULL,
+    sent timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL
+);
+
+--
+-- Name: notify_recipients; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.notify_recipients (
+    id text NOT NULL,
+    form_id text NOT NULL,
+    email text NOT NULL,
+    email_norm text NOT NULL,
+    status text NOT NULL,
+    listed boolean DEFAULT true NOT NULL,
+    token_hash text,
+    token_expires_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    confirmed_at timestamp with time zone,
+    unsubscribed_at timestamp with time zone,
+    CONSTRAINT notify_recipients_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'confirmed'::text, 'unsubscribed'::text])))
+);
+
+--
+-- Name: outbox; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.outbox (
+    id text NOT NULL,
+    recipient text NOT NULL,
+    message text NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    sent_at timestamp with time zone,
+    failed_at timestamp with time zone,
+    last_error text
+);
+
+--
+-- Name: pepper_fingerprint; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.pepper_fingerprint (
+    one boolean DEFAULT true NOT NULL,
+    fingerprint text NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT pepper_fingerprint_fingerprint_check CHECK ((fingerprint ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT pepper_fingerprint_one_check CHECK (one)
+);
+
+--
+-- Name: ratelimit; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE UNLOGGED TABLE public.ratelimit (
+    key text NOT NULL,
+    count integer NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: schema_migrations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: submission_file_chunks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_file_chunks (
+    file_id text NOT NULL,
+    seq integer NOT NULL,
+    data bytea NOT NULL
+);
+ALTER TABLE ONLY public.submission_file_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+
+--
+-- Name: submission_files; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_files (
+    id text NOT NULL,
+    submission_id text NOT NULL,
+    user_id text NOT NULL,
+    field_key text NOT NULL,
+    name text NOT NULL,
+    content_type text NOT NULL,
+    size bigint DEFAULT 0 NOT NULL,
+    sha256 text,
+    chunks integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: submission_months; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_months (
+    user_id text NOT NULL,
+    month date NOT NULL,
+    shard smallint DEFAULT 0 NOT NULL,
+    received integer NOT NULL
+);
+
+--
+-- Name: submission_tally; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_tally (
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    month date,
+    n integer NOT NULL
+);
+
+--
+-- Name: token_failures; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE UNLOGGED TABLE public.token_failures (
+    addr text NOT NULL,
+    win bigint NOT NULL,
+    n integer NOT NULL
+);
+
+--
+-- Name: COLUMN token_failures.addr; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.token_failures.addr IS 'fs_rl_address_key: keyed hash of the client /64 (IPv6) or address (IPv4), never the raw address';
+
+--
+-- Name: mail_jobs id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_jobs ALTER COLUMN id SET DEFAULT nextval('public.mail_jobs_id_seq'::regclass);
+
+--
+-- Name: account_codes account_codes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.account_codes
+    ADD CONSTRAINT account_codes_pkey PRIMARY KEY (user_id, purpose);
+
+--
+-- Name: audit audit_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.audit
+    ADD CONSTRAINT audit_pkey PRIMARY KEY (id);
+
+--
+-- Name: clients clients_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.clients
+    ADD CONSTRAINT clients_pkey PRIMARY KEY (id);
+
+--
+-- Name: clients clients_secret_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.clients
+    ADD CONSTRAINT clients_secret_hash_key UNIQUE (secret_hash);
+
+--
+-- Name: deliveries deliveries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.deliveries
+    ADD CONSTRAINT deliveries_pkey PRIMARY KEY (id);
+
+--
+-- Name: events events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+--
+-- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.file_usage
+    ADD CONSTRAINT file_usage_pkey PRIMARY KEY (user_id, shard);
+
+--
+-- Name: form_counts form_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_counts
+    ADD CONSTRAINT form_counts_pkey PRIMARY KEY (form_id, shard);
+
+--
+-- Name: form_views form_views_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_views
+    ADD CONSTRAINT form_views_pkey PRIMARY KEY (form_id, hour);
+
+--
+-- Name: forms forms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.forms
+    ADD CONSTRAINT forms_pkey PRIMARY KEY (id);
+
+--
+-- Name: forms forms_slug_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.forms
+    ADD CONSTRAINT forms_slug_key UNIQUE (slug);
+
+--
+-- Name: idempotency idempotency_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency
+    ADD CONSTRAINT idempotency_pkey PRIMARY KEY (scope, key);
+
+--
+-- Name: keys keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.keys
+    ADD CONSTRAINT keys_pkey PRIMARY KEY (id);
+
+--
+-- Name: keys keys_secret_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.keys
+    ADD CONSTRAINT keys_secret_hash_key UNIQUE (secret_hash);
+
+--
+-- Name: links links_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.links
+    ADD CONSTRAINT links_pkey PRIMARY KEY (id);
+
+--
+-- Name: links links_token_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.links
+    ADD CONSTRAINT links_token_hash_key UNIQUE (token_hash);
+
+--
+-- Name: mail_daily mail_daily_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_daily
+    ADD CONSTRAINT mail_daily_pkey PRIMARY KEY (key, day);
+
+--
+-- Name: mail_jobs mail_jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_jobs
+    ADD CONSTRAINT mail_jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: mail_quota mail_quota_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_quota
+    ADD CONSTRAINT mail_quota_pkey PRIMARY KEY (key);
+
+--
+-- Name: notify_recipients notify_recipients_form_id_email_norm_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notify_recipients
+    ADD CONSTRAINT notify_recipients_form_id_email_norm_key UNIQUE (form_id, email_norm);
+
+--
+-- Name: notify_recipients notify_recipients_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notify_recipients
+    ADD CONSTRAINT notify_recipients_pkey PRIMARY KEY (id);
+
+--
+-- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.outbox
+    ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
+
+--
+-- Name: pepper_fingerprint pepper_fingerprint_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.pepper_fingerprint
+    ADD CONSTRAINT pepper_fingerprint_pkey PRIMARY KEY (one);
+
+--
+-- Name: ratelimit ratelimit_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.ratelimit
+    ADD CONSTRAINT ratelimit_pkey PRIMARY KEY (key);
+
+--
+-- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: submission_file_chunks submission_file_chunks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_file_chunks
+    ADD CONSTRAINT submission_file_chunks_pkey PRIMARY KEY (file_id, seq);
+
+--
+-- Name: submission_files submission_files_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_files
+    ADD CONSTRAINT submission_files_pkey PRIMARY KEY (id);
+
+--
+-- Name: submission_months submission_months_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_months
+    ADD CONSTRAINT submission_months_pkey PRIMARY KEY (user_id, month, shard);
+
+--
+-- Name: submissions submissions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions
+    ADD CONSTRAINT submissions_pkey PRIMARY KEY (id);
+
+--
+-- Name: token_failures token_failures_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.token_failures
+    ADD CONSTRAINT token_failures_pkey PRIMARY KEY (addr);
+
+--
+-- Name: users users_email_norm_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_email_norm_key UNIQUE (email_norm);
+
+--
+-- Name: users users_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+--
+-- Name: webhooks webhooks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
+
+--
+-- Name: account_codes_token; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX account_codes_token ON public.account_codes USING btree (token_hash) WHERE (token_hash IS NOT NULL);
+
+--
+-- Name: audit_user_actor; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX audit_user_actor ON public.audit USING btree (user_id, actor, id DESC) WHERE (actor IS NOT NULL);
+
+--
+-- Name: audit_user_credential; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX audit_user_credential ON public.audit USING btree (user_id, credential_id, id DESC);
+
+--
+-- Name: audit_user_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX audit_user_form ON public.audit USING btree (user_id, form_id, id DESC) WHERE (form_id IS NOT NULL);
+
+--
+-- Name: audit_user_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX audit_user_id ON public.audit USING btree (user_id, id DESC);
+
+--
+-- Name: clients_created_by; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX clients_created_by ON public.clients USING btree (created_by) WHERE (created_by IS NOT NULL);
+
+--
+-- Name: clients_user_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX clients_user_id ON public.clients USING btree (user_id, id DESC);
+
+--
+-- Name: deliveries_due; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deliveries_due ON public.deliveries USING btree (next_at) WHERE (status = 'pending'::text);
+
+--
+-- Name: deliveries_leased; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deliveries_leased ON public.deliveries USING btree (webhook_id) WHERE (leased_until IS NOT NULL);
+
+--
+-- Name: deliveries_pending_webhook; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deliveries_pending_webhook ON public.deliveries USING btree (webhook_id, next_at) WHERE (status = 'pending'::text);
+
+--
+-- Name: deliveries_webhook; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deliveries_webhook ON public.deliveries USING btree (webhook_id, id DESC);
+
+--
+-- Name: events_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_created ON public.events USING btree (created_at);
+
+--
+-- Name: events_feed; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_feed ON public.events USING btree (user_id, xid, id);
+
+--
+-- Name: events_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_submission ON public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: forms_user_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX forms_user_id ON public.forms USING btree (user_id, id DESC);
+
+--
+-- Name: idempotency_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idempotency_created ON public.idempotency USING btree (created_at);
+
+--
+-- Name: keys_client; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX keys_client ON public.keys USING btree (client_id) WHERE (client_id IS NOT NULL);
+
+--
+-- Name: keys_parent; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX keys_parent ON public.keys USING btree (parent_key_id) WHERE (parent_key_id IS NOT NULL);
+
+--
+-- Name: keys_user_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX keys_user_id ON public.keys USING btree (user_id, id DESC);
+
+--
+-- Name: links_created_by; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX links_created_by ON public.links USING btree (created_by) WHERE (created_by IS NOT NULL);
+
+--
+-- Name: links_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX links_form ON public.links USING btree (form_id, id DESC) WHERE (deleted_at IS NULL);
+
+--
+-- Name: mail_jobs_digest; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mail_jobs_digest ON public.mail_jobs USING btree (form_id, created_at) WHERE (kind = 'digest'::text);
+
+--
+-- Name: mail_jobs_due; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mail_jobs_due ON public.mail_jobs USING btree (leased_until, id);
+
+--
+-- Name: mail_jobs_recipient; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mail_jobs_recipient ON public.mail_jobs USING btree (recipient_id) WHERE (recipient_id IS NOT NULL);
+
+--
+-- Name: mail_jobs_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mail_jobs_submission ON public.mail_jobs USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: notify_recipients_token; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX notify_recipients_token ON public.notify_recipients USING btree (token_hash) WHERE (token_hash IS NOT NULL);
+
+--
+-- Name: outbox_due; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_due ON public.outbox USING btree (next_attempt_at) WHERE ((sent_at IS NULL) AND (failed_at IS NULL));
+
+--
+-- Name: ratelimit_expires; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX ratelimit_expires ON public.ratelimit USING btree (expires_at);
+
+--
+-- Name: submission_files_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_files_submission ON public.submission_files USING btree (submission_id);
+
+--
+-- Name: submission_files_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_files_user ON public.submission_files USING btree (user_id) INCLUDE (size);
+
+--
+-- Name: submission_tally_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_tally_form ON public.submission_tally USING btree (form_id);
+
+--
+-- Name: submission_tally_month; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_tally_month ON public.submission_tally USING btree (user_id, month) WHERE (month IS NOT NULL);
+
+--
+-- Name: submissions_form_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_form_created ON public.submissions USING btree (form_id, created_at);
+
+--
+-- Name: submissions_form_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_form_id ON public.submissions USING btree (form_id, id DESC);
+
+--
+-- Name: submissions_link; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_link ON public.submissions USING btree (link_id) WHERE (link_id IS NOT NULL);
+
+--
+-- Name: submissions_uniq; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX submissions_uniq ON public.submissions USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+
+--
+-- Name: submissions_user_month; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_user_month ON public.submissions USING btree (user_id, created_at) WHERE (NOT spam);
+
+--
+-- Name: webhooks_created_by; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhooks_created_by ON public.webhooks USING btree (created_by) WHERE (created_by IS NOT NULL);
+
+--
+-- Name: webhooks_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhooks_user ON public.webhooks USING btree (user_id, id DESC);
+
+--
+-- Name: events events_fanout; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER events_fanout AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.fs_events_fanout();
+
+--
+-- Name: events events_mail; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER events_mail AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.fs_events_mail();
+
+--
+-- Name: forms forms_cache_notify; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER forms_cache_notify AFTER INSERT OR DELETE ON public.forms FOR EACH ROW EXECUTE FUNCTION public.fs_cache_notify_form();
+
+--
+-- Name: forms forms_cache_notify_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER forms_cache_notify_update AFTER UPDATE ON public.forms FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION public.fs_cache_notify_form();
+
+--
+-- Name: forms forms_forget; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER forms_forget AFTER DELETE ON public.forms FOR EACH ROW EXECUTE FUNCTION public.fs_form_forget();
+
+--
+-- Name: forms forms_notify_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER forms_notify_insert AFTER INSERT ON public.forms FOR EACH ROW WHEN ((((new.settings -> 'notify'::text) IS NOT NULL) AND ((new.settings -> 'notify'::text) <> 'null'::jsonb))) EXECUTE FUNCTION public.fs_notify_sync();
+
+--
+-- Name: forms forms_notify_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER forms_notify_update AFTER UPDATE OF settings ON public.forms FOR EACH ROW WHEN (((old.settings -> 'notify'::text) IS DISTINCT FROM (new.settings -> 'notify'::text))) EXECUTE FUNCTION public.fs_notify_sync();
+
+--
+-- Name: keys keys_cache_notify_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER keys_cache_notify_delete AFTER DELETE ON public.keys FOR EACH ROW EXECUTE FUNCTION public.fs_cache_notify_key();
+
+--
+-- Name: keys keys_cache_notify_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER keys_cache_notify_update AFTER UPDATE ON public.keys FOR EACH ROW WHEN ((((to_jsonb(old.*) - 'last_used_at'::text) IS DISTINCT FROM (to_jsonb(new.*) - 'last_used_at'::text)) OR ((old.last_used_at IS NOT NULL) AND (new.last_used_at IS NULL)) OR (new.last_used_at < old.last_used_at))) EXECUTE FUNCTION public.fs_cache_notify_key();
+
+--
+-- Name: submission_files submission_files_usage; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, user_id ON public.submission_files FOR EACH ROW EXECUTE FUNCTION public.fs_file_usage_count();
+
+--
+-- Name: submissions submissions_forget; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_forget AFTER DELETE ON public.submissions FOR EACH ROW EXECUTE FUNCTION public.fs_submission_forget();
+
+--
+-- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER users_cache_notify AFTER UPDATE ON public.users FOR EACH ROW WHEN ((old.* IS DISTINCT FROM new.*)) EXECUTE FUNCTION public.fs_cache_notify_user();
+
+--
+-- Name: account_codes account_codes_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.account_codes
+    ADD CONSTRAINT account_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: audit audit_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.audit
+    ADD CONSTRAINT audit_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: clients clients_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.clients
+    ADD CONSTRAINT clients_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: deliveries deliveries_event_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.deliveries
+    ADD CONSTRAINT deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id) ON DELETE CASCADE;
+
+--
+-- Name: deliveries deliveries_webhook_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.deliveries
+    ADD CONSTRAINT deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES public.webhooks(id) ON DELETE CASCADE;
+
+--
+-- Name: events events_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: file_usage file_usage_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.file_usage
+    ADD CONSTRAINT file_usage_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: form_counts form_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_counts
+    ADD CONSTRAINT form_counts_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: form_views form_views_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_views
+    ADD CONSTRAINT form_views_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: forms forms_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.forms
+    ADD CONSTRAINT forms_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: keys keys_parent_key_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.keys
+    ADD CONSTRAINT keys_parent_key_id_fkey FOREIGN KEY (parent_key_id) REFERENCES public.keys(id) ON DELETE CASCADE;
+
+--
+-- Name: keys keys_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.keys
+    ADD CONSTRAINT keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: links links_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.links
+    ADD CONSTRAINT links_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: links links_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.links
+    ADD CONSTRAINT links_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: mail_jobs mail_jobs_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_jobs
+    ADD CONSTRAINT mail_jobs_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: mail_jobs mail_jobs_recipient_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_jobs
+    ADD CONSTRAINT mail_jobs_recipient_id_fkey FOREIGN KEY (recipient_id) REFERENCES public.notify_recipients(id) ON DELETE CASCADE;
+
+--
+-- Name: mail_jobs mail_jobs_submission_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mail_jobs
+    ADD CONSTRAINT mail_jobs_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE;
+
+--
+-- Name: notify_recipients notify_recipients_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notify_recipients
+    ADD CONSTRAINT notify_recipients_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_file_chunks submission_file_chunks_file_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_file_chunks
+    ADD CONSTRAINT submission_file_chunks_file_id_fkey FOREIGN KEY (file_id) REFERENCES public.submission_files(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_files submission_files_submission_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_files
+    ADD CONSTRAINT submission_files_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED;
+
+--
+-- Name: submission_files submission_files_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_files
+    ADD CONSTRAINT submission_files_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_months submission_months_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_months
+    ADD CONSTRAINT submission_months_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_tally submission_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_tally
+    ADD CONSTRAINT submission_tally_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_tally submission_tally_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_tally
+    ADD CONSTRAINT submission_tally_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submissions submissions_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions
+    ADD CONSTRAINT submissions_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submissions submissions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions
+    ADD CONSTRAINT submissions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: webhooks webhooks_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: webhooks webhooks_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhooks
+    ADD CONSTRAINT webhooks_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- PostgreSQL database dump complete
+--
+

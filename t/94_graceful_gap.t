@@ -101,7 +101,7 @@ for my $i (0 .. $#restarts) {
     my $to = $restarts[$i + 1] // 9e9;
     for my $pid (sort { $born{$a} <=> $born{$b} } keys %born) {
         next unless $first{$pid} && $first{$pid} > $from && $first{$pid} < $to;
-        diag sprintf '  new child %d: seen %.3f s after the restart, first 201 %.3f s after',
+        note sprintf '  new child %d: seen %.3f s after the restart, first 201 %.3f s after',
             $pid, $born{$pid}, $first{$pid} - $from;
     }
 }

@@ -522,10 +522,10 @@ int fs_db_statements_ready(apr_pool_t *p, fs_db *db) {
  * have committed. Not a 503, which promises that nothing was stored. */
 static fs_error *unknown(apr_pool_t *p, const char *label, const attempt *a) {
     fs_store_log(3, apr_psprintf(p,
-                                 FS_LOGNO(00396) "statement %s: its commit was sent and the "
-                                                 "database did not answer within %d ms (%s); "
+                                 FS_LOGNO(00396) "statement %s: its commit was sent and no "
+                                                 "outcome came back (waited up to %d ms: %s); "
                                                  "whether it was stored is unknown",
-                                 label, fs_store_commit_timeout(), a->err ? a->err : "-"));
+                                 label, fs_store_commit_timeout(), a->err ? a->err : "no answer"));
     count(FS_DB_COUNT_UNAVAILABLE); /* the database was silent */
     apr_atomic_set64(&last_unavailable, (apr_uint64_t)apr_time_now());
     return fs_error_make(p, "outcome-unknown",

@@ -28,14 +28,8 @@ use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
 
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
+use FormsTest ();
+sub psql { FormsTest::psql(@_) } # the suite's one psql
 
 my $J = JSON::PP->new->utf8->canonical;
 my $app = "fsfz$$";

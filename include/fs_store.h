@@ -148,10 +148,11 @@ void fs_store_set_counters(volatile apr_uint64_t *c);
  * conninfo bounds it), 0 when none answers or it refuses connections. */
 int fs_db_ping(const char *conninfo);
 
-/* 1 when db's session is inside a transaction block (or a statement is
- * running on it): it must not go back to the pool now. 0 for a session
- * that is idle or broken, and for drivers other than pgsql. */
-int fs_db_in_transaction(const fs_db *db);
+/* 1 when the session of a pooled connection (mod_dbd's driver and handle)
+ * is inside a transaction block (or a statement is running on it): it must
+ * not go back to the pool now. 0 for a session that is idle or broken, and
+ * for drivers other than pgsql. */
+int fs_db_in_transaction(const apr_dbd_driver_t *driver, apr_dbd_t *handle);
 
 /* How a failed statement failed, from its SQLSTATE (NULL when libpq gave
  * none) and whether libpq now calls the connection bad. */

@@ -374,7 +374,7 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
     h->d = dbd_open(ir->pool, ir->server);
     if (h->d)
         formsvc_dbpool_note_open(h->d);
-    if (!h->d) {
+    else {
         formsvc_metric_inc(FORMSVC_M_DB_OPEN_FAILED);
         formsvc_dbpool_unreachable();
         give_back(h);
@@ -387,11 +387,8 @@ int formsvc_dbpool_release(request_rec *r) {
     apr_pool_userdata_get((void **)&h, "formsvc-dbpool", initial_request(r)->pool);
     if (!h)
         return 1;
-    if (h->d) {
-        fs_db db = {h->d->driver, h->d->handle, NULL, NULL, 0};
-        if (fs_db_in_transaction(&db))
-            return 0; /* it goes back when the transaction's owner is done */
-    }
+    if (h->d && fs_db_in_transaction(h->d->driver, h->d->handle))
+        return 0; /* it goes back when the transaction's owner is done */
     give_back(h);
     return 1;
 }

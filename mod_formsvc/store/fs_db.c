@@ -488,14 +488,15 @@ static fs_error *query_apr_dbd(apr_pool_t *p, fs_db *db, const char *label,
     return answered(out, rs);
 }
 
-int fs_db_in_transaction(const fs_db *db) {
-    if (!db || !db->handle || strcmp(apr_dbd_name(db->driver), "pgsql") != 0)
+/* A live session inside a transaction block, or running a statement. */
+static int session_in_tx(PGconn *c) {
+    return c && PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) != PQTRANS_IDLE;
+}
+
+int fs_db_in_transaction(const apr_dbd_driver_t *driver, apr_dbd_t *handle) {
+    if (!driver || !handle || strcmp(apr_dbd_name(driver), "pgsql") != 0)
         return 0;
-    PGconn *c = apr_dbd_native_handle(db->driver, db->handle);
-    if (!c || PQstatus(c) != CONNECTION_OK)
-        return 0;
-    PGTransactionStatusType t = PQtransactionStatus(c);
-    return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+    return session_in_tx(apr_dbd_native_handle(driver, handle));
 }
 
 int fs_db_statements_ready(apr_pool_t *p, fs_db *db) {
@@ -557,8 +558,7 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
 
     /* inside a transaction: ours (even on a connection now broken, whose
      * state libpq no longer knows), or one the session reports */
-    int in_tx =
-        db->in_tx || (PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) != PQTRANS_IDLE);
+    int in_tx = db->in_tx || session_in_tx(c);
     if (!idle_alive(c)) {
         if (in_tx)
             return lost_in_tx(p, label, "the server ended the session");

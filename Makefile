@@ -121,7 +121,7 @@ deb-smoke: deb
 
 # The C sources as .clang-format wants them: `make format` rewrites them,
 # `make format-check` only says which differ (and fails); make test runs it.
-FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h)
+FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*.c mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h)
 format:
 	clang-format -i $(FORMAT_FILES)
 

@@ -6,7 +6,10 @@
 #define FORMSVC_LINKS_H
 
 #include "fs_fieldset.h"
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 /* The query parameter that carries a link's token. */
 #define FORMSVC_LINK_PARAM "l"

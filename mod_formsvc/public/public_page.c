@@ -287,9 +287,13 @@ fs_error *formsvc_pub_take_link(request_rec *r, pub *pb) {
     fs_error *e = formsvc_link_from_request(r, pb->f.id, &lk);
     if (e || !lk)
         return e;
+    formsvc_pub_use_link(r, pb, lk);
+    return NULL;
+}
+
+void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk) {
     pb->link = lk;
     pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", lk->token, NULL);
-    return NULL;
 }
 
 /* The database is away and the form comes from the last-known copy: the

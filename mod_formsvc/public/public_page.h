@@ -85,6 +85,8 @@ int formsvc_pub_unavailable_page(request_rec *r);
  * pb->link and adds it to pb->action; a problem when it cannot be used,
  * NULL (and nothing set) when the request carries none. */
 fs_error *formsvc_pub_take_link(request_rec *r, pub *pb);
+/* Link lk (taken before for this form) goes with pb: pb->link, pb->action. */
+void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk);
 /* The database is away: the link as sent goes into pb->action unchecked. */
 void formsvc_pub_keep_link(request_rec *r, pub *pb);
 /* A link that cannot be used: a page for people (html), a problem otherwise. */

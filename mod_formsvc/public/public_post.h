@@ -56,11 +56,8 @@ typedef struct responder {
 /* The responders: problem+json; pages (public_respond.c). */
 extern const responder formsvc_post_json, formsvc_post_html;
 
-/* What a step returns when it sent nothing. */
+/* formsvc_post_replay: no record, nothing sent. */
 #define NO_RECORD (-1)
-#define STALE (-2)  /* post_form: the form changed under the submission */
-#define AFRESH (-3) /* post_form: the form from memory has files; read it afresh */
-#define READ (-4)   /* multipart_first: the body is in s; post_form goes on */
 
 /* public_parse.c */
 /* Everything that can be said about the request without the database:

@@ -143,6 +143,8 @@ like $out, qr/no store named "nosuchstore"; local \| pgsql \| memcache/, 'listin
 ($rc, $out) = configtest('FormsvcRateLimitStore local 16');
 isnt $rc, 0, 'configtest fails on an argument to local';
 like $out, qr/FormsvcRateLimitStore local takes no argument/, 'saying so';
+($rc, $out) = configtest('FormsvcRateLimitStore Local');
+is $rc, 0, 'store names are case-insensitive' or diag $out;
 ($rc, $out) = do {
     # without DBDParams: configtest says what start would say
     open my $fh, '>', "$dir/nodb.conf" or die $!;

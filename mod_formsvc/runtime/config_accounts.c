@@ -97,7 +97,9 @@ static const char *const socache_names[] = {"shmcb", "redis", "dbm", "dc", "defa
 const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *name, const char *arg) {
     (void)d;
     formsvc_acct *a = acct_of(cmd);
-    const formsvc_rl_store *st = formsvc_rl_store_lookup(name);
+    char *lower = apr_pstrdup(cmd->pool, name); /* names are case-insensitive */
+    ap_str_tolower(lower);
+    const formsvc_rl_store *st = formsvc_rl_store_lookup(lower);
     if (!st) {
         for (size_t i = 0; i < sizeof(socache_names) / sizeof(socache_names[0]); i++)
             if (!strcasecmp(name, socache_names[i]))

@@ -9,10 +9,12 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest ();
+use LWP::UserAgent;
 
 my $conf = <<'CONF';
 FormsvcRateLimitStore local
 FormsvcRateLimit signup 6 86400
+FormsvcQuota unverified requests 60
 CONF
 my $inst = FormsvcInstance->start(name => 'rlgrace', conf => $conf);
 my @apache = ($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf');
@@ -49,6 +51,41 @@ is_deeply [map { signup($ip) } 1 .. 4], [[201, 2], [201, 1], [201, 0], [429, 0]]
     'the count goes on: the seventh signup is refused, as without the restart';
 ok graceful(), 'a second graceful restart';
 is_deeply signup($ip), [429, 0], 'still refused';
+
+# Exact under parallel requests across a graceful restart: an account's
+# 60 requests a minute, 4 clients asking 30 times each while one of them
+# restarts the server gracefully a quarter of the way in and waits for the
+# new generation before going on. Exactly 60 answers are 200, whichever
+# generation counted them.
+{
+    my $r = $inst->api(POST => '/v1/signup', body => { email => "rlgp$$." . time . '@example.com' },
+                       headers => { 'X-Client-IP' => '198.51.100.250' });
+    is $r->code, 201, 'an account for the parallel part';
+    my $tok = $r->{json}{apiKey}{secret};
+    my $left = 60 - time % 60;
+    sleep $left + 1 if $left < 40; # one minute window for the whole burst
+    my $tally = $inst->root . '/tally';
+    unlink glob "$tally.*";
+    FormsvcInstance->burst(4, sub {
+        my $i = shift;
+        my $ua = LWP::UserAgent->new(timeout => 30, keep_alive => 0);
+        my %c;
+        for my $k (1 .. 30) {
+            $c{ $ua->get($inst->url . '/v1/me', Authorization => "Bearer $tok")->code }++;
+            graceful() if $i == 1 && $k == 8;
+        }
+        open my $fh, '>', "$tally.$i" or die $!;
+        print $fh join(' ', map { "$_=$c{$_}" } sort keys %c);
+        return 0;
+    });
+    my %sum;
+    for my $f (glob "$tally.*") {
+        my $t = FormsvcInstance::slurp($f);
+        $sum{$1} += $2 while $t =~ /(\d+)=(\d+)/g;
+    }
+    is_deeply \%sum, { 200 => 60, 429 => 60 },
+        '120 requests across a graceful restart: exactly 60 allowed, 60 refused';
+}
 
 # Another table size: a fresh table.
 open my $fh, '>>', $inst->root . '/httpd.conf' or die $!;

@@ -20,6 +20,7 @@
 #include "runtime/mail.h"
 #include "runtime/metrics.h"
 #include "runtime/ratelimit.h"
+#include "runtime/ratelimit_store.h"
 #include "runtime/request_id.h"
 #include "runtime/schema_check.h"
 #include "runtime/submit_batch.h"
@@ -251,6 +252,7 @@ static void formsvc_register_hooks(apr_pool_t *p) {
                         AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_handler(formsvc_handler_hook, NULL, NULL, APR_HOOK_MIDDLE);
     formsvc_register_authz(p);
+    formsvc_rl_stores_register(p); /* before any FormsvcRateLimitStore is read */
     formsvc_public_hooks(p);
     formsvc_webhook_hooks(p);
     formsvc_dbpool_hooks(p);

@@ -25,7 +25,7 @@ static const formsvc_rl_rule default_rules[FORMSVC_RL_N] = {
 formsvc_acct *formsvc_acct_create(apr_pool_t *p) {
     formsvc_acct *a = apr_pcalloc(p, sizeof(*a));
     memcpy(a->rule, default_rules, sizeof(default_rules));
-    a->store = FORMSVC_STORE_LOCAL;
+    a->store = &formsvc_rl_store_local;
     a->slots = 65536;
     a->mail = FORMSVC_MAIL_FILE;
     a->mail_target = NULL; /* default: files in /var/spool/formsvc/mail (mail.c) */
@@ -46,7 +46,7 @@ formsvc_acct *formsvc_acct_merge(apr_pool_t *p, const formsvc_acct *base, const 
         c->rule[i] = (add->rule_set & (1u << i)) ? add->rule[i] : base->rule[i];
     c->rule_set = add->rule_set | base->rule_set;
     AMERGE(store);
-    c->memcache = add->store_set ? add->memcache : base->memcache;
+    c->store_arg = add->store_set ? add->store_arg : base->store_arg;
     AMERGE(slots);
     AMERGE(mail);
     c->mail_target = add->mail_set ? add->mail_target : base->mail_target;
@@ -91,23 +91,34 @@ const char *formsvc_set_rate_limit(cmd_parms *cmd, void *d, const char *args) {
     return NULL;
 }
 
-const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *kind, const char *arg) {
+/* httpd's socache providers: named here only to say why they are not stores. */
+static const char *const socache_names[] = {"shmcb", "redis", "dbm", "dc", "default"};
+
+const char *formsvc_set_rl_store(cmd_parms *cmd, void *d, const char *name, const char *arg) {
     (void)d;
     formsvc_acct *a = acct_of(cmd);
-    if (!strcasecmp(kind, "local") && !arg)
-        a->store = FORMSVC_STORE_LOCAL;
-    else if (!strcasecmp(kind, "pgsql") && !arg)
-        a->store = FORMSVC_STORE_PGSQL;
-    else if (!strcasecmp(kind, "memcache") && arg && strchr(arg, ':')) {
-        char *host, *scope;
-        apr_port_t port;
-        if (apr_parse_addr_port(&host, &scope, &port, arg, cmd->pool) != APR_SUCCESS || !host ||
-            !port)
-            return "FormsvcRateLimitStore memcache takes host:port, e.g. 127.0.0.1:11211";
-        a->store = FORMSVC_STORE_MEMCACHE;
-        a->memcache = arg;
-    } else
-        return "FormsvcRateLimitStore local | pgsql | memcache <host:port>";
+    char *lower = apr_pstrdup(cmd->pool, name); /* names are case-insensitive */
+    ap_str_tolower(lower);
+    const formsvc_rl_store *st = formsvc_rl_store_lookup(lower);
+    if (!st) {
+        for (size_t i = 0; i < sizeof(socache_names) / sizeof(socache_names[0]); i++)
+            if (!strcasecmp(name, socache_names[i]))
+                return apr_psprintf(cmd->pool,
+                                    "FormsvcRateLimitStore %s: httpd's socache providers cannot "
+                                    "hold rate-limit counters (no atomic increment; shmcb drops "
+                                    "live entries when busy). Use local, pgsql or memcache "
+                                    "<host:port>",
+                                    name);
+        return apr_psprintf(cmd->pool,
+                            "FormsvcRateLimitStore: no store named \"%s\"; local | pgsql | "
+                            "memcache <host:port>",
+                            name);
+    }
+    const char *why = st->check ? st->check(cmd->pool, arg) : NULL;
+    if (why)
+        return why;
+    a->store = st;
+    a->store_arg = arg;
     a->store_set = 1;
     return NULL;
 }

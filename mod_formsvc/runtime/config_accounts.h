@@ -7,6 +7,8 @@
 #include <httpd.h>
 #include <http_config.h>
 
+#include "runtime/ratelimit_store.h"
+
 /* Per-client-address limits (the per-account API limit is the tier's
  * "requests" quota, FormsvcQuota ... requests N, per minute). */
 enum { FORMSVC_RL_SIGNUP, FORMSVC_RL_TOKEN, FORMSVC_RL_RECOVER, FORMSVC_RL_SUBMIT, FORMSVC_RL_N };
@@ -16,16 +18,15 @@ typedef struct formsvc_rl_rule {
     int window; /* seconds */
 } formsvc_rl_rule;
 
-enum { FORMSVC_STORE_LOCAL, FORMSVC_STORE_PGSQL, FORMSVC_STORE_MEMCACHE };
 enum { FORMSVC_MAIL_FILE, FORMSVC_MAIL_SENDMAIL, FORMSVC_MAIL_SMTP };
 
 typedef struct formsvc_acct {
     formsvc_rl_rule rule[FORMSVC_RL_N];
-    int store;               /* FORMSVC_STORE_* */
-    const char *memcache;    /* host:port for FORMSVC_STORE_MEMCACHE */
-    int slots;               /* shared-memory counters (local store) */
-    int mail;                /* FORMSVC_MAIL_* */
-    const char *mail_target; /* directory, command, or smtp(s):// URL */
+    const formsvc_rl_store *store; /* FormsvcRateLimitStore (ratelimit_store.h) */
+    const char *store_arg;         /* its argument (memcache: host:port); NULL: none */
+    int slots;                     /* shared-memory counters (local store) */
+    int mail;                      /* FORMSVC_MAIL_* */
+    const char *mail_target;       /* directory, command, or smtp(s):// URL */
     const char *mail_from;
     const char *smtp_user, *smtp_password_file;
     const char *smtp_password;     /* read with its directive from smtp_password_file */
@@ -59,8 +60,8 @@ const char *formsvc_set_confirmations(cmd_parms *cmd, void *d, const char *arg);
                      "[<seconds>]: hits per client address per window"),                           \
         AP_INIT_TAKE12("FormsvcRateLimitStore", formsvc_set_rl_store, NULL, RSRC_CONF,             \
                        "Where rate-limit counters live: local (shared memory of this "             \
-                       "machine), pgsql (the DBD database, shared by every machine), or "          \
-                       "memcache host:port"),                                                      \
+                       "machine, kept across graceful restarts), pgsql (the DBD database, "        \
+                       "shared by every machine), or memcache host:port"),                         \
         AP_INIT_TAKE1("FormsvcRateLimitSlots", formsvc_set_rl_slots, NULL, RSRC_CONF,              \
                       "Counters in the local shared-memory table (default 65536)"),                \
         AP_INIT_TAKE2("FormsvcMailTransport", formsvc_set_mail, NULL, RSRC_CONF,                   \

@@ -1,128 +1,53 @@
-/* ratelimit: the backends of fs_ratelimit.
- *  - local: a table of counters (fs_rl_slot) in anonymous shared memory made
- *    in post_config and inherited by every child, updated with atomic
- *    compare-and-swap (fs_rl_table_hit): no lock on the request path.
- *  - pgsql: an UNLOGGED table, one atomic INSERT ... ON CONFLICT DO UPDATE
- *    ... RETURNING per hit, through the request's pooled connection; a
- *    worker (worker.h) of each child sweeps ended windows away.
- *  - memcache: apr_memcache_incr, and apr_memcache_add when the counter does
- *    not exist yet (both atomic in memcached), with the window as expiry.
- * Keys of shared stores are SHA-256 of bucket and window (no raw address). */
+/* ratelimit: rate limits for handlers, over the store FormsvcRateLimitStore
+ * names (ratelimit_store.h: local, pgsql, memcache, each in its own file).
+ * Here: the window, the decision, the headers, and the stores' hooks. */
 #include "runtime/ratelimit.h"
-#include "fs_store_ops.h"
 #include "runtime/metrics.h"
-#include "runtime/worker.h"
+#include "runtime/ratelimit_store.h"
 
-#include <apr_memcache.h>
-#include <apr_shm.h>
+#include <ap_provider.h>
 #include <apr_strings.h>
-#include <unistd.h>
 
 APLOG_USE_MODULE(formsvc);
 
-static apr_shm_t *shm;
-static fs_rl_slot *slots;
-static uint32_t nslots;
-static apr_memcache_t *mc; /* per child, for FormsvcRateLimitStore memcache */
+static const formsvc_rl_store *const stores[] = {&formsvc_rl_store_local, &formsvc_rl_store_pgsql,
+                                                 &formsvc_rl_store_memcache};
+#define N_STORES (sizeof(stores) / sizeof(stores[0]))
 
-int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
-    formsvc_acct *a = formsvc_conf(s)->acct;
-    nslots = (uint32_t)a->slots;
-    apr_size_t size = (apr_size_t)nslots * sizeof(fs_rl_slot);
-    apr_status_t rv = apr_shm_create(&shm, size, NULL, pconf);
-    if (rv != APR_SUCCESS) {
-        FORMSVC_SLOG(s, APLOG_CRIT, rv, 00601,
-                     "cannot create %" APR_SIZE_T_FMT " bytes of shared memory "
-                     "for rate-limit counters",
-                     size);
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    slots = apr_shm_baseaddr_get(shm);
-    memset(slots, 0, size);
-    return OK;
+void formsvc_rl_stores_register(apr_pool_t *p) {
+    for (size_t i = 0; i < N_STORES; i++)
+        ap_register_provider(p, FORMSVC_RL_STORE_GROUP, stores[i]->name, FORMSVC_RL_STORE_VERSION,
+                             stores[i]);
 }
 
-/* The PostgreSQL store's counters of ended windows go about every minute
- * (from every child: the statement is cheap, and one that finds nothing to
- * delete costs an index probe). */
-static const formsvc_sweep ratelimit_sweep = {fs_store_ratelimit_sweep};
-static const formsvc_task ratelimit_tasks[] = {
-    {"rate-limit sweep", 7, 60, formsvc_task_sweep, &ratelimit_sweep},
-};
+const formsvc_rl_store *formsvc_rl_store_lookup(const char *name) {
+    return ap_lookup_provider(FORMSVC_RL_STORE_GROUP, name, FORMSVC_RL_STORE_VERSION);
+}
 
-void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
+/* 1 when some server counts in st. */
+static int store_used(server_rec *s, const formsvc_rl_store *st) {
     for (server_rec *sp = s; sp; sp = sp->next)
-        if (formsvc_conf(sp)->acct->store == FORMSVC_STORE_PGSQL) {
-            formsvc_worker_start(p, s, "rate-limit", ratelimit_tasks, 1);
-            break;
-        }
-    /* One memcached client per child for the first server that names one. */
-    for (server_rec *sp = s; sp && !mc; sp = sp->next) {
-        formsvc_acct *a = formsvc_conf(sp)->acct;
-        if (a->store != FORMSVC_STORE_MEMCACHE)
-            continue;
-        char *host, *scope;
-        apr_port_t port;
-        apr_memcache_server_t *ms;
-        if (apr_parse_addr_port(&host, &scope, &port, a->memcache, p) != APR_SUCCESS || !host ||
-            !port || apr_memcache_create(p, 1, 0, &mc) != APR_SUCCESS ||
-            apr_memcache_server_create(p, host, port, 0, 1, 64, 60 * 1000000, &ms) != APR_SUCCESS ||
-            apr_memcache_add_server(mc, ms) != APR_SUCCESS) {
-            FORMSVC_SLOG(sp, APLOG_ERR, 0, 00604,
-                         "FormsvcRateLimitStore memcache %s: cannot set up the "
-                         "client; rate limits are not enforced",
-                         a->memcache);
-            mc = NULL;
-            return;
-        }
-    }
-}
-
-/* Counts the hit; 0 on success with *count set, -1 when the store failed. */
-static int count_local(request_rec *r, const char *bucket, int window, int64_t wstart, int64_t now,
-                       int64_t *count) {
-    if (!slots)
-        return -1;
-    int evicted = 0;
-    *count =
-        fs_rl_table_hit(slots, nslots, fs_rl_hash(bucket), window, wstart + window, now, &evicted);
-    if (evicted)
-        FORMSVC_LOG(r, APLOG_WARNING, 00605,
-                    "rate-limit table full: a live counter was dropped; raise "
-                    "FormsvcRateLimitSlots");
+        if (formsvc_conf(sp)->acct->store == st)
+            return 1;
     return 0;
 }
 
-static int count_pgsql(request_rec *r, const char *key, int64_t wend, int64_t *count) {
-    apr_int64_t n;
-    if (fs_store_ratelimit_hit(formsvc_store(r), key, wend, &n))
-        return -1;
-    *count = n;
-    return 0; /* counters of ended windows: the sweep task (ratelimit_tasks) */
+/* The hooks of each store that some server uses, once, with the main server. */
+int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s) {
+    for (size_t i = 0; i < N_STORES; i++) {
+        int rc = stores[i]->post_config && store_used(s, stores[i])
+                     ? stores[i]->post_config(pconf, s)
+                     : OK;
+        if (rc != OK)
+            return rc;
+    }
+    return OK;
 }
 
-static int count_memcache(request_rec *r, const char *key, int window, int64_t *count) {
-    if (!mc)
-        return -1;
-    apr_uint32_t v = 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
-        apr_status_t rv = apr_memcache_incr(mc, key, 1, &v);
-        if (rv == APR_SUCCESS) {
-            *count = v;
-            return 0;
-        }
-        if (rv != APR_NOTFOUND)
-            break;
-        /* add is atomic: only one process creates the counter; the others
-         * get APR_EEXIST and increment it. */
-        rv = apr_memcache_add(mc, key, (char *)"1", 1, (apr_uint32_t)window + 5, 0);
-        if (rv == APR_SUCCESS) {
-            *count = 1;
-            return 0;
-        }
-    }
-    FORMSVC_LOG(r, APLOG_WARNING, 00606, "memcached rate-limit store unreachable");
-    return -1;
+void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s) {
+    for (size_t i = 0; i < N_STORES; i++)
+        if (stores[i]->child_init && store_used(s, stores[i]))
+            stores[i]->child_init(p, s);
 }
 
 void formsvc_ratelimit_headers(request_rec *r, const fs_rl_result *res) {
@@ -142,18 +67,9 @@ fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
         window = 1;
     formsvc_acct *a = formsvc_conf(r->server)->acct;
     int64_t now = (int64_t)apr_time_sec(apr_time_now());
-    int64_t wstart = fs_rl_window_start(now, window), count = 0;
-    int rc;
-    if (a->store == FORMSVC_STORE_LOCAL) {
-        rc = count_local(r, bucket, window, wstart, now, &count);
-    } else {
-        const char *key =
-            fs_rl_store_key(r->pool, apr_psprintf(r->pool, "%s|%d", bucket, window), wstart);
-        rc =
-            a->store == FORMSVC_STORE_PGSQL
-                ? count_pgsql(r, apr_pstrcat(r->pool, "rl:", key, NULL), wstart + window, &count)
-                : count_memcache(r, apr_pstrcat(r->pool, "formsvc:rl:", key, NULL), window, &count);
-    }
+    int64_t count = 0;
+    formsvc_rl_hit hit = {bucket, window, fs_rl_window_start(now, window), now};
+    int rc = a->store->hit(r, a->store_arg, &hit, &count);
     if (rc != 0) {
         FORMSVC_LOG(r, APLOG_WARNING, 00607, "rate-limit store failed; hit allowed");
         fs_rl_decide(limit, window, now, 0, res);

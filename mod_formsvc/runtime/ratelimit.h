@@ -1,6 +1,7 @@
 /* ratelimit: rate limits for handlers. One call per limit; the counters
  * are shared by every httpd child (shared memory) or, with
- * FormsvcRateLimitStore pgsql|memcache, by every machine. */
+ * FormsvcRateLimitStore pgsql|memcache, by every machine
+ * (ratelimit_store.h). */
 #ifndef FORMSVC_RATELIMIT_H
 #define FORMSVC_RATELIMIT_H
 
@@ -30,8 +31,9 @@ fs_error *formsvc_ratelimit_account(request_rec *r);
 /* Sets the RateLimit-* headers (kept on error responses too). */
 void formsvc_ratelimit_headers(request_rec *r, const fs_rl_result *res);
 
-/* Hooks: the shared memory is made in post_config (children inherit it);
- * child_init sets up a memcached client when that store is configured. */
+/* Hooks: post_config and child_init of each store some server uses
+ * (ratelimit_store.h): the local table in post_config (kept across graceful
+ * restarts), the memcached client and the pgsql sweep in child_init. */
 int formsvc_ratelimit_post_config(apr_pool_t *pconf, server_rec *s);
 void formsvc_ratelimit_child_init(apr_pool_t *p, server_rec *s);
 

@@ -83,6 +83,7 @@ FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
 FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
 $mail
 CONF
+    my $base_conf = $conf;
     $conf .= $o{conf} // '';
     open my $fh, '>', "$root/httpd.conf" or die $!;
     print $fh $conf;
@@ -92,7 +93,7 @@ CONF
     my $said = `$httpd -f "$root/httpd.conf" -k start 2>&1`;
     $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,
-                       url => "http://127.0.0.1:$port/api" }, $class;
+                       url => "http://127.0.0.1:$port/api", base_conf => $base_conf }, $class;
     push @running, $self;
     my $ua = LWP::UserAgent->new(timeout => 5);
     for (1 .. 200) {
@@ -101,6 +102,31 @@ CONF
         Time::HiRes::sleep(0.1);
     }
     die "instance $name does not answer: " . slurp("$root/error_log");
+}
+
+# reload(conf => "extra directives\n"): the instance's configuration with
+# these extra directives instead of those start() was given, taken by a
+# graceful restart. Returns once no child of the old generation is left
+# and the new one answers /healthz: every request from then on is served
+# with the new settings.
+sub reload {
+    my ($self, %o) = @_;
+    open my $fh, '>', "$self->{root}/httpd.conf" or die $!;
+    print $fh $self->{base_conf} . ($o{conf} // '');
+    close $fh;
+    my %old = map { $_ => 1 } $self->children;
+    my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+    my $said = `$httpd -f "$self->{root}/httpd.conf" -k graceful 2>&1`;
+    $? == 0 or die "graceful restart of instance $self->{name} failed: $said";
+    my $ua = LWP::UserAgent->new(timeout => 5, keep_alive => 0);
+    for (1 .. 600) {
+        my @now = $self->children;
+        return $self if @now && !grep({ $old{$_} } @now)
+            && $ua->get("$self->{url}/healthz")->code == 200;
+        Time::HiRes::sleep(0.05);
+    }
+    die "instance $self->{name}: the old children are still there after a graceful restart\n"
+        . slurp("$self->{root}/error_log");
 }
 
 sub slurp { my $f = shift; open my $fh, '<', $f or return ''; local $/; <$fh> }

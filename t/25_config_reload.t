@@ -1,17 +1,17 @@
 # Every directive is read again at a graceful restart: one set to a value
 # other than its default has its effect, and once it is removed from the
 # configuration and httpd restarted gracefully its default is back (the
-# file directives used to keep the removed value: they lived in statics
-# that only the directive wrote). Its own httpd with one child (so that a
+# file directives used to keep a removed value: they lived in statics that
+# only the directive wrote). Its own httpd with one child (so that a
 # child's caches and log throttle are the ones the requests meet), on the
-# suite's PostgreSQL. The directives are set in groups, one group
-# per configuration, because some would hide each other's effect (a file
-# too large is refused before the spool sees it): start with group 1; the
+# suite's PostgreSQL. The directives are set in groups, one group per
+# configuration, because some would hide each other's effect (a file too
+# large is refused before the spool sees it): start with group 1; the
 # restart to group 2 removes group 1 (its defaults checked), and so on;
-# group 4 is empty;
-# the last restarts set and remove FormsvcKeyPrefix, which would make the
-# keys of the other checks unknown. docs/testing.md lists what is covered
-# here and what only by reading config_global.c.
+# group 4 is empty, and group 5 (FormsvcKeyPrefix, which would make the
+# keys of the other checks unknown) is set and removed last.
+# docs/testing.md lists what is covered here and what only by reading
+# runtime/config*.c.
 use strict;
 use warnings;
 use Test::More;
@@ -59,6 +59,7 @@ FormsvcFileMaxJSONBody 65536
 FormsvcUploadTempDir "$ro"
 FormsvcLogRepeatInterval 0
 FormsvcMaxBodySubmission 2048
+FormsvcVerifyResendInterval 0
 CONF
     3 => <<'CONF',
 FormsvcUploadTempMax 1
@@ -72,7 +73,12 @@ CONF
 );
 
 my $no_limits = "FormsvcRateLimit signup off\nFormsvcRateLimit submit off\n";
-my $inst = FormsvcInstance->start(name => 'config-reload', conf => $one_child . $group{1} . $no_limits);
+# The module stays loaded across the restarts: httpd unloads and loads a
+# module's shared object again at each one, which resets every static to
+# its initial value and so hid settings kept in statics; a module linked
+# into httpd (or a dlclose that does not unload) keeps them.
+my $inst = FormsvcInstance->start(name => 'config-reload', keep_loaded => 1,
+                                  conf => $one_child . $group{1} . $no_limits);
 
 sub signup_on {
     my $r = $inst->api(POST => '/v1/signup', body => { email => uniq_email() });
@@ -260,6 +266,17 @@ my @directives = (
         # a form without files: its JSON bodies are bounded by FormsvcMaxBodySubmission
         my $c = $inst->api(POST => "/f/$fid2", body => $J->encode({ note => 'y' x 3000 }))->code;
         is $c, $set ? 413 : 201, 'FormsvcMaxBodySubmission ' . ($set ? '2048: 3 KB: 413' : 'removed: 3 KB go in');
+    }],
+    [2, 'FormsvcVerifyResendInterval', sub {
+        my $set = shift;
+        # the time of the last verification mail is in the database: within
+        # the default 60 s of the one sent while the directive was set, refused
+        if ($set) {
+            is $inst->api(POST => '/v1/verify/send', token => $tok_u)->code, 202, "FormsvcVerifyResendInterval 0: verification mail $_ sent at once" for 1 .. 2;
+        } else {
+            is $inst->api(POST => '/v1/verify/send', token => $tok_u)->code, 429,
+                'FormsvcVerifyResendInterval removed (60 s): another mail seconds later is 429';
+        }
     }],
     [3, 'FormsvcUploadTempMax', sub {
         my $set = shift;

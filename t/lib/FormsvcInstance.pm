@@ -27,6 +27,7 @@ sub free_port {
 # start(name => 'a', conf => "extra directives\n", db => 'formsvc',
 #       mail => 0 (no FormsvcMailTransport: the module's default),
 #       enabled => 0 (no `Formsvc On` in the main server: the module's default),
+#       keep_loaded => 1 (the module preloaded: it is not unloaded at a restart),
 #       ready_url => URL answering 200 once it is up; default its /healthz)
 sub start {
     my ($class, %o) = @_;
@@ -90,7 +91,11 @@ CONF
     close $fh;
     # what the configuration check says goes to stderr (no error log yet)
     my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
-    my $said = `$httpd -f "$root/httpd.conf" -k start 2>&1`;
+    # keep_loaded: the module preloaded, so that it stays mapped across
+    # restarts (as when linked into httpd, or where dlclose does not
+    # unload): its statics then outlive a configuration generation
+    my $env = $o{keep_loaded} ? "LD_PRELOAD='$ENV{FORMSVC_MODULE}' " : '';
+    my $said = `$env$httpd -f "$root/httpd.conf" -k start 2>&1`;
     $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,
                        url => "http://127.0.0.1:$port/api", base_conf => $base_conf }, $class;

@@ -53,6 +53,8 @@ FormsvcEventWaits 0
 FormsvcDBTimeout 1
 FormsvcMaxBodyAPI 2048
 FormsvcQuota unverified forms 7
+FormsvcTokenLifetime 120
+FormsvcClientSecretPrefix tstc_
 CONF
     2 => <<"CONF",
 FormsvcFileMaxJSONBody 65536
@@ -60,6 +62,7 @@ FormsvcUploadTempDir "$ro"
 FormsvcLogRepeatInterval 0
 FormsvcMaxBodySubmission 2048
 FormsvcVerifyResendInterval 0
+FormsvcRateLimit token 1 60
 CONF
     3 => <<'CONF',
 FormsvcUploadTempMax 1
@@ -143,6 +146,22 @@ sub lock_form {
         or die 'no lock';
     return $pid;
 }
+
+# An OAuth client of the verified account (a new one for each check: a
+# secret made under another FormsvcClientSecretPrefix is not one), and a
+# client_credentials token for it.
+sub new_client_on {
+    my $c = $inst->api(POST => '/v1/clients', token => $tok_v, body => { name => 'reload' });
+    die 'client: ' . $c->status_line . ' ' . $c->content unless $c->code == 201;
+    return ($c->{json}{id}, $c->{json}{secret});
+}
+sub token_for {
+    my ($id, $secret) = @_;
+    return $inst->api(POST => '/v1/token', body => 'grant_type=client_credentials',
+                      headers => { 'Content-Type' => 'application/x-www-form-urlencoded',
+                                   Authorization => 'Basic ' . encode_base64("$id:$secret", '') });
+}
+sub drop_client { $inst->api(DELETE => "/v1/clients/$_[0]", token => $tok_v) }
 
 my @directives = (
     [1, 'FormsvcFileMaxSize', sub {
@@ -232,6 +251,37 @@ my @directives = (
         my $set = shift;
         my $q = $inst->api(GET => '/v1/me', token => $tok_u)->{json}{quota};
         is $q->{limits}{forms}{limit}, $set ? 7 : 3, 'FormsvcQuota unverified forms ' . ($set ? '7' : 'removed: 3');
+    }],
+    [1, 'FormsvcClientSecretPrefix', sub {
+        my $set = shift;
+        my ($id, $secret) = new_client_on();
+        like $secret, $set ? qr/^tstc_/ : qr/^svcc_/,
+            'FormsvcClientSecretPrefix ' . ($set ? 'tstc_' : 'removed: svcc_');
+        drop_client($id);
+    }],
+    [1, 'FormsvcTokenLifetime', sub {
+        my $set = shift;
+        my ($id, $secret) = new_client_on();
+        my $t = token_for($id, $secret);
+        is $t->code, 200, 'a client_credentials token';
+        is $t->{json}{expires_in}, $set ? 120 : 3600, 'FormsvcTokenLifetime ' . ($set ? '120' : 'removed: 3600');
+        drop_client($id);
+    }],
+    [2, 'FormsvcRateLimit', sub {
+        my $set = shift;
+        # the tokens of this address in the last minute may count (a
+        # FormsvcTokenLifetime check just before): under the default (30 a
+        # minute) the few of this test pass either way
+        my ($id, $secret) = new_client_on();
+        my $first = token_for($id, $secret)->code;
+        if ($set) {
+            like $first, qr/^(200|429)$/, "a token ($first)";
+            is token_for($id, $secret)->code, 429, 'FormsvcRateLimit token 1 60: the next in the minute is 429';
+        } else {
+            is $first, 200, 'a token';
+            is token_for($id, $secret)->code, 200, 'FormsvcRateLimit removed (30 a minute): the next is given';
+        }
+        drop_client($id);
     }],
     [2, 'FormsvcFileMaxJSONBody', sub {
         my $set = shift;

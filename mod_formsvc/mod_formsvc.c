@@ -157,7 +157,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
-    formsvc_dbpool_post_config(pconf, s);
     formsvc_metrics_post_config(pconf, s);
     formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);

@@ -25,6 +25,8 @@ static const formsvc_global defaults = {
     .file_quota_mb = {50, 10240},
     .upload_tmp_dir = NULL,
     .upload_tmp_max_mb = 1024,
+    .db_pool_max = 10, /* mod_dbd's DBDMax default (threaded MPMs) */
+    .db_ping_conninfo = NULL,
 };
 
 /* The main server's settings of the generation that runs: set by
@@ -44,6 +46,34 @@ const formsvc_global *formsvc_global_conf(void) {
     return running ? running : &defaults;
 }
 
+/* The last value of a directive of the main server, looking into
+ * <IfModule>, <IfDefine> and the like but not into <VirtualHost>; NULL
+ * when it is not set. */
+static const char *directive_arg(ap_directive_t *d, const char *name, const char *v) {
+    for (; d; d = d->next) {
+        if (!strcasecmp(d->directive, name))
+            v = d->args;
+        else if (d->first_child && strcasecmp(d->directive, "<VirtualHost"))
+            v = directive_arg(d->first_child, name, v);
+    }
+    return v;
+}
+
+/* mod_dbd's settings that the connection gate needs (dbpool.c). */
+static void note_dbd(apr_pool_t *pconf, formsvc_global *g) {
+    const char *max = directive_arg(ap_conftree, "DBDMax", NULL),
+               *persist = directive_arg(ap_conftree, "DBDPersist", NULL),
+               *driver = directive_arg(ap_conftree, "DBDriver", NULL),
+               *params = directive_arg(ap_conftree, "DBDParams", NULL);
+    g->db_ping_conninfo = driver && params && !strcasecmp(driver, "pgsql")
+                              ? ap_getword_conf(pconf, &params) /* unquoted */
+                              : NULL;
+    if (max)
+        g->db_pool_max = atoi(max) < 1 ? 1 : atoi(max);
+    if (persist && (!strcasecmp(persist, "off") || !strcmp(persist, "0")))
+        g->db_pool_max = 0;
+}
+
 static apr_status_t forget_running(void *data) {
     (void)data;
     running = NULL;
@@ -56,6 +86,7 @@ int formsvc_global_note(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, 
     formsvc_global *g = formsvc_conf(s)->global;
     if (!g->upload_tmp_dir && apr_temp_dir_get(&g->upload_tmp_dir, pconf) != APR_SUCCESS)
         g->upload_tmp_dir = "/tmp";
+    note_dbd(pconf, g);
     running = g;
     apr_pool_cleanup_register(pconf, NULL, forget_running, apr_pool_cleanup_null);
     return OK;

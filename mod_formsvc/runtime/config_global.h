@@ -35,6 +35,12 @@ typedef struct formsvc_global {
      * temporary directory there when it is not set (formsvc_global_note) */
     const char *upload_tmp_dir;
     int upload_tmp_max_mb; /* FormsvcUploadTempMax, per child */
+    /* Not directives of ours: mod_dbd's of the main server, as dbpool.c
+     * needs them, read from the configuration tree by formsvc_global_note */
+    int db_pool_max; /* DBDMax (at least 1); 0 with DBDPersist Off: no pool */
+    /* DBDParams, unquoted, when DBDriver is pgsql (for a ping while the
+     * database is suspected down); NULL otherwise */
+    const char *db_ping_conninfo;
 } formsvc_global;
 
 /* A struct of defaults in pool p (formsvc_create_srv). */
@@ -47,7 +53,7 @@ formsvc_global *formsvc_global_create(apr_pool_t *p);
 const formsvc_global *formsvc_global_conf(void);
 
 /* check_config, first of all: completes the main server's settings
- * (the spool directory) and makes them the running ones until pconf is
+ * (the spool directory, mod_dbd's settings) and makes them the running ones until pconf is
  * cleared for the next generation. */
 int formsvc_global_note(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s);
 

@@ -13,7 +13,6 @@
 
 APLOG_USE_MODULE(formsvc);
 
-#define DBD_DEFAULT_MAX 10 /* mod_dbd's DBDMax default (threaded MPMs) */
 /* While another thread probes a database suspected down: how long a
  * request waits for the verdict, re-checking this often. */
 #define PROBE_WAIT_MS 1000
@@ -23,8 +22,10 @@ APLOG_USE_MODULE(formsvc);
 static int timeout_sec(void) {
     return formsvc_global_conf()->db_timeout;
 }
-/* Read from the configuration in every post_config (not a directive of ours) */
-static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for */
+/* DBDMax of the main server; 0: DBDPersist Off, no pool to wait for */
+static int pool_max(void) {
+    return formsvc_global_conf()->db_pool_max;
+}
 
 /* per child */
 static apr_thread_mutex_t *mutex;
@@ -47,10 +48,6 @@ static apr_pool_t *gate_pool;
 static _Thread_local apr_thread_cond_t *thread_cv;
 static _Thread_local waiter self;
 static int probing; /* a thread is trying the database while it is suspected down */
-/* The main server's DBDParams when the driver is pgsql, for the probe
- * (pconf, read-only in children); NULL: no ping, the probe opens a pooled
- * connection. */
-static const char *ping_conninfo;
 static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
 /* mod_dbd failing to open a connection while PostgreSQL answers pings (it
  * refuses sessions: "too many clients", a role's connection limit, a
@@ -63,38 +60,9 @@ static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed ac
 static apr_time_t open_failed;      /* the last failed open, 0 once one succeeded */
 static apr_interval_time_t backoff; /* how long it counts as down after it */
 
-/* The last value of a directive of the main server, looking into
- * <IfModule>, <IfDefine> and the like but not into <VirtualHost>; NULL
- * when it is not set. */
-static const char *directive_arg(ap_directive_t *d, const char *name, const char *v) {
-    for (; d; d = d->next) {
-        if (!strcasecmp(d->directive, name))
-            v = d->args;
-        else if (d->first_child && strcasecmp(d->directive, "<VirtualHost"))
-            v = directive_arg(d->first_child, name, v);
-    }
-    return v;
-}
-
-void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
-    (void)s;
-    const char *max = directive_arg(ap_conftree, "DBDMax", NULL),
-               *persist = directive_arg(ap_conftree, "DBDPersist", NULL),
-               *driver = directive_arg(ap_conftree, "DBDriver", NULL),
-               *params = directive_arg(ap_conftree, "DBDParams", NULL);
-    ping_conninfo = driver && params && !strcasecmp(driver, "pgsql")
-                        ? ap_getword_conf(pconf, &params) /* unquoted */
-                        : NULL;
-    pool_max = max ? atoi(max) : DBD_DEFAULT_MAX;
-    if (pool_max < 1)
-        pool_max = 1;
-    if (persist && (!strcasecmp(persist, "off") || !strcmp(persist, "0")))
-        pool_max = 0;
-}
-
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec() * 1000);
-    formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max);
+    formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max());
     in_use = 0;
     q_head = q_tail = NULL;
     open_failed = 0;
@@ -212,6 +180,8 @@ int formsvc_dbpool_enter(int *probe) {
             /* Find out with a ping first: a failed pooled open costs two
              * error-log lines of mod_dbd's, and while the database is down
              * every request could be the one that tries. */
+            /* NULL: no ping, the probe opens a pooled connection */
+            const char *ping_conninfo = formsvc_global_conf()->db_ping_conninfo;
             if (ping_conninfo) {
                 apr_thread_mutex_unlock(mutex);
                 int up = fs_db_ping(ping_conninfo);
@@ -225,7 +195,7 @@ int formsvc_dbpool_enter(int *probe) {
         }
         if (placed)
             break; /* handed a place, and the database is not suspected */
-        if (!pool_max || (in_use < pool_max && !q_head)) {
+        if (!pool_max() || (in_use < pool_max() && !q_head)) {
             in_use++;
             break;
         }

@@ -18,9 +18,8 @@
 
 #include <mod_dbd.h>
 
-/* post_config: reads DBDMax and DBDPersist. child_init: makes the gate and
- * hands the statement limit to the store. */
-void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s);
+/* child_init: makes the gate and hands the statement limit to the store
+ * (DBDMax, DBDPersist and DBDParams as runtime/config_global.h read them). */
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s);
 
 /* Takes a place for one connection. While the database is suspected down

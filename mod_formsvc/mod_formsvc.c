@@ -3,8 +3,8 @@
  * start) and the registration of the hooks. The hooks of a part that has
  * its own state register themselves, called from formsvc_register_hooks:
  * auth.c (formsvc_register_authz), public_cache.c (formsvc_public_hooks),
- * webhooks_worker.c (formsvc_webhook_hooks), dbpool.c
- * (formsvc_dbpool_hooks), log.c, request_id.c, metrics.c. */
+ * log.c, request_id.c,
+ * metrics.c, cache.c. */
 #include "fs_migrations.h"
 #include "fs_store.h"
 #include "fs_store_ops.h"
@@ -158,8 +158,6 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00305,
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
-    formsvc_dbpool_post_config(pconf, s);
-    formsvc_files_post_config(pconf);
     formsvc_metrics_post_config(pconf, s);
     formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
@@ -239,6 +237,8 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
 static void formsvc_register_hooks(apr_pool_t *p) {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
+    /* the server-wide settings of this generation, before anything reads them */
+    ap_hook_check_config(formsvc_global_note, NULL, NULL, APR_HOOK_REALLY_FIRST);
     ap_hook_check_config(formsvc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
@@ -254,8 +254,6 @@ static void formsvc_register_hooks(apr_pool_t *p) {
     formsvc_register_authz(p);
     formsvc_rl_stores_register(p); /* before any FormsvcRateLimitStore is read */
     formsvc_public_hooks(p);
-    formsvc_webhook_hooks(p);
-    formsvc_dbpool_hooks(p);
     formsvc_log_hooks(p);
     formsvc_request_id_hooks(p);
     formsvc_metrics_hooks(p);

@@ -30,43 +30,14 @@ void formsvc_form_cache_hooks(apr_pool_t *p); /* form_cache.c */
 #define TOUCH_QUEUE 1024
 #define TOUCH_BATCH 500
 
-/* ---- directives (global, read by the parent, inherited) -------------- */
+/* ---- settings (FormsvcFormCacheSize and the like: config_global.h) ----- */
 
-static const apr_size_t default_size[2] = {8 * 1024 * 1024, 1024 * 1024};
-static const int default_ttl[2] = {30, 30};
-static apr_size_t size_conf[2] = {8 * 1024 * 1024, 1024 * 1024};
-static int ttl_conf[2] = {30, 30};
-
-static const char *const size_names[2] = {"FormsvcFormCacheSize", "FormsvcCredentialCacheSize"};
-static const char *const ttl_names[2] = {"FormsvcFormCacheTTL", "FormsvcCredentialCacheTTL"};
-
-const char *formsvc_set_cache_size(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    int which = cmd->info != NULL;
-    char *end;
-    apr_int64_t v = apr_strtoi64(arg, &end, 10);
-    if (*end || end == arg || (v != 0 && (v < 65536 || v > 1024LL * 1024 * 1024)))
-        return apr_psprintf(cmd->pool,
-                            "%s takes 0 (no cache) or a byte count from 65536 to "
-                            "1073741824",
-                            size_names[which]);
-    size_conf[which] = (apr_size_t)v;
-    return NULL;
-}
-
-const char *formsvc_set_cache_ttl(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    int which = cmd->info != NULL;
-    return formsvc_set_global_int(
-        cmd, arg, 1, 3600, &ttl_conf[which],
-        apr_psprintf(cmd->pool, "%s takes seconds from 1 to 3600", ttl_names[which]));
+static apr_size_t cache_size(int which) {
+    return formsvc_global_conf()->cache_size[which];
 }
 
 apr_time_t formsvc_cache_ttl(int which) {
-    return apr_time_from_sec(ttl_conf[which]);
+    return apr_time_from_sec(formsvc_global_conf()->cache_ttl[which]);
 }
 
 /* The mark is when the entry is due to be read again. The one thread
@@ -109,7 +80,7 @@ static char touch_q[TOUCH_QUEUE][48];
 static int touch_n;
 
 static int enabled(void) {
-    return conninfo && gens && (size_conf[0] || size_conf[1]);
+    return conninfo && gens && (cache_size(0) || cache_size(1));
 }
 
 static int usable(void) {
@@ -409,10 +380,6 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
-    for (int i = 0; i < 2; i++) { /* a restart reads the directives again */
-        size_conf[i] = default_size[i];
-        ttl_conf[i] = default_ttl[i];
-    }
     conninfo = NULL;
     gens = NULL;
     shm = NULL;
@@ -422,7 +389,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
 static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s) {
     (void)plog;
     (void)ptemp;
-    if (!size_conf[0] && !size_conf[1])
+    if (!cache_size(0) && !cache_size(1))
         return OK;
     /* one listener per child serves one database */
     const char *first = formsvc_schema_params(s);
@@ -489,7 +456,7 @@ static void child_init(apr_pool_t *pchild, server_rec *s) {
         return;
     }
     for (int i = 0; i < 2; i++)
-        lru[i] = size_conf[i] ? fs_lru_create(size_conf[i], 32) : NULL;
+        lru[i] = cache_size(i) ? fs_lru_create(cache_size(i), 32) : NULL;
     apr_pool_cleanup_register(pchild, NULL, child_exit, apr_pool_cleanup_null);
     if (!formsvc_worker_start(pchild, s, "cache invalidation", tasks, 1))
         conninfo = NULL;

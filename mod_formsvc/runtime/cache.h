@@ -27,7 +27,9 @@
  *   arrive in commit order). So a change is invalid on this machine before
  *   its author hears of it. If that cannot be had within 1 s the whole
  *   machine's caches are flushed (a machine epoch) instead.
- * Entries also expire (the TTL directives) as a backstop. */
+ * Entries also expire (the TTL directives) as a backstop. The directives
+ * (FormsvcFormCacheSize and the like) are server-wide settings
+ * (runtime/config_global.h). */
 #ifndef FORMSVC_CACHE_H
 #define FORMSVC_CACHE_H
 
@@ -36,30 +38,12 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "runtime/config.h"
 
-const char *formsvc_set_cache_size(cmd_parms *cmd, void *d, const char *arg);
-const char *formsvc_set_cache_ttl(cmd_parms *cmd, void *d, const char *arg);
-
-#define FORMSVC_CACHE_CMDS                                                                         \
-    AP_INIT_TAKE1("FormsvcFormCacheSize", formsvc_set_cache_size, (void *)0, RSRC_CONF,            \
-                  "Bytes of rendered public forms each httpd child keeps in memory (default "      \
-                  "8388608; 0 = no cache). Global."),                                              \
-        AP_INIT_TAKE1("FormsvcFormCacheTTL", formsvc_set_cache_ttl, (void *)0, RSRC_CONF,          \
-                      "Seconds a cached public form is served at most without being read again "   \
-                      "(default 30). Global."),                                                    \
-        AP_INIT_TAKE1("FormsvcCredentialCacheSize", formsvc_set_cache_size, (void *)1, RSRC_CONF,  \
-                      "Bytes of verified credentials each httpd child keeps in memory (default "   \
-                      "1048576; 0 = no cache). Global."),                                          \
-        AP_INIT_TAKE1("FormsvcCredentialCacheTTL", formsvc_set_cache_ttl, (void *)1, RSRC_CONF,    \
-                      "Seconds a cached credential is trusted at most without being read again "   \
-                      "(default 30). Global.")
-
-/* Registers the hooks: pre_config (defaults for a restart), post_config
+/* Registers the hooks: pre_config (forgets the last generation's shared memory), post_config
  * (shared counters, the connection string), child_init (caches, thread),
  * insert_filter (the barrier, the public form cache's filters). */
 void formsvc_cache_hooks(apr_pool_t *p);
-
-enum { FORMSVC_CACHE_FORMS, FORMSVC_CACHE_CREDENTIALS };
 
 /* The cache, or NULL when it is configured off or may not be used now
  * (the listener is not up). */

@@ -2,12 +2,7 @@
 #include "runtime/config.h"
 #include "fs_secret.h"
 #include "fs_util.h"
-#include "http/files.h"
-#include "http/i18n.h"
-#include "runtime/cache.h"
 #include "runtime/config_accounts.h"
-#include "runtime/dbpool.h"
-#include "runtime/webhooks.h"
 
 #include <apr_file_io.h>
 #include <apr_lib.h>
@@ -36,6 +31,7 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
     c->tier[0] = default_tier[0];
     c->tier[1] = default_tier[1];
     c->acct = formsvc_acct_create(p);
+    c->global = formsvc_global_create(p);
     return c;
 }
 
@@ -58,6 +54,9 @@ void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv) {
     MERGE(max_body_submission);
     MERGE(token_lifetime);
     c->acct = formsvc_acct_merge(p, base->acct, add->acct);
+    /* GLOBAL_ONLY directives: a virtual host (add) never sets them, it has
+     * the main server's (base) */
+    c->global = base->global;
     for (int t = 0; t < 2; t++) {
         int *ct = (int *)&c->tier[t], *bt = (int *)&base->tier[t], *at = (int *)&add->tier[t];
         for (unsigned i = 0; i < sizeof(formsvc_tier) / sizeof(int); i++)
@@ -258,10 +257,5 @@ const command_rec formsvc_cmds[] = {
                   "FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|"
                   "webhooks|requests|links|notifications <count>"),
     FORMSVC_ACCOUNT_CMDS,
-    FORMSVC_WEBHOOK_CMDS,
-    FORMSVC_DB_CMDS,
-    FORMSVC_LOG_CMDS,
-    FORMSVC_CACHE_CMDS,
-    FORMSVC_LOCALE_CMDS,
-    FORMSVC_FILE_CMDS, /* uploaded files */
+    FORMSVC_GLOBAL_CMDS,
     {NULL}};

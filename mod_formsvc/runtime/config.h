@@ -1,9 +1,19 @@
-/* config: mod_formsvc's directives (server scope) and their getters. */
+/* config: mod_formsvc's directives and their getters. Every directive
+ * lives in formsvc_srv, one per server (main server and each virtual
+ * host), made by formsvc_create_srv and merged by formsvc_merge_srv as
+ * httpd's own modules do; the directive handlers are in runtime/config*.c.
+ * Per-server settings are read with formsvc_conf(r->server); the
+ * server-wide ones (directives allowed outside <VirtualHost> only) with
+ * formsvc_global_conf() (config_global.h). Nothing else keeps a copy, so
+ * a graceful restart gives every directive it no longer finds its
+ * default. */
 #ifndef FORMSVC_CONFIG_H
 #define FORMSVC_CONFIG_H
 
 #include <httpd.h>
 #include <http_config.h>
+
+#include "runtime/config_global.h"
 
 extern module AP_MODULE_DECLARE_DATA formsvc_module;
 
@@ -34,6 +44,9 @@ typedef struct formsvc_srv {
     apr_uint32_t tls_warned;   /* per child: that case was logged once */
     unsigned int tier_set[2];  /* bit per quota: which were set */
     struct formsvc_acct *acct; /* rate limits, mail: config_accounts.h */
+    /* the server-wide settings: the main server's, shared by every virtual
+     * host (which cannot set them); config_global.h */
+    formsvc_global *global;
 } formsvc_srv;
 
 extern const command_rec formsvc_cmds[];

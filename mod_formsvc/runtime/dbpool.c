@@ -1,6 +1,7 @@
 /* dbpool: the wait for a pooled connection and for a statement, bounded
  * (see dbpool.h). */
 #include "runtime/dbpool.h"
+#include "runtime/config.h"
 #include "runtime/metrics.h"
 
 #include <apr_atomic.h>
@@ -12,15 +13,19 @@
 
 APLOG_USE_MODULE(formsvc);
 
-#define DB_DEFAULT_TIMEOUT 10 /* seconds */
-#define DBD_DEFAULT_MAX 10    /* mod_dbd's DBDMax default (threaded MPMs) */
 /* While another thread probes a database suspected down: how long a
  * request waits for the verdict, re-checking this often. */
 #define PROBE_WAIT_MS 1000
 #define PROBE_RECHECK apr_time_from_msec(20)
 
-static int timeout_sec = DB_DEFAULT_TIMEOUT;
-static int pool_max = DBD_DEFAULT_MAX; /* 0: DBDPersist Off, no pool to wait for */
+/* FormsvcDBTimeout (config_global.h) */
+static int timeout_sec(void) {
+    return formsvc_global_conf()->db_timeout;
+}
+/* DBDMax of the main server; 0: DBDPersist Off, no pool to wait for */
+static int pool_max(void) {
+    return formsvc_global_conf()->db_pool_max;
+}
 
 /* per child */
 static apr_thread_mutex_t *mutex;
@@ -43,10 +48,6 @@ static apr_pool_t *gate_pool;
 static _Thread_local apr_thread_cond_t *thread_cv;
 static _Thread_local waiter self;
 static int probing; /* a thread is trying the database while it is suspected down */
-/* The main server's DBDParams when the driver is pgsql, for the probe
- * (pconf, read-only in children); NULL: no ping, the probe opens a pooled
- * connection. */
-static const char *ping_conninfo;
 static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
 /* mod_dbd failing to open a connection while PostgreSQL answers pings (it
  * refuses sessions: "too many clients", a role's connection limit, a
@@ -59,52 +60,9 @@ static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed ac
 static apr_time_t open_failed;      /* the last failed open, 0 once one succeeded */
 static apr_interval_time_t backoff; /* how long it counts as down after it */
 
-const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    return formsvc_set_global_int(cmd, arg, 0, 3600, &timeout_sec,
-                                  "FormsvcDBTimeout takes seconds from 0 (no limit) to 3600");
-}
-
-/* The last value of a directive of the main server, looking into
- * <IfModule>, <IfDefine> and the like but not into <VirtualHost>; NULL
- * when it is not set. */
-static const char *directive_arg(ap_directive_t *d, const char *name, const char *v) {
-    for (; d; d = d->next) {
-        if (!strcasecmp(d->directive, name))
-            v = d->args;
-        else if (d->first_child && strcasecmp(d->directive, "<VirtualHost"))
-            v = directive_arg(d->first_child, name, v);
-    }
-    return v;
-}
-
-void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
-    (void)s;
-    const char *max = directive_arg(ap_conftree, "DBDMax", NULL),
-               *persist = directive_arg(ap_conftree, "DBDPersist", NULL),
-               *driver = directive_arg(ap_conftree, "DBDriver", NULL),
-               *params = directive_arg(ap_conftree, "DBDParams", NULL);
-    ping_conninfo = driver && params && !strcasecmp(driver, "pgsql")
-                        ? ap_getword_conf(pconf, &params) /* unquoted */
-                        : NULL;
-    pool_max = max ? atoi(max) : DBD_DEFAULT_MAX;
-    if (pool_max < 1)
-        pool_max = 1;
-    if (persist && (!strcasecmp(persist, "off") || !strcmp(persist, "0")))
-        pool_max = 0;
-}
-
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
-    (void)pconf;
-    (void)plog;
-    (void)ptemp;
-    timeout_sec = DB_DEFAULT_TIMEOUT; /* a restart reads the directive again */
-    return OK;
-}
-
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
-    fs_store_set_timeout(timeout_sec * 1000);
-    formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max);
+    fs_store_set_timeout(timeout_sec() * 1000);
+    formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max());
     in_use = 0;
     q_head = q_tail = NULL;
     open_failed = 0;
@@ -164,7 +122,7 @@ static int wait_turn(apr_time_t deadline) {
         q_head = w;
     q_tail = w;
     while (!w->granted) {
-        if (!timeout_sec) {
+        if (!timeout_sec()) {
             apr_thread_cond_wait(w->cv, mutex);
             continue;
         }
@@ -190,7 +148,7 @@ int formsvc_dbpool_enter(int *probe) {
     if (!mutex)
         return FORMSVC_DBPOOL_OK;
     apr_time_t now = apr_time_now();
-    apr_time_t deadline = now + apr_time_from_sec(timeout_sec);
+    apr_time_t deadline = now + apr_time_from_sec(timeout_sec());
     apr_time_t down_deadline = now + apr_time_from_msec(PROBE_WAIT_MS);
     int rc = FORMSVC_DBPOOL_OK, waited = 0, placed = 0;
     apr_thread_mutex_lock(mutex);
@@ -222,6 +180,8 @@ int formsvc_dbpool_enter(int *probe) {
             /* Find out with a ping first: a failed pooled open costs two
              * error-log lines of mod_dbd's, and while the database is down
              * every request could be the one that tries. */
+            /* NULL: no ping, the probe opens a pooled connection */
+            const char *ping_conninfo = formsvc_global_conf()->db_ping_conninfo;
             if (ping_conninfo) {
                 apr_thread_mutex_unlock(mutex);
                 int up = fs_db_ping(ping_conninfo);
@@ -235,7 +195,7 @@ int formsvc_dbpool_enter(int *probe) {
         }
         if (placed)
             break; /* handed a place, and the database is not suspected */
-        if (!pool_max || (in_use < pool_max && !q_head)) {
+        if (!pool_max() || (in_use < pool_max() && !q_head)) {
             in_use++;
             break;
         }
@@ -360,7 +320,7 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r) {
                                                          : FORMSVC_M_DB_DOWN_FAST);
         if (rc == FORMSVC_DBPOOL_BUSY) {
             FORMSVC_LOG(r, APLOG_WARNING, 02153,
-                        "no pooled database connection came free within %d s", timeout_sec);
+                        "no pooled database connection came free within %d s", timeout_sec());
             return NULL;
         }
         if (rc == FORMSVC_DBPOOL_DOWN) {
@@ -391,9 +351,4 @@ int formsvc_dbpool_release(request_rec *r) {
         return 0; /* it goes back when the transaction's owner is done */
     give_back(h);
     return 1;
-}
-
-void formsvc_dbpool_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -1,5 +1,5 @@
-/* dbpool: bounds on waiting for the database. FormsvcDBTimeout (global)
- * is the longest a request waits for a pooled connection when every one
+/* dbpool: bounds on waiting for the database. FormsvcDBTimeout (global,
+ * runtime/config_global.h) is the longest a request waits for a pooled connection when every one
  * is in use, and the longest a store statement waits for the answer to one
  * statement; past it the request gets a 503 problem with Retry-After.
  *
@@ -18,17 +18,8 @@
 
 #include <mod_dbd.h>
 
-const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg);
-
-#define FORMSVC_DB_CMDS                                                                            \
-    AP_INIT_TAKE1("FormsvcDBTimeout", formsvc_set_db_timeout, NULL, RSRC_CONF,                     \
-                  "Seconds a request waits at most for a pooled database connection and for "      \
-                  "the answer to one statement; then 503 with Retry-After (default 10, 0 = no "    \
-                  "limit). Keep statement_timeout in DBDParams below it.")
-
-/* post_config: reads DBDMax and DBDPersist. child_init: makes the gate and
- * hands the statement limit to the store. */
-void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s);
+/* child_init: makes the gate and hands the statement limit to the store
+ * (DBDMax, DBDPersist and DBDParams as runtime/config_global.h read them). */
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s);
 
 /* Takes a place for one connection. While the database is suspected down
@@ -60,8 +51,5 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r);
  * none is held (1), nor when the connection is inside a transaction (0:
  * it stays with r). */
 int formsvc_dbpool_release(request_rec *r);
-
-/* Registers the pre_config hook (resets the directive for a restart). */
-void formsvc_dbpool_hooks(apr_pool_t *p);
 
 #endif

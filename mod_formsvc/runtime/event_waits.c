@@ -10,7 +10,7 @@
  * their id; two accounts that share a slot share a bound, which can only
  * refuse a wait (the answer then comes at once), never admit one too many. */
 #include "fs_ratelimit.h"
-#include "fs_util.h"
+#include "runtime/config.h"
 #include "runtime/metrics.h"
 #include "runtime/webhooks.h"
 
@@ -21,38 +21,14 @@
 APLOG_USE_MODULE(formsvc);
 
 #define ACCOUNT_SLOTS 1024
-#define DEFAULT_PER_ACCOUNT 2
-
-static int max_process = -1; /* -1: auto, ThreadsPerChild / 4 */
-static int max_account = DEFAULT_PER_ACCOUNT;
 static apr_uint32_t waiting; /* in this process */
 static apr_uint32_t waiting_by_account[ACCOUNT_SLOTS];
 
-/* FormsvcEventWaits auto|<per process> [<per account>] */
-const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct) {
-    (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    if (!strcasecmp(proc, "auto"))
-        max_process = -1;
-    else if (!fs_int_parse(proc, 0, 100000, &max_process))
-        return "FormsvcEventWaits: the first argument is auto or a count from 0 to 100000 "
-               "(waiting requests per httpd child)";
-    if (acct && !fs_int_parse(acct, 0, 100000, &max_account))
-        return "FormsvcEventWaits: the second argument is a count from 0 to 100000 "
-               "(waiting requests per account and httpd child)";
-    return NULL;
-}
-
-void formsvc_event_waits_reset(void) {
-    max_process = -1;
-    max_account = DEFAULT_PER_ACCOUNT;
-}
-
-/* The per-process bound: as configured, or a quarter of ThreadsPerChild
- * (0 for prefork and other MPMs of fewer than 4 threads: no waiting). */
+/* The per-process bound: as configured (FormsvcEventWaits), or a quarter
+ * of ThreadsPerChild (0 for prefork and other MPMs of fewer than 4
+ * threads: no waiting). */
 static apr_uint32_t process_bound(void) {
+    int max_process = formsvc_global_conf()->event_waits_process;
     if (max_process >= 0)
         return (apr_uint32_t)max_process;
     int threads = 1;
@@ -84,7 +60,7 @@ formsvc_event_wait *formsvc_event_wait_begin(request_rec *r, const char *user_id
         return NULL;
     }
     apr_uint32_t *slot = &waiting_by_account[fs_rl_hash(user_id) % ACCOUNT_SLOTS];
-    if (apr_atomic_inc32(slot) >= (apr_uint32_t)max_account) {
+    if (apr_atomic_inc32(slot) >= (apr_uint32_t)formsvc_global_conf()->event_waits_account) {
         apr_atomic_dec32(slot);
         apr_atomic_dec32(&waiting);
         return NULL;

@@ -9,7 +9,6 @@
 
 APLOG_USE_MODULE(formsvc);
 
-#define DEFAULT_INTERVAL 10 /* seconds */
 #define SLOTS                                                                                      \
     4096 /* one per message number below 4096 (FS00000-FS02999 today); beyond,                     \
             numbers share slots modulo SLOTS, which only throttles more */
@@ -23,15 +22,12 @@ typedef struct slot {
 
 /* Static, so per process: each child has its own table after fork. */
 static slot slots[SLOTS];
-static int interval = DEFAULT_INTERVAL;
 static int in_child; /* the throttle works only in children */
 static server_rec *main_server;
 
-const char *formsvc_set_log_interval(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    return formsvc_set_global_int(
-        cmd, arg, 0, 3600, &interval,
-        "FormsvcLogRepeatInterval takes seconds from 0 (write every line) to 3600");
+/* FormsvcLogRepeatInterval (config_global.h) */
+static int interval(void) {
+    return formsvc_global_conf()->log_interval;
 }
 
 static unsigned number_of(const char *no) {
@@ -45,17 +41,18 @@ static void write_count(const server_rec *s, int level, unsigned number, apr_uin
     ap_log_error(APLOG_MARK, level, 0, s,
                  FS_LOGNO(00001) "FS%05u repeated %u more times in this process "
                                  "(FormsvcLogRepeatInterval %d s)",
-                 number, (unsigned)count, interval);
+                 number, (unsigned)count, interval());
 }
 
 int formsvc_log_pass(const server_rec *s, int level, const char *no) {
-    if (!in_child || interval <= 0)
+    int every = in_child ? interval() : 0;
+    if (every <= 0)
         return 1;
     unsigned number = number_of(no);
     slot *sl = &slots[number % SLOTS];
     apr_uint32_t now = (apr_uint32_t)apr_time_sec(apr_time_now());
     apr_uint32_t until = apr_atomic_read32(&sl->until);
-    if (now < until || apr_atomic_cas32(&sl->until, now + (apr_uint32_t)interval, until) != until) {
+    if (now < until || apr_atomic_cas32(&sl->until, now + (apr_uint32_t)every, until) != until) {
         /* written less than the interval ago, or another thread is
          * writing it right now */
         apr_atomic_set32(&sl->level, (apr_uint32_t)level);
@@ -89,14 +86,6 @@ static apr_status_t flush_counts(void *data) {
     return APR_SUCCESS;
 }
 
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
-    (void)pconf;
-    (void)plog;
-    (void)ptemp;
-    interval = DEFAULT_INTERVAL; /* a restart reads the directive again */
-    return OK;
-}
-
 static void child_init(apr_pool_t *pchild, server_rec *s) {
     main_server = s;
     in_child = 1;
@@ -105,6 +94,5 @@ static void child_init(apr_pool_t *pchild, server_rec *s) {
 
 void formsvc_log_hooks(apr_pool_t *p) {
     (void)p;
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_FIRST);
 }

@@ -38,15 +38,9 @@ int formsvc_log_pass(const server_rec *s, int level, const char *no);
  * (the core cannot call httpd): written through the same throttle. */
 void formsvc_log_store_line(server_rec *s, int level, const char *line);
 
-/* FormsvcLogRepeatInterval seconds (global; 0: write every line). */
-const char *formsvc_set_log_interval(cmd_parms *cmd, void *d, const char *arg);
-#define FORMSVC_LOG_CMDS                                                                           \
-    AP_INIT_TAKE1("FormsvcLogRepeatInterval", formsvc_set_log_interval, NULL, RSRC_CONF,           \
-                  "Seconds during which a child writes the same numbered message once, counting "  \
-                  "the repeats (default 10; 0 writes every one)")
-
-/* Hooks: pre_config resets the directive; child_init turns the throttle
- * on in the child and writes the counts still pending when it exits. */
+/* Hooks: child_init turns the throttle on in the child (interval:
+ * FormsvcLogRepeatInterval, runtime/config_global.h) and writes the counts
+ * still pending when it exits. */
 void formsvc_log_hooks(apr_pool_t *p);
 
 #endif

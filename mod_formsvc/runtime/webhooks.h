@@ -1,4 +1,4 @@
-/* webhooks: the directive of webhook targets, the start of the delivery
+/* webhooks: the start of the delivery
  * worker of each httpd child (webhooks_worker.c), and what the
  * handlers of /v1/events and /v1/webhooks share (handle_webhooks.c). */
 #ifndef FORMSVC_WEBHOOKS_H
@@ -10,16 +10,10 @@
 #include "http/response.h"
 #include "http/router.h"
 
-/* FormsvcWebhookAllowPrivate On|Off (global; default Off). */
-const char *formsvc_set_webhook_private(cmd_parms *cmd, void *d, int on);
-/* 1 when private and loopback targets (and plain http) are allowed. */
+/* 1 when private and loopback targets (and plain http) are allowed
+ * (FormsvcWebhookAllowPrivate, runtime/config_global.h; like
+ * FormsvcEventWaits, the bound of event_waits.c, a server-wide setting). */
 int formsvc_webhook_allow_private(void);
-
-/* FormsvcEventWaits auto|<per process> [<per account>] (global; default
- * auto = ThreadsPerChild / 4, and 2): event_waits.c. */
-const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct);
-/* Back to the defaults (pre_config: a restart reads the directive again). */
-void formsvc_event_waits_reset(void);
 
 /* One GET /v1/events request allowed to sleep in this httpd child. */
 typedef struct formsvc_event_wait formsvc_event_wait;
@@ -43,18 +37,6 @@ void formsvc_webhook_send_now(request_rec *r, const fs_delivery *dl);
 /* The lease of a claimed delivery, in seconds. */
 int formsvc_webhook_lease(void);
 
-#define FORMSVC_WEBHOOK_CMDS                                                                       \
-    AP_INIT_FLAG("FormsvcWebhookAllowPrivate", formsvc_set_webhook_private, NULL, RSRC_CONF,       \
-                 "On: webhooks may target private, loopback and link-local addresses "             \
-                 "and use plain http (for development and tests; default Off)"),                   \
-        AP_INIT_TAKE12(                                                                            \
-            "FormsvcEventWaits", formsvc_set_event_waits, NULL, RSRC_CONF,                         \
-            "GET /v1/events?wait= requests that may wait at once per httpd child: auto "           \
-            "(ThreadsPerChild / 4, the default) or a count; then per account and child "           \
-            "(default 2). Others are answered at once.")
-
-/* Registers the pre_config hook (reset the directives). */
-void formsvc_webhook_hooks(apr_pool_t *p);
 /* child_init: starts the delivery worker (webhooks_worker.c). */
 void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s);
 

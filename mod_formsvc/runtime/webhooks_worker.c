@@ -20,6 +20,7 @@
 #include "fs_store_webhooks.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
+#include "runtime/config.h"
 #include "runtime/metrics.h"
 #include "runtime/webhooks.h"
 #include "runtime/worker.h"
@@ -60,19 +61,8 @@ APLOG_USE_MODULE(formsvc);
 
 static const fs_delivery_limits limits = {PER_WEBHOOK, PER_ACCOUNT, PAUSE_FAILURES, PAUSE_SECONDS};
 
-static int allow_private;
-
-const char *formsvc_set_webhook_private(cmd_parms *cmd, void *d, int on) {
-    (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    allow_private = on;
-    return NULL;
-}
-
 int formsvc_webhook_allow_private(void) {
-    return allow_private;
+    return formsvc_global_conf()->webhook_allow_private;
 }
 
 /* The outcome of one delivery, recorded once the batch has been sent. */
@@ -96,7 +86,8 @@ static outcome deliver_one(apr_pool_t *p, server_rec *s, const fs_delivery *dl,
     if (!sig)
         res.error = "the signing secret cannot be opened (was the pepper changed?)";
     else
-        fs_webhook_post(p, url, allow_private, id, ts, sig, body, TIMEOUT_SECONDS, cancel, &res);
+        fs_webhook_post(p, url, formsvc_webhook_allow_private(), id, ts, sig, body, TIMEOUT_SECONDS,
+                        cancel, &res);
     json_object *a = fs_json_own(p, json_object_new_object());
     json_object_object_add(a, "at", json_object_new_string(fs_time_format(p, now)));
     json_object_object_add(a, "status", res.status ? json_object_new_int((int)res.status) : NULL);
@@ -380,18 +371,4 @@ void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s) {
     formsvc_worker_start(pchild, s, "webhook", tasks, 1);
     if (ss->n) /* after the dispatcher's: runs before it */
         apr_pool_pre_cleanup_register(pchild, ss, stop_senders);
-}
-
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
-    (void)pconf;
-    (void)plog;
-    (void)ptemp;
-    allow_private = 0; /* a restart reads the directives again */
-    formsvc_event_waits_reset();
-    return OK;
-}
-
-void formsvc_webhook_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
 }

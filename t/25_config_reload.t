@@ -62,9 +62,11 @@ FormsvcUploadTempDir "$ro"
 FormsvcLogRepeatInterval 0
 FormsvcMaxBodySubmission 2048
 FormsvcVerifyResendInterval 0
-FormsvcRateLimit token 1 60
 CONF
+    # the rate-limit counters outlive a graceful restart: the token limit
+    # of 1 is not in the configuration that checks group 1's token removed
     3 => <<'CONF',
+FormsvcRateLimit token 1 60
 FormsvcUploadTempMax 1
 FormsvcFormCacheTTL 1
 FormsvcCredentialCacheTTL 1
@@ -267,7 +269,7 @@ my @directives = (
         is $t->{json}{expires_in}, $set ? 120 : 3600, 'FormsvcTokenLifetime ' . ($set ? '120' : 'removed: 3600');
         drop_client($id);
     }],
-    [2, 'FormsvcRateLimit', sub {
+    [3, 'FormsvcRateLimit', sub {
         my $set = shift;
         # the tokens of this address in the last minute may count (a
         # FormsvcTokenLifetime check just before): under the default (30 a

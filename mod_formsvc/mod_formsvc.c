@@ -11,12 +11,12 @@
 #include "http/auth.h"
 #include "http/files.h"
 #include "http/i18n.h"
-#include "http/request.h"
-#include "http/response.h"
 #include "http/router.h"
 #include "public/public.h"
 #include "runtime/cache.h"
+#include "runtime/config.h"
 #include "runtime/dbpool.h"
+#include "runtime/log.h"
 #include "runtime/mail.h"
 #include "runtime/metrics.h"
 #include "runtime/ratelimit.h"
@@ -34,6 +34,8 @@
 #include <apr_optional.h>
 #include <apr_strings.h>
 #include <http_core.h>
+#include <http_protocol.h>
+#include <http_request.h>
 #include <mod_auth.h>
 #include <mod_dbd.h>
 #include <unistd.h>
@@ -160,6 +162,7 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
     formsvc_dbpool_post_config(pconf, s);
     formsvc_files_post_config(pconf);
     formsvc_metrics_post_config(pconf, s);
+    formsvc_router_post_config(pconf, s); /* names the routes' counters */
     formsvc_schema_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     if (rc == OK)
@@ -256,7 +259,7 @@ static void formsvc_register_hooks(apr_pool_t *p) {
     formsvc_dbpool_hooks(p);
     formsvc_log_hooks(p);
     formsvc_request_id_hooks(p);
-    formsvc_metrics_hooks(p);
+    ap_hook_log_transaction(formsvc_count_request, NULL, NULL, APR_HOOK_MIDDLE);
     formsvc_cache_hooks(p);
 }
 

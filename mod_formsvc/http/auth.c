@@ -1,7 +1,7 @@
 /* auth: bearer authentication in httpd's check_authn hook and the
  * formsvc-scope authorization provider.
  *
- * For our own routes, force_authn makes httpd run authentication whenever a
+ * For our own routes, force_authn (router.c) makes httpd run authentication whenever a
  * Bearer credential is sent to a route that needs one; a route that needs
  * one and gets none is refused by the router with a 401 problem. A failure
  * inside authentication (bad credential, database down) is answered through
@@ -14,8 +14,9 @@
 #include "fs_store_account.h"
 #include "http/cred_cache.h"
 #include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 #include "runtime/schema_check.h"
 
 #include <ap_provider.h>
@@ -38,12 +39,6 @@ const char *formsvc_bearer_of(request_rec *r) {
 static int auth_type_is_bearer(request_rec *r) {
     const char *t = ap_auth_type(r);
     return t && !strcasecmp(t, "Bearer");
-}
-
-int formsvc_force_authn(request_rec *r) {
-    if (formsvc_bearer_of(r) && formsvc_route_needs_auth(r))
-        return OK;
-    return DECLINED;
 }
 
 fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsvc_principal **who) {

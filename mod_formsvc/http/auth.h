@@ -46,7 +46,6 @@ const char *formsvc_resource_metadata_url(request_rec *r, const char *path);
 const char *formsvc_challenge(request_rec *r, const char *challenge);
 
 /* Hooks (registered by mod_formsvc.c). */
-int formsvc_force_authn(request_rec *r);
 int formsvc_check_authn(request_rec *r);
 /* Registers the formsvc-scope provider and the note_auth_failure hook. */
 void formsvc_register_authz(apr_pool_t *p);

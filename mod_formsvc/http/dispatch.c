@@ -3,6 +3,11 @@
  * handler reads or writes are swapped in for the call and put back after,
  * so the outer request (POST /mcp) answers as if nothing happened. */
 #include "http/dispatch.h"
+#include "http/capture.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

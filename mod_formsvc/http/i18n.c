@@ -1,5 +1,6 @@
 /* i18n: the pages' language files, loaded at startup (see i18n.h). */
 #include "http/i18n.h"
+#include "runtime/log.h"
 
 #include <apr_strings.h>
 

@@ -4,11 +4,10 @@
 #ifndef FORMSVC_I18N_H
 #define FORMSVC_I18N_H
 
+#include <httpd.h>
+#include <http_config.h>
+
 #include "fs_locale.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 #ifndef FS_LOCALE_DIR
 #define FS_LOCALE_DIR "/usr/share/formsvc/locales"

@@ -4,8 +4,12 @@
 #include "fs_util.h"
 #include "http/i18n.h"
 #include "http/links.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "public/public.h"
 #include "runtime/cache.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 #include "runtime/views.h"
 
 #include <apr_strings.h>

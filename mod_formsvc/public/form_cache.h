@@ -18,12 +18,10 @@
 #ifndef FORMSVC_FORM_CACHE_H
 #define FORMSVC_FORM_CACHE_H
 
+#include <httpd.h>
+
 #include "fs_lru.h"
 #include "fs_negotiate.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 #include "public/public.h"
 
 /* What a miss remembers for the fill. Lives in the handler's frame. */

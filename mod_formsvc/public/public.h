@@ -3,11 +3,10 @@
 #ifndef FORMSVC_PUBLIC_H
 #define FORMSVC_PUBLIC_H
 
+#include <httpd.h>
+
+#include "fs_error.h"
 #include "fs_store_public.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* A public form as the store returns it (fs_store_public_form): named
  * strings in the request pool. */

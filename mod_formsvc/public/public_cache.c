@@ -13,6 +13,7 @@
  * the children run as. */
 #include "fs_json.h"
 #include "public/public.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 
 #include <apr_file_io.h>

@@ -2,7 +2,10 @@
  * write barrier shared by the form and credential caches (see cache.h). */
 #include "runtime/cache.h"
 #include "fs_listen.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 #include "runtime/schema_check.h"
 #include "runtime/worker.h"
 
@@ -13,6 +16,7 @@
 #include <apr_thread_mutex.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <http_request.h>
 #include <stdatomic.h>
 #include <unistd.h>
 #include <util_filter.h>

@@ -31,11 +31,10 @@
 #ifndef FORMSVC_CACHE_H
 #define FORMSVC_CACHE_H
 
+#include <httpd.h>
+#include <http_config.h>
+
 #include "fs_lru.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 const char *formsvc_set_cache_size(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_cache_ttl(cmd_parms *cmd, void *d, const char *arg);

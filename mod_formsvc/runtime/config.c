@@ -7,6 +7,7 @@
 #include "runtime/cache.h"
 #include "runtime/config_accounts.h"
 #include "runtime/dbpool.h"
+#include "runtime/log.h"
 #include "runtime/webhooks.h"
 
 #include <apr_file_io.h>

@@ -1,6 +1,8 @@
 /* dbpool: the wait for a pooled connection and for a statement, bounded
  * (see dbpool.h). */
 #include "runtime/dbpool.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 
 #include <apr_atomic.h>
@@ -8,6 +10,7 @@
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
+#include <http_request.h>
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);

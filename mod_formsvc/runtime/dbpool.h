@@ -11,11 +11,9 @@
 #ifndef FORMSVC_DBPOOL_H
 #define FORMSVC_DBPOOL_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
-
+#include <httpd.h>
+#include <apr_dbd.h>
+#include <http_config.h>
 #include <mod_dbd.h>
 
 const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg);

@@ -3,6 +3,7 @@
  * for why the order matters). */
 #include "runtime/worker.h"
 #include "runtime/dbpool.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 
 #include <apr_allocator.h>

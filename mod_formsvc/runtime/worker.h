@@ -23,10 +23,9 @@
 #ifndef FORMSVC_WORKER_H
 #define FORMSVC_WORKER_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
+
+#include "fs_store.h"
 
 typedef struct formsvc_worker formsvc_worker;
 

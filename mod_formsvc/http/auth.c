@@ -213,7 +213,7 @@ static void note_failure(request_rec *r, const char *auth_type) {
         apr_table_setn(r->err_headers_out, "WWW-Authenticate", "Bearer realm=\"formsvc\"");
 }
 
-static int note_auth_failure_hook(request_rec *r, const char *auth_type) {
+int formsvc_note_auth_failure(request_rec *r, const char *auth_type) {
     if (!auth_type || strcasecmp(auth_type, "Bearer"))
         return DECLINED;
     note_failure(r, auth_type);
@@ -223,5 +223,4 @@ static int note_auth_failure_hook(request_rec *r, const char *auth_type) {
 void formsvc_register_authz(apr_pool_t *p) {
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "formsvc-scope", AUTHZ_PROVIDER_VERSION,
                               &scope_provider, AP_AUTH_INTERNAL_PER_CONF);
-    ap_hook_note_auth_failure(note_auth_failure_hook, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -47,7 +47,9 @@ const char *formsvc_challenge(request_rec *r, const char *challenge);
 
 /* Hooks (registered by mod_formsvc.c). */
 int formsvc_check_authn(request_rec *r);
-/* Registers the formsvc-scope provider and the note_auth_failure hook. */
+/* note_auth_failure: WWW-Authenticate for AuthType Bearer. */
+int formsvc_note_auth_failure(request_rec *r, const char *auth_type);
+/* Registers the formsvc-scope authorization provider. */
 void formsvc_register_authz(apr_pool_t *p);
 
 #endif

@@ -58,4 +58,10 @@ int formsvc_form_row_get(request_rec *r, const char *ref, fs_lru_stamp stamp, fo
 void formsvc_form_row_put(request_rec *r, const char *ref, fs_lru_stamp stamp,
                           const formsvc_pubform *f);
 
+/* insert_filter (registered by mod_formsvc.c): the filter that notes a
+ * public POST's effect on the form's cached page. */
+void formsvc_form_cache_insert_filter(request_rec *r);
+/* Registers the output filters FORMSVC_FORM_CAPTURE and FORMSVC_FORM_POSTED. */
+void formsvc_form_cache_filters(void);
+
 #endif

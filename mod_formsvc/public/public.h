@@ -15,8 +15,8 @@ typedef fs_public_form formsvc_pubform;
 /* Last-known copies of public forms, per process, used only to give an
  * HTML respondent the form back while the database is unreachable. */
 void formsvc_public_cache_put(const formsvc_pubform *f);
-/* Registers the startup hook that makes the cache directory. */
-void formsvc_public_hooks(apr_pool_t *p);
+/* post_config: makes the cache directory (owned by the child user). */
+int formsvc_public_post_config(apr_pool_t *pconf, server_rec *s);
 int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out);
 
 /* Idempotency-Key records of public submissions (scope: the form id).

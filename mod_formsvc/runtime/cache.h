@@ -53,10 +53,17 @@ const char *formsvc_set_cache_ttl(cmd_parms *cmd, void *d, const char *arg);
                       "Seconds a cached credential is trusted at most without being read again "   \
                       "(default 30). Global.")
 
-/* Registers the hooks: pre_config (defaults for a restart), post_config
- * (shared counters, the connection string), child_init (caches, thread),
- * insert_filter (the barrier, the public form cache's filters). */
-void formsvc_cache_hooks(apr_pool_t *p);
+/* Hooks (registered by mod_formsvc.c). pre_config: the directives' defaults
+ * for a restart. post_config, after formsvc_schema_post_config noted the
+ * DBDParams: the shared counters, the connection string. child_init, after
+ * formsvc_worker_child_init: the caches and the listener's thread.
+ * insert_filter: the barrier of a request that may change something. */
+int formsvc_cache_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
+int formsvc_cache_post_config(apr_pool_t *pconf, server_rec *s);
+void formsvc_cache_child_init(apr_pool_t *pchild, server_rec *s);
+void formsvc_cache_insert_filter(request_rec *r);
+/* Registers the barrier's output filter (FORMSVC_CACHE_BARRIER). */
+void formsvc_cache_filters(void);
 
 enum { FORMSVC_CACHE_FORMS, FORMSVC_CACHE_CREDENTIALS };
 

@@ -97,7 +97,7 @@ void formsvc_dbpool_post_config(apr_pool_t *pconf, server_rec *s) {
         pool_max = 0;
 }
 
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
+int formsvc_dbpool_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
@@ -394,9 +394,4 @@ int formsvc_dbpool_release(request_rec *r) {
         return 0; /* it goes back when the transaction's owner is done */
     give_back(h);
     return 1;
-}
-
-void formsvc_dbpool_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
 }

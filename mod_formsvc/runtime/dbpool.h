@@ -59,7 +59,7 @@ ap_dbd_t *formsvc_dbpool_acquire(request_rec *r);
  * it stays with r). */
 int formsvc_dbpool_release(request_rec *r);
 
-/* Registers the pre_config hook (resets the directive for a restart). */
-void formsvc_dbpool_hooks(apr_pool_t *p);
+/* pre_config: resets the directive for a restart. */
+int formsvc_dbpool_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
 
 #endif

@@ -89,7 +89,7 @@ static apr_status_t flush_counts(void *data) {
     return APR_SUCCESS;
 }
 
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
+int formsvc_log_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
@@ -97,14 +97,8 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     return OK;
 }
 
-static void child_init(apr_pool_t *pchild, server_rec *s) {
+void formsvc_log_child_init(apr_pool_t *pchild, server_rec *s) {
     main_server = s;
     in_child = 1;
     apr_pool_cleanup_register(pchild, NULL, flush_counts, apr_pool_cleanup_null);
-}
-
-void formsvc_log_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_FIRST);
 }

@@ -47,6 +47,7 @@ const char *formsvc_set_log_interval(cmd_parms *cmd, void *d, const char *arg);
 
 /* Hooks: pre_config resets the directive; child_init turns the throttle
  * on in the child and writes the counts still pending when it exits. */
-void formsvc_log_hooks(apr_pool_t *p);
+int formsvc_log_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
+void formsvc_log_child_init(apr_pool_t *pchild, server_rec *s);
 
 #endif

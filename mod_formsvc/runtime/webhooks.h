@@ -52,8 +52,8 @@ int formsvc_webhook_lease(void);
             "(ThreadsPerChild / 4, the default) or a count; then per account and child "           \
             "(default 2). Others are answered at once.")
 
-/* Registers the pre_config hook (reset the directives). */
-void formsvc_webhook_hooks(apr_pool_t *p);
+/* pre_config: the directives back to their defaults. */
+int formsvc_webhook_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
 /* child_init: starts the delivery worker (webhooks_worker.c). */
 void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s);
 

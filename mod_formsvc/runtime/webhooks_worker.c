@@ -385,16 +385,11 @@ void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s) {
         apr_pool_pre_cleanup_register(pchild, ss, stop_senders);
 }
 
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
+int formsvc_webhook_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
     allow_private = 0; /* a restart reads the directives again */
     formsvc_event_waits_reset();
     return OK;
-}
-
-void formsvc_webhook_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -224,3 +224,24 @@ void formsvc_register_authz(apr_pool_t *p) {
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "formsvc-scope", AUTHZ_PROVIDER_VERSION,
                               &scope_provider, AP_AUTH_INTERNAL_PER_CONF);
 }
+
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit) {
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (who && fs_scopes_has(who->scopes, bit))
+        return NULL;
+    const char *name = fs_scope_name(bit);
+    fs_error *e = formsvc_scope_problem(r, name, "This operation needs the scope %s.", name);
+    e->www_authenticate = apr_psprintf(
+        r->pool, "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
+    return e;
+}
+
+fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const char *detail = apr_pvsprintf(r->pool, fmt, ap);
+    va_end(ap);
+    fs_error *e = fs_error_make(r->pool, "insufficient-scope", "%s", detail);
+    fs_error_set_str(r->pool, e, "requiredScope", scope);
+    return e;
+}

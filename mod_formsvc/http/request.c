@@ -1,11 +1,10 @@
-/* request: body and query reading, the base URL, the scope check. The
+/* request: body and query reading, the base URL. The
  * per-request context and the request's database connection are in
  * runtime/request_ctx.c, the answers in response.c. */
 #include "http/request.h"
 #include "fs_json.h"
 #include "fs_negotiate.h"
 #include "fs_util.h"
-#include "http/auth.h"
 #include "http/capture.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
@@ -299,25 +298,4 @@ fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix
                                  "The cursor is malformed or belongs to another list.");
     }
     return NULL;
-}
-
-fs_error *formsvc_need_scope(request_rec *r, unsigned bit) {
-    formsvc_principal *who = formsvc_req_get(r)->who;
-    if (who && fs_scopes_has(who->scopes, bit))
-        return NULL;
-    const char *name = fs_scope_name(bit);
-    fs_error *e = formsvc_scope_problem(r, name, "This operation needs the scope %s.", name);
-    e->www_authenticate = apr_psprintf(
-        r->pool, "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
-    return e;
-}
-
-fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    const char *detail = apr_pvsprintf(r->pool, fmt, ap);
-    va_end(ap);
-    fs_error *e = fs_error_make(r->pool, "insufficient-scope", "%s", detail);
-    fs_error_set_str(r->pool, e, "requiredScope", scope);
-    return e;
 }

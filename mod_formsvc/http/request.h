@@ -1,7 +1,7 @@
-/* request: reading what the client sent (body, query parameters, paging),
- * the base URL and the scope check. The per-request context and the
- * request's database connection and store are runtime/request_ctx.h's
- * (included); the answers are response.h's. */
+/* request: reading what the client sent (body, query parameters, paging)
+ * and the base URL. The per-request context and the request's database
+ * connection and store are runtime/request_ctx.h's (included); the answers
+ * are response.h's, the scope checks auth.h's. */
 #ifndef FORMSVC_REQUEST_H
 #define FORMSVC_REQUEST_H
 
@@ -52,13 +52,6 @@ fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out);
 /* Paging: limit (1..100, default 20) and the decoded cursor id. */
 fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix, int *limit,
                          const char **after);
-
-/* Checks the principal has the scope; 403 problem otherwise. */
-fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
-/* A 403 insufficient-scope problem: requiredScope names scope (a token
- * or constraint the caller lacks), detail is fmt (printf) for people. */
-fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* Log with a stable message number of our own (log.h). */
 #include "runtime/log.h"

@@ -5,7 +5,6 @@
 #include "fs_util.h"
 #include "http/auth.h"
 #include "http/quota.h"
-#include "http/request.h"
 #include "http/response.h"
 #include "runtime/config.h"
 #include "runtime/metrics.h"

@@ -1,22 +1,22 @@
 /* mod_formsvc: the module record, the startup checks (mod_dbd present, a
  * database configured, statements prepared, the schema version at child
- * start) and the registration of the hooks. The hooks of a part that has
- * its own state register themselves, called from formsvc_register_hooks:
- * auth.c (formsvc_register_authz), public_cache.c (formsvc_public_hooks),
- * log.c, request_id.c,
- * metrics.c, cache.c. */
+ * start) and the registration of every hook. No part registers a hook of
+ * its own: each exports its hook functions, and the phases where order
+ * matters (pre_config, post_config, child_init) have one caller here that
+ * calls the parts in the order written, so what must come first is code. */
 #include "fs_migrations.h"
 #include "fs_store.h"
 #include "fs_store_ops.h"
 #include "http/auth.h"
 #include "http/files.h"
 #include "http/i18n.h"
-#include "http/request.h"
-#include "http/response.h"
 #include "http/router.h"
+#include "public/form_cache.h"
 #include "public/public.h"
 #include "runtime/cache.h"
+#include "runtime/config.h"
 #include "runtime/dbpool.h"
+#include "runtime/log.h"
 #include "runtime/mail.h"
 #include "runtime/metrics.h"
 #include "runtime/ratelimit.h"
@@ -35,6 +35,8 @@
 #include <apr_optional.h>
 #include <apr_strings.h>
 #include <http_core.h>
+#include <http_protocol.h>
+#include <http_request.h>
 #include <mod_auth.h>
 #include <mod_dbd.h>
 #include <unistd.h>
@@ -143,6 +145,14 @@ static void write_loaded(apr_pool_t *pconf, apr_pool_t *ptemp, server_rec *s) {
     }
 }
 
+/* A restart: what the last generation made in its pool is forgotten (the
+ * directives need nothing: they live in this generation's configuration,
+ * runtime/config_global.h). */
+static int formsvc_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
+    formsvc_cache_pre_config(pconf, plog, ptemp);
+    return OK;
+}
+
 /* Runs before mod_dbd's post_config, the last moment ap_dbd_prepare works.
  * What can fail because of the configuration was checked in
  * formsvc_check_config. */
@@ -159,20 +169,28 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_metrics_post_config(pconf, s);
+    formsvc_router_post_config(pconf, s); /* the routes' counters: in the metrics' memory */
     formsvc_schema_post_config(pconf, s);
+    formsvc_cache_post_config(pconf, s); /* after the DBDParams were noted */
+    formsvc_public_post_config(pconf, s);
     int rc = formsvc_mail_post_config(pconf, s);
     if (rc == OK)
         rc = formsvc_openapi_post_config(pconf, s);
     return rc != OK ? rc : formsvc_ratelimit_post_config(pconf, s);
 }
 
-/* After mod_dbd has its pool: the background workers (worker.h), and say
- * at once when the schema is behind. */
+/* After mod_dbd has its pool, every part's child start in this order: the
+ * log throttle before any line of ours, the gauges' slot before anything
+ * sets one, libcurl (formsvc_worker_child_init) before any thread of ours
+ * (formsvc_worker_start refuses one before it, FS02185), then the parts
+ * that start workers; and say at once when the schema is behind. */
 static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
-    formsvc_metrics_child_init(p, s); /* the gauges' slot, before anything sets one */
+    formsvc_log_child_init(p, s);
+    formsvc_metrics_child_init(p, s);
     formsvc_dbpool_child_init(p, s);
     formsvc_submit_batch_child_init(p, s);
-    formsvc_worker_child_init(p, s); /* before any worker thread */
+    formsvc_worker_child_init(p, s);
+    formsvc_cache_child_init(p, s); /* the listener's worker */
     formsvc_ratelimit_child_init(p, s);
     formsvc_mail_child_init(p, s);
     formsvc_webhook_child_init(p, s);
@@ -237,27 +255,34 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
 static void formsvc_register_hooks(apr_pool_t *p) {
     static const char *const before_dbd[] = {"mod_dbd.c", NULL};
     static const char *const after_dbd[] = {"mod_dbd.c", NULL};
-    /* the server-wide settings of this generation, before anything reads them */
+    static const char *const after_unique_id[] = {"mod_unique_id.c", NULL};
+    /* startup and child start, each with one caller above; the server-wide
+     * settings of a generation noted before anything reads them */
+    ap_hook_pre_config(formsvc_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(formsvc_global_note, NULL, NULL, APR_HOOK_REALLY_FIRST);
     ap_hook_check_config(formsvc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(formsvc_post_config, NULL, before_dbd, APR_HOOK_MIDDLE);
     ap_hook_child_init(formsvc_child_init, after_dbd, NULL, APR_HOOK_LAST);
+    /* a request, in the order httpd runs the phases */
     ap_hook_post_read_request(formsvc_redact_request, NULL, NULL, APR_HOOK_FIRST);
-    /* before mod_log_config (APR_HOOK_MIDDLE) writes the access log */
-    ap_hook_log_transaction(formsvc_redact_for_log, NULL, NULL, APR_HOOK_FIRST);
+    ap_hook_post_read_request(formsvc_request_id_assign, after_unique_id, NULL, APR_HOOK_MIDDLE);
     ap_hook_translate_name(formsvc_translate, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_map_to_storage(formsvc_map_to_storage, NULL, NULL, APR_HOOK_FIRST);
     ap_hook_force_authn(formsvc_force_authn, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_authn(formsvc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
+    ap_hook_note_auth_failure(formsvc_note_auth_failure, NULL, NULL, APR_HOOK_MIDDLE);
+    formsvc_register_authz(p);     /* the formsvc-scope provider */
+    formsvc_rl_stores_register(p); /* the rate-limit stores, before FormsvcRateLimitStore is read */
+    /* the cache barrier first, then the public form cache's filter */
+    ap_hook_insert_filter(formsvc_cache_insert_filter, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_insert_filter(formsvc_form_cache_insert_filter, NULL, NULL, APR_HOOK_MIDDLE);
+    formsvc_cache_filters();
+    formsvc_form_cache_filters();
     ap_hook_handler(formsvc_handler_hook, NULL, NULL, APR_HOOK_MIDDLE);
-    formsvc_register_authz(p);
-    formsvc_rl_stores_register(p); /* before any FormsvcRateLimitStore is read */
-    formsvc_public_hooks(p);
-    formsvc_log_hooks(p);
-    formsvc_request_id_hooks(p);
-    formsvc_metrics_hooks(p);
-    formsvc_cache_hooks(p);
+    /* before mod_log_config (APR_HOOK_MIDDLE) writes the access log */
+    ap_hook_log_transaction(formsvc_redact_for_log, NULL, NULL, APR_HOOK_FIRST);
+    ap_hook_log_transaction(formsvc_count_request, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 AP_DECLARE_MODULE(formsvc) = {STANDARD20_MODULE_STUFF,

@@ -9,6 +9,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -7,6 +7,10 @@
 #include "fs_secret.h"
 #include "http/audit.h"
 #include "http/forms_access.h"
+#include "http/quota.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 #include <apr_strings.h>
 

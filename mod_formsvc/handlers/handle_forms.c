@@ -6,9 +6,16 @@
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "http/audit.h"
+#include "http/auth.h"
 #include "http/forms_access.h"
 #include "http/idempotency.h"
 #include "http/owner_cache.h"
+#include "http/quota.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -13,6 +13,8 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -13,6 +13,10 @@
 #include "http/forms_access.h"
 #include "http/links.h"
 #include "http/quota.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

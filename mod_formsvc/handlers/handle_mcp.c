@@ -8,11 +8,12 @@
 #include "fs_json.h"
 #include "fs_mcp.h"
 #include "fs_negotiate.h"
-#include "http/auth.h"
+#include "http/capture.h"
 #include "http/dispatch.h"
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "runtime/log.h"
 #include "runtime/version.h"
 
 #include <apr_strings.h>

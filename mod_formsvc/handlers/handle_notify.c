@@ -21,6 +21,7 @@
 #include "http/response.h"
 #include "http/router.h"
 #include "runtime/notify.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

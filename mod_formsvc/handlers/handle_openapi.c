@@ -9,7 +9,6 @@
  * base URL between them. The pieces live in pconf, are never written after
  * post_config, and are shared by every thread of every child. */
 #include "fs_json.h"
-#include "http/auth.h"
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
@@ -20,6 +19,7 @@ APLOG_USE_MODULE(formsvc);
 
 static const char openapi_doc[] =
 #include "openapi_doc.inc"
+#include "runtime/log.h"
     ;
 
 /* The serialised document before and after the value of "servers"; NULL

@@ -4,10 +4,10 @@
 #include "fs_json.h"
 #include "fs_migrations.h"
 #include "fs_store_ops.h"
-#include "http/auth.h"
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "runtime/request_ctx.h"
 #include "runtime/schema_check.h"
 #include "runtime/version.h"
 

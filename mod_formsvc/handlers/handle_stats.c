@@ -4,9 +4,14 @@
  * conversion rate. Scope forms:read: figures about the form, not the
  * answers (no submission's content is read). */
 #include "fs_json.h"
+#include "fs_scope.h"
 #include "fs_store_stats.h"
 #include "fs_util.h"
 #include "http/forms_access.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/request_ctx.h"
 #include "runtime/views.h"
 
 #include <apr_strings.h>

@@ -8,8 +8,14 @@
 #include "fs_store_links.h"
 #include "fs_util.h"
 #include "http/audit.h"
+#include "http/auth.h"
 #include "http/forms_access.h"
 #include "http/owner_cache.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -17,8 +17,12 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/config_accounts.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 #include "runtime/ratelimit.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -7,8 +7,14 @@
 #include "fs_util.h"
 #include "fs_webhook.h"
 #include "http/audit.h"
+#include "http/auth.h"
 #include "http/forms_access.h"
 #include "http/quota.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 #include "runtime/webhooks.h"
 
 #include <apr_strings.h>

@@ -4,9 +4,8 @@
 #include "fs_secret.h"
 #include "fs_store_oauth.h"
 #include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

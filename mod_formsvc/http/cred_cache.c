@@ -1,5 +1,6 @@
 /* cred_cache: verified credentials from memory (see cred_cache.h). */
 #include "http/cred_cache.h"
+#include "http/auth.h"
 #include "runtime/cache.h"
 #include "runtime/metrics.h"
 

@@ -3,8 +3,15 @@
  * handler reads or writes are swapped in for the call and put back after,
  * so the outer request (POST /mcp) answers as if nothing happened. */
 #include "http/dispatch.h"
+#include "http/auth.h"
+#include "http/capture.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
+#include <http_log.h>
+#include <http_protocol.h>
 
 APLOG_USE_MODULE(formsvc);
 

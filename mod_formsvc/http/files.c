@@ -15,12 +15,17 @@
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_multipart.h"
+#include "fs_scope.h"
 #include "fs_secret.h"
 #include "fs_store_files.h"
 #include "http/capture.h"
 #include "http/forms_access.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_atomic.h>
 #include <apr_base64.h>

@@ -6,12 +6,13 @@
 #ifndef FORMSVC_FILES_H
 #define FORMSVC_FILES_H
 
+#include <httpd.h>
+#include <http_config.h>
+#include <json.h>
+
+#include "fs_error.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* The settings of FormsvcFileMaxJSONBody, FormsvcFileMaxSize,
  * FormsvcFileMaxFiles and the file quotas (runtime/config_global.h). */
@@ -77,8 +78,6 @@ apr_off_t formsvc_files_max_body(const fs_fieldset *fs);
 fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t max_value,
                                  apr_off_t max_total, int take_files, formsvc_upload *u,
                                  fs_sha256 *hash, apr_array_header_t **pairs, fs_error **file_err);
-
-extern const formsvc_route formsvc_routes_files[];
 
 /* {"used": bytes, "quota": bytes} of the account's uploaded files (for
  * /v1/me; owned by the caller), or NULL with *e set. */

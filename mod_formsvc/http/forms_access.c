@@ -7,7 +7,10 @@
 #include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
+#include "http/auth.h"
 #include "http/quota.h"
+#include "http/request.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

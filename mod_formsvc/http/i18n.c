@@ -1,5 +1,8 @@
 /* i18n: the pages' language files, loaded at startup (see i18n.h). */
 #include "http/i18n.h"
+#include "runtime/config.h"
+#include "runtime/config_global.h"
+#include "runtime/log.h"
 
 #include <apr_strings.h>
 

@@ -4,12 +4,10 @@
 #ifndef FORMSVC_I18N_H
 #define FORMSVC_I18N_H
 
+#include <httpd.h>
+#include <http_config.h>
+
 #include "fs_locale.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
-#include "runtime/config.h"
 
 /* Loads the files of FormsvcLocaleDir (runtime/config_global.h) into pconf; runs in check_config,
  * so that configtest fails on a missing or broken one as the start would (FS03601). */

@@ -23,10 +23,9 @@
 #ifndef FORMSVC_IDEMPOTENCY_H
 #define FORMSVC_IDEMPOTENCY_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
+
+#include "fs_error.h"
 
 #define FORMSVC_IDEM_PROCEED (-1000)
 

@@ -7,6 +7,9 @@
 #include "fs_secret.h"
 #include "fs_store_links.h"
 #include "fs_urlencoded.h"
+#include "http/request.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

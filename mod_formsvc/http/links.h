@@ -5,11 +5,11 @@
 #ifndef FORMSVC_LINKS_H
 #define FORMSVC_LINKS_H
 
+#include <httpd.h>
+#include <json.h>
+
+#include "fs_error.h"
 #include "fs_fieldset.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* The query parameter that carries a link's token. */
 #define FORMSVC_LINK_PARAM "l"

@@ -6,6 +6,7 @@
 #include "http/request.h"
 #include "runtime/cache.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -8,6 +8,9 @@
 #include "http/auth.h"
 #include "http/capture.h"
 #include "http/request.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 #include "runtime/request_id.h"
 
 #include <apr_strings.h>

@@ -4,16 +4,18 @@
 #include "fs_util.h"
 #include "http/i18n.h"
 #include "http/links.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "public/public.h"
 #include "runtime/cache.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 #include "runtime/views.h"
 
 #include <apr_strings.h>
 #include <util_filter.h>
 
 APLOG_USE_MODULE(formsvc);
-
-void formsvc_form_cache_hooks(apr_pool_t *p);
 
 #define COUNT_TTL apr_time_from_msec(500) /* forms with maxSubmissions */
 #define MAX_BODY (1024 * 1024)            /* larger answers are not kept */
@@ -324,7 +326,7 @@ static apr_status_t posted_filter(ap_filter_t *f, apr_bucket_brigade *bb) {
     return ap_pass_brigade(f->next, bb);
 }
 
-static void insert_filter(request_rec *r) {
+void formsvc_form_cache_insert_filter(request_rec *r) {
     if (r->main || r->method_number != M_POST)
         return;
     formsvc_req *q = formsvc_req_get(r);
@@ -334,9 +336,7 @@ static void insert_filter(request_rec *r) {
     ap_add_output_filter("FORMSVC_FORM_POSTED", (void *)(q->path + 3), r, r->connection);
 }
 
-void formsvc_form_cache_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_insert_filter(insert_filter, NULL, NULL, APR_HOOK_MIDDLE);
+void formsvc_form_cache_filters(void) {
     /* before any content filter (mod_deflate): the handler's own bytes */
     ap_register_output_filter("FORMSVC_FORM_CAPTURE", capture_filter, NULL, AP_FTYPE_RESOURCE);
     ap_register_output_filter("FORMSVC_FORM_POSTED", posted_filter, NULL, AP_FTYPE_RESOURCE);

@@ -18,12 +18,10 @@
 #ifndef FORMSVC_FORM_CACHE_H
 #define FORMSVC_FORM_CACHE_H
 
+#include <httpd.h>
+
 #include "fs_lru.h"
 #include "fs_negotiate.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 #include "public/public.h"
 
 /* What a miss remembers for the fill. Lives in the handler's frame. */
@@ -59,5 +57,11 @@ fs_lru_stamp formsvc_form_row_stamp(request_rec *r, const char *ref);
 int formsvc_form_row_get(request_rec *r, const char *ref, fs_lru_stamp stamp, formsvc_pubform *out);
 void formsvc_form_row_put(request_rec *r, const char *ref, fs_lru_stamp stamp,
                           const formsvc_pubform *f);
+
+/* insert_filter (registered by mod_formsvc.c): the filter that notes a
+ * public POST's effect on the form's cached page. */
+void formsvc_form_cache_insert_filter(request_rec *r);
+/* Registers the output filters FORMSVC_FORM_CAPTURE and FORMSVC_FORM_POSTED. */
+void formsvc_form_cache_filters(void);
 
 #endif

@@ -3,11 +3,10 @@
 #ifndef FORMSVC_PUBLIC_H
 #define FORMSVC_PUBLIC_H
 
+#include <httpd.h>
+
+#include "fs_error.h"
 #include "fs_store_public.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* A public form as the store returns it (fs_store_public_form): named
  * strings in the request pool. */
@@ -16,8 +15,8 @@ typedef fs_public_form formsvc_pubform;
 /* Last-known copies of public forms, per process, used only to give an
  * HTML respondent the form back while the database is unreachable. */
 void formsvc_public_cache_put(const formsvc_pubform *f);
-/* Registers the startup hook that makes the cache directory. */
-void formsvc_public_hooks(apr_pool_t *p);
+/* post_config: makes the cache directory (owned by the child user). */
+int formsvc_public_post_config(apr_pool_t *pconf, server_rec *s);
 int formsvc_public_cache_get(apr_pool_t *p, const char *ref, formsvc_pubform *out);
 
 /* Idempotency-Key records of public submissions (scope: the form id).

@@ -13,6 +13,7 @@
  * the children run as. */
 #include "fs_json.h"
 #include "public/public.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 
 #include <apr_file_io.h>
@@ -41,9 +42,7 @@ static uint64_t fnv(uint64_t h, const char *s) {
 
 static const char *cache_dir;
 
-static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s) {
-    (void)plog;
-    (void)ptemp;
+int formsvc_public_post_config(apr_pool_t *pconf, server_rec *s) {
     const char *dir = ap_runtime_dir_relative(pconf, "formsvc-forms");
     if (!dir || apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf) != APR_SUCCESS) {
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00704,
@@ -56,11 +55,6 @@ static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, s
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 00705, "cannot hand %s to the child user", dir);
     cache_dir = dir;
     return OK;
-}
-
-void formsvc_public_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 /* Only plain references name files. */

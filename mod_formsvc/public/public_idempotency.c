@@ -6,7 +6,10 @@
 #include "fs_html.h"
 #include "fs_idempotency.h"
 #include "http/links.h"
+#include "http/request.h"
 #include "public/public.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -10,7 +10,13 @@
 #include "fs_html.h"
 #include "fs_locale.h"
 #include "http/links.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 #include "public/public.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 /* One public form, ready to serve. */
 typedef struct pub {

@@ -2,7 +2,10 @@
  * write barrier shared by the form and credential caches (see cache.h). */
 #include "runtime/cache.h"
 #include "fs_listen.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 #include "runtime/schema_check.h"
 #include "runtime/worker.h"
 
@@ -13,13 +16,12 @@
 #include <apr_thread_mutex.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <http_request.h>
 #include <stdatomic.h>
 #include <unistd.h>
 #include <util_filter.h>
 
 APLOG_USE_MODULE(formsvc);
-
-void formsvc_form_cache_hooks(apr_pool_t *p); /* form_cache.c */
 
 #define NSLOTS 65536u                 /* generation counters; gens[NSLOTS] is the machine epoch */
 #define LIVE_FOR apr_time_from_sec(1) /* trusted this long after the session last answered */
@@ -215,7 +217,7 @@ static apr_status_t barrier_filter(ap_filter_t *f, apr_bucket_brigade *bb) {
     return ap_pass_brigade(f->next, bb);
 }
 
-static void insert_filter(request_rec *r) {
+void formsvc_cache_insert_filter(request_rec *r) {
     if (!enabled() || r->main)
         return;
     formsvc_req *q = formsvc_req_get(r);
@@ -376,7 +378,7 @@ static const formsvc_task tasks[] = {{"cache invalidation listener", 0, 1, liste
 
 /* ---- hooks ------------------------------------------------------------ */
 
-static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
+int formsvc_cache_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     (void)pconf;
     (void)plog;
     (void)ptemp;
@@ -386,9 +388,7 @@ static int pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp) {
     return OK;
 }
 
-static int post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp, server_rec *s) {
-    (void)plog;
-    (void)ptemp;
+int formsvc_cache_post_config(apr_pool_t *pconf, server_rec *s) {
     if (!cache_size(0) && !cache_size(1))
         return OK;
     /* one listener per child serves one database */
@@ -442,7 +442,7 @@ static apr_status_t child_exit(void *data) {
     return APR_SUCCESS;
 }
 
-static void child_init(apr_pool_t *pchild, server_rec *s) {
+void formsvc_cache_child_init(apr_pool_t *pchild, server_rec *s) {
     if (!enabled())
         return;
     if (pipe(wake) != 0 || fcntl(wake[0], F_SETFL, O_NONBLOCK) != 0 ||
@@ -462,12 +462,6 @@ static void child_init(apr_pool_t *pchild, server_rec *s) {
         conninfo = NULL;
 }
 
-void formsvc_cache_hooks(apr_pool_t *p) {
-    ap_hook_pre_config(pre_config, NULL, NULL, APR_HOOK_MIDDLE);
-    /* after formsvc_schema_post_config (mod_formsvc.c) noted the DBDParams */
-    ap_hook_post_config(post_config, NULL, NULL, APR_HOOK_LAST);
-    ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_insert_filter(insert_filter, NULL, NULL, APR_HOOK_MIDDLE);
+void formsvc_cache_filters(void) {
     ap_register_output_filter("FORMSVC_CACHE_BARRIER", barrier_filter, NULL, AP_FTYPE_RESOURCE);
-    formsvc_form_cache_hooks(p);
 }

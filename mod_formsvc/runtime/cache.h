@@ -33,17 +33,23 @@
 #ifndef FORMSVC_CACHE_H
 #define FORMSVC_CACHE_H
 
-#include "fs_lru.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
-#include "runtime/config.h"
+#include <httpd.h>
+#include <http_config.h>
 
-/* Registers the hooks: pre_config (forgets the last generation's shared memory), post_config
- * (shared counters, the connection string), child_init (caches, thread),
- * insert_filter (the barrier, the public form cache's filters). */
-void formsvc_cache_hooks(apr_pool_t *p);
+#include "fs_lru.h"
+#include "runtime/config_global.h" /* FORMSVC_CACHE_FORMS, FORMSVC_CACHE_CREDENTIALS */
+
+/* Hooks (registered by mod_formsvc.c). pre_config: forgets the last
+ * generation's shared memory. post_config, after formsvc_schema_post_config noted the
+ * DBDParams: the shared counters, the connection string. child_init, after
+ * formsvc_worker_child_init: the caches and the listener's thread.
+ * insert_filter: the barrier of a request that may change something. */
+int formsvc_cache_pre_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp);
+int formsvc_cache_post_config(apr_pool_t *pconf, server_rec *s);
+void formsvc_cache_child_init(apr_pool_t *pchild, server_rec *s);
+void formsvc_cache_insert_filter(request_rec *r);
+/* Registers the barrier's output filter (FORMSVC_CACHE_BARRIER). */
+void formsvc_cache_filters(void);
 
 /* The cache, or NULL when it is configured off or may not be used now
  * (the listener is not up). */

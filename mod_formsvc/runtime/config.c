@@ -3,6 +3,7 @@
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "runtime/config_accounts.h"
+#include "runtime/log.h"
 
 #include <apr_file_io.h>
 #include <apr_lib.h>

@@ -2,6 +2,7 @@
  * (see dbpool.h). */
 #include "runtime/dbpool.h"
 #include "runtime/config.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 
 #include <apr_atomic.h>
@@ -9,6 +10,7 @@
 #include <apr_strings.h>
 #include <apr_thread_cond.h>
 #include <apr_thread_mutex.h>
+#include <http_request.h>
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);

@@ -11,11 +11,9 @@
 #ifndef FORMSVC_DBPOOL_H
 #define FORMSVC_DBPOOL_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
-
+#include <httpd.h>
+#include <apr_dbd.h>
+#include <http_config.h>
 #include <mod_dbd.h>
 
 /* child_init: makes the gate and hands the statement limit to the store

@@ -86,13 +86,8 @@ static apr_status_t flush_counts(void *data) {
     return APR_SUCCESS;
 }
 
-static void child_init(apr_pool_t *pchild, server_rec *s) {
+void formsvc_log_child_init(apr_pool_t *pchild, server_rec *s) {
     main_server = s;
     in_child = 1;
     apr_pool_cleanup_register(pchild, NULL, flush_counts, apr_pool_cleanup_null);
-}
-
-void formsvc_log_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_child_init(child_init, NULL, NULL, APR_HOOK_FIRST);
 }

@@ -38,9 +38,10 @@ int formsvc_log_pass(const server_rec *s, int level, const char *no);
  * (the core cannot call httpd): written through the same throttle. */
 void formsvc_log_store_line(server_rec *s, int level, const char *line);
 
-/* Hooks: child_init turns the throttle on in the child (interval:
- * FormsvcLogRepeatInterval, runtime/config_global.h) and writes the counts
- * still pending when it exits. */
-void formsvc_log_hooks(apr_pool_t *p);
+/* Hook (called by mod_formsvc.c's child_init, first): turns the throttle
+ * on in the child (interval: FormsvcLogRepeatInterval,
+ * runtime/config_global.h) and writes the counts still pending when it
+ * exits. */
+void formsvc_log_child_init(apr_pool_t *pchild, server_rec *s);
 
 #endif

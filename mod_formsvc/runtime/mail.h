@@ -3,11 +3,9 @@
 #ifndef FORMSVC_MAIL_H
 #define FORMSVC_MAIL_H
 
+#include <httpd.h>
+
 #include "fs_mail.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* Builds an RFC 5322 message from the configured sender; NULL when the
  * recipient cannot be mailed. *id gets a fresh outbox id. */

@@ -1,8 +1,10 @@
-/* metrics: shared counters and the /metrics exposition (see metrics.h). */
+/* metrics: shared counters and their text for GET /metrics (see metrics.h;
+ * the page is handlers/handle_metrics.c). */
 #include "runtime/metrics.h"
 #include "fs_store.h"
 #include "fs_store_verify.h"
 #include "fs_store_webhooks.h"
+#include "runtime/log.h"
 #include "runtime/version.h"
 
 #include <apr_atomic.h>
@@ -11,6 +13,7 @@
 #include <apr_strings.h>
 #include <errno.h>
 #include <http_core.h>
+#include <http_request.h>
 #include <mod_auth.h>
 #include <signal.h>
 #include <unistd.h>
@@ -64,7 +67,7 @@ _Static_assert(FORMSVC_M_DB_STMT_UNAVAILABLE + FS_DB_COUNT_N - 1 == FORMSVC_M_DB
                "the store's counters follow fs_store.h's order");
 
 static segment *seg;        /* set in the parent, inherited by children */
-static apr_hash_t *slot_of; /* key: the route's address (a const formsvc_route *);
+static apr_hash_t *slot_of; /* key: a route's key (formsvc_metrics_name_route);
                               value: int slot; in pconf, read-only in children */
 
 void formsvc_metric_inc(formsvc_metric m) {
@@ -138,9 +141,10 @@ static const char *method_name(int m) {
     }
 }
 
-static void name_slot(const formsvc_route *rt, void *ctx) {
-    apr_pool_t *p = ctx;
-    const char *m = method_name(rt->method);
+void formsvc_metrics_name_route(apr_pool_t *p, const void *key, int method, const char *pattern) {
+    if (!seg || !slot_of)
+        return;
+    const char *m = method_name(method);
     int free_slot = -1, found = -1;
     for (int i = 1; i < N_SLOTS && found < 0; i++) {
         route_slot *sl = &seg->slot[i];
@@ -148,19 +152,19 @@ static void name_slot(const formsvc_route *rt, void *ctx) {
             if (free_slot < 0)
                 free_slot = i;
         } else if (!strcmp(sl->method, m) &&
-                   !strncmp(sl->pattern, rt->pattern, sizeof(sl->pattern) - 1)) {
+                   !strncmp(sl->pattern, pattern, sizeof(sl->pattern) - 1)) {
             found = i;
         }
     }
     if (found < 0 && free_slot > 0) { /* a route new since the last start */
         found = free_slot;
         apr_cpystrn(seg->slot[found].method, m, sizeof(seg->slot[found].method));
-        apr_cpystrn(seg->slot[found].pattern, rt->pattern, sizeof(seg->slot[found].pattern));
+        apr_cpystrn(seg->slot[found].pattern, pattern, sizeof(seg->slot[found].pattern));
     }
     if (found > 0) {
         int *v = apr_palloc(p, sizeof(*v));
         *v = found;
-        apr_hash_set(slot_of, apr_pmemdup(p, &rt, sizeof(rt)), sizeof(rt), v);
+        apr_hash_set(slot_of, apr_pmemdup(p, &key, sizeof(key)), sizeof(key), v);
     } /* else: no room; the route counts as unmatched */
 }
 
@@ -195,7 +199,6 @@ int formsvc_metrics_post_config(apr_pool_t *pconf, server_rec *s) {
     slot_of = apr_hash_make(pconf);
     apr_cpystrn(seg->slot[0].method, "*", sizeof(seg->slot[0].method));
     apr_cpystrn(seg->slot[0].pattern, "(none)", sizeof(seg->slot[0].pattern));
-    formsvc_routes_each(name_slot, pconf);
     fs_store_set_counters(&seg->counter[FORMSVC_M_DB_STMT_UNAVAILABLE]);
     return OK;
 }
@@ -212,18 +215,13 @@ static const char *status_label(apr_pool_t *p, int i) {
     return i < N_EXACT ? apr_itoa(p, statuses[i]) : apr_psprintf(p, "%dxx", i - N_EXACT + 1);
 }
 
-/* After the answer: count it under its route and its final status. */
-static int log_transaction(request_rec *r) {
+void formsvc_metrics_count(request_rec *r, const void *key) {
     if (!seg)
-        return DECLINED;
-    formsvc_req *q = ap_get_module_config(r->request_config, &formsvc_module);
-    if (!q || !q->ours || !q->path)
-        return DECLINED;
+        return;
     const request_rec *last = r;
     while (last->next)
         last = last->next;
-    const formsvc_route *rt = formsvc_request_route(r, NULL, NULL);
-    int *v = rt ? apr_hash_get(slot_of, &rt, sizeof(rt)) : NULL;
+    int *v = key ? apr_hash_get(slot_of, &key, sizeof(key)) : NULL;
     route_slot *sl = &seg->slot[v ? *v : 0];
     apr_atomic_inc64(&sl->requests[status_index(last->status)]);
     apr_time_t took = apr_time_now() - r->request_time;
@@ -237,12 +235,6 @@ static int log_transaction(request_rec *r) {
         }
     apr_atomic_add64(&sl->sum_us, (apr_uint64_t)took);
     apr_atomic_inc64(&sl->count);
-    return DECLINED;
-}
-
-void formsvc_metrics_hooks(apr_pool_t *p) {
-    (void)p;
-    ap_hook_log_transaction(log_transaction, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 /* ---- exposition ---------------------------------------------------------- */
@@ -468,9 +460,9 @@ static void children(apr_bucket_brigade *bb) {
 }
 
 /* The webhook deliveries waiting, from the database now (with the outbox). */
-static void webhooks_backlog(request_rec *r, apr_bucket_brigade *bb) {
+static void webhooks_backlog(fs_store *st, apr_bucket_brigade *bb) {
     long long pending, oldest;
-    if (fs_store_webhook_backlog(formsvc_store(r), &pending, &oldest))
+    if (fs_store_webhook_backlog(st, &pending, &oldest))
         return;
     head(bb, "formsvc_webhook_backlog", "gauge",
          "Webhook deliveries waiting to be delivered (due or retrying).");
@@ -484,9 +476,9 @@ static void webhooks_backlog(request_rec *r, apr_bucket_brigade *bb) {
 }
 
 /* The outbox figures, from the database now; 0 when it does not answer. */
-static int outbox(request_rec *r, apr_bucket_brigade *bb) {
+static int outbox(fs_store *st, apr_bucket_brigade *bb) {
     fs_outbox_status ob;
-    int up = !fs_store_outbox_status(formsvc_store(r), &ob);
+    int up = !fs_store_outbox_status(st, &ob);
     if (up) {
         head(bb, "formsvc_mail_outbox_depth", "gauge", "Mail waiting in the outbox to be sent.");
         apr_brigade_printf(bb, NULL, NULL, "formsvc_mail_outbox_depth %" APR_INT64_T_FMT "\n",
@@ -525,17 +517,11 @@ int formsvc_metrics_allowed(request_rec *r) {
     return !strncmp(ip, "127.", 4) || !strcmp(ip, "::1");
 }
 
-static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
-    (void)caps;
-    if (!formsvc_metrics_allowed(r))
-        return formsvc_send_problem(
-            r, fs_error_make(r->pool, "forbidden",
-                             "/metrics answers the local machine only; a Require in a "
-                             "<Location> for it opens it to others."));
+const char *formsvc_metrics_text(apr_pool_t *p, apr_bucket_alloc_t *ba, fs_store *st,
+                                 apr_size_t *len) {
     if (!seg)
-        return formsvc_send_problem(
-            r, fs_error_make(r->pool, "service-unavailable", "Metrics are not available."));
-    apr_bucket_brigade *bb = apr_brigade_create(r->pool, r->connection->bucket_alloc);
+        return NULL;
+    apr_bucket_brigade *bb = apr_brigade_create(p, ba);
     head(bb, "formsvc_build_info", "gauge", "The module's version and the schema it needs.");
     apr_brigade_printf(bb, NULL, NULL, "formsvc_build_info{version=\"%s\",schema=\"%d\"} 1\n",
                        FS_MODULE_VERSION, FS_SCHEMA_VERSION);
@@ -543,26 +529,23 @@ static int formsvc_h_metrics(request_rec *r, const char *const *caps) {
          "When these counters started (the first start of this httpd; restarts keep them).");
     apr_brigade_printf(bb, NULL, NULL, "formsvc_metrics_start_time_seconds %" APR_UINT64_T_FMT "\n",
                        (apr_uint64_t)apr_time_sec((apr_time_t)seg->started));
-    routes(r->pool, bb);
+    routes(p, bb);
     events(bb);
     batches(bb);
     children(bb);
-    int up = outbox(r, bb);
+    int up = outbox(st, bb);
     if (up)
-        webhooks_backlog(r, bb);
+        webhooks_backlog(st, bb);
     head(bb, "formsvc_database_up", "gauge",
          "1 when the database answered this scrape's outbox query.");
     apr_brigade_printf(bb, NULL, NULL, "formsvc_database_up %d\n", up);
-    apr_off_t len = 0;
-    apr_brigade_length(bb, 1, &len);
-    r->status = 200;
-    ap_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");
-    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-    ap_set_content_length(r, len);
-    if (r->header_only)
-        return OK;
-    return ap_pass_brigade(r->output_filters, bb) == APR_SUCCESS ? OK : AP_FILTER_ERROR;
+    apr_off_t n = 0;
+    apr_brigade_length(bb, 1, &n);
+    char *text = apr_palloc(p, (apr_size_t)n + 1);
+    apr_size_t got = (apr_size_t)n;
+    apr_brigade_flatten(bb, text, &got);
+    text[got] = '\0';
+    apr_brigade_destroy(bb);
+    *len = got;
+    return text;
 }
-
-const formsvc_route formsvc_routes_metrics[] = {{M_GET, "/metrics", formsvc_h_metrics, 0, 0},
-                                                {0, NULL, NULL, 0, 0}};

@@ -1,5 +1,5 @@
 /* metrics: counters summed over every child of this httpd, for GET
- * {base}/metrics (Prometheus text format 0.0.4; docs/operations.md).
+ * {base}/metrics (handlers/handle_metrics.c; Prometheus text format 0.0.4; docs/operations.md).
  *
  * They live in one anonymous shared-memory segment made in the parent's
  * post_config and kept in the process pool, so children inherit it and a
@@ -11,10 +11,10 @@
 #ifndef FORMSVC_METRICS_H
 #define FORMSVC_METRICS_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
+#include <apr_buckets.h>
+
+#include "fs_store.h"
 
 /* Event counters. The four FORMSVC_M_DB_STMT_* are in the order of
  * fs_store.h's FS_DB_COUNT_* (the store counts them itself). */
@@ -84,9 +84,17 @@ void formsvc_gauge_set(formsvc_gauge g, int v);
 /* child_init: takes a slot for this child (given back with pchild). */
 void formsvc_metrics_child_init(apr_pool_t *pchild, server_rec *s);
 
-/* Calls fn for every route of every table, in the router's order
- * (router.c). */
-void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx);
+/* post_config, after formsvc_metrics_post_config: gives the route known as
+ * key (any address that stays the same for the configuration's life: the
+ * router passes its routes') the slot of method and pattern (relative to
+ * the base path), found again after a restart or taken anew. A route
+ * without a slot (none left) is counted as unmatched. */
+void formsvc_metrics_name_route(apr_pool_t *pconf, const void *key, int method,
+                                const char *pattern);
+/* log_transaction, for a request under our paths: counts r's answer (its
+ * final status, the time since the request line) under the route named
+ * key (NULL: none matched). */
+void formsvc_metrics_count(request_rec *r, const void *key);
 
 /* 1 when r may read the operator's figures (/metrics, the numbers of
  * /readyz/outbox): a Require that applies to its URL granted it, or,
@@ -96,12 +104,14 @@ void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *c
  * consumed. */
 int formsvc_metrics_allowed(request_rec *r);
 
-/* The /metrics route table (listed in router.c). */
-extern const formsvc_route formsvc_routes_metrics[];
+/* The text of GET /metrics (Prometheus text format 0.0.4), in p, with its
+ * length in *len: the counters, each live child's gauges and, when st's
+ * database answers, the outbox and the webhook backlog. NULL when the
+ * shared memory could not be made. */
+const char *formsvc_metrics_text(apr_pool_t *p, apr_bucket_alloc_t *ba, fs_store *st,
+                                 apr_size_t *len);
 
-/* post_config: makes or finds the segment, names the route slots. */
+/* post_config: makes or finds the segment. */
 int formsvc_metrics_post_config(apr_pool_t *pconf, server_rec *s);
-/* log_transaction hook (requests by route, method and status; latency). */
-void formsvc_metrics_hooks(apr_pool_t *p);
 
 #endif

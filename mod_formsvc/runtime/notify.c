@@ -16,8 +16,11 @@
 #include "fs_secret.h"
 #include "fs_store_mail.h"
 #include "fs_util.h"
+#include "runtime/config.h"
 #include "runtime/config_accounts.h"
+#include "runtime/log.h"
 #include "runtime/mail.h"
+#include "runtime/worker.h"
 
 #include <apr_strings.h>
 

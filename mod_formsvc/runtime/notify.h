@@ -4,10 +4,8 @@
 #ifndef FORMSVC_NOTIFY_H
 #define FORMSVC_NOTIFY_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
+
 #include "runtime/worker.h"
 
 /* For the mail worker's task list (mail.c). */

@@ -2,8 +2,14 @@
  * names (ratelimit_store.h: local, pgsql, memcache, each in its own file).
  * Here: the window, the decision, the headers, and the stores' hooks. */
 #include "runtime/ratelimit.h"
+#include "fs_store_ops.h"
+#include "runtime/config.h"
+#include "runtime/config_accounts.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 #include "runtime/ratelimit_store.h"
+#include "runtime/request_ctx.h"
+#include "runtime/worker.h"
 
 #include <ap_provider.h>
 #include <apr_strings.h>
@@ -110,23 +116,5 @@ fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix
         formsvc_ratelimit_headers(r, &res);
     if (e && e->status == 429)
         formsvc_metric_inc(FORMSVC_M_LIMITED_RATE);
-    return e;
-}
-
-fs_error *formsvc_ratelimit_account(request_rec *r) {
-    formsvc_principal *who = formsvc_req_get(r)->who;
-    if (!who)
-        return NULL;
-    const formsvc_tier *t = &formsvc_conf(r->server)->tier[who->verified ? 1 : 0];
-    fs_rl_result res;
-    fs_error *e = formsvc_ratelimit_check(r, apr_pstrcat(r->pool, "api:", who->user_id, NULL),
-                                          t->requests_minute, 60, &res);
-    formsvc_ratelimit_headers(r, &res);
-    /* for GET /v1/me */
-    apr_table_setn(r->notes, "formsvc-api-used",
-                   apr_itoa(r->pool, res.limit < 0 ? 0 : res.limit - res.remaining));
-    apr_table_setn(r->notes, "formsvc-api-reset", apr_itoa(r->pool, res.reset));
-    if (e && e->status == 429)
-        formsvc_metric_inc(FORMSVC_M_LIMITED_QUOTA);
     return e;
 }

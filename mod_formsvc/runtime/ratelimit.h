@@ -5,12 +5,11 @@
 #ifndef FORMSVC_RATELIMIT_H
 #define FORMSVC_RATELIMIT_H
 
+#include <httpd.h>
+
+#include "fs_error.h"
 #include "fs_ratelimit.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
-#include "runtime/config_accounts.h"
+#include "runtime/config_accounts.h" /* FORMSVC_RL_* */
 
 /* Counts one hit on bucket (any string; it is hashed) against limit hits
  * per window_seconds. NULL when allowed; a 429 rate-limited problem with
@@ -24,10 +23,6 @@ fs_error *formsvc_ratelimit_check(request_rec *r, const char *bucket, int limit,
  * rule, r->useragent_ip (what mod_remoteip sets behind a trusted proxy) and
  * the optional suffix (a form id for submissions). */
 fs_error *formsvc_ratelimit_address(request_rec *r, int rule, const char *suffix);
-/* The per-account /v1 limit of the caller's tier (requests a minute), with
- * RateLimit-Limit, -Remaining and -Reset headers. Called by the router
- * after authentication. */
-fs_error *formsvc_ratelimit_account(request_rec *r);
 /* Sets the RateLimit-* headers (kept on error responses too). */
 void formsvc_ratelimit_headers(request_rec *r, const fs_rl_result *res);
 

@@ -9,7 +9,7 @@
 
 #include "fs_ratelimit.h"
 #include "fs_store_ops.h"
-#include "http/request.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -19,7 +19,7 @@ const char *formsvc_request_id(request_rec *r) {
 
 /* Runs for every request read from a client and for internal redirects
  * (which keep the id of the request they continue). */
-static int assign(request_rec *r) {
+int formsvc_request_id_assign(request_rec *r) {
     if (!formsvc_conf(r->server)->enabled)
         return DECLINED;
     const char *id = r->prev ? formsvc_request_id(r->prev) : NULL;
@@ -38,10 +38,4 @@ static int assign(request_rec *r) {
     /* err_headers_out: kept on error answers and internal redirects */
     apr_table_setn(r->err_headers_out, "X-Request-Id", id);
     return DECLINED;
-}
-
-void formsvc_request_id_hooks(apr_pool_t *p) {
-    (void)p;
-    static const char *const after[] = {"mod_unique_id.c", NULL};
-    ap_hook_post_read_request(assign, after, NULL, APR_HOOK_MIDDLE);
 }

@@ -14,7 +14,7 @@
  * subrequests); NULL when the service is off on r's host. */
 const char *formsvc_request_id(request_rec *r);
 
-/* Registers the post_read_request hook (after mod_unique_id's). */
-void formsvc_request_id_hooks(apr_pool_t *p);
+/* post_read_request, after mod_unique_id's: gives r its id. */
+int formsvc_request_id_assign(request_rec *r);
 
 #endif

@@ -1,9 +1,9 @@
 /* submit_batch: the public submissions of one httpd child stored together
  * (see submit_batch.h). */
 #include "runtime/submit_batch.h"
-#include "http/request.h"
 #include "runtime/log.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 #include <apr_thread_cond.h>

@@ -23,11 +23,9 @@
 #ifndef FORMSVC_SUBMIT_BATCH_H
 #define FORMSVC_SUBMIT_BATCH_H
 
+#include <httpd.h>
+
 #include "fs_store_public.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* Stores ns (exact: the form has maxSubmissions) in a batch when it may be
  * (fs_store_public_batchable), else alone (fs_store_public_submit);

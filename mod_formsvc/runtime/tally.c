@@ -8,6 +8,7 @@
 #include "runtime/tally.h"
 
 #include "fs_store_public.h"
+#include "runtime/log.h"
 #include "runtime/worker.h"
 
 APLOG_USE_MODULE(formsvc);

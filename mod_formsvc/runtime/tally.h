@@ -2,10 +2,7 @@
 #ifndef FORMSVC_TALLY_H
 #define FORMSVC_TALLY_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
 
 /* child_init: starts this child's rollup thread. */
 void formsvc_tally_child_init(apr_pool_t *pchild, server_rec *s);

@@ -2,6 +2,7 @@
 #include "runtime/views.h"
 
 #include "fs_store_stats.h"
+#include "runtime/log.h"
 #include "runtime/worker.h"
 
 #include <apr_strings.h>

@@ -7,10 +7,7 @@
 #ifndef FORMSVC_VIEWS_H
 #define FORMSVC_VIEWS_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
 
 #define FORMSVC_VIEWS_FLUSH_SECONDS 2
 

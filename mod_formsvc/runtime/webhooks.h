@@ -4,11 +4,10 @@
 #ifndef FORMSVC_WEBHOOKS_H
 #define FORMSVC_WEBHOOKS_H
 
+#include <httpd.h>
+#include <http_config.h>
+
 #include "fs_store_webhooks.h"
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
 
 /* 1 when private and loopback targets (and plain http) are allowed
  * (FormsvcWebhookAllowPrivate, runtime/config_global.h; like

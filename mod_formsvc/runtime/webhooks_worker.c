@@ -21,7 +21,9 @@
 #include "fs_util.h"
 #include "fs_webhook.h"
 #include "runtime/config.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 #include "runtime/webhooks.h"
 #include "runtime/worker.h"
 

@@ -3,6 +3,7 @@
  * for why the order matters). */
 #include "runtime/worker.h"
 #include "runtime/dbpool.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 
 #include <apr_allocator.h>
@@ -157,8 +158,19 @@ static apr_status_t stop(void *data) {
     return APR_SUCCESS;
 }
 
+/* Set by formsvc_worker_child_init in this child: what the workers'
+ * libraries need once per process is ready, so threads may start. */
+static int child_ready;
+
 formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const char *name,
                                      const formsvc_task *tasks, int n) {
+    if (!child_ready) {
+        /* a thread started now could race libcurl's global set-up */
+        FORMSVC_SLOG(s, APLOG_ERR, 0, 02185,
+                     "the %s worker was started before formsvc_worker_child_init; not started",
+                     name);
+        return NULL;
+    }
     formsvc_worker *w = apr_pcalloc(pchild, sizeof(*w));
     w->name = name;
     w->s = s;
@@ -198,7 +210,9 @@ static apr_status_t curl_done(void *data) {
 
 void formsvc_worker_child_init(apr_pool_t *pchild, server_rec *s) {
     /* curl_global_init is not thread-safe in every libcurl: once, here,
-     * while the child has no thread of ours yet */
+     * while the child has no thread of ours yet (formsvc_worker_start
+     * refuses to start one before this ran) */
+    child_ready = 1;
     CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
     if (rc != CURLE_OK) {
         FORMSVC_SLOG(s, APLOG_ERR, 0, 02161,

@@ -23,10 +23,9 @@
 #ifndef FORMSVC_WORKER_H
 #define FORMSVC_WORKER_H
 
-#include "http/auth.h"
-#include "http/request.h"
-#include "http/response.h"
-#include "http/router.h"
+#include <httpd.h>
+
+#include "fs_store.h"
 
 typedef struct formsvc_worker formsvc_worker;
 
@@ -75,12 +74,14 @@ formsvc_task_fn formsvc_task_sweep;
 
 /* child_init, before any worker starts: what the workers' libraries need
  * once per process (libcurl's global state; released after every worker
- * has been joined). */
+ * has been joined). formsvc_worker_start refuses to start a thread before
+ * it ran (FS02185). */
 void formsvc_worker_child_init(apr_pool_t *pchild, server_rec *s);
 
-/* child_init: starts a worker thread named name (for log lines) that runs
- * the n tasks (the array lives as long as the process). Returns NULL (and
- * logs) when the thread cannot be started. */
+/* child_init, after formsvc_worker_child_init: starts a worker thread named
+ * name (for log lines) that runs the n tasks (the array lives as long as
+ * the process). Returns NULL (and logs) when the thread cannot be started
+ * or formsvc_worker_child_init has not run in this child. */
 formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const char *name,
                                      const formsvc_task *tasks, int n);
 

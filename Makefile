@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
+.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check
 all: module
 
 deps:
@@ -99,6 +99,10 @@ run: deps
 # of a normal GET meanwhile (docs/deploy.md, "Slow clients").
 slowloris: deps
 	@bash scripts/slowloris
+
+# the suite RUNS times (default 10) from fresh clones under stress-ng (docs/testing.md)
+soak:
+	@bash scripts/soak $(RUNS)
 
 bench:
 	@bash scripts/install-deps bench

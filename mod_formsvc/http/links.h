@@ -1,5 +1,5 @@
 /* links: what the owner's routes of respondent links (handle_links.c) and
- * the public form (handle_public.c) share (links.c): a link's token and
+ * the public form (public/) share (links.c): a link's token and
  * URL, the link a public request carries (?l=<token>), and the prefill a
  * page takes from its query string. */
 #ifndef FORMSVC_LINKS_H

@@ -1,5 +1,5 @@
-/* public: what the files of the public form side share (handle_public.c,
- * public_cache.c, public_idempotency.c). */
+/* public: what the files of the public form side share (the public_*.c
+ * files, form_cache.c). */
 #ifndef FORMSVC_PUBLIC_H
 #define FORMSVC_PUBLIC_H
 

@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check check-includes
+.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check check-includes
 all: module
 
 deps:
@@ -51,6 +51,21 @@ unit-valgrind: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== valgrind $$t"; \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    $$t >/dev/null; done
+
+# The unit tests built with ThreadSanitizer into build-tsan/ (the core and
+# the tests; APR itself is not instrumented, its pthread locks are seen
+# through TSan's interceptors): any report (a data race, a lock-order
+# inversion, a mutex misused) fails the run. tests/tsan.supp says what is
+# suppressed and why. docs/testing.md, "ThreadSanitizer".
+TSAN_BUILD ?= build-tsan
+TSAN_OPTIONS_RUN = halt_on_error=1 exitcode=66 second_deadlock_stack=1 \
+                   suppressions=$(CURDIR)/tests/tsan.supp
+test-tsan:
+	@$(MAKE) -s BUILD=$(TSAN_BUILD) SANITIZE=-fsanitize=thread OPT=-O1 unit-tsan
+
+unit-tsan: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== tsan $$t"; \
+	  TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $$t; done
 
 # The server accepts a body exactly when python3-jsonschema accepts it
 # against the published schema (tests/equivalence/equivalence.py).

@@ -237,6 +237,151 @@ static void threads(void **state) {
     fs_lru_destroy(c);
 }
 
+/* Threads using a cache as runtime/cache.c does: each reads the stamp
+ * (generation counters of the entry's dependency and of the machine)
+ * before it "fetches", puts the value under it with a mark due soon,
+ * reads with the current stamp, refreshes when the mark is due (the one
+ * thread whose fs_lru_remark wins), and invalidates by bumping a
+ * dependency's counter or removing a key. A hit must always be a value
+ * made for that key under exactly the stamp asked with. */
+#define GEN_SLOTS 8
+typedef struct cache_user {
+    fs_lru *c;
+    fs_gen *gens; /* GEN_SLOTS for dependencies, then the machine's */
+    int id, iterations;
+    atomic_int *bad, *hits, *refreshes;
+} cache_user;
+
+static void *use_cache(void *data) {
+    cache_user *u = data;
+    apr_pool_t *p;
+    apr_pool_create_unmanaged_ex(&p, NULL, NULL);
+    char key[32], dep[32], val[96], want[96];
+    for (int i = 0; i < u->iterations; i++) {
+        int k = (i * 11 + u->id * 17) % 64;
+        snprintf(key, sizeof key, "f|frm_%d", k);
+        snprintf(dep, sizeof dep, "r:frm_%d", k % 16);
+        uint32_t slot = fs_gen_slot(dep, GEN_SLOTS);
+        fs_lru_stamp st = {fs_gen_read(u->gens, GEN_SLOTS), fs_gen_read(u->gens, slot)};
+        apr_time_t now = apr_time_now();
+        snprintf(want, sizeof want, "%s|%llu|%llu|%0*d", key, (unsigned long long)st.a,
+                 (unsigned long long)st.b, 8 + k % 24, k);
+        switch (i % 8) {
+        case 4:
+        case 5: /* fetched under st: stored, due again half-way */
+            fs_lru_put(u->c, key, want, strlen(want), now + apr_time_from_sec(60), st,
+                       now + 200 /* microseconds */);
+            break;
+        case 6:
+            if (i % 64 == 6)
+                fs_gen_bump(u->gens, slot); /* the form changed */
+            else if (i % 1024 == 14)
+                fs_gen_bump(u->gens, GEN_SLOTS); /* the whole machine's caches */
+            break;
+        case 7:
+            if (i % 32 == 7)
+                fs_lru_remove(u->c, key);
+            break;
+        default: {
+            void *v;
+            size_t n;
+            apr_time_t due;
+            if (!fs_lru_get(u->c, key, now, st, p, &v, &n, &due))
+                break;
+            atomic_fetch_add(u->hits, 1);
+            memcpy(val, v, n < sizeof val - 1 ? n : sizeof val - 1);
+            val[n < sizeof val - 1 ? n : sizeof val - 1] = '\0';
+            if (n != strlen(want) || strcmp(val, want))
+                atomic_fetch_add(u->bad, 1);
+            if (now >= due && fs_lru_remark(u->c, key, due, APR_INT64_MAX)) {
+                /* this thread refreshes: fetched again under st */
+                atomic_fetch_add(u->refreshes, 1);
+                fs_lru_put(u->c, key, want, strlen(want), now + apr_time_from_sec(60), st,
+                           now + 200 /* microseconds */);
+            }
+        }
+        }
+        if (i % 256 == 0)
+            apr_pool_clear(p);
+    }
+    apr_pool_destroy(p);
+    return NULL;
+}
+
+static void threads_as_the_caches_use_it(void **state) {
+    fs_gen gens[GEN_SLOTS + 1];
+    for (int i = 0; i <= GEN_SLOTS; i++)
+        atomic_init(&gens[i], 0);
+    size_t budget = 16384;
+    fs_lru *c = fs_lru_create(budget, 8);
+    atomic_int bad = 0, hits = 0, refreshes = 0;
+    cache_user u[16];
+    void *args[16];
+    for (int i = 0; i < 16; i++) {
+        u[i] = (cache_user){c, gens, i, fs_test_iterations(20000), &bad, &hits, &refreshes};
+        args[i] = &u[i];
+    }
+    fs_test_threads(*state, 16, use_cache, args);
+    assert_int_equal(atomic_load(&bad), 0);
+    assert_true(atomic_load(&hits) > 0);
+    fs_lru_stats st;
+    fs_lru_stats_get(c, &st);
+    assert_true(st.bytes <= budget);
+    /* the shards' counters, kept under their locks, lost no update */
+    assert_int_equal(st.hits, (uint64_t)atomic_load(&hits));
+    fs_lru_destroy(c);
+}
+
+/* Threads that all find the same entry due: exactly one of them moves its
+ * mark on (and refreshes), round after round. */
+typedef struct racer {
+    fs_lru *c;
+    pthread_barrier_t *start, *end;
+    int rounds;
+    atomic_int *winners;
+} racer;
+
+static void *race_remark(void *data) {
+    racer *r = data;
+    for (int i = 0; i < r->rounds; i++) {
+        pthread_barrier_wait(r->start);
+        if (fs_lru_remark(r->c, "hot", i, APR_INT64_MAX))
+            atomic_fetch_add(r->winners, 1);
+        pthread_barrier_wait(r->end);
+    }
+    return NULL;
+}
+
+static void one_refresher_per_due_mark(void **state) {
+    fs_lru *c = fs_lru_create(1 << 16, 4);
+    pthread_barrier_t start, end;
+    pthread_barrier_init(&start, NULL, 17);
+    pthread_barrier_init(&end, NULL, 17);
+    atomic_int winners = 0;
+    int rounds = fs_test_iterations(300), wrong = 0;
+    racer r = {c, &start, &end, rounds, &winners};
+    apr_thread_t *t[16];
+    fs_test_start ts = {race_remark, &r};
+    for (int i = 0; i < 16; i++)
+        assert_int_equal(apr_thread_create(&t[i], NULL, fs_test_thread_main, &ts, *state),
+                         APR_SUCCESS);
+    for (int i = 0; i < rounds; i++) {
+        assert_int_equal(fs_lru_put(c, "hot", "v", 1, APR_INT64_MAX, S0, i), 0);
+        pthread_barrier_wait(&start);
+        pthread_barrier_wait(&end);
+        if (atomic_exchange(&winners, 0) != 1)
+            wrong++;
+    }
+    for (int i = 0; i < 16; i++) {
+        apr_status_t rv;
+        apr_thread_join(&rv, t[i]);
+    }
+    assert_int_equal(wrong, 0);
+    pthread_barrier_destroy(&start);
+    pthread_barrier_destroy(&end);
+    fs_lru_destroy(c);
+}
+
 static void generations(void **state) {
     (void)state;
     fs_gen tab[64];
@@ -263,9 +408,17 @@ static void generations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        FS_TEST(put_get_replace),         FS_TEST(expiry),  FS_TEST(stamps),
-        FS_TEST(least_recent_goes_first), FS_TEST(too_big), FS_TEST(marks),
-        FS_TEST(many_keys_and_clear),     FS_TEST(threads), FS_TEST(generations),
+        FS_TEST(put_get_replace),
+        FS_TEST(expiry),
+        FS_TEST(stamps),
+        FS_TEST(least_recent_goes_first),
+        FS_TEST(too_big),
+        FS_TEST(marks),
+        FS_TEST(many_keys_and_clear),
+        FS_TEST(threads),
+        FS_TEST(generations),
+        FS_TEST(threads_as_the_caches_use_it),
+        FS_TEST(one_refresher_per_due_mark),
     };
     apr_initialize();
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,24 +1,21 @@
 /* dbpool: the wait for a pooled connection and for a statement, bounded
  * (see dbpool.h). */
 #include "runtime/dbpool.h"
+#include "fs_gate.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
 #include "runtime/metrics.h"
 
-#include <apr_atomic.h>
 #include <apr_optional.h>
 #include <apr_strings.h>
-#include <apr_thread_cond.h>
-#include <apr_thread_mutex.h>
 #include <http_request.h>
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);
 
 /* While another thread probes a database suspected down: how long a
- * request waits for the verdict, re-checking this often. */
+ * request waits for the verdict. */
 #define PROBE_WAIT_MS 1000
-#define PROBE_RECHECK apr_time_from_msec(20)
 
 /* FormsvcDBTimeout (config_global.h) */
 static int timeout_sec(void) {
@@ -30,203 +27,60 @@ static int pool_max(void) {
 }
 
 /* per child */
-static apr_thread_mutex_t *mutex;
-static apr_thread_cond_t *freed; /* the probe's verdict may be in */
-static int in_use;
-/* Threads waiting for a place, oldest first. A thread that leaves hands
- * its place to the oldest waiter and wakes that one only: no newcomer
- * overtakes a waiter (under load, barging let some requests wait many
- * times longer than others), and a release does not wake every waiter.
- * A node is its waiter thread's own (a thread waits for one place at a
- * time), as is its condition variable, made once from gate_pool (a
- * subpool of the child's, used only under the mutex). */
-typedef struct waiter {
-    apr_thread_cond_t *cv;
-    struct waiter *next;
-    int granted; /* the place of a thread that left is now this one's */
-} waiter;
-static waiter *q_head, *q_tail;
-static apr_pool_t *gate_pool;
-static _Thread_local apr_thread_cond_t *thread_cv;
-static _Thread_local waiter self;
-static int probing; /* a thread is trying the database while it is suspected down */
-static volatile apr_uint64_t acquire_failed; /* apr_time_t of the last failed acquire */
-/* mod_dbd failing to open a connection while PostgreSQL answers pings (it
- * refuses sessions: "too many clients", a role's connection limit, a
- * failed login): the gate counts the database as down for a while after
- * each such failure, doubling from OPEN_BACKOFF_MIN to OPEN_BACKOFF_MAX,
- * so that a child tries again (and mod_dbd logs its two lines) a few
- * times a minute rather than for every request. Under the mutex. */
-#define OPEN_BACKOFF_MIN apr_time_from_msec(250)
-#define OPEN_BACKOFF_MAX apr_time_from_sec(5)
-static apr_time_t open_failed;      /* the last failed open, 0 once one succeeded */
-static apr_interval_time_t backoff; /* how long it counts as down after it */
+static fs_gate *gate; /* NULL: waits are not bounded */
+
+static apr_time_t last_ok(void *ctx) {
+    (void)ctx;
+    return fs_db_last_ok();
+}
+
+static apr_time_t last_unavailable(void *ctx) {
+    (void)ctx;
+    return fs_db_last_unavailable();
+}
+
+/* The probe pings first: a failed pooled open costs two error-log lines
+ * of mod_dbd's, and while the database is down every request could be the
+ * one that tries. */
+static int ping(void *ctx) {
+    (void)ctx;
+    return fs_db_ping(formsvc_global_conf()->db_ping_conninfo);
+}
+
+static void waiting(void *ctx) {
+    (void)ctx;
+    formsvc_metric_inc(FORMSVC_M_DB_WAITS);
+}
 
 void formsvc_dbpool_child_init(apr_pool_t *pchild, server_rec *s) {
     fs_store_set_timeout(timeout_sec() * 1000);
     formsvc_gauge_set(FORMSVC_G_DB_MAX, pool_max());
-    in_use = 0;
-    q_head = q_tail = NULL;
-    open_failed = 0;
-    backoff = 0;
-    if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
-        apr_thread_cond_create(&freed, pchild) != APR_SUCCESS ||
-        apr_pool_create(&gate_pool, pchild) != APR_SUCCESS) {
+    fs_gate_conf conf = {pool_max(),
+                         apr_time_from_sec(timeout_sec()),
+                         apr_time_from_msec(PROBE_WAIT_MS),
+                         last_ok,
+                         last_unavailable,
+                         formsvc_global_conf()->db_ping_conninfo ? ping : NULL,
+                         waiting,
+                         NULL};
+    gate = fs_gate_create(pchild, &conf);
+    if (!gate)
         FORMSVC_SLOG(s, APLOG_ERR, 0, 02152,
                      "cannot make the database connection gate; waits for a pooled "
                      "connection are not bounded");
-        mutex = NULL;
-    }
 }
 
-/* The database is suspected down when the last sign of trouble (a
- * connection that could not be had here, or the store finding it
- * unreachable or silent) is newer than the last answered statement. */
-static int suspected(void) {
-    apr_time_t bad = (apr_time_t)apr_atomic_read64(&acquire_failed), ok = fs_db_last_ok();
-    apr_time_t unavail = fs_db_last_unavailable();
-    if (unavail > bad)
-        bad = unavail;
-    return bad > ok;
-}
-
-/* With the mutex held: gives a place back, to the oldest waiter if any. */
-static void release_place(void) {
-    waiter *w = q_head;
-    if (!w) {
-        in_use--;
-        return;
-    }
-    q_head = w->next;
-    if (!q_head)
-        q_tail = NULL;
-    w->granted = 1;
-    if (w->cv == freed)
-        apr_thread_cond_broadcast(freed);
-    else
-        apr_thread_cond_signal(w->cv);
-}
-
-/* With the mutex held: queues this thread and waits until a leaving
- * thread hands it a place (1), or until deadline (0, out of the queue).
- * Without a condition variable of its own (no memory) it waits on freed,
- * which a hand-over to it broadcasts. */
-static int wait_turn(apr_time_t deadline) {
-    if (!thread_cv && apr_thread_cond_create(&thread_cv, gate_pool) != APR_SUCCESS)
-        thread_cv = NULL;
-    waiter *w = &self;
-    w->cv = thread_cv ? thread_cv : freed;
-    w->next = NULL;
-    w->granted = 0;
-    if (q_tail)
-        q_tail->next = w;
-    else
-        q_head = w;
-    q_tail = w;
-    while (!w->granted) {
-        if (!timeout_sec()) {
-            apr_thread_cond_wait(w->cv, mutex);
-            continue;
-        }
-        apr_time_t left = deadline - apr_time_now();
-        if (left <= 0)
-            break;
-        apr_thread_cond_timedwait(w->cv, mutex, left);
-    }
-    if (w->granted)
-        return 1;
-    waiter **pp = &q_head, *prev = NULL;
-    for (; *pp && *pp != w; pp = &(*pp)->next)
-        prev = *pp;
-    if (*pp)
-        *pp = w->next;
-    if (q_tail == w)
-        q_tail = prev;
-    return 0;
-}
+_Static_assert((int)FORMSVC_DBPOOL_OK == (int)FS_GATE_OK &&
+                   (int)FORMSVC_DBPOOL_BUSY == (int)FS_GATE_BUSY &&
+                   (int)FORMSVC_DBPOOL_DOWN == (int)FS_GATE_DOWN,
+               "the gate's answers are the pool's");
 
 int formsvc_dbpool_enter(int *probe) {
-    *probe = 0;
-    if (!mutex)
-        return FORMSVC_DBPOOL_OK;
-    apr_time_t now = apr_time_now();
-    apr_time_t deadline = now + apr_time_from_sec(timeout_sec());
-    apr_time_t down_deadline = now + apr_time_from_msec(PROBE_WAIT_MS);
-    int rc = FORMSVC_DBPOOL_OK, waited = 0, placed = 0;
-    apr_thread_mutex_lock(mutex);
-    for (;;) {
-        if (!*probe && suspected()) {
-            if (probing) {
-                /* Another thread is finding out. Its first answered
-                 * statement ends the suspicion (suspected() turns false)
-                 * long before it gives its place back, so wait a moment
-                 * for that, re-checking; a database that stays silent
-                 * costs each waiter at most PROBE_WAIT_MS, not a connect
-                 * timeout each in turn. */
-                apr_time_t left = down_deadline - apr_time_now();
-                if (left <= 0) {
-                    rc = FORMSVC_DBPOOL_DOWN;
-                    break;
-                }
-                apr_thread_cond_timedwait(freed, mutex,
-                                          left < PROBE_RECHECK ? left : PROBE_RECHECK);
-                continue;
-            }
-            if (open_failed && fs_db_last_ok() > open_failed)
-                open_failed = 0, backoff = 0; /* a statement was answered since */
-            if (open_failed && apr_time_now() < open_failed + backoff) {
-                rc = FORMSVC_DBPOOL_DOWN;
-                break;
-            }
-            probing = *probe = 1;
-            /* Find out with a ping first: a failed pooled open costs two
-             * error-log lines of mod_dbd's, and while the database is down
-             * every request could be the one that tries. */
-            /* NULL: no ping, the probe opens a pooled connection */
-            const char *ping_conninfo = formsvc_global_conf()->db_ping_conninfo;
-            if (ping_conninfo) {
-                apr_thread_mutex_unlock(mutex);
-                int up = fs_db_ping(ping_conninfo);
-                apr_thread_mutex_lock(mutex);
-                if (!up) {
-                    apr_atomic_set64(&acquire_failed, (apr_uint64_t)apr_time_now());
-                    rc = FORMSVC_DBPOOL_DOWN;
-                    break;
-                }
-            }
-        }
-        if (placed)
-            break; /* handed a place, and the database is not suspected */
-        if (!pool_max() || (in_use < pool_max() && !q_head)) {
-            in_use++;
-            break;
-        }
-        if (!waited++)
-            formsvc_metric_inc(FORMSVC_M_DB_WAITS);
-        if (!wait_turn(deadline)) {
-            rc = FORMSVC_DBPOOL_BUSY;
-            break;
-        }
-        placed = 1; /* look at the database's state again before going on */
-    }
-    if (rc != FORMSVC_DBPOOL_OK && placed)
-        release_place();
-    if (rc != FORMSVC_DBPOOL_OK && *probe)
-        probing = *probe = 0;
-    apr_thread_mutex_unlock(mutex);
-    return rc;
+    return fs_gate_enter(gate, probe);
 }
 
 void formsvc_dbpool_leave(int probe) {
-    if (!mutex)
-        return;
-    apr_thread_mutex_lock(mutex);
-    release_place();
-    if (probe) {
-        probing = 0;
-        apr_thread_cond_broadcast(freed);
-    }
-    apr_thread_mutex_unlock(mutex);
+    fs_gate_leave(gate, probe);
 }
 
 /* The connection's own pool goes when mod_dbd closes it. */
@@ -246,17 +100,13 @@ void formsvc_dbpool_note_open(ap_dbd_t *d) {
     apr_pool_cleanup_register(d->pool, NULL, conn_closed, apr_pool_cleanup_null);
 }
 
+/* mod_dbd failing to open a connection while PostgreSQL answers pings (it
+ * refuses sessions: "too many clients", a role's connection limit, a
+ * failed login): the gate counts the database as down for a back-off after
+ * each such failure, so that a child tries again (and mod_dbd logs its two
+ * lines) a few times a minute rather than for every request. */
 void formsvc_dbpool_unreachable(void) {
-    apr_time_t now = apr_time_now();
-    apr_atomic_set64(&acquire_failed, (apr_uint64_t)now);
-    if (!mutex)
-        return;
-    apr_thread_mutex_lock(mutex);
-    backoff = !backoff                         ? OPEN_BACKOFF_MIN
-              : backoff * 2 > OPEN_BACKOFF_MAX ? OPEN_BACKOFF_MAX
-                                               : backoff * 2;
-    open_failed = now;
-    apr_thread_mutex_unlock(mutex);
+    fs_gate_unreachable(gate, apr_time_now());
 }
 
 /* The connection an initial request holds: taken through the gate on first

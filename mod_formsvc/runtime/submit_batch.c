@@ -1,6 +1,7 @@
 /* submit_batch: the public submissions of one httpd child stored together
  * (see submit_batch.h). */
 #include "runtime/submit_batch.h"
+#include "fs_batchq.h"
 #include "runtime/log.h"
 #include "runtime/metrics.h"
 #include "runtime/request_ctx.h"
@@ -13,34 +14,24 @@ APLOG_USE_MODULE(formsvc);
 
 #define BATCH_MAX 64
 
-enum { ITEM_QUEUED, ITEM_LEAD, ITEM_DONE };
-
+/* One thread's submission (the data of its fs_batchq_item). */
 typedef struct item {
     request_rec *r;
     const fs_new_submission *ns;
-    fs_submit_result res; /* ITEM_DONE: in r's pool */
-    fs_error *err;        /* ITEM_DONE: in r's pool, or NULL */
-    apr_thread_cond_t *cv;
-    int state;
-    struct item *next;
+    fs_submit_result res; /* once stored: in r's pool */
+    fs_error *err;        /* once stored: in r's pool, or NULL */
 } item;
 
 /* per child */
-static apr_thread_mutex_t *mutex;
-static apr_pool_t *cv_pool; /* the threads' condition variables, under the mutex */
-static item *q_head, *q_tail;
-static int storing; /* a thread has a batch in hand; q_head is non-NULL only then */
-static _Thread_local apr_thread_cond_t *thread_cv;
+static fs_batchq *queue; /* NULL: submissions are stored one by one */
+
+static void store_batch(fs_batchq_item *const *items, int n);
 
 void formsvc_submit_batch_child_init(apr_pool_t *pchild, server_rec *s) {
-    q_head = q_tail = NULL;
-    storing = 0;
-    if (apr_thread_mutex_create(&mutex, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS ||
-        apr_pool_create(&cv_pool, pchild) != APR_SUCCESS) {
-        mutex = NULL;
+    queue = fs_batchq_create(pchild, BATCH_MAX, store_batch);
+    if (!queue)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 03750,
                      "cannot make the submission queue; submissions are stored one by one");
-    }
 }
 
 /* A copy of e in p: what a waiter answers when its batch failed. */
@@ -55,21 +46,14 @@ static fs_error *error_copy(apr_pool_t *p, const fs_error *e) {
     return c;
 }
 
-/* Stores the batch that starts at self (the head of the queue) with
- * self's connection; with the mutex held on entry and on return. */
-static void store_batch(item *self) {
+/* Stores a batch (fs_batchq_store_fn) with the connection of the thread
+ * leading it (items[0]), and writes each waiter's outcome into its
+ * request's pool. */
+static void store_batch(fs_batchq_item *const *items, int n) {
     const fs_new_submission *subs[BATCH_MAX];
-    item *taken[BATCH_MAX];
-    int n = 0;
-    while (q_head && n < BATCH_MAX) {
-        taken[n] = q_head;
-        subs[n] = q_head->ns;
-        n++;
-        q_head = q_head->next;
-    }
-    if (!q_head)
-        q_tail = NULL;
-    apr_thread_mutex_unlock(mutex);
+    for (int i = 0; i < n; i++)
+        subs[i] = ((item *)items[i]->data)->ns;
+    item *self = items[0]->data;
 
     request_rec *r = self->r;
     fs_store *st = formsvc_store(r);
@@ -88,56 +72,27 @@ static void store_batch(item *self) {
         for (int i = 0; i < n; i++)
             errs[i] = fs_store_public_submit(st, subs[i], 0, &res[i]);
 
-    apr_thread_mutex_lock(mutex);
     for (int i = 0; i < n; i++) {
-        item *it = taken[i];
+        item *it = items[i]->data;
         apr_pool_t *p = it->r->pool;
         it->err = !errs[i] ? NULL : it == self ? errs[i] : error_copy(p, errs[i]);
         it->res = res[i];
         if (it != self && res[i].json)
             it->res.json = apr_pstrdup(p, res[i].json);
-        it->state = ITEM_DONE;
-        if (it != self)
-            apr_thread_cond_signal(it->cv);
-    }
-    if (q_head) { /* the next batch is the oldest waiter's to store */
-        q_head->state = ITEM_LEAD;
-        apr_thread_cond_signal(q_head->cv);
-    } else {
-        storing = 0;
     }
 }
 
 fs_error *formsvc_submit(request_rec *r, const fs_new_submission *ns, int exact,
                          fs_submit_result *out) {
-    if (!mutex || !fs_store_public_batchable(ns, exact))
+    if (!queue || !fs_store_public_batchable(ns, exact))
         return fs_store_public_submit(formsvc_store(r), ns, exact, out);
     /* a waiter needs no connection: one it holds (the rate limit may have
      * taken one) goes back, so the storing thread can always get its own */
     formsvc_db_release(r);
-    item self = {r, ns, {0}, NULL, NULL, ITEM_QUEUED, NULL};
-    apr_thread_mutex_lock(mutex);
-    if (!thread_cv && apr_thread_cond_create(&thread_cv, cv_pool) != APR_SUCCESS)
-        thread_cv = NULL;
-    if (!thread_cv) {
-        apr_thread_mutex_unlock(mutex);
+    item self = {r, ns, {0}, NULL};
+    fs_batchq_item qi = {&self, NULL, 0, NULL};
+    if (fs_batchq_submit(queue, &qi) != 0)
         return fs_store_public_submit(formsvc_store(r), ns, exact, out);
-    }
-    self.cv = thread_cv;
-    if (q_tail)
-        q_tail->next = &self;
-    else
-        q_head = &self;
-    q_tail = &self;
-    if (!storing) {
-        storing = 1;
-        self.state = ITEM_LEAD;
-    }
-    while (self.state == ITEM_QUEUED)
-        apr_thread_cond_wait(self.cv, mutex);
-    if (self.state == ITEM_LEAD)
-        store_batch(&self);
-    apr_thread_mutex_unlock(mutex);
     *out = self.res;
     return self.err;
 }

@@ -17,7 +17,8 @@
  *
  * Memory and threads: a queued item lives in its thread's stack frame; the
  * storing thread writes a waiter's outcome into the waiter's request pool
- * while the waiter sleeps (no other thread uses that pool then). One
+ * while the waiter sleeps (no other thread uses that pool then). The
+ * queue, its leader and the hand-over are fs_batchq's (fs_batchq.h): one
  * mutex per child, held only to queue and hand out (never across the
  * statement). */
 #ifndef FORMSVC_SUBMIT_BATCH_H

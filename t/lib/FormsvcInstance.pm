@@ -27,7 +27,9 @@ sub free_port {
 # start(name => 'a', conf => "extra directives\n", db => 'formsvc',
 #       mail => 0 (no FormsvcMailTransport: the module's default),
 #       enabled => 0 (no `Formsvc On` in the main server: the module's default),
-#       ready_url => URL answering 200 once it is up; default its /healthz)
+#       ready_url => URL answering 200 once it is up; default its /healthz,
+#       module => another mod_formsvc.so (default FORMSVC_MODULE), with
+#       source => the tree it was built from (its share/locales))
 sub start {
     my ($class, %o) = @_;
     my $name = $o{name} or die 'name';
@@ -40,6 +42,8 @@ sub start {
     system('chown', '-R', 'www-data:', "$root/mail") if $asroot;
     my $mods = '/usr/lib/apache2/modules';
     my $db = $o{db} // 'formsvc';
+    my $module = $o{module} // $ENV{FORMSVC_MODULE};
+    my $source = $o{source} // $ENV{FORMSVC_ROOT};
     my $mail = (exists $o{mail} && !$o{mail}) ? '' : <<"MAIL";
 FormsvcMailTransport file "$FindBin::Bin/logs/mail"
 FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
@@ -58,7 +62,7 @@ LoadModule authn_core_module $mods/mod_authn_core.so
 LoadModule authz_core_module $mods/mod_authz_core.so
 LoadModule remoteip_module $mods/mod_remoteip.so
 LoadModule dbd_module $mods/mod_dbd.so
-LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
+LoadModule formsvc_module "$module"
 $user
 StartServers 3
 MinSpareThreads 5
@@ -80,7 +84,7 @@ DBDMax 10
 $on
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
-FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
+FormsvcLocaleDir "$source/share/locales"
 $mail
 CONF
     $conf .= $o{conf} // '';

@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
+.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run cluster cluster-stop install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
 all: module
 
 deps:
@@ -79,6 +79,15 @@ test-asan: deps
 
 run: deps
 	@bash scripts/run
+
+# The cluster on one machine under var/cluster/ (docs/deploy.md, "Cluster"):
+# HAProxy, three httpd nodes, PostgreSQL primary + standby with
+# pg_auto_failover, pgBackRest, memcached; scripts/cluster for the rest.
+cluster: deps
+	@bash scripts/cluster up
+
+cluster-stop:
+	@bash scripts/cluster down
 
 # Slow clients (200 and 1,000) against a `make run` httpd, with the latency
 # of a normal GET meanwhile (docs/deploy.md, "Slow clients").

@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run cluster cluster-stop cluster-test install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
+.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run cluster cluster-stop cluster-test install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check
 all: module
 
 deps:
@@ -99,6 +99,10 @@ cluster-test: deps module
 slowloris: deps
 	@bash scripts/slowloris
 
+# the suite RUNS times (default 10) from fresh clones under stress-ng (docs/testing.md)
+soak:
+	@bash scripts/soak $(RUNS)
+
 bench:
 	@bash scripts/install-deps bench
 	@bash bench/run
@@ -135,7 +139,7 @@ deb-smoke: deb
 
 # The C sources as .clang-format wants them: `make format` rewrites them,
 # `make format-check` only says which differ (and fails); make test runs it.
-FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h)
+FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*.c mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h)
 format:
 	clang-format -i $(FORMAT_FILES)
 

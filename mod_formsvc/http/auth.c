@@ -8,12 +8,15 @@
  * an internal error document (/.formsvc/error) so that it, too, is a
  * problem+json. Elsewhere, "AuthType Bearer" plus "Require formsvc-scope
  * forms:read" guards any <Location> with the same credentials. */
-#include "cred_cache.h"
+#include "http/auth.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
-#include "glue.h"
-#include "schema_check.h"
+#include "http/cred_cache.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/schema_check.h"
 
 #include <ap_provider.h>
 #include <apr_strings.h>

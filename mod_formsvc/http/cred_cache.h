@@ -20,7 +20,10 @@
 #define FORMSVC_CRED_CACHE_H
 
 #include "fs_lru.h"
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 /* What a miss remembers for the fill. */
 typedef struct formsvc_cred_ticket {

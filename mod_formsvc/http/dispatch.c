@@ -2,7 +2,7 @@
  * answer (see dispatch.h). The request_rec is borrowed: the fields a
  * handler reads or writes are swapped in for the call and put back after,
  * so the outer request (POST /mcp) answers as if nothing happened. */
-#include "dispatch.h"
+#include "http/dispatch.h"
 
 #include <apr_strings.h>
 

@@ -10,8 +10,11 @@
 #ifndef FORMSVC_DISPATCH_H
 #define FORMSVC_DISPATCH_H
 
-#include "capture.h"
-#include "glue.h"
+#include "http/auth.h"
+#include "http/capture.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 /* Runs method + path (relative to the base path, e.g. "/v1/forms/frm_x")
  * with query (without '?', may be NULL) and body (may be NULL) for the

@@ -9,9 +9,7 @@
  * binary parameters, inside the transaction that then holds the
  * submission. A download reads one chunk at a time into a sub-pool
  * cleared after it is written and flushed. */
-#include "files.h"
-#include "capture.h"
-#include "forms_access.h"
+#include "http/files.h"
 #include "fs_file.h"
 #include "fs_form.h"
 #include "fs_html.h"
@@ -19,7 +17,9 @@
 #include "fs_multipart.h"
 #include "fs_secret.h"
 #include "fs_store_files.h"
-#include "log.h"
+#include "http/capture.h"
+#include "http/forms_access.h"
+#include "runtime/log.h"
 
 #include <apr_atomic.h>
 #include <apr_base64.h>

@@ -8,7 +8,10 @@
 
 #include "fs_fieldset.h"
 #include "fs_file.h"
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);

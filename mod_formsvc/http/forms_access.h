@@ -5,8 +5,11 @@
 #ifndef FORMSVC_FORMS_ACCESS_H
 #define FORMSVC_FORMS_ACCESS_H
 
-#include "glue.h"
-#include "quota.h"
+#include "http/auth.h"
+#include "http/quota.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 typedef struct formsvc_form {
     const char *id, *json, *slug, *title, *description, *status; /* status: effective */

@@ -1,5 +1,5 @@
 /* i18n: the pages' language files, loaded at startup (see i18n.h). */
-#include "i18n.h"
+#include "http/i18n.h"
 
 #include <apr_strings.h>
 

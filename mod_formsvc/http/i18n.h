@@ -5,7 +5,10 @@
 #define FORMSVC_I18N_H
 
 #include "fs_locale.h"
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 #ifndef FS_LOCALE_DIR
 #define FS_LOCALE_DIR "/usr/share/formsvc/locales"

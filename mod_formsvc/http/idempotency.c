@@ -1,5 +1,5 @@
 /* idempotency: claiming keys, replaying and recording answers. */
-#include "idempotency.h"
+#include "http/idempotency.h"
 #include "fs_idempotency.h"
 #include "fs_store_forms.h"
 

@@ -23,7 +23,10 @@
 #ifndef FORMSVC_IDEMPOTENCY_H
 #define FORMSVC_IDEMPOTENCY_H
 
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 #define FORMSVC_IDEM_PROCEED (-1000)
 

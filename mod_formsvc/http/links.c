@@ -1,5 +1,5 @@
 /* links: respondent links' tokens and URLs, and prefill (links.h). */
-#include "links.h"
+#include "http/links.h"
 #include "fs_coerce.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"

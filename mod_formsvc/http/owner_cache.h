@@ -17,7 +17,10 @@
 #ifndef FORMSVC_OWNER_CACHE_H
 #define FORMSVC_OWNER_CACHE_H
 
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 /* The account's form id as GET renders it: *json and *version, from
  * memory or the database (and then kept). *json NULL when the account has

@@ -1,6 +1,6 @@
 /* quota: limits and use of an account, for GET /v1/me and the handlers:
  * the figures, and the one shape of a quota-exceeded problem. */
-#include "quota.h"
+#include "http/quota.h"
 #include "fs_json.h"
 #include "fs_store_mail.h"
 #include "fs_store_ops.h"

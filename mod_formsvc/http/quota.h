@@ -2,7 +2,10 @@
 #ifndef FORMSVC_QUOTA_H
 #define FORMSVC_QUOTA_H
 
-#include "glue.h"
+#include "http/auth.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
 
 /* The quota member of GET /v1/me: {tier, limits: {forms, fields,
  * submissions, keys, clients, webhooks, requests}}, each {limit, used};

@@ -1,12 +1,12 @@
 /* request: per-request context, database access, body and query reading.
  * The answers are in response.c. */
-#include "request.h"
-#include "capture.h"
-#include "dbpool.h"
+#include "http/request.h"
 #include "fs_json.h"
 #include "fs_negotiate.h"
 #include "fs_util.h"
-#include "ratelimit.h"
+#include "http/capture.h"
+#include "runtime/dbpool.h"
+#include "runtime/ratelimit.h"
 
 #include <apr_atomic.h>
 #include <apr_optional.h>

@@ -12,10 +12,10 @@
 #include <http_request.h>
 #include <json.h>
 
-#include "auth.h"
-#include "config.h"
 #include "fs_error.h"
 #include "fs_store.h"
+#include "http/auth.h"
+#include "runtime/config.h"
 
 /* Per-request state kept in r->request_config. */
 typedef struct formsvc_req {
@@ -86,6 +86,6 @@ fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *f
     __attribute__((format(printf, 3, 4)));
 
 /* Log with a stable message number of our own (log.h). */
-#include "log.h"
+#include "runtime/log.h"
 
 #endif

@@ -1,12 +1,15 @@
 /* router: claims our URIs, maps path and method to a handler, answers 404
  * and 405 as problems, and checks the route's scope. */
-#include "files.h"
+#include "http/router.h"
 #include "fs_redact.h"
 #include "fs_util.h"
-#include "glue.h"
-#include "metrics.h"
-#include "ratelimit.h"
-#include "schema_check.h"
+#include "http/auth.h"
+#include "http/files.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "runtime/metrics.h"
+#include "runtime/ratelimit.h"
+#include "runtime/schema_check.h"
 
 #include <apr_strings.h>
 

@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run cluster cluster-stop install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check check-includes
+.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run cluster cluster-stop cluster-test install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check check-includes
 all: module
 
 deps:
@@ -103,6 +103,11 @@ cluster: deps
 
 cluster-stop:
 	@bash scripts/cluster down
+
+# Every scenario of docs/deploy.md, "Scenarios", on the cluster under load:
+# a table in var/cluster/test/results.md; several minutes, not in make test.
+cluster-test: deps module
+	@perl scripts/cluster-test $(SCENARIOS)
 
 # Slow clients (200 and 1,000) against a `make run` httpd, with the latency
 # of a normal GET meanwhile (docs/deploy.md, "Slow clients").

@@ -13,7 +13,7 @@ $r = api(GET => '/readyz');
 is $r->code, 200, 'readyz 200 with a migrated database';
 ok $r->{json}{schemaVersion} >= 1, 'readyz reports the schema version';
 my $release = do { open my $v, '<', "$ENV{FORMSVC_ROOT}/VERSION" or die $!; local $/; <$v> =~ s/\s+//gr };
-is $release, '0.2.0', 'the release is 0.2.0';
+is $release, '0.3.0', 'the release is 0.3.0';
 is $r->{json}{moduleVersion}, $release, 'readyz reports the module version from VERSION';
 
 $r = api(GET => '/v1/nothing-here');

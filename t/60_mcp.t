@@ -63,7 +63,7 @@ is $init->{id}, $n, 'id echoed';
 is $init->{result}{protocolVersion}, '2025-06-18', 'version agreed';
 is_deeply $init->{result}{capabilities}{tools}, { listChanged => JSON::PP::false }, 'tools capability';
 is $init->{result}{serverInfo}{name}, 'formsvc', 'serverInfo';
-is $init->{result}{serverInfo}{version}, '0.2.0', 'serverInfo version is the release';
+is $init->{result}{serverInfo}{version}, '0.3.0', 'serverInfo version is the release';
 ok !$r->header('Mcp-Session-Id'), 'no session';
 
 $r = rpc($secret, 'initialize', { protocolVersion => '2025-03-26', capabilities => {}, clientInfo => { name => 't', version => '1' } });

@@ -14,7 +14,7 @@ like $r->header('Content-Type'), qr{^application/json}, 'application/json';
 my $doc = $r->{json};
 ok $doc, 'valid JSON' or BAIL_OUT('no document');
 like $doc->{openapi}, qr/^3\.1\.\d+$/, 'openapi 3.1.x';
-is $doc->{info}{version}, '0.2.0', 'info.version is the release (VERSION)';
+is $doc->{info}{version}, '0.3.0', 'info.version is the release (VERSION)';
 is $doc->{servers}[0]{url}, base_url(), 'servers: the base URL';
 is_deeply $doc->{components}{securitySchemes}{bearer}, { type => 'http', scheme => 'bearer',
     description => $doc->{components}{securitySchemes}{bearer}{description} }, 'bearer security scheme';

@@ -28,7 +28,9 @@ sub free_port {
 #       mail => 0 (no FormsvcMailTransport: the module's default),
 #       enabled => 0 (no `Formsvc On` in the main server: the module's default),
 #       keep_loaded => 1 (the module preloaded: it is not unloaded at a restart),
-#       ready_url => URL answering 200 once it is up; default its /healthz)
+#       ready_url => URL answering 200 once it is up; default its /healthz,
+#       module => another mod_formsvc.so (default FORMSVC_MODULE), with
+#       source => the tree it was built from (its share/locales))
 sub start {
     my ($class, %o) = @_;
     my $name = $o{name} or die 'name';
@@ -41,6 +43,8 @@ sub start {
     system('chown', '-R', 'www-data:', "$root/mail") if $asroot;
     my $mods = '/usr/lib/apache2/modules';
     my $db = $o{db} // 'formsvc';
+    my $module = $o{module} // $ENV{FORMSVC_MODULE};
+    my $source = $o{source} // $ENV{FORMSVC_ROOT};
     my $mail = (exists $o{mail} && !$o{mail}) ? '' : <<"MAIL";
 FormsvcMailTransport file "$FindBin::Bin/logs/mail"
 FormsvcMailFrom "formsvc tests <no-reply\@formsvc.test>"
@@ -59,7 +63,7 @@ LoadModule authn_core_module $mods/mod_authn_core.so
 LoadModule authz_core_module $mods/mod_authz_core.so
 LoadModule remoteip_module $mods/mod_remoteip.so
 LoadModule dbd_module $mods/mod_dbd.so
-LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
+LoadModule formsvc_module "$module"
 $user
 StartServers 3
 MinSpareThreads 5
@@ -81,7 +85,7 @@ DBDMax 10
 $on
 FormsvcBaseURL http://127.0.0.1:$port/api
 FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
-FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
+FormsvcLocaleDir "$source/share/locales"
 $mail
 CONF
     my $base_conf = $conf;
@@ -94,7 +98,7 @@ CONF
     # keep_loaded: the module preloaded, so that it stays mapped across
     # restarts (as when linked into httpd, or where dlclose does not
     # unload): its statics then outlive a configuration generation
-    my $env = $o{keep_loaded} ? "LD_PRELOAD='$ENV{FORMSVC_MODULE}' " : '';
+    my $env = $o{keep_loaded} ? "LD_PRELOAD='$module' " : '';
     my $said = `$env$httpd -f "$root/httpd.conf" -k start 2>&1`;
     $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,

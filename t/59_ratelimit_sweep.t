@@ -8,18 +8,11 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql);
 use Time::HiRes ();
 
 delete $ENV{LD_PRELOAD};
 
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
 
 my ($old, $live) = ("sweep-old-$$", "sweep-live-$$");
 psql("INSERT INTO ratelimit (key, count, expires_at) VALUES "

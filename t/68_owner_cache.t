@@ -12,19 +12,12 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql);
 use Time::HiRes qw(time sleep);
 use POSIX qw(strftime);
 
 delete $ENV{LD_PRELOAD};
 
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
 # a change that notifies nothing (the triggers do not fire)
 sub silently { psql("SET session_replication_role = replica; $_[0]") }
 

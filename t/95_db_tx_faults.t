@@ -12,6 +12,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql);
 use JSON::PP ();
 use MIME::Base64 qw(encode_base64);
 use POSIX ();
@@ -20,7 +21,6 @@ use Time::HiRes qw(time sleep);
 delete $ENV{LD_PRELOAD};
 
 use FormsTest ();
-sub psql { FormsTest::psql(@_) } # the suite's one psql
 sub wait_for {
     my ($what, $cond, $secs) = @_;
     my $t0 = time;

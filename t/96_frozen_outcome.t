@@ -21,6 +21,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql);
 use JSON::PP ();
 use LWP::UserAgent;
 use POSIX ();
@@ -29,7 +30,6 @@ use Time::HiRes qw(time sleep);
 delete $ENV{LD_PRELOAD};
 
 use FormsTest ();
-sub psql { FormsTest::psql(@_) } # the suite's one psql
 
 my $J = JSON::PP->new->utf8->canonical;
 my $app = "fsfz$$";

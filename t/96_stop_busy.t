@@ -29,13 +29,6 @@ psql("CREATE DATABASE $db");
 END { eval { psql("DROP DATABASE IF EXISTS $db WITH (FORCE)") } if $db }
 { delete local $ENV{LD_PRELOAD}; system('bash', "$ENV{FORMSVC_ROOT}/scripts/migrate", '-h', $ENV{FORMSVC_PGSOCK}, '-p',
        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', $db) == 0 or die 'migrate' }
-sub sql {
-    my $q = shift;
-    delete local $ENV{LD_PRELOAD};
-    open my $ph, '-|', 'psql', '-X', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-        '-U', 'postgres', $db, '-c', $q or die;
-    my $o = do { local $/; <$ph> } // ''; close $ph; chomp $o; return $o;
-}
 
 sub round {
     my ($how) = @_;
@@ -50,7 +43,7 @@ CONF
     die 'signup: ' . $r->status_line unless $r->code == 201;
     my $tok = $r->{json}{apiKey}{secret};
     my $uid = $inst->api(GET => '/v1/me', token => $tok)->{json}{user}{id};
-    sql("UPDATE users SET verified = true WHERE id = '$uid'");
+    psql("UPDATE users SET verified = true WHERE id = '$uid'", db => $db);
     for (1 .. 50) {
         last if $inst->api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
         Time::HiRes::sleep(0.1);
@@ -182,7 +175,7 @@ CONF
     my $log = $inst->error_log;
     unlike $log, qr/still did not exit|SIGKILL/, 'smtp: httpd killed no child';
     unlike $log, qr/FS\d+.*not delivered/, 'smtp: the stop is no failed delivery';
-    is sql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND recipient = 'hang$$\@example.com'"), 1,
+    is psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND recipient = 'hang$$\@example.com'", db => $db), 1,
         'smtp: the message is still queued';
     delete $inst->{port};
     kill 'KILL', $spid; waitpid $spid, 0;

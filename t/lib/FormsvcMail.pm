@@ -5,7 +5,7 @@ use strict;
 use warnings;
 use FindBin;
 use Exporter 'import';
-use Time::HiRes ();
+use FormsvcTest ();
 
 our @EXPORT = qw(mail_for mail_count_for wait_mail psql);
 
@@ -42,23 +42,13 @@ sub mail_count_for { scalar(my @m = mail_for(shift)) }
 sub wait_mail {
     my ($to, $n) = @_;
     $n //= 1;
-    for (1 .. 300) {
-        my @m = mail_for($to);
-        return (sort { $a->{file} cmp $b->{file} } @m)[-1] if @m >= $n;
-        Time::HiRes::sleep(0.1);
-    }
-    return undef;
+    my @m;
+    FormsvcTest::wait_for(sub { @m = mail_for($to); @m >= $n }, 30, "$n message(s) to $to")
+        or return undef;
+    return (sort { $a->{file} cmp $b->{file} } @m)[-1];
 }
 
-sub psql {
-    my $sql = shift;
-    delete local $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
-    open my $ph, '-|', 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-h', $ENV{FORMSVC_PGSOCK},
-        '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', 'formsvc', '-c', $sql or die $!;
-    my $out = do { local $/; <$ph> } // '';
-    close $ph or die "psql failed: $sql";
-    chomp $out;
-    return $out;
-}
+# psql: FormsvcTest's, exported here too.
+{ no warnings 'once'; *psql = \&FormsvcTest::psql; }
 
 1;

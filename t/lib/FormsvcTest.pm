@@ -172,16 +172,27 @@ sub pg_ctl {
     system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", @args) == 0 or die "pg $cmd failed";
 }
 
-1;
-
-package FormsvcTest;
-# psql against the test database; returns trimmed output.
-sub sql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-        '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q or die "psql: $!";
-    local $/; my $out = <$fh>; close $fh or die "psql failed for: $q";
-    $out =~ s/\s+\z//; return $out;
+# psql(SQL, db => NAME): runs SQL (one or more statements, as one -c) as
+# postgres on the test database, or on database NAME;
+# returns psql's unaligned, tuples-only output with trailing white space
+# removed (command tags are not printed: -q). Dies when psql fails. The
+# suite's one psql (FormsTest, PublicTest and FormsvcMail export it too);
+# sql is another name for it.
+sub psql {
+    my ($q, %o) = @_;
+    # under make test-asan the sanitizer runtime is preloaded for httpd;
+    # psql must not get it
+    delete local $ENV{LD_PRELOAD};
+    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-h', $ENV{FORMSVC_PGSOCK},
+        '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', $o{db} // 'formsvc', '-c', $q
+        or die "psql: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh or die "psql failed for: $q";
+    $out =~ s/\s+\z//;
+    return $out;
 }
-push @EXPORT, 'sql';
+{ no warnings 'once'; *sql = \&psql; }
+push @EXPORT, 'psql', 'sql';
+
 1;

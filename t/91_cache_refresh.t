@@ -11,9 +11,9 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest qw(sql);
+use FormsvcTest qw(sql silently);
+use FormsvcTest::Together;
 use Time::HiRes qw(time sleep);
-use POSIX ();
 
 delete $ENV{LD_PRELOAD};
 
@@ -27,7 +27,6 @@ FormsvcQuota unverified submissions 100000
 FormsvcQuota unverified requests 100000
 CONF
 sub api { $inst->api(@_) }
-sub silently { sql("SET session_replication_role = replica; $_[0]") }
 sub misses {
     my $cache = shift;
     my $m = api(GET => '/metrics')->content;
@@ -52,28 +51,19 @@ is api(POST => "/v1/forms/$id/publish", token => $tok)->code, 200, 'published';
 # is made again (up to 5 times); the checks are on the first try in time.
 sub pause_until { my $t = shift; my $d = $t - time; sleep $d if $d > 0 }
 
-# N clients forked ahead, each waiting for the go, so that the burst is
-# only their requests (forking on a busy machine can take longer than the
-# stretch being tested). Returns a sub that starts them and returns the
-# sum of what they return (0..250 each).
+# N clients forked ahead (FormsvcTest::Together), each waiting for the go,
+# so that the burst is only their requests (forking on a busy machine can
+# take longer than the stretch being tested). Returns a sub that releases
+# them and returns the sum of what they return; a client that failed fails
+# the test.
 sub ready_burst {
     my ($n, $code) = @_;
-    my $go = "$FindBin::Bin/logs/go.$$";
-    unlink $go;
-    my @kids;
-    for my $i (1 .. $n) {
-        my $pid = fork // die "fork: $!";
-        if (!$pid) {
-            sleep 0.002 until -e $go;
-            POSIX::_exit(eval { $code->($i) } // 255);
-        }
-        push @kids, $pid;
-    }
+    my $go = release_together($n, sub { my $i = shift; sub { $code->($i) } });
     return sub {
-        open my $fh, '>', $go or die "$go: $!"; close $fh;
+        my @v = $go->();
+        die 'a burst client failed' if grep { !defined } @v;
         my $sum = 0;
-        for (@kids) { waitpid($_, 0); my $v = $? >> 8; die 'a burst client failed' if $v == 255; $sum += $v }
-        unlink $go;
+        $sum += $_ for @v;
         return $sum;
     };
 }

@@ -106,6 +106,27 @@ sub wait_for {
     }
 }
 
+# until_true(COND, MAX): how long after now an old state was still seen:
+# the time (s) at which the last call of COND that returned false was
+# made (0 when the first call is already true), or undef when COND is
+# still false after MAX seconds. Timed by when each call was made, not by
+# when it returned, so that a slow answer on a busy machine is not taken
+# for a late change: for checks such as "B serves the change within 1 s"
+# (t/64, t/68). Polls every 20 ms.
+sub until_true {
+    my ($cond, $max) = @_;
+    my $t0 = Time::HiRes::time();
+    my $stale = 0;
+    for (;;) {
+        my $sent = Time::HiRes::time() - $t0;
+        return $stale if $cond->();
+        $stale = $sent;
+        return undef if Time::HiRes::time() - $t0 >= $max;
+        Time::HiRes::sleep(0.02);
+    }
+}
+our @EXPORT_OK = qw(until_true silently);
+
 # A fresh account: returns ($secret, $signup_result).
 sub signup {
     my $res = api(POST => '/v1/signup', body => { email => uniq_email() });
@@ -194,5 +215,9 @@ sub psql {
 }
 { no warnings 'once'; *sql = \&psql; }
 push @EXPORT, 'psql', 'sql';
+
+# silently(SQL): psql with the triggers off (session_replication_role =
+# replica): a change behind the module's back, which notifies no cache.
+sub silently { psql("SET session_replication_role = replica; $_[0]") }
 
 1;

@@ -9,7 +9,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest qw(psql);
+use FormsvcTest qw(psql wait_for);
 use File::Temp qw(tempdir);
 use Digest::SHA qw(hmac_sha256_hex);
 use Time::HiRes ();
@@ -98,7 +98,7 @@ SKIP: {
     is psql('SELECT fingerprint FROM pepper_fingerprint', db => $db), $fp2, 'the fingerprint recorded is the new one';
     # the running server notices within its two-second memory
     my $code = 0;
-    for (1 .. 50) { $code = $b->api(GET => '/readyz')->code; last if $code == 200; Time::HiRes::sleep(0.2) }
+    wait_for(sub { ($code = $b->api(GET => '/readyz')->code) == 200 }, 10, '/readyz to answer 200');
     is $code, 200, 'the server with the new pepper serves, without a restart';
 }
 $b->stop;

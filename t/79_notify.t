@@ -236,7 +236,7 @@ $r = mkform($dt, { notify => { emails => [ $down ], mode => 'hourly' } });
 my $dfid = $r->{json}{id};
 api(POST => "/v1/forms/$dfid/publish", token => $dt);
 is submit($dfid, { name => "D$_" })->code, 201, "digest submission $_" for 1 .. 3;
-sleep 2;
+sleep 2;   # a window for a wrong early digest to show (time is the subject)
 is mail_count_for($down), 0, 'hourly: nothing before the hour ends';
 is FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$dfid' AND kind = 'digest'"), 3,
     'three submissions wait for the digest';

@@ -77,7 +77,8 @@ $r = api(POST => "$url?dryRun=true", body => { name => 'early' });
 problem_ok($r, 409, 'form-not-open', 'dry run before opensAt: 409 form-not-open');
 is count_rows($f->{id}), 0, 'nothing stored before opensAt';
 
-# after opensAt: the cached "not open" page is gone
+# after opensAt: the cached "not open" page is gone (the clock is the
+# subject: until 0.3 s past opensAt)
 sleep($t0 + 4.3 - time) if time < $t0 + 4.3;
 $r = api(GET => $url);
 is $r->code, 200, 'page after opensAt: 200';

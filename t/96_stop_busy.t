@@ -14,6 +14,7 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcMail qw(psql);
+use FormsvcTest qw(wait_for);
 use HTTP::Request;
 use IO::Socket::INET;
 use LWP::UserAgent;
@@ -44,10 +45,8 @@ CONF
     my $tok = $r->{json}{apiKey}{secret};
     my $uid = $inst->api(GET => '/v1/me', token => $tok)->{json}{user}{id};
     psql("UPDATE users SET verified = true WHERE id = '$uid'", db => $db);
-    for (1 .. 50) {
-        last if $inst->api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
-        Time::HiRes::sleep(0.1);
-    }
+    wait_for(sub { $inst->api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 5,
+             'the account verified in the instance');
     my @to = map { sprintf 'n%d.%d.%s.%d@example.com', $$, time, $how, $_ } 1 .. 10;
     $r = $inst->api(POST => '/v1/forms', token => $tok, body => {
         title => 'Busy', fields => [map { { key => "t$_", type => 'textarea', label => "T$_" } } 1 .. 6],
@@ -80,27 +79,21 @@ CONF
     # stop once the worker is writing (the first notification is out) and
     # the waiter sleeps
     my $dir = "$FindBin::Bin/logs/mail";
-    my $started = 0;
-    for (1 .. 300) {
-        opendir my $dh, $dir or last;
-        $started = grep { /\.eml$/ && do { open my $fh, '<', "$dir/$_"; local $/; (<$fh> // '') =~ /\Q$to[0]\E/ } }
-            readdir $dh;
-        last if $started;
-        Time::HiRes::sleep(0.1);
-    }
+    my $started = wait_for(sub {
+        opendir my $dh, $dir or return 0;
+        grep { /\.eml$/ && do { open my $fh, '<', "$dir/$_"; local $/; (<$fh> // '') =~ /\Q$to[0]\E/ } } readdir $dh;
+    }, 30, 'the first notification written');
     ok $started, "$how: the worker is writing the notifications";
-    Time::HiRes::sleep(0.3);   # the waiter is asleep by now (it polls every 500 ms)
+    # the waiter has long been asleep (forked before the wait above; it polls
+    # every 500 ms), which cannot be seen from outside: a margin of 0.3 s
+    Time::HiRes::sleep(0.3);
 
     my $ppid = FormsvcInstance::slurp($inst->root . '/httpd.pid') =~ s/\s+//gr;
     my @pids = ($ppid, $inst->children);
     my $t0 = Time::HiRes::time();
     system($httpd, '-f', $inst->root . '/httpd.conf', '-k', $how);
     my $alive;
-    for (1 .. 300) {
-        $alive = grep { kill 0, $_ } @pids;
-        last unless $alive;
-        Time::HiRes::sleep(0.05);
-    }
+    wait_for(sub { !($alive = grep { kill 0, $_ } @pids) }, 15, 'every httpd process to exit');
     my $took = Time::HiRes::time() - $t0;
     diag sprintf '%s: %d httpd processes exited in %.1f s', $how, scalar(@pids), $took;
     is $alive, 0, "$how: every httpd process exited within 15 s";
@@ -156,18 +149,14 @@ CONF
     is $inst->api(POST => '/v1/verify/send', token => $r->{json}{apiKey}{secret})->code, 202,
         'smtp: a verification mail is queued';
     my $sent = 0;
-    for (1 .. 300) { last if ($sent = -e $hung); Time::HiRes::sleep(0.1) }
+    $sent = wait_for(sub { -e $hung }, 30, 'the worker at the hanging relay');
     ok $sent, 'smtp: the worker is sending it to a relay that hangs';
     my $ppid = FormsvcInstance::slurp($inst->root . '/httpd.pid') =~ s/\s+//gr;
     my @pids = ($ppid, $inst->children);
     my $t0 = Time::HiRes::time();
     system($httpd, '-f', $inst->root . '/httpd.conf', '-k', 'stop');
     my $alive;
-    for (1 .. 300) {
-        $alive = grep { kill 0, $_ } @pids;
-        last unless $alive;
-        Time::HiRes::sleep(0.05);
-    }
+    wait_for(sub { !($alive = grep { kill 0, $_ } @pids) }, 15, 'every httpd process to exit');
     my $took = Time::HiRes::time() - $t0;
     diag sprintf 'smtp: %d httpd processes exited in %.1f s', scalar(@pids), $took;
     is $alive, 0, 'smtp: every httpd process exited within 15 s';

@@ -13,6 +13,7 @@ use LWP::UserAgent;
 use JSON::PP ();
 use POSIX ();
 use Time::HiRes ();
+use FormsvcTest ();
 
 my $json = JSON::PP->new->canonical->allow_nonref;
 my @running;
@@ -95,12 +96,10 @@ CONF
                        url => "http://127.0.0.1:$port/api" }, $class;
     push @running, $self;
     my $ua = LWP::UserAgent->new(timeout => 5);
-    for (1 .. 200) {
-        my $r = $ua->get($o{ready_url} // "$self->{url}/healthz");
-        return $self if $r->code == 200;
-        Time::HiRes::sleep(0.1);
-    }
-    die "instance $name does not answer: " . slurp("$root/error_log");
+    FormsvcTest::wait_for(sub { $ua->get($o{ready_url} // "$self->{url}/healthz")->code == 200 }, 30,
+                          "instance $name to answer")
+        or die "instance $name does not answer: " . slurp("$root/error_log");
+    return $self;
 }
 
 sub slurp { my $f = shift; open my $fh, '<', $f or return ''; local $/; <$fh> }
@@ -119,6 +118,33 @@ sub children {
     return grep { /^\d+$/ } map { s/\s+//gr } split /\n/, `ps -o pid= --ppid $ppid`;
 }
 sub threads_of { my $pid = pop; slurp("/proc/$pid/status") =~ /^Threads:\s+(\d+)/m ? $1 : 0 }
+
+# What the shipped conf/formsvc-server.conf sets for DIRECTIVE (a number).
+sub shipped {
+    my $d = pop;
+    my $root = $ENV{FORMSVC_ROOT} // "$FindBin::Bin/..";
+    return slurp("$root/conf/formsvc-server.conf") =~ /^\s*\Q$d\E\s+(\d+)/m ? $1 : undef;
+}
+
+# wait_children(N, THREADS): waits (up to 30 s) until the instance runs N
+# children, each with THREADS threads (its ThreadsPerChild started); true
+# when it does.
+sub wait_children {
+    my ($self, $n, $threads) = @_;
+    return FormsvcTest::wait_for(sub {
+        my @c = $self->children;
+        @c == $n && !grep { threads_of($_) < $threads } @c;
+    }, 30, "$n children of $threads threads");
+}
+
+# How many connections to the instance's port the server still holds: on
+# its side, in any state but listening and TIME_WAIT (/proc/net/tcp).
+sub open_connections {
+    my $self = shift;
+    my $hex = sprintf '%04X', $self->{port};
+    return scalar grep { my @f = split ' '; $f[1] =~ /:\Q$hex\E$/ && $f[3] ne '0A' && $f[3] ne '06' }
+        split /\n/, slurp('/proc/net/tcp');
+}
 
 # The pids that answered requests, from the access log.
 sub pids {
@@ -153,7 +179,7 @@ sub stop {
     return unless $self->{port};
     my $pidf = "$self->{root}/httpd.pid";
     system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', "$self->{root}/httpd.conf", '-k', 'stop');
-    for (1 .. 100) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
+    FormsvcTest::wait_for(sub { !-e $pidf }, 30, "instance $self->{name} to stop");
     delete $self->{port};
 }
 
@@ -200,7 +226,9 @@ sub submitters {
                 my $res = $ua->post($url, 'Content-Type' => 'application/json',
                                     Content => $json->encode({ name => "k$k" }));
                 if ($res->code == 201) { $ok++ }
-                elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
+                elsif (($res->header('Client-Warning') // '') eq 'Internal response') {
+                    Time::HiRes::sleep(0.05);   # no server at the moment: try again after a pause
+                }
                 else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
             }
             open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;

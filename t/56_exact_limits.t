@@ -13,11 +13,8 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
 use FormsvcTest::Together;
-use HTTP::Request;
-use JSON::PP ();
 use URI::Escape ();
 
-my $J = JSON::PP->new->canonical->allow_nonref;
 my %Q = (keys => 5, clients => 3, webhooks => 4, forms => 4, fields => 6);
 my $inst = FormsvcInstance->start(name => 'limits', conf => <<"CONF");
 ThreadsPerChild 16
@@ -44,19 +41,6 @@ sub signup {
                        body => { email => sprintf('lim%d.%d.%d@example.com', $$, time, ++$n) });
     die 'signup: ' . $r->status_line unless $r->code == 201;
     return ($r->{json}{apiKey}{secret}, $r->{json}{user}{id});
-}
-
-sub request {
-    my ($method, $path, %o) = @_;
-    my $req = HTTP::Request->new($method => $url . $path);
-    $req->header(Authorization => "Bearer $o{token}") if $o{token};
-    my %h = %{ $o{headers} || {} };
-    $req->header($_ => $h{$_}) for keys %h;
-    my $b = ref $o{body} ? $J->encode($o{body}) : $o{body};
-    $req->header('Content-Type' => 'application/json') unless $req->header('Content-Type');
-    $req->content($b);
-    $req->header('Content-Length' => length $b);
-    return $req;
 }
 
 
@@ -105,7 +89,7 @@ for my $name (sort keys %resources) {
         my ($path, $bearer, $count_sql) = $setup->($tok, $uid);
         my @res = together(20, sub {
             my $b = $body->($_[0]);
-            request(POST => $path, token => $bearer, body => $b,
+            $inst->request(POST => $path, token => $bearer, body => $b,
                     ref $b ? () : (headers => { 'Content-Type' => 'application/x-www-form-urlencoded' }));
         });
         my @won = grep { $_->{code} == $ok } @res;
@@ -142,7 +126,7 @@ for my $max (3, 50) {
         # one form in the first round; in the second, half its places are
         # freed by deleting submissions, and 64 posters race for them
         my $fid = limited_form($max);
-        my @res = together(64, sub { request(POST => "/f/$fid", body => { a => "r$round-$_[0]" }) });
+        my @res = together(64, sub { $inst->request(POST => "/f/$fid", body => { a => "r$round-$_[0]" }) });
         if ($round == 2) {
             my @ids = split /\n/, sql("SELECT id FROM submissions WHERE form_id = '$fid' "
                                       . "ORDER BY id LIMIT " . int($max / 2 + 0.5));
@@ -150,7 +134,7 @@ for my $max (3, 50) {
                 'delete a submission' for @ids;
             my $f = $inst->api(GET => "/v1/forms/$fid", token => $owner)->{json};
             is $f->{status}, 'published', "max $max: deleting submissions reopens the form";
-            @res = together(64, sub { request(POST => "/f/$fid", body => { a => "again-$_[0]" }) });
+            @res = together(64, sub { $inst->request(POST => "/f/$fid", body => { a => "again-$_[0]" }) });
             is scalar(grep { $_->{code} == 201 } @res), scalar(@ids),
                 "max $max: exactly the freed places are taken again" or diag codes(@res);
         } else {
@@ -173,7 +157,7 @@ for my $max (3, 50) {
 for my $round (1, 2) {
     my $fid = limited_form(1);
     my $key = "last-$$-$round";
-    my @res = together(16, sub { request(POST => "/f/$fid", body => { a => 'same' },
+    my @res = together(16, sub { $inst->request(POST => "/f/$fid", body => { a => 'same' },
                                       headers => { 'Idempotency-Key' => $key }) });
     is scalar(grep { $_->{code} == 201 } @res), 16, "idempotent repeats round $round: all 201"
         or diag codes(@res);

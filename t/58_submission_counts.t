@@ -56,22 +56,9 @@ sub wait_rolled_up {
 {
     my ($tok) = signup();
     my $fid = published_form($tok);
-    my $pid = fork // die "fork: $!";
-    if (!$pid) {
-        exec 'psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-            '-U', 'postgres', '-d', 'formsvc', '-c',
-            'BEGIN; LOCK TABLE form_counts, submission_months IN EXCLUSIVE MODE; '
-            . 'SELECT pg_sleep(8); COMMIT;';
-        POSIX::_exit(1);
-    }
-    my $locked = 0;
-    FormsvcTest::wait_for(sub {
-        $locked = sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                      . "WHERE c.relname IN ('form_counts', 'submission_months') "
-                      . "AND l.mode = 'ExclusiveLock' AND l.granted");
-        $locked == 2;
-    }, 10, 'the lock on both counter tables');
-    is $locked, 2, 'another session holds both counter tables against writes';
+    my $lock = FormsvcTest::lock_tables('EXCLUSIVE', 8, 'form_counts', 'submission_months');
+    my $pid = $lock->{pid};
+    is $lock->{granted}, 2, 'another session holds both counter tables against writes';
     my $t0 = Time::HiRes::time();
     my $ok = FormsvcInstance->burst(16, sub {
         my $r = submit($fid, "locked $_[0]");

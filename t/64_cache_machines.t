@@ -20,8 +20,6 @@ use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
 
-# SQL that fires no trigger, hence no notification
-
 my $one_child = <<'CONF';
 StartServers 1
 ServerLimit 1

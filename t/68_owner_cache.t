@@ -18,7 +18,6 @@ use POSIX qw(strftime);
 
 delete $ENV{LD_PRELOAD};
 
-
 my $common = <<'CONF';
 FormsvcRateLimit signup off
 FormsvcRateLimit submit off

@@ -11,7 +11,6 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
 use FormsvcTest::Together;
-use HTTP::Request;
 use JSON::PP ();
 
 my $J = JSON::PP->new->canonical->allow_nonref;
@@ -139,12 +138,8 @@ is submit($fid, { email => 'ada@example.org' })->code, 201, 'no rule now: the ad
 for my $max (undef, 1000) {    # the plain statement, and the one that locks the form row
     my $g = form(uniqueBy => [ 'email', 'name' ], defined $max ? (maxSubmissions => $max) : ());
     my @c = together(40, sub {
-        my $req = HTTP::Request->new(POST => "$url/f/$g->{id}");
-        my $b = $J->encode({ email => ($_[0] % 2 ? 'Same@Example.org' : 'same@example.org'), name => 'S' });
-        $req->header('Content-Type' => 'application/json');
-        $req->header('Content-Length' => length $b);
-        $req->content($b);
-        $req;
+        $inst->request(POST => "/f/$g->{id}",
+                       body => { email => ($_[0] % 2 ? 'Same@Example.org' : 'same@example.org'), name => 'S' });
     });
     my $what = defined $max ? 'with maxSubmissions' : 'plain';
     is codes(@c), '201:1 409:39', "$what: 40 identical submissions at once, exactly one 201";

@@ -14,10 +14,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
 use FormsvcTest::Together;
-use HTTP::Request;
-use JSON::PP ();
 
-my $J = JSON::PP->new->canonical->allow_nonref;
 my $QL = 5;
 my $inst = FormsvcInstance->start(name => 'links', conf => <<"CONF");
 ThreadsPerChild 16
@@ -39,19 +36,6 @@ my ($tok) = do {
     die 'signup: ' . $r->status_line unless $r->code == 201;
     $r->{json}{apiKey}{secret};
 };
-
-sub request {
-    my ($method, $path, %o) = @_;
-    my $req = HTTP::Request->new($method => $url . $path);
-    $req->header(Authorization => "Bearer $o{token}") if $o{token};
-    my %h = %{ $o{headers} || {} };
-    $req->header($_ => $h{$_}) for keys %h;
-    my $b = ref $o{body} ? $J->encode($o{body}) : $o{body};
-    $req->header('Content-Type' => 'application/json');
-    $req->content($b);
-    $req->header('Content-Length' => length $b);
-    return $req;
-}
 
 
 sub form {
@@ -80,7 +64,7 @@ for my $case ([3, {}], [10, {}], [4, { maxSubmissions => 30 }]) {
     my $fid = form(%$settings);
     my ($lid, $path) = link_path($fid, maxUses => $max, metadata => { n => $max });
     my $what = "maxUses $max" . (%$settings ? ' with maxSubmissions' : '');
-    my @res = together(40, sub { request(POST => $path, body => { a => "r$_[0]" }) });
+    my @res = together(40, sub { $inst->request(POST => $path, body => { a => "r$_[0]" }) });
     is scalar(grep { $_->{code} == 201 } @res), $max, "$what: exactly $max of 40 answered 201"
         or diag codes(@res);
     is scalar(grep { $_->{code} == 409 && ($_->{json}{type} // '') eq "${P}link-used" } @res),
@@ -96,7 +80,7 @@ for my $case ([3, {}], [10, {}], [4, { maxSubmissions => 30 }]) {
     my $fid = form();
     my ($lid, $path) = link_path($fid, maxUses => 1);
     my $key = "k-$$"; # here: $$ in a burst child is the child's
-    my @res = together(16, sub { request(POST => $path, body => { a => 'same' },
+    my @res = together(16, sub { $inst->request(POST => $path, body => { a => 'same' },
                                       headers => { 'Idempotency-Key' => $key }) });
     is scalar(grep { $_->{code} == 201 } @res), 16, 'repeats through the link: all 201' or diag codes(@res);
     is scalar(grep { ($_->{replayed} // '') eq 'true' } @res), 15, 'fifteen replays';
@@ -109,7 +93,7 @@ for my $case ([3, {}], [10, {}], [4, { maxSubmissions => 30 }]) {
 # ---- the links quota: exactly $QL of 20 ----------------------------------
 {
     my $fid = form();
-    my @res = together(20, sub { request(POST => "/v1/forms/$fid/links", token => $tok, body => {}) });
+    my @res = together(20, sub { $inst->request(POST => "/v1/forms/$fid/links", token => $tok, body => {}) });
     my @refused = grep { $_->{code} == 403 && ($_->{json}{type} // '') eq "${P}quota-exceeded" } @res;
     is scalar(grep { $_->{code} == 201 } @res), $QL, "links quota: exactly $QL of 20 created" or diag codes(@res);
     is scalar(@refused), 20 - $QL, 'the others 403 quota-exceeded';

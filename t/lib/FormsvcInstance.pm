@@ -154,8 +154,10 @@ sub pids {
     return keys %p;
 }
 
-# api(METHOD, PATH, body => REF, token => SECRET, headers => {...})
-sub api {
+# request(METHOD, PATH, body => REF|STRING, token => SECRET, headers => {...}):
+# the HTTP::Request that api sends (a reference body as JSON), to send it
+# some other way (FormsvcTest::Together).
+sub request {
     my ($self, $method, $path, %o) = @_;
     my $req = HTTP::Request->new($method => $self->{url} . $path);
     $req->header(Authorization => "Bearer $o{token}") if defined $o{token};
@@ -167,6 +169,13 @@ sub api {
         $req->content($b);
         $req->header('Content-Length' => length $b);
     }
+    return $req;
+}
+
+# api(METHOD, PATH, body => REF, token => SECRET, headers => {...})
+sub api {
+    my ($self, $method, $path, %o) = @_;
+    my $req = $self->request($method, $path, %o);
     my $ua = LWP::UserAgent->new(timeout => 30, max_redirect => 0);
     my $res = $ua->request($req);
     my $ct = $res->header('Content-Type') // '';
@@ -253,6 +262,6 @@ sub submitters {
     };
 }
 
-END { $_->stop for @running }
+END { local $?; $_->stop for @running }   # (stop must not change the exit status)
 
 1;

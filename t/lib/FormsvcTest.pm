@@ -10,6 +10,7 @@ use File::Basename ();
 use FindBin ();
 use JSON::PP ();
 use Time::HiRes ();
+use POSIX ();
 use Exporter 'import';
 
 our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl node_ready wait_for);
@@ -224,6 +225,44 @@ sub psql {
 }
 { no warnings 'once'; *sql = \&psql; }
 push @EXPORT, 'psql', 'sql';
+
+# lock_tables(MODE, SECONDS, TABLE...): a session of its own (psql in a
+# child process, its application_name formsvc_test_lock_<pid>) that takes
+# LOCK TABLE ... IN MODE MODE on the TABLEs and holds it for SECONDS, then
+# ends. Returns once PostgreSQL has granted every one of the locks, or
+# after 10 s: { pid => the child's pid (waitpid it to wait for the end),
+# app => the session's application_name, granted => how many of the locks
+# are held (the caller checks it) }. end_lock(LOCK) ends the session at
+# once (pg_terminate_backend) and reaps the child.
+sub lock_tables {
+    my ($mode, $secs, @tables) = @_;
+    my $app = "formsvc_test_lock_$$" . '_' . ++$n;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        delete $ENV{LD_PRELOAD};
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>', '/dev/null';   # its end, when terminated, is no error of the test
+        exec('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
+             '-d', 'formsvc', '-c', "SET application_name = '$app'; BEGIN; LOCK TABLE "
+             . join(', ', @tables) . " IN $mode MODE; SELECT pg_sleep($secs); COMMIT;")
+            or POSIX::_exit(127);
+    }
+    my $lockmode = join('', map { ucfirst lc } split ' ', $mode) . 'Lock';   # SHARE -> ShareLock
+    my $list = join ', ', map { "'$_'" } @tables;
+    my $granted = 0;
+    wait_for(sub {
+        ($granted = psql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                       . "JOIN pg_stat_activity a ON a.pid = l.pid WHERE c.relname IN ($list) "
+                       . "AND l.mode = '$lockmode' AND l.granted AND a.application_name = '$app'")) == @tables;
+    }, 10, "the lock on @tables");
+    return { pid => $pid, app => $app, granted => $granted };
+}
+sub end_lock {
+    my $lock = shift;
+    psql("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '$lock->{app}'");
+    waitpid($lock->{pid}, 0);
+}
+push @EXPORT_OK, qw(lock_tables end_lock);
 
 # silently(SQL): psql with the triggers off (session_replication_role =
 # replica): a change behind the module's back, which notifies no cache.

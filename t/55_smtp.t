@@ -28,6 +28,7 @@ my $srv = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1', LocalPort
 my $sport = $srv->sockport;
 my $spid = fork // die;
 if (!$spid) {
+    $SIG{PIPE} = 'IGNORE';   # a client that gives up must not kill the sink
     my $n = 0;
     while (my $c = $srv->accept) {
         $c->autoflush(1);

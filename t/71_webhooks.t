@@ -135,11 +135,10 @@ is $fl[1]{status}, 200, 'then 200';
 is $fl[0]{headers}{'webhook-id'}, $fl[1]{headers}{'webhook-id'}, 'same webhook-id on the retry';
 ok signature_ok($_, $flaky->{secret}), 'retry signed' for @fl;
 my $d;
-for (1 .. 20) {
+wait_for(sub {
     $d = api(GET => "/v1/webhooks/$flaky->{id}/deliveries", token => $tok)->{json}{data};
-    last if $d->[0] && $d->[0]{status} eq 'succeeded';
-    select undef, undef, undef, 0.25;
-}
+    $d->[0] && $d->[0]{status} eq 'succeeded';
+}, 5, 'the retried delivery to succeed');
 is scalar @$d, 1, 'one delivery';
 is $d->[0]{status}, 'succeeded', 'succeeded';
 is $d->[0]{attempts}, 2, 'two attempts';
@@ -167,11 +166,10 @@ my $closed = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Pro
 my $cport = $closed->sockport; close $closed;
 sql("UPDATE webhooks SET url = 'http://127.0.0.1:$cport/gone' WHERE id = '$fw'");
 sql("UPDATE deliveries SET created_at = now() - interval '25 hours', next_at = now() WHERE webhook_id = '$fw'");
-for (1 .. 80) {
+wait_for(sub {
     $d = api(GET => "/v1/webhooks/$fw/deliveries", token => $tok)->{json}{data};
-    last if $d->[0]{status} ne 'pending';
-    select undef, undef, undef, 0.25;
-}
+    $d->[0]{status} ne 'pending';
+}, 20, 'the delivery to end');
 is $d->[0]{status}, 'failed', 'failed once the next attempt would be more than a day after the event';
 is $d->[0]{attempts}, 2, 'after its second attempt';
 ok !defined $d->[0]{nextAttemptAt}, 'no next attempt';

@@ -120,6 +120,7 @@ round('graceful-stop');
     unlink $hung;
     my $spid = fork // die "fork: $!";
     if (!$spid) {
+        $SIG{PIPE} = 'IGNORE';   # a client that gives up must not kill the relay
         while (my $c = $srv->accept) {
             $c->autoflush(1);
             print $c "220 hangs ESMTP\r\n";
@@ -129,7 +130,7 @@ round('graceful-stop');
                 elsif ($l =~ /^DATA/i) {
                     print $c "354 go\r\n";
                     open my $fh, '>', $hung; close $fh;
-                    sleep 1 while 1;   # never answers the message's end
+                    sleep 1 while 1;   # never answers the message's end (until killed)
                 }
                 else { print $c "502 no\r\n" }
             }

@@ -110,14 +110,7 @@ my $owner;
 sub limited_form {
     my ($max) = @_;
     ($owner) = signup();
-    my $r = $inst->api(POST => '/v1/forms', token => $owner,
-                       body => { title => "max $max", settings => { maxSubmissions => $max },
-                                 fields => [ { key => 'a', type => 'text', label => 'A' } ] });
-    die 'form: ' . $r->status_line unless $r->code == 201;
-    my $fid = $r->{json}{id};
-    $r = $inst->api(POST => "/v1/forms/$fid/publish", token => $owner);
-    die 'publish: ' . $r->status_line unless $r->code == 200;
-    return $fid;
+    return $inst->published_form($owner, title => "max $max", settings => { maxSubmissions => $max });
 }
 sub stored { sql("SELECT count(*) FROM submissions WHERE form_id = '$_[0]'") }
 

@@ -32,17 +32,7 @@ sub signup {
     die 'signup: ' . $r->status_line unless $r->code == 201;
     return ($r->{json}{apiKey}{secret}, $r->{json}{user}{id});
 }
-sub published_form {
-    my ($tok, %settings) = @_;
-    my $r = $inst->api(POST => '/v1/forms', token => $tok,
-                       body => { title => 'counts', settings => \%settings,
-                                 fields => [ { key => 'a', type => 'text', label => 'A' } ] });
-    die 'form: ' . $r->status_line unless $r->code == 201;
-    my $fid = $r->{json}{id};
-    $r = $inst->api(POST => "/v1/forms/$fid/publish", token => $tok);
-    die 'publish: ' . $r->status_line unless $r->code == 200;
-    return $fid;
-}
+sub published_form { my ($tok, %settings) = @_; $inst->published_form($tok, title => 'counts', settings => \%settings) }
 sub submit { $inst->api(POST => "/f/$_[0]", body => { a => $_[1] // 'x' }) }
 sub form_count { $inst->api(GET => "/v1/forms/$_[1]", token => $_[0])->{json}{submissionCount} }
 sub month_used { $inst->api(GET => '/v1/me', token => $_[0])->{json}{quota}{limits}{submissions}{used} }

@@ -38,17 +38,7 @@ my ($tok) = do {
 };
 
 
-sub form {
-    my (%settings) = @_;
-    my $r = $inst->api(POST => '/v1/forms', token => $tok,
-                       body => { title => 'race', settings => \%settings,
-                                 fields => [ { key => 'a', type => 'text', label => 'A' } ] });
-    die 'form: ' . $r->status_line unless $r->code == 201;
-    my $fid = $r->{json}{id};
-    $r = $inst->api(POST => "/v1/forms/$fid/publish", token => $tok);
-    die 'publish: ' . $r->status_line unless $r->code == 200;
-    return $fid;
-}
+sub form { my (%settings) = @_; $inst->published_form($tok, title => 'race', settings => \%settings) }
 sub link_path {
     my ($fid, %b) = @_;
     my $r = $inst->api(POST => "/v1/forms/$fid/links", token => $tok, body => \%b);

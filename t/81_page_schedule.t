@@ -92,7 +92,7 @@ $r = api(POST => $url, body => { name => 'on time' });
 is $r->code, 201, 'POST after opensAt: 201';
 
 # after closesAt: the cached open page is gone; closedMessage shown escaped
-sleep($t0 + 7.3 - time) if time < $t0 + 7.3;
+sleep($t0 + 7.3 - time) if time < $t0 + 7.3;   # until 0.3 s past closesAt
 $r = api(GET => $url);
 is $r->code, 200, 'page after closesAt: 200';
 unlike $r->content, qr/<form /, 'page after closesAt: no form';

@@ -49,6 +49,7 @@ is api(POST => "/v1/forms/$id/publish", token => $tok)->code, 200, 'published';
 # answered before $sent + L before it expired. A busy machine may be too
 # slow for that: then the try says so, waits for the entry to expire and
 # is made again (up to 5 times); the checks are on the first try in time.
+# (the entry's age is the subject: sleeps until a point of its life)
 sub pause_until { my $t = shift; my $d = $t - time; sleep $d if $d > 0 }
 
 # N clients forked ahead (FormsvcTest::Together), each waiting for the go,
@@ -71,6 +72,7 @@ sub ready_burst {
 # ---- the public view (FormsvcFormCacheTTL 4: read again from 2 s on) ----------
 my ($first, $memory, $late, $m0, $m1);
 for my $try (1 .. 5) {
+    # again after the entry expired: its TTL (4 s) and a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'One' WHERE id = '$id'"); sleep 4.1 }
     my $burst = ready_burst(12, sub { title($id) ? 1 : 0 });
     my $sent = time;
@@ -98,6 +100,7 @@ is title($id), 'Two', 'from memory again: one refresh, not one per request';
 # ---- the owner's view (1 s: read again from 0.5 s on) ---------------------------
 my $fresh;
 for my $try (1 .. 5) {
+    # again after the entry expired: its TTL (1 s) and a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'Three' WHERE id = '$id'"); sleep 1.1 }
     my $burst = ready_burst(8, sub {
         api(GET => "/v1/forms/$id", token => $tok)->{json}{title} eq 'Four' ? 1 : 0 });
@@ -125,7 +128,7 @@ cmp_ok $fresh, '>=', 1, 'that one answers what it read';
 silently("UPDATE forms SET title = 'Five' WHERE id = '$id'");
 my ($code1, $code2, $mem_misses, $ok);
 for my $try (1 .. 5) {
-    sleep 4.1 if $try > 1;
+    sleep 4.1 if $try > 1;   # again after the entry expired: its TTL (4 s) and a margin
     my $burst = ready_burst(8, sub { api(POST => "/f/$id", body => { a => "z$_[0]" })->code == 201 ? 1 : 0 });
     my $sent = time;
     $code1 = api(POST => "/f/$id", body => { a => 'x' })->code;

@@ -172,6 +172,21 @@ sub request {
     return $req;
 }
 
+# published_form(TOKEN, title => ..., fields => [...], settings => {...}):
+# creates a form (by default one text field "a") and publishes it; returns
+# its id, and dies when either fails. settings is sent only when given.
+sub published_form {
+    my ($self, $tok, %o) = @_;
+    my $r = $self->api(POST => '/v1/forms', token => $tok, body => {
+        title => $o{title} // 'A form', fields => $o{fields} // [ { key => 'a', type => 'text', label => 'A' } ],
+        (exists $o{settings} ? (settings => $o{settings}) : ()) });
+    die 'form: ' . $r->status_line . ' ' . $r->content unless $r->code == 201;
+    my $id = $r->{json}{id};
+    $r = $self->api(POST => "/v1/forms/$id/publish", token => $tok);
+    die 'publish: ' . $r->status_line unless $r->code == 200;
+    return $id;
+}
+
 # api(METHOD, PATH, body => REF, token => SECRET, headers => {...})
 sub api {
     my ($self, $method, $path, %o) = @_;

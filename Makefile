@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench slowloris format format-check
+.PHONY: all deps module core unit unit-valgrind equivalence test test-sql schema test-asan run install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check check-includes
 all: module
 
 deps:
@@ -60,10 +60,10 @@ $(BUILD)/fs_equiv: tests/equivalence/fs_equiv.c $(BUILD)/libfscore.a
 equivalence: $(BUILD)/fs_equiv
 	/usr/bin/python3 tests/equivalence/equivalence.py $(BUILD)/fs_equiv
 
-# make test: install what is missing, check the C sources' format, build,
-# then every cmocka and Apache::Test test against a throwaway PostgreSQL on
-# a free port.
-test: deps format-check
+# make test: install what is missing, check the C sources' format and the
+# rooms' include rules, build, then every cmocka and Apache::Test test
+# against a throwaway PostgreSQL on a free port.
+test: deps format-check check-includes
 	@bash scripts/test
 
 # the SQL tests alone (make test runs them too): docs/testing.md, "SQL tests"
@@ -84,6 +84,10 @@ run: deps
 # of a normal GET meanwhile (docs/deploy.md, "Slow clients").
 slowloris: deps
 	@bash scripts/slowloris
+
+# the suite RUNS times (default 10) from fresh clones under stress-ng (docs/testing.md)
+soak:
+	@bash scripts/soak $(RUNS)
 
 bench:
 	@bash scripts/install-deps bench
@@ -121,12 +125,17 @@ deb-smoke: deb
 
 # The C sources as .clang-format wants them: `make format` rewrites them,
 # `make format-check` only says which differ (and fails); make test runs it.
-FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h)
+FORMAT_FILES = $(wildcard include/*.h mod_formsvc/*.c mod_formsvc/*/*.c mod_formsvc/*/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h)
 format:
 	clang-format -i $(FORMAT_FILES)
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_FILES)
+
+# Which room may include which, and no include cycle of more than two
+# modules (docs/architecture.md, "Rooms"); make test runs it.
+check-includes:
+	@python3 scripts/check-includes
 
 clean:
 	rm -rf $(BUILD) t/logs t/conf/httpd.conf t/conf/extra.conf t/conf/apache_test_config.pm t/htdocs/index.html

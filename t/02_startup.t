@@ -133,6 +133,18 @@ is $rc, 0, 'configtest passes with an executable sendmail program' or diag $out;
 ($rc, $out) = configtest('FormsvcRateLimitStore memcache localhost:notaport');
 isnt $rc, 0, 'configtest fails on a memcache address without a port number';
 like $out, qr/FormsvcRateLimitStore memcache takes host:port/, 'naming the directive';
+($rc, $out) = configtest('FormsvcRateLimitStore redis');
+isnt $rc, 0, 'configtest fails on a socache provider as the rate-limit store';
+like $out, qr/FormsvcRateLimitStore redis: httpd's socache providers cannot hold rate-limit counters/,
+    'saying why';
+($rc, $out) = configtest('FormsvcRateLimitStore nosuchstore');
+isnt $rc, 0, 'configtest fails on a store nothing registered';
+like $out, qr/no store named "nosuchstore"; local \| pgsql \| memcache/, 'listing the stores';
+($rc, $out) = configtest('FormsvcRateLimitStore local 16');
+isnt $rc, 0, 'configtest fails on an argument to local';
+like $out, qr/FormsvcRateLimitStore local takes no argument/, 'saying so';
+($rc, $out) = configtest('FormsvcRateLimitStore Local');
+is $rc, 0, 'store names are case-insensitive' or diag $out;
 ($rc, $out) = do {
     # without DBDParams: configtest says what start would say
     open my $fh, '>', "$dir/nodb.conf" or die $!;

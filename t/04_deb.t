@@ -135,7 +135,7 @@ ok -f $tarball, 'and its .tar.xz';
 my @src = map { s{^[^/]*/}{}r } grep { length } split /\n/, run("tar -tf '$tarball'");
 my %src = map { $_ => 1 } @src;
 for my $p (qw(VERSION Makefile Makefile.apxs debian/control debian/rules debian/changelog
-              debian/source/format mod_formsvc/http/mod_formsvc.c scripts/deb t/04_deb.t)) {
+              debian/source/format mod_formsvc/mod_formsvc.c scripts/deb t/04_deb.t)) {
     ok $src{$p}, "the source holds $p";
 }
 my @written = grep { m{^(build|build-asan|var|\.git|t/js/node_modules|t/logs)(/|$)} } @src;

@@ -1,5 +1,5 @@
 # The shipped conf/formsvc.conf lists every directive of the module (from
-# the command tables in mod_formsvc/http), each commented with its default
+# the command tables in mod_formsvc/runtime and its other rooms), each commented with its default
 # or set, and names none that does not exist; docs/configuration.md
 # describes each. The quota and rate-limit lines carry the defaults of the
 # C tables. And the shipped DBDMax fits PostgreSQL's default
@@ -12,7 +12,7 @@ my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
 sub slurp { my $f = shift; open my $fh, '<', $f or die "$f: $!"; local $/; <$fh> }
 
 my %code;
-for my $f (glob "$root/mod_formsvc/http/*.[ch]") {
+for my $f (glob "$root/mod_formsvc/*.[ch] $root/mod_formsvc/{runtime,http,handlers,public}/*.[ch]") {
     my $src = slurp($f);
     $code{$1} = $f while $src =~ /AP_INIT_[A-Z0-9_]+\([\s\\]*"(\w+)"/g;   # also across a macro's line continuation
 }
@@ -29,7 +29,7 @@ $in_conf{$1}++ while $conf =~ /^[ \t]*#?[ \t]*(Formsvc\w+)[ \t]/mg;
 is_deeply [ grep { !$code{$_} } sort keys %in_conf ], [], 'formsvc.conf names no directive that does not exist';
 
 # FormsvcQuota defaults: default_tier in config.c
-my $cfg = slurp("$root/mod_formsvc/http/config.c");
+my $cfg = slurp("$root/mod_formsvc/runtime/config.c");
 my ($u, $v) = $cfg =~ /default_tier\[2\]\s*=\s*\{\s*\{([^}]*)\},\s*\{([^}]*)\}/s or die 'default_tier';
 my @what = qw(forms fields submissions keys clients webhooks requests links);
 my %tier = (unverified => [ split /\s*,\s*/, $u ], verified => [ split /\s*,\s*/, $v ]);
@@ -40,7 +40,7 @@ for my $t (qw(unverified verified)) {
     }
 }
 # FormsvcRateLimit defaults: default_rules in config_accounts.c
-my $acc = slurp("$root/mod_formsvc/http/config_accounts.c");
+my $acc = slurp("$root/mod_formsvc/runtime/config_accounts.c");
 my %rl;
 $rl{$3} = "$1 $2" while $acc =~ /\{(\d+),\s*(\d+)\},\s*\/\*\s*(\w+)/g;
 is scalar(keys %rl), 4, 'four rate-limit defaults';
@@ -48,7 +48,7 @@ like $conf, qr/^[ \t]*#FormsvcRateLimit $_ $rl{$_}$/m, "FormsvcRateLimit $_ $rl{
 
 # Mail does not land under /etc by default, and the default is stated.
 like $conf, qr{^[ \t]*#FormsvcMailTransport file /var/spool/formsvc/mail$}m, 'mail default: /var/spool/formsvc/mail';
-like slurp("$root/mod_formsvc/http/mail.c"), qr{"/var/spool/formsvc/mail"}, 'and the module agrees';
+like slurp("$root/mod_formsvc/runtime/mail.c"), qr{"/var/spool/formsvc/mail"}, 'and the module agrees';
 
 # Connection sizing: Debian's mpm_event.conf (150 / 25 = 6 children), the
 # shipped DBDMax, and PostgreSQL's default max_connections 100 of which 3

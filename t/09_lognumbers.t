@@ -8,7 +8,7 @@ use Test::More;
 
 my $root = $ENV{FORMSVC_ROOT} or plan skip_all => 'FORMSVC_ROOT not set (run through make test)';
 my %seen;
-my @files = (glob("$root/mod_formsvc/*/*.c"), glob("$root/mod_formsvc/*/*.h"));
+my @files = (glob("$root/mod_formsvc/*.c"), glob("$root/mod_formsvc/*/*.c"), glob("$root/mod_formsvc/*/*.h"));
 cmp_ok scalar @files, '>', 40, 'sources found';
 for my $f (@files) {
     open my $fh, '<', $f or die "$f: $!";

@@ -34,7 +34,7 @@ my %scope_name;
     $scope_name{$1} = lc("$2:$3") while $h =~ /\b(FS_SC_([A-Z]+)_([A-Z]+))\b/g;
 }
 my @routes;
-for my $file (glob "$ENV{FORMSVC_ROOT}/mod_formsvc/http/*.c") {
+for my $file (glob "$ENV{FORMSVC_ROOT}/mod_formsvc/{runtime,http,handlers,public}/*.c") {
     open my $fh, '<', $file or die $!;
     local $/; my $src = <$fh>;
     while ($src =~ /const formsvc_route formsvc_routes_\w+\[\]\s*=\s*\{(.*?)\{0, NULL/sg) {

@@ -1,9 +1,11 @@
 /* audit: writing the audit trail (audit.h); GET /v1/audit reads it
  * (handle_audit.c). */
-#include "audit.h"
+#include "http/audit.h"
 #include "fs_secret.h"
 #include "fs_store_oauth.h"
-#include "glue.h"
+#include "http/auth.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

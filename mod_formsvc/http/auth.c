@@ -1,19 +1,23 @@
 /* auth: bearer authentication in httpd's check_authn hook and the
  * formsvc-scope authorization provider.
  *
- * For our own routes, force_authn makes httpd run authentication whenever a
+ * For our own routes, force_authn (router.c) makes httpd run authentication whenever a
  * Bearer credential is sent to a route that needs one; a route that needs
  * one and gets none is refused by the router with a 401 problem. A failure
  * inside authentication (bad credential, database down) is answered through
  * an internal error document (/.formsvc/error) so that it, too, is a
  * problem+json. Elsewhere, "AuthType Bearer" plus "Require formsvc-scope
  * forms:read" guards any <Location> with the same credentials. */
-#include "cred_cache.h"
+#include "http/auth.h"
 #include "fs_json.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
-#include "glue.h"
-#include "schema_check.h"
+#include "http/cred_cache.h"
+#include "http/request.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
+#include "runtime/schema_check.h"
 
 #include <ap_provider.h>
 #include <apr_strings.h>
@@ -35,12 +39,6 @@ const char *formsvc_bearer_of(request_rec *r) {
 static int auth_type_is_bearer(request_rec *r) {
     const char *t = ap_auth_type(r);
     return t && !strcasecmp(t, "Bearer");
-}
-
-int formsvc_force_authn(request_rec *r) {
-    if (formsvc_bearer_of(r) && formsvc_route_needs_auth(r))
-        return OK;
-    return DECLINED;
 }
 
 fs_error *formsvc_authenticate_secret(request_rec *r, const char *secret, formsvc_principal **who) {
@@ -215,7 +213,7 @@ static void note_failure(request_rec *r, const char *auth_type) {
         apr_table_setn(r->err_headers_out, "WWW-Authenticate", "Bearer realm=\"formsvc\"");
 }
 
-static int note_auth_failure_hook(request_rec *r, const char *auth_type) {
+int formsvc_note_auth_failure(request_rec *r, const char *auth_type) {
     if (!auth_type || strcasecmp(auth_type, "Bearer"))
         return DECLINED;
     note_failure(r, auth_type);
@@ -225,5 +223,25 @@ static int note_auth_failure_hook(request_rec *r, const char *auth_type) {
 void formsvc_register_authz(apr_pool_t *p) {
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "formsvc-scope", AUTHZ_PROVIDER_VERSION,
                               &scope_provider, AP_AUTH_INTERNAL_PER_CONF);
-    ap_hook_note_auth_failure(note_auth_failure_hook, NULL, NULL, APR_HOOK_MIDDLE);
+}
+
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit) {
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    if (who && fs_scopes_has(who->scopes, bit))
+        return NULL;
+    const char *name = fs_scope_name(bit);
+    fs_error *e = formsvc_scope_problem(r, name, "This operation needs the scope %s.", name);
+    e->www_authenticate = apr_psprintf(
+        r->pool, "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
+    return e;
+}
+
+fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const char *detail = apr_pvsprintf(r->pool, fmt, ap);
+    va_end(ap);
+    fs_error *e = fs_error_make(r->pool, "insufficient-scope", "%s", detail);
+    fs_error_set_str(r->pool, e, "requiredScope", scope);
+    return e;
 }

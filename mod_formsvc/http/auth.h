@@ -45,10 +45,18 @@ const char *formsvc_resource_metadata_url(request_rec *r, const char *path);
  * otherwise. */
 const char *formsvc_challenge(request_rec *r, const char *challenge);
 
+/* Checks the principal has the scope; 403 problem otherwise. */
+fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
+/* A 403 insufficient-scope problem: requiredScope names scope (a token
+ * or constraint the caller lacks), detail is fmt (printf) for people. */
+fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Hooks (registered by mod_formsvc.c). */
-int formsvc_force_authn(request_rec *r);
 int formsvc_check_authn(request_rec *r);
-/* Registers the formsvc-scope provider and the note_auth_failure hook. */
+/* note_auth_failure: WWW-Authenticate for AuthType Bearer. */
+int formsvc_note_auth_failure(request_rec *r, const char *auth_type);
+/* Registers the formsvc-scope authorization provider. */
 void formsvc_register_authz(apr_pool_t *p);
 
 #endif

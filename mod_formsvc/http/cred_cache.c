@@ -1,7 +1,8 @@
 /* cred_cache: verified credentials from memory (see cred_cache.h). */
-#include "cred_cache.h"
-#include "cache.h"
-#include "metrics.h"
+#include "http/cred_cache.h"
+#include "http/auth.h"
+#include "runtime/cache.h"
+#include "runtime/metrics.h"
 
 #include <apr_strings.h>
 

@@ -19,8 +19,10 @@
 #ifndef FORMSVC_CRED_CACHE_H
 #define FORMSVC_CRED_CACHE_H
 
+#include <httpd.h>
+
 #include "fs_lru.h"
-#include "glue.h"
+#include "http/auth.h"
 
 /* What a miss remembers for the fill. */
 typedef struct formsvc_cred_ticket {

@@ -2,9 +2,16 @@
  * answer (see dispatch.h). The request_rec is borrowed: the fields a
  * handler reads or writes are swapped in for the call and put back after,
  * so the outer request (POST /mcp) answers as if nothing happened. */
-#include "dispatch.h"
+#include "http/dispatch.h"
+#include "http/auth.h"
+#include "http/capture.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
+#include <http_log.h>
+#include <http_protocol.h>
 
 APLOG_USE_MODULE(formsvc);
 

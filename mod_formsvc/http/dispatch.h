@@ -10,8 +10,9 @@
 #ifndef FORMSVC_DISPATCH_H
 #define FORMSVC_DISPATCH_H
 
-#include "capture.h"
-#include "glue.h"
+#include <httpd.h>
+
+#include "http/capture.h"
 
 /* Runs method + path (relative to the base path, e.g. "/v1/forms/frm_x")
  * with query (without '?', may be NULL) and body (may be NULL) for the

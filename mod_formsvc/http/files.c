@@ -9,17 +9,23 @@
  * binary parameters, inside the transaction that then holds the
  * submission. A download reads one chunk at a time into a sub-pool
  * cleared after it is written and flushed. */
-#include "files.h"
-#include "capture.h"
-#include "forms_access.h"
+#include "http/files.h"
 #include "fs_file.h"
 #include "fs_form.h"
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_multipart.h"
+#include "fs_scope.h"
 #include "fs_secret.h"
 #include "fs_store_files.h"
-#include "log.h"
+#include "http/capture.h"
+#include "http/forms_access.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_atomic.h>
 #include <apr_base64.h>
@@ -30,94 +36,36 @@ APLOG_USE_MODULE(formsvc);
 
 #define FILE_CHUNK (256 * 1024)
 
-/* ---- directives (global, read by the parent, inherited) -------------- */
-
-static int conf_max_size = 25 * 1024 * 1024, conf_max_files = 10, conf_json_max = 2 * 1024 * 1024,
-           conf_quota_mb[2] = {50, 10240};
-
-const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    switch ((int)(apr_uintptr_t)cmd->info) {
-    case 0:
-        return formsvc_set_global_int(cmd, arg, 1, 1000000000, &conf_max_size,
-                                      "FormsvcFileMaxSize takes bytes from 1 to 1000000000");
-    case 1:
-        return formsvc_set_global_int(cmd, arg, 1, FS_FILE_MAX_FILES_LIMIT, &conf_max_files,
-                                      "FormsvcFileMaxFiles takes a count from 1 to 20");
-    case 2:
-        return formsvc_set_global_int(cmd, arg, 65536, 100 * 1024 * 1024, &conf_json_max,
-                                      "FormsvcFileMaxJSONBody takes bytes from 65536 to "
-                                      "104857600");
-    default: {
-        int v = (int)(apr_uintptr_t)cmd->info - 3;
-        return formsvc_set_global_int(cmd, arg, 0, 100000000, &conf_quota_mb[v],
-                                      v ? "FormsvcFileQuotaVerified takes megabytes from 0 to "
-                                          "100000000"
-                                        : "FormsvcFileQuotaUnverified takes megabytes from 0 to "
-                                          "100000000");
-    }
-    }
-}
+/* ---- settings (FormsvcFileMaxSize and the like: runtime/config_global.h) */
 
 apr_off_t formsvc_file_json_max(void) {
-    return conf_json_max;
+    return formsvc_global_conf()->file_json_max;
 }
 
 void formsvc_files_ceilings(fs_fieldset *fs) {
-    fs_fieldset_file_ceilings(fs, conf_max_size, conf_max_files);
+    const formsvc_global *g = formsvc_global_conf();
+    fs_fieldset_file_ceilings(fs, g->file_max_size, g->file_max_files);
 }
 
 long long formsvc_file_quota(int verified) {
-    return (long long)conf_quota_mb[verified ? 1 : 0] * 1024 * 1024;
+    return (long long)formsvc_global_conf()->file_quota_mb[verified ? 1 : 0] * 1024 * 1024;
 }
 
-/* ---- the spool's directory (global) ------------------------------------ */
-
-/* Set by FormsvcUploadTempDir (checked when the configuration is read, so
- * that configtest refuses a bad one); NULL: the system's (TMPDIR, else
- * /tmp). tmp_dir is what post_config settled on; children inherit it. */
-static const char *tmp_dir_set, *tmp_dir;
-/* FormsvcUploadTempMax: megabytes of spool files one child holds at once
- * (as set, 0 when not; then what post_config settled on); spool_bytes,
- * what its requests hold now (each child its own). */
-static int tmp_max_set, conf_tmp_max_mb = 1024;
+/* The spool: uploaded files wait in FormsvcUploadTempDir (the system's
+ * temporary directory when it is not set), at most FormsvcUploadTempMax
+ * megabytes per child; spool_bytes, what this child's requests hold now. */
 static volatile apr_uint64_t spool_bytes;
 
-const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    const char *dir = ap_server_root_relative(cmd->pool, arg);
-    apr_finfo_t fi;
-    if (!dir || apr_stat(&fi, dir, APR_FINFO_TYPE, cmd->temp_pool) != APR_SUCCESS ||
-        fi.filetype != APR_DIR)
-        return apr_psprintf(cmd->pool, "FormsvcUploadTempDir: %s is not a directory", arg);
-    tmp_dir_set = dir;
-    return NULL;
-}
-
-const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    return formsvc_set_global_int(cmd, arg, 1, 10000000, &tmp_max_set,
-                                  "FormsvcUploadTempMax takes megabytes from 1 to 10000000");
-}
-
-void formsvc_files_post_config(apr_pool_t *pconf) {
-    const char *dir = tmp_dir_set;
-    tmp_dir_set = NULL; /* the next configuration read sets it again, or not */
-    if (!dir && apr_temp_dir_get(&dir, pconf) != APR_SUCCESS)
-        dir = "/tmp";
-    tmp_dir = apr_pstrdup(pconf, dir);
-    conf_tmp_max_mb = tmp_max_set ? tmp_max_set : 1024;
-    tmp_max_set = 0;
+static const char *spool_dir(void) {
+    const char *dir = formsvc_global_conf()->upload_tmp_dir;
+    return dir ? dir : "/tmp";
 }
 
 /* ---- upload ----------------------------------------------------------- */
 
 /* A checked file in the spool (files.h): its content is size bytes from
  * off. The spool holds an upload's files one after another: the first
- * FILE_CHUNK bytes in memory, the rest in a file of tmp_dir that is
+ * FILE_CHUNK bytes in memory, the rest in a file of spool_dir() that is
  * unlinked as soon as it is made (only its descriptor names it; r->pool's
  * cleanup closes it, and a child that dies leaves nothing behind). */
 typedef struct spooled {
@@ -208,7 +156,7 @@ static apr_status_t spool_uncount(void *d) {
  * 503 to the client, who may send it again. */
 static fs_error *spool_failed(formsvc_upload *u, const char *what, apr_status_t rv) {
     FORMSVC_LOG(u->r, APLOG_ERR, 03775, "upload spool: cannot %s in %s (FormsvcUploadTempDir): %pm",
-                what, tmp_dir ? tmp_dir : "-", &rv);
+                what, spool_dir(), &rv);
     return fs_error_make(u->r->pool, "service-unavailable",
                          "The server cannot take this upload now; send it again later.");
 }
@@ -226,13 +174,14 @@ static fs_error *spool_write(formsvc_upload *u, const char *buf, apr_size_t len)
     if (!len)
         return NULL;
     /* the child's spool files together stay within FormsvcUploadTempMax */
-    apr_uint64_t max = (apr_uint64_t)conf_tmp_max_mb * 1024 * 1024;
+    int max_mb = formsvc_global_conf()->upload_tmp_max_mb;
+    apr_uint64_t max = (apr_uint64_t)max_mb * 1024 * 1024;
     if (apr_atomic_add64(&spool_bytes, len) + len > max) {
         apr_atomic_sub64(&spool_bytes, len);
         FORMSVC_LOG(u->r, APLOG_WARNING, 03776,
                     "upload spool: this child's uploads in flight fill FormsvcUploadTempMax "
                     "(%d MB); one refused",
-                    conf_tmp_max_mb);
+                    max_mb);
         fs_error *e = fs_error_make(u->r->pool, "service-unavailable",
                                     "The server cannot take this upload now; send it again later.");
         e->retry_after = 30;
@@ -243,8 +192,7 @@ static fs_error *spool_write(formsvc_upload *u, const char *buf, apr_size_t len)
     u->on_disk += len;
     apr_status_t rv;
     if (!u->file) {
-        char *path =
-            apr_pstrcat(u->r->pool, tmp_dir ? tmp_dir : "/tmp", "/formsvc-upload-XXXXXX", NULL);
+        char *path = apr_pstrcat(u->r->pool, spool_dir(), "/formsvc-upload-XXXXXX", NULL);
         rv = apr_file_mktemp(&u->file, path,
                              APR_FOPEN_CREATE | APR_FOPEN_READ | APR_FOPEN_WRITE | APR_FOPEN_EXCL,
                              u->r->pool);

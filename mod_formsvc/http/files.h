@@ -1,4 +1,4 @@
-/* files: uploaded files on the httpd side: the directives, the
+/* files: uploaded files on the httpd side: the
  * upload of a submission's files into its transaction (from a JSON body's
  * base64 or, streamed, from multipart parts), and the owner's download.
  * The rules (accept, magic bytes, names, hashing) are the core's
@@ -6,42 +6,16 @@
 #ifndef FORMSVC_FILES_H
 #define FORMSVC_FILES_H
 
+#include <httpd.h>
+#include <http_config.h>
+#include <json.h>
+
+#include "fs_error.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
-#include "glue.h"
 
-const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
-const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);
-const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg);
-
-#define FORMSVC_FILE_CMDS                                                                          \
-    AP_INIT_TAKE1("FormsvcFileMaxSize", formsvc_set_file_limit, (void *)0, RSRC_CONF,              \
-                  "Largest uploaded file in bytes, whatever a field's maxSize says (default "      \
-                  "26214400). Global."),                                                           \
-        AP_INIT_TAKE1("FormsvcFileMaxFiles", formsvc_set_file_limit, (void *)1, RSRC_CONF,         \
-                      "Most files one file field takes, whatever its maxFiles says (default "      \
-                      "10). Global."),                                                             \
-        AP_INIT_TAKE1("FormsvcFileMaxJSONBody", formsvc_set_file_limit, (void *)2, RSRC_CONF,      \
-                      "Largest JSON submission body, in bytes, for a form with a file field "      \
-                      "(files in base64; default 2097152). Global."),                              \
-        AP_INIT_TAKE1("FormsvcFileQuotaUnverified", formsvc_set_file_limit, (void *)3, RSRC_CONF,  \
-                      "Megabytes of uploaded files an unverified account stores (default 50). "    \
-                      "Global."),                                                                  \
-        AP_INIT_TAKE1("FormsvcFileQuotaVerified", formsvc_set_file_limit, (void *)4, RSRC_CONF,    \
-                      "Megabytes of uploaded files a verified account stores (default 10240). "    \
-                      "Global."),                                                                  \
-        AP_INIT_TAKE1("FormsvcUploadTempDir", formsvc_set_upload_tmp_dir, NULL, RSRC_CONF,         \
-                      "Directory where uploaded files wait until the whole body has arrived "      \
-                      "(files unlinked at once; default TMPDIR, else /tmp). Global."),             \
-        AP_INIT_TAKE1("FormsvcUploadTempMax", formsvc_set_upload_tmp_max, NULL, RSRC_CONF,         \
-                      "Megabytes of spool files one child holds at once; an upload past it "       \
-                      "gets 503 (default 1024). Global.")
-
-/* post_config: settles the spool's directory (FormsvcUploadTempDir, else
- * the system's temporary directory). */
-void formsvc_files_post_config(apr_pool_t *pconf);
-
-/* The directives' values. */
+/* The settings of FormsvcFileMaxJSONBody, FormsvcFileMaxSize,
+ * FormsvcFileMaxFiles and the file quotas (runtime/config_global.h). */
 apr_off_t formsvc_file_json_max(void);
 /* Lowers the file fields of fs to the directives' ceilings. */
 void formsvc_files_ceilings(fs_fieldset *fs);
@@ -104,8 +78,6 @@ apr_off_t formsvc_files_max_body(const fs_fieldset *fs);
 fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t max_value,
                                  apr_off_t max_total, int take_files, formsvc_upload *u,
                                  fs_sha256 *hash, apr_array_header_t **pairs, fs_error **file_err);
-
-extern const formsvc_route formsvc_routes_files[];
 
 /* {"used": bytes, "quota": bytes} of the account's uploaded files (for
  * /v1/me; owned by the caller), or NULL with *e set. */

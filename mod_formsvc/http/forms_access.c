@@ -1,5 +1,5 @@
 /* forms_access: loading forms for the caller, ETags and saving. */
-#include "forms_access.h"
+#include "http/forms_access.h"
 #include "fs_field.h"
 #include "fs_fieldset.h"
 #include "fs_form.h"
@@ -7,7 +7,10 @@
 #include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
-#include "quota.h"
+#include "http/auth.h"
+#include "http/quota.h"
+#include "http/request.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -5,8 +5,10 @@
 #ifndef FORMSVC_FORMS_ACCESS_H
 #define FORMSVC_FORMS_ACCESS_H
 
-#include "glue.h"
-#include "quota.h"
+#include <httpd.h>
+#include <json.h>
+
+#include "fs_error.h"
 
 typedef struct formsvc_form {
     const char *id, *json, *slug, *title, *description, *status; /* status: effective */

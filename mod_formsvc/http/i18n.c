@@ -1,28 +1,19 @@
 /* i18n: the pages' language files, loaded at startup (see i18n.h). */
-#include "i18n.h"
+#include "http/i18n.h"
+#include "runtime/config.h"
+#include "runtime/config_global.h"
+#include "runtime/log.h"
 
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
 
-/* Set by the directive (global); NULL: FS_LOCALE_DIR. */
-static const char *locale_dir;
 /* Loaded in check_config (so configtest fails on a bad directory) into pconf and only read
  * afterwards: children inherit it; a restart loads it again. */
 static fs_locales *locales;
 
-const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg) {
-    (void)d;
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    if (err)
-        return err;
-    locale_dir = ap_server_root_relative(cmd->pool, arg);
-    return locale_dir ? NULL : "FormsvcLocaleDir: invalid path";
-}
-
 int formsvc_locale_load(apr_pool_t *pconf, server_rec *s) {
-    const char *dir = locale_dir ? locale_dir : FS_LOCALE_DIR;
-    locale_dir = NULL; /* the next configuration read sets it again, or not */
+    const char *dir = formsvc_conf(s)->global->locale_dir;
     fs_locales *ls;
     const char *why = fs_locales_load(pconf, dir, &ls);
     if (why) {

@@ -4,22 +4,13 @@
 #ifndef FORMSVC_I18N_H
 #define FORMSVC_I18N_H
 
+#include <httpd.h>
+#include <http_config.h>
+
 #include "fs_locale.h"
-#include "glue.h"
 
-#ifndef FS_LOCALE_DIR
-#define FS_LOCALE_DIR "/usr/share/formsvc/locales"
-#endif
-
-const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg);
-
-#define FORMSVC_LOCALE_CMDS                                                                        \
-    AP_INIT_TAKE1(                                                                                 \
-        "FormsvcLocaleDir", formsvc_set_locale_dir, NULL, RSRC_CONF,                               \
-        "global: directory of the pages' language files, <code>.json (default " FS_LOCALE_DIR ")")
-
-/* Loads the files into pconf; runs in check_config, so that configtest
- * fails on a missing or broken one as the start would (FS03601). */
+/* Loads the files of FormsvcLocaleDir (runtime/config_global.h) into pconf; runs in check_config,
+ * so that configtest fails on a missing or broken one as the start would (FS03601). */
 int formsvc_locale_load(apr_pool_t *pconf, server_rec *s);
 
 /* The language of a page of a form whose settings.locale is setting

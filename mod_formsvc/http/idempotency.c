@@ -1,7 +1,12 @@
 /* idempotency: claiming keys, replaying and recording answers. */
-#include "idempotency.h"
+#include "http/idempotency.h"
 #include "fs_idempotency.h"
 #include "fs_store_forms.h"
+#include "http/auth.h"
+#include "http/response.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

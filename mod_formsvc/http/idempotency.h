@@ -23,7 +23,9 @@
 #ifndef FORMSVC_IDEMPOTENCY_H
 #define FORMSVC_IDEMPOTENCY_H
 
-#include "glue.h"
+#include <httpd.h>
+
+#include "fs_error.h"
 
 #define FORMSVC_IDEM_PROCEED (-1000)
 

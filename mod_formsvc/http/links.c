@@ -1,5 +1,5 @@
 /* links: respondent links' tokens and URLs, and prefill (links.h). */
-#include "links.h"
+#include "http/links.h"
 #include "fs_coerce.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
@@ -7,6 +7,9 @@
 #include "fs_secret.h"
 #include "fs_store_links.h"
 #include "fs_urlencoded.h"
+#include "http/request.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

@@ -1,12 +1,15 @@
 /* links: what the owner's routes of respondent links (handle_links.c) and
- * the public form (handle_public.c) share (links.c): a link's token and
+ * the public form (public/) share (links.c): a link's token and
  * URL, the link a public request carries (?l=<token>), and the prefill a
  * page takes from its query string. */
 #ifndef FORMSVC_LINKS_H
 #define FORMSVC_LINKS_H
 
+#include <httpd.h>
+#include <json.h>
+
+#include "fs_error.h"
 #include "fs_fieldset.h"
-#include "glue.h"
 
 /* The query parameter that carries a link's token. */
 #define FORMSVC_LINK_PARAM "l"

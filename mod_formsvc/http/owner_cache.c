@@ -1,11 +1,12 @@
 /* owner_cache: the owner's view of a form from memory (see owner_cache.h). */
-#include "owner_cache.h"
-#include "cache.h"
+#include "http/owner_cache.h"
 #include "fs_json.h"
 #include "fs_store_forms.h"
 #include "fs_util.h"
-#include "metrics.h"
-#include "request.h"
+#include "http/request.h"
+#include "runtime/cache.h"
+#include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 

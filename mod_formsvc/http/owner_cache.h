@@ -17,7 +17,9 @@
 #ifndef FORMSVC_OWNER_CACHE_H
 #define FORMSVC_OWNER_CACHE_H
 
-#include "glue.h"
+#include <httpd.h>
+
+#include "fs_error.h"
 
 /* The account's form id as GET renders it: *json and *version, from
  * memory or the database (and then kept). *json NULL when the account has

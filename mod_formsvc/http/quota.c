@@ -1,9 +1,14 @@
 /* quota: limits and use of an account, for GET /v1/me and the handlers:
  * the figures, and the one shape of a quota-exceeded problem. */
-#include "quota.h"
+#include "http/quota.h"
 #include "fs_json.h"
 #include "fs_store_mail.h"
 #include "fs_store_ops.h"
+#include "http/auth.h"
+#include "runtime/config.h"
+#include "runtime/metrics.h"
+#include "runtime/ratelimit.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_strings.h>
 
@@ -85,5 +90,23 @@ fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now) {
     fs_error_set_str(r->pool, e, "quota", "fields");
     fs_error_set_int(r->pool, e, "limit", limit);
     fs_error_set_int(r->pool, e, "used", now);
+    return e;
+}
+
+fs_error *formsvc_ratelimit_account(request_rec *r) {
+    const formsvc_principal *who = formsvc_req_get(r)->who;
+    if (!who)
+        return NULL;
+    const formsvc_tier *t = formsvc_tier_of(r, who->verified);
+    fs_rl_result res;
+    fs_error *e = formsvc_ratelimit_check(r, apr_pstrcat(r->pool, "api:", who->user_id, NULL),
+                                          t->requests_minute, 60, &res);
+    formsvc_ratelimit_headers(r, &res);
+    /* for GET /v1/me */
+    apr_table_setn(r->notes, "formsvc-api-used",
+                   apr_itoa(r->pool, res.limit < 0 ? 0 : res.limit - res.remaining));
+    apr_table_setn(r->notes, "formsvc-api-reset", apr_itoa(r->pool, res.reset));
+    if (e && e->status == 429)
+        formsvc_metric_inc(FORMSVC_M_LIMITED_QUOTA);
     return e;
 }

@@ -2,7 +2,12 @@
 #ifndef FORMSVC_QUOTA_H
 #define FORMSVC_QUOTA_H
 
-#include "glue.h"
+#include <httpd.h>
+#include <json.h>
+
+#include "fs_error.h"
+#include "http/auth.h"
+#include "runtime/config.h"
 
 /* The quota member of GET /v1/me: {tier, limits: {forms, fields,
  * submissions, keys, clients, webhooks, requests}}, each {limit, used};
@@ -20,5 +25,10 @@ fs_error *formsvc_quota_exceeded(request_rec *r, const char *quota, int limit, c
 /* The fields quota of the caller's tier; 403 quota-exceeded when a form
  * would hold more than it allows (used: the fields the form holds now). */
 fs_error *formsvc_fields_quota(request_rec *r, int wanted, int now);
+
+/* The per-account /v1 limit of the caller's tier (requests a minute), with
+ * RateLimit-Limit, -Remaining and -Reset headers. Called by the router
+ * after authentication (counted by ratelimit.h's stores). */
+fs_error *formsvc_ratelimit_account(request_rec *r);
 
 #endif

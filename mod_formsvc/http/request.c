@@ -1,12 +1,15 @@
-/* request: per-request context, database access, body and query reading.
- * The answers are in response.c. */
-#include "request.h"
-#include "capture.h"
-#include "dbpool.h"
+/* request: body and query reading, the base URL. The
+ * per-request context and the request's database connection are in
+ * runtime/request_ctx.c, the answers in response.c. */
+#include "http/request.h"
 #include "fs_json.h"
 #include "fs_negotiate.h"
 #include "fs_util.h"
-#include "ratelimit.h"
+#include "http/capture.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/ratelimit.h"
+#include "runtime/request_ctx.h"
 
 #include <apr_atomic.h>
 #include <apr_optional.h>
@@ -16,15 +19,6 @@
 #include <mod_dbd.h>
 
 APLOG_USE_MODULE(formsvc);
-
-formsvc_req *formsvc_req_get(request_rec *r) {
-    formsvc_req *q = ap_get_module_config(r->request_config, &formsvc_module);
-    if (!q) {
-        q = apr_pcalloc(r->pool, sizeof(*q));
-        ap_set_module_config(r->request_config, &formsvc_module, q);
-    }
-    return q;
-}
 
 const char *formsvc_base_url(request_rec *r) {
     formsvc_srv *c = formsvc_conf(r->server);
@@ -56,46 +50,6 @@ const char *formsvc_base_url(request_rec *r) {
     /* Without FormsvcBaseURL: the server's own name and port, as
      * UseCanonicalName decides; set the directive in production. */
     return ap_construct_url(r->pool, c->base_path, r);
-}
-
-fs_error *formsvc_db(request_rec *r, fs_db **out) {
-    formsvc_req *q = formsvc_req_get(r);
-    if (!q->db) {
-        /* through a gate that bounds the wait (dbpool.h); the connection
-         * goes back with the request's pool, or at formsvc_db_release */
-        ap_dbd_t *d = formsvc_dbpool_acquire(r);
-        if (!d) {
-            FORMSVC_LOG(r, APLOG_ERR, 00101, "no database connection available");
-            return fs_error_make(r->pool, "service-unavailable", "The database cannot be reached.");
-        }
-        fs_db *db = apr_pcalloc(r->pool, sizeof(*db));
-        db->driver = d->driver;
-        db->handle = d->handle;
-        db->prepared = d->prepared;
-        db->conn_pool = d->pool;
-        q->db = db;
-    }
-    *out = q->db;
-    return NULL;
-}
-
-void formsvc_db_release(request_rec *r) {
-    if (!formsvc_dbpool_release(r))
-        return; /* inside a transaction: kept */
-    /* every request sharing that connection forgets it */
-    for (request_rec *x = r; x; x = x->prev ? x->prev : x->main)
-        formsvc_req_get(x)->db = NULL;
-}
-
-static fs_error *request_db(void *baton, fs_db **db) {
-    return formsvc_db(baton, db);
-}
-
-fs_store *formsvc_store(request_rec *r) {
-    formsvc_req *q = formsvc_req_get(r);
-    if (!q->store)
-        q->store = fs_store_make(r->pool, request_db, r);
-    return q->store;
 }
 
 /* The problem for a body that could not be read: status is what httpd
@@ -344,25 +298,4 @@ fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix
                                  "The cursor is malformed or belongs to another list.");
     }
     return NULL;
-}
-
-fs_error *formsvc_need_scope(request_rec *r, unsigned bit) {
-    formsvc_principal *who = formsvc_req_get(r)->who;
-    if (who && fs_scopes_has(who->scopes, bit))
-        return NULL;
-    const char *name = fs_scope_name(bit);
-    fs_error *e = formsvc_scope_problem(r, name, "This operation needs the scope %s.", name);
-    e->www_authenticate = apr_psprintf(
-        r->pool, "Bearer realm=\"formsvc\", error=\"insufficient_scope\", scope=\"%s\"", name);
-    return e;
-}
-
-fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    const char *detail = apr_pvsprintf(r->pool, fmt, ap);
-    va_end(ap);
-    fs_error *e = fs_error_make(r->pool, "insufficient-scope", "%s", detail);
-    fs_error_set_str(r->pool, e, "requiredScope", scope);
-    return e;
 }

@@ -1,6 +1,7 @@
-/* request: the per-request context, the database connection of a request,
- * and reading what the client sent (body, query parameters, paging). The
- * answers are response.h's. */
+/* request: reading what the client sent (body, query parameters, paging)
+ * and the base URL. The per-request context and the request's database
+ * connection and store are runtime/request_ctx.h's (included); the answers
+ * are response.h's, the scope checks auth.h's. */
 #ifndef FORMSVC_REQUEST_H
 #define FORMSVC_REQUEST_H
 
@@ -12,39 +13,13 @@
 #include <http_request.h>
 #include <json.h>
 
-#include "auth.h"
-#include "config.h"
 #include "fs_error.h"
 #include "fs_store.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
 
-/* Per-request state kept in r->request_config. */
-typedef struct formsvc_req {
-    int ours;                        /* under our base path */
-    const char *path;                /* r->uri with the base path removed */
-    formsvc_principal *who;          /* NULL until authenticated */
-    fs_error *auth_error;            /* why authentication failed (for the error page) */
-    fs_db *db;                       /* acquired lazily */
-    fs_store *store;                 /* formsvc_store(): made once, takes db as needed */
-    struct formsvc_capture *capture; /* set during an internal dispatch (capture.h) */
-    int body_answered;               /* httpd's input filter answered a body error itself */
-    struct formsvc_route_hit *route; /* formsvc_request_route()'s answer, once found */
-} formsvc_req;
-
-formsvc_req *formsvc_req_get(request_rec *r);
 /* The base URL to put in absolute links and problem types. */
 const char *formsvc_base_url(request_rec *r);
-
-/* Database: the mod_dbd connection of this request, or a 503 problem. */
-fs_error *formsvc_db(request_rec *r, fs_db **db);
-/* Gives the request's connection back to mod_dbd's pool now (a long poll
- * before it sleeps, a response before it is written to the client); the
- * next store call takes one again. No operation when none is held, nor
- * while the connection is inside a transaction (it stays). */
-void formsvc_db_release(request_rec *r);
-/* The store of this request, for the typed functions of fs_store_*.h:
- * results in r->pool, the connection taken (formsvc_db) when a statement
- * first needs it. A failure's cause is logged by formsvc_send_problem. */
-fs_store *formsvc_store(request_rec *r);
 
 /* Reads the body as JSON object: 415 unless JSON, 413 over max, 400 when
  * malformed. A missing body gives an empty object when optional. */
@@ -78,14 +53,7 @@ fs_error *formsvc_bool_arg(request_rec *r, const char *name, int *out);
 fs_error *formsvc_paging(request_rec *r, const char *kind, const char *id_prefix, int *limit,
                          const char **after);
 
-/* Checks the principal has the scope; 403 problem otherwise. */
-fs_error *formsvc_need_scope(request_rec *r, unsigned bit);
-/* A 403 insufficient-scope problem: requiredScope names scope (a token
- * or constraint the caller lacks), detail is fmt (printf) for people. */
-fs_error *formsvc_scope_problem(request_rec *r, const char *scope, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Log with a stable message number of our own (log.h). */
-#include "log.h"
+#include "runtime/log.h"
 
 #endif

@@ -1,14 +1,17 @@
 /* response: every answer leaves through formsvc_send_body or
  * formsvc_send_start/_more (response.h); during an internal dispatch
  * (dispatch.h) they keep it in the capture instead. */
-#include "response.h"
-#include "auth.h"
-#include "capture.h"
+#include "http/response.h"
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_util.h"
-#include "request.h"
-#include "request_id.h"
+#include "http/auth.h"
+#include "http/capture.h"
+#include "http/request.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
+#include "runtime/request_id.h"
 
 #include <apr_strings.h>
 

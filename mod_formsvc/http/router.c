@@ -1,12 +1,15 @@
 /* router: claims our URIs, maps path and method to a handler, answers 404
  * and 405 as problems, and checks the route's scope. */
-#include "files.h"
+#include "http/router.h"
 #include "fs_redact.h"
 #include "fs_util.h"
-#include "glue.h"
-#include "metrics.h"
-#include "ratelimit.h"
-#include "schema_check.h"
+#include "http/auth.h"
+#include "http/quota.h"
+#include "http/response.h"
+#include "runtime/config.h"
+#include "runtime/metrics.h"
+#include "runtime/request_ctx.h"
+#include "runtime/schema_check.h"
 
 #include <apr_strings.h>
 
@@ -218,6 +221,12 @@ int formsvc_route_needs_auth(request_rec *r) {
     return rt && rt->auth;
 }
 
+int formsvc_force_authn(request_rec *r) {
+    if (formsvc_bearer_of(r) && formsvc_route_needs_auth(r))
+        return OK;
+    return DECLINED;
+}
+
 int formsvc_handler_hook(request_rec *r) {
     if (!r->handler || strcmp(r->handler, "formsvc"))
         return DECLINED;
@@ -265,8 +274,18 @@ int formsvc_handler_hook(request_rec *r) {
     return rt->fn(r, caps);
 }
 
-void formsvc_routes_each(void (*fn)(const formsvc_route *rt, void *ctx), void *ctx) {
+int formsvc_router_post_config(apr_pool_t *pconf, server_rec *s) {
+    (void)s;
+    /* each route's counters in /metrics, keyed by the route's address */
     for (int t = 0; t < N_TABLES; t++)
         for (const formsvc_route *rt = tables[t]; rt->pattern; rt++)
-            fn(rt, ctx);
+            formsvc_metrics_name_route(pconf, rt, rt->method, rt->pattern);
+    return OK;
+}
+
+int formsvc_count_request(request_rec *r) {
+    formsvc_req *q = ap_get_module_config(r->request_config, &formsvc_module);
+    if (q && q->ours && q->path)
+        formsvc_metrics_count(r, formsvc_request_route(r, NULL, NULL));
+    return DECLINED;
 }

@@ -35,6 +35,8 @@ extern const formsvc_route formsvc_routes_openapi[];
 extern const formsvc_route formsvc_routes_webhooks[];
 extern const formsvc_route formsvc_routes_stats[];
 extern const formsvc_route formsvc_routes_links[];
+extern const formsvc_route formsvc_routes_metrics[];
+extern const formsvc_route formsvc_routes_files[]; /* uploaded files (files.c) */
 /* post_config: parses the embedded OpenAPI document once (handle_openapi.c). */
 int formsvc_openapi_post_config(apr_pool_t *pconf, server_rec *s);
 
@@ -52,6 +54,15 @@ const formsvc_route *formsvc_request_route(request_rec *r, const char **caps, co
 int formsvc_route_needs_auth(request_rec *r);
 
 /* Hooks (registered by mod_formsvc.c). */
+/* force_authn: OK (run authentication) when a Bearer credential comes to
+ * a route that needs one. */
+int formsvc_force_authn(request_rec *r);
+/* post_config, after formsvc_metrics_post_config: names every route's
+ * counters (formsvc_metrics_name_route). */
+int formsvc_router_post_config(apr_pool_t *pconf, server_rec *s);
+/* log_transaction: counts a request under our paths by its route
+ * (formsvc_metrics_count). */
+int formsvc_count_request(request_rec *r);
 int formsvc_redact_request(request_rec *r);
 /* log_transaction: the request line, query and Referer without credential
  * values, for httpd's own log formats (%r, %q, %{Referer}i). */

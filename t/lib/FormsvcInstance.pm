@@ -28,6 +28,7 @@ sub free_port {
 # start(name => 'a', conf => "extra directives\n", db => 'formsvc',
 #       mail => 0 (no FormsvcMailTransport: the module's default),
 #       enabled => 0 (no `Formsvc On` in the main server: the module's default),
+#       keep_loaded => 1 (the module preloaded: it is not unloaded at a restart),
 #       ready_url => URL answering 200 once it is up; default its /healthz)
 sub start {
     my ($class, %o) = @_;
@@ -84,22 +85,52 @@ FormsvcSecretPepperFile "$ENV{FORMSVC_PEPPER}"
 FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
 $mail
 CONF
+    my $base_conf = $conf;
     $conf .= $o{conf} // '';
     open my $fh, '>', "$root/httpd.conf" or die $!;
     print $fh $conf;
     close $fh;
     # what the configuration check says goes to stderr (no error log yet)
     my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
-    my $said = `$httpd -f "$root/httpd.conf" -k start 2>&1`;
+    # keep_loaded: the module preloaded, so that it stays mapped across
+    # restarts (as when linked into httpd, or where dlclose does not
+    # unload): its statics then outlive a configuration generation
+    my $env = $o{keep_loaded} ? "LD_PRELOAD='$ENV{FORMSVC_MODULE}' " : '';
+    my $said = `$env$httpd -f "$root/httpd.conf" -k start 2>&1`;
     $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,
-                       url => "http://127.0.0.1:$port/api" }, $class;
+                       url => "http://127.0.0.1:$port/api", base_conf => $base_conf }, $class;
     push @running, $self;
     my $ua = LWP::UserAgent->new(timeout => 5);
     FormsvcTest::wait_for(sub { $ua->get($o{ready_url} // "$self->{url}/healthz")->code == 200 }, 30,
                           "instance $name to answer")
         or die "instance $name does not answer: " . slurp("$root/error_log");
     return $self;
+}
+
+# reload(conf => "extra directives\n"): the instance's configuration with
+# these extra directives instead of those start() was given, taken by a
+# graceful restart. Returns once no child of the old generation is left
+# and the new one answers /healthz: every request from then on is served
+# with the new settings.
+sub reload {
+    my ($self, %o) = @_;
+    open my $fh, '>', "$self->{root}/httpd.conf" or die $!;
+    print $fh $self->{base_conf} . ($o{conf} // '');
+    close $fh;
+    my %old = map { $_ => 1 } $self->children;
+    my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+    my $said = `$httpd -f "$self->{root}/httpd.conf" -k graceful 2>&1`;
+    $? == 0 or die "graceful restart of instance $self->{name} failed: $said";
+    my $ua = LWP::UserAgent->new(timeout => 5, keep_alive => 0);
+    for (1 .. 600) {
+        my @now = $self->children;
+        return $self if @now && !grep({ $old{$_} } @now)
+            && $ua->get("$self->{url}/healthz")->code == 200;
+        Time::HiRes::sleep(0.05);
+    }
+    die "instance $self->{name}: the old children are still there after a graceful restart\n"
+        . slurp("$self->{root}/error_log");
 }
 
 sub slurp { my $f = shift; open my $fh, '<', $f or return ''; local $/; <$fh> }

@@ -1,0 +1,295 @@
+/* handle_submissions: the owner's side of submissions: list (JSON pages,
+ * or the whole set as CSV with Accept: text/csv, streamed in batches),
+ * get one, delete one. */
+#include "fs_csv.h"
+#include "fs_json.h"
+#include "fs_secret.h"
+#include "fs_store_forms.h"
+#include "fs_store_links.h"
+#include "fs_util.h"
+#include "http/audit.h"
+#include "http/auth.h"
+#include "http/forms_access.h"
+#include "http/owner_cache.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+/* A CSV export is read in batches of rows, each its own keyset statement
+ * on a connection taken for it and given back before the batch is written
+ * (formsvc_send_more): from CSV_FIRST rows, doubled up to CSV_BATCH while a
+ * batch's CSV stays under half of CSV_BATCH_BYTES, halved when it passes
+ * it, so that an export holds about one batch of that size in memory
+ * whatever its rows weigh. */
+#define CSV_FIRST 50
+#define CSV_BATCH 500
+#define CSV_BATCH_BYTES (256 * 1024)
+
+static fs_error *no_submission(request_rec *r) {
+    return fs_error_make(r->pool, "not-found", "No such submission.");
+}
+
+/* The form caps[0] names, for a submission id caps[1] of the right form:
+ * NULL, or the problem to send (a 404 for an id that cannot be one). */
+static fs_error *load_for_submission(request_rec *r, const char *const *caps, formsvc_form **form) {
+    fs_error *e = formsvc_form_load(r, caps[0], form);
+    if (!e && !fs_id_valid(caps[1], "sub_"))
+        e = no_submission(r);
+    return e;
+}
+
+/* q of one media type under an Accept header: the q of the most specific
+ * range that matches it (type/subtype > type/asterisk > asterisk/asterisk), 0 when none. */
+static double accept_q(request_rec *r, const char *accept, const char *type) {
+    char *list = apr_pstrdup(r->pool, accept), *last = NULL;
+    const char *slash = strchr(type, '/');
+    apr_size_t tl = (apr_size_t)(slash - type);
+    int best = -1;
+    double q_best = 0;
+    for (char *item = apr_strtok(list, ",", &last); item; item = apr_strtok(NULL, ",", &last)) {
+        char *plast = NULL;
+        char *range = apr_strtok(item, ";", &plast);
+        if (!range)
+            continue;
+        apr_collapse_spaces(range, range); /* returns the end, not the start */
+        double q = 1;
+        for (char *par = apr_strtok(NULL, ";", &plast); par; par = apr_strtok(NULL, ";", &plast)) {
+            apr_collapse_spaces(par, par);
+            if (!strncasecmp(par, "q=", 2))
+                q = atof(par + 2);
+        }
+        int spec = -1;
+        if (!strcasecmp(range, type))
+            spec = 2;
+        else if (strlen(range) == tl + 2 && !strncasecmp(range, type, tl) && range[tl] == '/' &&
+                 range[tl + 1] == '*')
+            spec = 1;
+        else if (!strcmp(range, "*/*"))
+            spec = 0;
+        if (spec > best) {
+            best = spec;
+            q_best = q;
+        }
+    }
+    return best < 0 ? 0 : q_best;
+}
+
+/* 1 CSV, 0 JSON, -1 nothing acceptable. */
+static int wants_csv(request_rec *r) {
+    const char *accept = apr_table_get(r->headers_in, "Accept");
+    if (!accept || !*accept)
+        return 0;
+    double qj = accept_q(r, accept, "application/json");
+    double qc = accept_q(r, accept, "text/csv");
+    if (qj <= 0 && qc <= 0)
+        return -1;
+    return qc > qj;
+}
+
+typedef struct {
+    const char *spam, *since, *until;
+} sub_filter;
+
+static fs_error *read_filter(request_rec *r, sub_filter *f) {
+    const char *spam, *v[2];
+    fs_error *bad = formsvc_arg(r, "spam", &spam);
+    if (!bad)
+        bad = formsvc_arg(r, "since", &v[0]);
+    if (!bad)
+        bad = formsvc_arg(r, "until", &v[1]);
+    if (bad)
+        return bad;
+    fs_error *verr = fs_error_validation(r->pool);
+    f->spam = "f";
+    if (spam && !strcmp(spam, "true"))
+        f->spam = "t";
+    else if (spam && strcmp(spam, "false"))
+        fs_error_add(r->pool, verr, "/spam", "type", "spam is true or false.");
+    const char *names[2] = {"since", "until"};
+    const char **outs[2] = {&f->since, &f->until};
+    for (int i = 0; i < 2; i++) {
+        apr_time_t t;
+        *outs[i] = NULL;
+        if (!v[i])
+            continue;
+        if (!fs_time_parse_rfc3339(v[i], &t))
+            fs_error_add(r->pool, verr, apr_pstrcat(r->pool, "/", names[i], NULL), "format",
+                         "%s must be an RFC 3339 timestamp such as 2026-11-21T00:00:00Z "
+                         "(encode + as %%2B in a query string).",
+                         names[i]);
+        else
+            *outs[i] = apr_psprintf(r->pool, "%s", fs_time_format(r->pool, t));
+    }
+    return verr->errors ? verr : NULL;
+}
+
+static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
+    int with_spam = flt->spam[0] == 't';
+    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, with_spam, flt->since,
+                           flt->until};
+    size_t nf = json_object_array_length(form->fields);
+    /* linkId and linkMetadata columns once the form has had a link */
+    int links;
+    fs_error *le = fs_store_link_any(formsvc_store(r), form->id, &links);
+    if (le)
+        return formsvc_send_problem(r, le);
+    int ncols = 3 + with_spam + (int)nf + 2 * links;
+    const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
+    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
+    int c = 0;
+    cells[c++] = "id";
+    cells[c++] = "createdAt";
+    cells[c++] = "formVersion";
+    if (with_spam)
+        cells[c++] = "spam";
+    for (size_t i = 0; i < nf; i++) {
+        keys[i] =
+            json_object_get_string(fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
+        cells[c++] = fs_csv_cell(r->pool, keys[i]);
+    }
+    if (links) {
+        cells[c++] = "linkId";
+        cells[c++] = "linkMetadata";
+    }
+    const char *after = NULL;
+    int started = 0, limit = CSV_FIRST;
+    for (;;) {
+        apr_pool_t *sub;
+        apr_pool_create(&sub, r->pool);
+        fs_sub_batch rs;
+        fs_error *e =
+            fs_store_sub_export(fs_store_sub(formsvc_store(r), sub), &which, after, limit, &rs);
+        if (e) {
+            apr_pool_destroy(sub);
+            if (!started)
+                return formsvc_send_problem(r, e);
+            /* the status line is gone: cut the response short so the
+             * client sees an incomplete transfer rather than a short file */
+            FORMSVC_LOG(r, APLOG_ERR, 00410, "CSV export of %s cut short: %s", form->id,
+                        e->cause ? e->cause : e->slug);
+            formsvc_send_cut(r);
+            return OK;
+        }
+        apr_array_header_t *buf = apr_array_make(sub, 8192, 1);
+        if (!started) {
+            apr_table_setn(
+                r->headers_out, "Content-Disposition",
+                apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"", form->id));
+            apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+            apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+            apr_table_setn(r->headers_out, "Vary", "Accept");
+            formsvc_send_start(r, 200, "text/csv; charset=utf-8; header=present");
+            if (r->header_only) {
+                apr_pool_destroy(sub);
+                return OK;
+            }
+            fs_csv_row(buf, cells, ncols);
+            started = 1;
+        }
+        for (int i = 0; i < rs.n; i++) {
+            const fs_sub_export_row *x = &rs.rows[i];
+            const char **row = apr_pcalloc(sub, sizeof(char *) * (size_t)ncols);
+            int k = 0;
+            row[k++] = fs_csv_cell(sub, x->id);
+            row[k++] = fs_csv_cell(sub, x->created_at);
+            row[k++] = fs_csv_cell(sub, x->form_version);
+            if (with_spam)
+                row[k++] = x->spam ? "true" : "false";
+            json_object *data = fs_json_parse_trusted(sub, x->data);
+            for (size_t f = 0; f < nf; f++)
+                row[k++] = fs_csv_value(sub, fs_json_get(data, keys[f]));
+            if (links) {
+                row[k++] = fs_csv_cell(sub, x->link_id ? x->link_id : "");
+                /* compact, as the API writes JSON (jsonb's text has spaces) */
+                json_object *m = x->link_metadata && *x->link_metadata
+                                     ? fs_json_parse_trusted(sub, x->link_metadata)
+                                     : NULL;
+                row[k++] = fs_csv_cell(sub, m ? fs_json_str(sub, m) : "");
+            }
+            fs_csv_row(buf, row, ncols);
+        }
+        int more = rs.n == limit;
+        if (buf->nelts > CSV_BATCH_BYTES && limit > 1)
+            limit /= 2;
+        else if (buf->nelts < CSV_BATCH_BYTES / 2 && limit < CSV_BATCH)
+            limit = limit * 2 > CSV_BATCH ? CSV_BATCH : limit * 2;
+        formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, more);
+        if (more)
+            after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
+        apr_pool_destroy(sub);
+        if (!more || r->connection->aborted)
+            break;
+    }
+    return OK;
+}
+
+static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    int csv = wants_csv(r);
+    if (csv < 0)
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "not-acceptable",
+                             "Submissions are served as application/json or text/csv."));
+    sub_filter flt;
+    if ((e = read_filter(r, &flt)))
+        return formsvc_send_problem(r, e);
+    if (csv)
+        return send_csv(r, form, &flt);
+    int limit;
+    const char *after;
+    if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
+        return formsvc_send_problem(r, e);
+    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, flt.spam[0] == 't',
+                           flt.since, flt.until};
+    fs_list_page page;
+    if ((e = fs_store_sub_list(formsvc_store(r), &which, after, limit, &page)))
+        return formsvc_send_problem(r, e);
+    apr_table_setn(r->headers_out, "Vary", "Accept");
+    return formsvc_send_page(r, "subs", &page);
+}
+
+static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = load_for_submission(r, caps, &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *json;
+    if ((e = fs_store_sub_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id, caps[1],
+                              &json)))
+        return formsvc_send_problem(r, e);
+    if (!json)
+        return formsvc_send_problem(r, no_submission(r));
+    return formsvc_send_json(r, 200, json);
+}
+
+static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = load_for_submission(r, caps, &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    int deleted;
+    if ((e = fs_store_sub_delete(formsvc_store(r), formsvc_req_get(r)->who->user_id, form->id,
+                                 caps[1], &deleted)))
+        return formsvc_send_problem(r, e);
+    if (!deleted)
+        return formsvc_send_problem(r, no_submission(r));
+    formsvc_owner_count_changed(r->pool, form->id);
+    formsvc_audit_form(r, "submission.deleted", caps[1], form->id);
+    return formsvc_send_empty(r, HTTP_NO_CONTENT);
+}
+
+const formsvc_route formsvc_routes_submissions[] = {
+    {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
+    {M_GET, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_get, FS_SC_SUBMISSIONS_READ, 1},
+    {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
+     1},
+    {0, NULL, NULL, 0, 0}};

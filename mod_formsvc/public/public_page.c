@@ -1,0 +1,325 @@
+/* public_page: the public form as served, and every page and problem the
+ * public routes send (public_page.h): loading a form (the database, this
+ * child's memory, the last-known copy), the pages' security headers and
+ * entity tags, the form page, the closed, not-yet-open and unavailable
+ * pages, the respondent link of a request, the thanks page's URL.
+ * Memory: everything from r->pool; json-c objects are owned by the pool
+ * (fs_json_parse_trusted, fs_json_own). */
+#include "public/public_page.h"
+#include "fs_embed.h"
+#include "fs_form.h"
+#include "fs_html.h"
+#include "fs_idempotency.h"
+#include "fs_json.h"
+#include "fs_link.h"
+#include "fs_secret.h"
+#include "fs_util.h"
+#include "http/files.h"
+#include "http/i18n.h"
+#include "http/links.h"
+#include "public/form_cache.h"
+
+#include <apr_strings.h>
+#include <http_core.h>
+#include <openssl/sha.h>
+
+APLOG_USE_MODULE(formsvc);
+
+const char *formsvc_pub_setting(pub *pb, const char *k) {
+    json_object *v = fs_json_get(pb->settings, k);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* The language of the form's pages: settings.locale, or
+ * Accept-Language for "auto" (which adds it to Vary). Asked only when a
+ * page is rendered: the JSON view and problems are English. */
+const fs_locale *formsvc_pub_locale(request_rec *r, pub *pb) {
+    return formsvc_locale_for(r, formsvc_pub_setting(pb, "locale"));
+}
+
+static void prepare(request_rec *r, pub *pb) {
+    pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
+    pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
+    pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
+    formsvc_files_ceilings(pb->fs); /* uploaded files */
+    json_object *hp = fs_json_get(pb->settings, "honeypot");
+    pb->honeypot =
+        !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
+    pb->action = apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
+    /* branding, checked again before it reaches a header */
+    json_object *th = fs_json_get(pb->settings, "theme");
+    json_object *ac = fs_json_get(th, "accentColor"), *lu = fs_json_get(th, "logoUrl");
+    if (ac && json_object_is_type(ac, json_type_string))
+        pb->accent = json_object_get_string(ac);
+    if (lu && json_object_is_type(lu, json_type_string) &&
+        !strncmp(json_object_get_string(lu), "https://", 8) &&
+        fs_url_origin(r->pool, json_object_get_string(lu)))
+        pb->logo_url = json_object_get_string(lu);
+    pb->ancestors = fs_embed_frame_ancestors(r->pool, pb->settings);
+}
+
+/* Loads a published or closed form by id or slug: 404 problem when there
+ * is none; a 503 problem when the database is away, with *cached set when
+ * this process still has a copy (then pb is filled from it). */
+fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached, int from) {
+    memset(pb, 0, sizeof(*pb));
+    *cached = 0;
+    if (strlen(ref) > 100)
+        return fs_error_make(r->pool, "not-found", "No such form.");
+    fs_lru_stamp stamp = {0, 0};
+    if (from != ROW_DB)
+        stamp = formsvc_form_row_stamp(r, ref);
+    if (from == ROW_MEMORY && formsvc_form_row_get(r, ref, stamp, &pb->f)) {
+        prepare(r, pb);
+        return NULL;
+    }
+    fs_public_form *row;
+    fs_error *e = fs_store_public_form(formsvc_store(r), ref, &row);
+    if (e) {
+        if (e->status == 503 && formsvc_public_cache_get(r->pool, ref, &pb->f)) {
+            *cached = 1;
+            prepare(r, pb);
+        }
+        return e;
+    }
+    if (!row)
+        return fs_error_make(r->pool, "not-found", "No such form.");
+    pb->f = *row;
+    /* apr_dbd's pgsql driver gives SQL NULL as "": no slug, no description */
+    if (pb->f.slug && !*pb->f.slug)
+        pb->f.slug = NULL;
+    if (pb->f.description && !*pb->f.description)
+        pb->f.description = NULL;
+    formsvc_public_cache_put(&pb->f);
+    if (from != ROW_DB)
+        formsvc_form_row_put(r, ref, stamp, &pb->f);
+    prepare(r, pb);
+    return NULL;
+}
+
+/* The redirect URL of the form's settings, or NULL when there is none or
+ * it is not one fs_redirect_url_valid accepts (a value stored before the
+ * rule was tightened is ignored, never copied into a header). */
+const char *formsvc_pub_redirect_url(request_rec *r, pub *pb) {
+    const char *u = formsvc_pub_setting(pb, "redirectUrl");
+    return u && fs_redirect_url_valid(r->pool, u) ? u : NULL;
+}
+
+void formsvc_pub_page_headers(request_rec *r, pub *pb) {
+    /* only origins fs_url_origin vouches for reach the policy */
+    const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
+    const char *ru = pb ? formsvc_pub_redirect_url(r, pb) : NULL;
+    const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
+    /* the form's own style sheet by its hash, its logo's origin */
+    const char *tcss = pb ? fs_html_theme_css(r->pool, pb->accent) : NULL;
+    const char *lo = pb && pb->logo_url ? fs_url_origin(r->pool, pb->logo_url) : NULL;
+    /* the origins that may frame the form, and then the script
+     * that tells the frame's parent the page's height */
+    const char *anc = pb ? pb->ancestors : NULL;
+    /* form-action also governs where a submission may be redirected */
+    apr_table_setn(r->headers_out, "Content-Security-Policy",
+                   apr_psprintf(r->pool,
+                                "default-src 'none'; style-src %s%s%s;%s%s form-action %s%s%s; "
+                                "frame-ancestors %s; base-uri 'none'",
+                                fs_html_style_src(r->pool), tcss ? " " : "",
+                                tcss ? fs_html_css_src(r->pool, tcss) : "",
+                                lo ? apr_pstrcat(r->pool, " img-src ", lo, ";", NULL) : "",
+                                anc ? apr_pstrcat(r->pool, " script-src ",
+                                                  fs_embed_page_script_src(r->pool), ";", NULL)
+                                    : "",
+                                fa ? fa : "'self'", ro && (!fa || strcmp(ro, fa)) ? " " : "",
+                                ro && (!fa || strcmp(ro, fa)) ? ro : "", anc ? anc : "'none'"));
+    /* X-Frame-Options cannot name several origins: DENY agrees with
+     * frame-ancestors 'none'; an embeddable form sends none (browsers that
+     * know frame-ancestors ignore it anyway) */
+    if (!anc)
+        apr_table_setn(r->headers_out, "X-Frame-Options", "DENY");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
+}
+
+/* An entity tag from the representation's bytes, but for a form page's
+ * submission token: new in every answer, it is no change of the page. */
+const char *formsvc_pub_etag(request_rec *r, const char *body, apr_size_t len) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    long at = fs_html_token_at(body, len);
+    fs_sha256 *h = at >= 0 ? fs_sha256_new(r->pool) : NULL;
+    const unsigned char *d = NULL;
+    if (h) {
+        fs_sha256_update(h, body, (apr_size_t)at);
+        fs_sha256_update(h, body + at + FS_FORM_TOKEN_LEN,
+                         len - (apr_size_t)at - FS_FORM_TOKEN_LEN);
+        d = fs_sha256_final(h, r->pool);
+    }
+    if (d)
+        memcpy(md, d, sizeof(md));
+    else
+        SHA256((const unsigned char *)body, len, md);
+    return apr_pstrcat(r->pool, "\"", fs_b64url_encode(r->pool, md, 18), "\"", NULL);
+}
+
+/* Sends a representation: cacheable ones (GET 200) carry an ETag and
+ * answer If-None-Match with 304. */
+int formsvc_pub_send_body(request_rec *r, int status, const char *ctype, const char *body,
+                          int cacheable) {
+    apr_size_t len = strlen(body);
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    if (cacheable) {
+        apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
+        apr_table_setn(r->headers_out, "ETag", formsvc_pub_etag(r, body, len));
+        r->status = status; /* ap_meets_conditions looks at it */
+        int rc = ap_meets_conditions(r);
+        if (rc != OK)
+            return rc; /* 304 */
+    } else {
+        apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    }
+    return formsvc_send_body(r, status, ctype, body, len);
+}
+
+int formsvc_pub_send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable) {
+    formsvc_pub_page_headers(r, pb);
+    return formsvc_pub_send_body(r, status, "text/html; charset=utf-8", html, cacheable);
+}
+
+void formsvc_pub_cors(request_rec *r) {
+    apr_table_setn(r->err_headers_out, "Access-Control-Allow-Origin", "*");
+    apr_table_setn(r->err_headers_out, "Access-Control-Expose-Headers",
+                   "ETag, Location, Retry-After, Idempotent-Replayed");
+}
+
+int formsvc_pub_problem(request_rec *r, fs_error *e) {
+    formsvc_pub_cors(r);
+    apr_table_setn(r->err_headers_out, "Referrer-Policy", "no-referrer");
+    return formsvc_send_problem(r, e);
+}
+
+/* settings.confirmation.emailField: a copy of the answers is mailed to
+ * the address entered there (http/notify.c); NULL when none is. */
+const char *formsvc_pub_copy_field(pub *pb) {
+    json_object *c = fs_json_get(pb->settings, "confirmation");
+    json_object *f = fs_json_get(c, "emailField");
+    return f && json_object_is_type(f, json_type_string) ? json_object_get_string(f) : NULL;
+}
+
+/* The form page of pb with the owner's text and branding. */
+fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
+                            const char *notice) {
+    fs_page pg = {pb->f.title,
+                  pb->f.description,
+                  pb->fs,
+                  values,
+                  errors,
+                  pb->action,
+                  notice,
+                  pb->honeypot,
+                  formsvc_pub_locale(r, pb),
+                  formsvc_pub_setting(pb, "submitLabel"),
+                  pb->accent,
+                  pb->logo_url,
+                  pb->ancestors != NULL,
+                  formsvc_pub_copy_field(pb),
+                  pb->token ? pb->token : formsvc_form_token_new(r, pb->f.id)};
+    return pg;
+}
+
+int formsvc_pub_html_page(request_rec *r, int status, pub *pb, json_object *values,
+                          const fs_error *errors, const char *notice) {
+    fs_page pg = formsvc_pub_page_of(r, pb, values, errors, notice);
+    return formsvc_pub_send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
+}
+
+int formsvc_pub_closed_page(request_rec *r, int status, pub *pb) {
+    const fs_locale *loc = formsvc_pub_locale(r, pb);
+    const char *msg =
+        formsvc_pub_setting(pb, "closedMessage"); /* the owner's, escaped by fs_html */
+    return formsvc_pub_send_html(
+        r, status, pb,
+        fs_html_message_in(r->pool, loc, pb->f.title, pb->f.title,
+                           msg && *msg ? msg : fs_tr(loc, "closed.message")),
+        status == 200);
+}
+
+/* settings.opensAt when it is still ahead, else NULL. */
+const char *formsvc_pub_opens_later(pub *pb) {
+    const char *o = formsvc_pub_setting(pb, "opensAt");
+    apr_time_t t;
+    return o && fs_time_parse_rfc3339(o, &t) && t > apr_time_now() ? o : NULL;
+}
+
+/* The page of a form that is not open yet: when it opens, in UTC. */
+int formsvc_pub_not_open_page(request_rec *r, int status, pub *pb, const char *opens) {
+    const fs_locale *loc = formsvc_pub_locale(r, pb);
+    const char *date = apr_pstrndup(r->pool, opens, 10),
+               *time = apr_pstrndup(r->pool, opens + 11, 5);
+    return formsvc_pub_send_html(r, status, pb,
+                                 fs_html_message_in(r->pool, loc, pb->f.title, pb->f.title,
+                                                    fs_trf(r->pool, loc, "notopen.message", "date",
+                                                           date, "time", time, NULL)),
+                                 status == 200);
+}
+
+fs_error *formsvc_pub_form_not_open(request_rec *r, const char *opens) {
+    fs_error *e =
+        fs_error_make(r->pool, "form-not-open", "This form takes submissions from %s.", opens);
+    fs_error_set_str(r->pool, e, "opensAt", opens);
+    return e;
+}
+
+/* No form to ask for a language: the respondent's Accept-Language. */
+int formsvc_pub_unavailable_page(request_rec *r) {
+    apr_table_setn(r->err_headers_out, "Retry-After", "5");
+    FORMSVC_LOG(r, APLOG_WARNING, 00701, "503 service-unavailable (page) for %s", r->uri);
+    const fs_locale *loc = formsvc_locale_negotiated(r);
+    return formsvc_pub_send_html(r, 503, NULL,
+                                 fs_html_message_in(r->pool, loc, fs_tr(loc, "unavailable.title"),
+                                                    fs_tr(loc, "unavailable.title"),
+                                                    fs_tr(loc, "unavailable.message")),
+                                 0);
+}
+
+/* Takes the respondent link of the request (?l=) for the loaded form: it
+ * prefills the page and goes with the submission, so the form posts to a
+ * URL that carries it. A problem when the link is unknown, used up or
+ * expired. */
+fs_error *formsvc_pub_take_link(request_rec *r, pub *pb) {
+    formsvc_link *lk;
+    fs_error *e = formsvc_link_from_request(r, pb->f.id, &lk);
+    if (e || !lk)
+        return e;
+    formsvc_pub_use_link(r, pb, lk);
+    return NULL;
+}
+
+void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk) {
+    pb->link = lk;
+    pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", lk->token, NULL);
+}
+
+/* The database is away and the form comes from the last-known copy: the
+ * link cannot be checked, but the page given back must still post through
+ * it, so that the retry is made with the link. */
+void formsvc_pub_keep_link(request_rec *r, pub *pb) {
+    const char *token;
+    if (!formsvc_arg(r, FORMSVC_LINK_PARAM, &token) && fs_link_token_well_formed(token))
+        pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", token, NULL);
+}
+
+/* A link that cannot be used: a page for people, a problem otherwise. */
+int formsvc_pub_link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
+    if (!html || e->status >= 500)
+        return formsvc_pub_problem(r, e);
+    const fs_locale *loc = formsvc_pub_locale(r, pb);
+    const char *which = e->status == 409 ? "used" : e->status == 410 ? "expired" : "invalid";
+    return formsvc_pub_send_html(
+        r, e->status, pb,
+        fs_html_message_in(r->pool, loc, pb->f.title,
+                           fs_tr(loc, apr_pstrcat(r->pool, "link.", which, ".title", NULL)),
+                           fs_tr(loc, apr_pstrcat(r->pool, "link.", which, ".message", NULL))),
+        0);
+}
+/* The thanks page of form id: built from the form's path, never from the
+ * action, whose query (a respondent link) would come before the path. */
+const char *formsvc_pub_thanks_url(request_rec *r, const char *id) {
+    return apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", id, "/thanks", NULL);
+}

@@ -1,0 +1,105 @@
+/* public_page: what the public routes share (public_page.c): the form as
+ * served (pub), loading it, and every page, problem and header the
+ * public side sends; and the routes' handlers for the table in
+ * public_routes.c. Everything returned is in r->pool (json-c objects
+ * through a pool cleanup); NULL means "none" as each function says. */
+#ifndef FORMSVC_PUBLIC_PAGE_H
+#define FORMSVC_PUBLIC_PAGE_H
+
+#include "fs_fieldset.h"
+#include "fs_html.h"
+#include "fs_locale.h"
+#include "http/links.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "public/public.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
+
+/* One public form, ready to serve. */
+typedef struct pub {
+    formsvc_pubform f;
+    fs_fieldset *fs;
+    json_object *fields, *settings;
+    const char *action; /* absolute URL the form posts to */
+    int honeypot;
+    const char *accent;       /* settings.theme.accentColor, or NULL */
+    const char *logo_url;     /* settings.theme.logoUrl when https and fs_url_origin vouches */
+    const char *ancestors;    /* settings.embed's origins (fs_embed_frame_ancestors), or NULL */
+    const formsvc_link *link; /* the respondent link of the request, or NULL */
+    /* the submission token a form page of this request carries: the one
+     * posted (a page given back keeps it), NULL for a fresh one */
+    const char *token;
+} pub;
+
+/* Where formsvc_pub_load reads a form: the database (ROW_DB); this
+ * child's memory first (ROW_MEMORY), only for what the database checks
+ * again (a submission's version, form_cache.h); or the database, keeping
+ * the row in memory (ROW_REFILL, after the memory's row proved old). */
+enum { ROW_DB, ROW_MEMORY, ROW_REFILL };
+
+/* Loads a published or closed form by id or slug into *pb: 404 problem
+ * when there is none; a 503 problem when the database is away, with
+ * *cached set when this process still has a copy (then pb is filled
+ * from it). */
+fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached, int from);
+
+/* A string of the form's settings, or NULL. */
+const char *formsvc_pub_setting(pub *pb, const char *k);
+/* The language of the form's pages: settings.locale, or Accept-Language
+ * for "auto" (which adds it to Vary). */
+const fs_locale *formsvc_pub_locale(request_rec *r, pub *pb);
+/* settings.redirectUrl when fs_redirect_url_valid accepts it, else NULL. */
+const char *formsvc_pub_redirect_url(request_rec *r, pub *pb);
+/* settings.confirmation.emailField, or NULL. */
+const char *formsvc_pub_copy_field(pub *pb);
+/* settings.opensAt when it is still ahead, else NULL. */
+const char *formsvc_pub_opens_later(pub *pb);
+/* The form-not-open problem (opensAt in it). */
+fs_error *formsvc_pub_form_not_open(request_rec *r, const char *opens);
+/* The URL of form id's thanks page. */
+const char *formsvc_pub_thanks_url(request_rec *r, const char *id);
+
+/* The page's security headers (CSP, framing, referrer); pb may be NULL
+ * (a page without a form). */
+void formsvc_pub_page_headers(request_rec *r, pub *pb);
+/* The entity tag of a representation (a form page's token left out). */
+const char *formsvc_pub_etag(request_rec *r, const char *body, apr_size_t len);
+/* Sends body; cacheable: an ETag and 304 on If-None-Match, else no-store. */
+int formsvc_pub_send_body(request_rec *r, int status, const char *ctype, const char *body,
+                          int cacheable);
+/* Sends an HTML page with formsvc_pub_page_headers (pb may be NULL). */
+int formsvc_pub_send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable);
+/* CORS headers of the public routes. */
+void formsvc_pub_cors(request_rec *r);
+/* A problem+json answer with the public routes' headers. */
+int formsvc_pub_problem(request_rec *r, fs_error *e);
+/* The form page of pb (values, errors and notice may be NULL). */
+fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
+                            const char *notice);
+int formsvc_pub_html_page(request_rec *r, int status, pub *pb, json_object *values,
+                          const fs_error *errors, const char *notice);
+/* The page of a closed form; of a form that opens later. */
+int formsvc_pub_closed_page(request_rec *r, int status, pub *pb);
+int formsvc_pub_not_open_page(request_rec *r, int status, pub *pb, const char *opens);
+/* 503 without a form: a page in the respondent's language. */
+int formsvc_pub_unavailable_page(request_rec *r);
+
+/* The respondent link of the request (?l=) for the loaded form: sets
+ * pb->link and adds it to pb->action; a problem when it cannot be used,
+ * NULL (and nothing set) when the request carries none. */
+fs_error *formsvc_pub_take_link(request_rec *r, pub *pb);
+/* Link lk (taken before for this form) goes with pb: pb->link, pb->action. */
+void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk);
+/* The database is away: the link as sent goes into pb->action unchecked. */
+void formsvc_pub_keep_link(request_rec *r, pub *pb);
+/* A link that cannot be used: a page for people (html), a problem otherwise. */
+int formsvc_pub_link_refused(request_rec *r, pub *pb, fs_error *e, int html);
+
+/* The routes' handlers (public_routes.c): public_view.c and public_submit.c. */
+formsvc_handler formsvc_h_public_get, formsvc_h_public_thanks, formsvc_h_public_options,
+    formsvc_h_embed_js, formsvc_h_public_post;
+
+#endif

@@ -1,0 +1,87 @@
+/* public_post: what the files of POST /f/{ref} share (public_parse.c,
+ * public_respond.c, public_submit.c): the submission as the request
+ * states it (post), the responders that refuse it, and the steps each of
+ * those files gives the handler. A post lives in the handler's frame;
+ * everything it points to is in r->pool. */
+#ifndef FORMSVC_PUBLIC_POST_H
+#define FORMSVC_PUBLIC_POST_H
+
+#include "http/files.h"
+#include "public/public_page.h"
+
+/* The encoding of the body. */
+enum { BODY_JSON, BODY_URLENCODED, BODY_MULTIPART };
+
+/* A submission as the request states it, parsed once, without the
+ * database; then the form and what was decided about it. */
+typedef struct post {
+    int kind;         /* BODY_* */
+    int html;         /* an HTML form post that does not prefer JSON: answer with pages */
+    int dry;          /* ?dryRun=true */
+    const char *ikey; /* Idempotency-Key, or NULL */
+    const char *hash; /* of the request, when ikey is set (request_hash) */
+    char *buf;        /* the body as received */
+    apr_size_t len;
+    json_object *obj;          /* the answers: the JSON body, or the pairs coerced */
+    apr_array_header_t *pairs; /* urlencoded and multipart bodies */
+    int spam;                  /* the honeypot was filled in */
+    pub pb;                    /* the form, once loaded */
+    int have_form;             /* pb is filled (from the database or the cache) */
+    int limited;               /* the address's rate limit has counted it */
+    const char *sid;           /* the submission's id, chosen early when files come */
+    formsvc_upload *up;        /* its files, or NULL */
+    const char *boundary;      /* multipart: read once the form is known (multipart_body) */
+    fs_error *file_err;        /* multipart: the first problem with a file */
+    const char *read_version;  /* multipart: the form's version its files were checked against */
+    int read_files;            /* multipart: that form has file fields */
+    int files_dropped;         /* multipart: read for a form not open, its files dropped */
+} post;
+
+/* The answers that refuse a submission in a way its sender can act on.
+ * Chosen once per request: pages for an HTML post, problem+json for
+ * everything else. Every other refusal is problem+json for both. */
+typedef struct responder {
+    /* e: fs_validate's validation-failed problem */
+    int (*invalid)(request_rec *r, post *s, fs_error *e);
+    /* the form does not take submissions (any more) */
+    int (*closed)(request_rec *r, post *s);
+    /* the form takes submissions from opens (settings.opensAt) */
+    int (*not_open)(request_rec *r, post *s, const char *opens);
+    /* a passing refusal (503 the database is away, 429 a rate or the
+     * owner's quota): try again later with the same answers. notice is
+     * what the page says; NULL for the one that fits e->status. */
+    int (*later)(request_rec *r, post *s, fs_error *e, const char *notice);
+} responder;
+
+/* The responders: problem+json; pages (public_respond.c). */
+extern const responder formsvc_post_json, formsvc_post_html;
+
+/* formsvc_post_replay: no record, nothing sent. */
+#define NO_RECORD (-1)
+
+/* public_parse.c */
+/* Everything that can be said about the request without the database:
+ * its media type, dryRun, Idempotency-Key and body (not a multipart
+ * body's). A problem when any of them is wrong. */
+fs_error *formsvc_post_parse(request_rec *r, post *s);
+/* The page's submission token of an HTML post, checked for s->pb
+ * (sets s->pb.token, and s->ikey when the post sends none); a problem
+ * when it is not one of this form's. */
+fs_error *formsvc_post_token(request_rec *r, post *s);
+/* A multipart body for s->pb: take, its files are checked and spooled. */
+fs_error *formsvc_post_multipart_body(request_rec *r, post *s, int take);
+/* The hash an Idempotency-Key record keeps of the request. */
+const char *formsvc_post_request_hash(request_rec *r, int kind, const char *form_id, int dry,
+                                      const char *body, apr_size_t len);
+
+/* public_respond.c */
+/* A problem that is passing (503) through out->later, final otherwise. */
+int formsvc_post_refuse(request_rec *r, post *s, const responder *out, fs_error *e);
+/* The answer to a stored submission, new or replayed. */
+int formsvc_post_answer(request_rec *r, post *s, int status, const char *location, const char *body,
+                        int replayed);
+/* Answers a repeat from the Idempotency-Key record of s; NO_RECORD (and
+ * nothing sent) when there is none. */
+int formsvc_post_replay(request_rec *r, post *s, const responder *out);
+
+#endif

@@ -1,0 +1,47 @@
+/* tally: each child runs a worker thread (worker.h) that, about once a
+ * second, moves the submission tally (one appended row per stored or
+ * deleted submission) into the per-form and per-account counters.
+ * Submissions therefore never write a row that other submissions write too
+ * (sql/0024). Readers add what is not rolled up yet, so nothing depends on
+ * how soon this runs; it only keeps the tally short. The database lets one session roll up
+ * at a time (an advisory lock): the others' rounds return at once. */
+#include "runtime/tally.h"
+
+#include "fs_store_public.h"
+#include "runtime/log.h"
+#include "runtime/worker.h"
+
+APLOG_USE_MODULE(formsvc);
+
+/* Rows moved per transaction: short transactions, and several of them in
+ * one round when a burst left many. */
+#define BATCH 5000
+#define BATCHES_PER_ROUND 8
+
+static void rollup(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
+    (void)data;
+    fs_db db;
+    void *d = formsvc_worker_db(w, p, &db);
+    if (!d)
+        return;
+    fs_store *st = fs_store_on(p, &db);
+    for (int i = 0; i < BATCHES_PER_ROUND && !formsvc_worker_stopping(w); i++) {
+        int moved;
+        fs_error *e = fs_store_tally_rollup(st, BATCH, &moved);
+        if (e) {
+            /* the next round tries again; the tally is only longer meanwhile */
+            FORMSVC_SLOG(s, APLOG_WARNING, 0, 02160, "rolling up submission counts failed: %s",
+                         e->detail ? e->detail : e->slug);
+            break;
+        }
+        if (moved < BATCH)
+            break; /* done, or another session is at it */
+    }
+    formsvc_worker_db_close(w, d);
+}
+
+static const formsvc_task tasks[] = {{"tally rollup", 0, 1, rollup, NULL}};
+
+void formsvc_tally_child_init(apr_pool_t *pchild, server_rec *s) {
+    formsvc_worker_start(pchild, s, "tally", tasks, 1);
+}

@@ -123,12 +123,10 @@ sub reload {
     my $said = `$httpd -f "$self->{root}/httpd.conf" -k graceful 2>&1`;
     $? == 0 or die "graceful restart of instance $self->{name} failed: $said";
     my $ua = LWP::UserAgent->new(timeout => 5, keep_alive => 0);
-    for (1 .. 600) {
+    FormsvcTest::wait_for(sub {
         my @now = $self->children;
-        return $self if @now && !grep({ $old{$_} } @now)
-            && $ua->get("$self->{url}/healthz")->code == 200;
-        Time::HiRes::sleep(0.05);
-    }
+        @now && !grep({ $old{$_} } @now) && $ua->get("$self->{url}/healthz")->code == 200;
+    }, 30, "instance $self->{name}: the new generation") and return $self;
     die "instance $self->{name}: the old children are still there after a graceful restart\n"
         . slurp("$self->{root}/error_log");
 }

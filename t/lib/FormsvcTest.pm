@@ -126,14 +126,14 @@ sub until_true {
         Time::HiRes::sleep(0.02);
     }
 }
-# clear_of_boundary(W): rate-limit windows of W seconds are aligned to the
-# clock; when fewer than 15 s are left of the current one, sleeps into the
-# next (1 s past its start), so that a run does not straddle two windows.
-# The clock itself is the subject here.
+# clear_of_boundary(W, NEED): rate-limit windows of W seconds are aligned
+# to the clock; when fewer than NEED seconds (default 15) are left of the
+# current one, sleeps into the next (1 s past its start), so that a run
+# does not straddle two windows. The clock itself is the subject here.
 sub clear_of_boundary {
-    my $w = shift;
+    my ($w, $need) = @_;
     my $left = $w - time % $w;
-    sleep $left + 1 if $left < 15;
+    sleep $left + 1 if $left < ($need // 15);
 }
 our @EXPORT_OK = qw(until_true silently clear_of_boundary);
 

@@ -92,4 +92,22 @@ fs_error *fs_store_key_roll(fs_store *st, const char *user_id, const char *key_i
                             const char *caller_key_id, long long grace_seconds,
                             const fs_new_secret *next, const char **json);
 
+/* DELETE /v1/me (sql/0042): marks the account erased if confirm is its
+ * address (compared as signup normalises it), in one statement: revokes
+ * every key, access token and client, marks its forms deleted, disables
+ * its webhooks, deletes its pending mail jobs and unsent account mail,
+ * and frees its address. The rows go later (fs_store_account_purge_step). */
+typedef enum { FS_ERASE_OK, FS_ERASE_MISMATCH, FS_ERASE_GONE } fs_erase_outcome;
+typedef struct fs_account_erase_result {
+    fs_erase_outcome outcome;
+    int credentials, clients, forms, webhooks, mail_jobs, mails; /* what was stopped */
+} fs_account_erase_result;
+fs_error *fs_store_account_erase(fs_store *st, const char *user_id, const char *confirm,
+                                 fs_account_erase_result *out);
+/* One step of the background erasure: deletes at most batch rows of the
+ * account erased longest ago; *deleted 0 when no account is left. */
+fs_error *fs_store_account_purge_step(fs_store *st, int batch, int *deleted);
+/* Steps of the erasure for about a second at most (a worker's sweep). */
+fs_error *fs_store_account_purge(fs_store *st);
+
 #endif

@@ -70,6 +70,8 @@ fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached
     if (from != ROW_DB)
         stamp = formsvc_form_row_stamp(r, ref);
     if (from == ROW_MEMORY && formsvc_form_row_get(r, ref, stamp, &pb->f)) {
+        if (!strcmp(pb->f.status, "deleted"))
+            return fs_error_make(r->pool, "form-deleted", NULL);
         prepare(r, pb);
         return NULL;
     }
@@ -90,6 +92,11 @@ fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached
         pb->f.slug = NULL;
     if (pb->f.description && !*pb->f.description)
         pb->f.description = NULL;
+    if (!strcmp(pb->f.status, "deleted")) { /* its account is being erased */
+        if (from != ROW_DB)
+            formsvc_form_row_put(r, ref, stamp, &pb->f);
+        return fs_error_make(r->pool, "form-deleted", NULL);
+    }
     formsvc_public_cache_put(&pb->f);
     if (from != ROW_DB)
         formsvc_form_row_put(r, ref, stamp, &pb->f);

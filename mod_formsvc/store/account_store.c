@@ -7,6 +7,7 @@
 #include "store_int.h"
 
 #include <apr_strings.h>
+#include <string.h>
 
 const fs_stmt fs_stmts_account[] = {
     /* 1 user id, 2-3 email, 4 key id, 5 key prefix, 6 secret hash.
@@ -29,7 +30,7 @@ const fs_stmt fs_stmts_account[] = {
      "  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')::text, "
      "  k.parent_key_id "
      "FROM keys k JOIN users u ON u.id = k.user_id "
-     "WHERE k.secret_hash = %s AND k.revoked_at IS NULL "
+     "WHERE k.secret_hash = %s AND k.revoked_at IS NULL AND u.deleted_at IS NULL "
      "  AND (k.expires_at IS NULL OR k.expires_at > now())"},
 
     /* 1 key id. Refreshes last_used_at unless another request just did. */
@@ -142,6 +143,37 @@ const fs_stmt fs_stmts_account[] = {
      "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
      "  RETURNING 1) "
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
+
+    /* 1 user id, 2 the confirmation (the account's address). One row:
+     * 'ok' (the account is now being erased: every key, access token and
+     * client revoked, forms marked deleted, webhooks disabled, pending mail
+     * jobs and unsent account mail deleted, the address freed), 'mismatch'
+     * or 'gone' (no such account, or already being erased). sql/0042. */
+    {"fs_account_erase", 2,
+     "WITH a AS (SELECT %s::text AS uid, %s::text AS confirm), "
+     "u0 AS (SELECT u.* FROM users u, a WHERE u.id = a.uid AND u.deleted_at IS NULL FOR UPDATE OF "
+     "u), "
+     "u AS (UPDATE users x SET deleted_at = now(), email_norm = 'deleted:' || x.id FROM u0, a "
+     "  WHERE x.id = u0.id AND u0.email_norm = lower(a.confirm) RETURNING x.id, x.email), "
+     "k AS (UPDATE keys SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "c AS (UPDATE clients SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "f AS (UPDATE forms SET deleted_at = now() WHERE user_id IN (SELECT id FROM u) RETURNING id), "
+     "w AS (UPDATE webhooks SET enabled = false WHERE user_id IN (SELECT id FROM u) "
+     "  AND enabled RETURNING 1), "
+     "m AS (DELETE FROM mail_jobs WHERE form_id IN (SELECT id FROM f) RETURNING 1), "
+     "o AS (DELETE FROM outbox WHERE lower(recipient) IN (SELECT lower(email) FROM u) "
+     "  AND sent_at IS NULL RETURNING 1) "
+     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM u0) THEN 'gone' "
+     "  WHEN NOT EXISTS (SELECT 1 FROM u) THEN 'mismatch' ELSE 'ok' END, "
+     "  (SELECT count(*) FROM k)::text, (SELECT count(*) FROM c)::text, "
+     "  (SELECT count(*) FROM f)::text, (SELECT count(*) FROM w)::text, "
+     "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o)::text"},
+
+    /* 1 rows per step. One step of the background erasure of accounts
+     * (sql/0042): rows deleted, 0 when no account is being erased. */
+    {"fs_account_purge", 1, "SELECT fs_account_purge(%s::integer)::text"},
 
     {NULL, 0, NULL}};
 
@@ -271,5 +303,46 @@ fs_error *fs_store_key_roll(fs_store *st, const char *user_id, const char *key_i
     fs_error *e = FS_RUN(st, "fs_key_roll", args, 2, &rs);
     if (!e && rs->nrows == 1)
         *json = FS_CELL(rs, 0, 0);
+    return e;
+}
+
+fs_error *fs_store_account_erase(fs_store *st, const char *user_id, const char *confirm,
+                                 fs_account_erase_result *out) {
+    const char *args[] = {user_id, confirm};
+    fs_rows *rs;
+    memset(out, 0, sizeof(*out));
+    out->outcome = FS_ERASE_GONE;
+    fs_error *e = FS_RUN(st, "fs_account_erase", args, 7, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    const char *o = FS_CELL(rs, 0, 0);
+    out->outcome = !strcmp(o, "ok")         ? FS_ERASE_OK
+                   : !strcmp(o, "mismatch") ? FS_ERASE_MISMATCH
+                                            : FS_ERASE_GONE;
+    out->credentials = fs_cell_int(FS_CELL(rs, 0, 1));
+    out->clients = fs_cell_int(FS_CELL(rs, 0, 2));
+    out->forms = fs_cell_int(FS_CELL(rs, 0, 3));
+    out->webhooks = fs_cell_int(FS_CELL(rs, 0, 4));
+    out->mail_jobs = fs_cell_int(FS_CELL(rs, 0, 5));
+    out->mails = fs_cell_int(FS_CELL(rs, 0, 6));
+    return NULL;
+}
+
+fs_error *fs_store_account_purge_step(fs_store *st, int batch, int *deleted) {
+    const char *args[] = {FS_ARG_INT(st->pool, batch)};
+    return FS_INT(st, "fs_account_purge", args, 0, deleted);
+}
+
+/* The background erasure's sweep: steps of PURGE_BATCH rows, each its own
+ * statement (no lock held long), for at most about a second a run, so that
+ * the worker's other tasks are not kept waiting. */
+#define PURGE_BATCH 500
+fs_error *fs_store_account_purge(fs_store *st) {
+    apr_time_t until = apr_time_now() + apr_time_from_sec(1);
+    int n = 0;
+    fs_error *e;
+    do
+        e = fs_store_account_purge_step(st, PURGE_BATCH, &n);
+    while (!e && n > 0 && apr_time_now() < until);
     return e;
 }

@@ -110,4 +110,22 @@ fs_error *fs_store_account_purge_step(fs_store *st, int batch, int *deleted);
 /* Steps of the erasure for about a second at most (a worker's sweep). */
 fs_error *fs_store_account_purge(fs_store *st);
 
+/* GET /v1/me/export: one page of one kind of the account's data, in id
+ * order after the id after (NULL: from the start); each item's json is
+ * the line to send (a JSON object with its kind). base: the public base
+ * URL (forms' publicUrl). Submissions and their files are read per form
+ * with fs_store_sub_export. */
+typedef enum {
+    FS_EXPORT_ACCOUNT,
+    FS_EXPORT_FORMS,
+    FS_EXPORT_LINKS,
+    FS_EXPORT_WEBHOOKS,
+    FS_EXPORT_KEYS,
+    FS_EXPORT_CLIENTS,
+    FS_EXPORT_AUDIT,
+    FS_EXPORT_KINDS
+} fs_export_kind;
+fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
+                               const char *base, const char *after, int limit, fs_list_page *out);
+
 #endif

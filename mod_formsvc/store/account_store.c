@@ -175,6 +175,41 @@ const fs_stmt fs_stmts_account[] = {
      * (sql/0042): rows deleted, 0 when no account is being erased. */
     {"fs_account_purge", 1, "SELECT fs_account_purge(%s::integer)::text"},
 
+    /* GET /v1/me/export: pages of the account's data as (id, line) rows,
+     * in id order after the id after (NULL: from the start), asked for
+     * limit + 1; each line a JSON object with its kind. Args: 1 user id,
+     * 2-3 after, 4 limit + 1 (forms: 1 base URL first). Keys list every
+     * key and access token (no secret, no hash: fs_key_json). */
+    {"fs_export_account", 4,
+     "SELECT u.id, (jsonb_build_object('kind', 'account') || fs_user_json(u)::jsonb)::text "
+     "FROM users u WHERE u.id = %s AND (%s::text IS NULL OR u.id > %s::text) "
+     "LIMIT %s::integer"},
+    {"fs_export_forms", 5,
+     "SELECT f.id, (jsonb_build_object('kind', 'form') || fs_form_json(f, %s)::jsonb)::text "
+     "FROM forms f WHERE f.user_id = %s AND (%s::text IS NULL OR f.id > %s::text) "
+     "ORDER BY f.id LIMIT %s::integer"},
+    {"fs_export_links", 4,
+     "SELECT l.id, (jsonb_build_object('kind', 'link') || fs_link_json(l)::jsonb)::text "
+     "FROM links l WHERE l.user_id = %s AND (%s::text IS NULL OR l.id > %s::text) "
+     "ORDER BY l.id LIMIT %s::integer"},
+    {"fs_export_webhooks", 4,
+     "SELECT w.id, (jsonb_build_object('kind', 'webhook') || fs_webhook_json(w)::jsonb)::text "
+     "FROM webhooks w WHERE w.user_id = %s AND (%s::text IS NULL OR w.id > %s::text) "
+     "ORDER BY w.id LIMIT %s::integer"},
+    {"fs_export_keys", 4,
+     "SELECT k.id, (jsonb_build_object('kind', 'key') || fs_key_json(k)::jsonb)::text "
+     "FROM keys k WHERE k.user_id = %s AND (%s::text IS NULL OR k.id > %s::text) "
+     "ORDER BY k.id LIMIT %s::integer"},
+    {"fs_export_clients", 4,
+     "SELECT c.id, (jsonb_build_object('kind', 'client') || fs_client_json(c)::jsonb)::text "
+     "FROM clients c WHERE c.user_id = %s AND (%s::text IS NULL OR c.id > %s::text) "
+     "ORDER BY c.id LIMIT %s::integer"},
+    {"fs_export_audit", 4,
+     "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
+     "  || fs_audit_json(a)::jsonb)::text "
+     "FROM audit a WHERE a.user_id = %s AND (%s::text IS NULL OR a.id > %s::text) "
+     "ORDER BY a.id LIMIT %s::integer"},
+
     {NULL, 0, NULL}};
 
 fs_error *fs_store_signup(fs_store *st, const char *user_id, const char *email,
@@ -345,4 +380,18 @@ fs_error *fs_store_account_purge(fs_store *st) {
         e = fs_store_account_purge_step(st, PURGE_BATCH, &n);
     while (!e && n > 0 && apr_time_now() < until);
     return e;
+}
+
+fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
+                               const char *base, const char *after, int limit, fs_list_page *out) {
+    static const char *const labels[] = {
+        "fs_export_account", "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
+        "fs_export_keys",    "fs_export_clients", "fs_export_audit"};
+    const char *n = FS_ARG_INT(st->pool, limit + 1);
+    if (kind == FS_EXPORT_FORMS) {
+        const char *args[] = {base, user_id, after, after, n};
+        return FS_LIST(st, labels[kind], args, limit, out);
+    }
+    const char *args[] = {user_id, after, after, n};
+    return FS_LIST(st, labels[kind], args, limit, out);
 }

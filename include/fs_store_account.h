@@ -128,4 +128,12 @@ typedef enum {
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
                                const char *base, const char *after, int limit, fs_list_page *out);
 
+/* POST /v1/erasures: deletes every submission of the account's forms whose
+ * answer to an email field of its form is email (lower-cased and trimmed),
+ * with their files, mail jobs and events, and writes one
+ * submissions.erased event (id event_id) when any went. *count: how many;
+ * *form_ids: a JSON array of the forms they were in. */
+fs_error *fs_store_erasure(fs_store *st, const char *user_id, const char *email,
+                           const char *event_id, int *count, const char **form_ids);
+
 #endif

@@ -100,3 +100,12 @@ BEGIN
     DELETE FROM users x WHERE x.id = u.id;
     RETURN 1;
 END $$;
+
+-- POST /v1/erasures (a respondent's erasure request received by the owner)
+-- writes one summary event, submissions.erased: how many submissions of
+-- which forms went, never the address. The allowed types widen; the
+-- previous release's module writes none of the new type.
+ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check;
+ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type = ANY (ARRAY[
+    'submission.created', 'form.published', 'form.closed', 'webhook.test', 'webhook.paused',
+    'submissions.erased'])) NOT VALID;

@@ -295,8 +295,7 @@ CREATE TABLE public.events (
     submission_id text,
     payload jsonb NOT NULL,
     xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['submission.created'::text, 'form.published'::text, 'form.closed'::text, 'webhook.test'::text, 'webhook.paused'::text])))
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
 );
 
 --
@@ -1631,6 +1630,13 @@ ALTER TABLE ONLY public.deliveries
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+--
+-- Name: events events_type_check; Type: CHECK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE public.events
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['submission.created'::text, 'form.published'::text, 'form.closed'::text, 'webhook.test'::text, 'webhook.paused'::text, 'submissions.erased'::text]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -

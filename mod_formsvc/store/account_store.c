@@ -210,6 +210,34 @@ const fs_stmt fs_stmts_account[] = {
      "FROM audit a WHERE a.user_id = %s AND (%s::text IS NULL OR a.id > %s::text) "
      "ORDER BY a.id LIMIT %s::integer"},
 
+    /* POST /v1/erasures: 1 user id, 2 the address, 3 the event's id.
+     * Deletes every submission of the account's forms whose answer to one
+     * of the form's email fields is the address (compared lower-cased and
+     * trimmed, as the module normalises addresses), with their files
+     * (cascade), mail jobs (cascade) and events (the answers are in their
+     * payloads), counts them off the totals, and writes one
+     * submissions.erased event (count and form ids, never the address)
+     * when any went. Returns the count and the form ids (JSON array). */
+    {"fs_erasure", 3,
+     "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
+     "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
+     "  jsonb_array_elements(f.fields) fl "
+     "  WHERE f.user_id = a.uid AND f.deleted_at IS NULL AND fl ->> 'type' = 'email'), "
+     "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
+     "  AND s.user_id = a.uid AND lower(btrim(s.data ->> ef.key)) = a.email "
+     "  RETURNING s.id, s.form_id, s.spam), "
+     "e AS (DELETE FROM events v WHERE v.submission_id IN (SELECT id FROM d) RETURNING 1), "
+     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
+     "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
+     "  GROUP BY d.form_id, a.uid RETURNING 1), "
+     "n AS (SELECT count(*) AS n, COALESCE(jsonb_agg(DISTINCT d.form_id), '[]') AS forms FROM d), "
+     "ev AS (INSERT INTO events (id, user_id, type, payload) "
+     "  SELECT a.evid, a.uid, 'submissions.erased', "
+     "  jsonb_build_object('count', n.n, 'formIds', n.forms) FROM a, n WHERE n.n > 0 "
+     "  RETURNING 1) "
+     "SELECT n.n::text, n.forms::text, (SELECT count(*) FROM e)::text, "
+     "  (SELECT count(*) FROM ev)::text FROM n"},
+
     {NULL, 0, NULL}};
 
 fs_error *fs_store_signup(fs_store *st, const char *user_id, const char *email,
@@ -394,4 +422,18 @@ fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *us
     }
     const char *args[] = {user_id, after, after, n};
     return FS_LIST(st, labels[kind], args, limit, out);
+}
+
+fs_error *fs_store_erasure(fs_store *st, const char *user_id, const char *email,
+                           const char *event_id, int *count, const char **form_ids) {
+    const char *args[] = {user_id, email, event_id};
+    fs_rows *rs;
+    *count = 0;
+    *form_ids = "[]";
+    fs_error *e = FS_RUN(st, "fs_erasure", args, 4, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *count = fs_cell_int(FS_CELL(rs, 0, 0));
+    *form_ids = FS_CELL(rs, 0, 1);
+    return NULL;
 }

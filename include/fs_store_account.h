@@ -130,7 +130,8 @@ fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *us
 
 /* POST /v1/erasures: deletes every submission of the account's forms whose
  * answer to an email field of its form is email (lower-cased and trimmed),
- * with their files, mail jobs and events, and writes one
+ * with their files and mail jobs (their events scrubbed, as any deleted
+ * submission's are), and writes one
  * submissions.erased event (id event_id) when any went. *count: how many;
  * *form_ids: a JSON array of the forms they were in. */
 fs_error *fs_store_erasure(fs_store *st, const char *user_id, const char *email,

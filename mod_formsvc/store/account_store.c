@@ -213,9 +213,9 @@ const fs_stmt fs_stmts_account[] = {
     /* POST /v1/erasures: 1 user id, 2 the address, 3 the event's id.
      * Deletes every submission of the account's forms whose answer to one
      * of the form's email fields is the address (compared lower-cased and
-     * trimmed, as the module normalises addresses), with their files
-     * (cascade), mail jobs (cascade) and events (the answers are in their
-     * payloads), counts them off the totals, and writes one
+     * trimmed, as the module normalises addresses), with their files and
+     * mail jobs (cascade), their events scrubbed of the answers (the
+     * trigger of sql/0018), counts them off the totals, and writes one
      * submissions.erased event (count and form ids, never the address)
      * when any went. Returns the count and the form ids (JSON array). */
     {"fs_erasure", 3,
@@ -226,7 +226,6 @@ const fs_stmt fs_stmts_account[] = {
      "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
      "  AND s.user_id = a.uid AND lower(btrim(s.data ->> ef.key)) = a.email "
      "  RETURNING s.id, s.form_id, s.spam), "
-     "e AS (DELETE FROM events v WHERE v.submission_id IN (SELECT id FROM d) RETURNING 1), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
      "  GROUP BY d.form_id, a.uid RETURNING 1), "
@@ -235,7 +234,7 @@ const fs_stmt fs_stmts_account[] = {
      "  SELECT a.evid, a.uid, 'submissions.erased', "
      "  jsonb_build_object('count', n.n, 'formIds', n.forms) FROM a, n WHERE n.n > 0 "
      "  RETURNING 1) "
-     "SELECT n.n::text, n.forms::text, (SELECT count(*) FROM e)::text, "
+     "SELECT n.n::text, n.forms::text, '0', "
      "  (SELECT count(*) FROM ev)::text FROM n"},
 
     {NULL, 0, NULL}};

@@ -1876,6 +1876,12 @@ CREATE INDEX clients_user_id ON public.clients USING btree (user_id, id DESC);
 CREATE INDEX deliveries_due ON public.deliveries USING btree (next_at) WHERE (status = 'pending'::text);
 
 --
+-- Name: deliveries_event; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
+
+--
 -- Name: deliveries_leased; Type: INDEX; Schema: public; Owner: -
 --
 

@@ -42,6 +42,8 @@ my $inst = FormsvcInstance->start(name => 'idemoutcome', conf => <<"CONF");
 DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=formsvc user=postgres connect_timeout=2 application_name=$app options='-c synchronous_commit=local'"
 FormsvcRateLimit signup off
 FormsvcQuota unverified requests 1000000
+FormsvcQuota unverified forms 100
+FormsvcQuota unverified keys 100
 FormsvcLogRepeatInterval 0
 CONF
 
@@ -169,6 +171,33 @@ for my $what (qw(forms keys)) {
 }
 like $inst->error_log, qr/FS00370: COMMIT of a transaction was sent and no outcome came back/,
     'logged: the commit sent without an outcome (FS00370)';
+
+# ---- a second request while the first is held in its commit ---------------
+{
+    my $name = "$mark-sync-held";
+    my $key = "$mark-h";
+    my $out = "$FindBin::Bin/logs/idemheld.$$";
+    standby_wanted(1);
+    my $client = post_async('/v1/forms', { title => $name }, $key, $out);
+    wait_for('the commit waiting for the standby', sub {
+        psql("SELECT pid FROM pg_stat_activity WHERE application_name = '$app' AND wait_event = 'SyncRep'") });
+    my $t0 = time;
+    my $r = $inst->api(POST => '/v1/forms', token => $tok, body => { title => $name },
+                       headers => { 'Idempotency-Key' => $key });
+    my $took = time - $t0;
+    problem_ok($r, 409, 'conflict', 'the same key while the first waits in its commit: 409');
+    is $r->header('Retry-After'), '1', 'with Retry-After: 1';
+    cmp_ok $took, '<', 5, sprintf('at once (%.2f s), not after the first', $took);
+    standby_wanted(0); # the first commits now
+    waitpid($client, 0);
+    my ($code, $rep, $body) = result_of($out);
+    is $code, 201, 'the first is answered 201 once its commit is confirmed' or diag $body;
+    my $id = eval { $J->decode($body)->{id} } // '';
+    $r = $inst->api(POST => '/v1/forms', token => $tok, body => { title => $name },
+                    headers => { 'Idempotency-Key' => $key });
+    is $r->{json}{id}, $id, 'the second, retried, gets the first one replayed';
+    is count_of('forms', $name), 1, 'exactly one stored';
+}
 
 # ---- the answer's record fails: nothing stored, the retry makes one -------
 for my $what (qw(forms keys)) {

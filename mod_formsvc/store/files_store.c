@@ -68,7 +68,8 @@ static fs_error *conn_of(fs_store *st, PGconn **c, fs_db **dbp) {
             return e;
     }
     if (strcmp(apr_dbd_name(db->driver), "pgsql"))
-        return fs_error_internal(st->pool, "file uploads need the pgsql driver");
+        return fs_error_internal(
+            st->pool, "transactions (file uploads, Idempotency-Key) need the pgsql driver");
     *c = apr_dbd_native_handle(db->driver, db->handle);
     if (dbp)
         *dbp = db;

@@ -8,7 +8,8 @@
  * (fs_store_file_chunk, binary), then the submission itself (fs_store_public_submit)
  * and fs_store_tx_commit. Until the commit nothing is visible; a request
  * that ends without it is rolled back by a cleanup of the pool given to
- * fs_store_tx_begin. */
+ * fs_store_tx_begin. The same transaction holds a /v1 POST with an
+ * Idempotency-Key: its claim, its work and its answer (http/idempotency.h). */
 #ifndef FS_STORE_FILES_H
 #define FS_STORE_FILES_H
 
@@ -19,7 +20,9 @@ typedef struct fs_tx fs_tx;
  * unless it was committed. 503 when no connection can be had. */
 fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out);
 /* Commits: NULL only when PostgreSQL answered COMMIT (a transaction that
- * failed, or that a renewed session lost, is a problem: nothing stored). */
+ * failed, or that a renewed session lost, is a problem: nothing stored).
+ * The answer is awaited up to fs_store_commit_timeout; none by then, or
+ * the connection lost after COMMIT left: 504 outcome-unknown. */
 fs_error *fs_store_tx_commit(fs_tx *tx);
 /* Rolls back now (the transaction ends before the answer is sent); no
  * operation when tx is NULL or already ended. */

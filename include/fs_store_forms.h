@@ -118,18 +118,21 @@ typedef struct fs_idem_record {
     const char *location;     /* NULL: none */
     const char *body;         /* sealed (/v1) or plain (public) */
 } fs_idem_record;
-/* Claims key for a request with fingerprint: *claimed 1 when it is ours
- * to use now (new, expired after 24 h, or abandoned in progress for a
- * minute); 0 when a live record holds it. */
+/* Claims key for a request with fingerprint, inside a transaction
+ * (fs_store_tx_begin): the claim is seen by others only once that commits,
+ * with the work and its answer (fs_store_idem_store), and a rollback gives
+ * the key up. *claimed 1 when it is ours to use now (new, expired after
+ * 24 h, or left in progress for a minute by a claim committed alone, as
+ * earlier releases made them); 0 when a live record holds it or another
+ * transaction is claiming it now (never waits for that one). */
 fs_error *fs_store_idem_claim(fs_store *st, const char *scope, const char *key,
                               const char *fingerprint, int *claimed);
 /* The record of the last 24 hours; *out NULL when there is none. */
 fs_error *fs_store_idem_get(fs_store *st, const char *scope, const char *key, fs_idem_record **out);
-/* Records the answer of a claimed key; *stored 0 when the claim was lost. */
+/* Records the answer of a key claimed in the same transaction; *stored 0
+ * when there is no such claim. */
 fs_error *fs_store_idem_store(fs_store *st, const char *scope, const char *key, int status,
                               const char *location, const char *sealed_body, int *stored);
-/* Gives up a claim (the request failed: a retry with the key may run). */
-fs_error *fs_store_idem_release(fs_store *st, const char *scope, const char *key);
 /* Removes a batch of records older than 24 hours. */
 fs_error *fs_store_idem_purge(fs_store *st);
 

@@ -116,7 +116,8 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", id, NULL));
     formsvc_set_etag(r, 1);
-    formsvc_idem_record(r, idem, 201, "application/json", json);
+    if ((e = formsvc_idem_record(r, idem, 201, "application/json", json)))
+        return formsvc_send_problem(r, e); /* the form is not stored, or 504 */
     formsvc_audit(r, "form.created", id);
     return formsvc_send_json(r, 201, json);
 }

@@ -174,7 +174,8 @@ static int formsvc_h_keys_create(request_rec *r, const char *const *caps) {
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/keys/", kid, NULL));
     const char *out = fs_json_str(r->pool, key);
-    formsvc_idem_record(r, idem, 201, "application/json", out);
+    if ((e = formsvc_idem_record(r, idem, 201, "application/json", out)))
+        return formsvc_send_problem(r, e); /* the key is not stored, or 504 */
     return formsvc_send_json(r, 201, out);
 }
 

@@ -1,6 +1,7 @@
 /* idempotency: claiming keys, replaying and recording answers. */
 #include "http/idempotency.h"
 #include "fs_idempotency.h"
+#include "fs_store_files.h"
 #include "fs_store_forms.h"
 #include "http/auth.h"
 #include "http/response.h"
@@ -14,7 +15,8 @@ APLOG_USE_MODULE(formsvc);
 
 struct formsvc_idem {
     const char *scope, *key;
-    int done; /* recorded or released */
+    fs_tx *tx; /* the transaction of the claim, the work and the answer;
+                * NULL once committed or rolled back */
 };
 
 static int replay(request_rec *r, formsvc_idem *st, const fs_idem_record *rec) {
@@ -62,24 +64,32 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
             r, fs_error_internal(r->pool, "the request's fingerprint cannot be computed"));
     fs_store *store = formsvc_store(r);
     if (fs_store_idem_purge(store)) {
-        /* purging is housekeeping; the claim below reports real trouble */
+        /* purging is housekeeping (outside the transaction: its row locks
+         * would be held to the end of the request); the claim below
+         * reports real trouble */
     }
-    int claimed;
-    fs_error *e = fs_store_idem_claim(store, scope, key, fp, &claimed);
+    /* The claim, the work and the answer's record commit together or not
+     * at all: a claim is seen by others only with the answer it led to,
+     * and a request that fails, or whose session dies, leaves nothing
+     * behind that could block the key. */
+    fs_error *e = fs_store_tx_begin(store, r->pool, &st->tx);
     if (e)
         return formsvc_send_problem(r, e);
+    int claimed;
+    if ((e = fs_store_idem_claim(store, scope, key, fp, &claimed))) {
+        fs_store_tx_rollback(st->tx);
+        return formsvc_send_problem(r, e);
+    }
     if (claimed) {
         *out = st;
         return FORMSVC_IDEM_PROCEED;
     }
+    fs_store_tx_rollback(st->tx);
+    st->tx = NULL;
     fs_idem_record *rec;
     if ((e = fs_store_idem_get(store, scope, key, &rec)))
         return formsvc_send_problem(r, e);
-    if (!rec) /* expired between the two statements: very rare */
-        return formsvc_send_problem(
-            r, fs_error_make(r->pool, "conflict",
-                             "The Idempotency-Key changed state; retry the request."));
-    if (strcmp(rec->request_hash, fp)) {
+    if (rec && strcmp(rec->request_hash, fp)) {
         e = fs_error_validation(r->pool);
         e->detail = "This Idempotency-Key was already used with a different request in the "
                     "last 24 hours; use a new key for a new request.";
@@ -87,7 +97,10 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
                      "The body differs from the first request with this Idempotency-Key.");
         return formsvc_send_problem(r, e);
     }
-    if (rec->status == 0) {
+    /* no record: another request with the key holds it and has not
+     * committed yet (or one just expired); status 0: a claim committed
+     * alone by an earlier release's module */
+    if (!rec || rec->status == 0) {
         e = fs_error_make(r->pool, "conflict",
                           "A request with this Idempotency-Key is still being processed; "
                           "retry in a moment.");
@@ -98,42 +111,45 @@ int formsvc_idem_begin(request_rec *r, const char *scope, const char *body, apr_
 }
 
 void formsvc_idem_release(request_rec *r, formsvc_idem *st) {
-    if (!st || st->done)
+    (void)r;
+    if (!st || !st->tx)
         return;
-    st->done = 1;
-    fs_error *e = fs_store_idem_release(formsvc_store(r), st->scope, st->key);
-    if (e)
-        FORMSVC_LOG(r, APLOG_WARNING, 00402,
-                    "idempotency claim not released (%s); it lapses after a minute",
-                    e->cause ? e->cause : e->slug);
+    fs_store_tx_rollback(st->tx); /* the claim goes with everything else */
+    st->tx = NULL;
 }
 
-void formsvc_idem_record(request_rec *r, formsvc_idem *st, int status, const char *content_type,
-                         const char *body) {
-    if (!st || st->done)
-        return;
+fs_error *formsvc_idem_record(request_rec *r, formsvc_idem *st, int status,
+                              const char *content_type, const char *body) {
+    if (!st || !st->tx)
+        return NULL;
     if (status < 200 || status >= 400) {
         formsvc_idem_release(r, st);
-        return;
+        return NULL;
     }
     formsvc_srv *c = formsvc_conf(r->server);
     const char *plain =
         apr_pstrcat(r->pool, content_type ? content_type : "", "\n", body ? body : "", NULL);
     const char *sealed = fs_idem_seal(r->pool, c->pepper, c->pepper_len, st->scope, st->key, plain);
-    if (!sealed) {
-        formsvc_idem_release(r, st);
-        return;
+    fs_error *e = NULL;
+    int stored = 0;
+    if (!sealed)
+        e = fs_error_internal(r->pool, "the Idempotency-Key record cannot be sealed");
+    else if (!(e = fs_store_idem_store(formsvc_store(r), st->scope, st->key, status,
+                                       apr_table_get(r->headers_out, "Location"), sealed,
+                                       &stored)) &&
+             !stored)
+        e = fs_error_internal(r->pool, "the Idempotency-Key claim is gone from its transaction");
+    if (!e) {
+        e = fs_store_tx_commit(st->tx);
+        st->tx = NULL;
     }
-    int stored;
-    st->done = 1;
-    fs_error *e = fs_store_idem_store(formsvc_store(r), st->scope, st->key, status,
-                                      apr_table_get(r->headers_out, "Location"), sealed, &stored);
-    if (e || !stored) {
-        FORMSVC_LOG(r, APLOG_WARNING, 00403, "idempotency record not stored (%s)",
-                    e ? (e->cause ? e->cause : e->slug) : "the claim was lost");
-        st->done = 0;
-        formsvc_idem_release(r, st);
+    if (e) {
+        formsvc_idem_release(r, st); /* nothing of the request is stored (or 504) */
+        /* the problem goes out instead of the answer, without its headers */
+        apr_table_unset(r->headers_out, "Location");
+        apr_table_unset(r->headers_out, "ETag");
     }
+    return e;
 }
 
 int formsvc_idem_problem(request_rec *r, formsvc_idem *st, fs_error *e) {

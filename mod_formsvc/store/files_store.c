@@ -5,6 +5,7 @@
  * out) rather than twice its size in hex text, and never passes through a
  * NUL-terminated string. The transaction is plain BEGIN / COMMIT on the
  * request's connection. */
+#include "fs_log.h"
 #include "fs_store_files.h"
 #include "store_int.h"
 
@@ -67,28 +68,21 @@ static fs_error *conn_of(fs_store *st, PGconn **c, fs_db **dbp) {
             return e;
     }
     if (strcmp(apr_dbd_name(db->driver), "pgsql"))
-        return fs_error_internal(st->pool, "file uploads need the pgsql driver");
+        return fs_error_internal(
+            st->pool, "transactions (file uploads, Idempotency-Key) need the pgsql driver");
     *c = apr_dbd_native_handle(db->driver, db->handle);
     if (dbp)
         *dbp = db;
     return NULL;
 }
 
-/* PQexecPrepared within the store's time limit (fs_store_timeout), as
- * fs_db.c bounds every other statement: sent in non-blocking mode (a 256 KB
- * parameter to a server that reads nothing would block in send), the
- * answer awaited with poll. Past the limit the socket is shut, so that
- * libpq calls the connection bad (and mod_dbd replaces it): NULL with
- * *timed_out set. */
-static PGresult *exec_bounded(PGconn *c, const char *label, int n, const char *const *vals,
-                              const int *lens, const int *fmts, int result_format, int *timed_out) {
+/* Awaits the result of what was just sent (ok: it was) within ms, in
+ * non-blocking mode (set by the caller). Past the limit the socket is
+ * shut, so that libpq calls the connection bad (and mod_dbd replaces it):
+ * NULL with *timed_out set. */
+static PGresult *await_bounded(PGconn *c, int ok, int ms, int *timed_out) {
     *timed_out = 0;
-    int ms = fs_store_timeout();
-    if (!ms)
-        return PQexecPrepared(c, label, n, vals, lens, fmts, result_format);
     apr_time_t deadline = apr_time_now() + apr_time_from_msec(ms);
-    PQsetnonblocking(c, 1);
-    int ok = PQsendQueryPrepared(c, label, n, vals, lens, fmts, result_format);
     while (ok) {
         int pending = PQflush(c);
         if (pending < 0)
@@ -122,6 +116,33 @@ static PGresult *exec_bounded(PGconn *c, const char *label, int n, const char *c
         return NULL;
     }
     return res;
+}
+
+/* PQexecPrepared within the store's time limit (fs_store_timeout), as
+ * fs_db.c bounds every other statement: sent in non-blocking mode (a 256 KB
+ * parameter to a server that reads nothing would block in send), the
+ * answer awaited with poll (await_bounded). */
+static PGresult *exec_bounded(PGconn *c, const char *label, int n, const char *const *vals,
+                              const int *lens, const int *fmts, int result_format, int *timed_out) {
+    *timed_out = 0;
+    int ms = fs_store_timeout();
+    if (!ms)
+        return PQexecPrepared(c, label, n, vals, lens, fmts, result_format);
+    PQsetnonblocking(c, 1);
+    int ok = PQsendQueryPrepared(c, label, n, vals, lens, fmts, result_format);
+    return await_bounded(c, ok, ms, timed_out);
+}
+
+/* COMMIT, awaited as long as fs_db.c awaits a statement's commit
+ * (fs_store_commit_timeout); NULL with *timed_out set past it. */
+static PGresult *commit_bounded(PGconn *c, int *timed_out) {
+    *timed_out = 0;
+    int ms = fs_store_commit_timeout();
+    if (!ms)
+        return PQexec(c, "COMMIT");
+    PQsetnonblocking(c, 1);
+    int ok = PQsendQuery(c, "COMMIT");
+    return await_bounded(c, ok, ms, timed_out);
 }
 
 static fs_error *pq_failed(fs_store *st, const char *what, PGconn *c, PGresult *res) {
@@ -188,19 +209,27 @@ fs_error *fs_store_tx_commit(fs_tx *tx) {
     if (!fs_store_tx_alive(tx)) {
         rollback(tx);
         return fs_error_make(tx->st->pool, "service-unavailable",
-                             "The database connection was lost during the upload.");
+                             "The database connection was lost before the commit.");
     }
-    PGresult *res = PQexec(tx->c, "COMMIT");
+    int timed_out;
+    PGresult *res = commit_bounded(tx->c, &timed_out);
     /* a failed transaction answers COMMIT with the tag ROLLBACK */
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK && !strcmp(PQcmdStatus(res), "COMMIT");
     fs_error *e = NULL;
-    if (!ok && (!res || (PQresultStatus(res) != PGRES_COMMAND_OK &&
-                         fs_db_classify(PQresultErrorField(res, PG_DIAG_SQLSTATE),
-                                        PQstatus(tx->c) != CONNECTION_OK) == FS_DB_LOST)))
+    if (!ok && (timed_out || !res ||
+                (PQresultStatus(res) != PGRES_COMMAND_OK &&
+                 fs_db_classify(PQresultErrorField(res, PG_DIAG_SQLSTATE),
+                                PQstatus(tx->c) != CONNECTION_OK) == FS_DB_LOST))) {
         /* sent, and no refusal came back: it may have committed */
+        fs_store_log(3, apr_psprintf(tx->st->pool,
+                                     FS_LOGNO(00370) "COMMIT of a transaction was sent and no "
+                                                     "outcome came back (waited up to %d ms: "
+                                                     "%s); whether it was stored is unknown",
+                                     fs_store_commit_timeout(),
+                                     timed_out ? "no answer in time" : PQerrorMessage(tx->c)));
         e = fs_error_make(tx->st->pool, "outcome-unknown",
                           "The database did not confirm whether this was stored.");
-    else if (!ok)
+    } else if (!ok)
         e = pq_failed(tx->st, "COMMIT", tx->c, res);
     PQclear(res);
     tx->open = 0;

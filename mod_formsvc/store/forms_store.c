@@ -93,12 +93,19 @@ const fs_stmt fs_stmts_forms[] = {
      "  SELECT d.form_id, d.user_id, NULL, -1 FROM d WHERE NOT d.spam RETURNING 1) "
      "SELECT (SELECT count(*) FROM d)::text, (SELECT count(*) FROM u)::text"},
 
-    /* 1 scope, 2 key, 3 request fingerprint. One row when the key is ours
-     * to use now (new, expired after 24 h, or abandoned in progress for a
-     * minute); zero rows when a live record holds it. */
-    {"fs_idem_claim", 3,
+    /* 1 scope, 2 key, 3 request fingerprint, 4 scope, 5 key. Run inside
+     * the request's transaction (http/idempotency.c): the claim commits
+     * with the work and its answer, or not at all. One row when the key is
+     * ours to use now (new, expired after 24 h, or left in progress for a
+     * minute by a module that claimed in a statement of its own); zero rows
+     * when a live record holds it, or when another transaction holds the
+     * key's advisory lock (a request with this key in progress: answered
+     * 409 at once rather than waiting for its row). */
+    {"fs_idem_claim", 5,
      "INSERT INTO idempotency AS i (scope, key, request_hash, status, body) "
-     "VALUES (%s, %s, %s, 0, '') "
+     "SELECT %s, %s, %s, 0, '' "
+     "WHERE pg_try_advisory_xact_lock(hashtextextended('idempotency' || chr(10) || %s "
+     "  || chr(10) || %s, 0)) "
      "ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "
      "  status = 0, location = NULL, body = '', created_at = now() "
      "  WHERE i.created_at < now() - interval '24 hours' "
@@ -110,15 +117,11 @@ const fs_stmt fs_stmts_forms[] = {
      "SELECT request_hash, status::text, location, body FROM idempotency "
      "WHERE scope = %s AND key = %s AND created_at >= now() - interval '24 hours'"},
 
-    /* 1 status, 2 location, 3 sealed body, 4 scope, 5 key */
+    /* 1 status, 2 location, 3 sealed body, 4 scope, 5 key: the answer of
+     * a claim, in the transaction that claimed it */
     {"fs_idem_store", 5,
      "UPDATE idempotency SET status = %s::integer, location = %s, body = %s "
      "WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
-
-    /* 1 scope, 2 key: gives up a claim (the request failed: a retry with
-     * the same key may run again) */
-    {"fs_idem_release", 2,
-     "DELETE FROM idempotency WHERE scope = %s AND key = %s AND status = 0 RETURNING 1"},
 
     /* no arguments: removes a batch of records older than 24 hours */
     {"fs_idem_purge", 0,
@@ -290,7 +293,7 @@ fs_error *fs_store_sub_delete(fs_store *st, const char *user_id, const char *for
 
 fs_error *fs_store_idem_claim(fs_store *st, const char *scope, const char *key,
                               const char *fingerprint, int *claimed) {
-    const char *args[] = {scope, key, fingerprint};
+    const char *args[] = {scope, key, fingerprint, scope, key};
     int n;
     fs_error *e = FS_COUNT(st, "fs_idem_claim", args, 1, &n);
     *claimed = n == 1;
@@ -325,12 +328,6 @@ fs_error *fs_store_idem_store(fs_store *st, const char *scope, const char *key, 
     fs_error *e = FS_COUNT(st, "fs_idem_store", args, 1, &n);
     *stored = n == 1;
     return e;
-}
-
-fs_error *fs_store_idem_release(fs_store *st, const char *scope, const char *key) {
-    const char *args[] = {scope, key};
-    fs_rows *rs;
-    return FS_RUN(st, "fs_idem_release", args, 1, &rs);
 }
 
 fs_error *fs_store_idem_purge(fs_store *st) {

@@ -33,8 +33,9 @@ static void gather(const fs_stmt *list) {
 
 /* Statements that write only through a function of sql/ they call; those
  * whose SQL says INSERT, UPDATE or DELETE are found by reading it. */
-static const char *const writing_functions[] = {"fs_audit_insert", "fs_tally_rollup",
-                                                "fs_mail_done"};
+static const char *const writing_functions[] = {
+    "fs_audit_insert", "fs_tally_rollup", "fs_mail_done",  "fs_mail_claim",
+    "fs_form_create",  "fs_form_save",    "fs_link_create"};
 
 int fs_stmt_writes(const fs_stmt *st) {
     if (strstr(st->sql, "INSERT ") || strstr(st->sql, "UPDATE ") || strstr(st->sql, "DELETE "))

@@ -138,13 +138,15 @@ for my $x ($A, $B) {
 }
 # rows the API makes only now and then (a code, an hourly view flush, a
 # digest due, account mail, counters folded later), written directly
+# (a mail counter with a mail sent just now: the outbox sweep removes
+# counters without a mail for 25 hours)
 for my $x ($A, $B) {
     my ($uid, $f, $em) = (sqlq($x->{uid}), sqlq($x->{forms}[0]), sqlq($x->{email}));
     psql("INSERT INTO account_codes (user_id, purpose, code_hash, expires_at) "
          . "VALUES ($uid, 'verify', 'x', now() + interval '1 day') ON CONFLICT DO NOTHING;"
          . "INSERT INTO form_views (form_id, hour, views) VALUES ($f, date_trunc('hour', now()), 1) "
          . "ON CONFLICT DO NOTHING;"
-         . "INSERT INTO mail_quota (key) VALUES ('user:' || $uid) ON CONFLICT DO NOTHING;"
+         . "INSERT INTO mail_quota (key, sent) VALUES ('user:' || $uid, ARRAY[now()]) ON CONFLICT DO NOTHING;"
          . "INSERT INTO outbox (id, recipient, message, sent_at) VALUES ('out_' || $uid, $em, 'x', now())");
 }
 psql("INSERT INTO mail_jobs (kind, form_id) VALUES ('digest', " . sqlq($A->{forms}[0]) . ")");

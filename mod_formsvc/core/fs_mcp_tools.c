@@ -148,7 +148,8 @@
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
 #define EVENT_TYPES                                                                                \
     "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
-    "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\"]}}"
+    "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\","                \
+    "\"submissions.deleted\"]}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
         "\"enabled\":{\"type\":\"boolean\"},\"status\":{\"enum\":[\"active\",\"paused\"]},"        \

@@ -128,9 +128,10 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
                             "expiring audit entries");
         if (subs || events || audit)
             FORMSVC_SLOG(s, APLOG_INFO, 0, 02156,
-                         "retention: deleted %lld submissions of %d forms, %lld events, "
-                         "%lld audit entries",
-                         subs, forms, events, audit);
+                         "retention: deleted %" APR_INT64_T_FMT
+                         " submissions of %d forms, %" APR_INT64_T_FMT " events, %" APR_INT64_T_FMT
+                         " audit entries",
+                         (apr_int64_t)subs, forms, (apr_int64_t)events, (apr_int64_t)audit);
         fs_store_retention_unlock(st);
     }
     formsvc_worker_db_close(w, d);

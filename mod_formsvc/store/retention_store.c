@@ -105,7 +105,8 @@ fs_error *fs_store_retention_batch(fs_store *st, const char *form_id, int days, 
 
 fs_error *fs_store_audit_count(fs_store *st, const char *user_id, const char *action,
                                const char *form_id, long long count) {
-    const char *args[] = {user_id, action, form_id, apr_psprintf(st->pool, "%lld", count)};
+    const char *args[] = {user_id, action, form_id,
+                          apr_psprintf(st->pool, "%" APR_INT64_T_FMT, (apr_int64_t)count)};
     fs_rows *rs;
     return FS_RUN(st, "fs_audit_count", args, 1, &rs);
 }

@@ -155,4 +155,18 @@ is psql("SELECT count FROM audit WHERE action = 'submissions.deleted' AND actor 
 is count_of("submission_purges WHERE id = " . lit($pid) . " AND finished_at IS NOT NULL"), 1,
    'the bulk delete is finished';
 
+# ---- the same through MCP ------------------------------------------------------
+insert_submission($bulk, { n => 'mcp' });
+psql("UPDATE submissions SET created_at = '2026-01-01T00:00:00Z' WHERE form_id = " . lit($bulk)
+   . " AND data->>'n' = 'mcp'");
+$r = api(POST => '/mcp', token => $tok,
+         body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
+                   params => { name => 'delete_submissions_before',
+                               arguments => { formId => $bulk, before => '2026-02-01T00:00:00Z' } } },
+         headers => { Accept => 'application/json, text/event-stream' });
+my $res = $r->{json}{result} || {};
+ok !$res->{isError}, 'MCP delete_submissions_before: not an error' or diag $r->content;
+is $res->{structuredContent}{deleted}, 1, 'MCP delete_submissions_before: the count';
+is count_of("submissions WHERE form_id = " . lit($bulk)), 2, 'MCP: the newer ones kept';
+
 done_testing;

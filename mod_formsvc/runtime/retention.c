@@ -33,21 +33,28 @@ static int failed(server_rec *s, fs_error *e, const char *what) {
     return 1;
 }
 
-/* The queued bulk deletes, oldest first, each to its end. */
+/* The queued bulk deletes, oldest first, each to its end. Each batch's
+ * results live in a subpool cleared after it, so a purge of millions of
+ * rows runs in constant memory. */
 static int purges(formsvc_worker *w, apr_pool_t *p, server_rec *s, fs_store *st) {
     const char **ids;
-    int n;
+    int n, bad = 0;
     if (failed(s, fs_store_purge_pending(st, PURGES, &ids, &n), "listing bulk deletes"))
         return 1;
-    for (int i = 0; i < n && !formsvc_worker_stopping(w); i++) {
+    apr_pool_t *bp;
+    apr_pool_create(&bp, p);
+    for (int i = 0; i < n && !bad && !formsvc_worker_stopping(w); i++) {
         int deleted, done = 0;
-        while (!done && !formsvc_worker_stopping(w))
-            if (failed(s, fs_store_purge_step(st, ids[i], FORMSVC_RETENTION_BATCH, &deleted, &done),
-                       "a bulk delete"))
-                return 1;
+        while (!done && !bad && !formsvc_worker_stopping(w)) {
+            apr_pool_clear(bp);
+            bad = failed(s,
+                         fs_store_purge_step(fs_store_sub(st, bp), ids[i], FORMSVC_RETENTION_BATCH,
+                                             &deleted, &done),
+                         "a bulk delete");
+        }
     }
-    (void)p;
-    return 0;
+    apr_pool_destroy(bp);
+    return bad;
 }
 
 /* Submissions past their form's retention; one audit entry per form with
@@ -61,19 +68,26 @@ static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, f
         if (failed(s, fs_store_retention_forms(st, ceiling, after, FORMS_PAGE, &f, &n),
                    "listing forms"))
             return 1;
-        for (int i = 0; i < n && !formsvc_worker_stopping(w); i++) {
+        int bad = 0;
+        for (int i = 0; i < n && !bad && !formsvc_worker_stopping(w); i++) {
             long long count = 0;
             int deleted = FORMSVC_RETENTION_BATCH;
+            apr_pool_t *bp; /* each batch's results, cleared after it */
+            apr_pool_create(&bp, p);
             for (int b = 0; b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH &&
                             !formsvc_worker_stopping(w);
                  b++) {
+                apr_pool_clear(bp);
                 if (failed(s,
-                           fs_store_retention_batch(st, f[i].form_id, f[i].days,
+                           fs_store_retention_batch(fs_store_sub(st, bp), f[i].form_id, f[i].days,
                                                     FORMSVC_RETENTION_BATCH, &deleted),
-                           "deleting old submissions"))
+                           "deleting old submissions")) {
                     deleted = 0; /* this form's count so far is still recorded */
+                    bad = 1;     /* and the pass ends: the next one tries again */
+                }
                 count += deleted;
             }
+            apr_pool_destroy(bp);
             if (count > 0) {
                 failed(s,
                        fs_store_audit_count(st, f[i].user_id, "submissions.expired", f[i].form_id,
@@ -83,8 +97,8 @@ static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, f
                 (*forms_touched)++;
             }
         }
-        if (n < FORMS_PAGE || formsvc_worker_stopping(w))
-            return 0;
+        if (bad || n < FORMS_PAGE || formsvc_worker_stopping(w))
+            return bad;
         after = apr_pstrdup(p, f[n - 1].form_id);
     }
 }

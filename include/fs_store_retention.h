@@ -20,11 +20,13 @@ typedef struct fs_retention_form {
 } fs_retention_form;
 
 /* Up to lim forms with an id after after (NULL: from the first), in id
- * order, whose submissions expire: those with settings.retentionDays, and
- * every form when ceiling (days, 0: none) is set; days is the smaller of
- * the two. *forms lives in the store's pool. */
-fs_error *fs_store_retention_forms(fs_store *st, int ceiling, const char *after, int lim,
-                                   fs_retention_form **forms, int *n);
+ * order, whose submissions expire: those with settings.retentionDays,
+ * every form when ceiling (days, 0: none) is set, and every form of an
+ * account whose tier has days (tier_days[0] unverified, [1] verified; 0:
+ * none); days is the smallest of those set. *forms lives in the store's
+ * pool. */
+fs_error *fs_store_retention_forms(fs_store *st, int ceiling, const int tier_days[2],
+                                   const char *after, int lim, fs_retention_form **forms, int *n);
 
 /* Deletes up to lim of form_id's submissions older than days days, with
  * their files and mail jobs (their events keep no answers); *deleted is

@@ -53,6 +53,7 @@ FormsvcEventWaits 0
 FormsvcDBTimeout 1
 FormsvcMaxBodyAPI 2048
 FormsvcQuota unverified forms 7
+FormsvcQuota verified retentionDays 3
 FormsvcTokenLifetime 120
 FormsvcClientSecretPrefix tstc_
 CONF
@@ -118,6 +119,10 @@ $r = $inst->api(POST => '/v1/forms', token => $tok_v, body => { title => 'Marker
     fields => [ { key => 'a', type => 'text', label => 'A' } ] });
 my $fid4 = $r->{json}{id};
 ok $fid4, 'a form whose submissions go after 2 days';
+$r = $inst->api(POST => '/v1/forms', token => $tok_u, body => { title => 'Unverified',
+    fields => [ { key => 'a', type => 'text', label => 'A' } ] });
+my $fid_u = $r->{json}{id};
+ok $fid_u, 'a form of the unverified account';
 
 # ---- what each directive does, set (1) and by default (0) -----------------
 
@@ -364,6 +369,19 @@ my @directives = (
         is submit_multipart(1_500_000), $set ? 503 : 201,
             'FormsvcUploadTempMax ' . ($set ? '1: an upload of 1.5 MB: 503' : 'removed: 1.5 MB go in');
     }],
+    [1, 'FormsvcQuota retentionDays', sub {
+        my $set = shift;
+        my $id = old_submission($fid3, 5);        # of the verified account
+        my $kept = old_submission($fid_u, 5);     # of the unverified one
+        if ($set) {
+            ok wait_for(sub { gone('submissions', $id) }, 20, 'the tier\'s retention'),
+                'FormsvcQuota verified retentionDays 3: a verified account\'s submission 5 days old deleted';
+        } else {
+            ok two_runs(), 'the retention task runs';
+            ok !gone('submissions', $id), 'FormsvcQuota verified retentionDays removed (no limit): it is kept';
+        }
+        ok !gone('submissions', $kept), 'an unverified account\'s submission 5 days old kept';
+    }],
     [3, 'FormsvcRetentionMaxDays', sub {
         my $set = shift;
         my $id = old_submission($fid3, 5);
@@ -429,5 +447,5 @@ is scalar(grep { $covered{$_} == 2 } keys %covered), scalar(@directives), 'each 
 
 my @crash = grep { /Segmentation fault|Assertion|exit signal|AH00052|AH00060/ } split /\n/, $inst->error_log;
 is scalar(@crash), 0, 'no child crashed' or diag join "\n", @crash;
-FormsvcTest::sql("DELETE FROM forms WHERE id IN ('$fid', '$fid2', '$fid3', '$fid4')");
+FormsvcTest::sql("DELETE FROM forms WHERE id IN ('$fid', '$fid2', '$fid3', '$fid4', '$fid_u')");
 done_testing;

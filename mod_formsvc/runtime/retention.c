@@ -6,6 +6,7 @@
 #include "runtime/retention.h"
 
 #include "fs_store_retention.h"
+#include "runtime/config.h"
 #include "runtime/config_global.h"
 #include "runtime/log.h"
 
@@ -60,12 +61,13 @@ static int purges(formsvc_worker *w, apr_pool_t *p, server_rec *s, fs_store *st)
 /* Submissions past their form's retention; one audit entry per form with
  * the count when any went. */
 static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, fs_store *st,
-                              int ceiling, long long *total, int *forms_touched) {
+                              int ceiling, const int tier_days[2], long long *total,
+                              int *forms_touched) {
     const char *after = NULL;
     for (;;) {
         fs_retention_form *f;
         int n;
-        if (failed(s, fs_store_retention_forms(st, ceiling, after, FORMS_PAGE, &f, &n),
+        if (failed(s, fs_store_retention_forms(st, ceiling, tier_days, after, FORMS_PAGE, &f, &n),
                    "listing forms"))
             return 1;
         int bad = 0;
@@ -135,7 +137,11 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
         long long subs = 0, events, audit;
         int forms = 0;
         purges(w, p, s, st);
-        expire_submissions(w, p, s, st, g->retention_max_days, &subs, &forms);
+        /* the tiers' retentionDays of the main server's configuration (the
+         * task serves every virtual host) */
+        const formsvc_srv *c = formsvc_conf(s);
+        const int tier_days[2] = {c->tier[0].retention_days, c->tier[1].retention_days};
+        expire_submissions(w, p, s, st, g->retention_max_days, tier_days, &subs, &forms);
         events = expire_rows(w, s, st, fs_store_event_expire, g->event_retention_days,
                              "expiring events");
         audit = expire_rows(w, s, st, fs_store_audit_expire, g->audit_retention_days,

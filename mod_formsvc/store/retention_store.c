@@ -14,15 +14,21 @@ const fs_stmt fs_stmts_retention[] = {
     {"fs_retention_lock", 0, "SELECT pg_try_advisory_lock(hashtext('formsvc.retention'))::text"},
     {"fs_retention_unlock", 0, "SELECT pg_advisory_unlock(hashtext('formsvc.retention'))::text"},
 
-    /* 1 ceiling (days, 0: none), 2-3 after id (or NULL), 4 ceiling again,
-     * 5 limit: form id, user id, days */
-    {"fs_retention_forms", 5,
-     "SELECT f.id, f.user_id, LEAST(CASE WHEN jsonb_typeof(f.settings->'retentionDays') = "
-     "  'number' THEN (f.settings->>'retentionDays')::integer END, "
-     "  NULLIF(%s::integer, 0))::text "
-     "FROM forms f WHERE (%s::text IS NULL OR f.id > %s::text) "
-     "  AND (jsonb_typeof(f.settings->'retentionDays') = 'number' OR %s::integer > 0) "
-     "ORDER BY f.id LIMIT %s::integer"},
+    /* 1 ceiling (days, 0: none), 2 unverified accounts' days (0: none),
+     * 3 verified accounts' days (0: none), 4-5 after id (or NULL), 6 limit:
+     * form id, user id, days (the smallest of the form's, the ceiling and
+     * its account's tier, where set) */
+    {"fs_retention_forms", 6,
+     "WITH c AS (SELECT NULLIF(%s::integer, 0) AS ceiling, NULLIF(%s::integer, 0) AS unverified, "
+     "  NULLIF(%s::integer, 0) AS verified), "
+     "d AS (SELECT f.id, f.user_id, LEAST(CASE WHEN jsonb_typeof(f.settings->'retentionDays') = "
+     "  'number' THEN (f.settings->>'retentionDays')::integer END, c.ceiling, "
+     "  CASE WHEN u.verified THEN c.verified ELSE c.unverified END) AS days "
+     "  FROM forms f JOIN users u ON u.id = f.user_id, c "
+     "  WHERE (%s::text IS NULL OR f.id > %s::text) "
+     "    AND (jsonb_typeof(f.settings->'retentionDays') = 'number' OR c.ceiling IS NOT NULL "
+     "         OR c.unverified IS NOT NULL OR c.verified IS NOT NULL)) "
+     "SELECT id, user_id, days::text FROM d WHERE days IS NOT NULL ORDER BY id LIMIT %s::integer"},
 
     /* 1 form id, 2 days, 3 limit: rows deleted */
     {"fs_retention_batch", 3,
@@ -77,10 +83,14 @@ fs_error *fs_store_retention_unlock(fs_store *st) {
     return fs_store_run(st, "fs_retention_unlock", 0, NULL, 1, &rs);
 }
 
-fs_error *fs_store_retention_forms(fs_store *st, int ceiling, const char *after, int lim,
-                                   fs_retention_form **forms, int *n) {
-    const char *c = FS_ARG_INT(st->pool, ceiling);
-    const char *args[] = {c, after, after, c, FS_ARG_INT(st->pool, lim)};
+fs_error *fs_store_retention_forms(fs_store *st, int ceiling, const int tier_days[2],
+                                   const char *after, int lim, fs_retention_form **forms, int *n) {
+    const char *args[] = {FS_ARG_INT(st->pool, ceiling),
+                          FS_ARG_INT(st->pool, tier_days[0]),
+                          FS_ARG_INT(st->pool, tier_days[1]),
+                          after,
+                          after,
+                          FS_ARG_INT(st->pool, lim)};
     fs_rows *rs;
     *forms = NULL;
     *n = 0;

@@ -92,4 +92,49 @@ fs_error *fs_store_key_roll(fs_store *st, const char *user_id, const char *key_i
                             const char *caller_key_id, long long grace_seconds,
                             const fs_new_secret *next, const char **json);
 
+/* DELETE /v1/me (sql/0042): marks the account erased if confirm is its
+ * address (compared as signup normalises it), in one statement: revokes
+ * every key, access token and client, marks its forms deleted, disables
+ * its webhooks, deletes its pending mail jobs and unsent account mail,
+ * and frees its address. The rows go later (fs_store_account_purge_step). */
+typedef enum { FS_ERASE_OK, FS_ERASE_MISMATCH, FS_ERASE_GONE } fs_erase_outcome;
+typedef struct fs_account_erase_result {
+    fs_erase_outcome outcome;
+    int credentials, clients, forms, webhooks, mail_jobs, mails; /* what was stopped */
+} fs_account_erase_result;
+fs_error *fs_store_account_erase(fs_store *st, const char *user_id, const char *confirm,
+                                 fs_account_erase_result *out);
+/* One step of the background erasure: deletes at most batch rows of the
+ * account erased longest ago; *deleted 0 when no account is left. */
+fs_error *fs_store_account_purge_step(fs_store *st, int batch, int *deleted);
+/* Steps of the erasure for about a second at most (a worker's sweep). */
+fs_error *fs_store_account_purge(fs_store *st);
+
+/* GET /v1/me/export: one page of one kind of the account's data, in id
+ * order after the id after (NULL: from the start); each item's json is
+ * the line to send (a JSON object with its kind). base: the public base
+ * URL (forms' publicUrl). Submissions and their files are read per form
+ * with fs_store_sub_export. */
+typedef enum {
+    FS_EXPORT_ACCOUNT,
+    FS_EXPORT_FORMS,
+    FS_EXPORT_LINKS,
+    FS_EXPORT_WEBHOOKS,
+    FS_EXPORT_KEYS,
+    FS_EXPORT_CLIENTS,
+    FS_EXPORT_AUDIT,
+    FS_EXPORT_KINDS
+} fs_export_kind;
+fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
+                               const char *base, const char *after, int limit, fs_list_page *out);
+
+/* POST /v1/erasures: deletes every submission of the account's forms whose
+ * answer to an email field of its form is email (lower-cased and trimmed),
+ * with their files and mail jobs (their events scrubbed, as any deleted
+ * submission's are), and writes one
+ * submissions.erased event (id event_id) when any went. *count: how many;
+ * *form_ids: a JSON array of the forms they were in. */
+fs_error *fs_store_erasure(fs_store *st, const char *user_id, const char *email,
+                           const char *event_id, int *count, const char **form_ids);
+
 #endif

@@ -3,6 +3,85 @@
 --
 
 --
+-- Name: fs_account_purge(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_account_purge(batch integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    u users;
+    n integer;
+BEGIN
+    SELECT * INTO u FROM users WHERE deleted_at IS NOT NULL ORDER BY deleted_at LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    -- Idempotency records are scoped by key id (API) or form id (public):
+    -- first, while both are still there.
+    DELETE FROM idempotency i WHERE (i.scope, i.key) IN (
+        SELECT x.scope, x.key FROM idempotency x
+         WHERE x.scope IN (SELECT k.id FROM keys k WHERE k.user_id = u.id
+                           UNION ALL SELECT f.id FROM forms f WHERE f.user_id = u.id)
+         LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    DELETE FROM deliveries d WHERE d.id IN (
+        SELECT x.id FROM webhooks w JOIN deliveries x ON x.webhook_id = w.id
+         WHERE w.user_id = u.id LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    DELETE FROM mail_jobs m WHERE m.id IN (
+        SELECT x.id FROM forms f JOIN mail_jobs x ON x.form_id = f.id
+         WHERE f.user_id = u.id LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    -- files go with their submissions (a chunk is at most a few hundred
+    -- kilobytes: a tenth of the batch of files at a time)
+    DELETE FROM submission_files sf WHERE sf.id IN (
+        SELECT x.id FROM submission_files x WHERE x.user_id = u.id
+         LIMIT greatest(batch / 10, 1));
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    DELETE FROM submissions s WHERE s.id IN (
+        SELECT x.id FROM forms f JOIN submissions x ON x.form_id = f.id
+         WHERE f.user_id = u.id LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    DELETE FROM events e WHERE e.id IN (
+        SELECT x.id FROM events x WHERE x.user_id = u.id LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    DELETE FROM audit a WHERE a.id IN (
+        SELECT x.id FROM audit x WHERE x.user_id = u.id LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    -- links, notification recipients and per-form counters go with their form
+    DELETE FROM forms f WHERE f.id IN (
+        SELECT x.id FROM forms x WHERE x.user_id = u.id LIMIT greatest(batch / 10, 1));
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    -- keys delete their delegates (parent_key_id cascades)
+    DELETE FROM keys k WHERE k.id IN (
+        SELECT x.id FROM keys x WHERE x.user_id = u.id LIMIT batch);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    IF n > 0 THEN RETURN n; END IF;
+    -- Mail to the account's own address (verification, recovery), and the
+    -- account-mail counters keyed by its id or by the hash of its address
+    -- (0021), unless another account now has that address.
+    DELETE FROM outbox o WHERE lower(o.recipient) = lower(u.email);
+    IF NOT EXISTS (SELECT 1 FROM users x WHERE x.email_norm = lower(u.email)) THEN
+        DELETE FROM mail_quota q
+         WHERE q.key = 'addr:' || encode(sha256(convert_to(lower(u.email), 'UTF8')), 'hex');
+    END IF;
+    DELETE FROM mail_quota q WHERE q.key = 'user:' || u.id;
+    DELETE FROM mail_daily d WHERE d.key = 'notify:' || u.id;
+    -- what is left (clients, webhooks, account codes, counters) cascades
+    DELETE FROM users x WHERE x.id = u.id;
+    RETURN 1;
+END $$;
+
+--
 -- Name: fs_account_usage(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -231,8 +310,7 @@ CREATE TABLE public.events (
     submission_id text,
     payload jsonb NOT NULL,
     xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,webhook.paused,webhook.test,submissions.deleted}'::text[])))
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
 );
 
 --
@@ -392,6 +470,7 @@ CREATE TABLE public.forms (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     published_at timestamp with time zone,
+    deleted_at timestamp with time zone,
     CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
 );
 
@@ -1302,7 +1381,8 @@ CREATE TABLE public.users (
     email text NOT NULL,
     email_norm text NOT NULL,
     verified boolean DEFAULT false NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    deleted_at timestamp with time zone
 );
 
 --
@@ -1662,6 +1742,13 @@ ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
 --
+-- Name: events events_type_check; Type: CHECK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE public.events
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.erased,webhook.paused,webhook.test,submissions.deleted}'::text[]))) NOT VALID;
+
+--
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1912,6 +1999,12 @@ CREATE INDEX clients_user_id ON public.clients USING btree (user_id, id DESC);
 CREATE INDEX deliveries_due ON public.deliveries USING btree (next_at) WHERE (status = 'pending'::text);
 
 --
+-- Name: deliveries_event; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
+
+--
 -- Name: deliveries_leased; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2090,6 +2183,12 @@ CREATE UNIQUE INDEX submissions_uniq ON public.submissions USING btree (form_id,
 --
 
 CREATE INDEX submissions_user_month ON public.submissions USING btree (user_id, created_at) WHERE (NOT spam);
+
+--
+-- Name: users_deleted; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_deleted ON public.users USING btree (deleted_at) WHERE (deleted_at IS NOT NULL);
 
 --
 -- Name: webhooks_created_by; Type: INDEX; Schema: public; Owner: -

@@ -173,12 +173,10 @@ like $out, qr/is not a directory/, 'saying so';
     is system("$httpd -t -f $conf >/dev/null 2>&1"), 0, 'the instance\'s configuration passes configtest';
     is system("$httpd -f $conf -k graceful"), 0, 'graceful restart sent';
     my $ua = LWP::UserAgent->new(timeout => 5);
-    my $resumed = 0;
-    for (1 .. 300) {
+    my $resumed = FormsvcTest::wait_for(sub {
         my @n = $inst->error_log =~ /resuming normal operations/g;
-        if (@n >= 2 && $ua->get($inst->url . '/healthz')->code == 200) { $resumed = 1; last }
-        select undef, undef, undef, 0.1;
-    }
+        @n >= 2 && $ua->get($inst->url . '/healthz')->code == 200;
+    }, 30, 'the server to resume after the graceful restart') ? 1 : 0;
     ok $resumed, 'the server resumed after the graceful restart and answers' or diag $inst->error_log;
     # a bad value now: `apache2 -k graceful` itself reads the configuration
     # (check_config) before it signals, so it refuses and the server runs on

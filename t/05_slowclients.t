@@ -20,13 +20,7 @@ CONF
 my ($port) = $inst->url =~ m{:(\d+)/};
 # every child started, each with its worker threads (StartServers,
 # ThreadsPerChild of the shipped file)
-my $shipped = FormsvcInstance::slurp("$root/conf/formsvc-server.conf");
-my ($start) = $shipped =~ /^\s*StartServers\s+(\d+)/m;
-my ($tpc) = $shipped =~ /^\s*ThreadsPerChild\s+(\d+)/m;
-FormsvcTest::wait_for(sub {
-    my @c = $inst->children;
-    @c == $start && !grep { FormsvcInstance::threads_of($_) < $tpc } @c;
-}, 30, "$start children of $tpc threads");
+$inst->wait_children(FormsvcInstance::shipped('StartServers'), FormsvcInstance::shipped('ThreadsPerChild'));
 
 sub slow {
     my ($mode, $path, $secs) = @_;
@@ -43,7 +37,8 @@ is $h->{failed}, 0, 'header: every normal request answered';
 cmp_ok $h->{max_ms}, '<', 2000, 'header: within 2 s throughout';
 is $h->{slow_open}, 200, 'header: 200 slow connections held open';
 cmp_ok $h->{reopened}, '>=', 200, 'header: the server cut slow headers (mod_reqtimeout)';
-sleep 1;
+# the second run starts once the connections of the first are gone
+FormsvcTest::wait_for(sub { $inst->open_connections == 0 }, 10, 'the slow connections closed');
 my $b = slow('body', '/api/v1/token', 12);
 is $b->{failed}, 0, 'body: every normal request answered';
 cmp_ok $b->{max_ms}, '<', 2000, 'body: within 2 s throughout';

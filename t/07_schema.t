@@ -9,7 +9,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest ();
+use FormsvcTest qw(psql);
 use File::Temp qw(tempdir);
 use File::Copy qw(copy);
 use Time::HiRes ();
@@ -21,19 +21,14 @@ my @sql = sort glob "$root/sql/[0-9][0-9][0-9][0-9]_*.sql";
 my ($need) = map { /(\d{4})_[^\/]*$/ ? $1 + 0 : () } $sql[-1];
 my ($prev) = map { /(\d{4})_[^\/]*$/ ? $1 + 0 : () } $sql[-2];
 
-sub psql {
-    my ($db, $q) = @_;
-    system('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
-           '-v', 'ON_ERROR_STOP=1', '-c', $q, $db) == 0 or die "psql: $q";
-}
 sub migrate {
     my ($db, $dir) = @_;
     system('bash', "$root/scripts/formsvc-admin", '--sql-dir', $dir, 'migrate', '--', '-h', $ENV{FORMSVC_PGSOCK},
            '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', $db) == 0 or die 'migrate';
 }
 my @dbs = ("formsvc_behind_$$", "formsvc_empty_$$");
-psql('postgres', "CREATE DATABASE $_") for @dbs;
-END { eval { psql('postgres', "DROP DATABASE IF EXISTS $_ WITH (FORCE)") } for @dbs }
+psql("CREATE DATABASE $_", db => 'postgres') for @dbs;
+END { eval { psql("DROP DATABASE IF EXISTS $_ WITH (FORCE)", db => 'postgres') } for @dbs }
 
 # every migration but the newest
 my $dir = tempdir(CLEANUP => 1);
@@ -64,24 +59,24 @@ is $code, 200, 'readyz 200 once migrated, without a restart';
 is $r->{json}{schemaVersion}, $need, 'schemaVersion is the newest';
 # every child: within its two-second memory of the last answer
 $code = 0;
-for (1 .. 50) {
-    $code = $inst->api(POST => '/v1/signup', body => { email => "behind$_.$$\@example.com" })->code;
-    last if $code == 201;
-    Time::HiRes::sleep(0.2);
-}
+my $try = 0;
+FormsvcTest::wait_for(sub {
+    $try++;
+    ($code = $inst->api(POST => '/v1/signup', body => { email => "behind$try.$$\@example.com" })->code) == 201;
+}, 10, '/v1 to serve again');
 is $code, 201, 'and /v1 serves again';
 $inst->stop;
 
 # a schema newer than the module (a downgrade, or a machine not upgraded
 # yet): served, and said
 my $ahead = $need + 1;
-psql($dbs[0], "INSERT INTO schema_migrations (version, name) VALUES ($ahead, 'from_the_future')");
+psql("INSERT INTO schema_migrations (version, name) VALUES ($ahead, 'from_the_future')", db => $dbs[0]);
 $inst = FormsvcInstance->start(name => 'ahead', db => $dbs[0]);
 is $inst->api(GET => '/readyz')->code, 200, 'schema ahead: ready';
 is $inst->api(POST => '/v1/signup', body => { email => "ahead$$\@example.com" })->code, 201, 'and serving';
 like $inst->error_log, qr/FS00392: database schema $ahead is newer than this module's $need/, 'the error log says the schema is ahead';
 $inst->stop;
-psql($dbs[0], "DELETE FROM schema_migrations WHERE version = $ahead");
+psql("DELETE FROM schema_migrations WHERE version = $ahead", db => $dbs[0]);
 
 # never migrated: no schema_migrations at all
 $inst = FormsvcInstance->start(name => 'empty', db => $dbs[1]);

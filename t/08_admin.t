@@ -8,6 +8,8 @@ use warnings;
 use Test::More;
 use File::Temp qw(tempdir);
 use IO::Socket::INET;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest qw(psql);
 
 delete $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
 my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
@@ -19,14 +21,9 @@ my $mods = '/usr/lib/apache2/modules';
 my $dir = tempdir(CLEANUP => 1);
 chmod 0755, $dir;
 
-sub psql {
-    my ($db, $q) = @_;
-    system('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
-           '-v', 'ON_ERROR_STOP=1', '-c', $q, $db) == 0 or die "psql: $q";
-}
 my $db = "formsvc_admin_$$";
-psql('postgres', "CREATE DATABASE $db");
-END { eval { psql('postgres', "DROP DATABASE IF EXISTS $db WITH (FORCE)") } if $db }
+psql("CREATE DATABASE $db", db => 'postgres');
+END { eval { psql("DROP DATABASE IF EXISTS $db WITH (FORCE)", db => 'postgres') } if $db }
 my $params = "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=$db user=postgres connect_timeout=2";
 
 { open my $p, '>', "$dir/pepper" or die; print $p 'p' x 32; close $p; chmod 0600, "$dir/pepper" }

@@ -14,115 +14,57 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest qw(wait_for);
-use IO::Select;
-use IO::Socket::INET;
-use Socket qw(SOL_SOCKET SO_LINGER);
-use POSIX ();
+use FormsvcTest qw(wait_for psql lock_tables);
+use FormsvcTest::Together;
+use FormsvcTest::PgProxy;
 use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
 
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
 my $n = 0;
 sub email { sprintf 'rec%d.%d.%d@example.com', $$, time, ++$n }
 
-# Runs $procs processes of $each requests; returns "code => count".
+# Runs $procs processes of $each requests (released together); returns
+# "code => count", where a process that failed counts its requests under
+# "none".
 sub burst_codes {
     my ($inst, $procs, $each, $token) = @_;
-    my $dir = "$FindBin::Bin/logs/burst.$$";
-    mkdir $dir;
-    FormsvcInstance->burst($procs, sub {
-        my $i = shift;
-        my @c = map { $inst->api(GET => '/v1/me', token => $token)->code } 1 .. $each;
-        open my $fh, '>', "$dir/$i" or die; print $fh join(' ', @c); close $fh;
-        return 0;
-    });
+    my @out = release_together($procs, sub {
+        sub { join ' ', map { $inst->api(GET => '/v1/me', token => $token)->code } 1 .. $each } })->();
     my %count;
-    for my $i (1 .. $procs) {
-        open my $fh, '<', "$dir/$i" or next;
-        $count{$_}++ for split ' ', <$fh>;
-        unlink "$dir/$i";
-    }
-    rmdir $dir;
+    $count{$_}++ for map { defined ? split(' ') : ('none') x $each } @out;
     return \%count;
 }
 
-# A TCP proxy to PostgreSQL that stops passing bytes while $flag exists
-# (a stopped server, a dead network), and resets every connection it
-# carries (TCP RST, as a restarted proxy or a lost NAT entry does) when
-# $cut appears. It keeps the local ports of its connections to PostgreSQL
-# (what pg_stat_activity shows as client_port) in $open, one per line.
-my $flag = "$FindBin::Bin/logs/freeze.$$";
-my $cut = "$FindBin::Bin/logs/cut.$$";
-my $open = "$FindBin::Bin/logs/proxied.$$";
-unlink $flag, $cut, $open;
-my $lst = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 128,
-                                ReuseAddr => 1) or die "listen: $!";
-my $pport = $lst->sockport;
-my $proxy = fork // die;
-if (!$proxy) {
-    my (%peer, @all, %up);
-    my $said = '-';
-    for (;;) {
-        my $ports = join '', map { "$_\n" } sort { $a <=> $b } values %up;
-        if ($ports ne $said) {
-            open my $o, '>', "$open.new" or die; print $o $ports; close $o;
-            rename "$open.new", $open or die;
-            $said = $ports;
-        }
-        if (-e $cut) {
-            for (@all) { setsockopt($_, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0)); close $_ }
-            @all = (); %peer = (); %up = ();
-            unlink $cut;
-        }
-        my @watch = -e $flag ? ($lst) : ($lst, @all);
-        for my $s (IO::Select->new(@watch)->can_read(0.05)) {
-            if ($s == $lst) {
-                my $c = $lst->accept or next;
-                my $u = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$ENV{FORMSVC_PGPORT}");
-                if (!$u) { close $c; next }
-                $peer{$c} = $u; $peer{$u} = $c; push @all, $c, $u;
-                $up{$u} = $u->sockport;
-                next;
-            }
-            next unless $peer{$s};
-            my $got = sysread($s, my $buf, 65536);
-            if (!$got) {
-                my $o = delete $peer{$s}; delete $peer{$o};
-                delete $up{$s}; delete $up{$o};
-                @all = grep { $_ != $s && $_ != $o } @all;
-                close $s; close $o;
-                next;
-            }
-            my $off = 0;
-            while ($off < $got) { my $w = syswrite($peer{$s}, $buf, $got - $off, $off); last unless $w; $off += $w }
-        }
-    }
-}
-close $lst;
-END { kill 'KILL', $proxy if $proxy; unlink $flag, $cut, $open, "$open.new" if $flag }
+# A TCP proxy to PostgreSQL (t/lib/FormsvcTest/PgProxy.pm) that can stop
+# passing bytes (a stopped server, a dead network) and reset every
+# connection it carries; it knows the local ports of its connections to
+# PostgreSQL (what pg_stat_activity shows as client_port).
+my $proxy = FormsvcTest::PgProxy->start;
+my $pport = $proxy->port;
 
-# The proxy's connections to PostgreSQL that are still open, by local port.
-sub proxied {
-    open my $fh, '<', $open or return {};
-    return { map { chomp; ($_ => 1) } <$fh> };
-}
-# Waits until the proxy has closed its side of each of the ports given (the
-# sessions behind them ended): only then does the instance see them dead.
-sub proxy_closed {
-    my @ports = @_;
-    return wait_for(sub { my $p = proxied(); !grep { $p->{$_} } @ports }, 10,
-                    "the proxy to close the connections of ports @ports");
-}
 
+# The instance's cache listeners (one a child, each with a session of its
+# own, through the proxy) renew their sessions by themselves once these
+# end, and log it with the cause (FS00313 ... FATAL: terminating
+# connection): no statement was sent on those. Waits until as many are
+# back as there were, and then until the instance's log has been still
+# for 0.3 s, so that their lines fall before the mark taken next.
+sub listeners {
+    my $p = $proxy->ports;
+    return scalar grep { $p->{$_} }
+        split /\n/, psql("SELECT client_port FROM pg_stat_activity WHERE application_name = 'formsvc_cache_listener'");
+}
+sub listeners_back {
+    my ($inst, $n) = @_;
+    wait_for(sub { listeners() >= $n }, 15, "$n cache listeners back");
+    my ($len, $still) = (length $inst->error_log, time);
+    wait_for(sub {
+        my $l = length $inst->error_log;
+        ($len, $still) = ($l, time) if $l != $len;
+        time - $still >= 0.3;
+    }, 5, 'the instance\'s error log to be still');
+}
 
 # The store's notes in an instance's error log after byte $from: each
 # renewal must have happened before a statement was sent (an idle session
@@ -152,10 +94,11 @@ CONF
     ok $tok, 'signed up';
     my $c = burst_codes($inst, 12, 4, $tok);
     is_deeply $c, { 200 => 48 }, 'warm: 48 x 200 (several pooled connections in each child)';
+    my $listeners = listeners();
 
     # The suite's own server shares this PostgreSQL: its background workers
     # may meet it restarting (FormsvcTest::expect_log tells t/99_errorlog.t).
-    my @before = keys %{ proxied() };
+    my @before = keys %{ $proxy->ports };
     FormsvcTest::expect_log([FormsvcTest::outage_lines()], sub {
         system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", 'restart', $ENV{FORMSVC_PGDIR}, 'immediate') == 0
             or die 'immediate restart failed';
@@ -163,7 +106,8 @@ CONF
         # (past it mod_dbd would drop them unused and open new ones)
         sleep 3;
     });
-    ok proxy_closed(@before), 'the sessions of before the restart are closed on the instance\'s side';
+    ok $proxy->wait_closed(@before), 'the sessions of before the restart are closed on the instance\'s side';
+    listeners_back($inst, $listeners);
     my $mark = length $inst->error_log;
     $c = burst_codes($inst, 8, 5, $tok);
     is $c->{503} // 0, 0, 'after an immediate restart and idle time, on the pooled connections: no 503';
@@ -179,12 +123,13 @@ CONF
                    . "FROM pg_stat_activity "
                    . "WHERE datname = 'formsvc' AND pid <> pg_backend_pid() AND backend_type = 'client backend'");
         my @ports = map { (split ' ')[0] } @rows;
-        proxy_closed(grep { $_ } @ports);
+        $proxy->wait_closed(grep { $_ } @ports);
         return @rows;
     });
     my $killed = @ended;
     cmp_ok $killed, '>', 0, "sessions terminated ($killed)";
     is_deeply [ grep { !/ (t|true)$/ } @ended ], [], 'each backend exited within 5 s';
+    listeners_back($inst, $listeners);
     $mark = length $inst->error_log;
     $c = burst_codes($inst, 8, 5, $tok);
     is $c->{503} // 0, 0, 'after pg_terminate_backend of every session: no 503';
@@ -193,8 +138,7 @@ CONF
         'terminated sessions were renewed before a statement was sent on them';
 
     # every pooled connection reset on the way (RST), the database up
-    open my $fh, '>', $cut or die; close $fh;
-    ok wait_for(sub { !-e $cut }, 10, 'the proxy to reset its connections'), 'every connection reset';
+    ok $proxy->reset_all, 'every connection reset';
     $c = burst_codes($inst, 8, 5, $tok);
     is_deeply $c, { 200 => 40 }, 'after every connection was reset (TCP RST): every request 200';
     $inst->stop;
@@ -210,15 +154,8 @@ CONF
     my $tok = $inst->api(POST => '/v1/signup', body => { email => email() })->{json}{apiKey}{secret};
     is $inst->api(GET => '/v1/me', token => $tok)->code, 200, 'works before';
     # a session that holds the keys table for 4 s: authentication waits on it
-    my $locker = fork // die;
-    if (!$locker) {
-        exec('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
-             '-d', 'formsvc', '-c', 'BEGIN; LOCK TABLE keys IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;')
-            or POSIX::_exit(127);
-    }
-    ok wait_for(sub { psql("SELECT count(*) FROM pg_locks WHERE relation = 'keys'::regclass "
-                           . "AND mode = 'AccessExclusiveLock' AND granted") > 0 }, 10, 'the lock on keys'),
-        'another session holds the keys table';
+    my $lock = lock_tables('ACCESS EXCLUSIVE', 4, 'keys');
+    ok $lock->{granted}, 'another session holds the keys table';
     my $t0 = time;
     my $r = $inst->api(GET => '/v1/me', token => $tok);
     my $took = time - $t0;
@@ -226,7 +163,7 @@ CONF
     ok $r->header('Retry-After'), 'with Retry-After';
     like $r->{json}{type} // '', qr{/problems/service-unavailable$}, 'service-unavailable problem';
     cmp_ok $took, '<', 3, sprintf('within the bound (%.1f s)', $took);
-    waitpid($locker, 0);
+    waitpid($lock->{pid}, 0);
     is $inst->api(GET => '/v1/me', token => $tok)->code, 200, 'works again once the lock is gone';
     like $inst->error_log, qr/database busy \(57014\)/, 'logged as busy, with the SQLSTATE';
     $inst->stop;
@@ -244,35 +181,28 @@ FormsvcQuota unverified requests 1000000
 CONF
     my $tok = $inst->api(POST => '/v1/signup', body => { email => email() })->{json}{apiKey}{secret};
     is $inst->api(GET => '/v1/me', token => $tok)->code, 200, 'works through the proxy';
-    open my $fh, '>', $flag or die; close $fh;
-    my $dir = "$FindBin::Bin/logs/frozen.$$";
-    mkdir $dir;
+    $proxy->freeze;
     my $t0 = time;
-    FormsvcInstance->burst(12, sub {
-        my $i = shift;
+    my @said = release_together(12, sub {
         my $ua = LWP::UserAgent->new(timeout => 20);
-        my $s = time;
-        my $r = $ua->get($inst->url . '/v1/me', Authorization => "Bearer $tok");
-        open my $o, '>', "$dir/$i" or die;
-        printf $o "%d %.2f %s\n", $r->code, time - $s, $r->header('Retry-After') // '-';
-        close $o;
-        return 0;
-    });
+        sub {
+            my $s = time;
+            my $r = $ua->get($inst->url . '/v1/me', Authorization => "Bearer $tok");
+            sprintf "%d %.2f %s", $r->code, time - $s, $r->header('Retry-After') // '-';
+        } })->();
     my (@codes, @times, @retry, @silent);
-    for my $i (1 .. 12) {
-        open my $in, '<', "$dir/$i" or do { push @silent, $i; next };
-        my ($c, $t, $ra) = split ' ', <$in>;
+    for my $i (0 .. $#said) {
+        defined $said[$i] or do { push @silent, $i; next };
+        my ($c, $t, $ra) = split ' ', $said[$i];
         push @codes, $c; push @times, $t; push @retry, $ra;
-        unlink "$dir/$i";
     }
-    rmdir $dir;
     is_deeply \@silent, [], 'every client of the 12 reported its answer';
     is scalar(@codes), 12, '12 answers';
     my ($max) = sort { $b <=> $a } @times;
     is_deeply [ grep { $_ != 503 } @codes ], [], '12 parallel requests to a hung database: all 503';
     is_deeply [ grep { $_ eq '-' } @retry ], [], 'each with Retry-After';
     cmp_ok $max, '<', 7, sprintf('the slowest answered within the bound (%.1f s)', $max);
-    unlink $flag;
+    $proxy->thaw;
     # connection attempts begun while it hung end within connect_timeout;
     # until then the others are answered 503 at once rather than queued
     my $t1 = time;

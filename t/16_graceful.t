@@ -10,40 +10,16 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use IO::Socket::INET;
-use POSIX ();
+use FormsvcTest qw(psql wait_for);
+use FormsvcTest::Receiver;
 use Time::HiRes ();
 
 delete $ENV{LD_PRELOAD};
 
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
-
-# A webhook receiver that takes 300 ms per delivery: the webhook worker is
-# in the middle of a delivery whenever a child is told to go.
-my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 64,
-                                ReuseAddr => 1, Proto => 'tcp') or die "listen: $!";
-my $port = $srv->sockport;
-my $rpid = fork // die;
-if (!$rpid) {
-    while (my $c = $srv->accept) {
-        my %h;
-        while (my $l = <$c>) { $l =~ s/\r?\n\z//; last if $l eq ''; my ($k, $v) = split /:\s*/, $l, 2; $h{lc $k} = $v if defined $v }
-        my $b = ''; read($c, $b, $h{'content-length'} // 0);
-        Time::HiRes::sleep(0.3);
-        print $c "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-        close $c;
-    }
-    POSIX::_exit(0);
-}
-END { kill 'TERM', $rpid if $rpid }
-close $srv;
+# A webhook receiver (t/lib/FormsvcTest/Receiver.pm) that takes 300 ms per
+# delivery: the webhook worker is in the middle of a delivery whenever a
+# child is told to go.
+my $port = FormsvcTest::Receiver->start(mode => 'slow', delay => 0.3)->port;
 
 my $inst = FormsvcInstance->start(name => 'graceful', conf => <<"CONF");
 FormsvcRateLimit signup off
@@ -74,6 +50,7 @@ psql("INSERT INTO outbox (id, recipient, message) SELECT 'msg_G' || lpad(g::text
 my $stop = FormsvcInstance->submitters(4, $inst->url . "/f/$fid");
 
 my @apache = ($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf');
+# time under load is the subject: 1.5 s of it before and after each restart
 Time::HiRes::sleep(1.5);
 for my $i (1 .. 5) {
     system(@apache, '-k', 'graceful') == 0 or die 'graceful failed';
@@ -81,8 +58,7 @@ for my $i (1 .. 5) {
 }
 my $pidf = $inst->root . '/httpd.pid';
 system(@apache, '-k', 'graceful-stop') == 0 or die 'graceful-stop failed';
-for (1 .. 300) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
-ok !-e $pidf, 'graceful-stop finished';
+ok wait_for(sub { !-e $pidf }, 30, 'the graceful stop'), 'graceful-stop finished';
 my ($ok, $bad) = $stop->();
 cmp_ok $ok, '>', 20, "submissions went through while restarting ($ok)";
 is $bad, 0, 'no failed request';

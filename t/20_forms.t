@@ -227,7 +227,7 @@ is api(GET => "/v1/forms/$g->{id}", token => $tok)->{json}{status}, 'published',
 insert_submission($g->{id}, { email => 'b@example.com' });
 # written behind the module's back, like another machine's submission: the
 # owner's view (kept in memory up to 1 s, http/owner_cache.h) shows it
-# within a second
+# within a second (its TTL is the subject: 1 s and a margin)
 select undef, undef, undef, 1.1;
 $r = api(GET => "/v1/forms/$g->{id}", token => $tok);
 is $r->{json}{status}, 'closed', 'maxSubmissions reached: closed by itself';

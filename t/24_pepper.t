@@ -9,6 +9,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql wait_for);
 use File::Temp qw(tempdir);
 use Digest::SHA qw(hmac_sha256_hex);
 use Time::HiRes ();
@@ -17,16 +18,9 @@ delete $ENV{LD_PRELOAD};
 my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
 my $admin = "$root/scripts/formsvc-admin";
 my @pg = ('-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres');
-sub psql {
-    my ($db, $q) = @_;
-    my $out = `psql -X -q -At @pg -v ON_ERROR_STOP=1 -c "$q" $db`;
-    die "psql: $q" if $?;
-    chomp $out;
-    return $out;
-}
 my $db = "formsvc_pepper_$$";
-psql('postgres', "CREATE DATABASE $db");
-END { eval { psql('postgres', "DROP DATABASE IF EXISTS $db WITH (FORCE)") } if $db }
+psql("CREATE DATABASE $db", db => 'postgres');
+END { eval { psql("DROP DATABASE IF EXISTS $db WITH (FORCE)", db => 'postgres') } if $db }
 system('bash', $admin, 'migrate', '--', @pg, $db) == 0 or die 'migrate';
 
 my $dir = tempdir(CLEANUP => 1);
@@ -38,11 +32,11 @@ for my $n (1, 2) {
     $pep{$n} = { file => $f, fp => hmac_sha256_hex('formsvc pepper fingerprint', chr(64 + $n) x 32) };
 }
 my ($fp1, $fp2) = ($pep{1}{fp}, $pep{2}{fp});
-is psql($db, 'SELECT count(*) FROM pepper_fingerprint'), 0, 'a new database has no fingerprint';
+is psql('SELECT count(*) FROM pepper_fingerprint', db => $db), 0, 'a new database has no fingerprint';
 
 my $a = FormsvcInstance->start(name => 'pepper1', db => $db, conf => "FormsvcSecretPepperFile $pep{1}{file}\n");
 is $a->api(GET => '/readyz')->code, 200, 'the first start: ready';
-is psql($db, 'SELECT fingerprint FROM pepper_fingerprint'), $fp1, 'and the fingerprint of its pepper is recorded';
+is psql('SELECT fingerprint FROM pepper_fingerprint', db => $db), $fp1, 'and the fingerprint of its pepper is recorded';
 my $r = $a->api(POST => '/v1/signup', body => { email => "pepper$$\@example.com" });
 is $r->code, 201, 'signup';
 my $key = $r->{json}{apiKey}{secret};
@@ -64,7 +58,7 @@ is $b->api(POST => '/v1/signup', body => { email => "pepper2$$\@example.com" })-
 is $b->api(GET => '/f/frm_00000000000000000000000000')->code, 503, 'and the public pages';
 is $b->api(GET => '/healthz')->code, 200, 'healthz still 200 (the process is alive)';
 like $b->error_log, qr/FS00391: refusing to serve: .*fingerprint $fp1/, 'the error log says which pepper the data needs';
-is psql($db, 'SELECT fingerprint FROM pepper_fingerprint'), $fp1, 'the recorded fingerprint is kept';
+is psql('SELECT fingerprint FROM pepper_fingerprint', db => $db), $fp1, 'the recorded fingerprint is kept';
 
 my $out = `bash $admin --conf ${\ $b->root}/httpd.conf check 2>&1`;
 is $? >> 8, 1, 'formsvc-admin check fails with the other pepper';
@@ -79,7 +73,7 @@ SKIP: {
     $out = `bash $admin --conf $conf2 setup-db 2>&1`;
     isnt $? >> 8, 0, 'setup-db refuses to bind the data to another pepper' or diag $out;
     like $out, qr/hashed with the pepper of fingerprint $fp1.*--new-pepper/s, 'naming the pepper and --new-pepper';
-    is psql($db, 'SELECT fingerprint FROM pepper_fingerprint'), $fp1, 'nothing changed';
+    is psql('SELECT fingerprint FROM pepper_fingerprint', db => $db), $fp1, 'nothing changed';
     # a missing pepper file for a database with accounts: no new pepper made
     my $file2 = $pep{2}{file};
     (my $gone = `cat $conf2`) =~ s{\Q$file2\E}{$dir/pepper-gone}g;
@@ -92,19 +86,19 @@ SKIP: {
     like $out, qr/every API key, client secret, access token, respondent link/, 'saying what dies';
     # a pepper the package made at installation (pepper.new) for a
     # database with accounts and no fingerprint yet (made before 0039)
-    psql($db, 'DELETE FROM pepper_fingerprint');
+    psql('DELETE FROM pepper_fingerprint', db => $db);
     { open my $m, '>', "$file2.new" or die; close $m }
     $out = `bash $admin --conf $conf2 setup-db 2>&1`;
     isnt $? >> 8, 0, 'setup-db refuses a pepper the installation made for a database that holds accounts';
     like $out, qr/made by the package's installation.*--new-pepper/s, 'saying why and what to do';
-    is psql($db, 'SELECT count(*) FROM pepper_fingerprint'), 0, 'and records nothing';
+    is psql('SELECT count(*) FROM pepper_fingerprint', db => $db), 0, 'and records nothing';
     $out = `bash $admin --conf $conf2 setup-db --new-pepper 2>&1`;
     is $? >> 8, 0, 'with --new-pepper it binds it' or diag $out;
     ok !-e "$file2.new", 'and the mark is gone';
-    is psql($db, 'SELECT fingerprint FROM pepper_fingerprint'), $fp2, 'the fingerprint recorded is the new one';
+    is psql('SELECT fingerprint FROM pepper_fingerprint', db => $db), $fp2, 'the fingerprint recorded is the new one';
     # the running server notices within its two-second memory
     my $code = 0;
-    for (1 .. 50) { $code = $b->api(GET => '/readyz')->code; last if $code == 200; Time::HiRes::sleep(0.2) }
+    wait_for(sub { ($code = $b->api(GET => '/readyz')->code) == 200 }, 10, '/readyz to answer 200');
     is $code, 200, 'the server with the new pepper serves, without a restart';
 }
 $b->stop;

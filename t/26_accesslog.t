@@ -8,6 +8,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest ();
 use LWP::UserAgent;
 use Time::HiRes ();
 
@@ -45,11 +46,10 @@ for my $q (@reqs) {
 }
 my $dir = $inst->root;
 my ($comb, $fs, $qs) = ('', '', '');
-for (1 .. 100) {
+FormsvcTest::wait_for(sub {
     ($comb, $fs, $qs) = map { slurp("$dir/$_") } qw(logs-combined logs-formsvc logs-query);
-    last if (() = $comb =~ /\n/g) >= @reqs + 1 && (() = $fs =~ /\n/g) >= @reqs + 1 && (() = $qs =~ /\n/g) >= @reqs + 1;
-    Time::HiRes::sleep(0.1);
-}
+    (() = $comb =~ /\n/g) >= @reqs + 1 && (() = $fs =~ /\n/g) >= @reqs + 1 && (() = $qs =~ /\n/g) >= @reqs + 1;
+}, 10, 'every request in the three access logs');
 for my $i (0 .. $#secrets) {
     unlike $comb, qr/\Q$secrets[$i]\E/, "combined: secret $i is not in the log";
     unlike $fs, qr/\Q$secrets[$i]\E/, "formsvc_combined: secret $i is not in the log";

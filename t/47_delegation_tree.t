@@ -187,7 +187,7 @@ my $short = $r->{json}{access_token};
 my ($scid, $scsecret) = new_client($short, {});
 $r = api(POST => '/v1/webhooks', token => $short, body => { url => 'http://127.0.0.1:9/short', events => ['form.closed'] });
 my $swh = $r->{json}{id};
-Time::HiRes::sleep(3.5);
+Time::HiRes::sleep(3.5);   # the token's 3 s life is the subject, with a margin
 is me_code($short), 401, 'the short token has expired';
 oauth_error_ok token([grant_type => 'client_credentials'], basic => [$scid, $scsecret]), 401, 'invalid_client',
     'its client died with it';

@@ -6,6 +6,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(clear_of_boundary);
 
 my $m = FormsvcInstance->start(name => 'rl', conf => <<'CONF');
 FormsvcRateLimitStore local
@@ -16,8 +17,7 @@ FormsvcQuota unverified requests 20
 CONF
 
 # Fixed windows are aligned to the clock: start clear of a boundary so that
-# a run does not straddle two windows.
-sub clear_of_boundary { my $w = shift; my $left = $w - time % $w; sleep $left + 1 if $left < 15 }
+# a run does not straddle two windows (FormsvcTest::clear_of_boundary).
 
 my $n = 0;
 sub email { sprintf 'rl%d.%d.%d@example.com', $$, time, ++$n }

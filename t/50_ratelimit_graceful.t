@@ -20,8 +20,7 @@ my $inst = FormsvcInstance->start(name => 'rlgrace', conf => $conf);
 my @apache = ($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf');
 
 # One window for the whole test (windows are aligned to the clock).
-my $left = 86400 - time % 86400;
-sleep $left + 1 if $left < 120;
+FormsvcTest::clear_of_boundary(86400, 120);
 
 my $n = 0;
 sub signup {
@@ -62,8 +61,7 @@ is_deeply signup($ip), [429, 0], 'still refused';
                        headers => { 'X-Client-IP' => '198.51.100.250' });
     is $r->code, 201, 'an account for the parallel part';
     my $tok = $r->{json}{apiKey}{secret};
-    my $left = 60 - time % 60;
-    sleep $left + 1 if $left < 40; # one minute window for the whole burst
+    FormsvcTest::clear_of_boundary(60, 40); # one minute window for the whole burst
     my $tally = $inst->root . '/tally';
     unlink glob "$tally.*";
     FormsvcInstance->burst(4, sub {

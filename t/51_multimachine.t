@@ -7,9 +7,9 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(clear_of_boundary wait_for);
 use Time::HiRes ();
 
-sub clear_of_boundary { my $w = shift; my $left = $w - time % $w; sleep $left + 1 if $left < 15 }
 my $n = 0;
 sub email { sprintf 'mm%d.%d.%d@example.com', $$, time, ++$n }
 
@@ -22,10 +22,7 @@ if (!$mcpid) {
     exit 127;
 }
 END { kill 'TERM', $mcpid if $mcpid; waitpid($mcpid, 0) if $mcpid }
-for (1 .. 100) {
-    last if IO::Socket::INET->new(PeerAddr => "127.0.0.1:$mcport");
-    Time::HiRes::sleep(0.05);
-}
+wait_for(sub { IO::Socket::INET->new(PeerAddr => "127.0.0.1:$mcport") }, 5, 'memcached to listen');
 
 for my $store ('pgsql', "memcache 127.0.0.1:$mcport") {
     my $kind = (split / /, $store)[0];

@@ -6,16 +6,6 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 
-sub psql {
-    my $sql = shift;
-    delete local $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
-    open my $ph, '-|', 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-h', $ENV{FORMSVC_PGSOCK},
-        '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', 'formsvc', '-c', $sql or die $!;
-    my $out = do { local $/; <$ph> } // '';
-    close $ph or die "psql failed: $sql";
-    chomp $out;
-    return $out;
-}
 
 my ($key, $su) = signup();
 my $uid = $su->{user}{id};

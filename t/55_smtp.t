@@ -18,13 +18,7 @@ psql("CREATE DATABASE $db");
 END { eval { psql("DROP DATABASE IF EXISTS $db WITH (FORCE)") } if $db }
 { delete local $ENV{LD_PRELOAD}; system('bash', "$ENV{FORMSVC_ROOT}/scripts/migrate", '-h', $ENV{FORMSVC_PGSOCK}, '-p',
        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', $db) == 0 or die 'migrate' }
-sub dbq {
-    my $sql = shift;
-    delete local $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
-    open my $ph, '-|', 'psql', '-X', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-        '-U', 'postgres', $db, '-c', $sql or die;
-    my $o = do { local $/; <$ph> } // ''; close $ph; chomp $o; return $o;
-}
+sub dbq { psql($_[0], db => $db) }   # on the test's own database
 
 # A minimal SMTP server: one message per connection, saved with its envelope.
 my $spool = "$FindBin::Bin/logs/smtp-$$";
@@ -34,6 +28,7 @@ my $srv = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1', LocalPort
 my $sport = $srv->sockport;
 my $spid = fork // die;
 if (!$spid) {
+    $SIG{PIPE} = 'IGNORE';   # a client that gives up must not kill the sink
     my $n = 0;
     while (my $c = $srv->accept) {
         $c->autoflush(1);

@@ -12,13 +12,9 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
-use HTTP::Request;
-use JSON::PP ();
-use LWP::UserAgent;
-use POSIX ();
+use FormsvcTest::Together;
 use URI::Escape ();
 
-my $J = JSON::PP->new->canonical->allow_nonref;
 my %Q = (keys => 5, clients => 3, webhooks => 4, forms => 4, fields => 6);
 my $inst = FormsvcInstance->start(name => 'limits', conf => <<"CONF");
 ThreadsPerChild 16
@@ -47,73 +43,6 @@ sub signup {
     return ($r->{json}{apiKey}{secret}, $r->{json}{user}{id});
 }
 
-sub request {
-    my ($method, $path, %o) = @_;
-    my $req = HTTP::Request->new($method => $url . $path);
-    $req->header(Authorization => "Bearer $o{token}") if $o{token};
-    my %h = %{ $o{headers} || {} };
-    $req->header($_ => $h{$_}) for keys %h;
-    my $b = ref $o{body} ? $J->encode($o{body}) : $o{body};
-    $req->header('Content-Type' => 'application/json') unless $req->header('Content-Type');
-    $req->content($b);
-    $req->header('Content-Length' => length $b);
-    return $req;
-}
-
-# burst($n, $make): $n children, child $i sending $make->($i) (an
-# HTTP::Request). Each waits with its request built; all are released at
-# once. Returns [{code, json, replayed}] in child order.
-sub burst {
-    my ($count, $make) = @_;
-    pipe(my $go_r, my $go_w) or die $!;
-    pipe(my $ready_r, my $ready_w) or die $!;
-    my @kids;
-    for my $i (0 .. $count - 1) {
-        pipe(my $res_r, my $res_w) or die $!;
-        my $pid = fork // die "fork: $!";
-        if (!$pid) {
-            close $go_w; close $ready_r; close $res_r;
-            my $out = eval {
-                my $req = $make->($i);
-                my $ua = LWP::UserAgent->new(timeout => 60, max_redirect => 0);
-                syswrite $ready_w, 'r';
-                sysread $go_r, my $x, 1;    # end of file: go
-                my $res = $ua->request($req);
-                my $ct = $res->header('Content-Type') // '';
-                $J->encode({ code => $res->code,
-                             json => $ct =~ /json/ ? eval { $J->decode($res->content) } : undef,
-                             replayed => scalar $res->header('Idempotent-Replayed'),
-                             ($res->code >= 500 ? (text => substr($res->content, 0, 200)) : ()) });
-            } // $J->encode({ code => 0, error => "$@" });
-            print $res_w $out;
-            close $res_w;
-            POSIX::_exit(0);
-        }
-        close $res_w;
-        push @kids, [$pid, $res_r];
-    }
-    close $go_r; close $ready_w;
-    my $ready = 0;
-    while ($ready < $count) {
-        my $k = sysread $ready_r, my $buf, 256;
-        die 'a burst child died before the start' unless $k;
-        $ready += $k;
-    }
-    close $go_w;
-    my @out;
-    for (@kids) {
-        my ($pid, $fh) = @$_;
-        my $s = do { local $/; <$fh> };
-        waitpid $pid, 0;
-        push @out, $J->decode($s || '{"code":0}');
-    }
-    return @out;
-}
-
-sub codes {
-    my %c; $c{ $_->{code} }++ for @_;
-    join(' ', map { "$_:$c{$_}" } sort keys %c) . join('', map { "\n$_->{text}" } grep { $_->{text} } @_);
-}
 
 # ---- count quotas: 20 parallel creations, exactly the limit admitted --------
 # name => [admitted, setup(token, user) -> (path, token, stored-count sql),
@@ -158,9 +87,9 @@ for my $name (sort keys %resources) {
     for my $round (1, 2) {
         my ($tok, $uid) = signup();
         my ($path, $bearer, $count_sql) = $setup->($tok, $uid);
-        my @res = burst(20, sub {
+        my @res = together(20, sub {
             my $b = $body->($_[0]);
-            request(POST => $path, token => $bearer, body => $b,
+            $inst->request(POST => $path, token => $bearer, body => $b,
                     ref $b ? () : (headers => { 'Content-Type' => 'application/x-www-form-urlencoded' }));
         });
         my @won = grep { $_->{code} == $ok } @res;
@@ -181,14 +110,7 @@ my $owner;
 sub limited_form {
     my ($max) = @_;
     ($owner) = signup();
-    my $r = $inst->api(POST => '/v1/forms', token => $owner,
-                       body => { title => "max $max", settings => { maxSubmissions => $max },
-                                 fields => [ { key => 'a', type => 'text', label => 'A' } ] });
-    die 'form: ' . $r->status_line unless $r->code == 201;
-    my $fid = $r->{json}{id};
-    $r = $inst->api(POST => "/v1/forms/$fid/publish", token => $owner);
-    die 'publish: ' . $r->status_line unless $r->code == 200;
-    return $fid;
+    return $inst->published_form($owner, title => "max $max", settings => { maxSubmissions => $max });
 }
 sub stored { sql("SELECT count(*) FROM submissions WHERE form_id = '$_[0]'") }
 
@@ -197,7 +119,7 @@ for my $max (3, 50) {
         # one form in the first round; in the second, half its places are
         # freed by deleting submissions, and 64 posters race for them
         my $fid = limited_form($max);
-        my @res = burst(64, sub { request(POST => "/f/$fid", body => { a => "r$round-$_[0]" }) });
+        my @res = together(64, sub { $inst->request(POST => "/f/$fid", body => { a => "r$round-$_[0]" }) });
         if ($round == 2) {
             my @ids = split /\n/, sql("SELECT id FROM submissions WHERE form_id = '$fid' "
                                       . "ORDER BY id LIMIT " . int($max / 2 + 0.5));
@@ -205,7 +127,7 @@ for my $max (3, 50) {
                 'delete a submission' for @ids;
             my $f = $inst->api(GET => "/v1/forms/$fid", token => $owner)->{json};
             is $f->{status}, 'published', "max $max: deleting submissions reopens the form";
-            @res = burst(64, sub { request(POST => "/f/$fid", body => { a => "again-$_[0]" }) });
+            @res = together(64, sub { $inst->request(POST => "/f/$fid", body => { a => "again-$_[0]" }) });
             is scalar(grep { $_->{code} == 201 } @res), scalar(@ids),
                 "max $max: exactly the freed places are taken again" or diag codes(@res);
         } else {
@@ -228,7 +150,7 @@ for my $max (3, 50) {
 for my $round (1, 2) {
     my $fid = limited_form(1);
     my $key = "last-$$-$round";
-    my @res = burst(16, sub { request(POST => "/f/$fid", body => { a => 'same' },
+    my @res = together(16, sub { $inst->request(POST => "/f/$fid", body => { a => 'same' },
                                       headers => { 'Idempotency-Key' => $key }) });
     is scalar(grep { $_->{code} == 201 } @res), 16, "idempotent repeats round $round: all 201"
         or diag codes(@res);

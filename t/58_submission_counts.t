@@ -32,17 +32,7 @@ sub signup {
     die 'signup: ' . $r->status_line unless $r->code == 201;
     return ($r->{json}{apiKey}{secret}, $r->{json}{user}{id});
 }
-sub published_form {
-    my ($tok, %settings) = @_;
-    my $r = $inst->api(POST => '/v1/forms', token => $tok,
-                       body => { title => 'counts', settings => \%settings,
-                                 fields => [ { key => 'a', type => 'text', label => 'A' } ] });
-    die 'form: ' . $r->status_line unless $r->code == 201;
-    my $fid = $r->{json}{id};
-    $r = $inst->api(POST => "/v1/forms/$fid/publish", token => $tok);
-    die 'publish: ' . $r->status_line unless $r->code == 200;
-    return $fid;
-}
+sub published_form { my ($tok, %settings) = @_; $inst->published_form($tok, title => 'counts', settings => \%settings) }
 sub submit { $inst->api(POST => "/f/$_[0]", body => { a => $_[1] // 'x' }) }
 sub form_count { $inst->api(GET => "/v1/forms/$_[1]", token => $_[0])->{json}{submissionCount} }
 sub month_used { $inst->api(GET => '/v1/me', token => $_[0])->{json}{quota}{limits}{submissions}{used} }
@@ -56,22 +46,9 @@ sub wait_rolled_up {
 {
     my ($tok) = signup();
     my $fid = published_form($tok);
-    my $pid = fork // die "fork: $!";
-    if (!$pid) {
-        exec 'psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-            '-U', 'postgres', '-d', 'formsvc', '-c',
-            'BEGIN; LOCK TABLE form_counts, submission_months IN EXCLUSIVE MODE; '
-            . 'SELECT pg_sleep(8); COMMIT;';
-        POSIX::_exit(1);
-    }
-    my $locked = 0;
-    FormsvcTest::wait_for(sub {
-        $locked = sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                      . "WHERE c.relname IN ('form_counts', 'submission_months') "
-                      . "AND l.mode = 'ExclusiveLock' AND l.granted");
-        $locked == 2;
-    }, 10, 'the lock on both counter tables');
-    is $locked, 2, 'another session holds both counter tables against writes';
+    my $lock = FormsvcTest::lock_tables('EXCLUSIVE', 8, 'form_counts', 'submission_months');
+    my $pid = $lock->{pid};
+    is $lock->{granted}, 2, 'another session holds both counter tables against writes';
     my $t0 = Time::HiRes::time();
     my $ok = FormsvcInstance->burst(16, sub {
         my $r = submit($fid, "locked $_[0]");

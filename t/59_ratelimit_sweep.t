@@ -8,29 +8,18 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql wait_for);
 use Time::HiRes ();
 
 delete $ENV{LD_PRELOAD};
 
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
 
 my ($old, $live) = ("sweep-old-$$", "sweep-live-$$");
 psql("INSERT INTO ratelimit (key, count, expires_at) VALUES "
    . "('$old', 3, now() - interval '2 minutes'), ('$live', 3, now() + interval '1 hour')");
 my $inst = FormsvcInstance->start(name => 'rlsweep', conf => "FormsvcRateLimitStore pgsql\n");
 my $t0 = Time::HiRes::time(); # its children have started
-my $gone;
-while (Time::HiRes::time() - $t0 < 20) {
-    last if ($gone = psql("SELECT count(*) FROM ratelimit WHERE key = '$old'") == 0);
-    Time::HiRes::sleep(0.25);
-}
+my $gone = wait_for(sub { psql("SELECT count(*) FROM ratelimit WHERE key = '$old'") == 0 }, 20, 'the sweep');
 my $took = Time::HiRes::time() - $t0;
 ok $gone, sprintf('the counter of an ended window is swept (after %.1f s)', $took);
 cmp_ok $took, '<', 12, 'by the first run of the sweep task, seconds after the children start';

@@ -318,13 +318,12 @@ ok $r->header('RateLimit-Limit'), 'RateLimit headers of /mcp kept';
     call($secret, 'list_forms', { cursor => 'x' }, );
     my $log = Apache::Test::vars('t_logs') . '/formsvc_access.log';
     my @lines;
-    for (1 .. 50) { # the line is written after the answer: wait for it
+    wait_for(sub {   # the line is written after the answer: wait for it
         open my $fh, '<', $log or die "$log: $!";
         @lines = grep { m{"POST /api/mcp } && /tool=list_forms/ } <$fh>;
         close $fh;
-        last if @lines;
-        select undef, undef, undef, 0.1;
-    }
+        scalar @lines;
+    }, 10, 'the access log line');
     ok @lines, 'access log: tool=list_forms';
     like $lines[-1] // '', qr/cred=key_/, 'with the credential';
 }

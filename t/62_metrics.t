@@ -131,13 +131,10 @@ is $before, $logged, 'the counter, summed over the children, is exactly that';
 system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf', '-k', 'graceful') == 0
     or die 'graceful failed';
 my $after;
-for (1 .. 50) { # the new generation answers
-    select undef, undef, undef, 0.2;
+wait_for(sub {   # the new generation answers
     my $res = $ua->get($inst->url . '/metrics');
-    next unless $res->code == 200;
-    $after = parse($res->content);
-    last;
-}
+    $res->code == 200 and $after = parse($res->content);
+}, 10, '/metrics after the graceful restart');
 cmp_ok value($after, 'formsvc_http_requests_total', %route), '>=', $before,
     'a graceful restart keeps the counters';
 is value($after, 'formsvc_metrics_start_time_seconds'), value($im, 'formsvc_metrics_start_time_seconds'),
@@ -172,11 +169,8 @@ CONF
         POSIX::_exit(0);
     }
     my $m;
-    for (1 .. 60) {
-        $m = parse($ua->get($lim->url . '/metrics')->content);
-        last if value($m, 'formsvc_events_longpoll_waiters') >= 1;
-        select undef, undef, undef, 0.1;
-    }
+    wait_for(sub { $m = parse($ua->get($lim->url . '/metrics')->content);
+                   value($m, 'formsvc_events_longpoll_waiters') >= 1 }, 6, 'the long poll waiting');
     ok !$m->{error}, 'parsed' or diag $m->{error};
     is value($m, 'formsvc_events_longpoll_waiters'), 1, 'a long poll waiting: formsvc_events_longpoll_waiters 1';
     is value($m, 'formsvc_requests_limited_total', kind => 'rate'), 1, '429 by kind: rate 1';

@@ -34,12 +34,10 @@ is scalar(@ids), 1, 'one X-Request-Id header';
 
 my $alog = Apache::Test::vars('t_logs') . '/formsvc_access.log';
 my $found;
-for (1 .. 50) { # the line is written after the answer
+wait_for(sub {   # the line is written after the answer
     open my $fh, '<', $alog or die "$alog: $!";
     ($found) = grep { /req=\Q$id\E$/ } <$fh>;
-    last if $found;
-    select undef, undef, undef, 0.1;
-}
+}, 10, 'the access log line');
 like $found // '', qr{"GET /api/v1/nothing-here }, 'the access log line of that request has its id';
 
 # --- an instance without mod_unique_id: error-log lines carry the id ---------
@@ -66,11 +64,8 @@ CONF
     $id = $r->header('X-Request-Id') // '';
     ok $id, "instance with mod_unique_id: X-Request-Id $id";
     my $ids;
-    for (1 .. 50) {
-        ($ids) = grep { /^\Q$id\E / } split /\n/, FormsvcInstance::slurp($u->root . '/ids_log');
-        last if $ids;
-        select undef, undef, undef, 0.1;
-    }
+    wait_for(sub { ($ids) = grep { /^\Q$id\E / } split /\n/, FormsvcInstance::slurp($u->root . '/ids_log') },
+             10, 'the line of ids_log');
     is $ids, "$id $id /api/healthz", 'X-Request-Id is UNIQUE_ID, and the note is the same';
     $r = $u->api(GET => '/v1/none');
     is $r->{json}{requestId}, $r->header('X-Request-Id'), 'problem requestId is UNIQUE_ID too';

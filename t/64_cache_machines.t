@@ -15,21 +15,10 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest ();
+use FormsvcTest qw(psql silently until_true);
 use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
-
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
-# SQL that fires no trigger, hence no notification
-sub silently { psql("SET session_replication_role = replica; $_[0]") }
 
 my $one_child = <<'CONF';
 StartServers 1
@@ -58,23 +47,6 @@ my $uid = $r->{json}{user}{id};
 sub view { my ($m, $id) = @_; $m->api(GET => "/f/$id", headers => { Accept => 'application/json' }) }
 sub page { my ($m, $id) = @_; $m->api(GET => "/f/$id", headers => { Accept => 'text/html' }) }
 sub title_on { my ($m, $id) = @_; my $v = view($m, $id); $v->code == 200 ? $v->{json}{title} : $v->code }
-# How long after now the old state was still served: the time at which
-# the last poll that saw it was sent (0 when the first poll already sees
-# the new state), or undef when $cond is still false after $max s. Timed
-# by when each poll was sent, so a slow answer on a busy machine is not
-# taken for a late change.
-sub until_true {
-    my ($cond, $max) = @_;
-    my $t0 = time;
-    my $stale = 0;
-    for (;;) {
-        my $sent = time - $t0;
-        return $stale if $cond->();
-        $stale = $sent;
-        return undef if time - $t0 >= $max;
-        sleep 0.02;
-    }
-}
 
 # The cache is on once it keeps a probe form through a silent change: then
 # the listener is connected (while it is not, nothing is cached).
@@ -85,16 +57,13 @@ $A->api(POST => "/v1/forms/$probe/publish", token => $owner);
 my $probes = 0;
 sub cache_on {
     my $m = shift;
-    for (1 .. 100) {
+    return FormsvcTest::wait_for(sub {
         my $before = view($m, $probe);
         $probes++;
         silently("UPDATE forms SET title = 'probe $probes' WHERE id = '$probe'");
         my $after = view($m, $probe);
-        return 1 if $before->code == 200 && $after->code == 200
-                 && $after->{json}{title} eq $before->{json}{title};
-        sleep 0.1;
-    }
-    return 0;
+        $before->code == 200 && $after->code == 200 && $after->{json}{title} eq $before->{json}{title};
+    }, 20, 'the cache on in ' . $m->root) ? 1 : 0;
 }
 ok cache_on($_), 'the cache is on in ' . $_->root for $A, $B;
 

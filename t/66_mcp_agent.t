@@ -229,7 +229,9 @@ CONF
     for my $try (1 .. 3) {
         my $pid = fork // die "fork: $!";
         if (!$pid) { $m->api(GET => '/v1/events?wait=6', token => $s); POSIX::_exit(0) }
-        Time::HiRes::sleep(1.5); # the REST long poll holds the only slot
+        # the REST long poll holds the only slot: not visible from outside,
+        # so a margin of 1.5 s, and a try that came too early is made again
+        Time::HiRes::sleep(1.5);
         my $t1 = time;
         $busy = $mcp->(wait => 5)->{json}{result};
         $took = time - $t1;

@@ -12,21 +12,11 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql silently until_true);
 use Time::HiRes qw(time sleep);
 use POSIX qw(strftime);
 
 delete $ENV{LD_PRELOAD};
-
-sub psql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q
-        or die "psql: $!";
-    local $/; my $out = <$fh> // ''; close $fh or die "psql failed: $q";
-    $out =~ s/\s+\z//; return $out;
-}
-# a change that notifies nothing (the triggers do not fire)
-sub silently { psql("SET session_replication_role = replica; $_[0]") }
 
 my $common = <<'CONF';
 FormsvcRateLimit signup off
@@ -67,23 +57,6 @@ sub get_on { my ($m, $id, $tok) = @_; $m->api(GET => "/v1/forms/$id", token => $
 sub count_on { my ($m, $id) = @_; my $g = get_on($m, $id); $g->code == 200 ? $g->{json}{submissionCount} : 'HTTP ' . $g->code }
 sub title_on { my ($m, $id) = @_; my $g = get_on($m, $id); $g->code == 200 ? $g->{json}{title} : 'HTTP ' . $g->code }
 sub submit { my ($m, $id) = @_; $m->api(POST => "/f/$id", body => { name => 'Ada' }) }
-# How long after now the old state was still served: the time at which
-# the last poll that saw it was sent (0 when the first poll already sees
-# the new state), or undef when $cond is still false after $max s. Timed
-# by when each poll was sent, so a slow answer on a busy machine is not
-# taken for a late change.
-sub until_true {
-    my ($cond, $max) = @_;
-    my $t0 = time;
-    my $stale = 0;
-    for (;;) {
-        my $sent = time - $t0;
-        return $stale if $cond->();
-        $stale = $sent;
-        return undef if time - $t0 >= $max;
-        sleep 0.02;
-    }
-}
 
 # ---- from memory -----------------------------------------------------------
 # B has one child: what it read a moment ago it answers from memory. An
@@ -92,6 +65,7 @@ sub until_true {
 # machine may need another (after the entry expired).
 my ($first, $second);
 for my $try (1 .. 5) {
+    # again after the entry expired: its TTL (1 s) is the time waited, with a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'Original' WHERE id = '$fid'"); sleep 1.1 }
     my $t0 = time;
     $first = title_on($B, $fid);
@@ -102,7 +76,7 @@ for my $try (1 .. 5) {
 }
 is $first, 'Original', 'B reads the form';
 is $second, 'Original', 'B answers from memory (a silent change is not seen)';
-sleep 1.1;
+sleep 1.1;   # the TTL of an owner entry (1 s) is the subject, with a margin
 is title_on($B, $fid), 'Silent', 'after 1 s it reads again (the TTL of an owner entry)';
 silently("UPDATE forms SET title = 'Original' WHERE id = '$fid'");
 my $etag = get_on($A, $fid)->header('ETag');

@@ -83,7 +83,7 @@ is $r->{json}{nextCursor}, $after, 'cursor stays when nothing new';
 
 # ---- long poll: returns early when an event arrives ---------------------------
 my $pid = fork // die;
-if (!$pid) { sleep 1; submit($f2, 'late'); POSIX::_exit(0) }
+if (!$pid) { sleep 1; submit($f2, 'late'); POSIX::_exit(0) }   # an event 1 s into the wait
 my $t0 = time;
 $r = events("?after=$after&wait=20");
 my $took = time - $t0;

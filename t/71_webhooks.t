@@ -6,65 +6,17 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
+use FormsvcTest::Receiver qw(signature_ok);
 use IO::Socket::INET;
-use Digest::SHA qw(hmac_sha256_base64);
-use MIME::Base64 qw(decode_base64);
 use JSON::PP ();
-use POSIX ();
-use File::Temp qw(tempfile);
 
 my $J = JSON::PP->new->canonical;
 my $P = base_url() . '/problems/';
 
-# ---- the receiver: answers /ok with 200, /flaky with 500 then 200; records
-# every request as a JSON line ------------------------------------------------
-my (undef, $log) = tempfile(UNLINK => 1);
-my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 16,
-                                ReuseAddr => 1, Proto => 'tcp') or die "listen: $!";
-my $port = $srv->sockport;
-my $rpid = fork // die;
-if (!$rpid) {
-    my %n;
-    while (my $c = $srv->accept) {
-        my $line = <$c> // next;
-        my ($path) = $line =~ m{^POST (\S+)};
-        my %h;
-        while (my $l = <$c>) {
-            $l =~ s/\r?\n\z//;
-            last if $l eq '';
-            my ($k, $v) = split /:\s*/, $l, 2;
-            $h{lc $k} = $v;
-        }
-        my $body = '';
-        read($c, $body, $h{'content-length'} // 0);
-        $path //= '?';
-        my $k = ++$n{$path};
-        my $status = ($path eq '/fail' || ($path eq '/flaky' && $k == 1)) ? 500 : 200;
-        open my $fh, '>>', $log or die;
-        print $fh $J->encode({ path => $path, n => $k, status => $status, headers => \%h, body => $body }), "\n";
-        close $fh;
-        print $c "HTTP/1.1 $status X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-        close $c;
-    }
-    POSIX::_exit(0);
-}
-END { kill 'TERM', $rpid if $rpid }
-close $srv;
-
-sub received {
-    my $path = shift;
-    open my $fh, '<', $log or return ();
-    return grep { $_->{path} eq $path } map { $J->decode($_) } <$fh>;
-}
-sub wait_received {
-    my ($path, $count, $secs) = @_;
-    for (1 .. $secs * 4) {
-        my @r = received($path);
-        return @r if @r >= $count;
-        select undef, undef, undef, 0.25;
-    }
-    return received($path);
-}
+# ---- the receiver (t/lib/FormsvcTest/Receiver.pm): answers /ok with 200,
+# /flaky with 500 then 200, /fail with 500; records every request ------------
+my $rcv = FormsvcTest::Receiver->start;
+my $port = $rcv->port;
 
 my ($tok, $me) = signup();
 my $uid = $me->{user}{id};
@@ -148,23 +100,15 @@ is $r->{json}{quota}{limits}{webhooks}{used}, 2, '/v1/me counts the webhooks';
 is $r->{json}{quota}{limits}{webhooks}{limit}, 20, 'verified limit 20';
 
 # ---- delivery -------------------------------------------------------------------
-sub verify {
-    my ($rec, $secret) = @_;
-    my $key = decode_base64($secret =~ s/^whsec_//r);
-    my $h = $rec->{headers};
-    my $want = hmac_sha256_base64("$h->{'webhook-id'}.$h->{'webhook-timestamp'}.$rec->{body}", $key);
-    $want .= '=' while length($want) % 4;
-    return $h->{'webhook-signature'} eq "v1,$want";
-}
 
 is api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'publish';
 is api(POST => "/f/$fid", body => { name => 'Grace' })->code, 201, 'submit';
-my @got = wait_received('/ok', 2, 30);
+my @got = $rcv->wait_received('/ok', 2, 30);
 is scalar @got, 2, 'two deliveries to /ok (publish, submission)';
 my %by = map { $J->decode($_->{body})->{type} => $_ } @got;
 ok $by{'form.published'} && $by{'submission.created'}, 'both types';
 my $rec = $by{'submission.created'};
-ok verify($rec, $w->{secret}), 'signature verifies with the secret';
+ok signature_ok($rec, $w->{secret}), 'signature verifies with the secret';
 like $rec->{headers}{'webhook-id'}, qr/^dlv_/, 'webhook-id is the delivery id';
 like $rec->{headers}{'webhook-timestamp'}, qr/^\d{10}$/, 'webhook-timestamp in seconds';
 cmp_ok abs($rec->{headers}{'webhook-timestamp'} - time), '<', 600, 'timestamp is now';
@@ -172,30 +116,29 @@ like $rec->{headers}{'content-type'}, qr{^application/json}, 'JSON body';
 my $body = $J->decode($rec->{body});
 is $body->{data}{data}{name}, 'Grace', 'the submission in the body';
 like $body->{id}, qr/^evt_/, 'event id in the body';
-ok !verify({ %$rec, body => $rec->{body} . ' ' }, $w->{secret}), 'a changed body does not verify';
+ok !signature_ok({ %$rec, body => $rec->{body} . ' ' }, $w->{secret}), 'a changed body does not verify';
 
 # ---- a host name: resolved, checked and pinned by the worker -----------------
 $r = hook({ url => "http://localhost:$port/named", events => ['form.closed'], formId => $fid });
 is $r->code, 201, 'a webhook by host name (localhost: allowed as private here)';
 is api(POST => "/v1/forms/$fid/close", token => $tok)->code, 200, 'close';
-my @named = wait_received('/named', 1, 30);
+my @named = $rcv->wait_received('/named', 1, 30);
 is scalar @named, 1, 'delivered through the resolved address';
 is $J->decode($named[0]{body})->{type}, 'form.closed', 'form.closed';
 is $J->decode($named[0]{body})->{data}{status}, 'closed', 'with the closed form';
 
 # ---- retry after a 500 ----------------------------------------------------------
-my @fl = wait_received('/flaky', 2, 40);
+my @fl = $rcv->wait_received('/flaky', 2, 40);
 is scalar @fl, 2, 'flaky receiver got two attempts';
 is $fl[0]{status}, 500, 'first answered 500';
 is $fl[1]{status}, 200, 'then 200';
 is $fl[0]{headers}{'webhook-id'}, $fl[1]{headers}{'webhook-id'}, 'same webhook-id on the retry';
-ok verify($_, $flaky->{secret}), 'retry signed' for @fl;
+ok signature_ok($_, $flaky->{secret}), 'retry signed' for @fl;
 my $d;
-for (1 .. 20) {
+wait_for(sub {
     $d = api(GET => "/v1/webhooks/$flaky->{id}/deliveries", token => $tok)->{json}{data};
-    last if $d->[0] && $d->[0]{status} eq 'succeeded';
-    select undef, undef, undef, 0.25;
-}
+    $d->[0] && $d->[0]{status} eq 'succeeded';
+}, 5, 'the retried delivery to succeed');
 is scalar @$d, 1, 'one delivery';
 is $d->[0]{status}, 'succeeded', 'succeeded';
 is $d->[0]{attempts}, 2, 'two attempts';
@@ -217,17 +160,16 @@ my $fw = $r->{json}{id};
 is api(POST => "/v1/forms/$ffail/publish", token => $tok)->code, 200, 'publish the failing form';
 # /fail answers 500; after the first attempt the webhook is pointed at a
 # closed port and the delivery made a day old, so the next attempt is its last
-my @f1 = wait_received('/fail', 1, 30);
+my @f1 = $rcv->wait_received('/fail', 1, 30);
 is scalar @f1, 1, 'first attempt';
 my $closed = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp', Listen => 1);
 my $cport = $closed->sockport; close $closed;
 sql("UPDATE webhooks SET url = 'http://127.0.0.1:$cport/gone' WHERE id = '$fw'");
 sql("UPDATE deliveries SET created_at = now() - interval '25 hours', next_at = now() WHERE webhook_id = '$fw'");
-for (1 .. 80) {
+wait_for(sub {
     $d = api(GET => "/v1/webhooks/$fw/deliveries", token => $tok)->{json}{data};
-    last if $d->[0]{status} ne 'pending';
-    select undef, undef, undef, 0.25;
-}
+    $d->[0]{status} ne 'pending';
+}, 20, 'the delivery to end');
 is $d->[0]{status}, 'failed', 'failed once the next attempt would be more than a day after the event';
 is $d->[0]{attempts}, 2, 'after its second attempt';
 ok !defined $d->[0]{nextAttemptAt}, 'no next attempt';

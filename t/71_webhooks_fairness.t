@@ -11,88 +11,19 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use IO::Socket::INET;
+use FormsvcTest::Receiver;
 use JSON::PP ();
-use POSIX ();
 use Time::HiRes ();
-use File::Temp qw(tempfile);
 
 my $J = JSON::PP->new->canonical;
-my (undef, $log) = tempfile(UNLINK => 1);
-my @pids;
-END { kill 'KILL', $_ for grep { $_ } @pids }
 
-# Reads one request from $c; returns its body.
-sub read_request {
-    my $c = shift;
-    my $line = <$c> // return undef;
-    my %h;
-    while (my $l = <$c>) {
-        $l =~ s/\r?\n\z//;
-        last if $l eq '';
-        my ($k, $v) = split /:\s*/, $l, 2;
-        $h{lc $k} = $v;
-    }
-    my $body = '';
-    read($c, $body, $h{'content-length'} // 0);
-    return $body;
-}
-
-sub note_arrival {
-    my ($kind, $body) = @_;
-    open my $fh, '>>', $log or die;
-    print $fh $J->encode({ kind => $kind, at => Time::HiRes::time(), body => $body }), "\n";
-    close $fh;
-}
-
-# A receiver on a port of its own: 'hang' accepts and never answers (it
-# keeps every connection open), 'slow' answers 200 after 5 s (a process
-# per connection), 'ok' answers 200 at once.
-sub receiver {
-    my $kind = shift;
-    my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 128,
-                                    ReuseAddr => 1, Proto => 'tcp') or die "listen: $!";
-    my $pid = fork // die;
-    if (!$pid) {
-        $SIG{CHLD} = 'IGNORE';
-        my @held;
-        while (my $c = $srv->accept) {
-            if ($kind eq 'hang') {
-                push @held, $c;
-                note_arrival($kind, '');
-                next;
-            }
-            if ($kind eq 'slow') {
-                my $k = fork;
-                if (defined $k && !$k) {
-                    my $body = read_request($c);
-                    note_arrival($kind, $body);
-                    sleep 5;
-                    print $c "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-                    close $c;
-                    POSIX::_exit(0);
-                }
-                close $c;
-                next;
-            }
-            my $body = read_request($c);
-            note_arrival($kind, $body);
-            print $c "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-            close $c;
-        }
-        POSIX::_exit(0);
-    }
-    push @pids, $pid;
-    my $port = $srv->sockport;
-    close $srv;
-    return "http://127.0.0.1:$port/hook";
-}
-
-sub arrivals {
-    my $kind = shift;
-    open my $fh, '<', $log or return ();
-    return grep { $_->{kind} eq $kind } map { $J->decode($_) } <$fh>;
-}
+# The receivers (t/lib/FormsvcTest/Receiver.pm), each on a port of its own:
+# 'hang' accepts and never answers (it keeps every connection open), 'slow'
+# answers 200 after 5 s (a process per connection), 'ok' answers 200 at once.
+my %rcv = (hang => FormsvcTest::Receiver->start(mode => 'hang'),
+           slow => FormsvcTest::Receiver->start(mode => 'slow', delay => 5),
+           ok   => FormsvcTest::Receiver->start);
+sub arrivals { $rcv{ $_[0] }->received }
 
 # An account (verified: webhooks need it) with a published form and a
 # webhook of its submissions to $url.
@@ -109,9 +40,9 @@ sub account {
     return { tok => $tok, fid => $fid, whk => $r->{json}{id} };
 }
 
-my $hang = account(receiver('hang'));
-my $slow = account(receiver('slow'));
-my $good = account(receiver('ok'));
+my $hang = account($rcv{hang}->url('/hook'));
+my $slow = account($rcv{slow}->url('/hook'));
+my $good = account($rcv{ok}->url('/hook'));
 
 # The backlogs of the hanging and the slow receiver first.
 for my $i (1 .. 12) {
@@ -119,12 +50,8 @@ for my $i (1 .. 12) {
 }
 # Once the workers are busy with them (a connection hangs), the healthy
 # account's submissions.
-my $busy;
-for (1 .. 120) {
-    last if $busy = arrivals('hang') && arrivals('slow');
-    select undef, undef, undef, 0.1;
-}
-ok $busy, 'the hanging and the slow receiver are being sent to';
+ok wait_for(sub { arrivals('hang') && arrivals('slow') }, 12, 'deliveries to the hanging and the slow receiver'),
+    'the hanging and the slow receiver are being sent to';
 my %sent;
 for my $i (1 .. 8) {
     my $r = api(POST => "/f/$good->{fid}", body => { n => "g$i" });
@@ -133,11 +60,7 @@ for my $i (1 .. 8) {
 }
 # Wait (up to 30 s, so that a failure says how late) for all of them.
 my @got;
-for (1 .. 300) {
-    @got = arrivals('ok');
-    last if @got >= keys %sent;
-    select undef, undef, undef, 0.1;
-}
+wait_for(sub { (@got = arrivals('ok')) >= keys %sent }, 30, 'every delivery to the healthy receiver');
 is scalar @got, scalar keys %sent, 'every delivery reached the healthy receiver';
 my (@late, %arrived);
 for my $a (@got) {

@@ -11,62 +11,16 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use IO::Socket::INET;
+use FormsvcTest::Receiver;
 use JSON::PP ();
-use POSIX ();
-use File::Temp qw(tempfile);
 
 my $J = JSON::PP->new->canonical;
 my $P = base_url() . '/problems/';
 
-# ---- the receiver: /fail answers 500, anything else 200; records each
-# request as a JSON line ----------------------------------------------------
-my (undef, $log) = tempfile(UNLINK => 1);
-my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 64,
-                                ReuseAddr => 1, Proto => 'tcp') or die "listen: $!";
-my $port = $srv->sockport;
-my $rpid = fork // die;
-if (!$rpid) {
-    while (my $c = $srv->accept) {
-        my $line = <$c> // next;
-        my ($path) = $line =~ m{^POST (\S+)};
-        my %h;
-        while (my $l = <$c>) {
-            $l =~ s/\r?\n\z//;
-            last if $l eq '';
-            my ($k, $v) = split /:\s*/, $l, 2;
-            $h{lc $k} = $v;
-        }
-        my $body = '';
-        read($c, $body, $h{'content-length'} // 0);
-        $path //= '?';
-        my $status = $path eq '/fail' ? 500 : 200;
-        open my $fh, '>>', $log or die;
-        print $fh $J->encode({ path => $path, status => $status, id => $h{'webhook-id'}, body => $body }), "\n";
-        close $fh;
-        print $c "HTTP/1.1 $status X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-        close $c;
-    }
-    POSIX::_exit(0);
-}
-END { kill 'TERM', $rpid if $rpid }
-close $srv;
-
-sub received {
-    my $path = shift;
-    open my $fh, '<', $log or return ();
-    return grep { $_->{path} eq $path } map { $J->decode($_) } <$fh>;
-}
-# Polls until $cond returns true (at most $secs seconds); returns its value.
-sub wait_until {
-    my ($secs, $cond) = @_;
-    my $v;
-    for (1 .. $secs * 10) {
-        last if $v = $cond->();
-        select undef, undef, undef, 0.1;
-    }
-    return $v;
-}
+# ---- the receiver (t/lib/FormsvcTest/Receiver.pm): /fail answers 500,
+# anything else 200; records each request ------------------------------------
+my $rcv = FormsvcTest::Receiver->start;
+my $port = $rcv->port;
 
 my ($tok, $me) = signup();
 sql("UPDATE users SET verified = true WHERE id = '$me->{user}{id}'");
@@ -94,7 +48,7 @@ sub hook { api(GET => "/v1/webhooks/$w->{id}", token => $tok)->{json} }
 
 # ---- failures are counted ----------------------------------------------------
 is api(POST => "/f/$fid", body => { n => "a$_" })->code, 201, 'submitted' for 1 .. 3;
-my $h = wait_until(30, sub { my $x = hook(); $x->{consecutiveFailures} >= 3 ? $x : undef });
+my $h = wait_for(sub { my $x = hook(); $x->{consecutiveFailures} >= 3 ? $x : undef }, 30, 'three failures');
 ok $h, 'three failures in a row counted' or diag explain hook();
 is $h->{status}, 'active', 'still active: the run is not long enough';
 
@@ -103,7 +57,7 @@ is $h->{status}, 'active', 'still active: the run is not long enough';
 sql("UPDATE webhooks SET consecutive_failures = 19, failing_since = now() - interval '13 hours' "
   . "WHERE id = '$w->{id}'");
 is api(POST => "/f/$fid", body => { n => 'b' })->code, 201, 'one more submission';
-$h = wait_until(30, sub { my $x = hook(); $x->{status} eq 'paused' ? $x : undef });
+$h = wait_for(sub { my $x = hook(); $x->{status} eq 'paused' ? $x : undef }, 30, 'the pause');
 ok $h, 'paused after the run' or diag explain hook();
 like $h->{pausedAt}, qr/^\d{4}-\d\d-\d\dT/, 'pausedAt';
 like $h->{pauseReason}, qr/attempts in a row failed since .*HTTP status 500/, 'pauseReason says why';
@@ -116,24 +70,26 @@ is scalar @{ $r->{json}{data} }, 1, 'one webhook.paused event';
 my $ev = $r->{json}{data}[0];
 is $ev->{data}{id}, $w->{id}, 'naming the webhook';
 is $ev->{data}{status}, 'paused', 'as it is now: paused';
-ok wait_until(30, sub { grep { $J->decode($_->{body})->{type} eq 'webhook.paused' } received('/watch') }),
+ok wait_for(sub { grep { $J->decode($_->{body})->{type} eq 'webhook.paused' } $rcv->received('/watch') },
+            30, 'webhook.paused at /watch'),
     'the event is delivered to the webhook that subscribes to it';
 $r = api(GET => "/v1/webhooks?limit=10", token => $tok);
 my ($listed) = grep { $_->{id} eq $w->{id} } @{ $r->{json}{data} };
 is $listed->{status}, 'paused', 'paused in the list too';
 
 # ---- paused: deliveries are queued and held -------------------------------------
-my $fails = () = received('/fail');
+my $fails = () = $rcv->received('/fail');
 $r = api(POST => "/f/$fid", body => { n => 'held' });
 is $r->code, 201, 'a submission while paused';
 my $held_sid = $r->{json}{id};
-ok wait_until(30, sub { grep { (eval { $J->decode($_->{body})->{data}{id} } // '') eq $held_sid } received('/watch') }),
+ok wait_for(sub { grep { (eval { $J->decode($_->{body})->{data}{id} } // '') eq $held_sid } $rcv->received('/watch') },
+            30, 'the held submission at /watch'),
     'the other webhook got it';
 my $d = api(GET => "/v1/webhooks/$w->{id}/deliveries?limit=100", token => $tok)->{json}{data};
 my ($held) = grep { $_->{attempts} == 0 } @$d;
 ok $held, 'the paused webhook has a delivery queued and not attempted';
 is $held->{status}, 'pending', 'pending';
-is scalar(() = received('/fail')), $fails, 'nothing sent to it meanwhile';
+is scalar(() = $rcv->received('/fail')), $fails, 'nothing sent to it meanwhile';
 
 # ---- PATCH status --------------------------------------------------------------
 $r = api(PATCH => "/v1/webhooks/$w->{id}", token => $tok, body => { status => 'asleep' });
@@ -152,11 +108,11 @@ is $r->{json}{status}, 'active', 'status active';
 ok !defined $r->{json}{pausedAt}, 'pausedAt null';
 ok !defined $r->{json}{pauseReason}, 'pauseReason null';
 is $r->{json}{consecutiveFailures}, 0, 'the run of failures ends';
-ok wait_until(15, sub { grep { ($_->{id} // '') eq $held->{id} } received('/mended') }),
+ok wait_for(sub { grep { ($_->{id} // '') eq $held->{id} } $rcv->received('/mended') }, 15, 'the held delivery'),
     'the held delivery goes out at once';
-$d = wait_until(15, sub {
+$d = wait_for(sub {
     my $x = api(GET => "/v1/webhooks/$w->{id}/deliveries?limit=100", token => $tok)->{json}{data};
-    (grep { $_->{status} eq 'pending' } @$x) ? undef : $x });
+    (grep { $_->{status} eq 'pending' } @$x) ? undef : $x }, 15, 'no delivery pending');
 ok $d, 'no delivery left pending (the backed-off ones went too)';
 is scalar(grep { $_->{status} eq 'succeeded' } @{ $d || [] }), 5, 'all five succeeded';
 is hook()->{consecutiveFailures}, 0, 'still no failures';

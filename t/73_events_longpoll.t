@@ -106,7 +106,7 @@ cmp_ok $took, '<', 2, sprintf('answered at once (%.2f s)', $took);
 
 # Idle pooled connections close after DBDExptime 1 s; the waiting requests
 # hold none, so what stays open is far below one per waiting request.
-sleep 1;
+sleep 1;   # DBDExptime itself is the subject
 my $conns = sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = '$APP'");
 cmp_ok $conns, '<', 8, "database connections open while 8 requests wait: $conns";
 
@@ -127,7 +127,7 @@ is scalar @{ $by->{20} // [] }, 2, 'the other 2 were answered at once';
 
 # ---- a wait still ends early when an event comes ----------------------------------
 my $pid = fork // die;
-if (!$pid) { sleep 1; $m->api(POST => "/f/$fid", body => { name => 'late' }); POSIX::_exit(0) }
+if (!$pid) { sleep 1; $m->api(POST => "/f/$fid", body => { name => 'late' }); POSIX::_exit(0) }   # 1 s into the wait
 $t0 = time;
 $s = $m->api(GET => "/v1/events?wait=10&after=$after[0]", token => $acct[0]);
 $took = time - $t0;

@@ -10,10 +10,8 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
-use HTTP::Request;
+use FormsvcTest::Together;
 use JSON::PP ();
-use LWP::UserAgent;
-use POSIX ();
 
 my $J = JSON::PP->new->canonical->allow_nonref;
 my $inst = FormsvcInstance->start(name => 'unique', conf => <<"CONF");
@@ -136,57 +134,12 @@ is $r->{json}{settings}{uniqueBy}, undef, 'null';
 is submit($fid, { email => 'ada@example.org' })->code, 201, 'no rule now: the address again 201';
 
 # ---- exact under concurrency ------------------------------------------------------------
-# burst($n, $make): children each build a request, wait, and are released
-# together (as t/56_exact_limits.t). Returns the status codes.
-sub burst {
-    my ($count, $make) = @_;
-    pipe(my $go_r, my $go_w) or die $!;
-    pipe(my $ready_r, my $ready_w) or die $!;
-    my @kids;
-    for my $i (0 .. $count - 1) {
-        pipe(my $res_r, my $res_w) or die $!;
-        my $pid = fork // die "fork: $!";
-        if (!$pid) {
-            close $go_w; close $ready_r; close $res_r;
-            my $req = $make->($i);
-            my $ua = LWP::UserAgent->new(timeout => 60, max_redirect => 0);
-            syswrite $ready_w, 'r';
-            sysread $go_r, my $x, 1;    # end of file: go
-            print $res_w $ua->request($req)->code;
-            close $res_w;
-            POSIX::_exit(0);
-        }
-        close $res_w;
-        push @kids, [ $pid, $res_r ];
-    }
-    close $go_r; close $ready_w;
-    my $ready = 0;
-    while ($ready < $count) {
-        my $k = sysread $ready_r, my $buf, 256;
-        die 'a burst child died before the start' unless $k;
-        $ready += $k;
-    }
-    close $go_w;
-    my @out;
-    for (@kids) {
-        my ($pid, $fh) = @$_;
-        my $s = do { local $/; <$fh> };
-        waitpid $pid, 0;
-        push @out, $s || 0;
-    }
-    return @out;
-}
-sub codes { my %c; $c{$_}++ for @_; join ' ', map { "$_:$c{$_}" } sort keys %c }
 
 for my $max (undef, 1000) {    # the plain statement, and the one that locks the form row
     my $g = form(uniqueBy => [ 'email', 'name' ], defined $max ? (maxSubmissions => $max) : ());
-    my @c = burst(40, sub {
-        my $req = HTTP::Request->new(POST => "$url/f/$g->{id}");
-        my $b = $J->encode({ email => ($_[0] % 2 ? 'Same@Example.org' : 'same@example.org'), name => 'S' });
-        $req->header('Content-Type' => 'application/json');
-        $req->header('Content-Length' => length $b);
-        $req->content($b);
-        $req;
+    my @c = together(40, sub {
+        $inst->request(POST => "/f/$g->{id}",
+                       body => { email => ($_[0] % 2 ? 'Same@Example.org' : 'same@example.org'), name => 'S' });
     });
     my $what = defined $max ? 'with maxSubmissions' : 'plain';
     is codes(@c), '201:1 409:39', "$what: 40 identical submissions at once, exactly one 201";

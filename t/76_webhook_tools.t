@@ -9,74 +9,16 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use IO::Socket::INET;
-use Digest::SHA qw(hmac_sha256_base64);
-use MIME::Base64 qw(decode_base64);
+use FormsvcTest::Receiver qw(signature_ok);
 use JSON::PP ();
-use POSIX ();
-use File::Temp qw(tempfile);
 
 my $J = JSON::PP->new->canonical;
 my $P = base_url() . '/problems/';
 
-# ---- the receiver: answers /ok with 200, /flaky with 500 then 200; records
-# every request as a JSON line ------------------------------------------------
-my (undef, $log) = tempfile(UNLINK => 1);
-my $srv = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 16,
-                                ReuseAddr => 1, Proto => 'tcp') or die "listen: $!";
-my $port = $srv->sockport;
-my $rpid = fork // die;
-if (!$rpid) {
-    my %n;
-    while (my $c = $srv->accept) {
-        my $line = <$c> // next;
-        my ($path) = $line =~ m{^POST (\S+)};
-        my %h;
-        while (my $l = <$c>) {
-            $l =~ s/\r?\n\z//;
-            last if $l eq '';
-            my ($k, $v) = split /:\s*/, $l, 2;
-            $h{lc $k} = $v;
-        }
-        my $body = '';
-        read($c, $body, $h{'content-length'} // 0);
-        $path //= '?';
-        my $k = ++$n{$path};
-        my $status = ($path eq '/fail' || ($path eq '/flaky' && $k == 1)) ? 500 : 200;
-        open my $fh, '>>', $log or die;
-        print $fh $J->encode({ path => $path, n => $k, status => $status, headers => \%h, body => $body }), "\n";
-        close $fh;
-        print $c "HTTP/1.1 $status X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-        close $c;
-    }
-    POSIX::_exit(0);
-}
-END { kill 'TERM', $rpid if $rpid }
-close $srv;
-
-sub received {
-    my $path = shift;
-    open my $fh, '<', $log or return ();
-    return grep { $_->{path} eq $path } map { $J->decode($_) } <$fh>;
-}
-sub wait_for {
-    my ($path, $count, $secs) = @_;
-    for (1 .. $secs * 4) {
-        my @r = received($path);
-        return @r if @r >= $count;
-        select undef, undef, undef, 0.25;
-    }
-    return received($path);
-}
-
-sub verify {
-    my ($rec, $secret) = @_;
-    my $key = decode_base64($secret =~ s/^whsec_//r);
-    my $h = $rec->{headers};
-    my $want = hmac_sha256_base64("$h->{'webhook-id'}.$h->{'webhook-timestamp'}.$rec->{body}", $key);
-    $want .= '=' while length($want) % 4;
-    return $h->{'webhook-signature'} eq "v1,$want";
-}
+# ---- the receiver (t/lib/FormsvcTest/Receiver.pm): answers 200 (500 to
+# /fail); records every request ------------------------------------------------
+my $rcv = FormsvcTest::Receiver->start;
+my $port = $rcv->port;
 
 my ($tok, $me) = signup();
 sql("UPDATE users SET verified = true WHERE id = '$me->{user}{id}'");
@@ -133,7 +75,7 @@ is_deeply api(GET => "/v1/webhooks/$w->{id}/deliveries", token => $tok)->{json}{
     'a disabled webhook is queued nothing';
 is patch($w->{id}, { enabled => JSON::PP::true })->{json}{enabled}, JSON::PP::true, 'enabled again';
 is api(POST => "/v1/forms/$fid/close", token => $tok)->code, 200, 'close';
-my @b = wait_for('/b', 1, 20);
+my @b = $rcv->wait_received('/b', 1, 20);
 is scalar @b, 1, 'enabled: the next event is delivered';
 
 # ---- test: a signed webhook.test, delivered now ----------------------------------------
@@ -147,9 +89,9 @@ is $d->{eventType}, 'webhook.test', 'of a webhook.test event';
 is $d->{status}, 'succeeded', 'delivered before the answer';
 is $d->{attempts}, 1, 'one attempt';
 is $d->{attemptLog}[0]{status}, 200, 'the attempt is recorded';
-my @t = received('/t');
+my @t = $rcv->received('/t');
 is scalar @t, 1, 'the receiver got it';
-ok verify($t[0], $w->{secret}), 'signed with the webhook secret';
+ok signature_ok($t[0], $w->{secret}), 'signed with the webhook secret';
 is $t[0]{headers}{'webhook-id'}, $d->{id}, 'webhook-id is the delivery id';
 my $ev = $J->decode($t[0]{body});
 is $ev->{type}, 'webhook.test', 'body: type webhook.test';
@@ -176,7 +118,7 @@ is $r->code, 200, 'retry of a failed delivery 200';
 is $r->{json}{status}, 'succeeded', 'succeeded now';
 is $r->{json}{attempts}, 2, 'a second attempt';
 is scalar @{ $r->{json}{attemptLog} }, 2, 'both attempts logged';
-my @rr = received('/r');
+my @rr = $rcv->received('/r');
 is scalar @rr, 1, 'sent to the webhook\'s current url';
 is $rr[0]{headers}{'webhook-id'}, $failing, 'the same webhook-id (receivers dedupe on it)';
 $r = retry($w->{id}, $d->{id});
@@ -236,12 +178,12 @@ is $res->{structuredContent}{errors}[0]{pointer}, '/url', 'the REST problem';
 $res = tool('test_webhook', { webhookId => $mw->{id} });
 is $res->{structuredContent}{status}, 'succeeded', 'test_webhook';
 my $mdid = $res->{structuredContent}{id};
-ok verify((received('/m'))[0], $mw->{secret}), 'test_webhook: signed';
+ok signature_ok(($rcv->received('/m'))[0], $mw->{secret}), 'test_webhook: signed';
 $res = tool('list_deliveries', { webhookId => $mw->{id} });
 is $res->{structuredContent}{data}[0]{id}, $mdid, 'list_deliveries';
 $res = tool('retry_delivery', { webhookId => $mw->{id}, deliveryId => $mdid });
 is $res->{structuredContent}{attempts}, 2, 'retry_delivery';
-is scalar(received('/m')), 2, 'sent again';
+is scalar($rcv->received('/m')), 2, 'sent again';
 $res = tool('retry_delivery', { webhookId => $mw->{id}, deliveryId => $mdid }, $del);
 is $res->{structuredContent}{status}, 404, 'retry_delivery: the delegation tree holds';
 $res = tool('list_webhooks', {});

@@ -13,12 +13,8 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(sql);
-use HTTP::Request;
-use JSON::PP ();
-use LWP::UserAgent;
-use POSIX ();
+use FormsvcTest::Together;
 
-my $J = JSON::PP->new->canonical->allow_nonref;
 my $QL = 5;
 my $inst = FormsvcInstance->start(name => 'links', conf => <<"CONF");
 ThreadsPerChild 16
@@ -41,83 +37,8 @@ my ($tok) = do {
     $r->{json}{apiKey}{secret};
 };
 
-sub request {
-    my ($method, $path, %o) = @_;
-    my $req = HTTP::Request->new($method => $url . $path);
-    $req->header(Authorization => "Bearer $o{token}") if $o{token};
-    my %h = %{ $o{headers} || {} };
-    $req->header($_ => $h{$_}) for keys %h;
-    my $b = ref $o{body} ? $J->encode($o{body}) : $o{body};
-    $req->header('Content-Type' => 'application/json');
-    $req->content($b);
-    $req->header('Content-Length' => length $b);
-    return $req;
-}
 
-# burst($n, $make): $n children, each with its request built and its
-# connection about to be used, released at once; [{code, json, replayed}].
-sub burst {
-    my ($count, $make) = @_;
-    pipe(my $go_r, my $go_w) or die $!;
-    pipe(my $ready_r, my $ready_w) or die $!;
-    my @kids;
-    for my $i (0 .. $count - 1) {
-        pipe(my $res_r, my $res_w) or die $!;
-        my $pid = fork // die "fork: $!";
-        if (!$pid) {
-            close $go_w; close $ready_r; close $res_r;
-            my $out = eval {
-                my $req = $make->($i);
-                my $ua = LWP::UserAgent->new(timeout => 60, max_redirect => 0);
-                syswrite $ready_w, 'r';
-                sysread $go_r, my $x, 1;
-                my $res = $ua->request($req);
-                my $ct = $res->header('Content-Type') // '';
-                $J->encode({ code => $res->code,
-                             json => $ct =~ /json/ ? eval { $J->decode($res->content) } : undef,
-                             replayed => scalar $res->header('Idempotent-Replayed'),
-                             ($res->code >= 500 ? (text => substr($res->content, 0, 200)) : ()) });
-            } // $J->encode({ code => 0, error => "$@" });
-            print $res_w $out;
-            close $res_w;
-            POSIX::_exit(0);
-        }
-        close $res_w;
-        push @kids, [$pid, $res_r];
-    }
-    close $go_r; close $ready_w;
-    my $ready = 0;
-    while ($ready < $count) {
-        my $k = sysread $ready_r, my $buf, 256;
-        die 'a burst child died before the start' unless $k;
-        $ready += $k;
-    }
-    close $go_w;
-    my @out;
-    for (@kids) {
-        my ($pid, $fh) = @$_;
-        my $s = do { local $/; <$fh> };
-        waitpid $pid, 0;
-        push @out, $J->decode($s || '{"code":0}');
-    }
-    return @out;
-}
-sub codes {
-    my %c; $c{ $_->{code} }++ for @_;
-    join(' ', map { "$_:$c{$_}" } sort keys %c) . join('', map { "\n$_->{text}" } grep { $_->{text} } @_);
-}
-
-sub form {
-    my (%settings) = @_;
-    my $r = $inst->api(POST => '/v1/forms', token => $tok,
-                       body => { title => 'race', settings => \%settings,
-                                 fields => [ { key => 'a', type => 'text', label => 'A' } ] });
-    die 'form: ' . $r->status_line unless $r->code == 201;
-    my $fid = $r->{json}{id};
-    $r = $inst->api(POST => "/v1/forms/$fid/publish", token => $tok);
-    die 'publish: ' . $r->status_line unless $r->code == 200;
-    return $fid;
-}
+sub form { my (%settings) = @_; $inst->published_form($tok, title => 'race', settings => \%settings) }
 sub link_path {
     my ($fid, %b) = @_;
     my $r = $inst->api(POST => "/v1/forms/$fid/links", token => $tok, body => \%b);
@@ -133,7 +54,7 @@ for my $case ([3, {}], [10, {}], [4, { maxSubmissions => 30 }]) {
     my $fid = form(%$settings);
     my ($lid, $path) = link_path($fid, maxUses => $max, metadata => { n => $max });
     my $what = "maxUses $max" . (%$settings ? ' with maxSubmissions' : '');
-    my @res = burst(40, sub { request(POST => $path, body => { a => "r$_[0]" }) });
+    my @res = together(40, sub { $inst->request(POST => $path, body => { a => "r$_[0]" }) });
     is scalar(grep { $_->{code} == 201 } @res), $max, "$what: exactly $max of 40 answered 201"
         or diag codes(@res);
     is scalar(grep { $_->{code} == 409 && ($_->{json}{type} // '') eq "${P}link-used" } @res),
@@ -149,7 +70,7 @@ for my $case ([3, {}], [10, {}], [4, { maxSubmissions => 30 }]) {
     my $fid = form();
     my ($lid, $path) = link_path($fid, maxUses => 1);
     my $key = "k-$$"; # here: $$ in a burst child is the child's
-    my @res = burst(16, sub { request(POST => $path, body => { a => 'same' },
+    my @res = together(16, sub { $inst->request(POST => $path, body => { a => 'same' },
                                       headers => { 'Idempotency-Key' => $key }) });
     is scalar(grep { $_->{code} == 201 } @res), 16, 'repeats through the link: all 201' or diag codes(@res);
     is scalar(grep { ($_->{replayed} // '') eq 'true' } @res), 15, 'fifteen replays';
@@ -162,7 +83,7 @@ for my $case ([3, {}], [10, {}], [4, { maxSubmissions => 30 }]) {
 # ---- the links quota: exactly $QL of 20 ----------------------------------
 {
     my $fid = form();
-    my @res = burst(20, sub { request(POST => "/v1/forms/$fid/links", token => $tok, body => {}) });
+    my @res = together(20, sub { $inst->request(POST => "/v1/forms/$fid/links", token => $tok, body => {}) });
     my @refused = grep { $_->{code} == 403 && ($_->{json}{type} // '') eq "${P}quota-exceeded" } @res;
     is scalar(grep { $_->{code} == 201 } @res), $QL, "links quota: exactly $QL of 20 created" or diag codes(@res);
     is scalar(@refused), 20 - $QL, 'the others 403 quota-exceeded';

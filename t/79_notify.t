@@ -11,7 +11,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use FormsvcMail qw(mail_for mail_count_for wait_mail);
+use FormsvcMail qw(mail_for mail_count_for wait_mail settle);
 use FormsTest qw(verify_account problem_ok);
 use Apache::TestRequest ();
 use HTTP::Request;
@@ -22,16 +22,15 @@ my $J = JSON::PP->new->utf8->canonical;
 # Only this file's mail is waited for: another test's instance that stopped
 # while its worker held a lease leaves rows that go out only when the lease
 # lapses (5 minutes), and they are not this test's business.
-my $MINE = " AND created_at >= '" . FormsTest::psql('SELECT now()') . "'";
+my $T0 = FormsTest::psql('SELECT now()');
+my $MINE = " AND created_at >= '$T0'";
 my $P = base_url() . '/problems/';
 
 sub fresh_verified {
     my ($tok, $s) = signup();
     verify_account($tok);
-    for (1 .. 30) {  # the credential cache sees the change within 1 s
-        last if api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
-        select undef, undef, undef, 0.1;
-    }
+    # the credential cache sees the change within 1 s
+    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
     return ($tok, $s->{user}{email});
 }
 sub mkform {
@@ -63,17 +62,6 @@ sub recipients {
     my ($tok, $fid) = @_;
     my $r = api(GET => "/v1/forms/$fid/notify", token => $tok);
     return { map { $_->{email} => $_ } @{ $r->{json}{recipients} || [] } }, $r;
-}
-# waits until the form owes no more mail (the worker took every job)
-# Waits until the form's mail jobs are done and the outbox is delivered
-# (fs_mail_done turns jobs into outbox rows in one transaction; a row is
-# marked sent once its file is written).
-sub settle {
-    my $fid = shift;
-    FormsvcTest::wait_for(sub {
-        FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
-            && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL$MINE") == 0;
-    }, 30, "the mail of form $fid to be delivered");
 }
 
 # ---- an unverified account may not ask for mail ---------------------------------
@@ -208,7 +196,7 @@ is $rc->{$other}{status}, 'unsubscribed', 'the address is off';
 ok $rc->{$other}{unsubscribedAt}, 'unsubscribedAt';
 is submit($fid, { name => 'Bob' })->code, 201, 'another submission';
 ok wait_mail($own, 2), 'the own address gets it';
-settle($fid);
+settle($fid, $T0);
 is mail_count_for($other), 2, 'the unsubscribed one does not';
 
 # listed again: asked again, not mailed until it agrees
@@ -227,7 +215,7 @@ my $before = mail_count_for($own);
 $r = api(POST => "/f/$fid", body => 'name=Bot&_hp=http%3A%2F%2Fspam.example',
          headers => { 'Content-Type' => 'application/x-www-form-urlencoded' });
 is $r->code, 303, 'spam is answered as a success';
-settle($fid);
+settle($fid, $T0);
 is mail_count_for($own), $before, 'but not mailed';
 
 # ---- hourly digest ------------------------------------------------------------------------------
@@ -236,7 +224,7 @@ $r = mkform($dt, { notify => { emails => [ $down ], mode => 'hourly' } });
 my $dfid = $r->{json}{id};
 api(POST => "/v1/forms/$dfid/publish", token => $dt);
 is submit($dfid, { name => "D$_" })->code, 201, "digest submission $_" for 1 .. 3;
-sleep 2;
+sleep 2;   # a window for a wrong early digest to show (time is the subject)
 is mail_count_for($down), 0, 'hourly: nothing before the hour ends';
 is FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$dfid' AND kind = 'digest'"), 3,
     'three submissions wait for the digest';
@@ -247,7 +235,7 @@ ok $dg, 'after the hour: one digest';
 like $dg->{headers}{subject}, qr/^3 new submissions: /, 'subject counts them';
 like $dg->{body}, qr/D1.*D2.*D3/s, 'all three, in order';
 ok $dg->{headers}{'list-unsubscribe'}, 'with one-click unsubscribe';
-settle($dfid);
+settle($dfid, $T0);
 is mail_count_for($down), 1, 'one mail for the hour';
 
 # ---- the daily quota, exactly, under parallel submissions ---------------------------------------
@@ -264,7 +252,7 @@ my @kids = map {
 my $ok = 0;
 for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
 is $ok, 16, '16 parallel submissions stored';
-settle($qfid);
+settle($qfid, $T0);
 is mail_count_for($qown), 10, 'exactly 10 notifications: the daily quota';
 $r = api(GET => "/v1/forms/$qfid/notify", token => $qt);
 is_deeply $r->{json}{notificationsToday}, { limit => 10, used => 10 }, 'notificationsToday: 10 of 10';

@@ -11,17 +11,14 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use FormsvcMail qw(mail_for mail_count_for wait_mail);
+use FormsvcMail qw(mail_for mail_count_for wait_mail settle);
 use FormsTest qw(verify_account problem_ok);
 use POSIX ();
 
 sub fresh_verified {
     my ($tok) = signup();
     verify_account($tok);
-    for (1 .. 30) {
-        last if api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
-        select undef, undef, undef, 0.1;
-    }
+    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
     return $tok;
 }
 my @FIELDS = ({ key => 'name', type => 'text', label => 'Name' },
@@ -40,20 +37,9 @@ sub submit {
     my ($fid, $body) = @_;
     return api(POST => "/f/$fid", body => $body, headers => { Accept => 'application/json' });
 }
-# Waits until the form's mail jobs are done and the outbox is delivered
-# (fs_mail_done turns jobs into outbox rows in one transaction; a row is
-# marked sent once its file is written).
-# Only this file's mail is waited for: another test's instance that stopped
-# while its worker held a lease leaves rows that go out only when the lease
-# lapses (5 minutes), and they are not this test's business.
-my $MINE = " AND created_at >= '" . FormsTest::psql('SELECT now()') . "'";
-sub settle {
-    my $fid = shift;
-    FormsvcTest::wait_for(sub {
-        FormsTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
-            && FormsTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL$MINE") == 0;
-    }, 30, "the mail of form $fid to be delivered");
-}
+# the time of the test's start: only this file's mail is waited for
+# (FormsvcMail::settle)
+my $T0 = FormsTest::psql('SELECT now()');
 sub addr { sprintf 'resp%d.%d.%s@example.org', $$, time, shift }
 
 # ---- who may, and what is a valid confirmation ------------------------------------
@@ -110,7 +96,7 @@ is submit($fid, { name => 'No mail' })->code, 201, 'a submission without an addr
 $r = api(POST => "/f/$fid", body => "name=Bot&email=" . addr('spam') . '&_hp=x',
          headers => { 'Content-Type' => 'application/x-www-form-urlencoded' });
 is $r->code, 303, 'spam answered as a success';
-settle($fid);
+settle($fid, $T0);
 is mail_count_for(addr('spam')), 0, 'spam gets no copy';
 is api(GET => '/v1/me', token => $tok)->{json}{quota}{limits}{notifications}{used}, 1,
     'neither counted';
@@ -135,7 +121,7 @@ my @kids = map {
 my $ok = 0;
 for (@kids) { waitpid($_, 0); $ok++ if $? == 0 }
 is $ok, 8, '8 parallel submissions stored';
-settle($_) for @forms;
+settle($_, $T0) for @forms;
 is mail_count_for($victim), 3, 'the address gets exactly 3 copies a day';
 is FormsTest::psql("SELECT sum(sent) FROM mail_daily WHERE key LIKE 'notify:%' AND key IN "
                    . "(SELECT 'notify:' || user_id FROM forms WHERE id IN ('$forms[0]', '$forms[1]'))"), 3,
@@ -151,7 +137,7 @@ my @tagged = ((map { "$box+$_\@example.org" } 0 .. 4), uc("$box+5") . '@EXAMPLE.
 my $stored = 0;
 for my $a (@tagged) { $stored++ if submit($f2, { name => 'T', email => $a })->code == 201 }
 is $stored, 6, '6 submissions, each with a tagged variant of one address';
-settle($f2);
+settle($f2, $T0);
 my $copies = 0;
 $copies += mail_count_for($_) for @tagged;
 is $copies, 3, 'the mailbox gets exactly 3 copies, not 3 per tag';

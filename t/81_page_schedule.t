@@ -77,7 +77,8 @@ $r = api(POST => "$url?dryRun=true", body => { name => 'early' });
 problem_ok($r, 409, 'form-not-open', 'dry run before opensAt: 409 form-not-open');
 is count_rows($f->{id}), 0, 'nothing stored before opensAt';
 
-# after opensAt: the cached "not open" page is gone
+# after opensAt: the cached "not open" page is gone (the clock is the
+# subject: until 0.3 s past opensAt)
 sleep($t0 + 4.3 - time) if time < $t0 + 4.3;
 $r = api(GET => $url);
 is $r->code, 200, 'page after opensAt: 200';
@@ -91,7 +92,7 @@ $r = api(POST => $url, body => { name => 'on time' });
 is $r->code, 201, 'POST after opensAt: 201';
 
 # after closesAt: the cached open page is gone; closedMessage shown escaped
-sleep($t0 + 7.3 - time) if time < $t0 + 7.3;
+sleep($t0 + 7.3 - time) if time < $t0 + 7.3;   # until 0.3 s past closesAt
 $r = api(GET => $url);
 is $r->code, 200, 'page after closesAt: 200';
 unlike $r->content, qr/<form /, 'page after closesAt: no form';

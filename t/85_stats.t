@@ -47,7 +47,7 @@ sub writes {
 # PostgreSQL reports an idle connection's writes up to 10 s late: writes of
 # the tests before this one (their views flushed by the module's worker)
 # must not land in the window measured below. Wait until the figure has
-# stood still for 11 s.
+# stood still for 11 s (time is the subject).
 my ($w0, $still) = (writes(), 0);
 for (1 .. 60) {
     last if $still >= 11;
@@ -78,12 +78,7 @@ for my $i (1 .. 2) {
 
 # the views arrive within a few seconds
 my $views = 0;
-for (1 .. 50) {
-    $s = stats()->{json};
-    $views = $s->{totals}{views};
-    last if $views >= 40;
-    sleep 0.2;
-}
+FormsvcTest::wait_for(sub { $s = stats()->{json}; ($views = $s->{totals}{views}) >= 40 }, 10, 'the 40 views counted');
 is $views, 40, 'the 40 page views (not HEAD, not JSON), after the flush';
 is $s->{totals}{submissions}, 2, 'two submissions';
 is $s->{totals}{spam}, 2, 'two spam';
@@ -93,7 +88,7 @@ is $s->{data}[-1]{start}, $today, 'the last interval is today';
 is $s->{data}[-1]{views}, 40, 'with the views';
 is $s->{data}[-1]{submissions}, 2, 'and the submissions';
 is $s->{data}[0]{views}, 0, 'older days are zero';
-sleep 1; # the statistics collector reports with a delay
+sleep 1; # the statistics collector reports with a delay (not observable: time is the subject)
 my $w1 = writes();
 # each child writes at most one row per form and hour every 2 s, whatever
 # the number of views: bounded by the time the views took, not their number

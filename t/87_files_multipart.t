@@ -147,23 +147,18 @@ is $r->code, 413, 'a body over the form\'s whole limit: 413';
 # child) cannot prepare the chunk INSERT either (it needs the lock SHARE
 # excludes) and says so in the log: expected here, until the lock is gone.
 {
-    my $pid = fork // die "fork: $!";
-    if (!$pid) {
-        FormsTest::psql("BEGIN; LOCK TABLE submission_file_chunks IN SHARE MODE; SELECT pg_sleep(6); COMMIT;");
-        exit 0;
-    }
     my ($res, $took) = expect_log([qr{FS00102: 503 service-unavailable for /api/f/$fid$},
                                    qr{FS00312: preparing statements again failed: ERROR:  canceling statement due to lock timeout},
                                    qr{\[dbd:error\] .*(AH00632: failed to prepare SQL statements: ERROR:  canceling statement due to lock timeout|AH02655: Failed to acquire DBD connection from pool)},
                                    qr{FS00101: no database connection available},
                                    # the workers' rounds that open a session meanwhile
                                    outage_lines()], sub {
-        wait_for(sub { FormsTest::psql("SELECT count(*) FROM pg_locks WHERE relation = 'submission_file_chunks'::regclass "
-                                       . "AND mode = 'ShareLock' AND granted") > 0 }, 10, 'the lock on the chunk table');
+        # a session that holds the chunk table for 6 s
+        my $lock = FormsvcTest::lock_tables('SHARE', 6, 'submission_file_chunks');
         my $t0 = time;
         my $res = post_mp(mp(part(name => 'Stall'), part(cv => $PDF, filename => 'cv.pdf', type => 'application/pdf')));
         my $took = time - $t0;
-        waitpid $pid, 0;
+        waitpid $lock->{pid}, 0;
         return ($res, $took);
     });
     is $res->code, 503, 'database stalled during an upload: 503';

@@ -133,7 +133,7 @@ if (!$sampler) {
     while (!-e "$peakf.stop") {
         my $v = children_rss_kb();
         $peak = $v if $v > $peak;
-        select undef, undef, undef, 0.005;
+        select undef, undef, undef, 0.005;   # a sample every 5 ms (a pace, not a wait)
     }
     open my $o, '>', $peakf or die; print $o $peak; close $o;
     exit 0;

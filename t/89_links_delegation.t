@@ -89,7 +89,7 @@ $r = exchange($root, scope => 'forms:write forms:read', expires_in => 3);
 my $short = $r->{json}{access_token};
 my ($xl, $xpath) = new_link($short, 'a 3-second delegate');
 is submit($xpath)->code, 201, 'its link works while it lives';
-Time::HiRes::sleep(3.5);
+Time::HiRes::sleep(3.5);   # the token's 3 s life is the subject, with a margin
 is api(GET => "$L/$ol", token => $short)->code, 401, 'the short token has expired';
 problem_ok submit($xpath), 410, 'link-expired', 'and its link with it';
 problem_ok api(GET => "$L/$xl", token => $root), 404, 'not-found', 'gone from the owner\'s API';

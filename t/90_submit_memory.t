@@ -16,7 +16,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest qw(sql);
+use FormsvcTest qw(sql silently);
 use JSON::PP ();
 
 delete $ENV{LD_PRELOAD};
@@ -31,7 +31,6 @@ FormsvcQuota unverified submissions 100000
 FormsvcQuota unverified requests 100000
 CONF
 sub api { $inst->api(@_) }
-sub silently { sql("SET session_replication_role = replica; $_[0]") }
 sub metric {
     my $name = shift;
     my $m = api(GET => '/metrics')->content;

@@ -11,9 +11,9 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest qw(sql);
+use FormsvcTest qw(sql silently);
+use FormsvcTest::Together;
 use Time::HiRes qw(time sleep);
-use POSIX ();
 
 delete $ENV{LD_PRELOAD};
 
@@ -27,7 +27,6 @@ FormsvcQuota unverified submissions 100000
 FormsvcQuota unverified requests 100000
 CONF
 sub api { $inst->api(@_) }
-sub silently { sql("SET session_replication_role = replica; $_[0]") }
 sub misses {
     my $cache = shift;
     my $m = api(GET => '/metrics')->content;
@@ -50,30 +49,22 @@ is api(POST => "/v1/forms/$id/publish", token => $tok)->code, 200, 'published';
 # answered before $sent + L before it expired. A busy machine may be too
 # slow for that: then the try says so, waits for the entry to expire and
 # is made again (up to 5 times); the checks are on the first try in time.
+# (the entry's age is the subject: sleeps until a point of its life)
 sub pause_until { my $t = shift; my $d = $t - time; sleep $d if $d > 0 }
 
-# N clients forked ahead, each waiting for the go, so that the burst is
-# only their requests (forking on a busy machine can take longer than the
-# stretch being tested). Returns a sub that starts them and returns the
-# sum of what they return (0..250 each).
+# N clients forked ahead (FormsvcTest::Together), each waiting for the go,
+# so that the burst is only their requests (forking on a busy machine can
+# take longer than the stretch being tested). Returns a sub that releases
+# them and returns the sum of what they return; a client that failed fails
+# the test.
 sub ready_burst {
     my ($n, $code) = @_;
-    my $go = "$FindBin::Bin/logs/go.$$";
-    unlink $go;
-    my @kids;
-    for my $i (1 .. $n) {
-        my $pid = fork // die "fork: $!";
-        if (!$pid) {
-            sleep 0.002 until -e $go;
-            POSIX::_exit(eval { $code->($i) } // 255);
-        }
-        push @kids, $pid;
-    }
+    my $go = release_together($n, sub { my $i = shift; sub { $code->($i) } });
     return sub {
-        open my $fh, '>', $go or die "$go: $!"; close $fh;
+        my @v = $go->();
+        die 'a burst client failed' if grep { !defined } @v;
         my $sum = 0;
-        for (@kids) { waitpid($_, 0); my $v = $? >> 8; die 'a burst client failed' if $v == 255; $sum += $v }
-        unlink $go;
+        $sum += $_ for @v;
         return $sum;
     };
 }
@@ -81,6 +72,7 @@ sub ready_burst {
 # ---- the public view (FormsvcFormCacheTTL 4: read again from 2 s on) ----------
 my ($first, $memory, $late, $m0, $m1);
 for my $try (1 .. 5) {
+    # again after the entry expired: its TTL (4 s) and a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'One' WHERE id = '$id'"); sleep 4.1 }
     my $burst = ready_burst(12, sub { title($id) ? 1 : 0 });
     my $sent = time;
@@ -108,6 +100,7 @@ is title($id), 'Two', 'from memory again: one refresh, not one per request';
 # ---- the owner's view (1 s: read again from 0.5 s on) ---------------------------
 my $fresh;
 for my $try (1 .. 5) {
+    # again after the entry expired: its TTL (1 s) and a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'Three' WHERE id = '$id'"); sleep 1.1 }
     my $burst = ready_burst(8, sub {
         api(GET => "/v1/forms/$id", token => $tok)->{json}{title} eq 'Four' ? 1 : 0 });
@@ -135,7 +128,7 @@ cmp_ok $fresh, '>=', 1, 'that one answers what it read';
 silently("UPDATE forms SET title = 'Five' WHERE id = '$id'");
 my ($code1, $code2, $mem_misses, $ok);
 for my $try (1 .. 5) {
-    sleep 4.1 if $try > 1;
+    sleep 4.1 if $try > 1;   # again after the entry expired: its TTL (4 s) and a margin
     my $burst = ready_burst(8, sub { api(POST => "/f/$id", body => { a => "z$_[0]" })->code == 201 ? 1 : 0 });
     my $sent = time;
     $code1 = api(POST => "/f/$id", body => { a => 'x' })->code;

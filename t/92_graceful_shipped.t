@@ -27,13 +27,7 @@ my $ppid = do { local (@ARGV, $/) = ($inst->root . '/httpd.pid'); <> } // '';
 chomp $ppid;
 # every child started, each with its worker threads (StartServers,
 # ThreadsPerChild of the shipped file)
-my $shipped = FormsvcInstance::slurp("$root/conf/formsvc-server.conf");
-my ($start) = $shipped =~ /^\s*StartServers\s+(\d+)/m;
-my ($tpc) = $shipped =~ /^\s*ThreadsPerChild\s+(\d+)/m;
-FormsvcTest::wait_for(sub {
-    my @c = $inst->children;
-    @c == $start && !grep { FormsvcInstance::threads_of($_) < $tpc } @c;
-}, 30, "$start children of $tpc threads");
+$inst->wait_children(FormsvcInstance::shipped('StartServers'), FormsvcInstance::shipped('ThreadsPerChild'));
 my @children = grep { /\d/ } split /\n/, `ps -o pid= --ppid $ppid`;
 is scalar(@children), 2, 'two children';
 
@@ -50,6 +44,7 @@ is $inst->api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'publ
 my $stop = FormsvcInstance->submitters(12, $inst->url . "/f/$fid", keep_alive => 1);
 
 my @apache = ($apache, '-f', $inst->root . '/httpd.conf');
+# time under load is the subject: 1.5 s of it before the restarts, 2 s after each
 Time::HiRes::sleep(1.5);
 for my $i (1 .. 3) {
     system(@apache, '-k', 'graceful') == 0 or die 'graceful failed';
@@ -57,8 +52,7 @@ for my $i (1 .. 3) {
 }
 my $pidf = $inst->root . '/httpd.pid';
 system(@apache, '-k', 'graceful-stop') == 0 or die 'graceful-stop failed';
-for (1 .. 300) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
-ok !-e $pidf, 'graceful-stop finished';
+ok FormsvcTest::wait_for(sub { !-e $pidf }, 30, 'the graceful stop'), 'graceful-stop finished';
 my ($ok, $bad) = $stop->();
 cmp_ok $ok, '>', 100, "submissions went through while restarting ($ok)";
 is $bad, 0, 'no failed request';

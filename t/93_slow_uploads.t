@@ -14,7 +14,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
-use FormsvcTest qw(sql uniq_email);
+use FormsvcTest qw(sql uniq_email wait_for);
 use IO::Socket::INET;
 use POSIX ();
 use Time::HiRes qw(time);
@@ -119,14 +119,14 @@ sub drips {
             my $open = 0;
             for my $s (@s) { next unless $s; if (print $s ('x' x 70)) { $open++ } else { $s = undef } }
             if ($round == $rounds) { open my $f, '>', "$dir/in.tmp"; print $f $open; close $f; rename "$dir/in.tmp", "$dir/in" }
-            Time::HiRes::sleep(0.1);
+            Time::HiRes::sleep(0.1);   # the pace of the drip: 70 bytes every 100 ms
         }
         my $open = grep { $_ } @s;
         open my $f, '>', "$dir/out"; print $f $open; close $f;
         close $_ for grep { $_ } @s;
         POSIX::_exit(0);
     }
-    for (1 .. 300) { last if -e "$dir/in"; Time::HiRes::sleep(0.1) }
+    wait_for(sub { -e "$dir/in" }, 30, 'the drips under way');
     my $in = do { local (@ARGV, $/) = ("$dir/in"); <> } // 0;
     return ($in, sub {
         open my $f, '>', "$dir/stop"; close $f;
@@ -161,13 +161,11 @@ is $in, 1, 'one slow upload under way (dripping for 3 s)';
 my $r = $inst->api(POST => "/f/$fid_b", body => { name => 'Grace' });
 is $r->code, 201, 'a submission to another account meanwhile';
 my $sid = $r->{json}{id};
-my ($seen, $t0) = (0, time);
-while (!$seen && time - $t0 < 5) {
+my $t0 = time;
+my $seen = wait_for(sub {
     $r = $inst->api(GET => '/v1/events', token => $tok_b);
-    $seen = grep { $_->{type} eq 'submission.created' && ($_->{data}{id} // '') eq $sid }
-        @{ $r->{json}{data} || [] };
-    Time::HiRes::sleep(0.1) unless $seen;
-}
+    grep { $_->{type} eq 'submission.created' && ($_->{data}{id} // '') eq $sid } @{ $r->{json}{data} || [] };
+}, 5, 'the event in the feed');
 ok $seen, sprintf('its event is in the feed while the upload drips (%.1f s)', time - $t0);
 is idle_in_tx(), 0, "no session 'idle in transaction' during the slow upload";
 is $stop->(), 1, 'the slow upload was still open';

@@ -72,14 +72,15 @@ for my $i (1 .. 3) {
     my $t = Time::HiRes::time();
     system(@apache, '-k', 'graceful') == 0 or die 'graceful failed';
     push @restarts, $t;
-    # when each new child appears (its process forked by the parent)
+    # when each new child appears (its process forked by the parent): the
+    # children are watched for 3 s, every 10 ms (time is the subject)
     my %seen = map { $_ => 1 } $inst->children;
     while (Time::HiRes::time() < $t + 3) {
         for ($inst->children) { $born{$_} //= Time::HiRes::time() - $t unless $seen{$_} }
         Time::HiRes::sleep(0.01);
     }
-    # until 50 submissions were answered after the restart, then 5 s more
-    # for the measured window
+    # until 50 submissions were answered after the restart, then until 5 s
+    # after it: the measured window (time is the subject)
     FormsvcTest::wait_for(sub { count_after($t) >= 50 }, 60, "submissions after restart $i");
     FormsvcTest::wait_for(sub { Time::HiRes::time() > $t + 5 }, 10, 'window');
 }

@@ -12,6 +12,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql lock_tables end_lock);
 use JSON::PP ();
 use MIME::Base64 qw(encode_base64);
 use POSIX ();
@@ -19,18 +20,14 @@ use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
 
-use FormsTest ();
-sub psql { FormsTest::psql(@_) } # the suite's one psql
-sub wait_for {
+# waits with FormsvcTest::wait_for; dies when what it waits for does not happen
+sub wait_or_die {
     my ($what, $cond, $secs) = @_;
-    my $t0 = time;
-    while (time - $t0 < ($secs // 20)) { my $v = $cond->(); return $v if $v; sleep 0.05 }
-    die "timed out waiting for $what";
+    return FormsvcTest::wait_for($cond, $secs // 20, $what) || die "timed out waiting for $what";
 }
 
 my $J = JSON::PP->new->utf8->canonical;
 my $app = "fstx$$";
-my $locker_name = "locker$$"; # the test's pid, also in its children
 my $inst = FormsvcInstance->start(name => 'txfaults', conf => <<"CONF");
 DBDParams "host=$ENV{FORMSVC_PGSOCK} port=$ENV{FORMSVC_PGPORT} dbname=formsvc user=postgres connect_timeout=2 application_name=$app"
 FormsvcRateLimit submit off
@@ -56,25 +53,11 @@ sub form {
 # A session of the test that holds submissions IN SHARE MODE until its
 # backend is terminated: every INSERT into submissions waits.
 sub lock_submissions {
-    my $pid = fork // die;
-    if (!$pid) {
-        open STDERR, '>', '/dev/null';
-        exec('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
-             '-d', 'formsvc', '-c',
-             "SET application_name = '$locker_name'; BEGIN; LOCK TABLE submissions IN SHARE MODE; "
-           . "SELECT pg_sleep(60); COMMIT;") or POSIX::_exit(127);
-    }
-    wait_for('the lock', sub {
-        psql("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-           . "WHERE l.relation = 'submissions'::regclass AND l.mode = 'ShareLock' AND l.granted "
-           . "AND a.application_name = '$locker_name'") > 0 });
-    return $pid;
+    my $lock = lock_tables('SHARE', 60, 'submissions');
+    $lock->{granted} or die 'timed out waiting for the lock';
+    return $lock;
 }
-sub unlock_submissions {
-    my $pid = shift;
-    psql("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '$locker_name'");
-    waitpid($pid, 0);
-}
+sub unlock_submissions { end_lock(shift) }
 # The instance's sessions that wait for the lock on submissions.
 sub waiting {
     return grep { length } split /\n/, psql(
@@ -114,11 +97,12 @@ sub result_of {
         my $locker = lock_submissions();
         my $client = post_async("/f/$fid", $J->encode({ name => $marker,
             doc => { name => 'a.pdf', type => 'application/pdf', data => encode_base64($PDF, '') } }), $out);
-        my ($victim) = wait_for('the upload waiting on the lock', sub { (waiting())[0] });
+        my ($victim) = wait_or_die('the upload waiting on the lock', sub { (waiting())[0] });
         is psql("SELECT pg_terminate_backend($victim, 5000)"), 't', "round $round: the upload's session terminated";
         # the module must not run the submission again on a renewed session:
         # if it does, that statement waits for the lock too; give it the time
-        # to get there, then let everything go
+        # to get there, then let everything go (a window for a wrong retry to
+        # show: a slow machine makes it less sharp, never wrong)
         sleep 0.5;
         unlock_submissions($locker);
         waitpid($client, 0);
@@ -154,11 +138,11 @@ sub result_of {
     for my $i (1 .. $n) {
         push @kids, post_async("/f/$fid", $J->encode({ name => "batch-$$-$i" }), "$dir/$i");
     }
-    my @victims = wait_for('the batch waiting on the lock', sub { my @w = waiting(); @w ? \@w : undef });
+    my @victims = wait_or_die('the batch waiting on the lock', sub { my @w = waiting(); @w ? \@w : undef });
     @victims = @{ $victims[0] };
     cmp_ok scalar @victims, '>=', 1, scalar(@victims) . ' session(s) waiting';
     psql("SELECT pg_terminate_backend($_, 5000)") for @victims;
-    sleep 0.5;
+    sleep 0.5;   # as above: a window for a wrong retry to reach the lock
     unlock_submissions($locker);
     waitpid($_, 0) for @kids;
     my (%codes, @wrong);

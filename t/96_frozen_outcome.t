@@ -21,6 +21,7 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql wait_for);
 use JSON::PP ();
 use LWP::UserAgent;
 use POSIX ();
@@ -28,8 +29,6 @@ use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
 
-use FormsTest ();
-sub psql { FormsTest::psql(@_) } # the suite's one psql
 
 my $J = JSON::PP->new->utf8->canonical;
 my $app = "fsfz$$";
@@ -83,16 +82,14 @@ END { kill 'CONT', keys %frozen if %frozen } # never leave a session stopped
 # leave the sessions stopped either
 $SIG{ALRM} = sub { kill 'CONT', keys %frozen; die "timed out with sessions frozen\n" };
 alarm 240;
-my $t0 = time;
 my $before = 0;
-until ($before >= 50 || time - $t0 > 60) {
-    sleep 0.1;
-    $before = psql("SELECT count(*) FROM submissions WHERE form_id = '$fid'");
-}
+wait_for(sub { ($before = psql("SELECT count(*) FROM submissions WHERE form_id = '$fid'")) >= 50 }, 60,
+         '50 submissions stored');
 cmp_ok $before, '>=', 50, 'submissions are being stored';
 
 # Freeze every session of the instance, the new ones too, each as it is
-# seen idle (FormsvcDBTimeout is 2).
+# seen idle (FormsvcDBTimeout is 2): for at least 5 s and until a commit
+# was cut (this loop acts every 20 ms; it does not only wait).
 my $cut = qr/FS00316: statement fs_public_submit\w*: no answer from the database within 2000 ms; connection dropped before its commit \(not stored\)/;
 my $tf = time;
 my $retried = 0;
@@ -112,28 +109,27 @@ my $held = time - $tf;
 kill 'CONT', keys %frozen;
 cmp_ok scalar(keys %frozen), '>', 0, sprintf('%d sessions frozen (%d caught busy, let go and caught again) for %.1f s, then resumed',
                                              scalar(keys %frozen), $retried, $held);
-# the submissions go on a moment with the database back, then stop
-sleep 1;
+# the submissions go on with the database back (one more stored), then stop
+my $at_resume = psql("SELECT count(*) FROM submissions WHERE form_id = '$fid'");
+wait_for(sub { psql("SELECT count(*) FROM submissions WHERE form_id = '$fid'") > $at_resume }, 30,
+         'a submission stored after the resume');
 open my $sf, '>', $stop or die; close $sf;
 waitpid($_, 0) for @kids;
 
 # every session frozen mid-statement has run it by now and ended (its
 # client had shut the connection), or is idle again
-my $t1 = time;
 my $busy;
-while (time - $t1 < 30) {
-    my $list = join ',', keys %frozen;
-    $busy = psql("SELECT count(*) FROM pg_stat_activity WHERE pid IN ($list) AND state <> 'idle'");
-    last unless $busy;
-    sleep 0.1;
-}
+my $list = join ',', keys %frozen;
+wait_for(sub { !($busy = psql("SELECT count(*) FROM pg_stat_activity WHERE pid IN ($list) AND state <> 'idle'")) },
+         30, 'the frozen sessions to finish');
 is $busy, 0, 'the frozen sessions have finished';
 
 my %stored = map { $_ => 1 } split /\n/,
     psql("SELECT data->>'name' FROM submissions WHERE form_id = '$fid'");
 my (%codes, @wrong);
 for my $k (1 .. $n) {
-    open my $in, '<', "$dir/$k" or next;
+    # a submitter that wrote nothing died: that is wrong too
+    open my $in, '<', "$dir/$k" or do { push @wrong, "submitter $k: no report"; next };
     while (<$in>) {
         my ($name, $code, $type) = split ' ';
         $type //= '';

@@ -48,10 +48,7 @@ die 'signup: ' . $r->status_line unless $r->code == 201;
 my $tok = $r->{json}{apiKey}{secret};
 my $uid = api(GET => '/v1/me', token => $tok)->{json}{user}{id};
 sql("UPDATE users SET verified = true WHERE id = '$uid'");
-for (1 .. 50) {
-    last if api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
-    select undef, undef, undef, 0.1;
-}
+FormsvcTest::wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 5, 'verified');
 
 my @fields = ((map { { key => "t$_", type => 'textarea', label => "T$_" } } 1 .. 6),
               { key => 'email', type => 'email', label => 'E-mail' });
@@ -82,7 +79,7 @@ my ($res) = post_multipart(t1 => "a\nb", email => $small);
 is $res->code, 201, 'a small submission' or diag $res->content;
 ok wait_mail($small), 'its copy is written';
 ok wait_mail($email), 'and the notification';
-select undef, undef, undef, 0.5;
+select undef, undef, undef, 0.5;   # its job's pools freed after the mail is written: not visible, a margin
 my ($hwm0, $rss0, $pid) = child_mem();
 
 my $resp = sprintf 'large%d.%d@example.org', $$, time;
@@ -102,7 +99,8 @@ ok $note, 'the notification is written';
 ok +($note->{body} // '') =~ /T6:\r\n(  \r\n){100}/, 'with every answer, lines indented';
 my $hits = () = ($note->{body} // '') =~ /\r\n  (?=\r\n)/g;
 cmp_ok $hits, '>=', 60000, 'all 60,000 lines';
-# the job is over once both are written; its pools are gone
+# the job is over once both are written; its pools are gone (not visible:
+# a margin of 0.5 s)
 select undef, undef, undef, 0.5;
 my ($hwm1, $rss1, $pid1) = child_mem();
 is $pid1, $pid, 'the same child';

@@ -14,6 +14,7 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcMail qw(psql);
+use FormsvcTest qw(wait_for);
 use HTTP::Request;
 use IO::Socket::INET;
 use LWP::UserAgent;
@@ -29,13 +30,6 @@ psql("CREATE DATABASE $db");
 END { eval { psql("DROP DATABASE IF EXISTS $db WITH (FORCE)") } if $db }
 { delete local $ENV{LD_PRELOAD}; system('bash', "$ENV{FORMSVC_ROOT}/scripts/migrate", '-h', $ENV{FORMSVC_PGSOCK}, '-p',
        $ENV{FORMSVC_PGPORT}, '-U', 'postgres', $db) == 0 or die 'migrate' }
-sub sql {
-    my $q = shift;
-    delete local $ENV{LD_PRELOAD};
-    open my $ph, '-|', 'psql', '-X', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-        '-U', 'postgres', $db, '-c', $q or die;
-    my $o = do { local $/; <$ph> } // ''; close $ph; chomp $o; return $o;
-}
 
 sub round {
     my ($how) = @_;
@@ -50,11 +44,9 @@ CONF
     die 'signup: ' . $r->status_line unless $r->code == 201;
     my $tok = $r->{json}{apiKey}{secret};
     my $uid = $inst->api(GET => '/v1/me', token => $tok)->{json}{user}{id};
-    sql("UPDATE users SET verified = true WHERE id = '$uid'");
-    for (1 .. 50) {
-        last if $inst->api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified';
-        Time::HiRes::sleep(0.1);
-    }
+    psql("UPDATE users SET verified = true WHERE id = '$uid'", db => $db);
+    wait_for(sub { $inst->api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 5,
+             'the account verified in the instance');
     my @to = map { sprintf 'n%d.%d.%s.%d@example.com', $$, time, $how, $_ } 1 .. 10;
     $r = $inst->api(POST => '/v1/forms', token => $tok, body => {
         title => 'Busy', fields => [map { { key => "t$_", type => 'textarea', label => "T$_" } } 1 .. 6],
@@ -87,27 +79,21 @@ CONF
     # stop once the worker is writing (the first notification is out) and
     # the waiter sleeps
     my $dir = "$FindBin::Bin/logs/mail";
-    my $started = 0;
-    for (1 .. 300) {
-        opendir my $dh, $dir or last;
-        $started = grep { /\.eml$/ && do { open my $fh, '<', "$dir/$_"; local $/; (<$fh> // '') =~ /\Q$to[0]\E/ } }
-            readdir $dh;
-        last if $started;
-        Time::HiRes::sleep(0.1);
-    }
+    my $started = wait_for(sub {
+        opendir my $dh, $dir or return 0;
+        grep { /\.eml$/ && do { open my $fh, '<', "$dir/$_"; local $/; (<$fh> // '') =~ /\Q$to[0]\E/ } } readdir $dh;
+    }, 30, 'the first notification written');
     ok $started, "$how: the worker is writing the notifications";
-    Time::HiRes::sleep(0.3);   # the waiter is asleep by now (it polls every 500 ms)
+    # the waiter has long been asleep (forked before the wait above; it polls
+    # every 500 ms), which cannot be seen from outside: a margin of 0.3 s
+    Time::HiRes::sleep(0.3);
 
     my $ppid = FormsvcInstance::slurp($inst->root . '/httpd.pid') =~ s/\s+//gr;
     my @pids = ($ppid, $inst->children);
     my $t0 = Time::HiRes::time();
     system($httpd, '-f', $inst->root . '/httpd.conf', '-k', $how);
     my $alive;
-    for (1 .. 300) {
-        $alive = grep { kill 0, $_ } @pids;
-        last unless $alive;
-        Time::HiRes::sleep(0.05);
-    }
+    wait_for(sub { !($alive = grep { kill 0, $_ } @pids) }, 15, 'every httpd process to exit');
     my $took = Time::HiRes::time() - $t0;
     diag sprintf '%s: %d httpd processes exited in %.1f s', $how, scalar(@pids), $took;
     is $alive, 0, "$how: every httpd process exited within 15 s";
@@ -134,6 +120,7 @@ round('graceful-stop');
     unlink $hung;
     my $spid = fork // die "fork: $!";
     if (!$spid) {
+        $SIG{PIPE} = 'IGNORE';   # a client that gives up must not kill the relay
         while (my $c = $srv->accept) {
             $c->autoflush(1);
             print $c "220 hangs ESMTP\r\n";
@@ -143,7 +130,7 @@ round('graceful-stop');
                 elsif ($l =~ /^DATA/i) {
                     print $c "354 go\r\n";
                     open my $fh, '>', $hung; close $fh;
-                    sleep 1 while 1;   # never answers the message's end
+                    sleep 1 while 1;   # never answers the message's end (until killed)
                 }
                 else { print $c "502 no\r\n" }
             }
@@ -163,18 +150,14 @@ CONF
     is $inst->api(POST => '/v1/verify/send', token => $r->{json}{apiKey}{secret})->code, 202,
         'smtp: a verification mail is queued';
     my $sent = 0;
-    for (1 .. 300) { last if ($sent = -e $hung); Time::HiRes::sleep(0.1) }
+    $sent = wait_for(sub { -e $hung }, 30, 'the worker at the hanging relay');
     ok $sent, 'smtp: the worker is sending it to a relay that hangs';
     my $ppid = FormsvcInstance::slurp($inst->root . '/httpd.pid') =~ s/\s+//gr;
     my @pids = ($ppid, $inst->children);
     my $t0 = Time::HiRes::time();
     system($httpd, '-f', $inst->root . '/httpd.conf', '-k', 'stop');
     my $alive;
-    for (1 .. 300) {
-        $alive = grep { kill 0, $_ } @pids;
-        last unless $alive;
-        Time::HiRes::sleep(0.05);
-    }
+    wait_for(sub { !($alive = grep { kill 0, $_ } @pids) }, 15, 'every httpd process to exit');
     my $took = Time::HiRes::time() - $t0;
     diag sprintf 'smtp: %d httpd processes exited in %.1f s', scalar(@pids), $took;
     is $alive, 0, 'smtp: every httpd process exited within 15 s';
@@ -182,7 +165,7 @@ CONF
     my $log = $inst->error_log;
     unlike $log, qr/still did not exit|SIGKILL/, 'smtp: httpd killed no child';
     unlike $log, qr/FS\d+.*not delivered/, 'smtp: the stop is no failed delivery';
-    is sql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND recipient = 'hang$$\@example.com'"), 1,
+    is psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND recipient = 'hang$$\@example.com'", db => $db), 1,
         'smtp: the message is still queued';
     delete $inst->{port};
     kill 'KILL', $spid; waitpid $spid, 0;

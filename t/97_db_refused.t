@@ -10,17 +10,12 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
+use FormsvcTest qw(psql);
 use LWP::UserAgent;
 use POSIX ();
 use Time::HiRes qw(time sleep);
 
 delete $ENV{LD_PRELOAD};
-
-sub psql {
-    my $q = shift;
-    system('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
-           '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q) == 0 or die "psql failed: $q";
-}
 
 my $role = "fsrefused$$";
 psql("CREATE ROLE $role LOGIN CONNECTION LIMIT 0");

@@ -118,7 +118,7 @@ sub probe_me {
         $max = $dt if $dt > $max;
         $c == 200 ? $ok++ : $bad++;
         diag "probe: $c" unless $c == 200;
-        Time::HiRes::sleep(0.2);
+        Time::HiRes::sleep(0.2);   # probes spread over the time the readers are held
     }
     return ($ok, $bad, $max);
 }
@@ -131,13 +131,9 @@ for my $case (['file download', $file_path, 'application/pdf'],
     # every reader's request reached a thread: the first bytes of each answer
     # are waiting in its socket
     my $ready = 0;
-    for (1 .. 100) {
-        my $rin = '';
-        vec($rin, fileno($_), 1) = 1 for @socks;
-        $ready = grep { my $v = ''; vec($v, fileno($_), 1) = 1; select(my $o = $v, undef, undef, 0) > 0 } @socks;
-        last if $ready == 40;
-        Time::HiRes::sleep(0.1);
-    }
+    FormsvcTest::wait_for(sub {
+        ($ready = grep { my $v = ''; vec($v, fileno($_), 1) = 1; select(my $o = $v, undef, undef, 0) > 0 } @socks) == 40;
+    }, 10, "$name: 40 readers answered");
     is $ready, 40, "$name: 40 slow readers are being answered";
     my $timeouts = pool_timeouts();
     my ($ok, $bad, $max, $held) = (0, 0, 0, 0);

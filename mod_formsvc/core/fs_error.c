@@ -41,6 +41,9 @@ static const fs_problem_type catalogue[] = {
      "The respondent link has taken as many submissions as its maxUses allows."},
     {"link-expired", 410, "Link expired",
      "The respondent link has passed its expiresAt or was deleted by the form's owner."},
+    {"form-deleted", 410, "Form deleted",
+     "The account that owned this form was erased; the form and its submissions are gone "
+     "or about to be."},
     {"duplicate-submission", 409, "Duplicate submission",
      "The form's owner accepts one submission per value of some fields (settings.uniqueBy), "
      "and a submission with the same values was already received; this one was not stored."},

@@ -149,7 +149,7 @@
 #define EVENT_TYPES                                                                                \
     "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
     "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\","                \
-    "\"submissions.deleted\"]}}"
+    "\"submissions.erased\",\"submissions.deleted\"]}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
         "\"enabled\":{\"type\":\"boolean\"},\"status\":{\"enum\":[\"active\",\"paused\"]},"        \
@@ -164,6 +164,12 @@
 const fs_mcp_tool fs_mcp_tools[] = {
     {"whoami", "Who am I", "The account, the calling credential and the quotas (GET /v1/me).",
      "GET", "/v1/me", NULL, 0, 0, 1, 0, 1, OBJ("", ""), OUT_ME},
+    {"export_account", "Export the account",
+     "Where to download every piece of the account's data as JSON Lines: the URL of GET "
+     "/v1/me/export, to fetch with the same bearer credential (an owner key). Returns the URL, "
+     "not the data (GET /v1/me/export/link).",
+     "GET", "/v1/me/export/link", NULL, 0, 0, 1, 0, 1, OBJ("", ""),
+     OUT("\"url\":" S ",\"method\":" S ",\"mediaType\":" S, "\"url\"")},
     {"list_forms", "List forms", "The caller's forms, newest first, one page (GET /v1/forms).",
      "GET", "/v1/forms", "status:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ("\"status\":{\"enum\":[\"draft\",\"published\",\"closed\"]}," LIMIT "," CURSOR, ""),

@@ -20,6 +20,8 @@ typedef struct formsvc_route {
  * router walks them in the order of its tables[] (router.c). */
 extern const formsvc_route formsvc_routes_ops[];
 extern const formsvc_route formsvc_routes_account[];
+extern const formsvc_route formsvc_routes_export[];   /* GET /v1/me/export */
+extern const formsvc_route formsvc_routes_erasures[]; /* POST /v1/erasures */
 extern const formsvc_route formsvc_routes_keys[];
 extern const formsvc_route formsvc_routes_clients[];
 extern const formsvc_route formsvc_routes_token[];

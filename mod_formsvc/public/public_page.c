@@ -59,8 +59,8 @@ static void prepare(request_rec *r, pub *pb) {
 }
 
 /* Loads a published or closed form by id or slug: 404 problem when there
- * is none; a 503 problem when the database is away, with *cached set when
- * this process still has a copy (then pb is filled from it). */
+ * is none, 410 form-deleted when its account is being erased; a 503 problem when the database is
+ * away, with *cached set when this process still has a copy (then pb is filled from it). */
 fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached, int from) {
     memset(pb, 0, sizeof(*pb));
     *cached = 0;
@@ -70,6 +70,8 @@ fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached
     if (from != ROW_DB)
         stamp = formsvc_form_row_stamp(r, ref);
     if (from == ROW_MEMORY && formsvc_form_row_get(r, ref, stamp, &pb->f)) {
+        if (!strcmp(pb->f.status, "deleted"))
+            return fs_error_make(r->pool, "form-deleted", NULL);
         prepare(r, pb);
         return NULL;
     }
@@ -77,6 +79,8 @@ fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached
     fs_error *e = fs_store_public_form(formsvc_store(r), ref, &row);
     if (e) {
         if (e->status == 503 && formsvc_public_cache_get(r->pool, ref, &pb->f)) {
+            if (pb->f.status && !strcmp(pb->f.status, "deleted"))
+                return fs_error_make(r->pool, "form-deleted", NULL);
             *cached = 1;
             prepare(r, pb);
         }
@@ -90,6 +94,12 @@ fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached
         pb->f.slug = NULL;
     if (pb->f.description && !*pb->f.description)
         pb->f.description = NULL;
+    if (!strcmp(pb->f.status, "deleted")) { /* its account is being erased */
+        formsvc_public_cache_put(&pb->f);   /* the outage copy says so too */
+        if (from != ROW_DB)
+            formsvc_form_row_put(r, ref, stamp, &pb->f);
+        return fs_error_make(r->pool, "form-deleted", NULL);
+    }
     formsvc_public_cache_put(&pb->f);
     if (from != ROW_DB)
         formsvc_form_row_put(r, ref, stamp, &pb->f);

@@ -8,6 +8,7 @@
  * a stuck outbox. */
 #include "runtime/mail.h"
 #include "fs_secret.h"
+#include "fs_store_account.h"
 #include "fs_store_ops.h"
 #include "fs_store_verify.h"
 #include "fs_util.h"
@@ -196,6 +197,8 @@ static void record(apr_pool_t *ip, server_rec *s, fs_store *st, void *items, int
 
 static const formsvc_queue outbox = {claim, deliver, record};
 static const formsvc_sweep outbox_sweep = {fs_store_outbox_sweep};
+/* Erased accounts' rows, in batches (DELETE /v1/me, sql/0042). */
+static const formsvc_sweep erasure_sweep = {fs_store_account_purge};
 
 /* About every second a batch of the outbox and one of the mail that
  * submissions owe (notify.c); about every ten minutes, mail sent or failed
@@ -205,6 +208,7 @@ static const formsvc_task tasks[] = {
     {"notify", 0, 1, formsvc_task_drain, &formsvc_notify_queue},
     {"outbox sweep", 17, 600, formsvc_task_sweep, &outbox_sweep},
     {"notify sweep", 23, 600, formsvc_task_sweep, &formsvc_notify_sweep},
+    {"account erasure", 3, 2, formsvc_task_sweep, &erasure_sweep},
 };
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {

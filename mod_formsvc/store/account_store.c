@@ -7,6 +7,7 @@
 #include "store_int.h"
 
 #include <apr_strings.h>
+#include <string.h>
 
 const fs_stmt fs_stmts_account[] = {
     /* 1 user id, 2-3 email, 4 key id, 5 key prefix, 6 secret hash.
@@ -29,7 +30,7 @@ const fs_stmt fs_stmts_account[] = {
      "  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')::text, "
      "  k.parent_key_id "
      "FROM keys k JOIN users u ON u.id = k.user_id "
-     "WHERE k.secret_hash = %s AND k.revoked_at IS NULL "
+     "WHERE k.secret_hash = %s AND k.revoked_at IS NULL AND u.deleted_at IS NULL "
      "  AND (k.expires_at IS NULL OR k.expires_at > now())"},
 
     /* 1 key id. Refreshes last_used_at unless another request just did. */
@@ -142,6 +143,99 @@ const fs_stmt fs_stmts_account[] = {
      "  AND (o.parent_key_id IS NOT NULL OR o.client_id IS NOT NULL OR o.scopes IS NOT NULL) "
      "  RETURNING 1) "
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
+
+    /* 1 user id, 2 the confirmation (the account's address). One row:
+     * 'ok' (the account is now being erased: every key, access token and
+     * client revoked, forms marked deleted, webhooks disabled, pending mail
+     * jobs and unsent account mail deleted, the address freed), 'mismatch'
+     * or 'gone' (no such account, or already being erased). sql/0042. */
+    {"fs_account_erase", 2,
+     "WITH a AS (SELECT %s::text AS uid, %s::text AS confirm), "
+     "u0 AS (SELECT u.* FROM users u, a WHERE u.id = a.uid AND u.deleted_at IS NULL FOR UPDATE OF "
+     "u), "
+     "u AS (UPDATE users x SET deleted_at = now(), email_norm = 'deleted:' || x.id FROM u0, a "
+     "  WHERE x.id = u0.id AND u0.email_norm = lower(a.confirm) RETURNING x.id, x.email), "
+     "k AS (UPDATE keys SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "c AS (UPDATE clients SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "f AS (UPDATE forms SET deleted_at = now() WHERE user_id IN (SELECT id FROM u) RETURNING id), "
+     "w AS (UPDATE webhooks SET enabled = false WHERE user_id IN (SELECT id FROM u) "
+     "  AND enabled RETURNING 1), "
+     "m AS (DELETE FROM mail_jobs WHERE form_id IN (SELECT id FROM f) RETURNING 1), "
+     "o AS (DELETE FROM outbox WHERE lower(recipient) IN (SELECT lower(email) FROM u) "
+     "  AND sent_at IS NULL RETURNING 1) "
+     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM u0) THEN 'gone' "
+     "  WHEN NOT EXISTS (SELECT 1 FROM u) THEN 'mismatch' ELSE 'ok' END, "
+     "  (SELECT count(*) FROM k)::text, (SELECT count(*) FROM c)::text, "
+     "  (SELECT count(*) FROM f)::text, (SELECT count(*) FROM w)::text, "
+     "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o)::text"},
+
+    /* 1 rows per step. One step of the background erasure of accounts
+     * (sql/0042): rows deleted, 0 when no account is being erased. */
+    {"fs_account_purge", 1, "SELECT fs_account_purge(%s::integer)::text"},
+
+    /* GET /v1/me/export: pages of the account's data as (id, line) rows,
+     * in id order after the id after (NULL: from the start), asked for
+     * limit + 1; each line a JSON object with its kind. Args: 1 user id,
+     * 2-3 after, 4 limit + 1 (forms: 1 base URL first). Keys list every
+     * key and access token (no secret, no hash: fs_key_json). */
+    {"fs_export_account", 4,
+     "SELECT u.id, (jsonb_build_object('kind', 'account') || fs_user_json(u)::jsonb)::text "
+     "FROM users u WHERE u.id = %s AND (%s::text IS NULL OR u.id > %s::text) "
+     "LIMIT %s::integer"},
+    {"fs_export_forms", 5,
+     "SELECT f.id, (jsonb_build_object('kind', 'form') || fs_form_json(f, %s)::jsonb)::text "
+     "FROM forms f WHERE f.user_id = %s AND (%s::text IS NULL OR f.id > %s::text) "
+     "ORDER BY f.id LIMIT %s::integer"},
+    {"fs_export_links", 4,
+     "SELECT l.id, (jsonb_build_object('kind', 'link') || fs_link_json(l)::jsonb)::text "
+     "FROM links l WHERE l.user_id = %s AND (%s::text IS NULL OR l.id > %s::text) "
+     "ORDER BY l.id LIMIT %s::integer"},
+    {"fs_export_webhooks", 4,
+     "SELECT w.id, (jsonb_build_object('kind', 'webhook') || fs_webhook_json(w)::jsonb)::text "
+     "FROM webhooks w WHERE w.user_id = %s AND (%s::text IS NULL OR w.id > %s::text) "
+     "ORDER BY w.id LIMIT %s::integer"},
+    {"fs_export_keys", 4,
+     "SELECT k.id, (jsonb_build_object('kind', 'key') || fs_key_json(k)::jsonb)::text "
+     "FROM keys k WHERE k.user_id = %s AND (%s::text IS NULL OR k.id > %s::text) "
+     "ORDER BY k.id LIMIT %s::integer"},
+    {"fs_export_clients", 4,
+     "SELECT c.id, (jsonb_build_object('kind', 'client') || fs_client_json(c)::jsonb)::text "
+     "FROM clients c WHERE c.user_id = %s AND (%s::text IS NULL OR c.id > %s::text) "
+     "ORDER BY c.id LIMIT %s::integer"},
+    {"fs_export_audit", 4,
+     "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
+     "  || fs_audit_json(a)::jsonb)::text "
+     "FROM audit a WHERE a.user_id = %s AND (%s::text IS NULL OR a.id > %s::text) "
+     "ORDER BY a.id LIMIT %s::integer"},
+
+    /* POST /v1/erasures: 1 user id, 2 the address, 3 the event's id.
+     * Deletes every submission of the account's forms whose answer to one
+     * of the form's email fields is the address (compared lower-cased and
+     * trimmed, as the module normalises addresses), with their files and
+     * mail jobs (cascade), their events scrubbed of the answers (the
+     * trigger of sql/0018), counts them off the totals, and writes one
+     * submissions.erased event (count and form ids, never the address)
+     * when any went. Returns the count and the form ids (JSON array). */
+    {"fs_erasure", 3,
+     "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
+     "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
+     "  jsonb_array_elements(f.fields) fl "
+     "  WHERE f.user_id = a.uid AND f.deleted_at IS NULL AND fl ->> 'type' = 'email'), "
+     "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
+     "  AND s.user_id = a.uid AND lower(btrim(s.data ->> ef.key)) = a.email "
+     "  RETURNING s.id, s.form_id, s.spam), "
+     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
+     "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
+     "  GROUP BY d.form_id, a.uid RETURNING 1), "
+     "n AS (SELECT count(*) AS n, COALESCE(jsonb_agg(DISTINCT d.form_id), '[]') AS forms FROM d), "
+     "ev AS (INSERT INTO events (id, user_id, type, payload) "
+     "  SELECT a.evid, a.uid, 'submissions.erased', "
+     "  jsonb_build_object('count', n.n, 'formIds', n.forms) FROM a, n WHERE n.n > 0 "
+     "  RETURNING 1) "
+     "SELECT n.n::text, n.forms::text, '0', "
+     "  (SELECT count(*) FROM ev)::text FROM n"},
 
     {NULL, 0, NULL}};
 
@@ -272,4 +366,73 @@ fs_error *fs_store_key_roll(fs_store *st, const char *user_id, const char *key_i
     if (!e && rs->nrows == 1)
         *json = FS_CELL(rs, 0, 0);
     return e;
+}
+
+fs_error *fs_store_account_erase(fs_store *st, const char *user_id, const char *confirm,
+                                 fs_account_erase_result *out) {
+    const char *args[] = {user_id, confirm};
+    fs_rows *rs;
+    memset(out, 0, sizeof(*out));
+    out->outcome = FS_ERASE_GONE;
+    fs_error *e = FS_RUN(st, "fs_account_erase", args, 7, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    const char *o = FS_CELL(rs, 0, 0);
+    out->outcome = !strcmp(o, "ok")         ? FS_ERASE_OK
+                   : !strcmp(o, "mismatch") ? FS_ERASE_MISMATCH
+                                            : FS_ERASE_GONE;
+    out->credentials = fs_cell_int(FS_CELL(rs, 0, 1));
+    out->clients = fs_cell_int(FS_CELL(rs, 0, 2));
+    out->forms = fs_cell_int(FS_CELL(rs, 0, 3));
+    out->webhooks = fs_cell_int(FS_CELL(rs, 0, 4));
+    out->mail_jobs = fs_cell_int(FS_CELL(rs, 0, 5));
+    out->mails = fs_cell_int(FS_CELL(rs, 0, 6));
+    return NULL;
+}
+
+fs_error *fs_store_account_purge_step(fs_store *st, int batch, int *deleted) {
+    const char *args[] = {FS_ARG_INT(st->pool, batch)};
+    return FS_INT(st, "fs_account_purge", args, 0, deleted);
+}
+
+/* The background erasure's sweep: steps of PURGE_BATCH rows, each its own
+ * statement (no lock held long), for at most about a second a run, so that
+ * the worker's other tasks are not kept waiting. */
+#define PURGE_BATCH 500
+fs_error *fs_store_account_purge(fs_store *st) {
+    apr_time_t until = apr_time_now() + apr_time_from_sec(1);
+    int n = 0;
+    fs_error *e;
+    do
+        e = fs_store_account_purge_step(st, PURGE_BATCH, &n);
+    while (!e && n > 0 && apr_time_now() < until);
+    return e;
+}
+
+fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
+                               const char *base, const char *after, int limit, fs_list_page *out) {
+    static const char *const labels[] = {
+        "fs_export_account", "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
+        "fs_export_keys",    "fs_export_clients", "fs_export_audit"};
+    const char *n = FS_ARG_INT(st->pool, limit + 1);
+    if (kind == FS_EXPORT_FORMS) {
+        const char *args[] = {base, user_id, after, after, n};
+        return FS_LIST(st, labels[kind], args, limit, out);
+    }
+    const char *args[] = {user_id, after, after, n};
+    return FS_LIST(st, labels[kind], args, limit, out);
+}
+
+fs_error *fs_store_erasure(fs_store *st, const char *user_id, const char *email,
+                           const char *event_id, int *count, const char **form_ids) {
+    const char *args[] = {user_id, email, event_id};
+    fs_rows *rs;
+    *count = 0;
+    *form_ids = "[]";
+    fs_error *e = FS_RUN(st, "fs_erasure", args, 4, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *count = fs_cell_int(FS_CELL(rs, 0, 0));
+    *form_ids = FS_CELL(rs, 0, 1);
+    return NULL;
 }

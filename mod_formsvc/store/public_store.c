@@ -56,7 +56,8 @@
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, "                              \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
-    "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed')), "                          \
+    "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') "                            \
+    "    AND f.deleted_at IS NULL), "                                                              \
     "ok AS (SELECT f.* FROM f, a WHERE NOT f.closed AND f.link = 'ok' "                            \
     "  AND (a.ver IS NULL OR f.version = a.ver) "                                                  \
     "  AND (a.uhash IS NULL OR fs_submission_unique(f.id, a.uhash))), "                            \
@@ -93,9 +94,12 @@
 
 const fs_stmt fs_stmts_public[] = {
     /* 1 id or slug. A published or closed form: id, slug, title,
-     * description, public status, version, fields, settings. */
+     * description, public status ('deleted' when its account is being
+     * erased, sql/0042), version, fields, settings. */
     {"fs_public_form", 2,
-     "SELECT f.id, f.slug, f.title, f.description, fs_public_status(f), f.version::text, "
+     "SELECT f.id, f.slug, f.title, f.description, "
+     "  CASE WHEN f.deleted_at IS NULL THEN fs_public_status(f) ELSE 'deleted' END, "
+     "  f.version::text, "
      "  f.fields::text, f.settings::text "
      "FROM forms f WHERE (f.id = %s OR f.slug = %s) AND f.status IN ('published', 'closed')"},
 
@@ -154,6 +158,7 @@ const fs_stmt fs_stmts_public[] = {
      "f AS (SELECT r.*, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "
      "  CASE WHEN u.verified THEN r.qv ELSE r.qu END AS quota "
      "  FROM r JOIN forms f ON f.id = r.form_id AND f.status IN ('published', 'closed') "
+     "    AND f.deleted_at IS NULL "
      "  JOIN users u ON u.id = f.user_id), "
      "go AS (SELECT f.* FROM f, m WHERE NOT f.closed AND (f.ver IS NULL OR f.version = f.ver) "
      "  AND (f.spam OR fs_month_under(f.user_id, m.month, f.quota))), "

@@ -20,23 +20,8 @@ sub uni {
     return $c;
 }
 
-# Runs SQL as postgres on the test database; returns the unaligned output.
-sub psql {
-    my ($sql) = @_;
-    my @cmd = ('psql', '-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1',
-               '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
-               '-d', 'formsvc', '-c', $sql);
-    # under make test-asan the sanitizer runtime is preloaded for httpd;
-    # psql must not get it
-    local $ENV{LD_PRELOAD};
-    delete $ENV{LD_PRELOAD};
-    open(my $fh, '-|', @cmd) or die "psql: $!";
-    local $/;
-    my $out = <$fh>;
-    close $fh or die "psql failed for: $sql";
-    $out =~ s/\s+\z// if defined $out;
-    return $out // '';
-}
+# psql: FormsvcTest's, exported here too.
+{ no warnings 'once'; *psql = \&FormsvcTest::psql; }
 
 sub sqlq { my $s = shift; $s =~ s/'/''/g; "'$s'" }
 

@@ -13,6 +13,7 @@ use LWP::UserAgent;
 use JSON::PP ();
 use POSIX ();
 use Time::HiRes ();
+use FormsvcTest ();
 
 my $json = JSON::PP->new->canonical->allow_nonref;
 my @running;
@@ -105,12 +106,10 @@ CONF
                        url => "http://127.0.0.1:$port/api", base_conf => $base_conf }, $class;
     push @running, $self;
     my $ua = LWP::UserAgent->new(timeout => 5);
-    for (1 .. 200) {
-        my $r = $ua->get($o{ready_url} // "$self->{url}/healthz");
-        return $self if $r->code == 200;
-        Time::HiRes::sleep(0.1);
-    }
-    die "instance $name does not answer: " . slurp("$root/error_log");
+    FormsvcTest::wait_for(sub { $ua->get($o{ready_url} // "$self->{url}/healthz")->code == 200 }, 30,
+                          "instance $name to answer")
+        or die "instance $name does not answer: " . slurp("$root/error_log");
+    return $self;
 }
 
 # reload(conf => "extra directives\n"): the instance's configuration with
@@ -128,12 +127,10 @@ sub reload {
     my $said = `$httpd -f "$self->{root}/httpd.conf" -k graceful 2>&1`;
     $? == 0 or die "graceful restart of instance $self->{name} failed: $said";
     my $ua = LWP::UserAgent->new(timeout => 5, keep_alive => 0);
-    for (1 .. 600) {
+    FormsvcTest::wait_for(sub {
         my @now = $self->children;
-        return $self if @now && !grep({ $old{$_} } @now)
-            && $ua->get("$self->{url}/healthz")->code == 200;
-        Time::HiRes::sleep(0.05);
-    }
+        @now && !grep({ $old{$_} } @now) && $ua->get("$self->{url}/healthz")->code == 200;
+    }, 30, "instance $self->{name}: the new generation") and return $self;
     die "instance $self->{name}: the old children are still there after a graceful restart\n"
         . slurp("$self->{root}/error_log");
 }
@@ -155,6 +152,33 @@ sub children {
 }
 sub threads_of { my $pid = pop; slurp("/proc/$pid/status") =~ /^Threads:\s+(\d+)/m ? $1 : 0 }
 
+# What the shipped conf/formsvc-server.conf sets for DIRECTIVE (a number).
+sub shipped {
+    my $d = pop;
+    my $root = $ENV{FORMSVC_ROOT} // "$FindBin::Bin/..";
+    return slurp("$root/conf/formsvc-server.conf") =~ /^\s*\Q$d\E\s+(\d+)/m ? $1 : undef;
+}
+
+# wait_children(N, THREADS): waits (up to 30 s) until the instance runs N
+# children, each with THREADS threads (its ThreadsPerChild started); true
+# when it does.
+sub wait_children {
+    my ($self, $n, $threads) = @_;
+    return FormsvcTest::wait_for(sub {
+        my @c = $self->children;
+        @c == $n && !grep { threads_of($_) < $threads } @c;
+    }, 30, "$n children of $threads threads");
+}
+
+# How many connections to the instance's port the server still holds: on
+# its side, in any state but listening and TIME_WAIT (/proc/net/tcp).
+sub open_connections {
+    my $self = shift;
+    my $hex = sprintf '%04X', $self->{port};
+    return scalar grep { my @f = split ' '; $f[1] =~ /:\Q$hex\E$/ && $f[3] ne '0A' && $f[3] ne '06' }
+        split /\n/, slurp('/proc/net/tcp');
+}
+
 # The pids that answered requests, from the access log.
 sub pids {
     my $self = shift;
@@ -163,8 +187,10 @@ sub pids {
     return keys %p;
 }
 
-# api(METHOD, PATH, body => REF, token => SECRET, headers => {...})
-sub api {
+# request(METHOD, PATH, body => REF|STRING, token => SECRET, headers => {...}):
+# the HTTP::Request that api sends (a reference body as JSON), to send it
+# some other way (FormsvcTest::Together).
+sub request {
     my ($self, $method, $path, %o) = @_;
     my $req = HTTP::Request->new($method => $self->{url} . $path);
     $req->header(Authorization => "Bearer $o{token}") if defined $o{token};
@@ -176,6 +202,28 @@ sub api {
         $req->content($b);
         $req->header('Content-Length' => length $b);
     }
+    return $req;
+}
+
+# published_form(TOKEN, title => ..., fields => [...], settings => {...}):
+# creates a form (by default one text field "a") and publishes it; returns
+# its id, and dies when either fails. settings is sent only when given.
+sub published_form {
+    my ($self, $tok, %o) = @_;
+    my $r = $self->api(POST => '/v1/forms', token => $tok, body => {
+        title => $o{title} // 'A form', fields => $o{fields} // [ { key => 'a', type => 'text', label => 'A' } ],
+        (exists $o{settings} ? (settings => $o{settings}) : ()) });
+    die 'form: ' . $r->status_line . ' ' . $r->content unless $r->code == 201;
+    my $id = $r->{json}{id};
+    $r = $self->api(POST => "/v1/forms/$id/publish", token => $tok);
+    die 'publish: ' . $r->status_line unless $r->code == 200;
+    return $id;
+}
+
+# api(METHOD, PATH, body => REF, token => SECRET, headers => {...})
+sub api {
+    my ($self, $method, $path, %o) = @_;
+    my $req = $self->request($method, $path, %o);
     my $ua = LWP::UserAgent->new(timeout => 30, max_redirect => 0);
     my $res = $ua->request($req);
     my $ct = $res->header('Content-Type') // '';
@@ -188,7 +236,7 @@ sub stop {
     return unless $self->{port};
     my $pidf = "$self->{root}/httpd.pid";
     system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', "$self->{root}/httpd.conf", '-k', 'stop');
-    for (1 .. 100) { last unless -e $pidf; Time::HiRes::sleep(0.1) }
+    FormsvcTest::wait_for(sub { !-e $pidf }, 30, "instance $self->{name} to stop");
     delete $self->{port};
 }
 
@@ -235,7 +283,9 @@ sub submitters {
                 my $res = $ua->post($url, 'Content-Type' => 'application/json',
                                     Content => $json->encode({ name => "k$k" }));
                 if ($res->code == 201) { $ok++ }
-                elsif (($res->header('Client-Warning') // '') eq 'Internal response') { Time::HiRes::sleep(0.05) }
+                elsif (($res->header('Client-Warning') // '') eq 'Internal response') {
+                    Time::HiRes::sleep(0.05);   # no server at the moment: try again after a pause
+                }
                 else { $bad++; print STDERR "# client $k: ", $res->status_line, "\n" }
             }
             open my $fh, '>', "$stopfile.$k" or die; print $fh "$ok $bad\n"; close $fh;
@@ -260,6 +310,6 @@ sub submitters {
     };
 }
 
-END { $_->stop for @running }
+END { local $?; $_->stop for @running }   # (stop must not change the exit status)
 
 1;

@@ -5,9 +5,10 @@ use strict;
 use warnings;
 use FindBin;
 use Exporter 'import';
-use Time::HiRes ();
+use FormsvcTest ();
 
 our @EXPORT = qw(mail_for mail_count_for wait_mail psql);
+our @EXPORT_OK = qw(settle);
 
 sub dir { "$FindBin::Bin/logs/mail" }
 
@@ -42,23 +43,30 @@ sub mail_count_for { scalar(my @m = mail_for(shift)) }
 sub wait_mail {
     my ($to, $n) = @_;
     $n //= 1;
-    for (1 .. 300) {
-        my @m = mail_for($to);
-        return (sort { $a->{file} cmp $b->{file} } @m)[-1] if @m >= $n;
-        Time::HiRes::sleep(0.1);
-    }
-    return undef;
+    my @m;
+    FormsvcTest::wait_for(sub { @m = mail_for($to); @m >= $n }, 30, "$n message(s) to $to")
+        or return undef;
+    return (sort { $a->{file} cmp $b->{file} } @m)[-1];
 }
 
-sub psql {
-    my $sql = shift;
-    delete local $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
-    open my $ph, '-|', 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-h', $ENV{FORMSVC_PGSOCK},
-        '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', 'formsvc', '-c', $sql or die $!;
-    my $out = do { local $/; <$ph> } // '';
-    close $ph or die "psql failed: $sql";
-    chomp $out;
-    return $out;
+# settle(FORM_ID, SINCE): waits (up to 30 s) until the form's mail jobs
+# are done and the outbox is delivered (fs_mail_done turns jobs into
+# outbox rows in one transaction; a row is marked sent once its file is
+# written). Only rows made since SINCE (a time from the database, e.g.
+# psql('SELECT now()') at the test's start) are waited for: another test's
+# instance that stopped while its worker held a lease leaves rows that go
+# out only when the lease lapses (5 minutes), and they are not this test's
+# business.
+sub settle {
+    my ($fid, $since) = @_;
+    FormsvcTest::wait_for(sub {
+        FormsvcTest::psql("SELECT count(*) FROM mail_jobs WHERE form_id = '$fid'") == 0
+            && FormsvcTest::psql("SELECT count(*) FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL "
+                                 . "AND created_at >= '$since'") == 0;
+    }, 30, "the mail of form $fid to be delivered");
 }
+
+# psql: FormsvcTest's, exported here too.
+{ no warnings 'once'; *psql = \&FormsvcTest::psql; }
 
 1;

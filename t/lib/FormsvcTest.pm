@@ -10,6 +10,7 @@ use File::Basename ();
 use FindBin ();
 use JSON::PP ();
 use Time::HiRes ();
+use POSIX ();
 use Exporter 'import';
 
 our @EXPORT = qw(api json_of signup base_url BASE uniq_email pg_ctl node_ready wait_for);
@@ -106,6 +107,36 @@ sub wait_for {
     }
 }
 
+# until_true(COND, MAX): how long after now an old state was still seen:
+# the time (s) at which the last call of COND that returned false was
+# made (0 when the first call is already true), or undef when COND is
+# still false after MAX seconds. Timed by when each call was made, not by
+# when it returned, so that a slow answer on a busy machine is not taken
+# for a late change: for checks such as "B serves the change within 1 s"
+# (t/64, t/68). Polls every 20 ms.
+sub until_true {
+    my ($cond, $max) = @_;
+    my $t0 = Time::HiRes::time();
+    my $stale = 0;
+    for (;;) {
+        my $sent = Time::HiRes::time() - $t0;
+        return $stale if $cond->();
+        $stale = $sent;
+        return undef if Time::HiRes::time() - $t0 >= $max;
+        Time::HiRes::sleep(0.02);
+    }
+}
+# clear_of_boundary(W, NEED): rate-limit windows of W seconds are aligned
+# to the clock; when fewer than NEED seconds (default 15) are left of the
+# current one, sleeps into the next (1 s past its start), so that a run
+# does not straddle two windows. The clock itself is the subject here.
+sub clear_of_boundary {
+    my ($w, $need) = @_;
+    my $left = $w - time % $w;
+    sleep $left + 1 if $left < ($need // 15);
+}
+our @EXPORT_OK = qw(until_true silently clear_of_boundary);
+
 # A fresh account: returns ($secret, $signup_result).
 sub signup {
     my $res = api(POST => '/v1/signup', body => { email => uniq_email() });
@@ -173,16 +204,69 @@ sub pg_ctl {
     system('bash', "$ENV{FORMSVC_ROOT}/scripts/pg", @args) == 0 or die "pg $cmd failed";
 }
 
-1;
-
-package FormsvcTest;
-# psql against the test database; returns trimmed output.
-sub sql {
-    my $q = shift;
-    open my $fh, '-|', 'psql', '-X', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT},
-        '-U', 'postgres', '-d', 'formsvc', '-v', 'ON_ERROR_STOP=1', '-c', $q or die "psql: $!";
-    local $/; my $out = <$fh>; close $fh or die "psql failed for: $q";
-    $out =~ s/\s+\z//; return $out;
+# psql(SQL, db => NAME): runs SQL (one or more statements, as one -c) as
+# postgres on the test database, or on database NAME;
+# returns psql's unaligned, tuples-only output with trailing white space
+# removed (command tags are not printed: -q). Dies when psql fails. The
+# suite's one psql (FormsTest, PublicTest and FormsvcMail export it too);
+# sql is another name for it.
+sub psql {
+    my ($q, %o) = @_;
+    # under make test-asan the sanitizer runtime is preloaded for httpd;
+    # psql must not get it
+    delete local $ENV{LD_PRELOAD};
+    open my $fh, '-|', 'psql', '-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-h', $ENV{FORMSVC_PGSOCK},
+        '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', $o{db} // 'formsvc', '-c', $q
+        or die "psql: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh or die "psql failed for: $q";
+    $out =~ s/\s+\z//;
+    return $out;
 }
-push @EXPORT, 'sql';
+{ no warnings 'once'; *sql = \&psql; }
+push @EXPORT, 'psql', 'sql';
+
+# lock_tables(MODE, SECONDS, TABLE...): a session of its own (psql in a
+# child process, its application_name formsvc_test_lock_<pid>) that takes
+# LOCK TABLE ... IN MODE MODE on the TABLEs and holds it for SECONDS, then
+# ends. Returns once PostgreSQL has granted every one of the locks, or
+# after 10 s: { pid => the child's pid (waitpid it to wait for the end),
+# app => the session's application_name, granted => how many of the locks
+# are held (the caller checks it) }. end_lock(LOCK) ends the session at
+# once (pg_terminate_backend) and reaps the child.
+sub lock_tables {
+    my ($mode, $secs, @tables) = @_;
+    my $app = "formsvc_test_lock_$$" . '_' . ++$n;
+    my $pid = fork // die "fork: $!";
+    if (!$pid) {
+        delete $ENV{LD_PRELOAD};
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>', '/dev/null';   # its end, when terminated, is no error of the test
+        exec('psql', '-X', '-q', '-h', $ENV{FORMSVC_PGSOCK}, '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres',
+             '-d', 'formsvc', '-c', "SET application_name = '$app'; BEGIN; LOCK TABLE "
+             . join(', ', @tables) . " IN $mode MODE; SELECT pg_sleep($secs); COMMIT;")
+            or POSIX::_exit(127);
+    }
+    my $lockmode = join('', map { ucfirst lc } split ' ', $mode) . 'Lock';   # SHARE -> ShareLock
+    my $list = join ', ', map { "'$_'" } @tables;
+    my $granted = 0;
+    wait_for(sub {
+        ($granted = psql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                       . "JOIN pg_stat_activity a ON a.pid = l.pid WHERE c.relname IN ($list) "
+                       . "AND l.mode = '$lockmode' AND l.granted AND a.application_name = '$app'")) == @tables;
+    }, 10, "the lock on @tables");
+    return { pid => $pid, app => $app, granted => $granted };
+}
+sub end_lock {
+    my $lock = shift;
+    psql("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '$lock->{app}'");
+    waitpid($lock->{pid}, 0);
+}
+push @EXPORT_OK, qw(lock_tables end_lock);
+
+# silently(SQL): psql with the triggers off (session_replication_role =
+# replica): a change behind the module's back, which notifies no cache.
+sub silently { psql("SET session_replication_role = replica; $_[0]") }
+
 1;

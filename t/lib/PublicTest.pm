@@ -18,18 +18,8 @@ my $json = JSON::PP->new->canonical;
 # tools these tests start (psql, pg_ctl) must not inherit it.
 delete $ENV{LD_PRELOAD};
 
-# Runs SQL as postgres in the test database; returns trimmed output.
-sub psql {
-    my $sql = shift;
-    open(my $ph, '-|', 'psql', '-X', '-q', '-At', '-h', $ENV{FORMSVC_PGSOCK}, '-p',
-         $ENV{FORMSVC_PGPORT}, '-U', 'postgres', '-d', 'formsvc', '-c', $sql)
-        or die "psql: $!";
-    local $/;
-    my $out = <$ph> // '';
-    close $ph;
-    $out =~ s/\s+\z//;
-    return $out;
-}
+# psql: FormsvcTest's, exported here too.
+{ no warnings 'once'; *psql = \&FormsvcTest::psql; }
 
 sub quote { my $s = shift; return 'NULL' unless defined $s; $s =~ s/'/''/g; "'$s'" }
 

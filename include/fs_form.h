@@ -15,6 +15,8 @@
 #define FS_URL_MAX 2000
 #define FS_SUBMIT_LABEL_MAX 100
 #define FS_MAX_SUBMISSIONS_MAX 100000000
+/* settings.retentionDays: 1 .. ten years */
+#define FS_RETENTION_DAYS_MAX 3650
 
 /* 1 when slug matches ^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$ and does not
  * begin with frm_. */
@@ -42,7 +44,8 @@ int fs_redirect_url_valid(apr_pool_t *p, const char *url);
 /* Validates complete settings (after a merge patch): closesAt (RFC 3339 or
  * null), maxSubmissions (1..100000000 or null), confirmationMessage
  * (string up to 2000 or null), redirectUrl (fs_redirect_url_valid, or null),
- * honeypot (boolean). Returns the normalised object with every member
+ * honeypot (boolean), retentionDays (1..FS_RETENTION_DAYS_MAX or null:
+ * absent). Returns the normalised object with every member
  * (defaults filled in, closesAt as UTC with milliseconds), owned by the
  * caller, or NULL on errors. */
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr);

@@ -21,8 +21,10 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
                               int with_submissions, const char *type, const char *after, int limit,
                               fs_list_page *out);
-/* Forgets a batch of events (and their deliveries) older than 30 days. */
-fs_error *fs_store_event_sweep(fs_store *st);
+/* Forgets a batch of events (and their deliveries) older than days days
+ * (FormsvcEventRetentionDays; the retention task does the same,
+ * fs_store_event_expire). */
+fs_error *fs_store_event_sweep(fs_store *st, int days);
 
 /* ---- Webhooks ---- */
 

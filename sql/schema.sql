@@ -137,6 +137,16 @@ CREATE FUNCTION public.fs_audit(id text, user_id text, credential_id text, clien
    RETURNING id $$;
 
 --
+-- Name: fs_audit_count(text, text, text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_audit_count(p_user text, p_action text, p_form text, p_count bigint) RETURNS text
+    LANGUAGE sql
+    AS $$ INSERT INTO audit (id, user_id, actor, action, target_id, form_id, count)
+   VALUES (fs_new_id('aud_'), p_user, 'formsvc', p_action, p_form, p_form, p_count)
+   RETURNING id $$;
+
+--
 -- Name: audit; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -149,7 +159,8 @@ CREATE TABLE public.audit (
     action text NOT NULL,
     target_id text,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    form_id text
+    form_id text,
+    count bigint
 );
 
 --
@@ -158,10 +169,14 @@ CREATE TABLE public.audit (
 
 CREATE FUNCTION public.fs_audit_json(a public.audit) RETURNS json
     LANGUAGE sql STABLE
-    AS $$ SELECT json_build_object(
+    AS $$ SELECT CASE WHEN a.count IS NULL THEN json_build_object(
        'id', a.id, 'action', a.action, 'targetId', a.target_id,
        'credentialId', a.credential_id, 'clientId', a.client_id, 'actor', a.actor,
-       'createdAt', fs_ts(a.created_at)) $$;
+       'createdAt', fs_ts(a.created_at))
+     ELSE json_build_object(
+       'id', a.id, 'action', a.action, 'targetId', a.target_id,
+       'credentialId', a.credential_id, 'clientId', a.client_id, 'actor', a.actor,
+       'createdAt', fs_ts(a.created_at), 'count', a.count) END $$;
 
 --
 -- Name: fs_cache_notify_form(); Type: FUNCTION; Schema: public; Owner: -
@@ -1169,6 +1184,37 @@ CREATE FUNCTION public.fs_public_status(f public.forms) RETURNS text
                ELSE f.status END $$;
 
 --
+-- Name: fs_purge_step(text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_purge_step(p_id text, lim integer) RETURNS TABLE(deleted integer, done boolean)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    j submission_purges;
+    n integer;
+BEGIN
+    SELECT * INTO j FROM submission_purges WHERE id = p_id AND finished_at IS NULL
+       FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 0, true;
+        RETURN;
+    END IF;
+    n := fs_submissions_delete_batch(j.form_id, j.before, lim);
+    UPDATE submission_purges SET deleted = submission_purges.deleted + n,
+           finished_at = CASE WHEN n < lim THEN clock_timestamp() END
+     WHERE id = p_id;
+    IF n < lim THEN
+        INSERT INTO events (id, user_id, type, form_id, payload)
+        VALUES (fs_new_id('evt_'), j.user_id, 'submissions.deleted', j.form_id,
+                jsonb_build_object('formId', j.form_id, 'before', fs_ts(j.before),
+                                   'count', j.deleted + n, 'purgeId', j.id));
+        PERFORM fs_audit_count(j.user_id, 'submissions.deleted', j.form_id, j.deleted + n);
+    END IF;
+    RETURN QUERY SELECT n, n < lim;
+END $$;
+
+--
 -- Name: fs_quota_admit(text, text, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1233,6 +1279,56 @@ CREATE FUNCTION public.fs_submission_unique(p_form text, p_hash text) RETURNS bo
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended('fs_uniq:' || p_form || ':' || p_hash, 0));
     RETURN NOT EXISTS (SELECT 1 FROM submissions WHERE form_id = p_form AND uniq_hash = p_hash);
+END $$;
+
+--
+-- Name: fs_submissions_delete_batch(text, timestamp with time zone, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submissions_delete_batch(p_form text, p_before timestamp with time zone, lim integer) RETURNS integer
+    LANGUAGE sql
+    AS $$ WITH d AS (
+       DELETE FROM submissions
+        WHERE form_id = p_form AND created_at < p_before
+          AND id IN (SELECT id FROM submissions
+                      WHERE form_id = p_form AND created_at < p_before LIMIT lim)
+       RETURNING form_id, user_id, spam),
+   u AS (INSERT INTO submission_tally (form_id, user_id, month, n)
+         SELECT form_id, user_id, NULL, -count(*)::integer FROM d WHERE NOT spam
+          GROUP BY form_id, user_id
+         RETURNING 1)
+   SELECT count(*)::integer FROM d $$;
+
+--
+-- Name: fs_submissions_purge(text, text, text, timestamp with time zone, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submissions_purge(p_id text, p_user text, p_form text, p_before timestamp with time zone, lim integer) RETURNS TABLE(outcome text, deleted integer)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    PERFORM 1 FROM forms WHERE id = p_form AND user_id = p_user;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'not_found'::text, 0;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO n FROM (SELECT 1 FROM submissions
+                                  WHERE form_id = p_form AND created_at < p_before
+                                  LIMIT lim + 1) s;
+    IF n > lim THEN
+        INSERT INTO submission_purges (id, user_id, form_id, before)
+        VALUES (p_id, p_user, p_form, p_before);
+        RETURN QUERY SELECT 'queued'::text, 0;
+        RETURN;
+    END IF;
+    n := fs_submissions_delete_batch(p_form, p_before, lim);
+    INSERT INTO events (id, user_id, type, form_id, payload)
+    VALUES (fs_new_id('evt_'), p_user, 'submissions.deleted', p_form,
+            jsonb_build_object('formId', p_form, 'before', fs_ts(p_before), 'count', n,
+                               'purgeId', NULL));
+    RETURN QUERY SELECT 'deleted'::text, n;
 END $$;
 
 --
@@ -1557,6 +1653,20 @@ CREATE TABLE public.submission_months (
 );
 
 --
+-- Name: submission_purges; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_purges (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    form_id text NOT NULL,
+    before timestamp with time zone NOT NULL,
+    deleted bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    finished_at timestamp with time zone
+);
+
+--
 -- Name: submission_tally; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1636,7 +1746,7 @@ ALTER TABLE ONLY public.events
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['submission.created'::text, 'form.published'::text, 'form.closed'::text, 'webhook.test'::text, 'webhook.paused'::text, 'submissions.erased'::text]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.erased,webhook.paused,webhook.test,submissions.deleted}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1793,6 +1903,13 @@ ALTER TABLE ONLY public.submission_months
     ADD CONSTRAINT submission_months_pkey PRIMARY KEY (user_id, month, shard);
 
 --
+-- Name: submission_purges submission_purges_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_purges
+    ADD CONSTRAINT submission_purges_pkey PRIMARY KEY (id);
+
+--
 -- Name: submissions submissions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1832,6 +1949,12 @@ ALTER TABLE ONLY public.webhooks
 --
 
 CREATE UNIQUE INDEX account_codes_token ON public.account_codes USING btree (token_hash) WHERE (token_hash IS NOT NULL);
+
+--
+-- Name: audit_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX audit_created ON public.audit USING btree (created_at);
 
 --
 -- Name: audit_user_actor; Type: INDEX; Schema: public; Owner: -
@@ -2012,6 +2135,12 @@ CREATE INDEX submission_files_submission ON public.submission_files USING btree 
 --
 
 CREATE INDEX submission_files_user ON public.submission_files USING btree (user_id) INCLUDE (size);
+
+--
+-- Name: submission_purges_pending; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_purges_pending ON public.submission_purges USING btree (created_at) WHERE (finished_at IS NULL);
 
 --
 -- Name: submission_tally_form; Type: INDEX; Schema: public; Owner: -
@@ -2298,6 +2427,20 @@ ALTER TABLE ONLY public.submission_files
 
 ALTER TABLE ONLY public.submission_months
     ADD CONSTRAINT submission_months_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_purges submission_purges_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_purges
+    ADD CONSTRAINT submission_purges_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_purges submission_purges_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_purges
+    ADD CONSTRAINT submission_purges_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_tally submission_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

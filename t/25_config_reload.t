@@ -53,6 +53,7 @@ FormsvcEventWaits 0
 FormsvcDBTimeout 1
 FormsvcMaxBodyAPI 2048
 FormsvcQuota unverified forms 7
+FormsvcQuota verified retentionDays 3
 FormsvcTokenLifetime 120
 FormsvcClientSecretPrefix tstc_
 CONF
@@ -70,6 +71,8 @@ FormsvcRateLimit token 1 60
 FormsvcUploadTempMax 1
 FormsvcFormCacheTTL 1
 FormsvcCredentialCacheTTL 1
+FormsvcRetentionMaxDays 1
+FormsvcEventRetentionDays 2
 CONF
     # on its own, at the end: the keys of the other checks have the default prefix
     5 => <<'CONF',
@@ -77,7 +80,9 @@ FormsvcKeyPrefix tst_
 CONF
 );
 
-my $no_limits = "FormsvcRateLimit signup off\nFormsvcRateLimit submit off\n";
+# (and the retention task every second in every phase, so that a check
+# waits for a run of it rather than an hour)
+my $no_limits = "FormsvcRateLimit signup off\nFormsvcRateLimit submit off\nFormsvcRetentionInterval 1\n";
 # The module stays loaded across the restarts: httpd unloads and loads a
 # module's shared object again at each one, which resets every static to
 # its initial value and so hid settings kept in statics; a module linked
@@ -110,6 +115,14 @@ $r = $inst->api(POST => '/v1/forms', token => $tok_v, body => { title => 'Locked
     { key => 'a', type => 'text', label => 'A' } ] });
 my $fid3 = $r->{json}{id};
 ok $fid3, 'a form to lock';
+$r = $inst->api(POST => '/v1/forms', token => $tok_v, body => { title => 'Marker', settings => { retentionDays => 2 },
+    fields => [ { key => 'a', type => 'text', label => 'A' } ] });
+my $fid4 = $r->{json}{id};
+ok $fid4, 'a form whose submissions go after 2 days';
+$r = $inst->api(POST => '/v1/forms', token => $tok_u, body => { title => 'Unverified',
+    fields => [ { key => 'a', type => 'text', label => 'A' } ] });
+my $fid_u = $r->{json}{id};
+ok $fid_u, 'a form of the unverified account';
 
 # ---- what each directive does, set (1) and by default (0) -----------------
 
@@ -147,6 +160,27 @@ sub lock_form {
         . "AND query LIKE '%held_for_reload%' AND pid <> pg_backend_pid()") }, 10, 'the row lock')
         or die 'no lock';
     return $pid;
+}
+
+# A submission of form $form created $days days ago (the clock moved in
+# the database); returns its id.
+my $old_n = 0;
+sub old_submission {
+    my ($form, $days) = @_;
+    my $id = sprintf 'sub_01RELOAD%018d', ++$old_n + $$ * 1000;
+    FormsvcTest::sql("INSERT INTO submissions (id, form_id, user_id, form_version, data, created_at) "
+        . "SELECT '$id', id, user_id, version, '{}', now() - interval '$days days' FROM forms WHERE id = '$form'");
+    return $id;
+}
+sub gone { FormsvcTest::sql("SELECT count(*) FROM $_[0] WHERE id = '$_[1]'") == 0 }
+# Two whole runs of the retention task after this call: each deletes a
+# submission 5 days old of the marker form (retentionDays 2).
+sub two_runs {
+    for (1 .. 2) {
+        my $m = old_submission($fid4, 5);
+        wait_for(sub { gone('submissions', $m) }, 20, 'a run of the retention task') or return 0;
+    }
+    return 1;
 }
 
 # An OAuth client of the verified account (a new one for each check: a
@@ -335,6 +369,43 @@ my @directives = (
         is submit_multipart(1_500_000), $set ? 503 : 201,
             'FormsvcUploadTempMax ' . ($set ? '1: an upload of 1.5 MB: 503' : 'removed: 1.5 MB go in');
     }],
+    [1, 'FormsvcQuota retentionDays', sub {
+        my $set = shift;
+        my $id = old_submission($fid3, 5);        # of the verified account
+        my $kept = old_submission($fid_u, 5);     # of the unverified one
+        if ($set) {
+            ok wait_for(sub { gone('submissions', $id) }, 20, 'the tier\'s retention'),
+                'FormsvcQuota verified retentionDays 3: a verified account\'s submission 5 days old deleted';
+        } else {
+            ok two_runs(), 'the retention task runs';
+            ok !gone('submissions', $id), 'FormsvcQuota verified retentionDays removed (no limit): it is kept';
+        }
+        ok !gone('submissions', $kept), 'an unverified account\'s submission 5 days old kept';
+    }],
+    [3, 'FormsvcRetentionMaxDays', sub {
+        my $set = shift;
+        my $id = old_submission($fid3, 5);
+        if ($set) {
+            ok wait_for(sub { gone('submissions', $id) }, 20, 'the ceiling'),
+                'FormsvcRetentionMaxDays 1: a submission 5 days old of a form without retentionDays deleted';
+        } else {
+            ok two_runs(), 'the retention task runs';
+            ok !gone('submissions', $id), 'FormsvcRetentionMaxDays removed (no ceiling): it is kept';
+        }
+    }],
+    [3, 'FormsvcEventRetentionDays', sub {
+        my $set = shift;
+        my $id = sprintf 'evt_01RELOAD%018d', ++$old_n + $$ * 1000;
+        FormsvcTest::sql("INSERT INTO events (id, user_id, type, form_id, payload, created_at) VALUES "
+            . "('$id', '$uid_v', 'form.published', '$fid3', '{}', now() - interval '3 days')");
+        if ($set) {
+            ok wait_for(sub { gone('events', $id) }, 20, 'event expiry'),
+                'FormsvcEventRetentionDays 2: an event 3 days old deleted';
+        } else {
+            ok two_runs(), 'the retention task runs';
+            ok !gone('events', $id), 'FormsvcEventRetentionDays removed (30): an event 3 days old kept';
+        }
+    }],
     [3, 'FormsvcFormCacheTTL', sub {
         my $set = shift;
         my $get = sub { $inst->api(GET => "/f/$fid", headers => { Accept => 'text/html' }) };
@@ -376,5 +447,5 @@ is scalar(grep { $covered{$_} == 2 } keys %covered), scalar(@directives), 'each 
 
 my @crash = grep { /Segmentation fault|Assertion|exit signal|AH00052|AH00060/ } split /\n/, $inst->error_log;
 is scalar(@crash), 0, 'no child crashed' or diag join "\n", @crash;
-FormsvcTest::sql("DELETE FROM forms WHERE id IN ('$fid', '$fid2', '$fid3')");
+FormsvcTest::sql("DELETE FROM forms WHERE id IN ('$fid', '$fid2', '$fid3', '$fid4', '$fid_u')");
 done_testing;

@@ -59,6 +59,10 @@ sub populate {
     my $link = api(POST => "/v1/forms/$fid/links", token => $tok, body => { prefill => { name => 'Ada' } });
     $link->code == 201 or die 'link: ' . $link->content;
     api(GET => "/f/$fid"); # a view
+    # a queued bulk delete (the API queues one for more than 1,000
+    # submissions: written here; one of 2000 deletes nothing)
+    psql("INSERT INTO submission_purges (id, user_id, form_id, before) SELECT 'prg_' || md5(random()::text), "
+       . "user_id, id, '2000-01-01T00:00:00Z' FROM forms WHERE id = " . sqlq($fid));
     for my $i (1 .. 3) {
         my $r = api(POST => "/f/$fid", headers => { 'Idempotency-Key' => "k-$i-$$" },
                     body => $J->encode({ name => "n$i", email => "p$i\@example.com",
@@ -90,7 +94,7 @@ my %MAP = (
     users                  => sub { "id = " . sqlq($_[0]{uid}) },
     map({ my $t = $_; ($t => sub { "user_id = " . sqlq($_[0]{uid}) }) }
         qw(audit clients events forms keys links submissions webhooks account_codes file_usage
-           submission_files submission_months submission_tally)),
+           submission_files submission_months submission_tally submission_purges)),
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_views             => sub { "form_id IN " . in_list($_[0]{forms}) },

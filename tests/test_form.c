@@ -151,6 +151,38 @@ static void settings(void **state) {
     assert_string_equal(code_at(e, "/settings"), "type");
 }
 
+static void settings_retention_days(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    json_object *s =
+        fs_json_own(p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":30}"),
+                                         "/settings", e));
+    assert_null(e->errors);
+    assert_int_equal(json_object_get_int(fs_json_get(s, "retentionDays")), 30);
+    s = fs_json_own(p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":null}"),
+                                         "/settings", e));
+    assert_null(e->errors);
+    assert_null(fs_json_get(s, "retentionDays"));
+    s = fs_json_own(p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":3650}"),
+                                         "/settings", e));
+    assert_int_equal(json_object_get_int(fs_json_get(s, "retentionDays")), 3650);
+    assert_null(
+        fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":0}"), "/settings", e));
+    assert_string_equal(code_at(e, "/settings/retentionDays"), "minimum");
+    e = fs_error_validation(p);
+    assert_null(
+        fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":3651}"), "/settings", e));
+    assert_string_equal(code_at(e, "/settings/retentionDays"), "maximum");
+    e = fs_error_validation(p);
+    assert_null(fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":\"30\"}"),
+                                  "/settings", e));
+    assert_string_equal(code_at(e, "/settings/retentionDays"), "type");
+    e = fs_error_validation(p);
+    assert_null(
+        fs_settings_parse(p, fs_json_parse_trusted(p, "{\"retentionDays\":1.5}"), "/settings", e));
+    assert_string_equal(code_at(e, "/settings/retentionDays"), "type");
+}
+
 static void titles(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
@@ -226,7 +258,11 @@ static void page_settings(void **state) {
     assert_string_equal(code_at(e, "/settings/opensAt"), "type");
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(slugs),         FS_TEST(redirect_urls),
-                                          FS_TEST(settings),      FS_TEST(settings_locale),
-                                          FS_TEST(page_settings), FS_TEST(titles)};
+static const struct CMUnitTest tests[] = {FS_TEST(slugs),
+                                          FS_TEST(redirect_urls),
+                                          FS_TEST(settings),
+                                          FS_TEST(settings_locale),
+                                          FS_TEST(page_settings),
+                                          FS_TEST(titles),
+                                          FS_TEST(settings_retention_days)};
 FS_TEST_MAIN(tests)

@@ -204,6 +204,28 @@ static void settings_locale(apr_pool_t *p, json_object *s, const char *ptr, json
     json_object_object_add(out, "locale", json_object_new_string(tag));
 }
 
+/* settings.retentionDays: how many days a submission is kept before the
+ * retention task deletes it (1..FS_RETENTION_DAYS_MAX); absent (null) keeps
+ * submissions until deleted by hand or by the server's ceiling. */
+static void settings_retention(apr_pool_t *p, json_object *s, const char *ptr, json_object *out,
+                               fs_error *verr) {
+    json_object *v = fs_json_get(s, "retentionDays");
+    if (!v || json_object_is_type(v, json_type_null))
+        return;
+    const char *mp = apr_pstrcat(p, ptr, "/retentionDays", NULL);
+    if (!json_object_is_type(v, json_type_int)) {
+        fs_error_add(p, verr, mp, "type", "retentionDays must be an integer or null.");
+        return;
+    }
+    int64_t d = json_object_get_int64(v);
+    if (d < 1 || d > FS_RETENTION_DAYS_MAX) {
+        fs_error_add(p, verr, mp, d < 1 ? "minimum" : "maximum", "retentionDays is from 1 to %d.",
+                     FS_RETENTION_DAYS_MAX);
+        return;
+    }
+    json_object_object_add(out, "retentionDays", json_object_new_int64(d));
+}
+
 void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
                               fs_error *verr) {
     fs_unique_by_fields(p, settings, fields, verr);
@@ -216,11 +238,22 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl",   "honeypot",       "submitLabel",
-                                        "closedMessage", "opensAt",        "theme",
-                                        "embed",         "locale",         "uniqueBy",
-                                        "notify",        "confirmation",   NULL};
+    static const char *const names[] = {"closesAt",
+                                        "maxSubmissions",
+                                        "confirmationMessage",
+                                        "redirectUrl",
+                                        "honeypot",
+                                        "submitLabel",
+                                        "closedMessage",
+                                        "opensAt",
+                                        "theme",
+                                        "embed",
+                                        "locale",
+                                        "uniqueBy",
+                                        "notify",
+                                        "confirmation",
+                                        "retentionDays",
+                                        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -232,7 +265,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
-                             "embed, notify, confirmation.");
+                             "embed, notify, confirmation, retentionDays.");
         }
     }
     json_object *out = json_object_new_object();
@@ -301,6 +334,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     json_object_object_add(out, "honeypot", json_object_new_boolean(hp));
     fs_settings_page(p, s, out, ptr, verr); /* public page options */
     settings_locale(p, s, ptr, out, verr);
+    settings_retention(p, s, ptr, out, verr);
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",
                            fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),

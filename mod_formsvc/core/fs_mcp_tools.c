@@ -149,7 +149,7 @@
 #define EVENT_TYPES                                                                                \
     "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
     "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\","                \
-    "\"submissions.erased\"]}}"
+    "\"submissions.erased\",\"submissions.deleted\"]}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
         "\"enabled\":{\"type\":\"boolean\"},\"status\":{\"enum\":[\"active\",\"paused\"]},"        \
@@ -272,6 +272,18 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\""),
      OUT_DELETED},
+    {"delete_submissions_before", "Delete a form's submissions created before a time",
+     "Deletes every submission of the form created before the time, with its files (DELETE "
+     "/v1/forms/{id}/submissions?before=). Up to 1000 go at once (status done, deleted: the "
+     "count); more are deleted in the background (status queued, purgeId), ending with a "
+     "submissions.deleted event.",
+     "DELETE", "/v1/forms/{formId}/submissions", "before:s!", 0, 0, 0, 1, 1,
+     OBJ(FORM_ID ",\"before\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"RFC 3339: the submissions created before it are deleted.\"}",
+         "\"formId\",\"before\""),
+     OUT("\"status\":{\"enum\":[\"done\",\"queued\"]},\"deleted\":{\"type\":\"integer\"},"
+         "\"purgeId\":" S,
+         "\"status\"")},
     {"create_link", "Create a respondent link",
      "Creates a link to a form that prefills answers and attaches metadata to the submission "
      "made through it; its url carries a secret token (POST /v1/forms/{id}/links).",

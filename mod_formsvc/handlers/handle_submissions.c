@@ -6,6 +6,7 @@
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "fs_store_links.h"
+#include "fs_store_retention.h"
 #include "fs_util.h"
 #include "http/audit.h"
 #include "http/auth.h"
@@ -16,6 +17,7 @@
 #include "http/router.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
+#include "runtime/retention.h"
 
 #include <apr_strings.h>
 
@@ -287,8 +289,55 @@ static int formsvc_h_subs_delete(request_rec *r, const char *const *caps) {
     return formsvc_send_empty(r, HTTP_NO_CONTENT);
 }
 
+/* DELETE /v1/forms/{id}/submissions?before=<RFC 3339>: the form's
+ * submissions created before that time. At most FORMSVC_RETENTION_BATCH
+ * go at once (200, {"deleted": n}); a larger set is queued for the
+ * retention task (202, {"purgeId": ...}), which finishes it in batches.
+ * Either way a submissions.deleted event with the count follows. */
+static int formsvc_h_subs_delete_before(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    const char *before;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (!e)
+        e = formsvc_arg(r, "before", &before);
+    if (e)
+        return formsvc_send_problem(r, e);
+    apr_time_t t;
+    if (!before || !fs_time_parse_rfc3339(before, &t)) {
+        fs_error *verr = fs_error_validation(r->pool);
+        fs_error_add(r->pool, verr, "/before", before ? "format" : "required",
+                     "before must be an RFC 3339 timestamp such as 2026-11-21T00:00:00Z "
+                     "(encode + as %%2B in a query string): the submissions created before it "
+                     "are deleted.");
+        return formsvc_send_problem(r, verr);
+    }
+    const char *purge_id = fs_id_new(r->pool, "prg_"), *outcome;
+    int deleted;
+    if ((e = fs_store_purge_request(formsvc_store(r), purge_id, formsvc_req_get(r)->who->user_id,
+                                    form->id, fs_time_format(r->pool, t), FORMSVC_RETENTION_BATCH,
+                                    &outcome, &deleted)))
+        return formsvc_send_problem(r, e);
+    if (!outcome || !strcmp(outcome, "not_found"))
+        return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such form."));
+    json_object *o = json_object_new_object();
+    fs_json_own(r->pool, o);
+    if (!strcmp(outcome, "queued")) {
+        formsvc_audit_form(r, "submissions.delete_queued", purge_id, form->id);
+        json_object_object_add(o, "purgeId", json_object_new_string(purge_id));
+        json_object_object_add(o, "status", json_object_new_string("queued"));
+        return formsvc_send_obj(r, HTTP_ACCEPTED, o);
+    }
+    formsvc_owner_count_changed(r->pool, form->id);
+    formsvc_audit_form(r, "submissions.deleted", form->id, form->id);
+    json_object_object_add(o, "deleted", json_object_new_int(deleted));
+    json_object_object_add(o, "status", json_object_new_string("done"));
+    return formsvc_send_obj(r, HTTP_OK, o);
+}
+
 const formsvc_route formsvc_routes_submissions[] = {
     {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
+    {M_DELETE, "/v1/forms/{id}/submissions", formsvc_h_subs_delete_before, FS_SC_SUBMISSIONS_WRITE,
+     1},
     {M_GET, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_get, FS_SC_SUBMISSIONS_READ, 1},
     {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
      1},

@@ -24,8 +24,9 @@ APLOG_USE_MODULE(formsvc);
 #define EVENTS_WAIT_MAX 30
 #define EVENTS_POLL_MS 500
 
-static const char *const event_types[] = {"submission.created", "form.published",     "form.closed",
-                                          "webhook.paused",     "submissions.erased", NULL};
+static const char *const event_types[] = {
+    "submission.created", "form.published",      "form.closed", "webhook.paused",
+    "submissions.erased", "submissions.deleted", NULL};
 
 /* 1 when the caller's form: constraints let it see something of form_id
  * (NULL: of every form, which only an unconstrained caller sees). */
@@ -104,7 +105,7 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
             fs_error *verr = fs_error_validation(r->pool);
             fs_error_add(r->pool, verr, "/type", "enum",
                          "type must be submission.created, form.published, form.closed, "
-                         "webhook.paused or submissions.erased.");
+                         "webhook.paused, submissions.erased or submissions.deleted.");
             return formsvc_send_problem(r, verr);
         }
         if (!strcmp(type, "submission.created") &&
@@ -212,7 +213,7 @@ static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr)
         if (!known) {
             fs_error_add(r->pool, verr, ptr, "enum",
                          "Event types are submission.created, form.published, form.closed, "
-                         "webhook.paused and submissions.erased.");
+                         "webhook.paused, submissions.erased and submissions.deleted.");
             bad = 1;
             continue;
         }

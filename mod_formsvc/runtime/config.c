@@ -15,8 +15,8 @@ APLOG_USE_MODULE(formsvc);
 
 /* The default quotas of each tier (docs/configuration.md, "Default quotas"). */
 static const formsvc_tier default_tier[2] = {
-    {3, 20, 100, 5, 1, 0, 60, 100, 0},
-    {1000, 100, 100000, 100, 50, 20, 1200, 10000, 500},
+    {3, 20, 100, 5, 1, 0, 60, 100, 0, 0},
+    {1000, 100, 100000, 100, 50, 20, 1200, 10000, 500, 0},
 };
 
 void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
@@ -209,13 +209,14 @@ static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg) 
 }
 
 /* FormsvcQuota unverified|verified
- *     forms|fields|submissions|keys|clients|webhooks|requests|links|notifications N */
+ *     forms|fields|submissions|keys|clients|webhooks|requests|links|notifications|retentionDays N
+ * (retentionDays: 0 is no limit, up to 3650) */
 static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const char *what,
                              const char *num) {
     (void)d;
-    static const char *const names[] = {"forms",    "fields",  "submissions",
-                                        "keys",     "clients", "webhooks",
-                                        "requests", "links",   "notifications"};
+    static const char *const names[] = {"forms",         "fields",       "submissions", "keys",
+                                        "clients",       "webhooks",     "requests",    "links",
+                                        "notifications", "retentionDays"};
     int t = !strcasecmp(tier, "unverified") ? 0 : !strcasecmp(tier, "verified") ? 1 : -1;
     if (t < 0)
         return "FormsvcQuota: the first argument is unverified or verified";
@@ -225,10 +226,12 @@ static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const ch
             idx = i;
     if (idx < 0)
         return "FormsvcQuota: the second argument is one of forms, fields, submissions, "
-               "keys, clients, webhooks, requests, links, notifications";
+               "keys, clients, webhooks, requests, links, notifications, retentionDays";
     int v;
     if (!fs_int_parse(num, 0, 100000000, &v))
         return "FormsvcQuota: the third argument is a count from 0 to 100000000";
+    if (!strcasecmp(what, "retentionDays") && v > 3650)
+        return "FormsvcQuota: retentionDays takes days from 0 (no limit) to 3650";
     formsvc_srv *c = srv(cmd);
     ((int *)&c->tier[t])[idx] = v;
     c->tier_set[t] |= 1u << idx;

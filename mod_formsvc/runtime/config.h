@@ -20,8 +20,9 @@ extern module AP_MODULE_DECLARE_DATA formsvc_module;
 /* Count quotas and rates of one tier. */
 typedef struct formsvc_tier {
     int forms, fields, submissions_month, keys, clients, webhooks, requests_minute;
-    int links;         /* respondent links per form (not deleted) */
-    int notifications; /* notification and confirmation mails per UTC day */
+    int links;          /* respondent links per form (not deleted) */
+    int notifications;  /* notification and confirmation mails per UTC day */
+    int retention_days; /* days the account's submissions are kept at most; 0: no limit */
 } formsvc_tier;
 
 typedef struct formsvc_srv {

@@ -25,6 +25,10 @@ static const formsvc_global defaults = {
     .file_quota_mb = {50, 10240},
     .upload_tmp_dir = NULL,
     .upload_tmp_max_mb = 1024,
+    .retention_max_days = 0,
+    .event_retention_days = 30,
+    .audit_retention_days = 365,
+    .retention_interval = 3600,
     .db_pool_max = 10, /* mod_dbd's DBDMax default (threaded MPMs) */
     .db_ping_conninfo = NULL,
 };
@@ -200,6 +204,26 @@ const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg) {
                                         : "FormsvcFileQuotaUnverified takes megabytes from 0 to "
                                           "100000000");
     }
+    }
+}
+
+const char *formsvc_set_retention(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    formsvc_global *g = glob(cmd);
+    switch ((int)(apr_uintptr_t)cmd->info) {
+    case 0:
+        return formsvc_set_global_int(cmd, arg, 0, 3650, &g->retention_max_days,
+                                      "FormsvcRetentionMaxDays takes days from 0 (no ceiling) "
+                                      "to 3650");
+    case 1:
+        return formsvc_set_global_int(cmd, arg, 1, 3650, &g->event_retention_days,
+                                      "FormsvcEventRetentionDays takes days from 1 to 3650");
+    case 2:
+        return formsvc_set_global_int(cmd, arg, 1, 3650, &g->audit_retention_days,
+                                      "FormsvcAuditRetentionDays takes days from 1 to 3650");
+    default:
+        return formsvc_set_global_int(cmd, arg, 1, 86400, &g->retention_interval,
+                                      "FormsvcRetentionInterval takes seconds from 1 to 86400");
     }
 }
 

@@ -35,6 +35,11 @@ typedef struct formsvc_global {
      * temporary directory there when it is not set (formsvc_global_note) */
     const char *upload_tmp_dir;
     int upload_tmp_max_mb; /* FormsvcUploadTempMax, per child */
+    /* retention (runtime/retention.c) */
+    int retention_max_days;   /* FormsvcRetentionMaxDays; 0: no ceiling */
+    int event_retention_days; /* FormsvcEventRetentionDays */
+    int audit_retention_days; /* FormsvcAuditRetentionDays */
+    int retention_interval;   /* FormsvcRetentionInterval, seconds between runs */
     /* Not directives of ours: mod_dbd's of the main server, as dbpool.c
      * needs them, read from the configuration tree by formsvc_global_note */
     int db_pool_max; /* DBDMax (at least 1); 0 with DBDPersist Off: no pool */
@@ -67,6 +72,7 @@ const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_retention(cmd_parms *cmd, void *d, const char *arg);
 
 /* The directives of this file, spliced into formsvc_cmds in config.c. */
 #define FORMSVC_GLOBAL_CMDS                                                                        \
@@ -121,6 +127,17 @@ const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg)
                       "(files unlinked at once; default TMPDIR, else /tmp). Global."),             \
         AP_INIT_TAKE1("FormsvcUploadTempMax", formsvc_set_upload_tmp_max, NULL, RSRC_CONF,         \
                       "Megabytes of spool files one child holds at once; an upload past it "       \
-                      "gets 503 (default 1024). Global.")
+                      "gets 503 (default 1024). Global."),                                         \
+        AP_INIT_TAKE1("FormsvcRetentionMaxDays", formsvc_set_retention, (void *)0, RSRC_CONF,      \
+                      "Days after which every submission is deleted, whatever its form's "         \
+                      "retentionDays (0 to 3650; default 0: no ceiling). Global."),                \
+        AP_INIT_TAKE1("FormsvcEventRetentionDays", formsvc_set_retention, (void *)1, RSRC_CONF,    \
+                      "Days an event (and its webhook deliveries) is kept (1 to 3650; default "    \
+                      "30). Global."),                                                             \
+        AP_INIT_TAKE1("FormsvcAuditRetentionDays", formsvc_set_retention, (void *)2, RSRC_CONF,    \
+                      "Days an audit entry is kept (1 to 3650; default 365). Global."),            \
+        AP_INIT_TAKE1("FormsvcRetentionInterval", formsvc_set_retention, (void *)3, RSRC_CONF,     \
+                      "Seconds between two runs of the retention task (1 to 86400; default "       \
+                      "3600). Global.")
 
 #endif

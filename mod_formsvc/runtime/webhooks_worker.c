@@ -21,6 +21,7 @@
 #include "fs_util.h"
 #include "fs_webhook.h"
 #include "runtime/config.h"
+#include "runtime/config_global.h"
 #include "runtime/log.h"
 #include "runtime/metrics.h"
 #include "runtime/request_ctx.h"
@@ -277,7 +278,7 @@ static void dispatch(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void
                 ss->unrecorded = NULL;
                 record_and_claim(s, st, done, claim ? idle : 0, &claimed);
                 if (sweep)
-                    fs_store_event_sweep(st);
+                    fs_store_event_sweep(st, formsvc_global_conf()->event_retention_days);
                 formsvc_worker_db_close(w, d);
             } else {
                 job **pj = &ss->unrecorded;

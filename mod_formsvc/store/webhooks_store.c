@@ -225,11 +225,12 @@ const fs_stmt fs_stmts_webhooks[] = {
      "    fs_webhook_json(w.hook)::jsonb FROM w WHERE w.paused RETURNING 1) "
      "SELECT CASE WHEN EXISTS (SELECT 1 FROM e) THEN 't' ELSE 'f' END"},
 
-    /* no arguments: forgets events (and their deliveries) older than 30
-     * days, a batch at a time */
-    {"fs_event_sweep", 0,
-     "DELETE FROM events WHERE ctid IN (SELECT ctid FROM events "
-     "  WHERE created_at < now() - interval '30 days' LIMIT 1000) RETURNING 1"},
+    /* 1 days, 2 days: forgets events (and their deliveries) older than
+     * that, a batch at a time */
+    {"fs_event_sweep", 2,
+     "DELETE FROM events WHERE created_at < now() - make_interval(days => %s::integer) "
+     "  AND id IN (SELECT id FROM events "
+     "  WHERE created_at < now() - make_interval(days => %s::integer) LIMIT 1000) RETURNING 1"},
 
     /* Deliveries waiting (due or retrying) and the age of the oldest (s), for
      * /metrics: the pending rows only (deliveries_due is on them). */
@@ -255,9 +256,11 @@ fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *for
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 
-fs_error *fs_store_event_sweep(fs_store *st) {
+fs_error *fs_store_event_sweep(fs_store *st, int days) {
     fs_rows *rs;
-    return fs_store_run(st, "fs_event_sweep", 0, NULL, 1, &rs);
+    const char *d = FS_ARG_INT(st->pool, days);
+    const char *args[] = {d, d};
+    return FS_RUN(st, "fs_event_sweep", args, 1, &rs);
 }
 
 fs_error *fs_store_webhook_create(fs_store *st, const fs_new_webhook *w, int quota,

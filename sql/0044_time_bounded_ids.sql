@@ -46,3 +46,14 @@ CREATE FUNCTION fs_id_before(prefix text, until timestamptz, after text) RETURNS
     AS $$ SELECT LEAST(COALESCE(after, prefix || repeat('Z', 27)),
                        CASE WHEN until IS NULL OR extract(epoch FROM until) > 253370764800 THEN prefix || repeat('Z', 27)
                             ELSE prefix || fs_id_time(until + interval '1 hour') END) $$;
+
+-- The first page of a small form's submissions took 100 ms at ten million
+-- rows with the plan made for its arguments (the first five executions in
+-- a pooled session): the planner multiplied the selectivities of form_id
+-- and user_id as if independent, expected 8 rows of 10,000, and read all
+-- of them to sort. A form has one owner: with that dependency known it
+-- walks submissions_form_id for 21 rows (0.3 ms). ANALYZE samples a fixed
+-- number of rows (under a second at ten million) and takes no lock that
+-- blocks reads or writes.
+CREATE STATISTICS submissions_form_user (dependencies) ON form_id, user_id FROM submissions;
+ANALYZE submissions;

@@ -2005,6 +2005,12 @@ CREATE INDEX webhooks_created_by ON public.webhooks USING btree (created_by) WHE
 CREATE INDEX webhooks_user ON public.webhooks USING btree (user_id, id DESC);
 
 --
+-- Name: submissions_form_user; Type: STATISTICS; Schema: public; Owner: -
+--
+
+CREATE STATISTICS public.submissions_form_user (dependencies) ON form_id, user_id FROM public.submissions;
+
+--
 -- Name: events events_fanout; Type: TRIGGER; Schema: public; Owner: -
 --
 

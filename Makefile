@@ -20,7 +20,7 @@ CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run cluster cluster-stop cluster-test install uninstall deb source-deb deb-smoke clean fuzz bench soak slowloris format format-check check-includes
+.PHONY: all deps module core unit unit-valgrind unit-tsan test-tsan equivalence test test-sql schema test-asan run cluster cluster-stop cluster-test install uninstall deb source-deb deb-smoke clean fuzz bench bench-data soak slowloris format format-check check-includes
 all: module
 
 deps:
@@ -121,6 +121,11 @@ soak:
 bench:
 	@bash scripts/install-deps bench
 	@bash bench/run
+
+# ten million submissions and a year of events, generated once under
+# var/bench-data (bench/data clean removes them); figures in docs/performance.md
+bench-data:
+	@bash bench/data
 
 fuzz:
 	@bash scripts/install-deps fuzz

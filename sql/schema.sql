@@ -605,6 +605,36 @@ END
 $$;
 
 --
+-- Name: fs_id_before(text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_id_before(prefix text, until timestamp with time zone, after text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT LEAST(COALESCE(after, prefix || repeat('Z', 27)),
+                       CASE WHEN until IS NULL OR extract(epoch FROM until) > 253370764800 THEN prefix || repeat('Z', 27)
+                            ELSE prefix || fs_id_time(until + interval '1 hour') END) $$;
+
+--
+-- Name: fs_id_since(text, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_id_since(prefix text, since timestamp with time zone) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT CASE WHEN since IS NULL OR extract(epoch FROM since) < 86400 THEN prefix
+                      ELSE prefix || fs_id_time(since - interval '1 day') END $$;
+
+--
+-- Name: fs_id_time(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_id_time(t timestamp with time zone) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ',
+            ((floor(extract(epoch FROM t) * 1000)::bigint >> (45 - 5 * i)) & 31)::integer + 1, 1),
+            '' ORDER BY i)
+          FROM generate_series(0, 9) i $$;
+
+--
 -- Name: keys; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2201,6 +2231,12 @@ CREATE INDEX webhooks_created_by ON public.webhooks USING btree (created_by) WHE
 --
 
 CREATE INDEX webhooks_user ON public.webhooks USING btree (user_id, id DESC);
+
+--
+-- Name: submissions_form_user; Type: STATISTICS; Schema: public; Owner: -
+--
+
+CREATE STATISTICS public.submissions_form_user (dependencies) ON form_id, user_id FROM public.submissions;
 
 --
 -- Name: events events_fanout; Type: TRIGGER; Schema: public; Owner: -

@@ -15,7 +15,9 @@ const fs_stmt fs_stmts_webhooks[] = {
     /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
      * submission events too ('t'/'f': the caller has submissions:read),
      * 5-6 one event type (or NULL), 7-8 after event id (or NULL), 9 limit
-     * + 1. Oldest first, in (xid, id) order, and only events of
+     * + 1. Oldest first, in (xid, id) order (from the start without a
+     * cursor: a bound always given, so that every plan, generic ones too,
+     * seeks events_feed to the cursor), and only events of
      * transactions older than every running one, so that a later page
      * never gains an event before the cursor. */
     {"fs_event_list", 9,
@@ -24,8 +26,8 @@ const fs_stmt fs_stmts_webhooks[] = {
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
      "  AND (%s::boolean OR e.type <> 'submission.created') AND e.type <> 'webhook.test' "
      "  AND (%s::text IS NULL OR e.type = %s::text) "
-     "  AND (%s::text IS NULL OR (e.xid, e.id) > (SELECT c.xid, c.id FROM events c "
-     "    WHERE c.id = %s::text)) "
+     "  AND (e.xid, e.id) > (COALESCE((SELECT c.xid FROM events c WHERE c.id = %s::text), "
+     "    '0'::xid8), COALESCE(%s::text, '')) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
     /* 1 user id: number of webhooks */

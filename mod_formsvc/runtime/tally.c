@@ -12,6 +12,8 @@
 #include "runtime/retention.h"
 #include "runtime/worker.h"
 
+#include <string.h>
+
 APLOG_USE_MODULE(formsvc);
 
 /* Rows moved per transaction: short transactions, and several of them in
@@ -29,6 +31,15 @@ static void rollup(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *
     for (int i = 0; i < BATCHES_PER_ROUND && !formsvc_worker_stopping(w); i++) {
         int moved;
         fs_error *e = fs_store_tally_rollup(st, BATCH, &moved);
+        if (e && (!strcmp(e->slug, "outcome-unknown") || !strcmp(e->slug, "service-unavailable"))) {
+            /* a database too busy to answer in time (or away): the next
+             * round tries again, and a rollup that did commit left nothing
+             * to do twice; the tally is only longer meanwhile. Requests
+             * answer 503 for the same cause and say it there. */
+            FORMSVC_SLOG(s, APLOG_INFO, 0, 02162,
+                         "rolling up submission counts did not finish (%s); next round", e->slug);
+            break;
+        }
         if (e) {
             /* the next round tries again; the tally is only longer meanwhile */
             FORMSVC_SLOG(s, APLOG_WARNING, 0, 02160, "rolling up submission counts failed: %s",

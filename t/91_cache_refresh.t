@@ -70,7 +70,7 @@ sub ready_burst {
 }
 
 # ---- the public view (FormsvcFormCacheTTL 4: read again from 2 s on) ----------
-my ($first, $memory, $late, $m0, $m1);
+my ($first, $memory, $late, $m0, $m1, $served, $again);
 for my $try (1 .. 5) {
     # again after the entry expired: its TTL (4 s) and a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'One' WHERE id = '$id'"); sleep 4.1 }
@@ -83,19 +83,24 @@ for my $try (1 .. 5) {
     my $early = time - $sent;
     pause_until($got + 2.05);
     $m0 = misses('form');
+    my $b0 = time;   # the refreshed entry is read after this: half its life is 2 s
     $burst->();
     $late = time - $sent;
     $m1 = misses('form');
-    last if $early < 1.95 && $late < 3.95;
-    diag sprintf 'public view, try %d: %.2f s and %.2f s, too slow for the entry\'s life', $try, $early, $late;
+    $served = title($id);
+    silently("UPDATE forms SET title = 'Three' WHERE id = '$id'");
+    $again = title($id);
+    my $held = time - $b0;
+    last if $early < 1.95 && $late < 3.95 && $held < 1.95;
+    diag sprintf 'public view, try %d: %.2f s, %.2f s and %.2f s, too slow for the entry\'s life',
+        $try, $early, $late, $held;
 }
 is $first, 'One', 'the view, read and kept';
 is $memory, 'One', 'from memory: the silent change is not seen';
 cmp_ok $late, '<', 3.95, '(all before the entry expired)';
 is $m1 - $m0, 1, 'past half its life, 12 requests at once: one reads the form again';
-is title($id), 'Two', 'and what it read is served from then on';
-silently("UPDATE forms SET title = 'Three' WHERE id = '$id'");
-is title($id), 'Two', 'from memory again: one refresh, not one per request';
+is $served, 'Two', 'and what it read is served from then on';
+is $again, 'Two', 'from memory again: one refresh, not one per request';
 
 # ---- the owner's view (1 s: read again from 0.5 s on) ---------------------------
 my $fresh;

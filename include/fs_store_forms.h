@@ -80,6 +80,7 @@ typedef struct fs_sub_filter {
     const char *form_id, *user_id;
     int spam; /* 1: spam too */
     const char *since, *until;
+    const char *link_id; /* those made through this respondent link (NULL: any) */
 } fs_sub_filter;
 /* A page of the form's submissions, newest first. */
 fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *after, int limit,

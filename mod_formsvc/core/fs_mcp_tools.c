@@ -7,6 +7,9 @@
     "{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"pattern\":\"^[A-Za-z0-9_-]+$\","     \
     "\"description\":\"" what "\"}"
 #define FORM_ID "\"formId\":" ID("The form's id (frm_...).")
+#define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
+#define LINK_FILTER                                                                                \
+    "\"linkId\":" ID("Only submissions made through this respondent link (lnk_...).")
 #define LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20}"
 #define CURSOR                                                                                     \
     "\"cursor\":{\"type\":\"string\",\"description\":\"nextCursor of the previous page.\"}"
@@ -143,7 +146,6 @@
     OUT("\"id\":" S ",\"url\":{\"type\":[\"string\",\"null\"]},\"prefill\":{\"type\":\"object\"}," \
         "\"uses\":{\"type\":\"integer\"}",                                                         \
         "\"id\",\"url\",\"prefill\",\"uses\"")
-#define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
 
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
 #define EVENT_TYPES                                                                                \
@@ -236,9 +238,11 @@ const fs_mcp_tool fs_mcp_tools[] = {
     {"list_submissions", "List submissions",
      "A form's submissions, newest first, one page (GET "
      "/v1/forms/{id}/submissions)." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s limit:i cursor:s", 0, 0, 1,
+     0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
-                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LIMIT "," CURSOR,
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER "," LIMIT
+                 "," CURSOR,
          "\"formId\""),
      OUT_SUB_PAGE},
     {"get_form_stats", "Get a form's statistics",
@@ -337,10 +341,13 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "answers (data empty when none came). Loop with after=nextCursor; hasMore says more are "
      "ready at once; waitBusy says the server could not hold the wait (wait a few seconds "
      "before the next call). Each item is a submission.created event {id, type, formId, createdAt, "
-     "data: the submission}. GET /v1/events?type=submission.created&formId=...; needs "
+     "data: the submission}; with linkId, only those made through that respondent link (one "
+     "handed to one person: wait for exactly that person's answer). GET "
+     "/v1/events?type=submission.created&formId=...; needs "
      "webhooks:read and submissions:read." UNTRUSTED_SAYS,
-     "GET", "/v1/events", "formId:s! after:s wait:i limit:i", 0, 0, 1, 0, 1,
-     OBJ(FORM_ID ",\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
+     "GET", "/v1/events", "formId:s! linkId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID "," LINK_FILTER
+                 ",\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
                  "call (an opaque cursor; an event id evt_... works too).\"},"
                  "\"wait\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":30,\"default\":0,"
                  "\"description\":\"Seconds to wait for a submission when none is there.\"}," LIMIT,
@@ -352,9 +359,9 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "resource; structuredContent has its uri, size, row count and columns. Cells that a "
      "spreadsheet would run as a formula start with a quote. GET /v1/forms/{id}/submissions "
      "with Accept: text/csv." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s spam:b", 0, 0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s spam:b", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
-                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER ","
                  "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
                  "spam included, with a spam column.\"}",
          "\"formId\""),

@@ -91,7 +91,7 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
         if (t && !strcmp(t, "file"))
             files[nfiles++] = json_object_get_string(fs_json_get(f, "key"));
     }
-    fs_sub_filter which = {fid, x->user_id, 1, NULL, NULL};
+    fs_sub_filter which = {fid, x->user_id, 1, NULL, NULL, NULL};
     const char *after = NULL;
     int limit = EXPORT_SUBS_FIRST;
     for (;;) {

@@ -95,16 +95,42 @@ static int wants_csv(request_rec *r) {
 }
 
 typedef struct {
-    const char *spam, *since, *until;
+    const char *spam, *since, *until, *link_id;
 } sub_filter;
 
-static fs_error *read_filter(request_rec *r, sub_filter *f) {
+/* ?linkId=: the id of one of the account's respondent links to the form
+ * (withdrawn ones too: their submissions stay). *link_id NULL when not
+ * given; a 422 for what cannot be a link id, a 404 for a link that is not
+ * this form's. */
+static fs_error *read_link_filter(request_rec *r, const char *form_id, const char **link_id) {
+    const char *v, *of;
+    fs_error *e = formsvc_arg(r, "linkId", &v);
+    *link_id = NULL;
+    if (e || !v)
+        return e;
+    if (!fs_id_valid(v, "lnk_")) {
+        fs_error *verr = fs_error_validation(r->pool);
+        fs_error_add(r->pool, verr, "/linkId", "format",
+                     "linkId must be the id of a respondent link (lnk_...).");
+        return verr;
+    }
+    if ((e = fs_store_link_form(formsvc_store(r), formsvc_req_get(r)->who->user_id, v, &of)))
+        return e;
+    if (!of || (form_id && strcmp(of, form_id)))
+        return fs_error_make(r->pool, "not-found", "No such link.");
+    *link_id = v;
+    return NULL;
+}
+
+static fs_error *read_filter(request_rec *r, const char *form_id, sub_filter *f) {
     const char *spam, *v[2];
     fs_error *bad = formsvc_arg(r, "spam", &spam);
     if (!bad)
         bad = formsvc_arg(r, "since", &v[0]);
     if (!bad)
         bad = formsvc_arg(r, "until", &v[1]);
+    if (!bad)
+        bad = read_link_filter(r, form_id, &f->link_id);
     if (bad)
         return bad;
     fs_error *verr = fs_error_validation(r->pool);
@@ -133,8 +159,9 @@ static fs_error *read_filter(request_rec *r, sub_filter *f) {
 
 static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     int with_spam = flt->spam[0] == 't';
-    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, with_spam, flt->since,
-                           flt->until};
+    fs_sub_filter which = {form->id,   formsvc_req_get(r)->who->user_id,
+                           with_spam,  flt->since,
+                           flt->until, flt->link_id};
     size_t nf = json_object_array_length(form->fields);
     /* linkId and linkMetadata columns once the form has had a link */
     int links;
@@ -242,7 +269,7 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
             r, fs_error_make(r->pool, "not-acceptable",
                              "Submissions are served as application/json or text/csv."));
     sub_filter flt;
-    if ((e = read_filter(r, &flt)))
+    if ((e = read_filter(r, form->id, &flt)))
         return formsvc_send_problem(r, e);
     if (csv)
         return send_csv(r, form, &flt);
@@ -250,8 +277,9 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
         return formsvc_send_problem(r, e);
-    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, flt.spam[0] == 't',
-                           flt.since, flt.until};
+    fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
+                           flt.spam[0] == 't', flt.since,
+                           flt.until,          flt.link_id};
     fs_list_page page;
     if ((e = fs_store_sub_list(formsvc_store(r), &which, after, limit, &page)))
         return formsvc_send_problem(r, e);

@@ -57,21 +57,23 @@ const fs_stmt fs_stmts_forms[] = {
      "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
 
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),
-     * 6-7 until (or NULL), 8 after id (or NULL), 9 limit + 1. The window
+     * 6-7 until (or NULL), 8 after id (or NULL), 9-10 a respondent link's
+     * id (or NULL: any), 11 limit + 1. The window
      * is also an id range (ids begin with their time, sql/0044), always
      * given, so that every plan seeks submissions_form_id to the page. */
-    {"fs_sub_list", 9,
+    {"fs_sub_list", 11,
      "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
      "  AND s.id >= fs_id_since('sub_', %s::timestamptz) "
      "  AND s.created_at < COALESCE(%s::timestamptz, 'infinity') "
      "  AND s.id < fs_id_before('sub_', %s::timestamptz, %s::text) "
+     "  AND (%s::text IS NULL OR s.link_id = %s::text) "
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
      * id, createdAt, formVersion, spam, data */
-    {"fs_sub_export", 9,
+    {"fs_sub_export", 11,
      "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text, "
      "  s.link_id, s.link_metadata::text "
      "FROM submissions s "
@@ -80,6 +82,7 @@ const fs_stmt fs_stmts_forms[] = {
      "  AND s.id >= fs_id_since('sub_', %s::timestamptz) "
      "  AND s.created_at < COALESCE(%s::timestamptz, 'infinity') "
      "  AND s.id < fs_id_before('sub_', %s::timestamptz, %s::text) "
+     "  AND (%s::text IS NULL OR s.link_id = %s::text) "
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* 1 submission id, 2 form id, 3 user id */
@@ -239,17 +242,33 @@ fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *fo
 
 fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *after, int limit,
                             fs_list_page *out) {
-    const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam),
-                          f->since,   f->since,   f->until,
-                          f->until,   after,      FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {f->form_id,
+                          f->user_id,
+                          FS_ARG_BOOL(f->spam),
+                          f->since,
+                          f->since,
+                          f->until,
+                          f->until,
+                          after,
+                          f->link_id,
+                          f->link_id,
+                          FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_sub_list", args, limit, out);
 }
 
 fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *after, int batch,
                               fs_sub_batch *out) {
-    const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam),
-                          f->since,   f->since,   f->until,
-                          f->until,   after,      FS_ARG_INT(st->pool, batch)};
+    const char *args[] = {f->form_id,
+                          f->user_id,
+                          FS_ARG_BOOL(f->spam),
+                          f->since,
+                          f->since,
+                          f->until,
+                          f->until,
+                          after,
+                          f->link_id,
+                          f->link_id,
+                          FS_ARG_INT(st->pool, batch)};
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;

@@ -403,6 +403,77 @@ BEGIN
 END $$;
 
 --
+-- Name: forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.forms (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    slug text,
+    title text NOT NULL,
+    description text,
+    status text DEFAULT 'draft'::text NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
+    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    published_at timestamp with time zone,
+    deleted_at timestamp with time zone,
+    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
+);
+
+--
+-- Name: fs_form_closed_json(public.forms, text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closed_json(f public.forms, p_reason text, p_count bigint) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'status', 'closed',
+       'reason', p_reason, 'closesAt', f.settings -> 'closesAt',
+       'maxSubmissions', f.settings -> 'maxSubmissions', 'submissionCount', p_count,
+       'closedAt', fs_ts(CASE WHEN p_reason = 'closesAt' THEN fs_public_closes_at(f.settings)
+                              ELSE clock_timestamp() END)) $$;
+
+--
+-- Name: fs_form_closings_emit(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closings_emit(lim integer) RETURNS integer
+    LANGUAGE sql
+    AS $$ WITH due AS (
+       SELECT f.id, f.user_id, fs_public_closes_at(f.settings) AS at,
+              COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) AS is_full
+         FROM forms f
+        WHERE f.status = 'published' AND f.deleted_at IS NULL
+          AND fs_public_closes_at(f.settings) <= now()
+          AND fs_public_closes_at(f.settings) > now() - interval '7 days'
+          AND NOT EXISTS (SELECT 1 FROM form_closings c
+                           WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings))
+        ORDER BY 3 LIMIT lim),
+   ins AS (INSERT INTO form_closings (form_id, closes_at, event_id)
+           SELECT id, at, CASE WHEN NOT is_full THEN fs_new_id('evt_') END FROM due
+           ON CONFLICT DO NOTHING RETURNING form_id, event_id),
+   ev AS (INSERT INTO events (id, user_id, type, form_id, payload)
+          SELECT ins.event_id, f.user_id, 'form.closed', f.id,
+                 fs_form_closed_json(f, 'closesAt', fs_form_count(f.id))
+            FROM ins JOIN forms f ON f.id = ins.form_id
+           WHERE ins.event_id IS NOT NULL RETURNING 1)
+   SELECT count(*)::integer FROM ev $$;
+
+--
+-- Name: fs_form_closings_next(double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closings_next(ahead double precision) RETURNS double precision
+    LANGUAGE sql STABLE
+    AS $$ SELECT extract(epoch FROM min(fs_public_closes_at(f.settings)) - now())::double precision
+     FROM forms f
+    WHERE f.status = 'published' AND f.deleted_at IS NULL
+      AND fs_public_closes_at(f.settings) > now()
+      AND fs_public_closes_at(f.settings) <= now() + make_interval(secs => ahead) $$;
+
+--
 -- Name: fs_form_count(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -452,27 +523,6 @@ BEGIN
     WHERE user_id = OLD.user_id AND form_id = OLD.id AND submission_id IS NULL;
     RETURN NULL;
 END $$;
-
---
--- Name: forms; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.forms (
-    id text NOT NULL,
-    user_id text NOT NULL,
-    slug text,
-    title text NOT NULL,
-    description text,
-    status text DEFAULT 'draft'::text NOT NULL,
-    version integer DEFAULT 1 NOT NULL,
-    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
-    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    published_at timestamp with time zone,
-    deleted_at timestamp with time zone,
-    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
-);
 
 --
 -- Name: fs_form_json(public.forms, text); Type: FUNCTION; Schema: public; Owner: -
@@ -1196,6 +1246,23 @@ EXCEPTION WHEN others THEN
 END $$;
 
 --
+-- Name: fs_public_left_locked(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_left_locked(p_form text) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f forms;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_form FOR NO KEY UPDATE;
+    IF NOT FOUND OR fs_public_max_submissions(f.settings) IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (fs_public_max_submissions(f.settings) - fs_form_count(p_form))::bigint;
+END $$;
+
+--
 -- Name: fs_public_max_submissions(jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1489,6 +1556,17 @@ CREATE TABLE public.file_usage (
     user_id text NOT NULL,
     shard smallint NOT NULL,
     bytes bigint NOT NULL
+);
+
+--
+-- Name: form_closings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_closings (
+    form_id text NOT NULL,
+    closes_at timestamp with time zone NOT NULL,
+    event_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
 );
 
 --
@@ -1786,6 +1864,13 @@ ALTER TABLE ONLY public.file_usage
     ADD CONSTRAINT file_usage_pkey PRIMARY KEY (user_id, shard);
 
 --
+-- Name: form_closings form_closings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_closings
+    ADD CONSTRAINT form_closings_pkey PRIMARY KEY (form_id, closes_at);
+
+--
 -- Name: form_counts form_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2069,6 +2154,12 @@ CREATE INDEX events_feed ON public.events USING btree (user_id, xid, id);
 --
 
 CREATE INDEX events_submission ON public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: forms_closes_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX forms_closes_at ON public.forms USING btree (public.fs_public_closes_at(settings)) WHERE ((status = 'published'::text) AND (deleted_at IS NULL));
 
 --
 -- Name: forms_user_id; Type: INDEX; Schema: public; Owner: -
@@ -2358,6 +2449,13 @@ ALTER TABLE ONLY public.events
 
 ALTER TABLE ONLY public.file_usage
     ADD CONSTRAINT file_usage_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: form_closings form_closings_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_closings
+    ADD CONSTRAINT form_closings_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: form_counts form_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

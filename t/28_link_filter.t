@@ -10,6 +10,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use FormsTest;
 use JSON::PP ();
+use POSIX ();
 
 my ($tok) = signup();
 my ($other) = signup();
@@ -47,7 +48,7 @@ if (!$pid) {
     my $r = api(GET => "/v1/events?linkId=$la->{id}&wait=20$cur", token => $tok);
     print $wr JSON::PP->new->encode({ code => $r->code, json => $r->{json} });
     close $wr;
-    exit 0;
+    POSIX::_exit(0);
 }
 close $wr;
 # wait until the poll waits (counted by /metrics), then submit through B

@@ -39,12 +39,15 @@ const fs_stmt fs_stmts_forms[] = {
      "  %s::jsonb, %s)"},
 
     /* 1 user id, 2 form id, 3 'publish' or 'close', 4 If-Match version (or
-     * NULL), 5 base URL */
+     * NULL), 5 base URL. The event's data is the form as the answer shows
+     * it; form.closed adds reason "owner" (the form closed by itself says
+     * closesAt or maxSubmissions, sql/0050). */
     {"fs_form_transition", 5,
      "WITH t AS (SELECT outcome, body FROM fs_form_transition(%s, %s, %s, %s::integer, %s)), "
      "ok AS MATERIALIZED (SELECT t.body::jsonb AS b FROM t WHERE t.outcome = 'ok'), "
      "ev AS (INSERT INTO events (id, user_id, type, form_id, payload) SELECT fs_new_id('evt_'), "
-     "  f.user_id, 'form.' || (ok.b->>'status'), f.id, ok.b FROM ok JOIN forms f "
+     "  f.user_id, 'form.' || (ok.b->>'status'), f.id, ok.b || CASE WHEN ok.b->>'status' = "
+     "  'closed' THEN '{\"reason\": \"owner\"}'::jsonb ELSE '{}'::jsonb END FROM ok JOIN forms f "
      "  ON f.id = ok.b->>'id' RETURNING 1) "
      "SELECT outcome, body FROM t"},
 

@@ -1,0 +1,106 @@
+-- 0050: what an owner needs to act on answers. A form that closes by
+-- itself says so (form.closed with a reason); submissions carry the
+-- owner's state (status, tags, note, and a version for If-Match); and
+-- per-question answer counts are kept by day, so that insights read
+-- tallies rather than every submission.
+--
+-- Additive only: the previous release's module reads and writes these
+-- tables as before (new tables, new nullable or defaulted columns, new
+-- functions, new triggers that only append to new tables, one more event
+-- type allowed).
+
+-- ---- form.closed when a form closes by itself ---------------------------
+
+-- One row per closesAt moment a form reached while published: written by
+-- the closings task of the tally worker (runtime/closings.c) together with
+-- the event, so that any number of children and machines emit it once
+-- (the primary key: the others' inserts find the row and do nothing). A
+-- form that was already full (maxSubmissions) at that moment gets the row
+-- without an event (event_id NULL): it had closed then, and said so.
+CREATE TABLE IF NOT EXISTS form_closings (
+    form_id    text NOT NULL REFERENCES forms (id) ON DELETE CASCADE,
+    closes_at  timestamptz NOT NULL,
+    event_id   text,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (form_id, closes_at)
+);
+
+-- the forms whose closesAt comes: the task looks a second ahead
+CREATE INDEX IF NOT EXISTS forms_closes_at ON forms (fs_public_closes_at(settings))
+    WHERE status = 'published' AND deleted_at IS NULL;
+
+-- forms whose closesAt passed before this migration closed without an
+-- event, as they always did: no late events for them
+INSERT INTO form_closings (form_id, closes_at)
+SELECT f.id, fs_public_closes_at(f.settings) FROM forms f
+ WHERE f.status = 'published' AND fs_public_closes_at(f.settings) <= now()
+ON CONFLICT DO NOTHING;
+
+-- The data of a form.closed event of a form that closed by itself: the
+-- form's state at that moment (no publicUrl: no request names the base
+-- URL then) and why. count: its submissions then.
+CREATE OR REPLACE FUNCTION fs_form_closed_json(f forms, p_reason text, p_count bigint)
+RETURNS jsonb LANGUAGE sql STABLE AS
+$$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'status', 'closed',
+       'reason', p_reason, 'closesAt', f.settings -> 'closesAt',
+       'maxSubmissions', f.settings -> 'maxSubmissions', 'submissionCount', p_count,
+       'closedAt', fs_ts(CASE WHEN p_reason = 'closesAt' THEN fs_public_closes_at(f.settings)
+                              ELSE clock_timestamp() END)) $$;
+
+-- Emits form.closed (reason closesAt) for up to lim published forms whose
+-- closesAt has passed in the last 7 days and was not handled yet; the
+-- number of events written. Any number of sessions may run it at once:
+-- each (form, closesAt) is inserted once (the others wait for its commit
+-- and then find it). A cluster stopped for longer than 7 days writes no
+-- late events for the forms that closed meanwhile.
+CREATE OR REPLACE FUNCTION fs_form_closings_emit(lim integer) RETURNS integer
+LANGUAGE sql AS
+$$ WITH due AS (
+       SELECT f.id, f.user_id, fs_public_closes_at(f.settings) AS at,
+              COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) AS is_full
+         FROM forms f
+        WHERE f.status = 'published' AND f.deleted_at IS NULL
+          AND fs_public_closes_at(f.settings) <= now()
+          AND fs_public_closes_at(f.settings) > now() - interval '7 days'
+          AND NOT EXISTS (SELECT 1 FROM form_closings c
+                           WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings))
+        ORDER BY 3 LIMIT lim),
+   ins AS (INSERT INTO form_closings (form_id, closes_at, event_id)
+           SELECT id, at, CASE WHEN NOT is_full THEN fs_new_id('evt_') END FROM due
+           ON CONFLICT DO NOTHING RETURNING form_id, event_id),
+   ev AS (INSERT INTO events (id, user_id, type, form_id, payload)
+          SELECT ins.event_id, f.user_id, 'form.closed', f.id,
+                 fs_form_closed_json(f, 'closesAt', fs_form_count(f.id))
+            FROM ins JOIN forms f ON f.id = ins.form_id
+           WHERE ins.event_id IS NOT NULL RETURNING 1)
+   SELECT count(*)::integer FROM ev $$;
+
+-- Seconds until the next closesAt of a published form within ahead
+-- seconds (NULL: none that soon): the task sleeps until then.
+CREATE OR REPLACE FUNCTION fs_form_closings_next(ahead double precision)
+RETURNS double precision LANGUAGE sql STABLE AS
+$$ SELECT extract(epoch FROM min(fs_public_closes_at(f.settings)) - now())::double precision
+     FROM forms f
+    WHERE f.status = 'published' AND f.deleted_at IS NULL
+      AND fs_public_closes_at(f.settings) > now()
+      AND fs_public_closes_at(f.settings) <= now() + make_interval(secs => ahead) $$;
+
+-- With the form's row locked (the submission statement of a form with
+-- maxSubmissions has locked it through fs_public_closed_locked, which runs
+-- first in the same row), how many submissions the form still takes
+-- before this one is stored, counted in a fresh snapshot; NULL without
+-- maxSubmissions. A submission stored when it is 1 fills the form: that
+-- statement writes form.closed (reason maxSubmissions), at the moment the
+-- last allowed submission commits.
+CREATE OR REPLACE FUNCTION fs_public_left_locked(p_form text) RETURNS bigint
+LANGUAGE plpgsql AS
+$$
+DECLARE
+    f forms;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_form FOR NO KEY UPDATE;
+    IF NOT FOUND OR fs_public_max_submissions(f.settings) IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (fs_public_max_submissions(f.settings) - fs_form_count(p_form))::bigint;
+END $$;

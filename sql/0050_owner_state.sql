@@ -104,3 +104,58 @@ BEGIN
     END IF;
     RETURN (fs_public_max_submissions(f.settings) - fs_form_count(p_form))::bigint;
 END $$;
+
+-- ---- the owner's state of a submission ---------------------------------
+-- status: one of new, in_progress, done, rejected (checked by the module,
+-- mod_formsvc/core/fs_owner_state.c; no CHECK here, whose validation would
+-- scan the table under its lock); tags: at most 20 lower-case tags; note:
+-- at most 10,000 characters; owner_version: the submission's ETag, raised
+-- by each change (If-Match). Columns with constant defaults: no rewrite,
+-- and the previous release's inserts get the defaults.
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS owner_status text NOT NULL DEFAULT 'new';
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS tags text[] NOT NULL DEFAULT '{}';
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS note text;
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS owner_version integer NOT NULL DEFAULT 1;
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS owner_updated_at timestamptz;
+
+CREATE OR REPLACE FUNCTION fs_submission_json(s submissions) RETURNS json
+LANGUAGE sql STABLE AS
+$$ SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version,
+                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at),
+                              'status', s.owner_status, 'tags', to_jsonb(s.tags), 'note', s.note,
+                              'version', s.owner_version, 'updatedAt', fs_ts(s.owner_updated_at))
+           || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END
+          )::json $$;
+
+-- one more event type, submission.updated (the owner changed a
+-- submission's state; its data is the submission); the list is read from
+-- the constraint as it stands, NOT VALID as 0042 and 0043 did. Since 0043
+-- the constraint reads ANY ('{a.b,c.d}'::text[]), not ARRAY['a.b', ...]:
+-- every event type has a dot and nothing else there does, so the dotted
+-- words are the types, whichever way it is written.
+DO $$
+DECLARE
+    types text[];
+BEGIN
+    SELECT array_agg(DISTINCT m[1] ORDER BY m[1]) INTO types
+      FROM pg_constraint c,
+           regexp_matches(pg_get_constraintdef(c.oid), '([a-z_]+(\.[a-z_]+)+)', 'g') AS m
+     WHERE c.conrelid = 'events'::regclass AND c.conname = 'events_type_check';
+    IF types IS NULL OR NOT 'submission.created' = ANY (types) THEN
+        RAISE EXCEPTION 'events_type_check: cannot read the event types from %',
+            (SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c
+              WHERE c.conrelid = 'events'::regclass AND c.conname = 'events_type_check');
+    END IF;
+    types := array_append(array_remove(types, 'submission.updated'), 'submission.updated');
+    ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check;
+    EXECUTE format('ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type = ANY (%L::text[])) NOT VALID',
+                   types);
+END $$;
+
+-- the forms any of whose submissions the owner ever changed: their CSV
+-- export has the owner's columns (as link columns come once a form has had
+-- a link), found without looking at the submissions
+CREATE TABLE IF NOT EXISTS submission_state_forms (
+    form_id text PRIMARY KEY REFERENCES forms (id) ON DELETE CASCADE
+);

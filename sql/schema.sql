@@ -1036,7 +1036,12 @@ CREATE TABLE public.submissions (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     uniq_hash text,
     link_id text,
-    link_metadata jsonb
+    link_metadata jsonb,
+    owner_status text DEFAULT 'new'::text NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    note text,
+    owner_version integer DEFAULT 1 NOT NULL,
+    owner_updated_at timestamp with time zone
 );
 
 --
@@ -1361,7 +1366,9 @@ END $$;
 CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
     LANGUAGE sql STABLE
     AS $$ SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version,
-                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at))
+                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at),
+                              'status', s.owner_status, 'tags', to_jsonb(s.tags), 'note', s.note,
+                              'version', s.owner_version, 'updatedAt', fs_ts(s.owner_updated_at))
            || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END
           )::json $$;
@@ -1775,6 +1782,14 @@ CREATE TABLE public.submission_purges (
 );
 
 --
+-- Name: submission_state_forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_state_forms (
+    form_id text NOT NULL
+);
+
+--
 -- Name: submission_tally; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1854,7 +1869,7 @@ ALTER TABLE ONLY public.events
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.erased,webhook.paused,webhook.test,submissions.deleted}'::text[]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.updated}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2023,6 +2038,13 @@ ALTER TABLE ONLY public.submission_months
 
 ALTER TABLE ONLY public.submission_purges
     ADD CONSTRAINT submission_purges_pkey PRIMARY KEY (id);
+
+--
+-- Name: submission_state_forms submission_state_forms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_state_forms
+    ADD CONSTRAINT submission_state_forms_pkey PRIMARY KEY (form_id);
 
 --
 -- Name: submissions submissions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2575,6 +2597,13 @@ ALTER TABLE ONLY public.submission_purges
 
 ALTER TABLE ONLY public.submission_purges
     ADD CONSTRAINT submission_purges_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_state_forms submission_state_forms_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_state_forms
+    ADD CONSTRAINT submission_state_forms_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_tally submission_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -97,6 +97,8 @@ my %MAP = (
            submission_files submission_months submission_tally submission_purges)),
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },
+    form_closings          => sub { "form_id IN " . in_list($_[0]{forms}) },
+    submission_state_forms => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_views             => sub { "form_id IN " . in_list($_[0]{forms}) },
     mail_jobs              => sub { "form_id IN " . in_list($_[0]{forms}) },
     notify_recipients      => sub { "form_id IN " . in_list($_[0]{forms}) },
@@ -150,6 +152,8 @@ for my $x ($A, $B) {
          . "VALUES ($uid, 'verify', 'x', now() + interval '1 day') ON CONFLICT DO NOTHING;"
          . "INSERT INTO form_views (form_id, hour, views) VALUES ($f, date_trunc('hour', now()), 1) "
          . "ON CONFLICT DO NOTHING;"
+         . "INSERT INTO form_closings (form_id, closes_at) VALUES ($f, now()) ON CONFLICT DO NOTHING;"
+         . "INSERT INTO submission_state_forms (form_id) VALUES ($f) ON CONFLICT DO NOTHING;"
          . "INSERT INTO mail_quota (key, sent) VALUES ('user:' || $uid, ARRAY[now()]) ON CONFLICT DO NOTHING;"
          . "INSERT INTO outbox (id, recipient, message, sent_at) VALUES ('out_' || $uid, $em, 'x', now())");
 }

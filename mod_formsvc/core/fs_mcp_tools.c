@@ -8,6 +8,10 @@
     "\"description\":\"" what "\"}"
 #define FORM_ID "\"formId\":" ID("The form's id (frm_...).")
 #define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
+#define STATE_FILTERS                                                                              \
+    "\"status\":{\"enum\":[\"new\",\"in_progress\",\"done\",\"rejected\"],\"description\":"        \
+    "\"Only submissions with this owner's status.\"},\"tag\":{\"type\":\"string\",\"maxLength\":"  \
+    "32,\"description\":\"Only submissions with this tag.\"}"
 #define LINK_FILTER                                                                                \
     "\"linkId\":" ID("Only submissions made through this respondent link (lnk_...).")
 #define LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20}"
@@ -150,7 +154,8 @@
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
 #define EVENT_TYPES                                                                                \
     "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
-    "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\","                \
+    "\"submission.created\",\"submission.updated\",\"form.published\",\"form.closed\","            \
+    "\"webhook.paused\","                                                                          \
     "\"submissions.erased\",\"submissions.deleted\"]}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
@@ -238,11 +243,11 @@ const fs_mcp_tool fs_mcp_tools[] = {
     {"list_submissions", "List submissions",
      "A form's submissions, newest first, one page (GET "
      "/v1/forms/{id}/submissions)." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s limit:i cursor:s", 0, 0, 1,
-     0, 1,
+     "GET", "/v1/forms/{formId}/submissions",
+     "since:s until:s linkId:s status:s tag:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
-                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER "," LIMIT
-                 "," CURSOR,
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
+                 "," STATE_FILTERS "," LIMIT "," CURSOR,
          "\"formId\""),
      OUT_SUB_PAGE},
     {"get_form_stats", "Get a form's statistics",
@@ -269,6 +274,30 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\""),
+     OUT_SUB},
+    {"update_submission", "Update a submission's owner state",
+     "Sets the owner's status (new, in_progress, done, rejected), tags (at most 20; each 1-32 "
+     "of a-z 0-9 - _ : . , lower-cased) and note (at most 10,000 characters; null clears it) of "
+     "a submission; members left out stay. ifMatchVersion is required: the submission's "
+     "version as get_submission or list_submissions showed it (otherwise precondition-failed: "
+     "read it again). Writes a submission.updated event (PATCH "
+     "/v1/forms/{id}/submissions/{sid})." UNTRUSTED_SAYS,
+     "PATCH", "/v1/forms/{formId}/submissions/{submissionId}", NULL, 1, 1, 0, 0, 1,
+     OBJ(FORM_ID ",\"submissionId\":" ID(
+             "The submission's id (sub_...).") ","
+                                               "\"status\":{\"enum\":[\"new\",\"in_progress\","
+                                               "\"done\",\"rejected\"]},"
+                                               "\"tags\":{\"type\":\"array\",\"maxItems\":20,"
+                                               "\"items\":{\"type\":\"string\","
+                                               "\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9_:.-]{0,31}$\"}"
+                                               "},"
+                                               "\"note\":{\"type\":[\"string\",\"null\"],"
+                                               "\"maxLength\":10000},"
+                                               "\"ifMatchVersion\":{\"type\":\"integer\","
+                                               "\"minimum\":1,\"description\":"
+                                               "\"The submission's version as last read "
+                                               "(If-Match).\"}",
+         "\"formId\",\"submissionId\",\"ifMatchVersion\""),
      OUT_SUB},
     {"delete_submission", "Delete a submission",
      "Deletes one submission (DELETE /v1/forms/{id}/submissions/{sid}).", "DELETE",
@@ -359,9 +388,11 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "resource; structuredContent has its uri, size, row count and columns. Cells that a "
      "spreadsheet would run as a formula start with a quote. GET /v1/forms/{id}/submissions "
      "with Accept: text/csv." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s spam:b", 0, 0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s status:s tag:s spam:b", 0,
+     0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
-                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER ","
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
+                 "," STATE_FILTERS ","
                  "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
                  "spam included, with a spam column.\"}",
          "\"formId\""),
@@ -448,6 +479,7 @@ const fs_mcp_tool fs_mcp_tools[] = {
 const fs_mcp_tool_extra fs_mcp_tool_extras[] = {
     {"list_submissions", NULL, NULL, 1},
     {"get_submission", NULL, NULL, 1},
+    {"update_submission", NULL, NULL, 1},
     {"wait_for_submissions", NULL, "type=submission.created", 1},
     {"export_submissions_csv", "text/csv", NULL, 1},
     {NULL, NULL, NULL, 0}};

@@ -26,8 +26,14 @@ APLOG_USE_MODULE(formsvc);
 #define EVENTS_POLL_MS 500
 
 static const char *const event_types[] = {
-    "submission.created", "form.published",      "form.closed", "webhook.paused",
-    "submissions.erased", "submissions.deleted", NULL};
+    "submission.created", "form.published",      "form.closed",        "webhook.paused",
+    "submissions.erased", "submissions.deleted", "submission.updated", NULL};
+
+/* Event types whose data is a submission, answers included: they need
+ * submissions:read wherever they go. */
+static int carries_answers(const char *type) {
+    return !strcmp(type, "submission.created") || !strcmp(type, "submission.updated");
+}
 
 /* 1 when the caller's form: constraints let it see something of form_id
  * (NULL: of every form, which only an unconstrained caller sees). */
@@ -113,12 +119,12 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!known) {
             fs_error *verr = fs_error_validation(r->pool);
             fs_error_add(r->pool, verr, "/type", "enum",
-                         "type must be submission.created, form.published, form.closed, "
-                         "webhook.paused, submissions.erased or submissions.deleted.");
+                         "type must be submission.created, submission.updated, form.published, "
+                         "form.closed, webhook.paused, submissions.erased or "
+                         "submissions.deleted.");
             return formsvc_send_problem(r, verr);
         }
-        if (!strcmp(type, "submission.created") &&
-            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
+        if (carries_answers(type) && (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
             return formsvc_send_problem(r, e);
     }
     if (w) {
@@ -229,8 +235,9 @@ static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr)
             known |= !strcmp(t, event_types[k]);
         if (!known) {
             fs_error_add(r->pool, verr, ptr, "enum",
-                         "Event types are submission.created, form.published, form.closed, "
-                         "webhook.paused, submissions.erased and submissions.deleted.");
+                         "Event types are submission.created, submission.updated, "
+                         "form.published, form.closed, webhook.paused, submissions.erased and "
+                         "submissions.deleted.");
             bad = 1;
             continue;
         }
@@ -267,11 +274,10 @@ static const char *parse_url(request_rec *r, json_object *uv, fs_error *verr) {
 }
 
 /* 403 unless the caller may read submissions when events (an array of
- * event types) routes submission.created somewhere. */
+ * event types) routes submission.created or submission.updated somewhere. */
 static fs_error *need_submissions(request_rec *r, json_object *events) {
     for (size_t i = 0; events && i < json_object_array_length(events); i++)
-        if (!strcmp(json_object_get_string(json_object_array_get_idx(events, i)),
-                    "submission.created"))
+        if (carries_answers(json_object_get_string(json_object_array_get_idx(events, i))))
             return formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ);
     return NULL;
 }

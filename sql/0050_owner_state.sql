@@ -159,3 +159,147 @@ END $$;
 CREATE TABLE IF NOT EXISTS submission_state_forms (
     form_id text PRIMARY KEY REFERENCES forms (id) ON DELETE CASCADE
 );
+
+-- ---- insights: answer counts per form, UTC day and question -------------
+-- What GET /v1/forms/{id}/insights reads instead of the submissions. Each
+-- stored or deleted submission (not spam) appends its deltas to
+-- insight_tally, +1 or -1 per item, by statement triggers on submissions
+-- (whatever writes or deletes them: the public side, the owner, retention,
+-- erasure, the previous release's module); the tally worker rolls them up
+-- into insight_counts (fs_insight_rollup), dropping counts that reach 0.
+-- Readers add what is not rolled up yet, so the figures are exact at
+-- every moment. Items of a submission (fs_insight_items):
+--   kind 'sub' (key '', value ''): the submission itself;
+--   kind 'ans' (value ''): a question answered (not null, "" or []);
+--   kind 'opt': a boolean's true/false, a select field's option, each
+--     string of an array (multiselect);
+--   kind 'num': a number (number, integer, rating fields): its value, so
+--     that histograms, min, max, mean and median are exact.
+-- A string counts as an option when the form's field of that key is a
+-- select at the time the submission is stored or deleted.
+CREATE TABLE IF NOT EXISTS insight_tally (
+    form_id text NOT NULL,
+    day     date NOT NULL,
+    key     text NOT NULL,
+    kind    text NOT NULL,
+    value   text NOT NULL,
+    n       integer NOT NULL
+);
+CREATE INDEX IF NOT EXISTS insight_tally_form ON insight_tally (form_id, day);
+
+CREATE TABLE IF NOT EXISTS insight_counts (
+    form_id text NOT NULL REFERENCES forms (id) ON DELETE CASCADE,
+    day     date NOT NULL,
+    key     text NOT NULL,
+    kind    text NOT NULL,
+    value   text NOT NULL,
+    n       bigint NOT NULL,
+    PRIMARY KEY (form_id, day, key, kind, value)
+);
+
+CREATE OR REPLACE FUNCTION fs_insight_items(p_data jsonb, p_fields jsonb)
+RETURNS TABLE (key text, kind text, value text) LANGUAGE sql IMMUTABLE AS
+$$ SELECT '', 'sub', ''
+   UNION ALL
+   SELECT d.key, 'ans', '' FROM jsonb_each(p_data) d
+    WHERE d.value NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'boolean'
+   UNION ALL
+   SELECT d.key, 'num', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'number'
+   UNION ALL
+   SELECT d.key, 'opt', e #>> '{}' FROM jsonb_each(p_data) d, jsonb_array_elements(d.value) e
+    WHERE jsonb_typeof(d.value) = 'array' AND jsonb_typeof(e) = 'string'
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'select') $$;
+
+CREATE OR REPLACE FUNCTION fs_insight_count() RETURNS trigger
+LANGUAGE plpgsql AS
+$$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               count(*)
+          FROM new_subs s JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, f.fields) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    ELSE
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               -count(*)
+          FROM old_subs s LEFT JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, COALESCE(f.fields, '[]'::jsonb)) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    END IF;
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS submissions_insight_insert ON submissions;
+CREATE TRIGGER submissions_insight_insert AFTER INSERT ON submissions
+    REFERENCING NEW TABLE AS new_subs FOR EACH STATEMENT EXECUTE FUNCTION fs_insight_count();
+DROP TRIGGER IF EXISTS submissions_insight_delete ON submissions;
+CREATE TRIGGER submissions_insight_delete AFTER DELETE ON submissions
+    REFERENCING OLD TABLE AS old_subs FOR EACH STATEMENT EXECUTE FUNCTION fs_insight_count();
+
+-- the submissions stored before this migration: counted once, now
+INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value, count(*)
+  FROM submissions s JOIN forms f ON f.id = s.form_id,
+       LATERAL fs_insight_items(s.data, f.fields) x
+ WHERE NOT s.spam
+ GROUP BY 1, 2, 3, 4, 5;
+
+-- Moves at most p_limit tally rows into insight_counts: rows moved, or -1
+-- when another session is rolling up (one at a time, as fs_tally_rollup)
+-- or a form went away under it (its rows go in the next round).
+CREATE OR REPLACE FUNCTION fs_insight_rollup(p_limit integer) RETURNS integer
+LANGUAGE plpgsql AS
+$$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.fs_insight_rollup')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM insight_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM insight_tally LIMIT p_limit))
+        RETURNING form_id, day, key, kind, value, n),
+    g AS (SELECT d.form_id, d.day, d.key, d.kind, d.value, sum(d.n) AS n FROM d
+           WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = d.form_id)
+           GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.n) <> 0),
+    u AS (INSERT INTO insight_counts AS c (form_id, day, key, kind, value, n)
+          SELECT * FROM g
+          ON CONFLICT (form_id, day, key, kind, value) DO UPDATE SET n = c.n + EXCLUDED.n
+          RETURNING 1)
+    SELECT count(*) INTO moved FROM d;
+    DELETE FROM insight_counts WHERE n = 0;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available OR foreign_key_violation THEN
+    RETURN -1;
+END $$;
+CREATE INDEX IF NOT EXISTS insight_counts_zero ON insight_counts (form_id) WHERE n = 0;
+
+-- The insights of a form for [p_since, p_until) (UTC days): per key, kind
+-- and value, the count; what is rolled up and what is not yet, together.
+-- Numbers sorted by value, so that the reader walks them in order.
+CREATE OR REPLACE FUNCTION fs_insights(p_form text, p_since date, p_until date)
+RETURNS TABLE (key text, kind text, value text, n bigint) LANGUAGE sql STABLE AS
+$$ SELECT t.key, t.kind, t.value, sum(t.n)::bigint
+     FROM (SELECT c.key, c.kind, c.value, c.n FROM insight_counts c
+            WHERE c.form_id = p_form AND c.day >= p_since AND c.day < p_until
+           UNION ALL
+           SELECT i.key, i.kind, i.value, i.n FROM insight_tally i
+            WHERE i.form_id = p_form AND i.day >= p_since AND i.day < p_until) t
+    GROUP BY t.key, t.kind, t.value
+   HAVING sum(t.n) <> 0
+    ORDER BY t.key, t.kind, CASE WHEN t.kind = 'num' THEN t.value::numeric END, t.value $$;

@@ -685,6 +685,107 @@ CREATE FUNCTION public.fs_id_time(t timestamp with time zone) RETURNS text
           FROM generate_series(0, 9) i $$;
 
 --
+-- Name: fs_insight_count(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_count() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               count(*)
+          FROM new_subs s JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, f.fields) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    ELSE
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               -count(*)
+          FROM old_subs s LEFT JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, COALESCE(f.fields, '[]'::jsonb)) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_insight_items(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_items(p_data jsonb, p_fields jsonb) RETURNS TABLE(key text, kind text, value text)
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT '', 'sub', ''
+   UNION ALL
+   SELECT d.key, 'ans', '' FROM jsonb_each(p_data) d
+    WHERE d.value NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'boolean'
+   UNION ALL
+   SELECT d.key, 'num', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'number'
+   UNION ALL
+   SELECT d.key, 'opt', e #>> '{}' FROM jsonb_each(p_data) d, jsonb_array_elements(d.value) e
+    WHERE jsonb_typeof(d.value) = 'array' AND jsonb_typeof(e) = 'string'
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'select') $$;
+
+--
+-- Name: fs_insight_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_rollup(p_limit integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.fs_insight_rollup')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM insight_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM insight_tally LIMIT p_limit))
+        RETURNING form_id, day, key, kind, value, n),
+    g AS (SELECT d.form_id, d.day, d.key, d.kind, d.value, sum(d.n) AS n FROM d
+           WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = d.form_id)
+           GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.n) <> 0),
+    u AS (INSERT INTO insight_counts AS c (form_id, day, key, kind, value, n)
+          SELECT * FROM g
+          ON CONFLICT (form_id, day, key, kind, value) DO UPDATE SET n = c.n + EXCLUDED.n
+          RETURNING 1)
+    SELECT count(*) INTO moved FROM d;
+    DELETE FROM insight_counts WHERE n = 0;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available OR foreign_key_violation THEN
+    RETURN -1;
+END $$;
+
+--
+-- Name: fs_insights(text, date, date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insights(p_form text, p_since date, p_until date) RETURNS TABLE(key text, kind text, value text, n bigint)
+    LANGUAGE sql STABLE
+    AS $$ SELECT t.key, t.kind, t.value, sum(t.n)::bigint
+     FROM (SELECT c.key, c.kind, c.value, c.n FROM insight_counts c
+            WHERE c.form_id = p_form AND c.day >= p_since AND c.day < p_until
+           UNION ALL
+           SELECT i.key, i.kind, i.value, i.n FROM insight_tally i
+            WHERE i.form_id = p_form AND i.day >= p_since AND i.day < p_until) t
+    GROUP BY t.key, t.kind, t.value
+   HAVING sum(t.n) <> 0
+    ORDER BY t.key, t.kind, CASE WHEN t.kind = 'num' THEN t.value::numeric END, t.value $$;
+
+--
 -- Name: keys; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1611,6 +1712,32 @@ CREATE TABLE public.idempotency (
 );
 
 --
+-- Name: insight_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.insight_counts (
+    form_id text NOT NULL,
+    day date NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    n bigint NOT NULL
+);
+
+--
+-- Name: insight_tally; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.insight_tally (
+    form_id text NOT NULL,
+    day date NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    n integer NOT NULL
+);
+
+--
 -- Name: mail_daily; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1921,6 +2048,13 @@ ALTER TABLE ONLY public.idempotency
     ADD CONSTRAINT idempotency_pkey PRIMARY KEY (scope, key);
 
 --
+-- Name: insight_counts insight_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.insight_counts
+    ADD CONSTRAINT insight_counts_pkey PRIMARY KEY (form_id, day, key, kind, value);
+
+--
 -- Name: keys keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2196,6 +2330,18 @@ CREATE INDEX forms_user_id ON public.forms USING btree (user_id, id DESC);
 CREATE INDEX idempotency_created ON public.idempotency USING btree (created_at);
 
 --
+-- Name: insight_counts_zero; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX insight_counts_zero ON public.insight_counts USING btree (form_id) WHERE (n = 0);
+
+--
+-- Name: insight_tally_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX insight_tally_form ON public.insight_tally USING btree (form_id, day);
+
+--
 -- Name: keys_client; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2418,6 +2564,18 @@ CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, 
 CREATE TRIGGER submissions_forget AFTER DELETE ON public.submissions FOR EACH ROW EXECUTE FUNCTION public.fs_submission_forget();
 
 --
+-- Name: submissions submissions_insight_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_delete AFTER DELETE ON public.submissions REFERENCING OLD TABLE AS old_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
+-- Name: submissions submissions_insight_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_insert AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS new_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
 -- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2499,6 +2657,13 @@ ALTER TABLE ONLY public.form_views
 
 ALTER TABLE ONLY public.forms
     ADD CONSTRAINT forms_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: insight_counts insight_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.insight_counts
+    ADD CONSTRAINT insight_counts_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: keys keys_parent_key_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

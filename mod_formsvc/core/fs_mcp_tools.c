@@ -261,6 +261,22 @@ const fs_mcp_tool fs_mcp_tools[] = {
                  "\"interval\":{\"enum\":[\"day\",\"hour\"],\"default\":\"day\"}",
          "\"formId\""),
      OUT("\"totals\":{\"type\":\"object\"},\"data\":{\"type\":\"array\"}", "\"totals\",\"data\"")},
+    {"get_insights", "Get a form's answer insights",
+     "Per question of the form, over whole UTC days: how many answered it, the count of each "
+     "option (select, multiselect, boolean), the histogram of a rating, a number's min, "
+     "median (exact, the lower middle value), mean and max; and the submissions (spam left "
+     "out). Read from daily tallies, exact at once, deletions included (GET "
+     "/v1/forms/{id}/insights)." UNTRUSTED_SAYS,
+     "GET", "/v1/forms/{formId}/insights", "since:s until:s", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"The first day is the UTC day of since. Default: 30 days before until.\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"Exclusive; the last day is the UTC day of the instant before it. Default: "
+                 "now.\"}",
+         "\"formId\""),
+     OUT("\"formId\":" S ",\"submissions\":{\"type\":\"integer\"},\"questions\":{\"type\":"
+         "\"array\"}," UNTRUSTED_MEMBER,
+         "\"formId\",\"submissions\",\"questions\"," UNTRUSTED_REQ)},
     {"get_form_notify", "Get a form's notification addresses",
      "The addresses of settings.notify and what each agreed to (pending until it confirms the "
      "mailed link, confirmed, or unsubscribed), and the account's notification mails of the "
@@ -480,6 +496,7 @@ const fs_mcp_tool_extra fs_mcp_tool_extras[] = {
     {"list_submissions", NULL, NULL, 1},
     {"get_submission", NULL, NULL, 1},
     {"update_submission", NULL, NULL, 1},
+    {"get_insights", NULL, NULL, 1},
     {"wait_for_submissions", NULL, "type=submission.created", 1},
     {"export_submissions_csv", "text/csv", NULL, 1},
     {NULL, NULL, NULL, 0}};

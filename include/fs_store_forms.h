@@ -5,6 +5,7 @@
 #ifndef FS_STORE_FORMS_H
 #define FS_STORE_FORMS_H
 
+#include "fs_owner_state.h"
 #include "fs_store.h"
 
 /* ---- Forms ---- */
@@ -80,6 +81,9 @@ typedef struct fs_sub_filter {
     const char *form_id, *user_id;
     int spam; /* 1: spam too */
     const char *since, *until;
+    const char *link_id; /* those made through this respondent link (NULL: any) */
+    const char *status;  /* those of this owner's status (NULL: any) */
+    const char *tag;     /* those with this tag (NULL: any) */
 } fs_sub_filter;
 /* A page of the form's submissions, newest first. */
 fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *after, int limit,
@@ -93,6 +97,9 @@ typedef struct fs_sub_export_row {
     const char *data;                    /* the answers: a JSON object */
     const char *link_id, *link_metadata; /* the respondent link and its metadata (JSON text);
                                           * NULL or "": none */
+    const char *status;                  /* the owner's status */
+    const char *tags;                    /* the owner's tags, separated by spaces ("" none) */
+    const char *note;                    /* the owner's note, or NULL */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;
@@ -108,6 +115,16 @@ fs_error *fs_store_sub_get(fs_store *st, const char *user_id, const char *form_i
  * *deleted 0: there was none. */
 fs_error *fs_store_sub_delete(fs_store *st, const char *user_id, const char *form_id,
                               const char *sub_id, int *deleted);
+/* Applies the owner's change c to the submission when its version is
+ * still version, writing a submission.updated event with it. *before: the
+ * version it had (0: no such submission); *json: the changed submission
+ * (NULL: not changed, its version was not version). */
+fs_error *fs_store_sub_update(fs_store *st, const char *user_id, const char *form_id,
+                              const char *sub_id, int version, const fs_owner_change *c,
+                              int *before, const char **json);
+/* *any 1 when the owner ever changed a submission of the form (the CSV
+ * export's owner columns). */
+fs_error *fs_store_sub_state_any(fs_store *st, const char *form_id, int *any);
 
 /* ---- Idempotency-Key records (scope: the calling credential, or the
  * form for public submissions) ---- */

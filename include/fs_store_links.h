@@ -52,6 +52,10 @@ fs_error *fs_store_link_delete(fs_store *st, const char *user_id, const char *tr
                                const char *form_id, const char *link_id, int *deleted);
 /* *any 1 when the form has or had a link (the CSV export's link columns). */
 fs_error *fs_store_link_any(fs_store *st, const char *form_id, int *any);
+/* *form_id: the form of the account's link link_id, withdrawn or not (its
+ * submissions keep its id); NULL: the account has no such link. */
+fs_error *fs_store_link_form(fs_store *st, const char *user_id, const char *link_id,
+                             const char **form_id);
 
 /* A link as the public side finds it by its token. */
 typedef struct fs_link_public {

@@ -84,4 +84,12 @@ fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *co
  * session is rolling up or holds the counters locked. */
 fs_error *fs_store_tally_rollup(fs_store *st, int limit, int *moved);
 
+/* Writes form.closed (reason closesAt) for at most limit published forms
+ * whose closesAt has passed and was not handled yet, once per cluster
+ * whoever runs it (sql/0050); *emitted: the events written. */
+fs_error *fs_store_form_closings_emit(fs_store *st, int limit, int *emitted);
+/* *ms: milliseconds (by the database's clock) until the next closesAt of a
+ * published form within ahead_s seconds, or -1 when there is none. */
+fs_error *fs_store_form_closings_next(fs_store *st, int ahead_s, int *ms);
+
 #endif

@@ -24,4 +24,22 @@ typedef struct fs_stats_row {
 fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *start,
                               const char *until, const char *unit, fs_stats_row **rows, int *n);
 
+/* One count of a form's insights (sql/0050, fs_insight_items): kind
+ * "sub" (key ""), "ans" (a question answered), "opt" (an option, true or
+ * false), "num" (a number's value). */
+typedef struct fs_insight_row {
+    const char *key, *kind, *value;
+    long long n;
+} fs_insight_row;
+
+/* The counts of form_id for the UTC days since..until (YYYY-MM-DD, until
+ * exclusive), rolled up or not yet: sorted by key, kind, then numbers by
+ * value. *rows in the store's pool. One statement. */
+fs_error *fs_store_insights(fs_store *st, const char *form_id, const char *since, const char *until,
+                            fs_insight_row **rows, int *n);
+
+/* Rolls at most limit insight tally rows into the counts (sql/0050); *moved
+ * is how many, or -1 when another session is at it. */
+fs_error *fs_store_insight_rollup(fs_store *st, int limit, int *moved);
+
 #endif

@@ -14,6 +14,7 @@
 #include "public/form_cache.h"
 #include "public/public.h"
 #include "runtime/cache.h"
+#include "runtime/closings.h"
 #include "runtime/config.h"
 #include "runtime/dbpool.h"
 #include "runtime/log.h"
@@ -196,6 +197,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
     formsvc_webhook_child_init(p, s);
     formsvc_schema_child_init(p, s);
     formsvc_tally_child_init(p, s);
+    formsvc_closings_child_init(p, s);
     formsvc_views_child_init(p, s);
     APR_OPTIONAL_FN_TYPE(ap_dbd_open) *open = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_open);
     APR_OPTIONAL_FN_TYPE(ap_dbd_close) *close = APR_RETRIEVE_OPTIONAL_FN(ap_dbd_close);

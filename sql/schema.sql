@@ -403,6 +403,77 @@ BEGIN
 END $$;
 
 --
+-- Name: forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.forms (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    slug text,
+    title text NOT NULL,
+    description text,
+    status text DEFAULT 'draft'::text NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
+    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    published_at timestamp with time zone,
+    deleted_at timestamp with time zone,
+    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
+);
+
+--
+-- Name: fs_form_closed_json(public.forms, text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closed_json(f public.forms, p_reason text, p_count bigint) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'status', 'closed',
+       'reason', p_reason, 'closesAt', f.settings -> 'closesAt',
+       'maxSubmissions', f.settings -> 'maxSubmissions', 'submissionCount', p_count,
+       'closedAt', fs_ts(CASE WHEN p_reason = 'closesAt' THEN fs_public_closes_at(f.settings)
+                              ELSE clock_timestamp() END)) $$;
+
+--
+-- Name: fs_form_closings_emit(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closings_emit(lim integer) RETURNS integer
+    LANGUAGE sql
+    AS $$ WITH due AS (
+       SELECT f.id, f.user_id, fs_public_closes_at(f.settings) AS at,
+              COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) AS is_full
+         FROM forms f
+        WHERE f.status = 'published' AND f.deleted_at IS NULL
+          AND fs_public_closes_at(f.settings) <= now()
+          AND fs_public_closes_at(f.settings) > now() - interval '7 days'
+          AND NOT EXISTS (SELECT 1 FROM form_closings c
+                           WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings))
+        ORDER BY 3 LIMIT lim),
+   ins AS (INSERT INTO form_closings (form_id, closes_at, event_id)
+           SELECT id, at, CASE WHEN NOT is_full THEN fs_new_id('evt_') END FROM due
+           ON CONFLICT DO NOTHING RETURNING form_id, event_id),
+   ev AS (INSERT INTO events (id, user_id, type, form_id, payload)
+          SELECT ins.event_id, f.user_id, 'form.closed', f.id,
+                 fs_form_closed_json(f, 'closesAt', fs_form_count(f.id))
+            FROM ins JOIN forms f ON f.id = ins.form_id
+           WHERE ins.event_id IS NOT NULL RETURNING 1)
+   SELECT count(*)::integer FROM ev $$;
+
+--
+-- Name: fs_form_closings_next(double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closings_next(ahead double precision) RETURNS double precision
+    LANGUAGE sql STABLE
+    AS $$ SELECT extract(epoch FROM min(fs_public_closes_at(f.settings)) - now())::double precision
+     FROM forms f
+    WHERE f.status = 'published' AND f.deleted_at IS NULL
+      AND fs_public_closes_at(f.settings) > now()
+      AND fs_public_closes_at(f.settings) <= now() + make_interval(secs => ahead) $$;
+
+--
 -- Name: fs_form_count(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -452,27 +523,6 @@ BEGIN
     WHERE user_id = OLD.user_id AND form_id = OLD.id AND submission_id IS NULL;
     RETURN NULL;
 END $$;
-
---
--- Name: forms; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.forms (
-    id text NOT NULL,
-    user_id text NOT NULL,
-    slug text,
-    title text NOT NULL,
-    description text,
-    status text DEFAULT 'draft'::text NOT NULL,
-    version integer DEFAULT 1 NOT NULL,
-    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
-    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    published_at timestamp with time zone,
-    deleted_at timestamp with time zone,
-    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
-);
 
 --
 -- Name: fs_form_json(public.forms, text); Type: FUNCTION; Schema: public; Owner: -
@@ -633,6 +683,107 @@ CREATE FUNCTION public.fs_id_time(t timestamp with time zone) RETURNS text
             ((floor(extract(epoch FROM t) * 1000)::bigint >> (45 - 5 * i)) & 31)::integer + 1, 1),
             '' ORDER BY i)
           FROM generate_series(0, 9) i $$;
+
+--
+-- Name: fs_insight_count(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_count() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               count(*)
+          FROM new_subs s JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, f.fields) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    ELSE
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               -count(*)
+          FROM old_subs s LEFT JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, COALESCE(f.fields, '[]'::jsonb)) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_insight_items(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_items(p_data jsonb, p_fields jsonb) RETURNS TABLE(key text, kind text, value text)
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT '', 'sub', ''
+   UNION ALL
+   SELECT d.key, 'ans', '' FROM jsonb_each(p_data) d
+    WHERE d.value NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'boolean'
+   UNION ALL
+   SELECT d.key, 'num', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'number'
+   UNION ALL
+   SELECT d.key, 'opt', e #>> '{}' FROM jsonb_each(p_data) d, jsonb_array_elements(d.value) e
+    WHERE jsonb_typeof(d.value) = 'array' AND jsonb_typeof(e) = 'string'
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'select') $$;
+
+--
+-- Name: fs_insight_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_rollup(p_limit integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.fs_insight_rollup')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM insight_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM insight_tally LIMIT p_limit))
+        RETURNING form_id, day, key, kind, value, n),
+    g AS (SELECT d.form_id, d.day, d.key, d.kind, d.value, sum(d.n) AS n FROM d
+           WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = d.form_id)
+           GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.n) <> 0),
+    u AS (INSERT INTO insight_counts AS c (form_id, day, key, kind, value, n)
+          SELECT * FROM g
+          ON CONFLICT (form_id, day, key, kind, value) DO UPDATE SET n = c.n + EXCLUDED.n
+          RETURNING 1)
+    SELECT count(*) INTO moved FROM d;
+    DELETE FROM insight_counts WHERE n = 0;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available OR foreign_key_violation THEN
+    RETURN -1;
+END $$;
+
+--
+-- Name: fs_insights(text, date, date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insights(p_form text, p_since date, p_until date) RETURNS TABLE(key text, kind text, value text, n bigint)
+    LANGUAGE sql STABLE
+    AS $$ SELECT t.key, t.kind, t.value, sum(t.n)::bigint
+     FROM (SELECT c.key, c.kind, c.value, c.n FROM insight_counts c
+            WHERE c.form_id = p_form AND c.day >= p_since AND c.day < p_until
+           UNION ALL
+           SELECT i.key, i.kind, i.value, i.n FROM insight_tally i
+            WHERE i.form_id = p_form AND i.day >= p_since AND i.day < p_until) t
+    GROUP BY t.key, t.kind, t.value
+   HAVING sum(t.n) <> 0
+    ORDER BY t.key, t.kind, CASE WHEN t.kind = 'num' THEN t.value::numeric END, t.value $$;
 
 --
 -- Name: keys; Type: TABLE; Schema: public; Owner: -
@@ -986,7 +1137,12 @@ CREATE TABLE public.submissions (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     uniq_hash text,
     link_id text,
-    link_metadata jsonb
+    link_metadata jsonb,
+    owner_status text DEFAULT 'new'::text NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    note text,
+    owner_version integer DEFAULT 1 NOT NULL,
+    owner_updated_at timestamp with time zone
 );
 
 --
@@ -1196,6 +1352,23 @@ EXCEPTION WHEN others THEN
 END $$;
 
 --
+-- Name: fs_public_left_locked(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_left_locked(p_form text) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f forms;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_form FOR NO KEY UPDATE;
+    IF NOT FOUND OR fs_public_max_submissions(f.settings) IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (fs_public_max_submissions(f.settings) - fs_form_count(p_form))::bigint;
+END $$;
+
+--
 -- Name: fs_public_max_submissions(jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1294,7 +1467,9 @@ END $$;
 CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
     LANGUAGE sql STABLE
     AS $$ SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version,
-                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at))
+                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at),
+                              'status', s.owner_status, 'tags', to_jsonb(s.tags), 'note', s.note,
+                              'version', s.owner_version, 'updatedAt', fs_ts(s.owner_updated_at))
            || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END
           )::json $$;
@@ -1492,6 +1667,17 @@ CREATE TABLE public.file_usage (
 );
 
 --
+-- Name: form_closings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_closings (
+    form_id text NOT NULL,
+    closes_at timestamp with time zone NOT NULL,
+    event_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+);
+
+--
 -- Name: form_counts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1523,6 +1709,32 @@ CREATE TABLE public.idempotency (
     location text,
     body text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: insight_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.insight_counts (
+    form_id text NOT NULL,
+    day date NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    n bigint NOT NULL
+);
+
+--
+-- Name: insight_tally; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.insight_tally (
+    form_id text NOT NULL,
+    day date NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    n integer NOT NULL
 );
 
 --
@@ -1697,6 +1909,14 @@ CREATE TABLE public.submission_purges (
 );
 
 --
+-- Name: submission_state_forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_state_forms (
+    form_id text NOT NULL
+);
+
+--
 -- Name: submission_tally; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1776,7 +1996,7 @@ ALTER TABLE ONLY public.events
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.erased,webhook.paused,webhook.test,submissions.deleted}'::text[]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.updated}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1784,6 +2004,13 @@ ALTER TABLE public.events
 
 ALTER TABLE ONLY public.file_usage
     ADD CONSTRAINT file_usage_pkey PRIMARY KEY (user_id, shard);
+
+--
+-- Name: form_closings form_closings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_closings
+    ADD CONSTRAINT form_closings_pkey PRIMARY KEY (form_id, closes_at);
 
 --
 -- Name: form_counts form_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1819,6 +2046,13 @@ ALTER TABLE ONLY public.forms
 
 ALTER TABLE ONLY public.idempotency
     ADD CONSTRAINT idempotency_pkey PRIMARY KEY (scope, key);
+
+--
+-- Name: insight_counts insight_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.insight_counts
+    ADD CONSTRAINT insight_counts_pkey PRIMARY KEY (form_id, day, key, kind, value);
 
 --
 -- Name: keys keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1938,6 +2172,13 @@ ALTER TABLE ONLY public.submission_months
 
 ALTER TABLE ONLY public.submission_purges
     ADD CONSTRAINT submission_purges_pkey PRIMARY KEY (id);
+
+--
+-- Name: submission_state_forms submission_state_forms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_state_forms
+    ADD CONSTRAINT submission_state_forms_pkey PRIMARY KEY (form_id);
 
 --
 -- Name: submissions submissions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2071,6 +2312,12 @@ CREATE INDEX events_feed ON public.events USING btree (user_id, xid, id);
 CREATE INDEX events_submission ON public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
 
 --
+-- Name: forms_closes_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX forms_closes_at ON public.forms USING btree (public.fs_public_closes_at(settings)) WHERE ((status = 'published'::text) AND (deleted_at IS NULL));
+
+--
 -- Name: forms_user_id; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2081,6 +2328,18 @@ CREATE INDEX forms_user_id ON public.forms USING btree (user_id, id DESC);
 --
 
 CREATE INDEX idempotency_created ON public.idempotency USING btree (created_at);
+
+--
+-- Name: insight_counts_zero; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX insight_counts_zero ON public.insight_counts USING btree (form_id) WHERE (n = 0);
+
+--
+-- Name: insight_tally_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX insight_tally_form ON public.insight_tally USING btree (form_id, day);
 
 --
 -- Name: keys_client; Type: INDEX; Schema: public; Owner: -
@@ -2305,6 +2564,18 @@ CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, 
 CREATE TRIGGER submissions_forget AFTER DELETE ON public.submissions FOR EACH ROW EXECUTE FUNCTION public.fs_submission_forget();
 
 --
+-- Name: submissions submissions_insight_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_delete AFTER DELETE ON public.submissions REFERENCING OLD TABLE AS old_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
+-- Name: submissions submissions_insight_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_insert AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS new_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
 -- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2360,6 +2631,13 @@ ALTER TABLE ONLY public.file_usage
     ADD CONSTRAINT file_usage_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
+-- Name: form_closings form_closings_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_closings
+    ADD CONSTRAINT form_closings_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
 -- Name: form_counts form_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2379,6 +2657,13 @@ ALTER TABLE ONLY public.form_views
 
 ALTER TABLE ONLY public.forms
     ADD CONSTRAINT forms_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: insight_counts insight_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.insight_counts
+    ADD CONSTRAINT insight_counts_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: keys keys_parent_key_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2477,6 +2762,13 @@ ALTER TABLE ONLY public.submission_purges
 
 ALTER TABLE ONLY public.submission_purges
     ADD CONSTRAINT submission_purges_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_state_forms submission_state_forms_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_state_forms
+    ADD CONSTRAINT submission_state_forms_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_tally submission_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -32,7 +32,8 @@ my $r = api(GET => $base, token => $tok);
 is $r->code, 200, 'list 200';
 is_deeply [map { $_->{id} } @{ $r->{json}{data} }], [$s3, $s2, $s1], 'newest first, spam left out';
 my $one = $r->{json}{data}[2];
-is_deeply [sort keys %$one], [sort qw(id formId formVersion data spam createdAt)], 'submission members';
+is_deeply [sort keys %$one], [sort qw(id formId formVersion data spam createdAt status tags note version updatedAt)],
+    'submission members (the owner\'s state: status, tags, note, version, updatedAt)';
 is $one->{formId}, $fid, 'formId';
 is $one->{formVersion}, 1, 'formVersion';
 is $one->{createdAt}, '2026-01-01T10:00:00.000Z', 'createdAt';

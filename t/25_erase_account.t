@@ -97,6 +97,10 @@ my %MAP = (
            submission_files submission_months submission_tally submission_purges)),
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },
+    form_closings          => sub { "form_id IN " . in_list($_[0]{forms}) },
+    insight_counts         => sub { "form_id IN " . in_list($_[0]{forms}) },
+    insight_tally          => sub { "form_id IN " . in_list($_[0]{forms}) },
+    submission_state_forms => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_views             => sub { "form_id IN " . in_list($_[0]{forms}) },
     mail_jobs              => sub { "form_id IN " . in_list($_[0]{forms}) },
     notify_recipients      => sub { "form_id IN " . in_list($_[0]{forms}) },
@@ -150,6 +154,8 @@ for my $x ($A, $B) {
          . "VALUES ($uid, 'verify', 'x', now() + interval '1 day') ON CONFLICT DO NOTHING;"
          . "INSERT INTO form_views (form_id, hour, views) VALUES ($f, date_trunc('hour', now()), 1) "
          . "ON CONFLICT DO NOTHING;"
+         . "INSERT INTO form_closings (form_id, closes_at) VALUES ($f, now()) ON CONFLICT DO NOTHING;"
+         . "INSERT INTO submission_state_forms (form_id) VALUES ($f) ON CONFLICT DO NOTHING;"
          . "INSERT INTO mail_quota (key, sent) VALUES ('user:' || $uid, ARRAY[now()]) ON CONFLICT DO NOTHING;"
          . "INSERT INTO outbox (id, recipient, message, sent_at) VALUES ('out_' || $uid, $em, 'x', now())");
 }
@@ -161,9 +167,12 @@ ok wait_for(sub { psql("SELECT count(*) FROM deliveries WHERE webhook_id = " . s
 ok wait_for(sub { psql("SELECT count(*) FROM submission_tally WHERE user_id IN ("
                        . sqlq($A->{uid}) . ", " . sqlq($B->{uid}) . ")") == 0 }, 20, 'the tally folded'),
    'the submission tallies are folded';
+ok wait_for(sub { psql("SELECT count(*) FROM insight_tally WHERE form_id IN "
+                       . in_list([@{ $A->{forms} }, @{ $B->{forms} }])) == 0 }, 20, 'the answer tally folded'),
+   'the answer tallies are folded';
 my $before = counts($A);
 my $other_before = counts($B);
-for my $t (grep { $_ ne 'submission_tally' } sort keys %$before) {
+for my $t (grep { $_ ne 'submission_tally' && $_ ne 'insight_tally' } sort keys %$before) {
     cmp_ok $before->{$t}, '>', 0, "before: the account has rows in $t";
 }
 note "before: " . join(' ', map { "$_=$before->{$_}" } sort keys %$before);
@@ -208,6 +217,10 @@ is psql("SELECT count(*) FROM mail_jobs WHERE form_id IN " . in_list($A->{forms}
 # ---- the background job --------------------------------------------------------
 ok wait_for(sub { psql("SELECT count(*) FROM users WHERE id = " . sqlq($A->{uid})) == 0 }, 60,
             'the erasure job'), 'the background job deleted the account';
+# the -1 of each erased answer is in the answer tally until the next rollup
+# drops it (its form is gone): within a second or so
+ok wait_for(sub { psql("SELECT count(*) FROM insight_tally WHERE form_id IN " . in_list($A->{forms})) == 0 }, 20,
+            'the answer tally of the erased forms dropped'), 'the answer tally dropped';
 my $after = counts($A);
 is $after->{$_}, 0, "after: no row of the account in $_" for sort keys %$after;
 is_deeply counts($B), $other_before, 'another account\'s rows are untouched';

@@ -52,6 +52,9 @@ static const fs_problem_type catalogue[] = {
      "nothing was done. Send it again."},
     {"precondition-failed", 412, "Precondition failed",
      "If-Match did not match the resource's current ETag; fetch it again."},
+    {"precondition-required", 428, "Precondition required",
+     "This change needs If-Match with the resource's current ETag (read it first), so that it "
+     "applies only to the state it was decided on."},
     {"payload-too-large", 413, "Payload too large",
      "The request body is larger than the server accepts."},
     {"unsupported-media-type", 415, "Unsupported media type",
@@ -115,6 +118,7 @@ const fs_problem_type *fs_problem_for_status(int status) {
     case 409: return fs_problem_lookup("conflict");
     case 412: return fs_problem_lookup("precondition-failed");
     case 413: return fs_problem_lookup("payload-too-large");
+    case 428: return fs_problem_lookup("precondition-required");
     case 415: return fs_problem_lookup("unsupported-media-type");
     case 422: return fs_problem_lookup("validation-failed");
     case 429: return fs_problem_lookup("rate-limited");

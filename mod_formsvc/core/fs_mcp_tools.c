@@ -7,6 +7,13 @@
     "{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"pattern\":\"^[A-Za-z0-9_-]+$\","     \
     "\"description\":\"" what "\"}"
 #define FORM_ID "\"formId\":" ID("The form's id (frm_...).")
+#define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
+#define STATE_FILTERS                                                                              \
+    "\"status\":{\"enum\":[\"new\",\"in_progress\",\"done\",\"rejected\"],\"description\":"        \
+    "\"Only submissions with this owner's status.\"},\"tag\":{\"type\":\"string\",\"maxLength\":"  \
+    "32,\"description\":\"Only submissions with this tag.\"}"
+#define LINK_FILTER                                                                                \
+    "\"linkId\":" ID("Only submissions made through this respondent link (lnk_...).")
 #define LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20}"
 #define CURSOR                                                                                     \
     "\"cursor\":{\"type\":\"string\",\"description\":\"nextCursor of the previous page.\"}"
@@ -143,12 +150,12 @@
     OUT("\"id\":" S ",\"url\":{\"type\":[\"string\",\"null\"]},\"prefill\":{\"type\":\"object\"}," \
         "\"uses\":{\"type\":\"integer\"}",                                                         \
         "\"id\",\"url\",\"prefill\",\"uses\"")
-#define LINK_ID "\"linkId\":" ID("The link's id (lnk_...).")
 
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
 #define EVENT_TYPES                                                                                \
     "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
-    "\"submission.created\",\"form.published\",\"form.closed\",\"webhook.paused\","                \
+    "\"submission.created\",\"submission.updated\",\"form.published\",\"form.closed\","            \
+    "\"webhook.paused\","                                                                          \
     "\"submissions.erased\",\"submissions.deleted\"]}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
@@ -236,9 +243,11 @@ const fs_mcp_tool fs_mcp_tools[] = {
     {"list_submissions", "List submissions",
      "A form's submissions, newest first, one page (GET "
      "/v1/forms/{id}/submissions)." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions",
+     "since:s until:s linkId:s status:s tag:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
-                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LIMIT "," CURSOR,
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
+                 "," STATE_FILTERS "," LIMIT "," CURSOR,
          "\"formId\""),
      OUT_SUB_PAGE},
     {"get_form_stats", "Get a form's statistics",
@@ -252,6 +261,22 @@ const fs_mcp_tool fs_mcp_tools[] = {
                  "\"interval\":{\"enum\":[\"day\",\"hour\"],\"default\":\"day\"}",
          "\"formId\""),
      OUT("\"totals\":{\"type\":\"object\"},\"data\":{\"type\":\"array\"}", "\"totals\",\"data\"")},
+    {"get_insights", "Get a form's answer insights",
+     "Per question of the form, over whole UTC days: how many answered it, the count of each "
+     "option (select, multiselect, boolean), the histogram of a rating, a number's min, "
+     "median (exact, the lower middle value), mean and max; and the submissions (spam left "
+     "out). Read from daily tallies, exact at once, deletions included (GET "
+     "/v1/forms/{id}/insights)." UNTRUSTED_SAYS,
+     "GET", "/v1/forms/{formId}/insights", "since:s until:s", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"The first day is the UTC day of since. Default: 30 days before until.\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\",\"description\":"
+                 "\"Exclusive; the last day is the UTC day of the instant before it. Default: "
+                 "now.\"}",
+         "\"formId\""),
+     OUT("\"formId\":" S ",\"submissions\":{\"type\":\"integer\"},\"questions\":{\"type\":"
+         "\"array\"}," UNTRUSTED_MEMBER,
+         "\"formId\",\"submissions\",\"questions\"," UNTRUSTED_REQ)},
     {"get_form_notify", "Get a form's notification addresses",
      "The addresses of settings.notify and what each agreed to (pending until it confirms the "
      "mailed link, confirmed, or unsubscribed), and the account's notification mails of the "
@@ -265,6 +290,30 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...)."),
          "\"formId\",\"submissionId\""),
+     OUT_SUB},
+    {"update_submission", "Update a submission's owner state",
+     "Sets the owner's status (new, in_progress, done, rejected), tags (at most 20; each 1-32 "
+     "of a-z 0-9 - _ : . , lower-cased) and note (at most 10,000 characters; null clears it) of "
+     "a submission; members left out stay. ifMatchVersion is required: the submission's "
+     "version as get_submission or list_submissions showed it (otherwise precondition-failed: "
+     "read it again). Writes a submission.updated event (PATCH "
+     "/v1/forms/{id}/submissions/{sid})." UNTRUSTED_SAYS,
+     "PATCH", "/v1/forms/{formId}/submissions/{submissionId}", NULL, 1, 1, 0, 0, 1,
+     OBJ(FORM_ID ",\"submissionId\":" ID(
+             "The submission's id (sub_...).") ","
+                                               "\"status\":{\"enum\":[\"new\",\"in_progress\","
+                                               "\"done\",\"rejected\"]},"
+                                               "\"tags\":{\"type\":\"array\",\"maxItems\":20,"
+                                               "\"items\":{\"type\":\"string\","
+                                               "\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9_:.-]{0,31}$\"}"
+                                               "},"
+                                               "\"note\":{\"type\":[\"string\",\"null\"],"
+                                               "\"maxLength\":10000},"
+                                               "\"ifMatchVersion\":{\"type\":\"integer\","
+                                               "\"minimum\":1,\"description\":"
+                                               "\"The submission's version as last read "
+                                               "(If-Match).\"}",
+         "\"formId\",\"submissionId\",\"ifMatchVersion\""),
      OUT_SUB},
     {"delete_submission", "Delete a submission",
      "Deletes one submission (DELETE /v1/forms/{id}/submissions/{sid}).", "DELETE",
@@ -337,10 +386,13 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "answers (data empty when none came). Loop with after=nextCursor; hasMore says more are "
      "ready at once; waitBusy says the server could not hold the wait (wait a few seconds "
      "before the next call). Each item is a submission.created event {id, type, formId, createdAt, "
-     "data: the submission}. GET /v1/events?type=submission.created&formId=...; needs "
+     "data: the submission}; with linkId, only those made through that respondent link (one "
+     "handed to one person: wait for exactly that person's answer). GET "
+     "/v1/events?type=submission.created&formId=...; needs "
      "webhooks:read and submissions:read." UNTRUSTED_SAYS,
-     "GET", "/v1/events", "formId:s! after:s wait:i limit:i", 0, 0, 1, 0, 1,
-     OBJ(FORM_ID ",\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
+     "GET", "/v1/events", "formId:s! linkId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID "," LINK_FILTER
+                 ",\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
                  "call (an opaque cursor; an event id evt_... works too).\"},"
                  "\"wait\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":30,\"default\":0,"
                  "\"description\":\"Seconds to wait for a submission when none is there.\"}," LIMIT,
@@ -352,9 +404,11 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "resource; structuredContent has its uri, size, row count and columns. Cells that a "
      "spreadsheet would run as a formula start with a quote. GET /v1/forms/{id}/submissions "
      "with Accept: text/csv." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s spam:b", 0, 0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s status:s tag:s spam:b", 0,
+     0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
-                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
+                 "," STATE_FILTERS ","
                  "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
                  "spam included, with a spam column.\"}",
          "\"formId\""),
@@ -441,6 +495,8 @@ const fs_mcp_tool fs_mcp_tools[] = {
 const fs_mcp_tool_extra fs_mcp_tool_extras[] = {
     {"list_submissions", NULL, NULL, 1},
     {"get_submission", NULL, NULL, 1},
+    {"update_submission", NULL, NULL, 1},
+    {"get_insights", NULL, NULL, 1},
     {"wait_for_submissions", NULL, "type=submission.created", 1},
     {"export_submissions_csv", "text/csv", NULL, 1},
     {NULL, NULL, NULL, 0}};

@@ -91,7 +91,7 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
         if (t && !strcmp(t, "file"))
             files[nfiles++] = json_object_get_string(fs_json_get(f, "key"));
     }
-    fs_sub_filter which = {fid, x->user_id, 1, NULL, NULL};
+    fs_sub_filter which = {.form_id = fid, .user_id = x->user_id, .spam = 1};
     const char *after = NULL;
     int limit = EXPORT_SUBS_FIRST;
     for (;;) {
@@ -117,6 +117,15 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
             json_object_object_add(o, "formVersion", json_object_new_int(atoi(s->form_version)));
             json_object_object_add(o, "spam", json_object_new_boolean(s->spam));
             json_object_object_add(o, "createdAt", json_object_new_string(s->created_at));
+            /* the owner's state: status, tags, note */
+            json_object_object_add(o, "status",
+                                   json_object_new_string(s->status ? s->status : "new"));
+            json_object *tags = json_object_new_array();
+            json_object_object_add(o, "tags", tags);
+            char *tl = apr_pstrdup(sub, s->tags ? s->tags : ""), *tlast = NULL;
+            for (char *t = apr_strtok(tl, " ", &tlast); t; t = apr_strtok(NULL, " ", &tlast))
+                json_object_array_add(tags, json_object_new_string(t));
+            json_object_object_add(o, "note", s->note ? json_object_new_string(s->note) : NULL);
             if (s->link_id && *s->link_id) {
                 json_object_object_add(o, "linkId", json_object_new_string(s->link_id));
                 json_object *m = s->link_metadata && *s->link_metadata

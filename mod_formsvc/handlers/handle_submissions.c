@@ -1,8 +1,10 @@
 /* handle_submissions: the owner's side of submissions: list (JSON pages,
  * or the whole set as CSV with Accept: text/csv, streamed in batches),
- * get one, delete one. */
+ * get one, change its owner's state (status, tags, note; If-Match), delete
+ * one. */
 #include "fs_csv.h"
 #include "fs_json.h"
+#include "fs_owner_state.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "fs_store_links.h"
@@ -95,19 +97,61 @@ static int wants_csv(request_rec *r) {
 }
 
 typedef struct {
-    const char *spam, *since, *until;
+    const char *spam, *since, *until, *link_id, *status, *tag;
 } sub_filter;
 
-static fs_error *read_filter(request_rec *r, sub_filter *f) {
+/* ?linkId=: the id of one of the account's respondent links to the form
+ * (withdrawn ones too: their submissions stay). *link_id NULL when not
+ * given; a 422 for what cannot be a link id, a 404 for a link that is not
+ * this form's. */
+static fs_error *read_link_filter(request_rec *r, const char *form_id, const char **link_id) {
+    const char *v, *of;
+    fs_error *e = formsvc_arg(r, "linkId", &v);
+    *link_id = NULL;
+    if (e || !v)
+        return e;
+    if (!fs_id_valid(v, "lnk_")) {
+        fs_error *verr = fs_error_validation(r->pool);
+        fs_error_add(r->pool, verr, "/linkId", "format",
+                     "linkId must be the id of a respondent link (lnk_...).");
+        return verr;
+    }
+    if ((e = fs_store_link_form(formsvc_store(r), formsvc_req_get(r)->who->user_id, v, &of)))
+        return e;
+    if (!of || (form_id && strcmp(of, form_id)))
+        return fs_error_make(r->pool, "not-found", "No such link.");
+    *link_id = v;
+    return NULL;
+}
+
+static fs_error *read_filter(request_rec *r, const char *form_id, sub_filter *f) {
     const char *spam, *v[2];
     fs_error *bad = formsvc_arg(r, "spam", &spam);
     if (!bad)
         bad = formsvc_arg(r, "since", &v[0]);
     if (!bad)
         bad = formsvc_arg(r, "until", &v[1]);
+    if (!bad)
+        bad = read_link_filter(r, form_id, &f->link_id);
+    if (!bad)
+        bad = formsvc_arg(r, "status", &f->status);
+    if (!bad)
+        bad = formsvc_arg(r, "tag", &f->tag);
     if (bad)
         return bad;
     fs_error *verr = fs_error_validation(r->pool);
+    if (f->status && !fs_owner_status_valid(f->status))
+        fs_error_add(r->pool, verr, "/status", "enum",
+                     "status is new, in_progress, done or rejected.");
+    if (f->tag) {
+        const char *t = fs_tag_normalise(r->pool, f->tag);
+        if (!t)
+            fs_error_add(r->pool, verr, "/tag", "pattern",
+                         "A tag is 1 to %d characters of letters a-z, digits and - _ : . , "
+                         "beginning with a letter or digit.",
+                         FS_TAG_MAX_LEN);
+        f->tag = t;
+    }
     f->spam = "f";
     if (spam && !strcmp(spam, "true"))
         f->spam = "t";
@@ -133,15 +177,20 @@ static fs_error *read_filter(request_rec *r, sub_filter *f) {
 
 static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     int with_spam = flt->spam[0] == 't';
-    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, with_spam, flt->since,
-                           flt->until};
+    fs_sub_filter which = {form->id,    formsvc_req_get(r)->who->user_id,
+                           with_spam,   flt->since,
+                           flt->until,  flt->link_id,
+                           flt->status, flt->tag};
     size_t nf = json_object_array_length(form->fields);
     /* linkId and linkMetadata columns once the form has had a link */
     int links;
     fs_error *le = fs_store_link_any(formsvc_store(r), form->id, &links);
     if (le)
         return formsvc_send_problem(r, le);
-    int ncols = 3 + with_spam + (int)nf + 2 * links;
+    int owned; /* the owner's columns once the owner changed a submission */
+    if ((le = fs_store_sub_state_any(formsvc_store(r), form->id, &owned)))
+        return formsvc_send_problem(r, le);
+    int ncols = 3 + with_spam + (int)nf + 2 * links + 3 * owned;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
     const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     int c = 0;
@@ -158,6 +207,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     if (links) {
         cells[c++] = "linkId";
         cells[c++] = "linkMetadata";
+    }
+    if (owned) { /* camelCase: no field key can take these names */
+        cells[c++] = "ownerStatus";
+        cells[c++] = "ownerTags";
+        cells[c++] = "ownerNote";
     }
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
@@ -214,6 +268,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                                      : NULL;
                 row[k++] = fs_csv_cell(sub, m ? fs_json_str(sub, m) : "");
             }
+            if (owned) {
+                row[k++] = fs_csv_cell(sub, x->status ? x->status : "");
+                row[k++] = fs_csv_cell(sub, x->tags ? x->tags : "");
+                row[k++] = fs_csv_cell(sub, x->note ? x->note : "");
+            }
             fs_csv_row(buf, row, ncols);
         }
         int more = rs.n == limit;
@@ -242,7 +301,7 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
             r, fs_error_make(r->pool, "not-acceptable",
                              "Submissions are served as application/json or text/csv."));
     sub_filter flt;
-    if ((e = read_filter(r, &flt)))
+    if ((e = read_filter(r, form->id, &flt)))
         return formsvc_send_problem(r, e);
     if (csv)
         return send_csv(r, form, &flt);
@@ -250,8 +309,10 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
         return formsvc_send_problem(r, e);
-    fs_sub_filter which = {form->id, formsvc_req_get(r)->who->user_id, flt.spam[0] == 't',
-                           flt.since, flt.until};
+    fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
+                           flt.spam[0] == 't', flt.since,
+                           flt.until,          flt.link_id,
+                           flt.status,         flt.tag};
     fs_list_page page;
     if ((e = fs_store_sub_list(formsvc_store(r), &which, after, limit, &page)))
         return formsvc_send_problem(r, e);
@@ -270,6 +331,57 @@ static int formsvc_h_subs_get(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (!json)
         return formsvc_send_problem(r, no_submission(r));
+    formsvc_set_etag(r, formsvc_version_of(r, json));
+    return formsvc_send_json(r, 200, json);
+}
+
+static fs_error *stale_submission(request_rec *r, int current) {
+    formsvc_set_etag(r, current);
+    return fs_error_make(r->pool, "precondition-failed",
+                         "If-Match does not match the submission's current ETag \"%d\"; fetch it "
+                         "again and reapply the change.",
+                         current);
+}
+
+/* PATCH /v1/forms/{id}/submissions/{sid} {status?, tags?, note?}: the
+ * owner's state of a submission, behind If-Match (its ETag, the version in
+ * its JSON): 428 without, 412 when it is not current. Writes a
+ * submission.updated event in the same statement. The body is read before
+ * any connection is taken. */
+static int formsvc_h_subs_patch(request_rec *r, const char *const *caps) {
+    if (formsvc_if_match_absent(r))
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "precondition-required",
+                             "Send If-Match with the submission's ETag (GET it first): a change "
+                             "of its state applies only to the state it was read in."));
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (e)
+        return formsvc_send_problem(r, e);
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_owner_change c;
+    if (!fs_owner_change_parse(r->pool, body, &c, verr))
+        return formsvc_send_problem(r, verr);
+    formsvc_form *form;
+    if ((e = load_for_submission(r, caps, &form)))
+        return formsvc_send_problem(r, e);
+    const char *uid = formsvc_req_get(r)->who->user_id, *json;
+    if ((e = fs_store_sub_get(formsvc_store(r), uid, form->id, caps[1], &json)))
+        return formsvc_send_problem(r, e);
+    if (!json)
+        return formsvc_send_problem(r, no_submission(r));
+    int version = formsvc_version_of(r, json), before;
+    if (!formsvc_if_match_ok(r, version))
+        return formsvc_send_problem(r, stale_submission(r, version));
+    if ((e = fs_store_sub_update(formsvc_store(r), uid, form->id, caps[1], version, &c, &before,
+                                 &json)))
+        return formsvc_send_problem(r, e);
+    if (!before)
+        return formsvc_send_problem(r, no_submission(r));
+    if (!json) /* changed by another request since it was read */
+        return formsvc_send_problem(r, stale_submission(r, before));
+    formsvc_audit_form(r, "submission.updated", caps[1], form->id);
+    formsvc_set_etag(r, formsvc_version_of(r, json));
     return formsvc_send_json(r, 200, json);
 }
 
@@ -339,6 +451,7 @@ const formsvc_route formsvc_routes_submissions[] = {
     {M_DELETE, "/v1/forms/{id}/submissions", formsvc_h_subs_delete_before, FS_SC_SUBMISSIONS_WRITE,
      1},
     {M_GET, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_get, FS_SC_SUBMISSIONS_READ, 1},
+    {M_PATCH, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_patch, FS_SC_SUBMISSIONS_WRITE, 1},
     {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
      1},
     {0, NULL, NULL, 0, 0}};

@@ -3,6 +3,7 @@
  * test, and the deliveries of one webhook (list, retry). */
 #include "fs_json.h"
 #include "fs_secret.h"
+#include "fs_store_links.h"
 #include "fs_store_webhooks.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
@@ -25,8 +26,14 @@ APLOG_USE_MODULE(formsvc);
 #define EVENTS_POLL_MS 500
 
 static const char *const event_types[] = {
-    "submission.created", "form.published",      "form.closed", "webhook.paused",
-    "submissions.erased", "submissions.deleted", NULL};
+    "submission.created", "form.published",      "form.closed",        "webhook.paused",
+    "submissions.erased", "submissions.deleted", "submission.updated", NULL};
+
+/* Event types whose data is a submission, answers included: they need
+ * submissions:read wherever they go. */
+static int carries_answers(const char *type) {
+    return !strcmp(type, "submission.created") || !strcmp(type, "submission.updated");
+}
 
 /* 1 when the caller's form: constraints let it see something of form_id
  * (NULL: of every form, which only an unconstrained caller sees). */
@@ -77,9 +84,11 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
     return NULL;
 }
 
-/* GET /v1/events?cursor=&limit=&wait=&formId=&type= (after= is an alias of
- * cursor). formId keeps the events of one form (404 for a form the caller
- * cannot see), type those of one type (submission.created needs
+/* GET /v1/events?cursor=&limit=&wait=&formId=&type=&linkId= (after= is an
+ * alias of cursor). formId keeps the events of one form (404 for a form the
+ * caller cannot see), linkId those of the submissions made through one
+ * respondent link of the account (404 for another's, or for one of
+ * another form than formId), type those of one type (submission.created needs
  * submissions:read: 403, rather than a feed that stays empty).
  * Oldest first after the cursor; nextCursor is the cursor of the last
  * event returned (or the one given, unchanged, when there is none), so a
@@ -92,11 +101,17 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit, wait = 0;
-    const char *w, *after, *form_id, *type;
+    const char *w, *after, *form_id, *type, *link_id;
     fs_error *e;
     if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "formId", &form_id)) ||
-        (e = formsvc_arg(r, "type", &type)))
+        (e = formsvc_arg(r, "type", &type)) || (e = formsvc_arg(r, "linkId", &link_id)))
         return formsvc_send_problem(r, e);
+    if (link_id && !fs_id_valid(link_id, "lnk_")) {
+        fs_error *verr = fs_error_validation(r->pool);
+        fs_error_add(r->pool, verr, "/linkId", "format",
+                     "linkId must be the id of a respondent link (lnk_...).");
+        return formsvc_send_problem(r, verr);
+    }
     if (type) {
         int known = 0;
         for (int i = 0; event_types[i]; i++)
@@ -104,12 +119,12 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!known) {
             fs_error *verr = fs_error_validation(r->pool);
             fs_error_add(r->pool, verr, "/type", "enum",
-                         "type must be submission.created, form.published, form.closed, "
-                         "webhook.paused, submissions.erased or submissions.deleted.");
+                         "type must be submission.created, submission.updated, form.published, "
+                         "form.closed, webhook.paused, submissions.erased or "
+                         "submissions.deleted.");
             return formsvc_send_problem(r, verr);
         }
-        if (!strcmp(type, "submission.created") &&
-            (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
+        if (carries_answers(type) && (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
             return formsvc_send_problem(r, e);
     }
     if (w) {
@@ -128,6 +143,14 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     if ((e = events_cursor(r, who->user_id, &limit, &after)))
         return formsvc_send_problem(r, e);
     const char *forms = formsvc_form_constraints(r);
+    if (link_id) { /* one link: the account's, of formId when given; its form then */
+        const char *of;
+        if ((e = fs_store_link_form(formsvc_store(r), who->user_id, link_id, &of)))
+            return formsvc_send_problem(r, e);
+        if (!of || (form_id && strcmp(of, form_id)))
+            return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such link."));
+        form_id = of;
+    }
     if (form_id) { /* one form: the caller's, and within its form: constraints */
         formsvc_form *form;
         if ((e = formsvc_form_load(r, form_id, &form)))
@@ -141,8 +164,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
-    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after, limit,
-                                 &page)))
+    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, link_id, after,
+                                 limit, &page)))
         return formsvc_send_problem(r, e);
     if (page.n == 0 && wait > 0) {
         /* A bounded number of requests may sleep in this child, and none
@@ -158,8 +181,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
             formsvc_db_release(r);
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
             apr_sleep(deadline - now < nap ? deadline - now : nap);
-            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after,
-                                         limit, &page)))
+            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, link_id,
+                                         after, limit, &page)))
                 return formsvc_send_problem(r, e);
         }
         formsvc_event_wait_end(r, held);
@@ -212,8 +235,9 @@ static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr)
             known |= !strcmp(t, event_types[k]);
         if (!known) {
             fs_error_add(r->pool, verr, ptr, "enum",
-                         "Event types are submission.created, form.published, form.closed, "
-                         "webhook.paused, submissions.erased and submissions.deleted.");
+                         "Event types are submission.created, submission.updated, "
+                         "form.published, form.closed, webhook.paused, submissions.erased and "
+                         "submissions.deleted.");
             bad = 1;
             continue;
         }
@@ -250,11 +274,10 @@ static const char *parse_url(request_rec *r, json_object *uv, fs_error *verr) {
 }
 
 /* 403 unless the caller may read submissions when events (an array of
- * event types) routes submission.created somewhere. */
+ * event types) routes submission.created or submission.updated somewhere. */
 static fs_error *need_submissions(request_rec *r, json_object *events) {
     for (size_t i = 0; events && i < json_object_array_length(events); i++)
-        if (!strcmp(json_object_get_string(json_object_array_get_idx(events, i)),
-                    "submission.created"))
+        if (carries_answers(json_object_get_string(json_object_array_get_idx(events, i))))
             return formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ);
     return NULL;
 }

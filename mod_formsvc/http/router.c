@@ -21,7 +21,8 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_verify,      formsvc_routes_forms,    formsvc_routes_fields,
     formsvc_routes_submissions, formsvc_routes_public,   formsvc_routes_mcp,
     formsvc_routes_openapi,     formsvc_routes_webhooks, formsvc_routes_metrics,
-    formsvc_routes_stats,       formsvc_routes_links,    formsvc_routes_files, /* uploaded files */
+    formsvc_routes_stats,       formsvc_routes_insights, formsvc_routes_links,
+    formsvc_routes_files, /* uploaded files */
     formsvc_routes_notify,      formsvc_routes_export,   formsvc_routes_erasures,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))

@@ -36,6 +36,7 @@ extern const formsvc_route formsvc_routes_mcp[];
 extern const formsvc_route formsvc_routes_openapi[];
 extern const formsvc_route formsvc_routes_webhooks[];
 extern const formsvc_route formsvc_routes_stats[];
+extern const formsvc_route formsvc_routes_insights[];
 extern const formsvc_route formsvc_routes_links[];
 extern const formsvc_route formsvc_routes_metrics[];
 extern const formsvc_route formsvc_routes_files[]; /* uploaded files (files.c) */

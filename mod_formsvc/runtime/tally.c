@@ -8,6 +8,7 @@
 #include "runtime/tally.h"
 
 #include "fs_store_public.h"
+#include "fs_store_stats.h"
 #include "runtime/log.h"
 #include "runtime/retention.h"
 #include "runtime/worker.h"
@@ -48,6 +49,23 @@ static void rollup(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *
         }
         if (moved < BATCH)
             break; /* done, or another session is at it */
+    }
+    /* the answer counts of insights (sql/0050), the same way */
+    for (int i = 0; i < BATCHES_PER_ROUND && !formsvc_worker_stopping(w); i++) {
+        int moved;
+        fs_error *e = fs_store_insight_rollup(st, BATCH, &moved);
+        if (e && (!strcmp(e->slug, "outcome-unknown") || !strcmp(e->slug, "service-unavailable"))) {
+            FORMSVC_SLOG(s, APLOG_INFO, 0, 02181,
+                         "rolling up answer counts did not finish (%s); next round", e->slug);
+            break;
+        }
+        if (e) {
+            FORMSVC_SLOG(s, APLOG_WARNING, 0, 02182, "rolling up answer counts failed: %s",
+                         e->detail ? e->detail : e->slug);
+            break;
+        }
+        if (moved < BATCH)
+            break;
     }
     formsvc_worker_db_close(w, d);
 }

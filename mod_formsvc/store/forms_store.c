@@ -39,12 +39,15 @@ const fs_stmt fs_stmts_forms[] = {
      "  %s::jsonb, %s)"},
 
     /* 1 user id, 2 form id, 3 'publish' or 'close', 4 If-Match version (or
-     * NULL), 5 base URL */
+     * NULL), 5 base URL. The event's data is the form as the answer shows
+     * it; form.closed adds reason "owner" (the form closed by itself says
+     * closesAt or maxSubmissions, sql/0050). */
     {"fs_form_transition", 5,
      "WITH t AS (SELECT outcome, body FROM fs_form_transition(%s, %s, %s, %s::integer, %s)), "
      "ok AS MATERIALIZED (SELECT t.body::jsonb AS b FROM t WHERE t.outcome = 'ok'), "
      "ev AS (INSERT INTO events (id, user_id, type, form_id, payload) SELECT fs_new_id('evt_'), "
-     "  f.user_id, 'form.' || (ok.b->>'status'), f.id, ok.b FROM ok JOIN forms f "
+     "  f.user_id, 'form.' || (ok.b->>'status'), f.id, ok.b || CASE WHEN ok.b->>'status' = "
+     "  'closed' THEN '{\"reason\": \"owner\"}'::jsonb ELSE '{}'::jsonb END FROM ok JOIN forms f "
      "  ON f.id = ok.b->>'id' RETURNING 1) "
      "SELECT outcome, body FROM t"},
 
@@ -57,29 +60,38 @@ const fs_stmt fs_stmts_forms[] = {
      "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
 
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),
-     * 6-7 until (or NULL), 8 after id (or NULL), 9 limit + 1. The window
+     * 6-7 until (or NULL), 8 after id (or NULL), 9-10 a respondent link's
+     * id (or NULL: any), 11-12 the owner's status (or NULL), 13-14 a tag
+     * (or NULL), 15 limit + 1. The window
      * is also an id range (ids begin with their time, sql/0044), always
      * given, so that every plan seeks submissions_form_id to the page. */
-    {"fs_sub_list", 9,
+    {"fs_sub_list", 15,
      "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
      "  AND s.id >= fs_id_since('sub_', %s::timestamptz) "
      "  AND s.created_at < COALESCE(%s::timestamptz, 'infinity') "
      "  AND s.id < fs_id_before('sub_', %s::timestamptz, %s::text) "
+     "  AND (%s::text IS NULL OR s.link_id = %s::text) "
+     "  AND (%s::text IS NULL OR s.owner_status = %s::text) "
+     "  AND (%s::text IS NULL OR %s::text = ANY (s.tags)) "
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
-     * id, createdAt, formVersion, spam, data */
-    {"fs_sub_export", 9,
+     * id, createdAt, formVersion, spam, data, link id and metadata, the
+     * owner's status, tags (separated by spaces) and note */
+    {"fs_sub_export", 15,
      "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text, "
-     "  s.link_id, s.link_metadata::text "
+     "  s.link_id, s.link_metadata::text, s.owner_status, array_to_string(s.tags, ' '), s.note "
      "FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
      "  AND s.id >= fs_id_since('sub_', %s::timestamptz) "
      "  AND s.created_at < COALESCE(%s::timestamptz, 'infinity') "
      "  AND s.id < fs_id_before('sub_', %s::timestamptz, %s::text) "
+     "  AND (%s::text IS NULL OR s.link_id = %s::text) "
+     "  AND (%s::text IS NULL OR s.owner_status = %s::text) "
+     "  AND (%s::text IS NULL OR %s::text = ANY (s.tags)) "
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* 1 submission id, 2 form id, 3 user id */
@@ -96,6 +108,32 @@ const fs_stmt fs_stmts_forms[] = {
      "u AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, d.user_id, NULL, -1 FROM d WHERE NOT d.spam RETURNING 1) "
      "SELECT (SELECT count(*) FROM d)::text, (SELECT count(*) FROM u)::text"},
+
+    /* The owner's change of a submission's state (sql/0050): 1 submission
+     * id, 2 form id, 3 user id, 4 the version it must have, 5 status (or
+     * NULL: unchanged), 6-7 tags as a JSON array (or NULL), 8 change the
+     * note ('t'/'f'), 9 the note (NULL clears), 10-12 submission, form and
+     * user id again. Writes the submission.updated event in the same
+     * statement. Returns the version before (NULL: no such submission) and
+     * the changed submission's JSON (NULL: the version did not match). */
+    {"fs_sub_update", 12,
+     "WITH u AS (UPDATE submissions s SET owner_status = COALESCE(%s::text, s.owner_status), "
+     "  tags = CASE WHEN %s::jsonb IS NULL THEN s.tags "
+     "    ELSE ARRAY(SELECT jsonb_array_elements_text(%s::jsonb)) END, "
+     "  note = CASE WHEN %s::boolean THEN %s::text ELSE s.note END, "
+     "  owner_version = s.owner_version + 1, owner_updated_at = clock_timestamp() "
+     "  WHERE s.id = %s AND s.form_id = %s AND s.user_id = %s AND s.owner_version = %s::integer "
+     "  RETURNING s.*), "
+     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "
+     "  SELECT fs_new_id('evt_'), u.user_id, 'submission.updated', u.form_id, u.id, "
+     "  fs_submission_json(u)::jsonb FROM u RETURNING 1), "
+     "m AS (INSERT INTO submission_state_forms (form_id) SELECT u.form_id FROM u "
+     "  ON CONFLICT DO NOTHING RETURNING 1) "
+     "SELECT (SELECT s.owner_version::text FROM submissions s WHERE s.id = %s AND s.form_id = %s "
+     "  AND s.user_id = %s), (SELECT fs_submission_json(u)::text FROM u)"},
+
+    /* 1 form id: one row when the owner ever changed a submission of it */
+    {"fs_sub_state_any", 1, "SELECT 1 FROM submission_state_forms WHERE form_id = %s"},
 
     /* 1 scope, 2 key, 3 request fingerprint, 4 scope, 5 key. Run inside
      * the request's transaction (http/idempotency.c): the claim commits
@@ -241,7 +279,9 @@ fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *af
                             fs_list_page *out) {
     const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam),
                           f->since,   f->since,   f->until,
-                          f->until,   after,      FS_ARG_INT(st->pool, limit + 1)};
+                          f->until,   after,      f->link_id,
+                          f->link_id, f->status,  f->status,
+                          f->tag,     f->tag,     FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_sub_list", args, limit, out);
 }
 
@@ -249,11 +289,13 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
                               fs_sub_batch *out) {
     const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam),
                           f->since,   f->since,   f->until,
-                          f->until,   after,      FS_ARG_INT(st->pool, batch)};
+                          f->until,   after,      f->link_id,
+                          f->link_id, f->status,  f->status,
+                          f->tag,     f->tag,     FS_ARG_INT(st->pool, batch)};
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;
-    fs_error *e = FS_RUN(st, "fs_sub_export", args, 7, &rs);
+    fs_error *e = FS_RUN(st, "fs_sub_export", args, 10, &rs);
     if (e)
         return e;
     out->rows = apr_pcalloc(st->pool, sizeof(fs_sub_export_row) * (apr_size_t)(rs->nrows + 1));
@@ -266,6 +308,9 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
         x->data = FS_CELL(rs, i, 4);
         x->link_id = FS_CELL(rs, i, 5);
         x->link_metadata = FS_CELL(rs, i, 6);
+        x->status = FS_CELL(rs, i, 7);
+        x->tags = FS_CELL(rs, i, 8);
+        x->note = FS_CELL(rs, i, 9);
     }
     out->n = rs->nrows;
     return NULL;
@@ -330,4 +375,32 @@ fs_error *fs_store_idem_store(fs_store *st, const char *scope, const char *key, 
 fs_error *fs_store_idem_purge(fs_store *st) {
     fs_rows *rs;
     return fs_store_run(st, "fs_idem_purge", 0, NULL, 1, &rs);
+}
+
+fs_error *fs_store_sub_update(fs_store *st, const char *user_id, const char *form_id,
+                              const char *sub_id, int version, const fs_owner_change *c,
+                              int *before, const char **json) {
+    const char *ver = FS_ARG_INT(st->pool, version);
+    /* the UPDATE's arguments come in the order of its SET and WHERE */
+    const char *args[] = {c->status, c->tags_json, c->tags_json, FS_ARG_BOOL(c->note_set),
+                          c->note,   sub_id,       form_id,      user_id,
+                          ver,       sub_id,       form_id,      user_id};
+    fs_rows *rs;
+    *before = 0;
+    *json = NULL;
+    fs_error *e = FS_RUN(st, "fs_sub_update", args, 2, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    const char *b = FS_CELL(rs, 0, 0);
+    *before = b ? fs_cell_int(b) : 0;
+    *json = FS_CELL(rs, 0, 1);
+    return NULL;
+}
+
+fs_error *fs_store_sub_state_any(fs_store *st, const char *form_id, int *any) {
+    const char *args[] = {form_id};
+    int n = 0;
+    fs_error *e = FS_COUNT(st, "fs_sub_state_any", args, 1, &n);
+    *any = n > 0;
+    return e;
 }

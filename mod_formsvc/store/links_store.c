@@ -56,6 +56,10 @@ const fs_stmt fs_stmts_links[] = {
     /* 1 form id: one row when it has or had a link */
     {"fs_link_any", 1, "SELECT 1 FROM links WHERE form_id = %s LIMIT 1"},
 
+    /* 1 link id, 2 user id: the form of the account's link, deleted or not
+     * (its submissions stay after the link is withdrawn) */
+    {"fs_link_form", 2, "SELECT form_id FROM links WHERE id = %s AND user_id = %s"},
+
     /* 1 form id, 2 token hash: id, state (expired too when its creator has
      * ended), prefill */
     {"fs_link_find", 2,
@@ -140,6 +144,12 @@ fs_error *fs_store_link_any(fs_store *st, const char *form_id, int *any) {
     fs_error *e = FS_COUNT(st, "fs_link_any", args, 1, &n);
     *any = n > 0;
     return e;
+}
+
+fs_error *fs_store_link_form(fs_store *st, const char *user_id, const char *link_id,
+                             const char **form_id) {
+    const char *args[] = {link_id, user_id};
+    return FS_ONE(st, "fs_link_form", args, form_id);
 }
 
 fs_error *fs_store_link_find(fs_store *st, const char *form_id, const char *token_hash,

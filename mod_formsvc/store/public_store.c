@@ -46,14 +46,18 @@
     "  + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text"
 
 /* The statement of fs_public_submit(_locked), with CLOSED the expression
- * that decides whether the form f takes no more submissions. */
-#define SUBMIT_SQL(CLOSED)                                                                         \
+ * that decides whether the form f takes no more submissions and LEFT how
+ * many it still takes before this one (NULL: no maxSubmissions, or not
+ * counted): a non-spam submission stored when LEFT is 1 fills the form,
+ * and the statement writes its form.closed event (reason maxSubmissions,
+ * sql/0050). */
+#define SUBMIT_SQL(CLOSED, LEFT)                                                                   \
     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
     "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, "                                  \
     "  " MONTH_NOW " AS month), "                                                                  \
-    "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, "                              \
+    "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, " LEFT " AS left_n, "          \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
     "  WHERE f.id = a.form_id AND f.status IN ('published', 'closed') "                            \
@@ -81,7 +85,12 @@
     "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT a.evid, s.user_id, 'submission.created', s.form_id, s.id, "                          \
-    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " FROM s, a WHERE NOT s.spam RETURNING 1) "           \
+    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " FROM s, a WHERE NOT s.spam RETURNING 1), "          \
+    "fc AS (INSERT INTO events (id, user_id, type, form_id, payload) "                             \
+    "  SELECT fs_new_id('evt_'), s.user_id, 'form.closed', s.form_id, "                            \
+    "  fs_form_closed_json(fo, 'maxSubmissions', fs_public_max_submissions(fo.settings)::bigint) " \
+    "  FROM s JOIN f ON f.id = s.form_id JOIN forms fo ON fo.id = s.form_id "                      \
+    "  WHERE NOT s.spam AND f.left_n = 1 RETURNING 1) "                                            \
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
     "  WHEN (SELECT version FROM f) <> (SELECT ver FROM a) THEN 'stale' "                          \
     "  WHEN (SELECT closed FROM f) THEN 'closed' "                                                 \
@@ -129,13 +138,14 @@ const fs_stmt fs_stmts_public[] = {
      * duplicate | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether
      * the form's count grew. */
-    {"fs_public_submit", 14, SUBMIT_SQL("fs_public_status(f) <> 'published'")},
+    {"fs_public_submit", 14, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
     /* the same for forms with maxSubmissions: fs_public_closed_locked
      * (sql/0020) locks the form row until commit and only then counts, in
      * a fresh snapshot, so concurrent submissions cannot pass the limit
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
-    {"fs_public_submit_locked", 14, SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)")},
+    {"fs_public_submit_locked", 14,
+     SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)")},
 
     /* Stores a batch of plain submissions (no maxSubmissions,
      * Idempotency-Key, link or uniqueBy: fs_store_public_submit_batch) in
@@ -180,6 +190,14 @@ const fs_stmt fs_stmts_public[] = {
     /* 1 most rows to move. Rolls the submission tally into the counters
      * (sql/0024): rows moved, or -1 when another session is rolling up. */
     {"fs_tally_rollup", 1, "SELECT fs_tally_rollup(%s::integer)::text"},
+
+    /* 1 most forms: form.closed events written for forms whose closesAt
+     * passed (sql/0050; once per cluster) */
+    {"fs_form_closings_emit", 1, "SELECT fs_form_closings_emit(%s::integer)::text"},
+    /* 1 seconds ahead: milliseconds to the next closesAt within them, or
+     * NULL */
+    {"fs_form_closings_next", 1,
+     "SELECT ceil(fs_form_closings_next(%s::float8) * 1000)::integer::text"},
 
     {NULL, 0, NULL}};
 
@@ -344,4 +362,14 @@ fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *co
 fs_error *fs_store_tally_rollup(fs_store *st, int limit, int *moved) {
     const char *args[] = {FS_ARG_INT(st->pool, limit)};
     return FS_INT(st, "fs_tally_rollup", args, -1, moved);
+}
+
+fs_error *fs_store_form_closings_emit(fs_store *st, int limit, int *emitted) {
+    const char *args[] = {FS_ARG_INT(st->pool, limit)};
+    return FS_INT(st, "fs_form_closings_emit", args, 0, emitted);
+}
+
+fs_error *fs_store_form_closings_next(fs_store *st, int ahead_s, int *ms) {
+    const char *args[] = {FS_ARG_INT(st->pool, ahead_s)};
+    return FS_INT(st, "fs_form_closings_next", args, -1, ms);
 }

@@ -36,6 +36,13 @@ const fs_stmt fs_stmts_stats[] = {
      "  COALESCE(s.n, 0)::text, COALESCE(s.sp, 0)::text "
      "FROM b LEFT JOIN v ON v.t = b.t LEFT JOIN s ON s.t = b.t ORDER BY b.t"},
 
+    /* 1 form id, 2 first day, 3 day after the last (YYYY-MM-DD): key, kind,
+     * value, count (sql/0050) */
+    {"fs_insights", 3, "SELECT key, kind, value, n::text FROM fs_insights(%s, %s::date, %s::date)"},
+
+    /* 1 most rows to move: rows moved, or -1 (another session at it) */
+    {"fs_insight_rollup", 1, "SELECT fs_insight_rollup(%s::integer)::text"},
+
     {NULL, 0, NULL}};
 
 /* A PostgreSQL array literal of n items; items are ids or numbers (no
@@ -88,4 +95,29 @@ fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *sta
     *rows = out;
     *n = rs->nrows;
     return NULL;
+}
+
+fs_error *fs_store_insights(fs_store *st, const char *form_id, const char *since, const char *until,
+                            fs_insight_row **rows, int *n) {
+    const char *args[] = {form_id, since, until};
+    fs_rows *rs;
+    *rows = NULL;
+    *n = 0;
+    fs_error *e = FS_RUN(st, "fs_insights", args, 4, &rs);
+    if (e)
+        return e;
+    *rows = apr_pcalloc(st->pool, sizeof(fs_insight_row) * (apr_size_t)(rs->nrows + 1));
+    for (int i = 0; i < rs->nrows; i++) {
+        (*rows)[i].key = FS_CELL(rs, i, 0);
+        (*rows)[i].kind = FS_CELL(rs, i, 1);
+        (*rows)[i].value = FS_CELL(rs, i, 2);
+        (*rows)[i].n = apr_atoi64(FS_CELL(rs, i, 3));
+    }
+    *n = rs->nrows;
+    return NULL;
+}
+
+fs_error *fs_store_insight_rollup(fs_store *st, int limit, int *moved) {
+    const char *args[] = {FS_ARG_INT(st->pool, limit)};
+    return FS_INT(st, "fs_insight_rollup", args, -1, moved);
 }

@@ -6,6 +6,7 @@
 #include "fs_store_webhooks.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
+#include "http/asks.h"
 #include "http/audit.h"
 #include "http/auth.h"
 #include "http/forms_access.h"
@@ -27,6 +28,11 @@ APLOG_USE_MODULE(formsvc);
 static const char *const event_types[] = {
     "submission.created", "form.published",      "form.closed", "webhook.paused",
     "submissions.erased", "submissions.deleted", NULL};
+/* The feed's types: those of webhooks, and the asks' (feed only). */
+static const char *const feed_types[] = {
+    "submission.created", "form.published",     "form.closed",
+    "webhook.paused",     "submissions.erased", "submissions.deleted",
+    "ask.answered",       "ask.declined",       NULL};
 
 /* 1 when the caller's form: constraints let it see something of form_id
  * (NULL: of every form, which only an unconstrained caller sees). */
@@ -77,10 +83,12 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
     return NULL;
 }
 
-/* GET /v1/events?cursor=&limit=&wait=&formId=&type= (after= is an alias of
- * cursor). formId keeps the events of one form (404 for a form the caller
- * cannot see), type those of one type (submission.created needs
- * submissions:read: 403, rather than a feed that stays empty).
+/* GET /v1/events?cursor=&limit=&wait=&formId=&type=&askId= (after= is an
+ * alias of cursor). formId keeps the events of one form (404 for a form the
+ * caller cannot see), type those of one type (submission.created and
+ * ask.answered need submissions:read: 403, rather than a feed that stays
+ * empty), askId those of one ask (404 for another account's): its ask.*
+ * events and the submission.created of its link.
  * Oldest first after the cursor; nextCursor is the cursor of the last
  * event returned (or the one given, unchanged, when there is none), so a
  * client loops with cursor=nextCursor; Link rel="next" when more events
@@ -92,23 +100,24 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit, wait = 0;
-    const char *w, *after, *form_id, *type;
+    const char *w, *after, *form_id, *type, *ask_id;
     fs_error *e;
     if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "formId", &form_id)) ||
-        (e = formsvc_arg(r, "type", &type)))
+        (e = formsvc_arg(r, "type", &type)) || (e = formsvc_arg(r, "askId", &ask_id)))
         return formsvc_send_problem(r, e);
     if (type) {
         int known = 0;
-        for (int i = 0; event_types[i]; i++)
-            known |= !strcmp(type, event_types[i]);
+        for (int i = 0; feed_types[i]; i++)
+            known |= !strcmp(type, feed_types[i]);
         if (!known) {
             fs_error *verr = fs_error_validation(r->pool);
             fs_error_add(r->pool, verr, "/type", "enum",
                          "type must be submission.created, form.published, form.closed, "
-                         "webhook.paused, submissions.erased or submissions.deleted.");
+                         "webhook.paused, submissions.erased, submissions.deleted, "
+                         "ask.answered or ask.declined.");
             return formsvc_send_problem(r, verr);
         }
-        if (!strcmp(type, "submission.created") &&
+        if ((!strcmp(type, "submission.created") || !strcmp(type, "ask.answered")) &&
             (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
             return formsvc_send_problem(r, e);
     }
@@ -136,13 +145,20 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         json_object_array_add(one, json_object_new_string(form_id));
         forms = fs_json_str(r->pool, one);
     }
+    if (ask_id) { /* one ask: the caller's */
+        const char *ask_form;
+        if ((e = formsvc_ask_form(r, ask_id, &ask_form)))
+            return formsvc_send_problem(r, e);
+        if (!form_visible(r, ask_form))
+            return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such ask."));
+    }
     /* submission.created events carry the answers: only for a caller that
      * may read submissions (docs/webhooks.md) */
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
-    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after, limit,
-                                 &page)))
+    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, ask_id, after,
+                                 limit, &page)))
         return formsvc_send_problem(r, e);
     if (page.n == 0 && wait > 0) {
         /* A bounded number of requests may sleep in this child, and none
@@ -158,8 +174,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
             formsvc_db_release(r);
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
             apr_sleep(deadline - now < nap ? deadline - now : nap);
-            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, after,
-                                         limit, &page)))
+            if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, ask_id,
+                                         after, limit, &page)))
                 return formsvc_send_problem(r, e);
         }
         formsvc_event_wait_end(r, held);

@@ -1,0 +1,204 @@
+/* handle_asks: /v1/asks: ask a person in one call (create: a form from a
+ * JSON Schema, a single-use link, the mail to the person), get (with
+ * ?wait= a long poll until the ask is answered, declined or expired) and
+ * list (docs/api.md, "Asks"). */
+#include "fs_ask.h"
+#include "fs_json.h"
+#include "fs_link.h"
+#include "fs_secret.h"
+#include "fs_store_asks.h"
+#include "http/asks.h"
+#include "http/audit.h"
+#include "http/auth.h"
+#include "http/forms_access.h"
+#include "http/idempotency.h"
+#include "http/links.h"
+#include "http/quota.h"
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "runtime/config.h"
+#include "runtime/request_ctx.h"
+#include "runtime/webhooks.h"
+
+#include <apr_strings.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define ASKS_WAIT_MAX 30 /* seconds, as GET /v1/events */
+#define ASKS_POLL_MS 500
+
+/* Asks are the account's: a credential limited to particular forms
+ * (form: constraints) neither makes nor reads them. */
+static fs_error *unconstrained(request_rec *r, const char *scope) {
+    if (!formsvc_form_constraints(r))
+        return NULL;
+    return formsvc_scope_problem(r, scope,
+                                 "A credential limited to particular forms (form: constraints) "
+                                 "cannot use asks.");
+}
+
+static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
+    (void)caps;
+    json_object *body;
+    fs_error *e = formsvc_read_json(r, 0, &body);
+    if (!e)
+        e = unconstrained(r, "forms:write");
+    if (e)
+        return formsvc_send_problem(r, e);
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    const char *canon = fs_json_str(r->pool, body);
+    formsvc_idem *idem;
+    int rc = formsvc_idem_begin(r, who->key_id, canon, strlen(canon), &idem);
+    if (rc != FORMSVC_IDEM_PROCEED)
+        return rc;
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_ask_spec spec;
+    if (!fs_ask_parse(r->pool, body, apr_time_now(), NULL, verr, &spec)) {
+        /* too many questions is a quota, as for fields */
+        if (spec.nfields > 0 && (e = formsvc_fields_quota(r, spec.nfields, 0)))
+            return formsvc_idem_problem(r, idem, e);
+        return formsvc_idem_problem(r, idem, verr);
+    }
+    if ((e = formsvc_fields_quota(r, spec.nfields, 0)))
+        return formsvc_idem_problem(r, idem, e);
+    const formsvc_tier *tier = formsvc_tier_of(r, who->verified);
+    if (spec.to) {
+        fs_error_add(r->pool, verr, "/to", "unsupported",
+                     "Mailing the link (to) is not offered yet: leave to out and give the "
+                     "person the url.");
+        return formsvc_idem_problem(r, idem, verr);
+    }
+    const char *id = fs_id_new(r->pool, "ask_"), *form_id = fs_id_new(r->pool, "frm_"),
+               *link_id = fs_id_new(r->pool, "lnk_"), *token = fs_link_token_new(r->pool);
+    const char *sealed =
+        id && form_id && link_id && token ? formsvc_link_seal(r, link_id, token) : NULL;
+    if (!sealed)
+        return formsvc_idem_problem(
+            r, idem,
+            fs_error_internal(r->pool, "no random bytes for an ask's ids or token, or "
+                                       "the token cannot be sealed"));
+    fs_new_ask na = {id,
+                     who->user_id,
+                     form_id,
+                     spec.title,
+                     fs_json_str(r->pool, spec.fields),
+                     link_id,
+                     formsvc_link_token_hash(r, token),
+                     sealed,
+                     spec.expires_at,
+                     spec.message,
+                     spec.to,
+                     spec.metadata_json,
+                     who->key_id};
+    const char *json, *quota, *used;
+    if ((e = fs_store_ask_create(formsvc_store(r), &na, tier->forms, tier->asks, &json, &quota,
+                                 &used)))
+        return formsvc_idem_problem(r, idem, e);
+    if (!json)
+        return formsvc_idem_problem(
+            r, idem,
+            quota ? formsvc_quota_exceeded(r, quota,
+                                           !strcmp(quota, "forms") ? tier->forms : tier->asks, used)
+                  : fs_error_internal(r->pool, "fs_ask_create answered no outcome it defines"));
+    json_object *o = fs_json_parse_trusted(r->pool, json);
+    json_object_object_add(o, "url", json_object_new_string(formsvc_link_url(r, form_id, token)));
+    const char *out = fs_json_str(r->pool, o);
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/asks/", id, NULL));
+    if ((e = formsvc_idem_record(r, idem, 201, "application/json", out)))
+        return formsvc_send_problem(r, e); /* nothing is stored, or 504 */
+    formsvc_audit_form(r, "ask.created", id, form_id);
+    return formsvc_send_json(r, 201, out);
+}
+
+/* GET /v1/asks/{id}?wait=N: with wait > 0 and the ask pending, the request
+ * reads it again every 500 ms until it is answered, declined or expired,
+ * the child stops or wait seconds have passed, holding no database
+ * connection between reads; a child that already holds its bound of
+ * waiting requests (event_waits.c, shared with GET /v1/events) answers at
+ * once with Formsvc-Wait: busy. */
+static int formsvc_h_asks_get(request_rec *r, const char *const *caps) {
+    const char *w;
+    int wait = 0;
+    fs_error *e = unconstrained(r, "submissions:read");
+    if (!e)
+        e = formsvc_arg(r, "wait", &w);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (w) {
+        char *end;
+        long v = strtol(w, &end, 10);
+        if (!*w || *end || v < 0 || v > ASKS_WAIT_MAX) {
+            fs_error *verr = fs_error_validation(r->pool);
+            fs_error_add(r->pool, verr, "/wait",
+                         *w && !*end ? (v < 0 ? "minimum" : "maximum") : "type",
+                         "wait must be an integer number of seconds from 0 to 30.");
+            return formsvc_send_problem(r, verr);
+        }
+        wait = (int)v;
+    }
+    fs_ask_row *a;
+    if ((e = formsvc_ask_load(r, caps[0], &a)))
+        return formsvc_send_problem(r, e);
+    if (wait > 0 && !strcmp(a->status, "pending")) {
+        apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
+        formsvc_principal *who = formsvc_req_get(r)->who;
+        formsvc_event_wait *held = formsvc_event_wait_begin(r, who->user_id);
+        if (!held)
+            apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
+        for (apr_time_t now = apr_time_now();
+             held && !strcmp(a->status, "pending") && now < deadline && !r->connection->aborted &&
+             !formsvc_event_wait_stopping();
+             now = apr_time_now()) {
+            formsvc_db_release(r);
+            apr_interval_time_t nap = apr_time_from_msec(ASKS_POLL_MS);
+            apr_sleep(deadline - now < nap ? deadline - now : nap);
+            fs_ask_row *again;
+            if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, caps[0], &again)))
+                return formsvc_send_problem(r, e);
+            if (!again) /* its form was deleted meanwhile */
+                return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such ask."));
+            a = again;
+        }
+        formsvc_event_wait_end(r, held);
+    }
+    return formsvc_send_obj(r, 200, formsvc_ask_obj(r, a));
+}
+
+static int formsvc_h_asks_list(request_rec *r, const char *const *caps) {
+    (void)caps;
+    int limit;
+    const char *after, *status;
+    fs_error *e = unconstrained(r, "submissions:read");
+    if (!e)
+        e = formsvc_paging(r, "asks", "ask_", &limit, &after);
+    if (!e)
+        e = formsvc_arg(r, "status", &status);
+    if (e)
+        return formsvc_send_problem(r, e);
+    if (status && strcmp(status, "pending") && strcmp(status, "answered") &&
+        strcmp(status, "declined") && strcmp(status, "expired")) {
+        e = fs_error_validation(r->pool);
+        fs_error_add(r->pool, e, "/status", "enum",
+                     "status is pending, answered, declined or expired.");
+        return formsvc_send_problem(r, e);
+    }
+    fs_ask_page ap;
+    if ((e = fs_store_ask_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, status, after,
+                               limit, &ap)))
+        return formsvc_send_problem(r, e);
+    fs_list_page page = {ap.n, apr_pcalloc(r->pool, sizeof(fs_list_item) * (apr_size_t)(ap.n + 1)),
+                         ap.more};
+    for (int i = 0; i < ap.n; i++) {
+        page.items[i].id = ap.rows[i].id;
+        page.items[i].json = fs_json_str(r->pool, formsvc_ask_obj(r, &ap.rows[i]));
+    }
+    return formsvc_send_page(r, "asks", &page);
+}
+
+const formsvc_route formsvc_routes_asks[] = {
+    {M_GET, "/v1/asks", formsvc_h_asks_list, FS_SC_SUBMISSIONS_READ, 1},
+    {M_POST, "/v1/asks", formsvc_h_asks_create, FS_SC_FORMS_WRITE, 1},
+    {M_GET, "/v1/asks/{id}", formsvc_h_asks_get, FS_SC_SUBMISSIONS_READ, 1},
+    {0, NULL, NULL, 0, 0}};

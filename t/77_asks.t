@@ -219,6 +219,41 @@ is scalar @{ $r->{json}{fields} }, 2, 'its fields';
 $r = api(POST => '/v1/forms', token => $tok, body => { title => 'x', schema => $approval, fields => [] });
 problem_ok $r, 422, 'validation-failed', 'fields and schema: 422';
 
+# ---- POST /v1/asks?wait=: ask and wait in one call ---------------------------------------
+$t0 = Time::HiRes::time();
+$r = api(POST => '/v1/asks?wait=1', token => $tok, body => { message => 'Waiting?', schema => $approval });
+is $r->code, 201, 'POST ?wait=1: 201';
+is $r->{json}{status}, 'pending', 'still pending after the wait';
+ok $r->{json}{url}, 'with its url';
+cmp_ok Time::HiRes::time() - $t0, '>=', 0.9, 'the request waited';
+problem_ok api(POST => '/v1/asks?wait=99', token => $tok, body => { message => 'x', schema => $approval }),
+    422, 'validation-failed', 'POST ?wait=99: 422';
+
+# ---- MCP: ask_human, get_ask with wait while a person answers, wait_for_submissions with askId ----
+SKIP: {
+    skip 'node or t/js/node_modules missing (FORMSVC_SKIP_NODE)', 12
+        unless node_ready('@modelcontextprotocol/sdk');
+    my ($m) = signup();
+    verify_account($m);
+    open my $fh, '-|', 'node', "$FindBin::Bin/js/mcp_ask.mjs", base_url() . '/mcp', $m or die "node: $!";
+    local $/; my $out = <$fh>; close $fh;
+    my $got = eval { JSON::PP->new->decode($out) } || { error => $out };
+    ok !$got->{error}, 'SDK session without errors' or diag $got->{error};
+    ok((grep { $_ eq 'ask_human' } @{ $got->{tools} || [] }), 'ask_human is listed');
+    ok !$got->{askedIsError}, 'ask_human: not an error' or diag explain $got->{asked};
+    is $got->{asked}{status}, 'pending', 'ask_human with wait 1: pending';
+    like $got->{asked}{url} // '', qr{/f/frm_\w+\?l=fsl_}, 'with the url for the person';
+    is $got->{person}{landed}, BASE . "/f/$got->{asked}{formId}/thanks", 'the person landed on the thanks page';
+    ok $got->{person}{redirected}, 'after a redirect';
+    is $got->{got}{status}, 'answered', 'get_ask with wait: answered';
+    is_deeply $got->{got}{answer}, { decision => 'approve', comment => 'Yes, go.' }, 'the answer';
+    ok $got->{got}{untrustedRespondentData}, 'marked as untrusted respondent data';
+    is scalar @{ $got->{subs}{data} || [] }, 1, 'wait_for_submissions with askId: the one submission';
+    ok $got->{badIsError} && $got->{bad}{status} == 422
+       && $got->{bad}{errors}[0]{pointer} eq '/schema/properties/a/type', 'ask_human: a bad schema is a 422 problem'
+       or diag explain $got->{bad};
+}
+
 # ---- the asks quota, exact under parallel requests -------------------------------------------
 my ($q) = signup();
 verify_account($q);

@@ -38,10 +38,70 @@ static fs_error *unconstrained(request_rec *r, const char *scope) {
                                  "cannot use asks.");
 }
 
+/* ?wait=: whole seconds from 0 to ASKS_WAIT_MAX (0 when absent). */
+static fs_error *wait_arg(request_rec *r, int *wait) {
+    const char *w;
+    *wait = 0;
+    fs_error *e = formsvc_arg(r, "wait", &w);
+    if (e || !w)
+        return e;
+    char *end;
+    long v = strtol(w, &end, 10);
+    if (!*w || *end || v < 0 || v > ASKS_WAIT_MAX) {
+        fs_error *verr = fs_error_validation(r->pool);
+        fs_error_add(r->pool, verr, "/wait", *w && !*end ? (v < 0 ? "minimum" : "maximum") : "type",
+                     "wait must be an integer number of seconds from 0 to 30.");
+        return verr;
+    }
+    *wait = (int)v;
+    return NULL;
+}
+
+/* While *a is pending, reads it again every ASKS_POLL_MS until it is not,
+ * the child stops or wait seconds have passed, holding no database
+ * connection between reads; a child that already holds its bound of
+ * waiting requests (event_waits.c, shared with GET /v1/events) does not
+ * wait and says so (Formsvc-Wait: busy). A 404 when the ask went meanwhile
+ * (its form was deleted). */
+static fs_error *wait_while_pending(request_rec *r, const char *id, int wait, fs_ask_row **a) {
+    if (wait <= 0 || strcmp((*a)->status, "pending"))
+        return NULL;
+    apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
+    formsvc_principal *who = formsvc_req_get(r)->who;
+    formsvc_event_wait *held = formsvc_event_wait_begin(r, who->user_id);
+    if (!held)
+        apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
+    fs_error *e = NULL;
+    for (apr_time_t now = apr_time_now();
+         held && !strcmp((*a)->status, "pending") && now < deadline && !r->connection->aborted &&
+         !formsvc_event_wait_stopping();
+         now = apr_time_now()) {
+        formsvc_db_release(r);
+        apr_interval_time_t nap = apr_time_from_msec(ASKS_POLL_MS);
+        apr_sleep(deadline - now < nap ? deadline - now : nap);
+        fs_ask_row *again;
+        if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, id, &again)))
+            break;
+        if (!again) {
+            e = fs_error_make(r->pool, "not-found", "No such ask.");
+            break;
+        }
+        *a = again;
+    }
+    formsvc_event_wait_end(r, held);
+    return e;
+}
+
+/* POST /v1/asks?wait=N: with wait, the answer comes when the ask is no
+ * longer pending or wait has passed (201 either way, with the ask as it
+ * is then); an Idempotency-Key replay answers the ask as it was made. */
 static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
     (void)caps;
     json_object *body;
-    fs_error *e = formsvc_read_json(r, 0, &body);
+    int wait;
+    fs_error *e = wait_arg(r, &wait);
+    if (!e)
+        e = formsvc_read_json(r, 0, &body);
     if (!e)
         e = unconstrained(r, "forms:write");
     if (e)
@@ -109,60 +169,29 @@ static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
     if ((e = formsvc_idem_record(r, idem, 201, "application/json", out)))
         return formsvc_send_problem(r, e); /* nothing is stored, or 504 */
     formsvc_audit_form(r, "ask.created", id, form_id);
+    fs_ask_row *a = NULL;
+    if (wait > 0 && !(e = fs_store_ask_get(formsvc_store(r), who->user_id, id, &a)) && a &&
+        !(e = wait_while_pending(r, id, wait, &a)))
+        return formsvc_send_obj(r, 201, formsvc_ask_obj(r, a));
+    if (e)
+        return formsvc_send_problem(r, e);
     return formsvc_send_json(r, 201, out);
 }
 
-/* GET /v1/asks/{id}?wait=N: with wait > 0 and the ask pending, the request
- * reads it again every 500 ms until it is answered, declined or expired,
- * the child stops or wait seconds have passed, holding no database
- * connection between reads; a child that already holds its bound of
- * waiting requests (event_waits.c, shared with GET /v1/events) answers at
- * once with Formsvc-Wait: busy. */
+/* GET /v1/asks/{id}?wait=N: with wait > 0 and the ask pending, the answer
+ * comes when it is answered, declined or expired, or wait has passed. */
 static int formsvc_h_asks_get(request_rec *r, const char *const *caps) {
-    const char *w;
-    int wait = 0;
+    int wait;
+    fs_ask_row *a;
     fs_error *e = unconstrained(r, "submissions:read");
     if (!e)
-        e = formsvc_arg(r, "wait", &w);
+        e = wait_arg(r, &wait);
+    if (!e)
+        e = formsvc_ask_load(r, caps[0], &a);
+    if (!e)
+        e = wait_while_pending(r, caps[0], wait, &a);
     if (e)
         return formsvc_send_problem(r, e);
-    if (w) {
-        char *end;
-        long v = strtol(w, &end, 10);
-        if (!*w || *end || v < 0 || v > ASKS_WAIT_MAX) {
-            fs_error *verr = fs_error_validation(r->pool);
-            fs_error_add(r->pool, verr, "/wait",
-                         *w && !*end ? (v < 0 ? "minimum" : "maximum") : "type",
-                         "wait must be an integer number of seconds from 0 to 30.");
-            return formsvc_send_problem(r, verr);
-        }
-        wait = (int)v;
-    }
-    fs_ask_row *a;
-    if ((e = formsvc_ask_load(r, caps[0], &a)))
-        return formsvc_send_problem(r, e);
-    if (wait > 0 && !strcmp(a->status, "pending")) {
-        apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
-        formsvc_principal *who = formsvc_req_get(r)->who;
-        formsvc_event_wait *held = formsvc_event_wait_begin(r, who->user_id);
-        if (!held)
-            apr_table_setn(r->headers_out, "Formsvc-Wait", "busy");
-        for (apr_time_t now = apr_time_now();
-             held && !strcmp(a->status, "pending") && now < deadline && !r->connection->aborted &&
-             !formsvc_event_wait_stopping();
-             now = apr_time_now()) {
-            formsvc_db_release(r);
-            apr_interval_time_t nap = apr_time_from_msec(ASKS_POLL_MS);
-            apr_sleep(deadline - now < nap ? deadline - now : nap);
-            fs_ask_row *again;
-            if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, caps[0], &again)))
-                return formsvc_send_problem(r, e);
-            if (!again) /* its form was deleted meanwhile */
-                return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such ask."));
-            a = again;
-        }
-        formsvc_event_wait_end(r, held);
-    }
     return formsvc_send_obj(r, 200, formsvc_ask_obj(r, a));
 }
 

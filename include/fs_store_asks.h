@@ -14,13 +14,21 @@ typedef struct fs_new_ask {
     const char *to;            /* e-mail, or NULL */
     const char *metadata_json; /* JSON object, or NULL */
     const char *created_by;    /* the creating credential's key id */
+    /* with to: the mail, written into the outbox with the ask */
+    const char *recipient_id;   /* nrc_: its unsubscribe link's recipient */
+    const char *mailbox;        /* fs_mail_mailbox of to: what the caps count */
+    const char *mail_id, *mail; /* the outbox id and the RFC 5322 message */
+    int cap, per_address;       /* the account's notifications and the address's
+                                   unasked mails, per UTC day */
 } fs_new_ask;
 
 /* Creates the form, its single-use link and the ask in one transaction
  * when the account holds fewer than forms forms and fewer than asks
  * pending asks (exact under concurrency: the account's row is locked).
  * *json is the ask's json (without url); NULL when a quota is reached:
- * then *quota is "forms" or "asks" and *used how many are in use. */
+ * then *quota is "forms", "asks", "notifications" or "address" and *used
+ * how many are in use (the cap for the last two); or when to asked for no
+ * more mail of the account's asks: *quota "refused". */
 fs_error *fs_store_ask_create(fs_store *st, const fs_new_ask *a, int forms, int asks,
                               const char **json, const char **quota, const char **used);
 

@@ -117,15 +117,16 @@ BEGIN
 END $_$;
 
 --
--- Name: fs_ask_create(text, text, text, text, jsonb, text, text, text, timestamp with time zone, text, text, jsonb, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+-- Name: fs_ask_create(text, text, text, text, jsonb, text, text, text, timestamp with time zone, text, text, jsonb, text, integer, integer, text, text, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.fs_ask_create(p_id text, p_user text, p_form text, p_title text, p_fields jsonb, p_link text, p_hash text, p_sealed text, p_expires timestamp with time zone, p_message text, p_to text, p_metadata jsonb, p_created_by text, p_forms integer, p_asks integer) RETURNS TABLE(outcome text, body text)
+CREATE FUNCTION public.fs_ask_create(p_id text, p_user text, p_form text, p_title text, p_fields jsonb, p_link text, p_hash text, p_sealed text, p_expires timestamp with time zone, p_message text, p_to text, p_metadata jsonb, p_created_by text, p_forms integer, p_asks integer, p_rcpt text, p_mailbox text, p_msg text, p_mail text, p_cap integer, p_per_address integer) RETURNS TABLE(outcome text, body text)
     LANGUAGE plpgsql
     AS $$
 DECLARE
     used bigint;
     a asks;
+    addr_key text;
 BEGIN
     PERFORM 1 FROM users WHERE id = p_user FOR UPDATE;
     SELECT count(*) INTO used FROM forms WHERE user_id = p_user;
@@ -139,6 +140,24 @@ BEGIN
         RETURN QUERY SELECT 'quota-asks'::text, used::text;
         RETURN;
     END IF;
+    IF p_to IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM asks k JOIN notify_recipients n ON n.form_id = k.form_id
+                    WHERE k.user_id = p_user AND n.email_norm = p_mailbox
+                      AND n.status = 'unsubscribed') THEN
+            RETURN QUERY SELECT 'refused'::text, NULL::text;
+            RETURN;
+        END IF;
+        addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+        IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+            RETURN QUERY SELECT 'quota-address'::text, p_per_address::text;
+            RETURN;
+        END IF;
+        IF NOT fs_mail_day_take('notify:' || p_user, p_cap) THEN
+            PERFORM fs_mail_day_give(addr_key);
+            RETURN QUERY SELECT 'quota-notifications'::text, p_cap::text;
+            RETURN;
+        END IF;
+    END IF;
     INSERT INTO forms (id, user_id, title, description, fields, status, published_at)
     VALUES (p_form, p_user, p_title, p_message, p_fields, 'published', clock_timestamp());
     INSERT INTO links (id, form_id, user_id, token_hash, token_sealed, metadata, expires_at,
@@ -150,6 +169,11 @@ BEGIN
                       created_by)
     VALUES (p_id, p_user, p_form, p_link, p_message, p_to, p_metadata, p_expires, p_created_by)
     RETURNING * INTO a;
+    IF p_to IS NOT NULL THEN
+        INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
+        VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
+        INSERT INTO outbox (id, recipient, message) VALUES (p_msg, p_to, p_mail);
+    END IF;
     RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
 END $$;
 

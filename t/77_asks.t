@@ -13,6 +13,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use FormsvcTest::Together;
 use FormsTest;
+use FormsvcMail qw(mail_for wait_mail);
 use Apache::TestRequest ();
 use HTTP::Request ();
 use JSON::PP ();
@@ -302,6 +303,54 @@ SKIP: {
        && $got->{bad}{errors}[0]{pointer} eq '/schema/properties/a/type', 'ask_human: a bad schema is a 422 problem'
        or diag explain $got->{bad};
 }
+
+# ---- mail: the link to the person, the notifications quota, "stop these mails" ------------
+my ($unv) = signup();
+$r = ask($unv, { to => 'someone@example.com', message => 'Hi?', schema => $approval });
+problem_ok $r, 403, 'quota-exceeded', 'unverified: to is 403';
+is $r->{json}{quota}, 'notifications', 'the notifications quota';
+like $r->{json}{detail}, qr/verif/i, 'the detail says to verify';
+is scalar @{ api(GET => '/v1/asks', token => $unv)->{json}{data} }, 0, 'nothing made';
+my ($mt) = signup();
+verify_account($mt);
+wait_for(sub { api(GET => '/v1/me', token => $mt)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+my $to = "person-$$-" . time . '@example.com';
+$r = ask($mt, { to => $to, message => "Can you approve the PTO for 2 Dec?", schema => $approval });
+is $r->code, 201, 'an ask mailed to the person' or diag $r->content;
+is $r->{json}{to}, $to, 'to';
+my $mail = wait_mail($to, 1);
+ok $mail, 'the mail was written';
+like $mail->{headers}{subject} // '', qr/Deploy 1\.4/, 'its subject: the title';
+my $body = $mail->{body} // '';
+like $body, qr/Can you approve the PTO/, 'the message';
+my $murl = $r->{json}{url};
+ok index($body, $murl) >= 0, 'the link' or diag $body;
+my ($unsub) = $body =~ m{Stop mails of this account's questions: (\S+)};
+ok $unsub, 'a "stop these mails" link';
+like $mail->{headers}{'list-unsubscribe'} // '', qr/notify\/unsubscribe/, 'List-Unsubscribe';
+# the person follows the mailed link and answers
+my $mp = open_url($murl);
+my ($mform) = grep { $_->{html} =~ /name="decision"/ } page_forms($mp->decoded_content);
+my $ma = post_form($mform, [[decision => 'reject'], [comment => 'Not that week.']]);
+is(URI->new($ma->request->uri)->path, BASE . "/f/$r->{json}{formId}/thanks", "from the mail to the thanks page");
+is api(GET => "/v1/asks/$r->{json}{id}", token => $mt)->{json}{answer}{decision}, 'reject', 'answered';
+# "stop these mails" (RFC 8058 one-click POST): no more asks mailed to that address
+my $ur = Apache::TestRequest::user_agent(reset => 1)->post($unsub, Content => 'List-Unsubscribe=One-Click',
+                                                          'Content-Type' => 'application/x-www-form-urlencoded');
+is $ur->code, 200, 'unsubscribed';
+$r = ask($mt, { to => uc($to), message => 'And 3 Dec?', schema => $approval });
+problem_ok $r, 409, 'conflict', 'an address that stopped the mails is not mailed again (any case)';
+is scalar(grep { $_->{status} eq 'pending' } @{ api(GET => '/v1/asks', token => $mt)->{json}{data} }), 0,
+    'and nothing was made';
+is ask($mt, { message => 'And 3 Dec?', schema => $approval })->code, 201, 'without to, it can still be asked';
+# unasked mail per address and day (FormsvcConfirmationMailsPerAddress 3 in the suite)
+my $to2 = "other-$$-" . time . '@example.com';
+is ask($mt, { to => $to2, message => "Q$_", schema => $approval })->code, 201, "mail $_ to another address"
+    for 1 .. 3;
+$r = ask($mt, { to => $to2, message => 'Q4', schema => $approval });
+problem_ok $r, 403, 'quota-exceeded', 'the fourth the same day: 403';
+is $r->{json}{quota}, 'mailsPerAddress', 'quota mailsPerAddress';
+ok wait_mail($to2, 3), 'three mails written';
 
 # ---- the asks quota, exact under parallel requests -------------------------------------------
 my ($q) = signup();

@@ -369,6 +369,8 @@ const fs_mcp_tool fs_mcp_tools[] = {
          "\"description\":\"What the person is asked (the page's text).\"},"
          "\"schema\":{\"type\":\"object\",\"description\":\"A flat JSON Schema of the answer: "
          "{type: object, properties: {...}, required: [...]}.\"},"
+         "\"to\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Mail the url "
+         "to this person (verified accounts).\"},"
          "\"expiresIn\":{\"type\":\"integer\",\"minimum\":60,\"maximum\":2592000,"
          "\"default\":604800,\"description\":\"Seconds until the ask expires.\"},"
          "\"metadata\":{\"type\":\"object\",\"description\":\"Yours, returned with the "

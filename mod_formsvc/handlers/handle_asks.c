@@ -5,6 +5,8 @@
 #include "fs_ask.h"
 #include "fs_json.h"
 #include "fs_link.h"
+#include "fs_mail.h"
+#include "fs_notify.h"
 #include "fs_secret.h"
 #include "fs_store_asks.h"
 #include "http/asks.h"
@@ -18,6 +20,9 @@
 #include "http/response.h"
 #include "http/router.h"
 #include "runtime/config.h"
+#include "runtime/config_accounts.h"
+#include "runtime/mail.h"
+#include "runtime/notify.h"
 #include "runtime/request_ctx.h"
 #include "runtime/webhooks.h"
 
@@ -92,6 +97,37 @@ static fs_error *wait_while_pending(request_rec *r, const char *id, int wait, fs
     return e;
 }
 
+/* The mail of an ask to a->to, for the outbox: the message, the link (url)
+ * and a "stop these mails" link that unsubscribes a recipient made for it
+ * (handle_notify.c's page; the store then mails that address no more of
+ * the account's asks). Fills a's mail members; (fs_error *)1 when done,
+ * NULL when no id or message could be made. */
+static fs_error *ask_mail(request_rec *r, fs_new_ask *a, const char *url) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    a->recipient_id = fs_id_new(r->pool, "nrc_");
+    a->mailbox = fs_mail_mailbox(r->pool, a->to);
+    if (!a->recipient_id || !a->mailbox)
+        return NULL;
+    const char *unsub =
+        apr_pstrcat(r->pool, formsvc_base_url(r), "/notify/unsubscribe?u=", a->recipient_id, ".",
+                    formsvc_notify_unsub_mac(r->pool, r->server, a->recipient_id), NULL);
+    const char *body =
+        apr_pstrcat(r->pool, a->message, "\n\nAnswer here (the link works once, until ",
+                    a->expires_at, "):\n", url,
+                    "\n\nIf you would rather not answer, the page has a Decline button.\n"
+                    "\n-- \nYou receive this because an account of ",
+                    formsvc_base_url(r),
+                    " asked you this question.\n"
+                    "Stop mails of this account's questions: ",
+                    unsub, "\n", NULL);
+    a->mail = formsvc_mail_compose(r->pool, r->server, a->to,
+                                   fs_notify_header_text(r->pool, a->title, 900), body, unsub,
+                                   &a->mail_id);
+    a->cap = formsvc_tier_of(r, formsvc_req_get(r)->who->verified)->notifications;
+    a->per_address = c->acct->confirmations_per_address;
+    return a->mail ? (fs_error *)1 : NULL;
+}
+
 /* POST /v1/asks?wait=N: with wait, the answer comes when the ask is no
  * longer pending or wait has passed (201 either way, with the ask as it
  * is then); an Idempotency-Key replay answers the ask as it was made. */
@@ -123,11 +159,14 @@ static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
     if ((e = formsvc_fields_quota(r, spec.nfields, 0)))
         return formsvc_idem_problem(r, idem, e);
     const formsvc_tier *tier = formsvc_tier_of(r, who->verified);
-    if (spec.to) {
-        fs_error_add(r->pool, verr, "/to", "unsupported",
-                     "Mailing the link (to) is not offered yet: leave to out and give the "
-                     "person the url.");
-        return formsvc_idem_problem(r, idem, verr);
+    if (spec.to && tier->notifications <= 0) {
+        e = formsvc_quota_exceeded(r, "notifications", tier->notifications, "0");
+        e->detail = apr_pstrcat(r->pool, e->detail,
+                                " Mailing the link (to) needs a verified account: verify the "
+                                "address with POST /v1/verify/send first, or leave to out and "
+                                "give the person the url.",
+                                NULL);
+        return formsvc_idem_problem(r, idem, e);
     }
     const char *id = fs_id_new(r->pool, "ask_"), *form_id = fs_id_new(r->pool, "frm_"),
                *link_id = fs_id_new(r->pool, "lnk_"), *token = fs_link_token_new(r->pool);
@@ -150,16 +189,38 @@ static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
                      spec.message,
                      spec.to,
                      spec.metadata_json,
-                     who->key_id};
+                     who->key_id,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     0,
+                     0};
+    if (spec.to && !(e = ask_mail(r, &na, formsvc_link_url(r, form_id, token))))
+        return formsvc_idem_problem(
+            r, idem, fs_error_internal(r->pool, "no random bytes for a mail, or no message"));
     const char *json, *quota, *used;
     if ((e = fs_store_ask_create(formsvc_store(r), &na, tier->forms, tier->asks, &json, &quota,
                                  &used)))
         return formsvc_idem_problem(r, idem, e);
+    if (!json && quota && !strcmp(quota, "refused"))
+        return formsvc_idem_problem(
+            r, idem,
+            fs_error_make(r->pool, "conflict",
+                          "%s asked for no more mail of this account's questions: leave to out "
+                          "and give the person the url another way.",
+                          spec.to));
+    if (!json && quota && !strcmp(quota, "address"))
+        quota = "mailsPerAddress";
     if (!json)
         return formsvc_idem_problem(
             r, idem,
             quota ? formsvc_quota_exceeded(r, quota,
-                                           !strcmp(quota, "forms") ? tier->forms : tier->asks, used)
+                                           !strcmp(quota, "forms")           ? tier->forms
+                                           : !strcmp(quota, "asks")          ? tier->asks
+                                           : !strcmp(quota, "notifications") ? na.cap
+                                                                             : na.per_address,
+                                           used)
                   : fs_error_internal(r->pool, "fs_ask_create answered no outcome it defines"));
     json_object *o = fs_json_parse_trusted(r->pool, json);
     json_object_object_add(o, "url", json_object_new_string(formsvc_link_url(r, form_id, token)));

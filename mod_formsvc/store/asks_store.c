@@ -14,11 +14,14 @@ const fs_stmt fs_stmts_asks[] = {
     /* 1 ask id, 2 user id, 3 form id, 4 title, 5 fields (JSON), 6 link id,
      * 7 token hash, 8 sealed token, 9 expires at, 10 message, 11 to (or
      * NULL), 12 metadata (JSON or NULL), 13 creating key id, 14 forms
-     * quota, 15 asks quota: outcome (ok | quota-forms | quota-asks), body
-     * (the ask json | how many in use) */
-    {"fs_ask_create", 15,
+     * quota, 15 asks quota, 16 recipient id, 17 mailbox, 18 outbox id, 19
+     * message, 20 notifications cap, 21 per-address cap (16-21 NULL
+     * without to): outcome (ok | quota-* | refused), body (the ask json |
+     * how many in use) */
+    {"fs_ask_create", 21,
      "SELECT c.outcome, c.body FROM fs_ask_create(%s, %s, %s, %s, %s::jsonb, %s, %s, %s, "
-     "  %s::timestamptz, %s, %s, %s::jsonb, %s, %s::integer, %s::integer) c"},
+     "  %s::timestamptz, %s, %s, %s::jsonb, %s, %s::integer, %s::integer, %s, %s, %s, %s, "
+     "  %s::integer, %s::integer) c"},
 
     /* 1 ask id, 2 user id */
     {"fs_ask_get", 2, "SELECT " ASK_COLS ASK_FROM "WHERE a.id = %s AND a.user_id = %s"},
@@ -60,7 +63,13 @@ fs_error *fs_store_ask_create(fs_store *st, const fs_new_ask *a, int forms, int 
                           a->metadata_json,
                           a->created_by,
                           FS_ARG_INT(st->pool, forms),
-                          FS_ARG_INT(st->pool, asks)};
+                          FS_ARG_INT(st->pool, asks),
+                          a->to ? a->recipient_id : NULL,
+                          a->to ? a->mailbox : NULL,
+                          a->to ? a->mail_id : NULL,
+                          a->to ? a->mail : NULL,
+                          a->to ? FS_ARG_INT(st->pool, a->cap) : NULL,
+                          a->to ? FS_ARG_INT(st->pool, a->per_address) : NULL};
     fs_rows *rs;
     *json = *quota = *used = NULL;
     fs_error *e = FS_RUN(st, "fs_ask_create", args, 2, &rs);
@@ -72,7 +81,8 @@ fs_error *fs_store_ask_create(fs_store *st, const fs_new_ask *a, int forms, int 
     else if (o && !strncmp(o, "quota-", 6)) {
         *quota = o + 6;
         *used = FS_CELL(rs, 0, 1);
-    }
+    } else if (o && !strcmp(o, "refused"))
+        *quota = "refused";
     return NULL;
 }
 

@@ -200,7 +200,10 @@ BEGIN
         RETURN CASE WHEN fs_ask_status(a) = 'pending' THEN 'expired' ELSE fs_ask_status(a) END;
     END IF;
     UPDATE asks SET declined_at = clock_timestamp() WHERE id = a.id RETURNING * INTO a;
-    UPDATE links SET expires_at = a.declined_at WHERE id = l.id;
+    -- withdrawn, not merely expired: expires_at is compared with now(), the
+    -- start of a transaction, and a submission's transaction may have
+    -- started before this one and wait for the link's row lock
+    UPDATE links SET deleted_at = a.declined_at WHERE id = l.id;
     INSERT INTO events (id, user_id, type, form_id, payload)
     VALUES (fs_new_id('evt_'), a.user_id, 'ask.declined', a.form_id,
             jsonb_build_object('askId', a.id, 'formId', a.form_id, 'linkId', a.link_id,

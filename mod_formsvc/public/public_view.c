@@ -64,6 +64,12 @@ static json_object *view(request_rec *r, pub *pb) {
     }
     if (pb->link)
         json_object_object_add(o, "prefill", json_object_get(pb->link->prefill));
+    if (pb->link && pb->link->ask_id) { /* an ask's link: the person may decline */
+        json_object *d = json_object_new_object();
+        json_object_object_add(d, "method", json_object_new_string("POST"));
+        json_object_object_add(d, "action", json_object_new_string(formsvc_pub_decline_url(r, pb)));
+        json_object_object_add(o, "decline", d);
+    }
     json_object_object_add(o, "schema",
                            json_object_get(fs_schema_for(r->pool, pb->fs, NULL, pb->f.title)));
     return o;

@@ -343,6 +343,7 @@ is api(GET => "/v1/asks/$r->{json}{id}", token => $mt)->{json}{answer}{decision}
 my $ur = Apache::TestRequest::user_agent(reset => 1)->post($unsub, Content => 'List-Unsubscribe=One-Click',
                                                           'Content-Type' => 'application/x-www-form-urlencoded');
 is $ur->code, 200, 'unsubscribed';
+like $ur->decoded_content, qr/mailed no more questions/, 'the page says what stops';
 $r = ask($mt, { to => uc($to), message => 'And 3 Dec?', schema => $approval });
 problem_ok $r, 409, 'conflict', 'an address that stopped the mails is not mailed again (any case)';
 is scalar(grep { $_->{status} eq 'pending' } @{ api(GET => '/v1/asks', token => $mt)->{json}{data} }), 0,

@@ -283,6 +283,14 @@ ok $r->{json}{url}, 'with its url';
 cmp_ok Time::HiRes::time() - $t0, '>=', 0.9, 'the request waited';
 problem_ok api(POST => '/v1/asks?wait=99', token => $tok, body => { message => 'x', schema => $approval }),
     422, 'validation-failed', 'POST ?wait=99: 422';
+# a credential that may make forms but not read answers: asks, but neither waits nor reads
+my $wk = api(POST => '/v1/keys', token => $tok, body => { name => 'asker', scopes => ['forms:write'] })->{json}{secret};
+problem_ok api(POST => '/v1/asks?wait=1', token => $wk, body => { message => 'x', schema => $approval }),
+    403, 'insufficient-scope', 'waiting (the answer) needs submissions:read';
+$r = api(POST => '/v1/asks', token => $wk, body => { message => 'x', schema => $approval });
+is $r->code, 201, 'asking without waiting does not';
+ok !exists $r->{json}{answer}, 'and carries no answer';
+problem_ok api(GET => "/v1/asks/$r->{json}{id}", token => $wk), 403, 'insufficient-scope', 'GET needs submissions:read';
 
 # ---- MCP: ask_human, get_ask with wait while a person answers, wait_for_submissions with askId ----
 SKIP: {

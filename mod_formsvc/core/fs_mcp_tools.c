@@ -363,7 +363,7 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "expiresAt}; while pending, call get_ask with wait, or wait_for_submissions with askId. "
      "For an approval use e.g. {\"decision\": {\"enum\": [\"approve\", \"reject\"]}, "
      "\"comment\": {\"type\": \"string\"}} with required [\"decision\"]. POST /v1/asks?wait=; "
-     "needs forms:write." UNTRUSTED_SAYS,
+     "needs forms:write, and submissions:read to wait." UNTRUSTED_SAYS,
      "POST", "/v1/asks", "wait:i", 1, 0, 0, 0, 0,
      OBJ("\"message\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":5000,"
          "\"description\":\"What the person is asked (the page's text).\"},"

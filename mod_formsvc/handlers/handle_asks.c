@@ -136,6 +136,9 @@ static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
     json_object *body;
     int wait;
     fs_error *e = wait_arg(r, &wait);
+    /* waiting returns the answer: only to a caller that may read it */
+    if (!e && wait > 0)
+        e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ);
     if (!e)
         e = formsvc_read_json(r, 0, &body);
     if (!e)

@@ -100,14 +100,14 @@ static fs_error *wait_while_pending(request_rec *r, const char *id, int wait, fs
 /* The mail of an ask to a->to, for the outbox: the message, the link (url)
  * and a "stop these mails" link that unsubscribes a recipient made for it
  * (handle_notify.c's page; the store then mails that address no more of
- * the account's asks). Fills a's mail members; (fs_error *)1 when done,
- * NULL when no id or message could be made. */
-static fs_error *ask_mail(request_rec *r, fs_new_ask *a, const char *url) {
+ * the account's asks). Fills a's mail members; 1 when done, 0 when no
+ * id or message could be made. */
+static int ask_mail(request_rec *r, fs_new_ask *a, const char *url) {
     formsvc_srv *c = formsvc_conf(r->server);
     a->recipient_id = fs_id_new(r->pool, "nrc_");
     a->mailbox = fs_mail_mailbox(r->pool, a->to);
     if (!a->recipient_id || !a->mailbox)
-        return NULL;
+        return 0;
     const char *unsub =
         apr_pstrcat(r->pool, formsvc_base_url(r), "/notify/unsubscribe?u=", a->recipient_id, ".",
                     formsvc_notify_unsub_mac(r->pool, r->server, a->recipient_id), NULL);
@@ -125,7 +125,7 @@ static fs_error *ask_mail(request_rec *r, fs_new_ask *a, const char *url) {
                                    &a->mail_id);
     a->cap = formsvc_tier_of(r, formsvc_req_get(r)->who->verified)->notifications;
     a->per_address = c->acct->confirmations_per_address;
-    return a->mail ? (fs_error *)1 : NULL;
+    return a->mail != NULL;
 }
 
 /* POST /v1/asks?wait=N: with wait, the answer comes when the ask is no
@@ -199,7 +199,7 @@ static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
                      NULL,
                      0,
                      0};
-    if (spec.to && !(e = ask_mail(r, &na, formsvc_link_url(r, form_id, token))))
+    if (spec.to && !ask_mail(r, &na, formsvc_link_url(r, form_id, token)))
         return formsvc_idem_problem(
             r, idem, fs_error_internal(r->pool, "no random bytes for a mail, or no message"));
     const char *json, *quota, *used;

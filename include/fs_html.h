@@ -37,6 +37,9 @@ typedef struct fs_page {
     /* the page's one-time submission token (fs_idem_form_token), sent
      * back in the hidden input FS_TOKEN_NAME; NULL: none */
     const char *token;
+    /* the link was made for an ask: a second form after the answers, with
+     * one button that declines it, posting to this URL; NULL: none */
+    const char *decline_action;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

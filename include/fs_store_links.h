@@ -62,6 +62,7 @@ typedef struct fs_link_public {
     const char *id;
     const char *state;   /* active, used or expired (expired also: deleted) */
     const char *prefill; /* JSON object */
+    const char *ask_id;  /* the ask the link was made for (sql/0049), or NULL */
 } fs_link_public;
 /* The link of the form form_id whose token hashes to token_hash; *out
  * NULL when there is none. */

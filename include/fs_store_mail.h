@@ -39,9 +39,10 @@ fs_error *fs_store_mail_done(fs_store *st, const fs_mail_job *j, const char *msg
 fs_error *fs_store_notify_confirm(fs_store *st, const char *token_hash, const char **email,
                                   const char **title);
 /* One-click unsubscribe of recipient id (again is fine): *email and
- * *title NULL when there is no such recipient. */
+ * *title NULL when there is no such recipient; *ask 1 when the recipient
+ * was mailed an ask (sql/0049: then no more asks of that account). */
 fs_error *fs_store_notify_unsubscribe(fs_store *st, const char *id, const char **email,
-                                      const char **title);
+                                      const char **title, int *ask);
 /* The recipients of a form of the account (listed or not) as a JSON
  * array, and the notifications the account sent today. */
 fs_error *fs_store_notify_recipients(fs_store *st, const char *form_id, const char *user_id,

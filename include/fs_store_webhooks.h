@@ -17,11 +17,13 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
  * gains an event before the cursor. forms_json (a JSON array of form ids;
  * NULL: any) limits it to those forms, type (NULL: any) to one event
  * type, link_id (NULL: any) to the events of submissions made through that
- * respondent link (their payload's linkId); submission.created events
+ * respondent link (their payload's linkId), ask_id (NULL: any) to the
+ * events of one ask (its ask.* events and the submission.created of its
+ * link); submission.created, submission.updated and ask.answered events
  * only with_submissions (the caller may read submissions). */
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
                               int with_submissions, const char *type, const char *link_id,
-                              const char *after, int limit, fs_list_page *out);
+                              const char *ask_id, const char *after, int limit, fs_list_page *out);
 /* Forgets a batch of events (and their deliveries) older than days days
  * (FormsvcEventRetentionDays; the retention task does the same,
  * fs_store_event_expire). */

@@ -117,6 +117,179 @@ BEGIN
 END $_$;
 
 --
+-- Name: fs_ask_create(text, text, text, text, jsonb, text, text, text, timestamp with time zone, text, text, jsonb, text, integer, integer, text, text, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_create(p_id text, p_user text, p_form text, p_title text, p_fields jsonb, p_link text, p_hash text, p_sealed text, p_expires timestamp with time zone, p_message text, p_to text, p_metadata jsonb, p_created_by text, p_forms integer, p_asks integer, p_rcpt text, p_mailbox text, p_msg text, p_mail text, p_cap integer, p_per_address integer) RETURNS TABLE(outcome text, body text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    used bigint;
+    a asks;
+    addr_key text;
+BEGIN
+    PERFORM 1 FROM users WHERE id = p_user FOR UPDATE;
+    SELECT count(*) INTO used FROM forms WHERE user_id = p_user;
+    IF used >= p_forms THEN
+        RETURN QUERY SELECT 'quota-forms'::text, used::text;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO used FROM asks k
+     WHERE k.user_id = p_user AND fs_ask_status(k) = 'pending';
+    IF used >= p_asks THEN
+        RETURN QUERY SELECT 'quota-asks'::text, used::text;
+        RETURN;
+    END IF;
+    IF p_to IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM asks k JOIN notify_recipients n ON n.form_id = k.form_id
+                    WHERE k.user_id = p_user AND n.email_norm = p_mailbox
+                      AND n.status = 'unsubscribed') THEN
+            RETURN QUERY SELECT 'refused'::text, NULL::text;
+            RETURN;
+        END IF;
+        addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+        IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+            RETURN QUERY SELECT 'quota-address'::text, p_per_address::text;
+            RETURN;
+        END IF;
+        IF NOT fs_mail_day_take('notify:' || p_user, p_cap) THEN
+            PERFORM fs_mail_day_give(addr_key);
+            RETURN QUERY SELECT 'quota-notifications'::text, p_cap::text;
+            RETURN;
+        END IF;
+    END IF;
+    INSERT INTO forms (id, user_id, title, description, fields, status, published_at)
+    VALUES (p_form, p_user, p_title, p_message, p_fields, 'published', clock_timestamp());
+    INSERT INTO links (id, form_id, user_id, token_hash, token_sealed, metadata, expires_at,
+                       max_uses, created_by)
+    VALUES (p_link, p_form, p_user, p_hash, p_sealed,
+            COALESCE(p_metadata, '{}'::jsonb) || jsonb_build_object('askId', p_id),
+            p_expires, 1, p_created_by);
+    INSERT INTO asks (id, user_id, form_id, link_id, message, recipient, metadata, expires_at,
+                      created_by)
+    VALUES (p_id, p_user, p_form, p_link, p_message, p_to, p_metadata, p_expires, p_created_by)
+    RETURNING * INTO a;
+    IF p_to IS NOT NULL THEN
+        INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
+        VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
+        INSERT INTO outbox (id, recipient, message) VALUES (p_msg, p_to, p_mail);
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
+END $$;
+
+--
+-- Name: fs_ask_decline(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_decline(p_form text, p_hash text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    l links;
+    a asks;
+BEGIN
+    SELECT * INTO l FROM links WHERE form_id = p_form AND token_hash = p_hash FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO a FROM asks WHERE link_id = l.id FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF fs_ask_status(a) <> 'pending' OR fs_link_state(l) <> 'active' THEN
+        RETURN CASE WHEN fs_ask_status(a) = 'pending' THEN 'expired' ELSE fs_ask_status(a) END;
+    END IF;
+    UPDATE asks SET declined_at = clock_timestamp() WHERE id = a.id RETURNING * INTO a;
+    -- withdrawn, not merely expired: expires_at is compared with now(), the
+    -- start of a transaction, and a submission's transaction may have
+    -- started before this one and wait for the link's row lock
+    UPDATE links SET deleted_at = a.declined_at WHERE id = l.id;
+    INSERT INTO events (id, user_id, type, form_id, payload)
+    VALUES (fs_new_id('evt_'), a.user_id, 'ask.declined', a.form_id,
+            jsonb_build_object('askId', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                               'metadata', a.metadata, 'declinedAt', fs_ts(a.declined_at)));
+    RETURN 'declined';
+END $$;
+
+--
+-- Name: asks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.asks (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    form_id text NOT NULL,
+    link_id text NOT NULL,
+    message text NOT NULL,
+    recipient text,
+    metadata jsonb,
+    expires_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    created_by text,
+    answered_at timestamp with time zone,
+    submission_id text,
+    declined_at timestamp with time zone
+);
+
+--
+-- Name: fs_ask_json(public.asks); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_json(a public.asks) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT (jsonb_build_object('id', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                              'status', fs_ask_status(a), 'message', a.message,
+                              'to', a.recipient, 'metadata', a.metadata,
+                              'expiresAt', fs_ts(a.expires_at), 'createdAt', fs_ts(a.created_at))
+           || CASE WHEN a.answered_at IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('answeredAt', fs_ts(a.answered_at),
+                          'submissionId', a.submission_id,
+                          'answer', (SELECT s.data FROM submissions s
+                                     WHERE s.id = a.submission_id)) END
+           || CASE WHEN a.declined_at IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('declinedAt', fs_ts(a.declined_at)) END)::json $$;
+
+--
+-- Name: fs_ask_status(public.asks); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_status(a public.asks) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN a.answered_at IS NOT NULL THEN 'answered'
+               WHEN a.declined_at IS NOT NULL THEN 'declined'
+               WHEN a.expires_at <= now() THEN 'expired'
+               ELSE 'pending' END $$;
+
+--
+-- Name: fs_asks_answer(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_asks_answer() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    -- a statement-level trigger runs for an insert of no rows too: the
+    -- insert below would call it again, without end
+    IF NOT EXISTS (SELECT 1 FROM new_events n WHERE n.type = 'submission.created') THEN
+        RETURN NULL;
+    END IF;
+    WITH a AS (
+        UPDATE asks k SET answered_at = n.created_at, submission_id = n.submission_id
+          FROM new_events n
+         WHERE n.type = 'submission.created' AND n.submission_id IS NOT NULL
+           AND n.payload ? 'linkId' AND k.link_id = n.payload->>'linkId'
+           AND k.answered_at IS NULL AND k.declined_at IS NULL
+        RETURNING k.*, n.payload->'data' AS data)
+    INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
+    SELECT fs_new_id('evt_'), a.user_id, 'ask.answered', a.form_id, a.submission_id,
+           jsonb_build_object('askId', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                              'metadata', a.metadata, 'submissionId', a.submission_id,
+                              'answer', a.data, 'answeredAt', fs_ts(a.answered_at))
+      FROM a;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: fs_audit(text, text, text, text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1957,6 +2130,20 @@ ALTER TABLE ONLY public.account_codes
     ADD CONSTRAINT account_codes_pkey PRIMARY KEY (user_id, purpose);
 
 --
+-- Name: asks asks_link_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_link_id_key UNIQUE (link_id);
+
+--
+-- Name: asks asks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_pkey PRIMARY KEY (id);
+
+--
 -- Name: audit audit_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1996,7 +2183,7 @@ ALTER TABLE ONLY public.events
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.updated}'::text[]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{ask.answered,ask.declined,form.closed,form.published,submission.created,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.updated}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2220,6 +2407,12 @@ ALTER TABLE ONLY public.webhooks
 --
 
 CREATE UNIQUE INDEX account_codes_token ON public.account_codes USING btree (token_hash) WHERE (token_hash IS NOT NULL);
+
+--
+-- Name: asks_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX asks_user ON public.asks USING btree (user_id, id DESC);
 
 --
 -- Name: audit_created; Type: INDEX; Schema: public; Owner: -
@@ -2498,6 +2691,12 @@ CREATE INDEX webhooks_user ON public.webhooks USING btree (user_id, id DESC);
 CREATE STATISTICS public.submissions_form_user (dependencies) ON form_id, user_id FROM public.submissions;
 
 --
+-- Name: events events_asks; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER events_asks AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.fs_asks_answer();
+
+--
 -- Name: events events_fanout; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2587,6 +2786,27 @@ CREATE TRIGGER users_cache_notify AFTER UPDATE ON public.users FOR EACH ROW WHEN
 
 ALTER TABLE ONLY public.account_codes
     ADD CONSTRAINT account_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: asks asks_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: asks asks_link_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_link_id_fkey FOREIGN KEY (link_id) REFERENCES public.links(id) ON DELETE CASCADE;
+
+--
+-- Name: asks asks_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: audit audit_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -59,6 +59,10 @@ sub populate {
     my $link = api(POST => "/v1/forms/$fid/links", token => $tok, body => { prefill => { name => 'Ada' } });
     $link->code == 201 or die 'link: ' . $link->content;
     api(GET => "/f/$fid"); # a view
+    my $ask = api(POST => '/v1/asks', token => $tok, body => { message => 'Erase?',
+        schema => { type => 'object', properties => { ok => { enum => ['yes', 'no'] } } } });
+    $ask->code == 201 or die 'ask: ' . $ask->content;
+    push @{ $o{forms} }, $ask->{json}{formId};
     # a queued bulk delete (the API queues one for more than 1,000
     # submissions: written here; one of 2000 deletes nothing)
     psql("INSERT INTO submission_purges (id, user_id, form_id, before) SELECT 'prg_' || md5(random()::text), "
@@ -94,7 +98,7 @@ my %MAP = (
     users                  => sub { "id = " . sqlq($_[0]{uid}) },
     map({ my $t = $_; ($t => sub { "user_id = " . sqlq($_[0]{uid}) }) }
         qw(audit clients events forms keys links submissions webhooks account_codes file_usage
-           submission_files submission_months submission_tally submission_purges)),
+           submission_files submission_months submission_tally submission_purges asks)),
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_closings          => sub { "form_id IN " . in_list($_[0]{forms}) },

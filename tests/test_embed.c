@@ -132,8 +132,9 @@ static void scripts(void **state) {
     /* the page carries the script exactly when it may be framed */
     const fs_fieldset *fs = fs_fieldset_from_json(
         p, fs_json_parse_trusted(p, "[{\"key\":\"a\",\"type\":\"text\",\"label\":\"A\"}]"));
-    fs_page pg = {"T",  NULL, fs, NULL, NULL, "https://f.example/f/frm_1", NULL, 0, NULL, NULL,
-                  NULL, NULL, 1,  NULL, NULL};
+    fs_page pg = {"T",  NULL, fs,   NULL, NULL, "https://f.example/f/frm_1",
+                  NULL, 0,    NULL, NULL, NULL, NULL,
+                  1,    NULL, NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(
         strstr(h, apr_pstrcat(p, "<script>", fs_embed_page_script(), "</script>", NULL)));

@@ -60,7 +60,8 @@ static void page(void **state) {
                   vals, e,    "https://f.example/f/frm_1?a=1&b='",
                   EVIL, 1,    fs_locales_get(ls, "en"),
                   NULL, NULL, NULL,
-                  0,    NULL, NULL};
+                  0,    NULL, NULL,
+                  NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
@@ -142,13 +143,24 @@ static void page_languages(void **state) {
                   vals, e,      "https://f.example/f/frm_1",
                   NULL, 1,      fs_locales_get(ls, "de"),
                   NULL, NULL,   NULL,
-                  0,    "name", NULL};
+                  0,    "name", NULL,
+                  NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
     /* settings.confirmation: the page says where the copy goes */
     assert_non_null(strstr(h, "Eine Kopie Ihrer Antworten wird an die Adresse gesendet, die Sie "
                               "unter \xe2\x80\x9eName\xe2\x80\x9c angeben."));
     assert_non_null(strstr(h, "<button type=\"submit\">Absenden</button>"));
+    /* no decline form unless the link is an ask's; then a second form,
+     * its action escaped, its button in the page's language */
+    assert_null(strstr(h, "class=\"decline\""));
+    pg.decline_action = "https://f.example/f/frm_1/decline?l=fsl_a&x=\"<";
+    h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "</form>\n<form method=\"post\" action=\"https://f.example/f/"
+                              "frm_1/decline?l=fsl_a&amp;x=&quot;&lt;\" class=\"decline\">"));
+    assert_non_null(strstr(h, "<button type=\"submit\">Ablehnen</button>\n</form>\n</main>"));
+    pg.decline_action = NULL;
+    h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<span class=\"req\">(Pflichtfeld)</span>"));
     assert_non_null(strstr(h, "Bitte w\xc3\xa4hlen\xe2\x80\xa6</option>"));
     assert_non_null(strstr(h, ">1 von 3</label>"));
@@ -214,7 +226,7 @@ static void theme(void **state) {
                                                           "\"label\":\"A\"}]"));
     fs_page pg = {EVIL, NULL, fs,   NULL, NULL,      "https://f.example/f/frm_1",
                   NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
-                  0,    NULL, NULL};
+                  0,    NULL, NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
     assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");

@@ -543,10 +543,15 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
         sb_fmt(&b, "<p class=\"desc\">%e</p>\n",
                fs_trf(p, loc, "page.copy_notice", "field", copy->label ? copy->label : copy->key,
                       NULL));
-    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n</main>%s%s%s</body></html>\n",
-           pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit"),
-           pg->embed ? "<script>" : "", pg->embed ? fs_embed_page_script() : "",
-           pg->embed ? "</script>" : "");
+    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n",
+           pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit"));
+    if (pg->decline_action)
+        sb_fmt(&b,
+               "<form method=\"post\" action=\"%e\" class=\"decline\">\n<p class=\"desc\">%e</p>\n"
+               "<button type=\"submit\">%e</button>\n</form>\n",
+               pg->decline_action, fs_tr(loc, "page.decline_notice"), fs_tr(loc, "page.decline"));
+    sb_fmt(&b, "</main>%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
+           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "");
     return b.s;
 }
 

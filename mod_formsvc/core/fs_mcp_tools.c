@@ -124,6 +124,11 @@
     OUT("\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"                           \
         "\"nextCursor\":{\"type\":[\"string\",\"null\"]}," UNTRUSTED_MEMBER,                       \
         "\"data\",\"nextCursor\"," UNTRUSTED_REQ)
+#define OUT_ASK                                                                                    \
+    OUT("\"id\":" S ",\"url\":{\"type\":[\"string\",\"null\"]},\"formId\":" S ","                  \
+        "\"status\":{\"enum\":[\"pending\",\"answered\",\"declined\",\"expired\"]},"               \
+        "\"answer\":{\"type\":\"object\"}," UNTRUSTED_MEMBER,                                      \
+        "\"id\",\"url\",\"status\"," UNTRUSTED_REQ)
 #define OUT_EVENTS                                                                                 \
     OUT("\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"                           \
         "\"nextCursor\":{\"type\":[\"string\",\"null\"]},\"hasMore\":{\"type\":\"boolean\"},"      \
@@ -390,14 +395,60 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "handed to one person: wait for exactly that person's answer). GET "
      "/v1/events?type=submission.created&formId=...; needs "
      "webhooks:read and submissions:read." UNTRUSTED_SAYS,
-     "GET", "/v1/events", "formId:s! linkId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
+     "GET", "/v1/events", "formId:s! linkId:s askId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
      OBJ(FORM_ID "," LINK_FILTER
-                 ",\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
+                 ",\"askId\":{\"type\":\"string\",\"description\":\"Only the submission "
+                 "of this ask (ask_...; formId is then the ask's formId).\"},"
+                 "\"after\":{\"type\":\"string\",\"description\":\"nextCursor of the previous "
                  "call (an opaque cursor; an event id evt_... works too).\"},"
                  "\"wait\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":30,\"default\":0,"
                  "\"description\":\"Seconds to wait for a submission when none is there.\"}," LIMIT,
          "\"formId\""),
      OUT_EVENTS},
+    {"ask_human", "Ask a person",
+     "Asks one person a question and (with wait) waits for the answer: makes a form from schema "
+     "(a flat JSON Schema: string with format email/uri/date/date-time, number, integer, boolean, "
+     "enum of strings, array of an enum; title and description become label and help; "
+     "required) and a single-use link, url, to give the person (a chat message, a ticket...). "
+     "Answers {id, url, status: pending|answered|declined|expired, answer (when answered), "
+     "expiresAt}; while pending, call get_ask with wait, or wait_for_submissions with askId. "
+     "For an approval use e.g. {\"decision\": {\"enum\": [\"approve\", \"reject\"]}, "
+     "\"comment\": {\"type\": \"string\"}} with required [\"decision\"]. POST /v1/asks?wait=; "
+     "needs forms:write, and submissions:read to wait." UNTRUSTED_SAYS,
+     "POST", "/v1/asks", "wait:i", 1, 0, 0, 0, 0,
+     OBJ("\"message\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":5000,"
+         "\"description\":\"What the person is asked (the page's text).\"},"
+         "\"schema\":{\"type\":\"object\",\"description\":\"A flat JSON Schema of the answer: "
+         "{type: object, properties: {...}, required: [...]}.\"},"
+         "\"to\":{\"type\":\"string\",\"format\":\"email\",\"description\":\"Mail the url "
+         "to this person (verified accounts).\"},"
+         "\"expiresIn\":{\"type\":\"integer\",\"minimum\":60,\"maximum\":2592000,"
+         "\"default\":604800,\"description\":\"Seconds until the ask expires.\"},"
+         "\"metadata\":{\"type\":\"object\",\"description\":\"Yours, returned with the "
+         "ask and its events.\"},"
+         "\"wait\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":30,\"default\":0,"
+         "\"description\":\"Seconds to wait for the answer before returning (the ask stays "
+         "pending after it).\"}",
+         "\"message\",\"schema\""),
+     OUT_ASK},
+    {"get_ask", "Get an ask",
+     "One ask: its status (pending, answered, declined, expired) and, when answered, the "
+     "answer. With wait (seconds, at most 30) and the ask pending, returns when it is "
+     "answered, declined or expired, or wait has passed (GET /v1/asks/{id}?wait=; needs "
+     "submissions:read)." UNTRUSTED_SAYS,
+     "GET", "/v1/asks/{askId}", "wait:i", 0, 0, 1, 0, 1,
+     OBJ("\"askId\":" ID("The ask's id (ask_...).") ",\"wait\":{\"type\":\"integer\","
+                                                    "\"minimum\":0,\"maximum\":30,\"default\":0}",
+         "\"askId\""),
+     OUT_ASK},
+    {"list_asks", "List asks",
+     "The account's asks, newest first, one page, optionally of one status "
+     "(GET /v1/asks)." UNTRUSTED_SAYS,
+     "GET", "/v1/asks", "status:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     OBJ("\"status\":{\"enum\":[\"pending\",\"answered\",\"declined\",\"expired\"]}," LIMIT
+         "," CURSOR,
+         ""),
+     OUT_SUB_PAGE},
     {"export_submissions_csv", "Export submissions as CSV",
      "All of a form's submissions as one CSV document (RFC 4180, a header row: id, createdAt, "
      "formVersion, [spam], then one column per field key), returned as an embedded text/csv "
@@ -498,5 +549,8 @@ const fs_mcp_tool_extra fs_mcp_tool_extras[] = {
     {"update_submission", NULL, NULL, 1},
     {"get_insights", NULL, NULL, 1},
     {"wait_for_submissions", NULL, "type=submission.created", 1},
+    {"ask_human", NULL, NULL, 1},
+    {"get_ask", NULL, NULL, 1},
+    {"list_asks", NULL, NULL, 1},
     {"export_submissions_csv", "text/csv", NULL, 1},
     {NULL, NULL, NULL, 0}};

@@ -3,6 +3,7 @@
 #include "fs_field.h"
 #include "fs_form.h"
 #include "fs_json.h"
+#include "fs_schema_map.h"
 #include "fs_secret.h"
 #include "fs_store_forms.h"
 #include "http/audit.h"
@@ -64,18 +65,30 @@ static int formsvc_h_forms_create(request_rec *r, const char *const *caps) {
         return rc;
 
     fs_error *verr = fs_error_validation(r->pool);
-    static const char *const allowed[] = {"title",  "description", "slug",
-                                          "fields", "settings",    NULL};
+    static const char *const allowed[] = {"title",    "description", "slug", "fields",
+                                          "settings", "schema",      NULL};
     fs_json_unknown_members(r->pool, body, allowed, verr);
     int ok1, ok2;
-    const char *title = fs_form_title(r->pool, fs_json_get(body, "title"), "/title", verr);
+    /* schema: the form's questions as a JSON Schema (fs_schema_map.h), in
+     * place of fields; its title is the form's when the body has none */
+    json_object *sv = fs_json_get(body, "schema"), *tv = fs_json_get(body, "title");
+    if (sv && fs_json_get(body, "fields"))
+        fs_error_add(r->pool, verr, "/schema", "unknown",
+                     "Give the questions as fields or as schema, not both.");
+    if (sv && !tv && json_object_is_type(fs_json_get(sv, "title"), json_type_string))
+        tv = fs_json_get(sv, "title");
+    const char *title = fs_form_title(r->pool, tv, "/title", verr);
     const char *desc =
         fs_form_description(r->pool, fs_json_get(body, "description"), "/description", verr, &ok1);
     const char *slug = fs_form_slug(r->pool, fs_json_get(body, "slug"), "/slug", verr, &ok2);
     json_object *settings = fs_json_own(
         r->pool, fs_settings_parse(r->pool, fs_json_get(body, "settings"), "/settings", verr));
     json_object *fv = fs_json_get(body, "fields"), *fields = NULL;
-    if (fv && !json_object_is_type(fv, json_type_null)) {
+    if (sv) {
+        if ((e = formsvc_fields_quota(r, fs_schema_property_count(sv), 0)))
+            return formsvc_idem_problem(r, idem, e);
+        fields = fs_schema_to_fields(r->pool, sv, "/schema", verr, NULL);
+    } else if (fv && !json_object_is_type(fv, json_type_null)) {
         if (json_object_is_type(fv, json_type_array) &&
             (e = formsvc_fields_quota(r, (int)json_object_array_length(fv), 0)))
             return formsvc_idem_problem(r, idem, e);

@@ -120,9 +120,10 @@ static int unsubscribe_link(request_rec *r, const char *const *caps) {
     return formsvc_send_link_page(
         r, 200, "'self'",
         fs_html_confirm(r->pool, "Stop notifications",
-                        "Press the button and this address receives no more submissions of "
-                        "this form.",
-                        "unsubscribe", "u", u, "Stop sending me submissions"));
+                        "Press the button and this address receives no more of these mails "
+                        "(the submissions of this form, or the questions of the account that "
+                        "sent it).",
+                        "unsubscribe", "u", u, "Stop these mails"));
 }
 
 static int unsubscribe_post(request_rec *r, const char *const *caps) {
@@ -136,13 +137,20 @@ static int unsubscribe_post(request_rec *r, const char *const *caps) {
     if (!id)
         return unsub_not_valid(r);
     const char *email, *title;
-    fs_error *e = fs_store_notify_unsubscribe(formsvc_store(r), id, &email, &title);
+    int ask;
+    fs_error *e = fs_store_notify_unsubscribe(formsvc_store(r), id, &email, &title, &ask);
     if (e)
         return try_later(r, e);
     if (!email)
         return page(r, 200, "Unsubscribed",
                     "This address receives no submissions of this form any more (the form "
                     "was deleted).");
+    if (ask) /* the mail of an ask (handle_asks.c) */
+        return page(r, 200, "Unsubscribed",
+                    apr_psprintf(r->pool,
+                                 "%s is mailed no more questions from the account that asked "
+                                 "\"%s\".",
+                                 email, title));
     return page(r, 200, "Unsubscribed",
                 apr_psprintf(r->pool,
                              "%s receives no more submissions of the form \"%s\". If its owner "

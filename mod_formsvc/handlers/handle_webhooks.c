@@ -7,6 +7,7 @@
 #include "fs_store_webhooks.h"
 #include "fs_util.h"
 #include "fs_webhook.h"
+#include "http/asks.h"
 #include "http/audit.h"
 #include "http/auth.h"
 #include "http/forms_access.h"
@@ -28,11 +29,18 @@ APLOG_USE_MODULE(formsvc);
 static const char *const event_types[] = {
     "submission.created", "form.published",      "form.closed",        "webhook.paused",
     "submissions.erased", "submissions.deleted", "submission.updated", NULL};
+/* The feed's types: those of webhooks, and the asks' (feed only). */
+static const char *const feed_types[] = {"submission.created", "form.published",
+                                         "form.closed",        "webhook.paused",
+                                         "submissions.erased", "submissions.deleted",
+                                         "submission.updated", "ask.answered",
+                                         "ask.declined",       NULL};
 
-/* Event types whose data is a submission, answers included: they need
+/* Event types whose data is a submission's answers: they need
  * submissions:read wherever they go. */
 static int carries_answers(const char *type) {
-    return !strcmp(type, "submission.created") || !strcmp(type, "submission.updated");
+    return !strcmp(type, "submission.created") || !strcmp(type, "submission.updated") ||
+           !strcmp(type, "ask.answered");
 }
 
 /* 1 when the caller's form: constraints let it see something of form_id
@@ -84,12 +92,14 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
     return NULL;
 }
 
-/* GET /v1/events?cursor=&limit=&wait=&formId=&type=&linkId= (after= is an
- * alias of cursor). formId keeps the events of one form (404 for a form the
- * caller cannot see), linkId those of the submissions made through one
- * respondent link of the account (404 for another's, or for one of
- * another form than formId), type those of one type (submission.created needs
- * submissions:read: 403, rather than a feed that stays empty).
+/* GET /v1/events?cursor=&limit=&wait=&formId=&type=&linkId=&askId= (after=
+ * is an alias of cursor). formId keeps the events of one form (404 for a
+ * form the caller cannot see), linkId those of the submissions made through
+ * one respondent link of the account (404 for another's, or for one of
+ * another form than formId), askId those of one ask (404 for another
+ * account's): its ask.* events and the submission.created of its link, type
+ * those of one type (the types carrying answers need submissions:read: 403,
+ * rather than a feed that stays empty).
  * Oldest first after the cursor; nextCursor is the cursor of the last
  * event returned (or the one given, unchanged, when there is none), so a
  * client loops with cursor=nextCursor; Link rel="next" when more events
@@ -101,10 +111,11 @@ static fs_error *events_cursor(request_rec *r, const char *user_id, int *limit,
 static int formsvc_h_events(request_rec *r, const char *const *caps) {
     (void)caps;
     int limit, wait = 0;
-    const char *w, *after, *form_id, *type, *link_id;
+    const char *w, *after, *form_id, *type, *link_id, *ask_id;
     fs_error *e;
     if ((e = formsvc_arg(r, "wait", &w)) || (e = formsvc_arg(r, "formId", &form_id)) ||
-        (e = formsvc_arg(r, "type", &type)) || (e = formsvc_arg(r, "linkId", &link_id)))
+        (e = formsvc_arg(r, "type", &type)) || (e = formsvc_arg(r, "linkId", &link_id)) ||
+        (e = formsvc_arg(r, "askId", &ask_id)))
         return formsvc_send_problem(r, e);
     if (link_id && !fs_id_valid(link_id, "lnk_")) {
         fs_error *verr = fs_error_validation(r->pool);
@@ -114,14 +125,14 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
     }
     if (type) {
         int known = 0;
-        for (int i = 0; event_types[i]; i++)
-            known |= !strcmp(type, event_types[i]);
+        for (int i = 0; feed_types[i]; i++)
+            known |= !strcmp(type, feed_types[i]);
         if (!known) {
             fs_error *verr = fs_error_validation(r->pool);
             fs_error_add(r->pool, verr, "/type", "enum",
                          "type must be submission.created, submission.updated, form.published, "
-                         "form.closed, webhook.paused, submissions.erased or "
-                         "submissions.deleted.");
+                         "form.closed, webhook.paused, submissions.erased, submissions.deleted, "
+                         "ask.answered or ask.declined.");
             return formsvc_send_problem(r, verr);
         }
         if (carries_answers(type) && (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
@@ -159,13 +170,20 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         json_object_array_add(one, json_object_new_string(form_id));
         forms = fs_json_str(r->pool, one);
     }
+    if (ask_id) { /* one ask: the caller's */
+        const char *ask_form;
+        if ((e = formsvc_ask_form(r, ask_id, &ask_form)))
+            return formsvc_send_problem(r, e);
+        if (!form_visible(r, ask_form))
+            return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such ask."));
+    }
     /* submission.created events carry the answers: only for a caller that
      * may read submissions (docs/webhooks.md) */
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
-    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, link_id, after,
-                                 limit, &page)))
+    if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, link_id, ask_id,
+                                 after, limit, &page)))
         return formsvc_send_problem(r, e);
     if (page.n == 0 && wait > 0) {
         /* A bounded number of requests may sleep in this child, and none
@@ -182,7 +200,7 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
             apr_interval_time_t nap = apr_time_from_msec(EVENTS_POLL_MS);
             apr_sleep(deadline - now < nap ? deadline - now : nap);
             if ((e = fs_store_event_list(formsvc_store(r), who->user_id, forms, subs, type, link_id,
-                                         after, limit, &page)))
+                                         ask_id, after, limit, &page)))
                 return formsvc_send_problem(r, e);
         }
         formsvc_event_wait_end(r, held);

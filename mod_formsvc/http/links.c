@@ -62,6 +62,7 @@ fs_error *formsvc_link_from_request(request_rec *r, const char *form_id, formsvc
     k->id = l->id;
     k->token = token;
     k->prefill = fs_json_parse_trusted(r->pool, l->prefill);
+    k->ask_id = l->ask_id;
     *out = k;
     return NULL;
 }

@@ -28,6 +28,7 @@ typedef struct formsvc_link {
     const char *id;
     const char *token;
     json_object *prefill; /* object, owned by r->pool */
+    const char *ask_id;   /* the ask the link was made for, or NULL */
 } formsvc_link;
 
 /* The link of form form_id named by the request's l parameter. *out NULL

@@ -24,6 +24,7 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_stats,       formsvc_routes_insights, formsvc_routes_links,
     formsvc_routes_files, /* uploaded files */
     formsvc_routes_notify,      formsvc_routes_export,   formsvc_routes_erasures,
+    formsvc_routes_asks,
 };
 #define N_TABLES (int)(sizeof(tables) / sizeof(tables[0]))
 

@@ -229,7 +229,8 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
                   pb->logo_url,
                   pb->ancestors != NULL,
                   formsvc_pub_copy_field(pb),
-                  pb->token ? pb->token : formsvc_form_token_new(r, pb->f.id)};
+                  pb->token ? pb->token : formsvc_form_token_new(r, pb->f.id),
+                  pb->link && pb->link->ask_id ? formsvc_pub_decline_url(r, pb) : NULL};
     return pg;
 }
 
@@ -299,6 +300,12 @@ fs_error *formsvc_pub_take_link(request_rec *r, pub *pb) {
         return e;
     formsvc_pub_use_link(r, pb, lk);
     return NULL;
+}
+
+const char *formsvc_pub_decline_url(request_rec *r, pub *pb) {
+    return apr_pstrcat(r->pool, formsvc_base_url(r), "/f/",
+                       pb->f.slug && *pb->f.slug ? pb->f.slug : pb->f.id,
+                       "/decline?" FORMSVC_LINK_PARAM "=", pb->link->token, NULL);
 }
 
 void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk) {

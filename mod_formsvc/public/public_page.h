@@ -93,6 +93,9 @@ int formsvc_pub_unavailable_page(request_rec *r);
 fs_error *formsvc_pub_take_link(request_rec *r, pub *pb);
 /* Link lk (taken before for this form) goes with pb: pb->link, pb->action. */
 void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk);
+/* Where the page of an ask's link (pb->link, its ask_id set) posts its
+ * decline button. */
+const char *formsvc_pub_decline_url(request_rec *r, pub *pb);
 /* The database is away: the link as sent goes into pb->action unchecked. */
 void formsvc_pub_keep_link(request_rec *r, pub *pb);
 /* A link that cannot be used: a page for people (html), a problem otherwise. */
@@ -100,6 +103,6 @@ int formsvc_pub_link_refused(request_rec *r, pub *pb, fs_error *e, int html);
 
 /* The routes' handlers (public_routes.c): public_view.c and public_submit.c. */
 formsvc_handler formsvc_h_public_get, formsvc_h_public_thanks, formsvc_h_public_options,
-    formsvc_h_embed_js, formsvc_h_public_post;
+    formsvc_h_embed_js, formsvc_h_public_post, formsvc_h_public_decline, formsvc_h_public_declined;
 
 #endif

@@ -9,4 +9,6 @@ const formsvc_route formsvc_routes_public[] = {
     {M_POST, "/f/{ref}", formsvc_h_public_post, 0, 0},
     {M_OPTIONS, "/f/{ref}", formsvc_h_public_options, 0, 0},
     {M_GET, "/f/{ref}/thanks", formsvc_h_public_thanks, 0, 0},
+    {M_POST, "/f/{ref}/decline", formsvc_h_public_decline, 0, 0},
+    {M_GET, "/f/{ref}/declined", formsvc_h_public_declined, 0, 0},
     {0, NULL, NULL, 0, 0}};

@@ -6,8 +6,10 @@
 #include "fs_embed.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_link.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
+#include "fs_store_asks.h"
 #include "http/i18n.h"
 #include "http/links.h"
 #include "public/form_cache.h"
@@ -62,6 +64,12 @@ static json_object *view(request_rec *r, pub *pb) {
     }
     if (pb->link)
         json_object_object_add(o, "prefill", json_object_get(pb->link->prefill));
+    if (pb->link && pb->link->ask_id) { /* an ask's link: the person may decline */
+        json_object *d = json_object_new_object();
+        json_object_object_add(d, "method", json_object_new_string("POST"));
+        json_object_object_add(d, "action", json_object_new_string(formsvc_pub_decline_url(r, pb)));
+        json_object_object_add(o, "decline", d);
+    }
     json_object_object_add(o, "schema",
                            json_object_get(fs_schema_for(r->pool, pb->fs, NULL, pb->f.title)));
     return o;
@@ -181,4 +189,63 @@ int formsvc_h_embed_js(request_rec *r, const char *const *caps) {
     if (rc != OK)
         return rc; /* 304 */
     return formsvc_send_body(r, 200, "text/javascript; charset=utf-8", js, strlen(js));
+}
+
+/* ---- the decline button of an ask's link -------------------------------- */
+
+/* POST /f/{ref}/decline?l=<token>: the person declines the ask the link
+ * was made for (a plain form post: no script, no body); a 303 to the
+ * declined page, or the link's refusal page when the ask was answered
+ * (409), expired or was declined before (410), or the token is no ask's
+ * link of this form (404). The token is the capability, as for an answer. */
+int formsvc_h_public_decline(request_rec *r, const char *const *caps) {
+    pub pb;
+    int cached;
+    fs_error *e = formsvc_pub_load(r, caps[0], &pb, &cached, ROW_DB);
+    if (e)
+        return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_problem(r, e);
+    const char *token, *status = NULL;
+    if ((e = formsvc_arg(r, FORMSVC_LINK_PARAM, &token)))
+        return formsvc_pub_problem(r, e);
+    if (token && fs_link_token_well_formed(token) &&
+        (e = fs_store_ask_decline(formsvc_store(r), pb.f.id, formsvc_link_token_hash(r, token),
+                                  &status)))
+        return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_problem(r, e);
+    if (!status)
+        return formsvc_pub_link_refused(
+            r, &pb, fs_error_make(r->pool, "not-found", "This link does not belong to this form."),
+            1);
+    if (!strcmp(status, "answered"))
+        return formsvc_pub_link_refused(
+            r, &pb, fs_error_make(r->pool, "link-used", "This question was already answered."), 1);
+    if (strcmp(status, "declined") || r->method_number != M_POST)
+        return formsvc_pub_link_refused(
+            r, &pb,
+            fs_error_make(r->pool, "link-expired", "This question has expired or was declined."),
+            1);
+    const char *ref = pb.f.slug && *pb.f.slug ? pb.f.slug : pb.f.id;
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", ref, "/declined", NULL));
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    formsvc_pub_page_headers(r, &pb);
+    const fs_locale *loc = formsvc_pub_locale(r, &pb);
+    return formsvc_send_html(r, 303,
+                             fs_html_message_in(r->pool, loc, fs_tr(loc, "declined.title"),
+                                                fs_tr(loc, "declined.title"),
+                                                fs_tr(loc, "declined.message")));
+}
+
+/* GET /f/{ref}/declined: where the decline button lands. */
+int formsvc_h_public_declined(request_rec *r, const char *const *caps) {
+    pub pb;
+    int cached;
+    fs_error *e = formsvc_pub_load(r, caps[0], &pb, &cached, ROW_DB);
+    if (e && !cached)
+        return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_problem(r, e);
+    const fs_locale *loc = formsvc_pub_locale(r, &pb);
+    return formsvc_pub_send_html(r, 200, &pb,
+                                 fs_html_message_in(r->pool, loc, pb.f.title,
+                                                    fs_tr(loc, "declined.title"),
+                                                    fs_tr(loc, "declined.message")),
+                                 1);
 }

@@ -61,10 +61,10 @@ const fs_stmt fs_stmts_links[] = {
     {"fs_link_form", 2, "SELECT form_id FROM links WHERE id = %s AND user_id = %s"},
 
     /* 1 form id, 2 token hash: id, state (expired too when its creator has
-     * ended), prefill */
+     * ended), prefill, the ask it was made for (or NULL) */
     {"fs_link_find", 2,
      "SELECT l.id, CASE WHEN " LINK_CREATOR_ENDED "THEN 'expired' ELSE fs_link_state(l) END, "
-     "  l.prefill::text FROM links l "
+     "  l.prefill::text, (SELECT a.id FROM asks a WHERE a.link_id = l.id) FROM links l "
      "WHERE l.form_id = %s AND l.token_hash = %s"},
 
     {NULL, 0, NULL}};
@@ -157,13 +157,14 @@ fs_error *fs_store_link_find(fs_store *st, const char *form_id, const char *toke
     const char *args[] = {form_id, token_hash};
     fs_rows *rs;
     *out = NULL;
-    fs_error *e = FS_RUN(st, "fs_link_find", args, 3, &rs);
+    fs_error *e = FS_RUN(st, "fs_link_find", args, 4, &rs);
     if (e || rs->nrows != 1)
         return e;
     fs_link_public *l = apr_pcalloc(st->pool, sizeof(*l));
     l->id = FS_CELL(rs, 0, 0);
     l->state = FS_CELL(rs, 0, 1);
     l->prefill = FS_CELL(rs, 0, 2);
+    l->ask_id = FS_CELL(rs, 0, 3);
     *out = l;
     return NULL;
 }

@@ -32,7 +32,9 @@ const fs_stmt fs_stmts_mail[] = {
      "u AS (UPDATE notify_recipients SET status = 'unsubscribed', unsubscribed_at = now(), "
      "  token_hash = NULL, token_expires_at = NULL "
      "  WHERE id = (SELECT id FROM a) AND status <> 'unsubscribed' RETURNING id) "
-     "SELECT n.email, f.title FROM notify_recipients n JOIN forms f ON f.id = n.form_id "
+     "SELECT n.email, f.title, "
+     "  EXISTS (SELECT 1 FROM asks k WHERE k.form_id = n.form_id)::text "
+     "FROM notify_recipients n JOIN forms f ON f.id = n.form_id "
      "WHERE n.id = (SELECT id FROM a)"},
 
     /* 1 form id, 2 user id: the recipients as a JSON array */
@@ -112,8 +114,18 @@ fs_error *fs_store_notify_confirm(fs_store *st, const char *token_hash, const ch
 }
 
 fs_error *fs_store_notify_unsubscribe(fs_store *st, const char *id, const char **email,
-                                      const char **title) {
-    return email_title(st, "fs_notify_unsubscribe", id, email, title);
+                                      const char **title, int *ask) {
+    const char *args[] = {id};
+    fs_rows *rs;
+    *email = *title = NULL;
+    *ask = 0;
+    fs_error *e = FS_RUN(st, "fs_notify_unsubscribe", args, 3, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *email = FS_CELL(rs, 0, 0);
+    *title = FS_CELL(rs, 0, 1);
+    *ask = FS_CELL(rs, 0, 2) && !strcmp(FS_CELL(rs, 0, 2), "true");
+    return NULL;
 }
 
 fs_error *fs_store_notify_recipients(fs_store *st, const char *form_id, const char *user_id,

@@ -13,22 +13,28 @@ const fs_stmt fs_stmts_webhooks[] = {
     {"fs_event_cursor", 2, "SELECT 1 FROM events WHERE id = %s AND user_id = %s"},
 
     /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
-     * submission events too ('t'/'f': the caller has submissions:read),
-     * 5-6 one event type (or NULL), 7-8 a respondent link's id (or NULL:
-     * only events whose payload names it), 9-10 after event id (or NULL),
-     * 11 limit + 1. Oldest first, in (xid, id) order (from the start without a
+     * submission events too ('t'/'f': the caller has submissions:read;
+     * submission.updated and ask.answered carry answers too), 5-6 one event
+     * type (or NULL), 7-8 a respondent link's id (or NULL: only events whose
+     * payload names it), 9-11 one ask's events (or NULL: the ask's own and
+     * the submission.created of its link), 12-13 after event id (or NULL),
+     * 14 limit + 1. Oldest first, in (xid, id) order (from the start without a
      * cursor: a bound always given, so that every plan, generic ones too,
      * seeks events_feed to the cursor), and only events of
      * transactions older than every running one, so that a later page
      * never gains an event before the cursor. */
-    {"fs_event_list", 11,
+    {"fs_event_list", 14,
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
-     "  AND (%s::boolean OR e.type NOT IN ('submission.created', 'submission.updated')) "
+     "  AND (%s::boolean OR e.type NOT IN ('submission.created', 'submission.updated', "
+     "    'ask.answered')) "
      "  AND e.type <> 'webhook.test' "
      "  AND (%s::text IS NULL OR e.type = %s::text) "
      "  AND (%s::text IS NULL OR e.payload ->> 'linkId' = %s::text) "
+     "  AND (%s::text IS NULL OR e.payload->>'askId' = %s::text "
+     "    OR (e.type = 'submission.created' AND e.payload->>'linkId' = "
+     "      (SELECT k.link_id FROM asks k WHERE k.id = %s::text AND k.user_id = e.user_id))) "
      "  AND (e.xid, e.id) > (COALESCE((SELECT c.xid FROM events c WHERE c.id = %s::text), "
      "    '0'::xid8), COALESCE(%s::text, '')) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
@@ -255,10 +261,14 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
                               int with_submissions, const char *type, const char *link_id,
-                              const char *after, int limit, fs_list_page *out) {
-    const char *args[] = {
-        user_id, forms_json, forms_json, FS_ARG_BOOL(with_submissions),  type, type, link_id,
-        link_id, after,      after,      FS_ARG_INT(st->pool, limit + 1)};
+                              const char *ask_id, const char *after, int limit, fs_list_page *out) {
+    const char *args[] = {user_id,    forms_json,
+                          forms_json, FS_ARG_BOOL(with_submissions),
+                          type,       type,
+                          link_id,    link_id,
+                          ask_id,     ask_id,
+                          ask_id,     after,
+                          after,      FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 

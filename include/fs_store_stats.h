@@ -1,5 +1,5 @@
 /* fs_store_stats: form analytics (mod_formsvc/store/stats_store.c,
- * sql/0031). Conventions: fs_store.h. */
+ * sql/0031, sql/0047). Conventions: fs_store.h. */
 #ifndef FS_STORE_STATS_H
 #define FS_STORE_STATS_H
 
@@ -23,5 +23,15 @@ typedef struct fs_stats_row {
  * store's pool. One statement. */
 fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *start,
                               const char *until, const char *unit, fs_stats_row **rows, int *n);
+
+/* Moves at most limit rows of the submissions' hour tally into the form's
+ * hours (sql/0047); *moved is how many, -1 when another session holds the
+ * counters (not an error: try again later). One transaction. */
+fs_error *fs_store_hours_rollup(fs_store *st, int limit, int *moved);
+
+/* Counts the hours of the next form whose history is not counted yet
+ * (sql/0047, one form's submissions read in one transaction); *counted is
+ * 1, 0 when none is left, -1 when another session holds the counters. */
+fs_error *fs_store_hours_backfill(fs_store *st, int *counted);
 
 #endif

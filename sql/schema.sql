@@ -1288,6 +1288,122 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_submission_hours_added(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_added() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO submission_hour_tally (form_id, hour, submissions, spam)
+    SELECT s.form_id, fs_utc_hour(s.created_at),
+           count(*) FILTER (WHERE NOT s.spam), count(*) FILTER (WHERE s.spam)
+      FROM added_submissions s
+     WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = s.form_id)
+     GROUP BY 1, 2;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_submission_hours_backfill(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_backfill() RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f text;
+BEGIN
+    SELECT form_id INTO f FROM submission_hours_backlog ORDER BY form_id LIMIT 1;
+    IF f IS NULL THEN
+        RETURN 0;
+    END IF;
+    IF fs_submission_hours_recount(f) < 0 THEN
+        RETURN -1;
+    END IF;
+    RETURN 1;
+END $$;
+
+--
+-- Name: fs_submission_hours_recount(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_recount(p_form text) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
+        RETURN -1;
+    END IF;
+    WITH c AS (
+        SELECT fs_utc_hour(created_at) AS hour,
+               count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
+          FROM submissions WHERE form_id = p_form GROUP BY 1),
+    dt AS (DELETE FROM submission_hour_tally WHERE form_id = p_form),
+    db AS (DELETE FROM submission_hours_backlog WHERE form_id = p_form),
+    dh AS (DELETE FROM submission_hours h WHERE h.form_id = p_form
+            AND NOT EXISTS (SELECT 1 FROM c WHERE c.hour = h.hour)),
+    i AS (
+        INSERT INTO submission_hours AS h (form_id, hour, submissions, spam)
+        SELECT p_form, c.hour, c.n, c.sp FROM c
+         WHERE EXISTS (SELECT 1 FROM forms WHERE id = p_form)
+        ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = EXCLUDED.submissions, spam = EXCLUDED.spam
+        RETURNING 1)
+    SELECT count(*) INTO n FROM i;
+    RETURN n;
+END $$;
+
+--
+-- Name: fs_submission_hours_removed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_removed() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO submission_hour_tally (form_id, hour, submissions, spam)
+    SELECT s.form_id, fs_utc_hour(s.created_at),
+           -count(*) FILTER (WHERE NOT s.spam), -count(*) FILTER (WHERE s.spam)
+      FROM removed_submissions s
+     WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = s.form_id)
+     GROUP BY 1, 2;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_submission_hours_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_rollup(p_limit integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM submission_hour_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM submission_hour_tally LIMIT p_limit))
+        RETURNING form_id, hour, submissions, spam),
+    h AS (
+        INSERT INTO submission_hours AS c (form_id, hour, submissions, spam)
+        SELECT form_id, hour, sum(submissions), sum(spam) FROM d
+         GROUP BY form_id, hour ORDER BY form_id, hour
+        ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam)
+    SELECT count(*) INTO moved FROM d;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+END $$;
+
+--
 -- Name: fs_submission_json(public.submissions); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1431,6 +1547,14 @@ CREATE FUNCTION public.fs_user_json(u public.users) RETURNS json
 CREATE FUNCTION public.fs_utc_day() RETURNS date
     LANGUAGE sql STABLE
     AS $$ SELECT (now() AT TIME ZONE 'UTC')::date $$;
+
+--
+-- Name: fs_utc_hour(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_utc_hour(t timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT date_trunc('hour', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
 
 --
 -- Name: webhooks; Type: TABLE; Schema: public; Owner: -
@@ -1669,6 +1793,36 @@ CREATE TABLE public.submission_files (
     sha256 text,
     chunks integer DEFAULT 0 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: submission_hour_tally; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_hour_tally (
+    form_id text NOT NULL,
+    hour timestamp with time zone NOT NULL,
+    submissions integer NOT NULL,
+    spam integer NOT NULL
+);
+
+--
+-- Name: submission_hours; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_hours (
+    form_id text NOT NULL,
+    hour timestamp with time zone NOT NULL,
+    submissions bigint NOT NULL,
+    spam bigint NOT NULL
+);
+
+--
+-- Name: submission_hours_backlog; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_hours_backlog (
+    form_id text NOT NULL
 );
 
 --
@@ -1926,6 +2080,20 @@ ALTER TABLE ONLY public.submission_files
     ADD CONSTRAINT submission_files_pkey PRIMARY KEY (id);
 
 --
+-- Name: submission_hours_backlog submission_hours_backlog_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours_backlog
+    ADD CONSTRAINT submission_hours_backlog_pkey PRIMARY KEY (form_id);
+
+--
+-- Name: submission_hours submission_hours_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours
+    ADD CONSTRAINT submission_hours_pkey PRIMARY KEY (form_id, hour);
+
+--
 -- Name: submission_months submission_months_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2167,6 +2335,12 @@ CREATE INDEX submission_files_submission ON public.submission_files USING btree 
 CREATE INDEX submission_files_user ON public.submission_files USING btree (user_id) INCLUDE (size);
 
 --
+-- Name: submission_hour_tally_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_hour_tally_form ON public.submission_hour_tally USING btree (form_id, hour);
+
+--
 -- Name: submission_purges_pending; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2303,6 +2477,18 @@ CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, 
 --
 
 CREATE TRIGGER submissions_forget AFTER DELETE ON public.submissions FOR EACH ROW EXECUTE FUNCTION public.fs_submission_forget();
+
+--
+-- Name: submissions submissions_hours_added; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_hours_added AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS added_submissions FOR EACH STATEMENT EXECUTE FUNCTION public.fs_submission_hours_added();
+
+--
+-- Name: submissions submissions_hours_removed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_hours_removed AFTER DELETE ON public.submissions REFERENCING OLD TABLE AS removed_submissions FOR EACH STATEMENT EXECUTE FUNCTION public.fs_submission_hours_removed();
 
 --
 -- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -
@@ -2456,6 +2642,27 @@ ALTER TABLE ONLY public.submission_files
 
 ALTER TABLE ONLY public.submission_files
     ADD CONSTRAINT submission_files_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_hour_tally submission_hour_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hour_tally
+    ADD CONSTRAINT submission_hour_tally_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_hours_backlog submission_hours_backlog_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours_backlog
+    ADD CONSTRAINT submission_hours_backlog_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_hours submission_hours_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours
+    ADD CONSTRAINT submission_hours_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_months submission_months_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

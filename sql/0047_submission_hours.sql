@@ -65,9 +65,7 @@ CREATE FUNCTION fs_utc_hour(t timestamptz) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE AS
 $$ SELECT date_trunc('hour', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
 
--- Rows of forms that are being deleted are left out: their counters go
--- with the form (ON DELETE CASCADE), and a row for a form already gone
--- would break the foreign key.
+-- (An inserted submission's form exists: its foreign key says so.)
 CREATE FUNCTION fs_submission_hours_added() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -75,11 +73,13 @@ BEGIN
     SELECT s.form_id, fs_utc_hour(s.created_at),
            count(*) FILTER (WHERE NOT s.spam), count(*) FILTER (WHERE s.spam)
       FROM added_submissions s
-     WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = s.form_id)
      GROUP BY 1, 2;
     RETURN NULL;
 END $$;
 
+-- Rows of forms that are being deleted are left out: their counters go
+-- with the form (ON DELETE CASCADE), and a row for a form already gone
+-- would break the foreign key.
 CREATE FUNCTION fs_submission_hours_removed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -127,7 +127,7 @@ END $$;
 -- insert or delete that wrote it is in the count (both committed before
 -- the snapshot), and the changes committed after it keep their tally rows.
 -- Holds the rollup's lock, the only other writer. Returns the number of
--- hours written, or -1 when the lock is taken.
+-- hours written, or -1 when a lock is taken (the caller tries later).
 CREATE FUNCTION fs_submission_hours_recount(p_form text) RETURNS integer
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -136,6 +136,9 @@ BEGIN
     IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
         RETURN -1;
     END IF;
+    -- a form being deleted meanwhile holds its rows: give way (a deadlock
+    -- would be detected only after a second, and might cancel the delete)
+    SET LOCAL lock_timeout = '200ms';
     WITH c AS (
         SELECT fs_utc_hour(created_at) AS hour,
                count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
@@ -153,6 +156,8 @@ BEGIN
         RETURNING 1)
     SELECT count(*) INTO n FROM i;
     RETURN n;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
 END $$;
 
 -- The worker's step through the history: counts the next form of the

@@ -1299,7 +1299,6 @@ BEGIN
     SELECT s.form_id, fs_utc_hour(s.created_at),
            count(*) FILTER (WHERE NOT s.spam), count(*) FILTER (WHERE s.spam)
       FROM added_submissions s
-     WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = s.form_id)
      GROUP BY 1, 2;
     RETURN NULL;
 END $$;
@@ -1337,6 +1336,9 @@ BEGIN
     IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
         RETURN -1;
     END IF;
+    -- a form being deleted meanwhile holds its rows: give way (a deadlock
+    -- would be detected only after a second, and might cancel the delete)
+    SET LOCAL lock_timeout = '200ms';
     WITH c AS (
         SELECT fs_utc_hour(created_at) AS hour,
                count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
@@ -1354,6 +1356,8 @@ BEGIN
         RETURNING 1)
     SELECT count(*) INTO n FROM i;
     RETURN n;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
 END $$;
 
 --

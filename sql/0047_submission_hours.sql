@@ -17,7 +17,7 @@
 --   submission_hours_backlog  forms whose history (the submissions stored
 --                          before this migration) is not counted yet; the
 --                          same worker counts them one form at a time
---                          (fs_submission_hours_backfill); until then the
+--                          (fs_submission_hours_next, _recount); until then the
 --                          stats of such a form count its submissions as
 --                          before
 --
@@ -56,7 +56,8 @@ CREATE TABLE submission_hour_tally (
 CREATE INDEX submission_hour_tally_form ON submission_hour_tally (form_id, hour);
 
 CREATE TABLE submission_hours_backlog (
-    form_id text PRIMARY KEY REFERENCES forms(id) ON DELETE CASCADE
+    form_id  text PRIMARY KEY REFERENCES forms(id) ON DELETE CASCADE,
+    tried_at timestamptz      -- when the worker last took it (NULL: never)
 );
 
 -- The UTC hour a submission counts in (its created_at, as the stats always
@@ -160,23 +161,19 @@ EXCEPTION WHEN lock_not_available THEN
     RETURN -1;
 END $$;
 
--- The worker's step through the history: counts the next form of the
--- backlog. Returns 1 when it counted one, 0 when the backlog is empty, -1
--- when the counters' lock is taken.
-CREATE FUNCTION fs_submission_hours_backfill() RETURNS integer
-LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-    f text;
-BEGIN
-    SELECT form_id INTO f FROM submission_hours_backlog ORDER BY form_id LIMIT 1;
-    IF f IS NULL THEN
-        RETURN 0;
-    END IF;
-    IF fs_submission_hours_recount(f) < 0 THEN
-        RETURN -1;
-    END IF;
-    RETURN 1;
-END $$;
+-- The worker's step through the history: takes the backlog's form tried
+-- least recently and marks it tried, in a statement of its own, before it
+-- counts it with fs_submission_hours_recount: a form whose count fails (a
+-- statement_timeout shorter than the count of its rows) does not hold up
+-- the forms after it, and is tried again after them. Returns the form's
+-- id, or no row when the backlog is empty.
+CREATE FUNCTION fs_submission_hours_next() RETURNS text
+LANGUAGE sql VOLATILE AS $$
+    UPDATE submission_hours_backlog SET tried_at = now()
+     WHERE form_id = (SELECT form_id FROM submission_hours_backlog
+                       ORDER BY tried_at NULLS FIRST, form_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING form_id
+$$;
 
 -- The trigger first: from here on every insert and delete is tallied.
 -- CREATE TRIGGER waits for the transactions writing submissions and holds

@@ -1304,24 +1304,17 @@ BEGIN
 END $$;
 
 --
--- Name: fs_submission_hours_backfill(); Type: FUNCTION; Schema: public; Owner: -
+-- Name: fs_submission_hours_next(); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.fs_submission_hours_backfill() RETURNS integer
-    LANGUAGE plpgsql
+CREATE FUNCTION public.fs_submission_hours_next() RETURNS text
+    LANGUAGE sql
     AS $$
-DECLARE
-    f text;
-BEGIN
-    SELECT form_id INTO f FROM submission_hours_backlog ORDER BY form_id LIMIT 1;
-    IF f IS NULL THEN
-        RETURN 0;
-    END IF;
-    IF fs_submission_hours_recount(f) < 0 THEN
-        RETURN -1;
-    END IF;
-    RETURN 1;
-END $$;
+    UPDATE submission_hours_backlog SET tried_at = now()
+     WHERE form_id = (SELECT form_id FROM submission_hours_backlog
+                       ORDER BY tried_at NULLS FIRST, form_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING form_id
+$$;
 
 --
 -- Name: fs_submission_hours_recount(text); Type: FUNCTION; Schema: public; Owner: -
@@ -1826,7 +1819,8 @@ CREATE TABLE public.submission_hours (
 --
 
 CREATE TABLE public.submission_hours_backlog (
-    form_id text NOT NULL
+    form_id text NOT NULL,
+    tried_at timestamp with time zone
 );
 
 --

@@ -59,9 +59,11 @@ const fs_stmt fs_stmts_stats[] = {
      * holds the counters (sql/0047) */
     {"fs_hours_rollup", 1, "SELECT fs_submission_hours_rollup(%s::integer)::text"},
 
-    /* the next form of the backlog counted: 1, 0 when none is left, -1
-     * when another session holds the counters (sql/0047) */
-    {"fs_hours_backfill", 0, "SELECT fs_submission_hours_backfill()::text"},
+    /* the backlog's form tried least recently, marked tried (no row: the
+     * backlog is empty); then 1 its id: the hours written, or -1 when
+     * another session holds the counters (sql/0047) */
+    {"fs_hours_next", 0, "SELECT fs_submission_hours_next()"},
+    {"fs_hours_recount", 1, "SELECT fs_submission_hours_recount(%s)::text"},
 
     {NULL, 0, NULL}};
 
@@ -122,5 +124,19 @@ fs_error *fs_store_hours_rollup(fs_store *st, int limit, int *moved) {
 }
 
 fs_error *fs_store_hours_backfill(fs_store *st, int *counted) {
-    return fs_store_int(st, "fs_hours_backfill", 0, NULL, -1, counted);
+    const char *form = NULL;
+    *counted = -1;
+    fs_error *e = fs_store_one(st, "fs_hours_next", 0, NULL, &form);
+    if (e)
+        return e;
+    if (!form) {
+        *counted = 0;
+        return NULL;
+    }
+    const char *args[] = {form};
+    int hours;
+    e = FS_INT(st, "fs_hours_recount", args, -1, &hours);
+    if (!e)
+        *counted = hours < 0 ? -1 : 1;
+    return e;
 }

@@ -2,9 +2,10 @@
 -- insert and delete (+n, -n, spam apart), the rollup moves the tally into
 -- the hours without changing the sums, the recount of a form in the
 -- backlog writes the same hours as a count over its submissions and takes
--- it out of the backlog, and a form's deletion takes its counters.
+-- it out of the backlog, the worker takes the backlog least recently tried
+-- first, and a form's deletion takes its counters.
 BEGIN;
-SELECT plan(10);
+SELECT plan(12);
 
 INSERT INTO users (id, email, email_norm) VALUES ('usr_h', 'h@example.org', 'h@example.org');
 INSERT INTO forms (id, user_id, title) VALUES ('frm_h1', 'usr_h', 'H1'), ('frm_h2', 'usr_h', 'H2');
@@ -50,6 +51,14 @@ SELECT is(fs_submission_hours_recount('frm_h2'), 2, 'the recount writes the form
 SELECT is((SELECT count(*)::int FROM submission_hours_backlog WHERE form_id = 'frm_h2'), 0,
           'and takes it out of the backlog');
 SELECT set_eq('SELECT * FROM h_sums', 'SELECT * FROM h_direct', 'after the recount: the count');
+
+-- the worker's pick: least recently tried first, so a form whose count
+-- keeps failing does not hold up the others
+DELETE FROM submission_hours_backlog;
+INSERT INTO submission_hours_backlog (form_id, tried_at) VALUES
+    ('frm_h1', now() - interval '1 minute'), ('frm_h2', NULL);
+SELECT is(fs_submission_hours_next(), 'frm_h2', 'a form never tried first');
+SELECT is(fs_submission_hours_next(), 'frm_h1', 'then the one tried longest ago');
 
 DELETE FROM forms WHERE id = 'frm_h1';
 SELECT is((SELECT count(*)::int FROM (SELECT 1 FROM submission_hours WHERE form_id = 'frm_h1'

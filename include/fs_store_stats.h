@@ -1,5 +1,5 @@
 /* fs_store_stats: form analytics (mod_formsvc/store/stats_store.c,
- * sql/0031). Conventions: fs_store.h. */
+ * sql/0031, sql/0047). Conventions: fs_store.h. */
 #ifndef FS_STORE_STATS_H
 #define FS_STORE_STATS_H
 
@@ -41,5 +41,15 @@ fs_error *fs_store_insights(fs_store *st, const char *form_id, const char *since
 /* Rolls at most limit insight tally rows into the counts (sql/0050); *moved
  * is how many, or -1 when another session is at it. */
 fs_error *fs_store_insight_rollup(fs_store *st, int limit, int *moved);
+
+/* Moves at most limit rows of the submissions' hour tally into the form's
+ * hours (sql/0047); *moved is how many, -1 when another session holds the
+ * counters (not an error: try again later). One transaction. */
+fs_error *fs_store_hours_rollup(fs_store *st, int limit, int *moved);
+
+/* Counts the hours of the next form whose history is not counted yet
+ * (sql/0047, one form's submissions read in one transaction); *counted is
+ * 1, 0 when none is left, -1 when another session holds the counters. */
+fs_error *fs_store_hours_backfill(fs_store *st, int *counted);
 
 #endif

@@ -70,11 +70,66 @@ static void rollup(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *
     formsvc_worker_db_close(w, d);
 }
 
+/* A failed round of the submissions' hours: said once, and the next round
+ * tries again (the stats stay exact meanwhile: they add the tally, and
+ * read the submissions of a form not counted yet). */
+static int hours_failed(server_rec *s, const fs_error *e, const char *what) {
+    if (!e)
+        return 0;
+    if (!strcmp(e->slug, "outcome-unknown") || !strcmp(e->slug, "service-unavailable"))
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 02158, "%s did not finish (%s); next round", what, e->slug);
+    else
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 02157, "%s failed: %s", what,
+                     e->detail ? e->detail : e->slug);
+    return 1;
+}
+
+/* Most forms counted in one round, and the time after which a round starts
+ * no other (one form's count may take seconds for millions of rows). */
+#define BACKFILL_FORMS 64
+#define BACKFILL_BUDGET apr_time_from_sec(1)
+
+/* The submissions per form and hour (sql/0047): the tally moved into the
+ * hours, then a few forms of the history not counted yet. */
+static void hours(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *data) {
+    (void)data;
+    fs_db db;
+    void *d = formsvc_worker_db(w, p, &db);
+    if (!d)
+        return;
+    fs_store *st = fs_store_on(p, &db);
+    for (int i = 0; i < BATCHES_PER_ROUND && !formsvc_worker_stopping(w); i++) {
+        int moved;
+        if (hours_failed(s, fs_store_hours_rollup(st, BATCH, &moved),
+                         "rolling up submissions per hour"))
+            goto done;
+        if (moved < BATCH)
+            break;
+    }
+    apr_time_t end = apr_time_now() + BACKFILL_BUDGET;
+    for (int i = 0; i < BACKFILL_FORMS && !formsvc_worker_stopping(w) && apr_time_now() < end;
+         i++) {
+        int counted;
+        if (hours_failed(s, fs_store_hours_backfill(st, &counted),
+                         "counting a form's submissions per hour"))
+            break;
+        if (counted <= 0) {
+            if (counted == 0 && i > 0)
+                FORMSVC_SLOG(s, APLOG_INFO, 0, 02159,
+                             "every form's submissions before the hourly counters are counted");
+            break;
+        }
+    }
+done:
+    formsvc_worker_db_close(w, d);
+}
+
 /* The retention pass ticks every second and runs when its interval
  * (FormsvcRetentionInterval) has passed (retention.c). */
 static const formsvc_task tasks[] = {{"tally rollup", 0, 1, rollup, NULL},
+                                     {"submission hours", 0, 1, hours, NULL},
                                      {"retention", 1, 1, formsvc_retention_task, NULL}};
 
 void formsvc_tally_child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "tally", tasks, 2);
+    formsvc_worker_start(pchild, s, "tally", tasks, 3);
 }

@@ -16,22 +16,41 @@ const fs_stmt fs_stmts_stats[] = {
      "ON CONFLICT (form_id, hour) DO UPDATE SET views = form_views.views + EXCLUDED.views "
      "RETURNING 1) SELECT count(*)::text FROM i"},
 
-    /* 1-3 start of the first interval, until, step ('1 day'); 4 unit
-     * ('day' or 'hour'), 5 form id, 6 start, 7 until; 8 unit, 9 form id,
-     * 10 start, 11 until: start, views, submissions, spam per interval.
-     * Intervals in UTC (timestamp without time zone: no daylight saving);
-     * the ranges are plain parameters so that submissions are read through
-     * submissions_form_created and views through form_views' key. */
-    {"fs_form_stats", 11,
-     "WITH b AS (SELECT g AS t FROM generate_series(%s::timestamptz AT TIME ZONE 'UTC', "
-     "  (%s::timestamptz AT TIME ZONE 'UTC') - interval '1 microsecond', %s::interval) g), "
-     "s AS (SELECT date_trunc(%s, s.created_at AT TIME ZONE 'UTC') AS t, "
-     "  count(*) FILTER (WHERE NOT s.spam) AS n, count(*) FILTER (WHERE s.spam) AS sp "
-     "  FROM submissions s WHERE s.form_id = %s AND s.created_at >= %s::timestamptz "
-     "  AND s.created_at < %s::timestamptz GROUP BY 1), "
-     "v AS (SELECT date_trunc(%s, v.hour AT TIME ZONE 'UTC') AS t, sum(v.views) AS n "
-     "  FROM form_views v WHERE v.form_id = %s AND v.hour >= %s::timestamptz "
-     "  AND v.hour < %s::timestamptz GROUP BY 1) "
+    /* 1 form id, 2 start of the first interval, 3 until, 4 unit ('day' or
+     * 'hour'), 5 step ('1 day'): start, views, submissions, spam per
+     * interval. Intervals in UTC (timestamp without time zone: no daylight
+     * saving). Submissions come from the form's counters per hour
+     * (sql/0047): the rolled-up hours plus the tally not rolled up yet, for
+     * the whole hours before until's; the hour until falls in is counted
+     * from the submissions themselves (until need not be on an hour), and
+     * so is the whole window of a form whose history the worker has not
+     * counted yet (submission_hours_backlog). The bounds are InitPlans
+     * (p, lo): index conditions in custom and generic plans alike, so the
+     * rows read are the hours asked plus one hour of submissions. */
+    {"fs_form_stats", 5,
+     "WITH p AS MATERIALIZED (SELECT %s::text AS form, %s::timestamptz AS lo, "
+     "  %s::timestamptz AS hi, %s::text AS unit, %s::interval AS step), "
+     "o AS MATERIALIZED (SELECT EXISTS (SELECT 1 FROM submission_hours_backlog "
+     "  WHERE form_id = (SELECT form FROM p)) AS old), "
+     "b AS (SELECT g AS t FROM p, generate_series(p.lo AT TIME ZONE 'UTC', "
+     "  (p.hi AT TIME ZONE 'UTC') - interval '1 microsecond', p.step) g), "
+     "h AS (SELECT fs_utc_hour(s.created_at) AS hour, count(*) FILTER (WHERE NOT s.spam) AS n, "
+     "    count(*) FILTER (WHERE s.spam) AS sp "
+     "  FROM submissions s WHERE s.form_id = (SELECT form FROM p) "
+     "  AND s.created_at >= (SELECT CASE WHEN o.old THEN p.lo "
+     "    ELSE greatest(p.lo, fs_utc_hour(p.hi)) END FROM p, o) "
+     "  AND s.created_at < (SELECT hi FROM p) GROUP BY 1 "
+     "  UNION ALL SELECT c.hour, c.submissions, c.spam FROM submission_hours c "
+     "  WHERE NOT (SELECT old FROM o) AND c.form_id = (SELECT form FROM p) "
+     "  AND c.hour >= (SELECT lo FROM p) AND c.hour < (SELECT fs_utc_hour(hi) FROM p) "
+     "  UNION ALL SELECT d.hour, d.submissions, d.spam FROM submission_hour_tally d "
+     "  WHERE NOT (SELECT old FROM o) AND d.form_id = (SELECT form FROM p) "
+     "  AND d.hour >= (SELECT lo FROM p) AND d.hour < (SELECT fs_utc_hour(hi) FROM p)), "
+     "s AS (SELECT date_trunc((SELECT unit FROM p), h.hour AT TIME ZONE 'UTC') AS t, "
+     "  sum(h.n)::bigint AS n, sum(h.sp)::bigint AS sp FROM h GROUP BY 1), "
+     "v AS (SELECT date_trunc((SELECT unit FROM p), v.hour AT TIME ZONE 'UTC') AS t, "
+     "  sum(v.views) AS n FROM form_views v WHERE v.form_id = (SELECT form FROM p) "
+     "  AND v.hour >= (SELECT lo FROM p) AND v.hour < (SELECT hi FROM p) GROUP BY 1) "
      "SELECT to_char(b.t, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), COALESCE(v.n, 0)::text, "
      "  COALESCE(s.n, 0)::text, COALESCE(s.sp, 0)::text "
      "FROM b LEFT JOIN v ON v.t = b.t LEFT JOIN s ON s.t = b.t ORDER BY b.t"},
@@ -42,6 +61,16 @@ const fs_stmt fs_stmts_stats[] = {
 
     /* 1 most rows to move: rows moved, or -1 (another session at it) */
     {"fs_insight_rollup", 1, "SELECT fs_insight_rollup(%s::integer)::text"},
+
+    /* 1 most tally rows to move: rows moved, or -1 when another session
+     * holds the counters (sql/0047) */
+    {"fs_hours_rollup", 1, "SELECT fs_submission_hours_rollup(%s::integer)::text"},
+
+    /* the backlog's form tried least recently, marked tried (no row: the
+     * backlog is empty); then 1 its id: the hours written, or -1 when
+     * another session holds the counters (sql/0047) */
+    {"fs_hours_next", 0, "SELECT fs_submission_hours_next()"},
+    {"fs_hours_recount", 1, "SELECT fs_submission_hours_recount(%s)::text"},
 
     {NULL, 0, NULL}};
 
@@ -77,8 +106,7 @@ fs_error *fs_store_views_add(fs_store *st, int n, const char *const *form_ids,
 fs_error *fs_store_form_stats(fs_store *st, const char *form_id, const char *start,
                               const char *until, const char *unit, fs_stats_row **rows, int *n) {
     const char *step = !strcmp(unit, "hour") ? "1 hour" : "1 day";
-    const char *args[] = {start, until, step,    unit,  form_id, start,
-                          until, unit,  form_id, start, until};
+    const char *args[] = {form_id, start, until, unit, step};
     fs_rows *rs;
     *rows = NULL;
     *n = 0;
@@ -120,4 +148,27 @@ fs_error *fs_store_insights(fs_store *st, const char *form_id, const char *since
 fs_error *fs_store_insight_rollup(fs_store *st, int limit, int *moved) {
     const char *args[] = {FS_ARG_INT(st->pool, limit)};
     return FS_INT(st, "fs_insight_rollup", args, -1, moved);
+}
+
+fs_error *fs_store_hours_rollup(fs_store *st, int limit, int *moved) {
+    const char *args[] = {FS_ARG_INT(st->pool, limit)};
+    return FS_INT(st, "fs_hours_rollup", args, -1, moved);
+}
+
+fs_error *fs_store_hours_backfill(fs_store *st, int *counted) {
+    const char *form = NULL;
+    *counted = -1;
+    fs_error *e = fs_store_one(st, "fs_hours_next", 0, NULL, &form);
+    if (e)
+        return e;
+    if (!form) {
+        *counted = 0;
+        return NULL;
+    }
+    const char *args[] = {form};
+    int hours;
+    e = FS_INT(st, "fs_hours_recount", args, -1, &hours);
+    if (!e)
+        *counted = hours < 0 ? -1 : 1;
+    return e;
 }

@@ -19,8 +19,14 @@ const fs_stmt fs_stmts_webhooks[] = {
      * cursor: a bound always given, so that every plan, generic ones too,
      * seeks events_feed to the cursor), and only events of
      * transactions older than every running one, so that a later page
-     * never gains an event before the cursor. */
-    {"fs_event_list", 9,
+     * never gains an event before the cursor. 10 after event id again:
+     * events is partitioned by the time its ids begin with (sql/0046), and
+     * an event after the cursor in (xid, id) order has an id at most as
+     * much older than the cursor's as the cursor's transaction had lasted
+     * (or machine clocks differ) when it made the cursor's event: the
+     * bound fs_id_since puts a day before the cursor's time leaves out
+     * every partition older than that (pruned in every plan). */
+    {"fs_event_list", 10,
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
@@ -28,6 +34,7 @@ const fs_stmt fs_stmts_webhooks[] = {
      "  AND (%s::text IS NULL OR e.type = %s::text) "
      "  AND (e.xid, e.id) > (COALESCE((SELECT c.xid FROM events c WHERE c.id = %s::text), "
      "    '0'::xid8), COALESCE(%s::text, '')) "
+     "  AND e.id >= fs_id_since('evt_', fs_id_at(%s::text)) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
     /* 1 user id: number of webhooks */
@@ -253,8 +260,9 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
                               int with_submissions, const char *type, const char *after, int limit,
                               fs_list_page *out) {
-    const char *args[] = {user_id, forms_json, forms_json, FS_ARG_BOOL(with_submissions),  type,
-                          type,    after,      after,      FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {
+        user_id, forms_json, forms_json, FS_ARG_BOOL(with_submissions),  type, type,
+        after,   after,      after,      FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 

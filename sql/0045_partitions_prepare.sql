@@ -50,10 +50,6 @@
 -- Measured on 1,000,000 submissions, 62,500 files and 1,000,000 events:
 -- docs/performance.md, "Partitioning a million submissions".
 
--- never queue behind a long transaction holding one of these tables (a
--- queued ACCESS EXCLUSIVE request blocks every later reader): fail, and
--- migrate again
-SET lock_timeout = '5s';
 
 -- Where each table's first partition (today's table) ends: ids below bound.
 CREATE TABLE IF NOT EXISTS partition_plan (
@@ -67,18 +63,37 @@ SELECT t.tbl, t.prefix,
   FROM (VALUES ('submissions', 'sub_'), ('submission_files', 'fil_'), ('events', 'evt_')) t(tbl, prefix)
 ON CONFLICT (tbl) DO NOTHING;
 
-DO $$
-DECLARE p record;
+-- CHECK (id < bound) NOT VALID on one table, in a statement (transaction)
+-- of its own: one ACCESS EXCLUSIVE lock at a time, asked for with
+-- lock_timeout 200 ms (below deadlock_timeout) and again after a pause, up
+-- to 50 times, so that it neither queues readers behind it for long nor
+-- makes a request the victim of a deadlock.
+CREATE FUNCTION pg_temp.fs_bound_check(t text) RETURNS void LANGUAGE plpgsql AS $f$
+DECLARE b text := (SELECT bound FROM partition_plan WHERE tbl = t);
 BEGIN
-    FOR p IN SELECT * FROM partition_plan LOOP
-        IF (SELECT relkind FROM pg_class WHERE oid = p.tbl::regclass) = 'r' AND NOT EXISTS (SELECT 1 FROM pg_constraint
-                        WHERE conrelid = p.tbl::regclass AND conname = p.tbl || '_before_partitions') THEN
-            EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (id < %L) NOT VALID',
-                           p.tbl, p.tbl || '_before_partitions', p.bound);
-        END IF;
+    IF (SELECT relkind FROM pg_class WHERE oid = t::regclass) <> 'r'
+       OR EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = t::regclass AND conname = t || '_before_partitions') THEN
+        RETURN;
+    END IF;
+    PERFORM set_config('lock_timeout', '200ms', true);
+    FOR attempt IN 1..50 LOOP
+        BEGIN
+            EXECUTE format('LOCK TABLE %I IN ACCESS EXCLUSIVE MODE', t);
+            EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (id < %L) NOT VALID', t, t || '_before_partitions', b);
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            PERFORM pg_sleep(0.05 + random() * 0.2);
+        END;
     END LOOP;
-END $$;
+    RAISE EXCEPTION 'no lock on % in 50 tries of 200 ms (a long transaction holds it): migrate again', t;
+END $f$;
+SELECT pg_temp.fs_bound_check('submissions');
+SELECT pg_temp.fs_bound_check('submission_files');
+SELECT pg_temp.fs_bound_check('events');
 
+-- the VALIDATEs and the index take SHARE UPDATE EXCLUSIVE, which no
+-- request's lock conflicts with: they may wait as long as it takes
+SET lock_timeout = 0;
 ALTER TABLE submissions VALIDATE CONSTRAINT submissions_before_partitions;
 ALTER TABLE submission_files VALIDATE CONSTRAINT submission_files_before_partitions;
 ALTER TABLE events VALIDATE CONSTRAINT events_before_partitions;

@@ -1169,12 +1169,12 @@ DECLARE
     p record;
     m timestamp;
     lo text; hi text; name text;
-    made integer := 0;
 BEGIN
     IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.partitions')) THEN
         RETURN -1;
     END IF;
-    SET LOCAL lock_timeout = '2s';
+    -- below deadlock_timeout: a request waiting on this gives way first
+    SET LOCAL lock_timeout = '200ms';
     FOR p IN SELECT * FROM partition_plan ORDER BY tbl LOOP
         FOR i IN 0..months LOOP
             m := date_trunc('month', at AT TIME ZONE 'UTC') + make_interval(months => i);
@@ -1192,10 +1192,10 @@ BEGIN
                 EXECUTE format('CREATE STATISTICS %I (dependencies) ON form_id, user_id FROM %I',
                                name || '_form_user', name);
             END IF;
-            made := made + 1;
+            RETURN 1;
         END LOOP;
     END LOOP;
-    RETURN made;
+    RETURN 0;
 END $$;
 
 --

@@ -269,7 +269,8 @@ BEGIN
     IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.partitions')) THEN
         RETURN -1;
     END IF;
-    -- below deadlock_timeout: a request waiting on this gives way first
+    -- below deadlock_timeout: this gives way to a request it would
+    -- deadlock with, never the request
     SET LOCAL lock_timeout = '200ms';
     FOR p IN SELECT * FROM partition_plan ORDER BY tbl LOOP
         FOR i IN 0..months LOOP

@@ -45,6 +45,12 @@ fs_error *fs_store_event_expire(fs_store *st, int days, int lim, int *deleted);
 /* Forgets up to lim audit entries older than days days. */
 fs_error *fs_store_audit_expire(fs_store *st, int days, int lim, int *deleted);
 
+/* Makes the first missing partition of submissions, submission_files and
+ * events for this month and the next months (sql/0046
+ * fs_partitions_ahead): *made is 1 when it made one (call again), 0 when
+ * none is missing, -1 when another session is making them. */
+fs_error *fs_store_partitions_ahead(fs_store *st, int months, int *made);
+
 /* DELETE /v1/forms/{id}/submissions?before=: *outcome is "deleted" (at
  * most lim were due and are gone now: *deleted, the submissions.deleted
  * event recorded), "queued" (more: the purge purge_id was queued for the

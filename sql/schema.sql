@@ -311,7 +311,8 @@ CREATE TABLE public.events (
     payload jsonb NOT NULL,
     xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
-);
+)
+PARTITION BY RANGE (id);
 
 --
 -- Name: fs_delivery_json(public.deliveries, public.events); Type: FUNCTION; Schema: public; Owner: -
@@ -603,6 +604,16 @@ BEGIN
     RETURN QUERY SELECT 'ok'::text, fs_form_json(f, p_base)::text;
 END
 $$;
+
+--
+-- Name: fs_id_at(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_id_at(id text) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT to_timestamp(sum((strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ',
+                    substr(id, strpos(id, '_') + 1 + i, 1)) - 1)::bigint << (45 - 5 * i)) / 1000.0)
+          FROM generate_series(0, 9) i $$;
 
 --
 -- Name: fs_id_before(text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
@@ -987,7 +998,8 @@ CREATE TABLE public.submissions (
     uniq_hash text,
     link_id text,
     link_metadata jsonb
-);
+)
+PARTITION BY RANGE (id);
 
 --
 -- Name: fs_mail_submission_json(public.submissions); Type: FUNCTION; Schema: public; Owner: -
@@ -1147,6 +1159,47 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_partitions_ahead(integer, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partitions_ahead(months integer, at timestamp with time zone DEFAULT now()) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    p record;
+    m timestamp;
+    lo text; hi text; name text;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.partitions')) THEN
+        RETURN -1;
+    END IF;
+    -- below deadlock_timeout: this gives way to a request it would
+    -- deadlock with, never the request
+    SET LOCAL lock_timeout = '200ms';
+    FOR p IN SELECT * FROM partition_plan ORDER BY tbl LOOP
+        FOR i IN 0..months LOOP
+            m := date_trunc('month', at AT TIME ZONE 'UTC') + make_interval(months => i);
+            lo := p.prefix || fs_id_time(m AT TIME ZONE 'UTC');
+            hi := p.prefix || fs_id_time((m + interval '1 month') AT TIME ZONE 'UTC');
+            CONTINUE WHEN hi <= p.bound;
+            name := p.tbl || '_' || to_char(m, 'YYYY_MM');
+            CONTINUE WHEN to_regclass(name) IS NOT NULL;
+            EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', name, p.tbl);
+            EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
+                           p.tbl, name, GREATEST(lo, p.bound), hi);
+            IF p.tbl = 'submissions' THEN
+                -- a form has one owner (sql/0044): the planner estimates a
+                -- partition's rows with the partition's own statistics
+                EXECUTE format('CREATE STATISTICS %I (dependencies) ON form_id, user_id FROM %I',
+                               name || '_form_user', name);
+            END IF;
+            RETURN 1;
+        END LOOP;
+    END LOOP;
+    RETURN 0;
+END $$;
+
+--
 -- Name: fs_public_autoclosed(public.forms); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1285,119 +1338,6 @@ BEGIN
                                                    'deleted', true)
     WHERE submission_id = OLD.id;
     RETURN NULL;
-END $$;
-
---
--- Name: fs_submission_hours_added(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.fs_submission_hours_added() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    INSERT INTO submission_hour_tally (form_id, hour, submissions, spam)
-    SELECT s.form_id, fs_utc_hour(s.created_at),
-           count(*) FILTER (WHERE NOT s.spam), count(*) FILTER (WHERE s.spam)
-      FROM added_submissions s
-     GROUP BY 1, 2;
-    RETURN NULL;
-END $$;
-
---
--- Name: fs_submission_hours_next(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.fs_submission_hours_next() RETURNS text
-    LANGUAGE sql
-    AS $$
-    UPDATE submission_hours_backlog SET tried_at = now()
-     WHERE form_id = (SELECT form_id FROM submission_hours_backlog
-                       ORDER BY tried_at NULLS FIRST, form_id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING form_id
-$$;
-
---
--- Name: fs_submission_hours_recount(text); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.fs_submission_hours_recount(p_form text) RETURNS integer
-    LANGUAGE plpgsql
-    AS $$
-DECLARE
-    n integer;
-BEGIN
-    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
-        RETURN -1;
-    END IF;
-    -- a form being deleted meanwhile holds its rows: give way (a deadlock
-    -- would be detected only after a second, and might cancel the delete)
-    SET LOCAL lock_timeout = '200ms';
-    WITH c AS (
-        SELECT fs_utc_hour(created_at) AS hour,
-               count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
-          FROM submissions WHERE form_id = p_form GROUP BY 1),
-    dt AS (DELETE FROM submission_hour_tally WHERE form_id = p_form),
-    db AS (DELETE FROM submission_hours_backlog WHERE form_id = p_form),
-    dh AS (DELETE FROM submission_hours h WHERE h.form_id = p_form
-            AND NOT EXISTS (SELECT 1 FROM c WHERE c.hour = h.hour)),
-    i AS (
-        INSERT INTO submission_hours AS h (form_id, hour, submissions, spam)
-        SELECT p_form, c.hour, c.n, c.sp FROM c
-         WHERE EXISTS (SELECT 1 FROM forms WHERE id = p_form)
-        ON CONFLICT (form_id, hour) DO UPDATE
-           SET submissions = EXCLUDED.submissions, spam = EXCLUDED.spam
-        RETURNING 1)
-    SELECT count(*) INTO n FROM i;
-    RETURN n;
-EXCEPTION WHEN lock_not_available THEN
-    RETURN -1;
-END $$;
-
---
--- Name: fs_submission_hours_removed(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.fs_submission_hours_removed() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    INSERT INTO submission_hour_tally (form_id, hour, submissions, spam)
-    SELECT s.form_id, fs_utc_hour(s.created_at),
-           -count(*) FILTER (WHERE NOT s.spam), -count(*) FILTER (WHERE s.spam)
-      FROM removed_submissions s
-     WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = s.form_id)
-     GROUP BY 1, 2;
-    RETURN NULL;
-END $$;
-
---
--- Name: fs_submission_hours_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.fs_submission_hours_rollup(p_limit integer) RETURNS integer
-    LANGUAGE plpgsql
-    AS $$
-DECLARE
-    moved integer;
-BEGIN
-    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
-        RETURN -1;
-    END IF;
-    SET LOCAL lock_timeout = '200ms';
-    WITH d AS (
-        DELETE FROM submission_hour_tally
-         WHERE ctid = ANY (ARRAY(SELECT ctid FROM submission_hour_tally LIMIT p_limit))
-        RETURNING form_id, hour, submissions, spam),
-    h AS (
-        INSERT INTO submission_hours AS c (form_id, hour, submissions, spam)
-        SELECT form_id, hour, sum(submissions), sum(spam) FROM d
-         GROUP BY form_id, hour ORDER BY form_id, hour
-        ON CONFLICT (form_id, hour) DO UPDATE
-           SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam)
-    SELECT count(*) INTO moved FROM d;
-    RETURN moved;
-EXCEPTION WHEN lock_not_available THEN
-    RETURN -1;
 END $$;
 
 --
@@ -1546,14 +1486,6 @@ CREATE FUNCTION public.fs_utc_day() RETURNS date
     AS $$ SELECT (now() AT TIME ZONE 'UTC')::date $$;
 
 --
--- Name: fs_utc_hour(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.fs_utc_hour(t timestamp with time zone) RETURNS timestamp with time zone
-    LANGUAGE sql IMMUTABLE
-    AS $$ SELECT date_trunc('hour', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
-
---
 -- Name: webhooks; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1600,6 +1532,22 @@ CREATE TABLE public.account_codes (
     expires_at timestamp with time zone NOT NULL,
     used_at timestamp with time zone,
     CONSTRAINT account_codes_purpose_check CHECK ((purpose = ANY (ARRAY['verify'::text, 'recover'::text])))
+);
+
+--
+-- Name: events_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.events_before (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    type text NOT NULL,
+    form_id text,
+    submission_id text,
+    payload jsonb NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT events_before_partitions CHECK ((id < 'evt_<bound>'::text))
 );
 
 --
@@ -1733,6 +1681,16 @@ CREATE TABLE public.outbox (
 );
 
 --
+-- Name: partition_plan; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partition_plan (
+    tbl text NOT NULL,
+    prefix text NOT NULL,
+    bound text NOT NULL
+);
+
+--
 -- Name: pepper_fingerprint; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1790,37 +1748,25 @@ CREATE TABLE public.submission_files (
     sha256 text,
     chunks integer DEFAULT 0 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
-);
+)
+PARTITION BY RANGE (id);
 
 --
--- Name: submission_hour_tally; Type: TABLE; Schema: public; Owner: -
+-- Name: submission_files_before; Type: TABLE; Schema: public; Owner: -
 --
 
-CREATE TABLE public.submission_hour_tally (
-    form_id text NOT NULL,
-    hour timestamp with time zone NOT NULL,
-    submissions integer NOT NULL,
-    spam integer NOT NULL
-);
-
---
--- Name: submission_hours; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.submission_hours (
-    form_id text NOT NULL,
-    hour timestamp with time zone NOT NULL,
-    submissions bigint NOT NULL,
-    spam bigint NOT NULL
-);
-
---
--- Name: submission_hours_backlog; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.submission_hours_backlog (
-    form_id text NOT NULL,
-    tried_at timestamp with time zone
+CREATE TABLE public.submission_files_before (
+    id text NOT NULL,
+    submission_id text NOT NULL,
+    user_id text NOT NULL,
+    field_key text NOT NULL,
+    name text NOT NULL,
+    content_type text NOT NULL,
+    size bigint DEFAULT 0 NOT NULL,
+    sha256 text,
+    chunks integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT submission_files_before_partitions CHECK ((id < 'fil_<bound>'::text))
 );
 
 --
@@ -1860,6 +1806,24 @@ CREATE TABLE public.submission_tally (
 );
 
 --
+-- Name: submissions_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submissions_before (
+    id text NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    form_version integer NOT NULL,
+    data jsonb NOT NULL,
+    spam boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    uniq_hash text,
+    link_id text,
+    link_metadata jsonb,
+    CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
+);
+
+--
 -- Name: token_failures; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1874,6 +1838,24 @@ CREATE UNLOGGED TABLE public.token_failures (
 --
 
 COMMENT ON COLUMN public.token_failures.addr IS 'fs_rl_address_key: keyed hash of the client /64 (IPv6) or address (IPv4), never the raw address';
+
+--
+-- Name: events_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events ATTACH PARTITION public.events_before FOR VALUES FROM (MINVALUE) TO ('evt_<bound>');
+
+--
+-- Name: submission_files_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_files ATTACH PARTITION public.submission_files_before FOR VALUES FROM (MINVALUE) TO ('fil_<bound>');
+
+--
+-- Name: submissions_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions ATTACH PARTITION public.submissions_before FOR VALUES FROM (MINVALUE) TO ('sub_<bound>');
 
 --
 -- Name: mail_jobs id; Type: DEFAULT; Schema: public; Owner: -
@@ -1922,6 +1904,13 @@ ALTER TABLE ONLY public.deliveries
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+--
+-- Name: events_before events_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events_before
+    ADD CONSTRAINT events_before_pkey PRIMARY KEY (id);
 
 --
 -- Name: events events_type_check; Type: CHECK CONSTRAINT; Schema: public; Owner: -
@@ -2043,6 +2032,13 @@ ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
 --
+-- Name: partition_plan partition_plan_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.partition_plan
+    ADD CONSTRAINT partition_plan_pkey PRIMARY KEY (tbl);
+
+--
 -- Name: pepper_fingerprint pepper_fingerprint_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2078,18 +2074,11 @@ ALTER TABLE ONLY public.submission_files
     ADD CONSTRAINT submission_files_pkey PRIMARY KEY (id);
 
 --
--- Name: submission_hours_backlog submission_hours_backlog_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+-- Name: submission_files_before submission_files_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submission_hours_backlog
-    ADD CONSTRAINT submission_hours_backlog_pkey PRIMARY KEY (form_id);
-
---
--- Name: submission_hours submission_hours_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.submission_hours
-    ADD CONSTRAINT submission_hours_pkey PRIMARY KEY (form_id, hour);
+ALTER TABLE ONLY public.submission_files_before
+    ADD CONSTRAINT submission_files_before_pkey PRIMARY KEY (id);
 
 --
 -- Name: submission_months submission_months_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2111,6 +2100,13 @@ ALTER TABLE ONLY public.submission_purges
 
 ALTER TABLE ONLY public.submissions
     ADD CONSTRAINT submissions_pkey PRIMARY KEY (id);
+
+--
+-- Name: submissions_before submissions_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions_before
+    ADD CONSTRAINT submissions_before_pkey PRIMARY KEY (id);
 
 --
 -- Name: token_failures token_failures_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2222,19 +2218,37 @@ CREATE INDEX deliveries_webhook ON public.deliveries USING btree (webhook_id, id
 -- Name: events_created; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX events_created ON public.events USING btree (created_at);
+CREATE INDEX events_created ON ONLY public.events USING btree (created_at);
+
+--
+-- Name: events_before_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_before_created ON public.events_before USING btree (created_at);
 
 --
 -- Name: events_feed; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX events_feed ON public.events USING btree (user_id, xid, id);
+CREATE INDEX events_feed ON ONLY public.events USING btree (user_id, xid, id);
+
+--
+-- Name: events_before_feed; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_before_feed ON public.events_before USING btree (user_id, xid, id);
 
 --
 -- Name: events_submission; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX events_submission ON public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+CREATE INDEX events_submission ON ONLY public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: events_before_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_before_submission ON public.events_before USING btree (submission_id) WHERE (submission_id IS NOT NULL);
 
 --
 -- Name: forms_user_id; Type: INDEX; Schema: public; Owner: -
@@ -2324,19 +2338,25 @@ CREATE INDEX ratelimit_expires ON public.ratelimit USING btree (expires_at);
 -- Name: submission_files_submission; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submission_files_submission ON public.submission_files USING btree (submission_id);
+CREATE INDEX submission_files_submission ON ONLY public.submission_files USING btree (submission_id);
+
+--
+-- Name: submission_files_before_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_files_before_submission ON public.submission_files_before USING btree (submission_id);
 
 --
 -- Name: submission_files_user; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submission_files_user ON public.submission_files USING btree (user_id) INCLUDE (size);
+CREATE INDEX submission_files_user ON ONLY public.submission_files USING btree (user_id) INCLUDE (size);
 
 --
--- Name: submission_hour_tally_form; Type: INDEX; Schema: public; Owner: -
+-- Name: submission_files_before_user; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submission_hour_tally_form ON public.submission_hour_tally USING btree (form_id, hour);
+CREATE INDEX submission_files_before_user ON public.submission_files_before USING btree (user_id) INCLUDE (size);
 
 --
 -- Name: submission_purges_pending; Type: INDEX; Schema: public; Owner: -
@@ -2360,31 +2380,67 @@ CREATE INDEX submission_tally_month ON public.submission_tally USING btree (user
 -- Name: submissions_form_created; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_form_created ON public.submissions USING btree (form_id, created_at);
+CREATE INDEX submissions_form_created ON ONLY public.submissions USING btree (form_id, created_at);
+
+--
+-- Name: submissions_before_form_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_form_created ON public.submissions_before USING btree (form_id, created_at);
 
 --
 -- Name: submissions_form_id; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_form_id ON public.submissions USING btree (form_id, id DESC);
+CREATE INDEX submissions_form_id ON ONLY public.submissions USING btree (form_id, id DESC);
+
+--
+-- Name: submissions_before_form_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_form_id ON public.submissions_before USING btree (form_id, id DESC);
 
 --
 -- Name: submissions_link; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_link ON public.submissions USING btree (link_id) WHERE (link_id IS NOT NULL);
+CREATE INDEX submissions_link ON ONLY public.submissions USING btree (link_id) WHERE (link_id IS NOT NULL);
 
 --
--- Name: submissions_uniq; Type: INDEX; Schema: public; Owner: -
+-- Name: submissions_before_link; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE UNIQUE INDEX submissions_uniq ON public.submissions USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+CREATE INDEX submissions_before_link ON public.submissions_before USING btree (link_id) WHERE (link_id IS NOT NULL);
+
+--
+-- Name: submissions_before_uniq; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX submissions_before_uniq ON public.submissions_before USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+
+--
+-- Name: submissions_uniq_hash; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_uniq_hash ON ONLY public.submissions USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+
+--
+-- Name: submissions_before_uniq_hash; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_uniq_hash ON public.submissions_before USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
 
 --
 -- Name: submissions_user_month; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_user_month ON public.submissions USING btree (user_id, created_at) WHERE (NOT spam);
+CREATE INDEX submissions_user_month ON ONLY public.submissions USING btree (user_id, created_at) WHERE (NOT spam);
+
+--
+-- Name: submissions_before_user_month; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_user_month ON public.submissions_before USING btree (user_id, created_at) WHERE (NOT spam);
 
 --
 -- Name: users_deleted; Type: INDEX; Schema: public; Owner: -
@@ -2403,6 +2459,90 @@ CREATE INDEX webhooks_created_by ON public.webhooks USING btree (created_by) WHE
 --
 
 CREATE INDEX webhooks_user ON public.webhooks USING btree (user_id, id DESC);
+
+--
+-- Name: events_before_created; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_created ATTACH PARTITION public.events_before_created;
+
+--
+-- Name: events_before_feed; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_feed ATTACH PARTITION public.events_before_feed;
+
+--
+-- Name: events_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_pkey ATTACH PARTITION public.events_before_pkey;
+
+--
+-- Name: events_before_submission; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_submission ATTACH PARTITION public.events_before_submission;
+
+--
+-- Name: submission_files_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_files_pkey ATTACH PARTITION public.submission_files_before_pkey;
+
+--
+-- Name: submission_files_before_submission; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_files_submission ATTACH PARTITION public.submission_files_before_submission;
+
+--
+-- Name: submission_files_before_user; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_files_user ATTACH PARTITION public.submission_files_before_user;
+
+--
+-- Name: submissions_before_form_created; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_form_created ATTACH PARTITION public.submissions_before_form_created;
+
+--
+-- Name: submissions_before_form_id; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_form_id ATTACH PARTITION public.submissions_before_form_id;
+
+--
+-- Name: submissions_before_link; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_link ATTACH PARTITION public.submissions_before_link;
+
+--
+-- Name: submissions_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_pkey ATTACH PARTITION public.submissions_before_pkey;
+
+--
+-- Name: submissions_before_uniq_hash; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_uniq_hash ATTACH PARTITION public.submissions_before_uniq_hash;
+
+--
+-- Name: submissions_before_user_month; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_user_month ATTACH PARTITION public.submissions_before_user_month;
+
+--
+-- Name: submissions_before_form_user; Type: STATISTICS; Schema: public; Owner: -
+--
+
+CREATE STATISTICS public.submissions_before_form_user (dependencies) ON form_id, user_id FROM public.submissions_before;
 
 --
 -- Name: submissions_form_user; Type: STATISTICS; Schema: public; Owner: -
@@ -2477,18 +2617,6 @@ CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, 
 CREATE TRIGGER submissions_forget AFTER DELETE ON public.submissions FOR EACH ROW EXECUTE FUNCTION public.fs_submission_forget();
 
 --
--- Name: submissions submissions_hours_added; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER submissions_hours_added AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS added_submissions FOR EACH STATEMENT EXECUTE FUNCTION public.fs_submission_hours_added();
-
---
--- Name: submissions submissions_hours_removed; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER submissions_hours_removed AFTER DELETE ON public.submissions REFERENCING OLD TABLE AS removed_submissions FOR EACH STATEMENT EXECUTE FUNCTION public.fs_submission_hours_removed();
-
---
 -- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2533,7 +2661,7 @@ ALTER TABLE ONLY public.deliveries
 -- Name: events events_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.events
+ALTER TABLE public.events
     ADD CONSTRAINT events_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
@@ -2631,36 +2759,15 @@ ALTER TABLE ONLY public.submission_file_chunks
 -- Name: submission_files submission_files_submission_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submission_files
+ALTER TABLE public.submission_files
     ADD CONSTRAINT submission_files_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED;
 
 --
 -- Name: submission_files submission_files_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submission_files
+ALTER TABLE public.submission_files
     ADD CONSTRAINT submission_files_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
-
---
--- Name: submission_hour_tally submission_hour_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.submission_hour_tally
-    ADD CONSTRAINT submission_hour_tally_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
-
---
--- Name: submission_hours_backlog submission_hours_backlog_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.submission_hours_backlog
-    ADD CONSTRAINT submission_hours_backlog_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
-
---
--- Name: submission_hours submission_hours_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.submission_hours
-    ADD CONSTRAINT submission_hours_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_months submission_months_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2701,14 +2808,14 @@ ALTER TABLE ONLY public.submission_tally
 -- Name: submissions submissions_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submissions
+ALTER TABLE public.submissions
     ADD CONSTRAINT submissions_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submissions submissions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submissions
+ALTER TABLE public.submissions
     ADD CONSTRAINT submissions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --

@@ -167,7 +167,7 @@ sub lock_form {
 my $old_n = 0;
 sub old_submission {
     my ($form, $days) = @_;
-    my $id = sprintf 'sub_01RELOAD%018d', ++$old_n + $$ * 1000;
+    my $id = sprintf 'sub_01ARELOAD%017d', ++$old_n + $$ * 1000;
     FormsvcTest::sql("INSERT INTO submissions (id, form_id, user_id, form_version, data, created_at) "
         . "SELECT '$id', id, user_id, version, '{}', now() - interval '$days days' FROM forms WHERE id = '$form'");
     return $id;
@@ -395,7 +395,7 @@ my @directives = (
     }],
     [3, 'FormsvcEventRetentionDays', sub {
         my $set = shift;
-        my $id = sprintf 'evt_01RELOAD%018d', ++$old_n + $$ * 1000;
+        my $id = sprintf 'evt_01ARELOAD%017d', ++$old_n + $$ * 1000;
         FormsvcTest::sql("INSERT INTO events (id, user_id, type, form_id, payload, created_at) VALUES "
             . "('$id', '$uid_v', 'form.published', '$fid3', '{}', now() - interval '3 days')");
         if ($set) {

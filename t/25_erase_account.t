@@ -117,10 +117,11 @@ my %MAP = (
     mail_quota             => sub { "key IN (" . sqlq("user:$_[0]{uid}") . ", " . sqlq('addr:' . sha256_hex($_[0]{email})) . ")" },
     outbox                 => sub { "lower(recipient) = " . sqlq($_[0]{email}) },
 );
-# Tables that hold no account's data: the schema's own bookkeeping, and
+# Tables that hold no account's data: the schema's own bookkeeping (the
+# migrations, the pepper's fingerprint, where the partitions begin), and
 # rows keyed by a keyed hash of a client address or of a rate-limit bucket
 # that expire with their window (docs/privacy.md).
-my %NO_ACCOUNT_DATA = map { $_ => 1 } qw(schema_migrations pepper_fingerprint ratelimit token_failures);
+my %NO_ACCOUNT_DATA = map { $_ => 1 } qw(schema_migrations pepper_fingerprint partition_plan ratelimit token_failures);
 
 my @tables = split /\n/, psql("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                               . "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition "

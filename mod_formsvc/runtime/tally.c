@@ -10,6 +10,7 @@
 #include "fs_store_public.h"
 #include "fs_store_stats.h"
 #include "runtime/log.h"
+#include "runtime/partitions.h"
 #include "runtime/retention.h"
 #include "runtime/worker.h"
 
@@ -124,10 +125,12 @@ done:
     formsvc_worker_db_close(w, d);
 }
 
-/* The retention pass ticks every second and runs when its interval
- * (FormsvcRetentionInterval) has passed (retention.c). */
+/* The retention pass and the partitions ahead tick every second and run
+ * when their interval (FormsvcRetentionInterval) has passed (retention.c,
+ * partitions.c). */
 static const formsvc_task tasks[] = {{"tally rollup", 0, 1, rollup, NULL},
                                      {"submission hours", 0, 1, hours, NULL},
+                                     {"partitions", 1, 1, formsvc_partitions_task, NULL},
                                      {"retention", 1, 1, formsvc_retention_task, NULL}};
 
 void formsvc_tally_child_init(apr_pool_t *pchild, server_rec *s) {

@@ -66,6 +66,9 @@ const fs_stmt fs_stmts_retention[] = {
      "SELECT id FROM submission_purges WHERE finished_at IS NULL ORDER BY created_at "
      "LIMIT %s::integer"},
 
+    /* 1 months ahead: partitions made, or -1 (another session is at it) */
+    {"fs_partitions_ahead", 1, "SELECT fs_partitions_ahead(%s::integer)::text"},
+
     /* 1 purge id, 2 limit: deleted, done */
     {"fs_purge_step", 2, "SELECT deleted::text, done::text FROM fs_purge_step(%s, %s::integer)"},
 
@@ -177,4 +180,9 @@ fs_error *fs_store_purge_step(fs_store *st, const char *purge_id, int lim, int *
     *deleted = fs_cell_int(FS_CELL(rs, 0, 0));
     *done = fs_cell_bool(FS_CELL(rs, 0, 1));
     return NULL;
+}
+
+fs_error *fs_store_partitions_ahead(fs_store *st, int months, int *made) {
+    const char *args[] = {FS_ARG_INT(st->pool, months)};
+    return FS_INT(st, "fs_partitions_ahead", args, 0, made);
 }

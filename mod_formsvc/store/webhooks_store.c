@@ -18,12 +18,18 @@ const fs_stmt fs_stmts_webhooks[] = {
      * type (or NULL), 7-8 a respondent link's id (or NULL: only events whose
      * payload names it), 9-11 one ask's events (or NULL: the ask's own and
      * the submission.created of its link), 12-13 after event id (or NULL),
-     * 14 limit + 1. Oldest first, in (xid, id) order (from the start without a
+     * 15 limit + 1. Oldest first, in (xid, id) order (from the start without a
      * cursor: a bound always given, so that every plan, generic ones too,
      * seeks events_feed to the cursor), and only events of
      * transactions older than every running one, so that a later page
-     * never gains an event before the cursor. */
-    {"fs_event_list", 14,
+     * never gains an event before the cursor. 14 after event id again:
+     * events is partitioned by the time its ids begin with (sql/0046), and
+     * an event after the cursor in (xid, id) order has an id at most as
+     * much older than the cursor's as the cursor's transaction had lasted
+     * (or machine clocks differ) when it made the cursor's event: the
+     * bound fs_id_since puts a day before the cursor's time leaves out
+     * every partition older than that (pruned in every plan). */
+    {"fs_event_list", 15,
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
@@ -37,6 +43,7 @@ const fs_stmt fs_stmts_webhooks[] = {
      "      (SELECT k.link_id FROM asks k WHERE k.id = %s::text AND k.user_id = e.user_id))) "
      "  AND (e.xid, e.id) > (COALESCE((SELECT c.xid FROM events c WHERE c.id = %s::text), "
      "    '0'::xid8), COALESCE(%s::text, '')) "
+     "  AND e.id >= fs_id_since('evt_', fs_id_at(%s::text)) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
     /* 1 user id: number of webhooks */
@@ -268,7 +275,8 @@ fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *for
                           link_id,    link_id,
                           ask_id,     ask_id,
                           ask_id,     after,
-                          after,      FS_ARG_INT(st->pool, limit + 1)};
+                          after,      after,
+                          FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }
 

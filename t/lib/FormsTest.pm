@@ -5,6 +5,7 @@ package FormsTest;
 use strict;
 use warnings;
 use FormsvcTest;
+use Time::HiRes ();
 use Exporter 'import';
 
 our @EXPORT = qw(psql insert_submission make_form user_of verify_account problem_ok
@@ -25,8 +26,15 @@ sub uni {
 
 sub sqlq { my $s = shift; $s =~ s/'/''/g; "'$s'" }
 
-# A well-formed id that exists nowhere.
-sub fresh_id { my $p = shift; $p . '01' . join('', map { ('A'..'H','J','K','M','N','P'..'T','V'..'Z',0..9)[rand 32] } 1..24) }
+# A well-formed id that exists nowhere; as the module's ids, it begins
+# with the time it was made (submissions, files and events are partitioned
+# by that time, sql/0046: an id from decades ahead has no partition).
+sub fresh_id {
+    my $p = shift;
+    my @d = split //, '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    my $ms = int(Time::HiRes::time() * 1000);
+    $p . join('', map { $d[($ms >> (45 - 5 * $_)) & 31] } 0 .. 9) . join('', map { $d[rand 32] } 1 .. 16);
+}
 
 my $subn = 0;
 # insert_submission($form_id, \%data, spam => 0|1, created => 'timestamp')

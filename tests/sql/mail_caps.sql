@@ -5,12 +5,12 @@ SELECT plan(5);
 
 INSERT INTO users (id, email, email_norm) VALUES ('usr_m', 'm@example.org', 'm@example.org');
 INSERT INTO forms (id, user_id, title) VALUES ('frm_m', 'usr_m', 'Mail');
-INSERT INTO submissions (id, form_id, user_id, form_version, data) VALUES ('sub_m', 'frm_m', 'usr_m', 1, '{}');
+INSERT INTO submissions (id, form_id, user_id, form_version, data) VALUES ('sub_00m', 'frm_m', 'usr_m', 1, '{}');
 
 -- jobs to finish: one per call
 CREATE TEMP TABLE job_ids AS
 WITH j AS (INSERT INTO mail_jobs (kind, form_id, submission_id)
-           SELECT 'confirmation', 'frm_m', 'sub_m' FROM generate_series(1, 3) RETURNING id)
+           SELECT 'confirmation', 'frm_m', 'sub_00m' FROM generate_series(1, 3) RETURNING id)
 SELECT id, row_number() OVER (ORDER BY id) AS n FROM j;
 
 -- five copies to the tags of one mailbox: 3 a day for the mailbox

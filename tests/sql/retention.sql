@@ -11,12 +11,12 @@ INSERT INTO users (id, email, email_norm) VALUES ('usr_r', 'r@example.org', 'r@e
 INSERT INTO forms (id, user_id, title) VALUES ('frm_r1', 'usr_r', 'R1'), ('frm_r2', 'usr_r', 'R2');
 -- frm_r1: 5 old (one spam), 2 new; frm_r2: 3 old
 INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at)
-SELECT 'sub_r1_' || g, 'frm_r1', 'usr_r', 1, '{}', g = 5, '2025-01-01'::timestamptz + g * interval '1 hour'
+SELECT 'sub_00r1_' || g, 'frm_r1', 'usr_r', 1, '{}', g = 5, '2025-01-01'::timestamptz + g * interval '1 hour'
   FROM generate_series(1, 5) g;
 INSERT INTO submissions (id, form_id, user_id, form_version, data, created_at)
-SELECT 'sub_r1_new' || g, 'frm_r1', 'usr_r', 1, '{}', '2026-06-01' FROM generate_series(1, 2) g;
+SELECT 'sub_00r1_new' || g, 'frm_r1', 'usr_r', 1, '{}', '2026-06-01' FROM generate_series(1, 2) g;
 INSERT INTO submissions (id, form_id, user_id, form_version, data, created_at)
-SELECT 'sub_r2_' || g, 'frm_r2', 'usr_r', 1, '{}', '2025-01-01' FROM generate_series(1, 3) g;
+SELECT 'sub_00r2_' || g, 'frm_r2', 'usr_r', 1, '{}', '2025-01-01' FROM generate_series(1, 3) g;
 
 SELECT is(fs_submissions_delete_batch('frm_r1', '2026-01-01', 3), 3, 'a batch deletes at most its limit');
 SELECT is(fs_submissions_delete_batch('frm_r1', '2026-01-01', 3), 2, 'the next batch the rest');

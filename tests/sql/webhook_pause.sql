@@ -20,9 +20,9 @@ SELECT results_eq(
     $$VALUES ('paused', 'failing', 20, true)$$, 'a paused webhook shows its pause');
 
 INSERT INTO events (id, user_id, type, payload) VALUES
-    ('evt_p1', 'usr_p', 'form.published', '{}'), ('evt_p2', 'usr_p', 'webhook.paused', '{}');
+    ('evt_00p1', 'usr_p', 'form.published', '{}'), ('evt_00p2', 'usr_p', 'webhook.paused', '{}');
 SELECT results_eq($$SELECT event_id FROM deliveries WHERE webhook_id = 'whk_p' ORDER BY 1$$,
-                  $$VALUES ('evt_p1'), ('evt_p2')$$, 'a paused webhook is still queued its deliveries');
+                  $$VALUES ('evt_00p1'), ('evt_00p2')$$, 'a paused webhook is still queued its deliveries');
 SELECT is((SELECT count(*)::int FROM deliveries WHERE webhook_id = 'whk_p' AND leased_until IS NULL), 2,
           'none of them leased');
 

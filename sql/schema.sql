@@ -605,6 +605,48 @@ END
 $$;
 
 --
+-- Name: oauth_apps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.oauth_apps (
+    id text NOT NULL,
+    name text NOT NULL,
+    redirect_uris jsonb NOT NULL,
+    client_uri text,
+    reg_addr text NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    authorized_at timestamp with time zone
+);
+
+--
+-- Name: oauth_grants; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.oauth_grants (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    app_id text NOT NULL,
+    scopes jsonb NOT NULL,
+    created_by text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone
+);
+
+--
+-- Name: fs_grant_json(public.oauth_grants, public.oauth_apps); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_grant_json(g public.oauth_grants, a public.oauth_apps) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT jsonb_build_object('id', g.id, 'clientId', g.app_id, 'clientName', a.name,
+        'redirectUris', a.redirect_uris, 'scopes', g.scopes,
+        'createdAt', fs_ts(g.created_at), 'lastUsedAt', fs_ts(g.last_used_at),
+        'revokedAt', fs_ts(COALESCE(g.revoked_at,
+            CASE WHEN NOT fs_creator_alive(g.created_by) THEN fs_creator_end(g.created_by) END))) $$;
+
+--
 -- Name: fs_id_before(text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -653,7 +695,8 @@ CREATE TABLE public.keys (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     last_used_at timestamp with time zone,
     revoked_at timestamp with time zone,
-    rolled_to text
+    rolled_to text,
+    grant_id text
 );
 
 --
@@ -717,7 +760,10 @@ CREATE FUNCTION public.fs_key_tree(root text) RETURNS SETOF text
            SELECT k.id FROM keys k WHERE k.parent_key_id = t.id
            UNION ALL
            SELECT k.id FROM clients c JOIN keys k ON k.client_id = c.id
-           WHERE c.created_by = t.id AND NOT fs_key_is_owner(p)) x)
+           WHERE c.created_by = t.id AND NOT fs_key_is_owner(p)
+           UNION ALL
+           SELECT k.id FROM oauth_grants g JOIN keys k ON k.grant_id = g.id
+           WHERE g.created_by = t.id AND NOT fs_key_is_owner(p)) x)
    SELECT id FROM t $$;
 
 --
@@ -1256,9 +1302,11 @@ DECLARE
 BEGIN
     PERFORM 1 FROM users WHERE id = p_user FOR NO KEY UPDATE;
     IF p_kind = 'keys' THEN
-        -- active keys and delegated tokens; not the access tokens of clients
+        -- active keys and delegated tokens; not the access tokens of
+        -- clients or of grants
         SELECT count(*) INTO used FROM keys a
-        WHERE a.user_id = p_user AND a.client_id IS NULL AND fs_key_active(a);
+        WHERE a.user_id = p_user AND a.client_id IS NULL AND a.grant_id IS NULL
+          AND fs_key_active(a);
     ELSIF p_kind = 'clients' THEN
         -- a client or webhook whose registering delegate has ended is dead
         -- and does not count (fs_creator_alive, sql/0019)
@@ -1267,6 +1315,9 @@ BEGIN
     ELSIF p_kind = 'webhooks' THEN
         SELECT count(*) INTO used FROM webhooks w
         WHERE w.user_id = p_user AND fs_creator_alive(w.created_by);
+    ELSIF p_kind = 'grants' THEN
+        SELECT count(*) INTO used FROM oauth_grants g
+        WHERE g.user_id = p_user AND g.revoked_at IS NULL AND fs_creator_alive(g.created_by);
     ELSE
         RAISE EXCEPTION 'fs_quota_admit: unknown quota %', p_kind;
     END IF;
@@ -1596,6 +1647,47 @@ CREATE TABLE public.notify_recipients (
 );
 
 --
+-- Name: oauth_codes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.oauth_codes (
+    code_hash text NOT NULL,
+    grant_id text NOT NULL,
+    redirect_uri text NOT NULL,
+    challenge text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone
+);
+
+--
+-- Name: oauth_logins; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.oauth_logins (
+    session_hash text NOT NULL,
+    user_id text,
+    code_hash text,
+    code_user text,
+    attempts integer DEFAULT 0 NOT NULL,
+    proven_by text,
+    proven_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: oauth_refresh; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.oauth_refresh (
+    token_hash text NOT NULL,
+    grant_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone
+);
+
+--
 -- Name: outbox; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1884,6 +1976,41 @@ ALTER TABLE ONLY public.notify_recipients
     ADD CONSTRAINT notify_recipients_pkey PRIMARY KEY (id);
 
 --
+-- Name: oauth_apps oauth_apps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_apps
+    ADD CONSTRAINT oauth_apps_pkey PRIMARY KEY (id);
+
+--
+-- Name: oauth_codes oauth_codes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_codes
+    ADD CONSTRAINT oauth_codes_pkey PRIMARY KEY (code_hash);
+
+--
+-- Name: oauth_grants oauth_grants_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_grants
+    ADD CONSTRAINT oauth_grants_pkey PRIMARY KEY (id);
+
+--
+-- Name: oauth_logins oauth_logins_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_logins
+    ADD CONSTRAINT oauth_logins_pkey PRIMARY KEY (session_hash);
+
+--
+-- Name: oauth_refresh oauth_refresh_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_refresh
+    ADD CONSTRAINT oauth_refresh_pkey PRIMARY KEY (token_hash);
+
+--
 -- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2089,6 +2216,12 @@ CREATE INDEX idempotency_created ON public.idempotency USING btree (created_at);
 CREATE INDEX keys_client ON public.keys USING btree (client_id) WHERE (client_id IS NOT NULL);
 
 --
+-- Name: keys_grant; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX keys_grant ON public.keys USING btree (grant_id) WHERE (grant_id IS NOT NULL);
+
+--
 -- Name: keys_parent; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2141,6 +2274,24 @@ CREATE INDEX mail_jobs_submission ON public.mail_jobs USING btree (submission_id
 --
 
 CREATE UNIQUE INDEX notify_recipients_token ON public.notify_recipients USING btree (token_hash) WHERE (token_hash IS NOT NULL);
+
+--
+-- Name: oauth_apps_unused; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX oauth_apps_unused ON public.oauth_apps USING btree (created_at) WHERE (authorized_at IS NULL);
+
+--
+-- Name: oauth_grants_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX oauth_grants_user ON public.oauth_grants USING btree (user_id, id);
+
+--
+-- Name: oauth_refresh_grant; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX oauth_refresh_grant ON public.oauth_refresh USING btree (grant_id);
 
 --
 -- Name: outbox_due; Type: INDEX; Schema: public; Owner: -
@@ -2435,6 +2586,41 @@ ALTER TABLE ONLY public.mail_jobs
 
 ALTER TABLE ONLY public.notify_recipients
     ADD CONSTRAINT notify_recipients_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_codes oauth_codes_grant_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_codes
+    ADD CONSTRAINT oauth_codes_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES public.oauth_grants(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_grants oauth_grants_app_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_grants
+    ADD CONSTRAINT oauth_grants_app_id_fkey FOREIGN KEY (app_id) REFERENCES public.oauth_apps(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_grants oauth_grants_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_grants
+    ADD CONSTRAINT oauth_grants_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_logins oauth_logins_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_logins
+    ADD CONSTRAINT oauth_logins_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: oauth_refresh oauth_refresh_grant_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_refresh
+    ADD CONSTRAINT oauth_refresh_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES public.oauth_grants(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_file_chunks submission_file_chunks_file_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

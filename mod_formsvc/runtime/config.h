@@ -23,6 +23,7 @@ typedef struct formsvc_tier {
     int links;          /* respondent links per form (not deleted) */
     int notifications;  /* notification and confirmation mails per UTC day */
     int retention_days; /* days the account's submissions are kept at most; 0: no limit */
+    int grants;         /* active OAuth grants (apps a person authorized) */
 } formsvc_tier;
 
 typedef struct formsvc_srv {

@@ -50,6 +50,7 @@ const fs_stmt fs_stmts_account[] = {
      * a delegate lists only its own revocation tree (sql/0019). */
     {"fs_key_list", 7,
      "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s AND k.client_id IS NULL "
+     "  AND k.grant_id IS NULL "
      "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
      "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text))) "
      "ORDER BY k.id DESC LIMIT %s::integer"},

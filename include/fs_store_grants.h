@@ -109,8 +109,9 @@ fs_error *fs_store_grant_list(fs_store *st, const char *user_id, int include_rev
 fs_error *fs_store_form_titles(fs_store *st, const char *user_id, const char *ids_json,
                                const char **json);
 
-/* Deletes apps never authorized unused_seconds after registration,
- * expired codes, sessions and refresh tokens. *n: rows deleted. */
-fs_error *fs_store_oauth_sweep(fs_store *st, int unused_seconds, int *n);
+/* Deletes apps never authorized within 24 hours of their registration,
+ * codes and sessions an hour after they expired, refresh tokens a day
+ * after they expired or were used (the mail worker, every 10 minutes). */
+fs_error *fs_store_oauth_sweep(fs_store *st);
 
 #endif

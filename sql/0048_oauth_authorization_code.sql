@@ -60,7 +60,7 @@ CREATE TABLE oauth_logins (
     session_hash text PRIMARY KEY,
     user_id text REFERENCES users (id) ON DELETE CASCADE,
     code_hash text,                    -- the mailed code (NULL: none asked)
-    code_user text,                    -- the account the code was mailed for
+    code_user text REFERENCES users (id) ON DELETE CASCADE, -- the account the code was mailed for
     attempts integer NOT NULL DEFAULT 0,
     proven_by text,                    -- the pasted key's id, NULL: the mailed code
     proven_at timestamptz,

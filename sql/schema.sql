@@ -2609,6 +2609,13 @@ ALTER TABLE ONLY public.oauth_grants
     ADD CONSTRAINT oauth_grants_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
+-- Name: oauth_logins oauth_logins_code_user_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.oauth_logins
+    ADD CONSTRAINT oauth_logins_code_user_fkey FOREIGN KEY (code_user) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
 -- Name: oauth_logins oauth_logins_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 

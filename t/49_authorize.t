@@ -66,6 +66,18 @@ unlike $html, qr/<script/i, 'no script';
 like $html, qr/<label for="email">/, 'labelled inputs';
 ok csrf_of($page), 'a CSRF token';
 
+# localised: the person's Accept-Language picks one of the pages' 12 languages
+{
+    my $de = browser();
+    $de->default_header('Accept-Language' => 'de-CH, en;q=0.5');
+    my $p = $de->get($url);
+    like $p->decoded_content, qr/<html lang="de" dir="ltr">/, 'German page';
+    like $p->decoded_content, qr/Ihre Formulare sehen/, 'German scope lines';
+    my $he = browser();
+    $he->default_header('Accept-Language' => 'he');
+    like $he->get($url)->decoded_content, qr/<html lang="he" dir="rtl">/, 'Hebrew, right to left';
+}
+
 # CSRF: the post without the token, or with another session's, is refused
 {
     my @kv = (response_type => 'code', client_id => $cid, redirect_uri => $CB,

@@ -146,8 +146,8 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
 
     /* 1 user id, 2 the confirmation (the account's address). One row:
-     * 'ok' (the account is now being erased: every key, access token and
-     * client revoked, forms marked deleted, webhooks disabled, pending mail
+     * 'ok' (the account is now being erased: every key, access token,
+     * client and OAuth grant revoked, forms marked deleted, webhooks disabled, pending mail
      * jobs and unsent account mail deleted, the address freed), 'mismatch'
      * or 'gone' (no such account, or already being erased). sql/0042. */
     {"fs_account_erase", 2,
@@ -159,6 +159,8 @@ const fs_stmt fs_stmts_account[] = {
      "k AS (UPDATE keys SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
      "  AND revoked_at IS NULL RETURNING 1), "
      "c AS (UPDATE clients SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "g AS (UPDATE oauth_grants SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
      "  AND revoked_at IS NULL RETURNING 1), "
      "f AS (UPDATE forms SET deleted_at = now() WHERE user_id IN (SELECT id FROM u) RETURNING id), "
      "w AS (UPDATE webhooks SET enabled = false WHERE user_id IN (SELECT id FROM u) "

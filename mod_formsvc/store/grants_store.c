@@ -27,7 +27,8 @@ const fs_stmt fs_stmts_grants[] = {
      "  u.verified::text, u.email "
      "FROM oauth_logins l JOIN users u ON u.id = l.user_id "
      "LEFT JOIN keys k ON k.id = l.proven_by "
-     "WHERE l.session_hash = %s AND l.expires_at > now() AND l.proven_at IS NOT NULL"},
+     "WHERE l.session_hash = %s AND l.expires_at > now() AND l.proven_at IS NOT NULL "
+     "  AND u.deleted_at IS NULL"},
 
     /* 1 email, 2 mails per day, 3 resend interval, 4 session hash, 5 code
      * hash, 6 outbox id, 7 message. The session's row is written whether
@@ -151,10 +152,10 @@ const fs_stmt fs_stmts_grants[] = {
      "SELECT COALESCE(jsonb_object_agg(f.id, f.title), '{}'::jsonb)::text FROM forms f "
      "WHERE f.user_id = %s AND f.id IN (SELECT jsonb_array_elements_text(%s::jsonb))"},
 
-    /* 1 seconds an app may stay unauthorized */
-    {"fs_oauth_sweep", 1,
+    /* no arguments: an app may stay unauthorized 24 hours */
+    {"fs_oauth_sweep", 0,
      "WITH a AS (DELETE FROM oauth_apps WHERE authorized_at IS NULL "
-     "  AND created_at < now() - make_interval(secs => %s::integer) RETURNING 1), "
+     "  AND created_at < now() - interval '24 hours' RETURNING 1), "
      "c AS (DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 hour' RETURNING 1), "
      "l AS (DELETE FROM oauth_logins WHERE expires_at < now() - interval '1 hour' RETURNING 1), "
      "r AS (DELETE FROM oauth_refresh WHERE expires_at < now() - interval '1 day' "
@@ -346,7 +347,7 @@ fs_error *fs_store_form_titles(fs_store *st, const char *user_id, const char *id
     return FS_ONE(st, "fs_form_titles", args, json);
 }
 
-fs_error *fs_store_oauth_sweep(fs_store *st, int unused_seconds, int *n) {
-    const char *args[] = {FS_ARG_INT(st->pool, unused_seconds)};
-    return FS_INT(st, "fs_oauth_sweep", args, 0, n);
+fs_error *fs_store_oauth_sweep(fs_store *st) {
+    int n;
+    return fs_store_int(st, "fs_oauth_sweep", 0, NULL, 0, &n);
 }

@@ -51,6 +51,10 @@ fs_error *fs_store_login_confirm(fs_store *st, const char *session_hash, const c
 /* The session is proven by a pasted key of user_id. */
 fs_error *fs_store_login_key(fs_store *st, const char *session_hash, const char *user_id,
                              const char *key_id);
+/* Moves a session to a new cookie (its hash): done when it is proven, so
+ * that a cookie planted in the browser before the sign-in is worth
+ * nothing after it. */
+fs_error *fs_store_login_rotate(fs_store *st, const char *old_hash, const char *new_hash);
 /* Ends the session (after an approval or a denial). */
 fs_error *fs_store_login_end(fs_store *st, const char *session_hash);
 

@@ -10,6 +10,7 @@ use FormsvcTest;
 use FormsvcMail;
 use FormsvcOAuth;
 use FormsvcAuthorize;
+use LWP::UserAgent;
 
 my $CB = 'https://app.example/cb';
 my ($key, $su) = verified_account();
@@ -95,8 +96,18 @@ ok csrf_of($page), 'a CSRF token';
 }
 
 # sign in by mail, approve
+my ($first_cookie) = ($page->header('Set-Cookie') // '') =~ /formsvc_oauth=([\w-]+)/;
 my $consent = sign_in_by_mail($ua, $page, $email);
 is $consent->code, 200, 'signed in';
+my ($second_cookie) = ($consent->header('Set-Cookie') // '') =~ /formsvc_oauth=([\w-]+)/;
+ok $second_cookie && $second_cookie ne $first_cookie, 'the sign-in moves the session to a new cookie';
+{
+    my $plain = LWP::UserAgent->new(max_redirect => 0);
+    like $plain->get($url, Cookie => "formsvc_oauth=$second_cookie")->decoded_content, qr/Signed in as/,
+         'the new cookie carries the session';
+    unlike $plain->get($url, Cookie => "formsvc_oauth=$first_cookie")->decoded_content, qr/Signed in as/,
+         'the cookie from before the sign-in is worth nothing after it';
+}
 like $consent->decoded_content, qr/Signed in as \Q$email\E/, 'the consent page names the account';
 like $consent->decoded_content, qr/value="approve"/, 'approve button';
 my $stored = psql("SELECT count(*) FROM oauth_logins WHERE user_id = '$su->{user}{id}'");

@@ -324,6 +324,21 @@ static int is_form_type(const char *ct) {
     return n == 33 && !strncasecmp(ct, "application/x-www-form-urlencoded", 33);
 }
 
+/* After a proof: the session moves to a new cookie (and so a new CSRF
+ * token), then the approval page. */
+static int proven(request_rec *r, authz *a, const char *old_hash) {
+    const char *fresh = new_session(r);
+    if (!fresh)
+        return formsvc_send_problem(r, fs_error_internal(r->pool, "no random bytes for a session"));
+    fs_error *e =
+        fs_store_login_rotate(formsvc_store(r), old_hash, keyed(r, "oauth-session", fresh));
+    if (e)
+        return formsvc_send_problem(r, e);
+    a->session = fresh;
+    a->csrf = keyed(r, "oauth-csrf", fresh);
+    return show(r, a, 200, NULL);
+}
+
 /* The approval: a grant and its code, then back to the client. */
 static int approve(request_rec *r, authz *a, fs_login_row *l) {
     formsvc_srv *c = formsvc_conf(r->server);
@@ -429,8 +444,10 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
         formsvc_acct *acct = formsvc_conf(r->server)->acct;
         fs_mail_limits lim = {acct->mails_per_day, acct->resend_interval};
         fs_queued_mail mail = {mid, msg};
-        if ((e = fs_store_login_send(formsvc_store(r), sh, email, &lim,
-                                     keyed(r, "oauth-login", code), msg ? &mail : NULL)))
+        /* an address the mail system cannot carry: nothing to send, and
+         * the page says what it says for any address */
+        if (msg && (e = fs_store_login_send(formsvc_store(r), sh, email, &lim,
+                                            keyed(r, "oauth-login", code), &mail)))
             return formsvc_send_problem(r, e);
         return send_page(r, &a, 200, FS_AUTHZ_CODE, email, NULL, NULL);
     }
@@ -445,7 +462,7 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
         if (strcmp(result, "ok"))
             return send_page(r, &a, 422, FS_AUTHZ_CODE, pair(a.pairs, "email"), NULL,
                              fs_tr(a.loc, "oauth.code_wrong"));
-        return show(r, &a, 200, NULL);
+        return proven(r, &a, sh);
     }
     if (!strcmp(step, "key")) {
         const char *key = pair(a.pairs, "key");
@@ -458,7 +475,7 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
         }
         if ((e = fs_store_login_key(formsvc_store(r), sh, who->user_id, who->key_id)))
             return formsvc_send_problem(r, e);
-        return show(r, &a, 200, NULL);
+        return proven(r, &a, sh);
     }
     if (!strcmp(step, "consent")) {
         fs_login_row *l = NULL;

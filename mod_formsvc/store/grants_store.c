@@ -70,6 +70,10 @@ const fs_stmt fs_stmts_grants[] = {
      "  proven_by = EXCLUDED.proven_by, proven_at = now(), code_hash = NULL, attempts = 0, "
      "  expires_at = EXCLUDED.expires_at RETURNING 1"},
 
+    /* 1 new session hash, 2 old session hash */
+    {"fs_login_rotate", 2,
+     "UPDATE oauth_logins SET session_hash = %s WHERE session_hash = %s RETURNING 1"},
+
     /* 1 session hash */
     {"fs_login_end", 1, "DELETE FROM oauth_logins WHERE session_hash = %s RETURNING 1"},
 
@@ -233,6 +237,12 @@ fs_error *fs_store_login_key(fs_store *st, const char *session_hash, const char 
     const char *args[] = {session_hash, user_id, key_id};
     fs_rows *rs;
     return FS_RUN(st, "fs_login_key", args, 1, &rs);
+}
+
+fs_error *fs_store_login_rotate(fs_store *st, const char *old_hash, const char *new_hash) {
+    const char *args[] = {new_hash, old_hash};
+    fs_rows *rs;
+    return FS_RUN(st, "fs_login_rotate", args, 1, &rs);
 }
 
 fs_error *fs_store_login_end(fs_store *st, const char *session_hash) {

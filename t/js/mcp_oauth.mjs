@@ -29,7 +29,8 @@ const action = (html) => unescape(html.match(/<form method="post" action="([^"]+
 async function playPerson(url) {
     out.authorizeUrl = url.toString();
     let r = await fetch(url, { redirect: 'manual', headers: { 'Accept-Language': 'en' } });
-    const cookie = r.headers.get('set-cookie').split(';')[0];
+    // the page's session cookie (a proof moves it to a new one)
+    let cookie = r.headers.get('set-cookie').split(';')[0];
     let html = await r.text();
     const post = async (fields) => {
         const body = hidden(html);
@@ -38,6 +39,7 @@ async function playPerson(url) {
                                      headers: { cookie, 'Accept-Language': 'en' } });
     };
     r = await post({ step: 'key', key: ownerKey });
+    if (r.headers.get('set-cookie')) cookie = r.headers.get('set-cookie').split(';')[0];
     html = await r.text();
     r = await post({ step: 'consent', decision: 'approve' });
     const loc = new URL(r.headers.get('location'));

@@ -11,6 +11,7 @@ use FormsvcMail;
 use FormsvcOAuth;
 use FormsvcAuthorize;
 use LWP::UserAgent;
+use POSIX ();
 
 my $CB = 'https://app.example/cb';
 my ($key, $su) = verified_account();
@@ -242,7 +243,7 @@ sub mcp_call {
         my $pid = fork // die "fork: $!";
         if (!$pid) {
             my $r = approve($ub, $signed);
-            exit($r->code == 303 ? 0 : $r->code == 403 ? 1 : 2);
+            POSIX::_exit($r->code == 303 ? 0 : $r->code == 403 ? 1 : 2);
         }
         push @kids, $pid;
     }
@@ -309,5 +310,36 @@ $page = $ua3->get($u);
 $c2 = FormsvcAuthorize::post_page($ua3, $page, step => 'key', key => $narrow);
 $r = approve($ua3, $c2);
 is $r->code, 403, 'a narrower pasted key cannot approve broader scopes';
+
+# registrations per address: exact under parallel requests (a server of its
+# own with the real kind of figure; a day's window, so that a run does not
+# straddle two)
+{
+    require FormsvcInstance;
+    FormsvcTest->import('clear_of_boundary');
+    my $m = FormsvcInstance->start(name => 'register', conf => <<'CONF');
+FormsvcRateLimitStore local
+FormsvcRateLimit register 10 86400
+CONF
+    FormsvcTest::clear_of_boundary(86400);
+    my @kids;
+    for my $i (1 .. 30) {
+        my $pid = fork // die "fork: $!";
+        if (!$pid) {
+            my $r = $m->api(POST => '/oauth/register', headers => { 'X-Client-IP' => '198.51.100.49' },
+                            body => { redirect_uris => [$CB] });
+            # _exit: no destructor in the child (the instance's would stop the server)
+            POSIX::_exit($r->code == 201 ? 0 : $r->code == 429 ? 1 : 2);
+        }
+        push @kids, $pid;
+    }
+    my %rc;
+    for (@kids) { waitpid $_, 0; $rc{$? >> 8}++ }
+    is $rc{0} // 0, 10, '10 of 30 parallel registrations from one address pass';
+    is $rc{1} // 0, 20, 'the other 20 are 429';
+    is $m->api(POST => '/oauth/register', headers => { 'X-Client-IP' => '198.51.100.50' },
+               body => { redirect_uris => [$CB] })->code, 201, 'another address is not limited';
+    $m->stop;
+}
 
 done_testing;

@@ -127,3 +127,37 @@ CREATE OR REPLACE FUNCTION fs_key_tree(root text) RETURNS SETOF text
            SELECT k.id FROM oauth_grants g JOIN keys k ON k.grant_id = g.id
            WHERE g.created_by = t.id AND NOT fs_key_is_owner(p)) x)
    SELECT id FROM t $$;
+
+-- GET /v1/me's usage adds the account's active grants.
+CREATE OR REPLACE FUNCTION fs_account_usage(uid text) RETURNS json
+    LANGUAGE plpgsql STABLE AS $_$
+DECLARE
+    forms_n bigint := 0; subs_n bigint := 0; keys_n bigint := 0;
+    clients_n bigint := 0; hooks_n bigint := 0; fields_max bigint := 0; grants_n bigint := 0;
+BEGIN
+    SELECT count(*), COALESCE(max(jsonb_array_length(f.fields)), 0)
+      INTO forms_n, fields_max FROM forms f WHERE f.user_id = uid;
+    subs_n := fs_month_received(uid, date_trunc('month', now() AT TIME ZONE 'UTC')::date);
+    SELECT count(*) INTO keys_n FROM keys k WHERE k.user_id = uid AND fs_key_active(k);
+    BEGIN
+        IF to_regclass('clients') IS NOT NULL THEN
+            EXECUTE 'SELECT count(*) FROM clients c WHERE c.user_id = $1 AND c.revoked_at IS NULL'
+               INTO clients_n USING uid;
+        END IF;
+    EXCEPTION WHEN undefined_column OR undefined_table THEN clients_n := 0;
+    END;
+    BEGIN
+        IF to_regclass('webhooks') IS NOT NULL THEN
+            EXECUTE 'SELECT count(*) FROM webhooks w WHERE w.user_id = $1'
+               INTO hooks_n USING uid;
+        END IF;
+    EXCEPTION WHEN undefined_column OR undefined_table THEN hooks_n := 0;
+    END;
+    SELECT count(*) INTO grants_n FROM oauth_grants g
+     WHERE g.user_id = uid AND g.revoked_at IS NULL AND fs_creator_alive(g.created_by);
+    RETURN json_build_object('forms', forms_n, 'fields', fields_max,
+        'submissions', subs_n, 'keys', keys_n, 'clients', clients_n, 'webhooks', hooks_n,
+        'grants', grants_n,
+        'monthResetsAt', fs_ts((date_trunc('month', now() AT TIME ZONE 'UTC')
+                                + interval '1 month') AT TIME ZONE 'UTC'));
+END $_$;

@@ -90,7 +90,7 @@ CREATE FUNCTION public.fs_account_usage(uid text) RETURNS json
     AS $_$
 DECLARE
     forms_n bigint := 0; subs_n bigint := 0; keys_n bigint := 0;
-    clients_n bigint := 0; hooks_n bigint := 0; fields_max bigint := 0;
+    clients_n bigint := 0; hooks_n bigint := 0; fields_max bigint := 0; grants_n bigint := 0;
 BEGIN
     SELECT count(*), COALESCE(max(jsonb_array_length(f.fields)), 0)
       INTO forms_n, fields_max FROM forms f WHERE f.user_id = uid;
@@ -110,8 +110,11 @@ BEGIN
         END IF;
     EXCEPTION WHEN undefined_column OR undefined_table THEN hooks_n := 0;
     END;
+    SELECT count(*) INTO grants_n FROM oauth_grants g
+     WHERE g.user_id = uid AND g.revoked_at IS NULL AND fs_creator_alive(g.created_by);
     RETURN json_build_object('forms', forms_n, 'fields', fields_max,
         'submissions', subs_n, 'keys', keys_n, 'clients', clients_n, 'webhooks', hooks_n,
+        'grants', grants_n,
         'monthResetsAt', fs_ts((date_trunc('month', now() AT TIME ZONE 'UTC')
                                 + interval '1 month') AT TIME ZONE 'UTC'));
 END $_$;

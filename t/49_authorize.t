@@ -253,6 +253,8 @@ sub mcp_call {
     is $rc{1} // 0, 4, 'the other 4 were refused (quota)';
     is psql("SELECT count(*) FROM oauth_grants WHERE user_id = '$s2->{user}{id}'"), 20,
        'exactly 20 grants stored';
+    is_deeply api(GET => '/v1/me', token => $k2)->{json}{quota}{limits}{grants}, { limit => 20, used => 20 },
+              'GET /v1/me shows the grants quota';
 }
 
 # refresh token reuse revokes the grant

@@ -12,6 +12,7 @@ use FormsvcOAuth;
 use FormsvcAuthorize;
 use LWP::UserAgent;
 use POSIX ();
+use JSON::PP ();
 
 my $CB = 'https://app.example/cb';
 my ($key, $su) = verified_account();
@@ -193,6 +194,12 @@ my ($g) = grep { !$_->{revokedAt} } @{ $r->{json}{data} };
 ok $g, 'an active grant';
 is $g->{clientId}, $cid, 'its client';
 is $g->{clientName}, 'Assistant <b>', 'its name';
+{
+    my $x = api(GET => '/v1/me/export', token => $key);
+    my @lines = grep { ($_->{kind} // '') eq 'grant' }
+                map { JSON::PP->new->decode($_) } split /\n/, $x->content;
+    ok((grep { $_->{id} eq $g->{id} && $_->{clientId} eq $cid } @lines), 'GET /v1/me/export has the grants');
+}
 my ($other_key) = verified_account();
 is api(DELETE => "/v1/me/grants/$g->{id}", token => $other_key)->code, 404, "another account's grant: 404";
 is api(GET => '/v1/me/grants', token => $other_key)->{json}{data}->@*, 0, 'and it lists none';

@@ -207,6 +207,10 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT c.id, (jsonb_build_object('kind', 'client') || fs_client_json(c)::jsonb)::text "
      "FROM clients c WHERE c.user_id = %s AND (%s::text IS NULL OR c.id > %s::text) "
      "ORDER BY c.id LIMIT %s::integer"},
+    {"fs_export_grants", 4,
+     "SELECT g.id, (jsonb_build_object('kind', 'grant') || fs_grant_json(g, a))::text "
+     "FROM oauth_grants g JOIN oauth_apps a ON a.id = g.app_id WHERE g.user_id = %s "
+     "  AND (%s::text IS NULL OR g.id > %s::text) ORDER BY g.id LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -416,7 +420,7 @@ fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *us
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
         "fs_export_account", "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
-        "fs_export_keys",    "fs_export_clients", "fs_export_audit"};
+        "fs_export_keys",    "fs_export_clients", "fs_export_audit", "fs_export_grants"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

@@ -320,6 +320,29 @@ $c2 = FormsvcAuthorize::post_page($ua3, $page, step => 'key', key => $narrow);
 $r = approve($ua3, $c2);
 is $r->code, 403, 'a narrower pasted key cannot approve broader scopes';
 
+# a grant approved with a delegate key lives inside that key: its tokens
+# never outlive it, and revoking the key revokes them and stops refreshes
+{
+    use POSIX qw(strftime);
+    my $exp = strftime('%Y-%m-%dT%H:%M:%SZ', gmtime(time + 600));
+    my $dk = api(POST => '/v1/keys', token => $key,
+                 body => { name => 'short', scopes => ['forms:read', 'account:read'], expiresAt => $exp })->{json};
+    my $ub = browser();
+    my ($vd, $ud) = start(scope => 'forms:read');
+    my $pd = $ub->get($ud);
+    my $sd = FormsvcAuthorize::post_page($ub, $pd, step => 'key', key => $dk->{secret});
+    my $cd = query_of(approve($ub, $sd)->header('Location'))->{code};
+    my $td = token([grant_type => 'authorization_code', client_id => $cid, code => $cd,
+                    redirect_uri => $CB, code_verifier => $vd])->{json};
+    ok $td->{expires_in} <= 600, "the grant's token expires with the key that approved it";
+    my $dg = (grep { !$_->{revokedAt} } @{ api(GET => '/v1/me/grants', token => $dk->{secret})->{json}{data} })[0];
+    ok $dg, 'that key sees the grant it approved';
+    is api(DELETE => "/v1/keys/$dk->{id}", token => $key)->code, 200, 'the key is revoked';
+    is api(GET => '/v1/forms', token => $td->{access_token})->code, 401, "and so is the grant's token";
+    $r = token([grant_type => 'refresh_token', client_id => $cid, refresh_token => $td->{refresh_token}]);
+    oauth_error_ok($r, 400, 'invalid_grant', 'and the grant refreshes no more');
+}
+
 # registrations per address: exact under parallel requests (a server of its
 # own with the real kind of figure; a day's window, so that a run does not
 # straddle two)

@@ -165,11 +165,12 @@ close $_ for @conns;
 my ($closes_iso, $closes_at) = split /\|/, psql("SELECT fs_ts(now() + interval '2 seconds') || '|' || "
     . "extract(epoch FROM date_trunc('milliseconds', now() + interval '2 seconds'))");
 my $cid = form(title => 'Closes', settings => { closesAt => $closes_iso });
-my (@late, $closed_at);
+my (@late, $closed_at, $closed_came);
 my $open_sent = time;   # when the last poll that saw it open was sent
 while (time < $closes_at + 2) {   # watched for 2 s: time is the subject
     my $sent = time;
     my $st = view($M, $cid)->{json}{status} // 'error';
+    $closed_came //= time if $st eq 'closed';   # when the first "closed" answer arrived
     push @late, sprintf('%s %.3f s after closesAt', $st, $sent - $closes_at)
         if $st eq 'published' && $sent > $closes_at + 1;
     $open_sent = $sent if $st eq 'published' && !defined $closed_at;
@@ -179,7 +180,9 @@ while (time < $closes_at + 2) {   # watched for 2 s: time is the subject
 is_deeply \@late, [], 'closesAt: never shown open more than 1 s after it passed';
 ok defined $closed_at && $closed_at - $closes_at < 1,
     sprintf('shown closed, the last poll that saw it open sent %.3f s after closesAt', ($closed_at // 0) - $closes_at);
-cmp_ok $closed_at // 0, '>=', $closes_at - 0.1, 'and not before';
+# Not before: judged by when the first "closed" answer arrived (a poll sent
+# a moment before closesAt may be answered after it, on a busy machine).
+cmp_ok $closed_came // 0, '>=', $closes_at - 0.1, 'and not before (the first answer saying closed came after closesAt)';
 
 # ---- maxSubmissions, filled through another machine -------------------------
 my $mid = form(title => 'Counted', settings => { maxSubmissions => 2 });

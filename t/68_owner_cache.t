@@ -63,19 +63,24 @@ sub submit { my ($m, $id) = @_; $m->api(POST => "/f/$id", body => { name => 'Ada
 # owner entry lives 1 s and is read again from 0.5 s on, so a try counts
 # when both reads were done within 0.5 s of the first one's start; a busy
 # machine may need another (after the entry expired).
-my ($first, $second);
-for my $try (1 .. 5) {
+my ($first, $second, $fast);
+for my $try (1 .. 40) {
     # again after the entry expired: its TTL (1 s) is the time waited, with a margin
     if ($try > 1) { silently("UPDATE forms SET title = 'Original' WHERE id = '$fid'"); sleep 1.1 }
     my $t0 = time;
     $first = title_on($B, $fid);
     silently("UPDATE forms SET title = 'Silent' WHERE id = '$fid'");
     $second = title_on($B, $fid);
-    last if time - $t0 < 0.5;
+    if (time - $t0 < 0.5) { $fast = 1; last }
     diag sprintf 'try %d took %.2f s, past the half-life of the entry: again', $try, time - $t0;
 }
 is $first, 'Original', 'B reads the form';
-is $second, 'Original', 'B answers from memory (a silent change is not seen)';
+SKIP: {
+    # a machine so loaded that two reads never took less than 0.5 s in 40
+    # tries cannot show what the memory holds; say so rather than guess
+    skip 'no try read twice within half the entry\'s life', 1 unless $fast;
+    is $second, 'Original', 'B answers from memory (a silent change is not seen)';
+}
 sleep 1.1;   # the TTL of an owner entry (1 s) is the subject, with a margin
 is title_on($B, $fid), 'Silent', 'after 1 s it reads again (the TTL of an owner entry)';
 silently("UPDATE forms SET title = 'Original' WHERE id = '$fid'");

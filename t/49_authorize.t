@@ -68,6 +68,15 @@ like $html, qr/see your forms/, 'scopes in words';
 unlike $html, qr/<script/i, 'no script';
 like $html, qr/<label for="email">/, 'labelled inputs';
 ok csrf_of($page), 'a CSRF token';
+{
+    require Digest::SHA;
+    my ($css) = $html =~ m{<style>(.*?)</style>}s;
+    my $h = Digest::SHA::sha256_base64($css);
+    $h .= '=' while length($h) % 4;
+    like $csp, qr/style-src 'sha256-\Q$h\E'/, "the page's style sheet is the one its CSP allows";
+    like $html, qr/<html lang="en" dir="ltr">/, 'the language is declared';
+    like $html, qr/<h1>/, 'one heading to start';
+}
 
 # localised: the person's Accept-Language picks one of the pages' 12 languages
 {
@@ -95,6 +104,20 @@ ok csrf_of($page), 'a CSRF token';
                         [@kv, csrf => csrf_of($page)]);
     is $bad->code, 403, "another session's CSRF token is 403";
     is mail_count_for($email), $n0, 'and nothing was mailed';
+}
+
+# a wrong code: the page again, the error announced and tied to the input
+{
+    my $ub = browser();
+    my $p0 = $ub->get($url);
+    my $p1 = FormsvcAuthorize::post_page($ub, $p0, step => 'email', email => 'nobody@example.com');
+    is $p1->code, 200, 'an address without an account: the same code page';
+    like $p1->decoded_content, qr/<label for="code">/, 'a labelled code input';
+    my $p2 = FormsvcAuthorize::post_page($ub, $p1, step => 'code', code => 'ABCD2345');
+    is $p2->code, 422, 'a wrong code: 422';
+    like $p2->decoded_content, qr/<p class="err" id="code-err">[^<]+<\/p>/, 'the error is shown';
+    like $p2->decoded_content, qr/name="code" autocomplete="one-time-code" required aria-invalid="true" aria-describedby="code-err"/,
+         'and tied to the input (aria-invalid, aria-describedby)';
 }
 
 # sign in by mail, approve

@@ -52,9 +52,13 @@ static int formsvc_h_grants_delete(request_rec *r, const char *const *caps) {
     if (!json)
         return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", NULL));
     /* after the grant's row is marked (a token being issued holds it), so
-     * this statement sees every token it issued */
+     * this statement sees every token it issued; then once more, for a
+     * token exchange under one of them that was in flight (it held its
+     * parent, so the first pass waited for it, but could not see its
+     * child): after the first pass no parent is active, so none follows */
     int n;
-    if ((e = fs_store_grant_revoke_tokens(formsvc_store(r), caps[0], &n)))
+    if ((e = fs_store_grant_revoke_tokens(formsvc_store(r), caps[0], &n)) ||
+        (e = fs_store_grant_revoke_tokens(formsvc_store(r), caps[0], &n)))
         return formsvc_send_problem(r, e);
     formsvc_audit(r, "grant.revoked", caps[0]);
     return formsvc_send_json(r, 200, json);

@@ -284,6 +284,9 @@ static const char *grant_hash(request_rec *r, const char *kind, const char *v) {
 static void revoke_reused(request_rec *r, const char *grant_id, const char *what) {
     const char *json;
     fs_error *e = fs_store_grant_revoke(formsvc_store(r), NULL, grant_id, NULL, &json);
+    /* twice: see DELETE /v1/me/grants/{id} (handle_grants.c) */
+    if (!e)
+        e = fs_store_grant_revoke_tokens(formsvc_store(r), grant_id, NULL);
     if (!e)
         e = fs_store_grant_revoke_tokens(formsvc_store(r), grant_id, NULL);
     if (e)

@@ -134,10 +134,14 @@ const fs_stmt fs_stmts_grants[] = {
      "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING *) "
      "SELECT fs_grant_json(g, a)::text FROM g JOIN oauth_apps a ON a.id = g.app_id"},
 
-    /* 1 grant id: revokes its access tokens and the tree of each */
+    /* 1 grant id: revokes its access tokens and the tree of each. The
+     * trees of tokens revoked in the last minute are walked again, so that
+     * a second run finds a child minted under one of them while the first
+     * ran (grant tokens are many over a grant's life: older revoked ones
+     * are not walked) */
     {"fs_grant_revoke_tokens", 1,
      "WITH d AS (SELECT fs_key_tree(k.id) AS id FROM keys k WHERE k.grant_id = %s "
-     "    AND k.revoked_at IS NULL), "
+     "    AND (k.revoked_at IS NULL OR k.revoked_at > now() - interval '1 minute')), "
      "u AS (UPDATE keys SET revoked_at = now() WHERE id IN (SELECT id FROM d) "
      "  AND revoked_at IS NULL RETURNING 1) "
      "SELECT count(*)::text FROM u"},

@@ -93,4 +93,25 @@ const char *fs_html_css_src(apr_pool_t *p, const char *css);
  * colour. */
 const char *fs_html_theme_css(apr_pool_t *p, const char *accent);
 
+/* The OAuth authorize page (GET/POST /oauth/authorize): who asks (the
+ * client's name, the host it returns to), what it asks for (scopes: the
+ * lines to list, already in the page's language), and the step: sign in
+ * (an e-mail address, or a key pasted once), the mailed code, or the
+ * approval (Approve / Deny). Every form posts to action with the hidden
+ * pairs (the authorization request again) and the CSRF token. No script. */
+enum { FS_AUTHZ_SIGNIN, FS_AUTHZ_CODE, FS_AUTHZ_CONSENT };
+typedef struct fs_authz_page {
+    const fs_locale *loc;
+    int step;
+    const char *action;
+    const char *const *hidden; /* name, value, ..., NULL */
+    const char *csrf;          /* the value of the hidden input "csrf" */
+    const char *client, *host;
+    const char *const *scopes; /* lines, NULL-terminated */
+    const char *forms;         /* the form titles a form: constraint allows, or NULL */
+    const char *email;         /* CODE: the address typed; CONSENT: the account's */
+    const char *error;         /* a message above the form (text), or NULL */
+} fs_authz_page;
+char *fs_html_authorize(apr_pool_t *p, const fs_authz_page *pg);
+
 #endif

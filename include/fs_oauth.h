@@ -14,6 +14,8 @@
 
 #define FS_GRANT_CLIENT_CREDENTIALS "client_credentials"
 #define FS_GRANT_TOKEN_EXCHANGE "urn:ietf:params:oauth:grant-type:token-exchange"
+#define FS_GRANT_AUTHORIZATION_CODE "authorization_code"
+#define FS_GRANT_REFRESH_TOKEN "refresh_token"
 #define FS_TOKEN_TYPE_ACCESS "urn:ietf:params:oauth:token-type:access_token"
 
 /* Delegation depth: a root key is 0, each exchange adds one. */
@@ -29,6 +31,8 @@ typedef struct fs_token_request {
     const char *grant_type, *client_id, *client_secret, *scope;
     const char *subject_token, *subject_token_type, *requested_token_type;
     const char *actor_token, *actor, *expires_in, *name;
+    /* authorization_code and refresh_token */
+    const char *code, *redirect_uri, *code_verifier, *refresh_token, *resource;
 } fs_token_request;
 
 /* A problem for an OAuth error code (invalid_request, invalid_client,

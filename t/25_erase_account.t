@@ -116,12 +116,19 @@ my %MAP = (
     mail_daily             => sub { "key = " . sqlq("notify:$_[0]{uid}") },
     mail_quota             => sub { "key IN (" . sqlq("user:$_[0]{uid}") . ", " . sqlq('addr:' . sha256_hex($_[0]{email})) . ")" },
     outbox                 => sub { "lower(recipient) = " . sqlq($_[0]{email}) },
+    oauth_grants           => sub { "user_id = " . sqlq($_[0]{uid}) },
+    oauth_logins           => sub { "user_id = " . sqlq($_[0]{uid}) . " OR code_user = " . sqlq($_[0]{uid}) },
+    oauth_codes            => sub { "grant_id IN (SELECT id FROM oauth_grants WHERE user_id = " . sqlq($_[0]{uid}) . ")" },
+    oauth_refresh          => sub { "grant_id IN (SELECT id FROM oauth_grants WHERE user_id = " . sqlq($_[0]{uid}) . ")" },
 );
 # Tables that hold no account's data: the schema's own bookkeeping (the
 # migrations, the pepper's fingerprint, where the partitions begin), and
 # rows keyed by a keyed hash of a client address or of a rate-limit bucket
 # that expire with their window (docs/privacy.md).
-my %NO_ACCOUNT_DATA = map { $_ => 1 } qw(schema_migrations pepper_fingerprint partition_plan ratelimit token_failures);
+# oauth_apps: dynamically registered clients, which belong to no account
+# (their grants do).
+my %NO_ACCOUNT_DATA = map { $_ => 1 } qw(schema_migrations pepper_fingerprint partition_plan ratelimit
+                                         token_failures oauth_apps);
 
 my @tables = split /\n/, psql("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                               . "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition "
@@ -165,7 +172,15 @@ for my $x ($A, $B) {
          . "INSERT INTO form_closings (form_id, closes_at) VALUES ($f, now()) ON CONFLICT DO NOTHING;"
          . "INSERT INTO submission_state_forms (form_id) VALUES ($f) ON CONFLICT DO NOTHING;"
          . "INSERT INTO mail_quota (key, sent) VALUES ('user:' || $uid, ARRAY[now()]) ON CONFLICT DO NOTHING;"
-         . "INSERT INTO outbox (id, recipient, message, sent_at) VALUES ('out_' || $uid, $em, 'x', now())");
+         . "INSERT INTO outbox (id, recipient, message, sent_at) VALUES ('out_' || $uid, $em, 'x', now());"
+         # an application's grant, its code, refresh token and the authorize page's session
+         . "INSERT INTO oauth_apps (id, name, redirect_uris, reg_addr) VALUES ('app_' || $uid, 'x', '[]', 'x');"
+         . "INSERT INTO oauth_grants (id, user_id, app_id, scopes) VALUES ('grt_' || $uid, $uid, 'app_' || $uid, '[]');"
+         . "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, challenge, expires_at) "
+         . "VALUES ('c_' || $uid, 'grt_' || $uid, 'x', 'x', now());"
+         . "INSERT INTO oauth_refresh (token_hash, grant_id, expires_at) VALUES ('r_' || $uid, 'grt_' || $uid, now());"
+         . "INSERT INTO oauth_logins (session_hash, user_id, code_user, expires_at) "
+         . "VALUES ('s_' || $uid, $uid, $uid, now())");
 }
 psql("INSERT INTO mail_jobs (kind, form_id) VALUES ('digest', " . sqlq($A->{forms}[0]) . ")");
 ok wait_for(sub { psql("SELECT count(*) FROM deliveries WHERE webhook_id = " . sqlq($A->{webhooks}[0])) >= 3 }, 20,

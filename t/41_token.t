@@ -18,9 +18,10 @@ is $r->code, 200, 'metadata: 200 without a credential';
 my $m = $r->{json};
 is $m->{issuer}, base_url(), 'issuer';
 is $m->{token_endpoint}, base_url() . '/v1/token', 'token_endpoint';
-is_deeply $m->{grant_types_supported}, ['client_credentials', TOKEN_EXCHANGE], 'grant types';
-is_deeply $m->{token_endpoint_auth_methods_supported}, ['client_secret_basic', 'client_secret_post'],
-    'auth methods';
+is_deeply $m->{grant_types_supported},
+    ['client_credentials', TOKEN_EXCHANGE, 'authorization_code', 'refresh_token'], 'grant types';
+is_deeply $m->{token_endpoint_auth_methods_supported},
+    ['client_secret_basic', 'client_secret_post', 'none'], 'auth methods';
 is_deeply $m->{scopes_supported}, \@ALL, 'scopes';
 
 my ($root) = signup();
@@ -144,10 +145,12 @@ my @cases = (
     ['empty body', [], { basic => $BASIC }, 400, 'invalid_request'],
     ['grant_type=password', [grant_type => 'password', username => 'a', password => 'b'],
      { basic => $BASIC }, 400, 'unsupported_grant_type'],
-    ['grant_type=authorization_code', [grant_type => 'authorization_code', code => 'x'],
-     { basic => $BASIC }, 400, 'unsupported_grant_type'],
-    ['grant_type=refresh_token', [grant_type => 'refresh_token', refresh_token => 'x'],
-     { basic => $BASIC }, 400, 'unsupported_grant_type'],
+    # the authorization code flow's grants are for public clients (t/49)
+    ['grant_type=authorization_code with a client secret',
+     [grant_type => 'authorization_code', code => 'x'], { basic => $BASIC }, 401, 'invalid_client'],
+    ['grant_type=refresh_token with a client secret',
+     [grant_type => 'refresh_token', refresh_token => 'x'], { basic => $BASIC }, 401,
+     'invalid_client'],
     ['grant_type in another case', [grant_type => 'Client_Credentials'], { basic => $BASIC },
      400, 'unsupported_grant_type'],
     ['repeated grant_type', [grant_type => 'client_credentials', grant_type => 'client_credentials'],

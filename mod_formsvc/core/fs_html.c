@@ -25,7 +25,8 @@ static const char CSS[] =
     ".help,.cond{margin:.1rem 0 .4rem;color:#4a4a4a;font-size:.95rem;overflow-wrap:anywhere}"
     ".cond{font-style:italic}"
     "input[type=text],input[type=email],input[type=url],input[type=tel],input[type=number],"
-    "input[type=date],input[type=datetime-local],select,textarea{display:block;width:100%;"
+    "input[type=date],input[type=datetime-local],input[type=password],select,textarea{"
+    "display:block;width:100%;"
     "font:inherit;padding:.5rem;border:1px solid #6b6b6b;border-radius:4px;background:#fff;"
     "color:inherit}"
     "textarea{min-height:6rem;resize:vertical}"
@@ -566,4 +567,77 @@ long fs_html_token_at(const char *page, apr_size_t len) {
         return at + FS_FORM_TOKEN_LEN < len && page[at + FS_FORM_TOKEN_LEN] == '"' ? (long)at : -1;
     }
     return -1;
+}
+
+static void authz_form_start(sb *b, const fs_authz_page *pg, const char *step) {
+    sb_fmt(b, "<form method=\"post\" action=\"%e\">", pg->action);
+    for (const char *const *h = pg->hidden; h && h[0]; h += 2)
+        if (h[1])
+            sb_fmt(b, "<input type=\"hidden\" name=\"%e\" value=\"%e\">", h[0], h[1]);
+    sb_fmt(b,
+           "<input type=\"hidden\" name=\"csrf\" value=\"%e\">"
+           "<input type=\"hidden\" name=\"step\" value=\"%e\">\n",
+           pg->csrf, step);
+}
+
+/* One labelled input; the error (if any) is announced and tied to it. */
+static void authz_input(sb *b, const fs_authz_page *pg, const char *name, const char *type,
+                        const char *label, const char *autocomplete, int with_error) {
+    sb_fmt(b, "<div class=\"q\"><label for=\"%e\">%e</label>", name, fs_tr(pg->loc, label));
+    if (with_error)
+        sb_fmt(b, "<p class=\"err\" id=\"%e-err\">%e</p>", name, pg->error);
+    sb_fmt(b, "<input type=\"%e\" id=\"%e\" name=\"%e\" autocomplete=\"%e\" required", type, name,
+           name, autocomplete);
+    if (with_error)
+        sb_fmt(b, " aria-invalid=\"true\" aria-describedby=\"%e-err\"", name);
+    sb_add(b, "></div>\n");
+}
+
+char *fs_html_authorize(apr_pool_t *p, const fs_authz_page *pg) {
+    sb b = {p, NULL, 0, 0};
+    const fs_locale *loc = pg->loc;
+    const char *title = fs_trf(p, loc, "oauth.title", "client", pg->client, NULL);
+    head_meta(&b, loc, title, "<meta name=\"robots\" content=\"noindex\">");
+    sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n", title,
+           fs_trf(p, loc, "oauth.intro", "client", pg->client, "host", pg->host, NULL));
+    sb_fmt(&b, "<h2>%e</h2>\n<ul>", fs_tr(loc, "oauth.asks"));
+    for (const char *const *s = pg->scopes; s && *s; s++)
+        sb_fmt(&b, "<li>%e</li>", *s);
+    sb_add(&b, "</ul>\n");
+    if (pg->forms)
+        sb_fmt(&b, "<p class=\"help\">%e</p>\n",
+               fs_trf(p, loc, "oauth.only_forms", "forms", pg->forms, NULL));
+    int field_error = 0;
+    if (pg->error && pg->step == FS_AUTHZ_CONSENT)
+        sb_fmt(&b, "<p class=\"notice\" role=\"alert\">%e</p>\n", pg->error);
+    else if (pg->error)
+        field_error = 1;
+    if (pg->step == FS_AUTHZ_SIGNIN) {
+        sb_fmt(&b, "<h2>%e</h2>\n", fs_tr(loc, "oauth.signin"));
+        authz_form_start(&b, pg, "email");
+        authz_input(&b, pg, "email", "email", "oauth.email_label", "email",
+                    field_error && !pg->email);
+        sb_fmt(&b, "<button type=\"submit\">%e</button></form>\n",
+               fs_tr(loc, "oauth.email_button"));
+        sb_fmt(&b, "<h2>%e</h2>\n", fs_tr(loc, "oauth.key_heading"));
+        authz_form_start(&b, pg, "key");
+        authz_input(&b, pg, "key", "password", "oauth.key_label", "off", field_error && pg->email);
+        sb_fmt(&b, "<button type=\"submit\">%e</button></form>\n", fs_tr(loc, "oauth.key_button"));
+    } else if (pg->step == FS_AUTHZ_CODE) {
+        sb_fmt(&b, "<p role=\"status\">%e</p>\n",
+               fs_trf(p, loc, "oauth.code_sent", "email", pg->email, NULL));
+        authz_form_start(&b, pg, "code");
+        authz_input(&b, pg, "code", "text", "oauth.code_label", "one-time-code", field_error);
+        sb_fmt(&b, "<button type=\"submit\">%e</button></form>\n", fs_tr(loc, "oauth.code_button"));
+    } else {
+        sb_fmt(&b, "<p>%e</p>\n", fs_trf(p, loc, "oauth.signed_in", "email", pg->email, NULL));
+        authz_form_start(&b, pg, "consent");
+        sb_fmt(&b,
+               "<button type=\"submit\" name=\"decision\" value=\"approve\">%e</button> "
+               "<button type=\"submit\" name=\"decision\" value=\"deny\">%e</button>"
+               "</form>\n",
+               fs_tr(loc, "oauth.approve"), fs_tr(loc, "oauth.deny"));
+    }
+    sb_add(&b, "</main></body></html>\n");
+    return b.s;
 }

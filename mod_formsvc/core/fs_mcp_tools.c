@@ -485,6 +485,20 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "delegated from those (DELETE /v1/clients/{id}).",
      "DELETE", "/v1/clients/{clientId}", NULL, 0, 0, 0, 1, 1, OBJ(CLIENT_ID, "\"clientId\""),
      OUT_CLIENT},
+    {"list_grants", "List the applications the account authorized",
+     "The OAuth grants of the account, newest first: each application a person approved on the "
+     "authorize page, its redirect URIs and the scopes it may use (GET /v1/me/grants).",
+     "GET", "/v1/me/grants", "includeRevoked:b limit:i cursor:s", 0, 0, 1, 0, 1,
+     OBJ("\"includeRevoked\":{\"type\":\"boolean\",\"default\":false}," LIMIT "," CURSOR, ""),
+     OUT_PAGE},
+    {"revoke_grant", "Revoke an application's grant",
+     "Takes back what an application was allowed on the authorize page: the grant and, at once, "
+     "every access token it issued; its refresh tokens stop working (DELETE /v1/me/grants/{id}).",
+     "DELETE", "/v1/me/grants/{grantId}", NULL, 0, 0, 0, 1, 1,
+     OBJ("\"grantId\":" ID("The grant's id (grt_...)."), "\"grantId\""),
+     OUT("\"id\":" S ",\"clientId\":" S ",\"scopes\":{\"type\":\"array\"},"
+         "\"revokedAt\":{\"type\":[\"string\",\"null\"]}",
+         "\"id\",\"clientId\",\"scopes\",\"revokedAt\"")},
     {"send_verification", "Send the verification mail",
      "Mails a code (and a link) to the account's address to verify it; a new one replaces "
      "the old. Ask the account's owner for the code, then call confirm_verification "

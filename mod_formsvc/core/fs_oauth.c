@@ -64,6 +64,11 @@ static const char **slot(fs_token_request *req, const char *name) {
         {"actor", offsetof(fs_token_request, actor)},
         {"expires_in", offsetof(fs_token_request, expires_in)},
         {"name", offsetof(fs_token_request, name)},
+        {"code", offsetof(fs_token_request, code)},
+        {"redirect_uri", offsetof(fs_token_request, redirect_uri)},
+        {"code_verifier", offsetof(fs_token_request, code_verifier)},
+        {"refresh_token", offsetof(fs_token_request, refresh_token)},
+        {"resource", offsetof(fs_token_request, resource)},
     };
     for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(names[i].name, name))

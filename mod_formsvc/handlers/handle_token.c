@@ -4,11 +4,13 @@
  * in core/fs_oauth.c; this file reads the request, authenticates the client or the subject, calls
  * the store and answers. Every error is a problem document that also carries the OAuth members
  * error and error_description. */
+#include "fs_authorize.h"
 #include "fs_json.h"
 #include "fs_oauth.h"
 #include "fs_redact.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
+#include "fs_store_grants.h"
 #include "fs_store_oauth.h"
 #include "fs_util.h"
 #include "http/audit.h"
@@ -268,6 +270,159 @@ static int token_exchange(request_rec *r, const fs_token_request *req) {
     return send_token(r, token, g.expires_in, g.scopes, key);
 }
 
+/* A refresh token lives this long unused; each use makes a new one. */
+#define REFRESH_LIFETIME (30 * 86400)
+
+static const char *grant_hash(request_rec *r, const char *kind, const char *v) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    return fs_secret_hash(r->pool, c->pepper, c->pepper_len,
+                          apr_pstrcat(r->pool, kind, ":", v, NULL));
+}
+
+/* Revokes a grant whose code or refresh token came back a second time
+ * (RFC 6749 4.1.2, RFC 9700 4.14.2): someone else may hold it. */
+static void revoke_reused(request_rec *r, const char *grant_id, const char *what) {
+    const char *json;
+    fs_error *e = fs_store_grant_revoke(formsvc_store(r), NULL, grant_id, NULL, &json);
+    /* twice: see DELETE /v1/me/grants/{id} (handle_grants.c) */
+    if (!e)
+        e = fs_store_grant_revoke_tokens(formsvc_store(r), grant_id, NULL);
+    if (!e)
+        e = fs_store_grant_revoke_tokens(formsvc_store(r), grant_id, NULL);
+    if (e)
+        FORMSVC_LOG(r, APLOG_ERR, 00561, "grant %s not revoked after a reused %s (%s)", grant_id,
+                    what, e->cause ? e->cause : e->slug);
+    else
+        FORMSVC_LOG(r, APLOG_NOTICE, 00562, "a %s was used twice: grant %s revoked", what,
+                    grant_id);
+}
+
+/* The public client of a grant: client_id in the body (or HTTP Basic
+ * with an empty secret); never a secret. */
+static fs_error *public_client(request_rec *r, const fs_token_request *req, const char **id) {
+    int is_basic;
+    const char *bid = NULL, *bsecret = NULL;
+    int ok = fs_basic_credentials(r->pool, apr_table_get(r->headers_in, "Authorization"), &is_basic,
+                                  &bid, &bsecret);
+    *id = req->client_id;
+    if (is_basic && ok && (!bsecret || !*bsecret) && (!*id || !strcmp(*id, bid)))
+        *id = bid;
+    else if (is_basic || req->client_secret)
+        return invalid_client(r, "This grant is for public clients (registered with "
+                                 "token_endpoint_auth_method none): send client_id only.");
+    if (!*id)
+        return fs_oauth_error(r->pool, "invalid_request", "client_id is required.");
+    return NULL;
+}
+
+/* Issues the grant's access and refresh tokens. */
+static int grant_tokens(request_rec *r, const char *grant_id, const char *client_id) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    const char *kid = fs_id_new(r->pool, "key_");
+    const char *token = fs_secret_generate(r->pool, c->key_prefix);
+    const char *refresh = fs_secret_generate(r->pool, "svcr_");
+    if (!kid || !token || !refresh)
+        return oauth_problem(
+            r, fs_error_internal(r->pool, "no random bytes for a new token's id or secret"));
+    fs_grant_tokens t = {{kid, fs_secret_display_prefix(r->pool, token),
+                          fs_secret_hash(r->pool, c->pepper, c->pepper_len, token)},
+                         grant_hash(r, "oauth-refresh", refresh),
+                         c->token_lifetime,
+                         REFRESH_LIFETIME};
+    const char *user_id, *scopes_json;
+    apr_int64_t expires_in;
+    fs_error *e =
+        fs_store_grant_issue(formsvc_store(r), grant_id, &t, &user_id, &scopes_json, &expires_in);
+    if (e)
+        return oauth_problem(r, e);
+    if (!scopes_json)
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
+                                               "The grant was revoked, or the key that approved "
+                                               "it ended."));
+    formsvc_audit_as(r, user_id, client_id, NULL, NULL, "token.issued", kid);
+    fs_error *verr = fs_error_validation(r->pool);
+    fs_scopes *sc =
+        fs_scopes_from_json(r->pool, fs_json_parse_trusted(r->pool, scopes_json), "", 0, verr);
+    json_object *o = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(o, "access_token", json_object_new_string(token));
+    json_object_object_add(o, "token_type", json_object_new_string("Bearer"));
+    json_object_object_add(o, "expires_in", json_object_new_int64(expires_in));
+    json_object_object_add(o, "refresh_token", json_object_new_string(refresh));
+    json_object_object_add(o, "scope",
+                           json_object_new_string(sc ? fs_scopes_to_string(r->pool, sc) : ""));
+    return formsvc_send_obj(r, 200, o);
+}
+
+/* grant_type=authorization_code (OAuth 2.1 with PKCE) */
+static int authorization_code(request_rec *r, const fs_token_request *req) {
+    const char *client_id;
+    fs_error *e = public_client(r, req, &client_id);
+    if (e)
+        return oauth_problem(r, e);
+    if (!req->code || !req->redirect_uri || !req->code_verifier)
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_request",
+                                               "code, redirect_uri and code_verifier are "
+                                               "required."));
+    apr_table_setn(r->notes, "formsvc-credential", apr_pstrdup(r->pool, client_id));
+    fs_taken *t;
+    if ((e = fs_store_code_take(formsvc_store(r), grant_hash(r, "oauth-code", req->code), &t)))
+        return oauth_problem(r, e);
+    if (!t)
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant", "Unknown code."));
+    if (t->reused) {
+        revoke_reused(r, t->grant_id, "authorization code");
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
+                                               "The code was used before; the tokens it "
+                                               "issued are revoked."));
+    }
+    if (t->expired)
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant", "The code expired."));
+    if (strcmp(t->app_id, client_id))
+        return oauth_problem(
+            r, fs_oauth_error(r->pool, "invalid_grant", "The code was issued to another client."));
+    if (strcmp(t->redirect_uri, req->redirect_uri))
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
+                                               "redirect_uri differs from the authorization "
+                                               "request's."));
+    if (!fs_pkce_s256_match(req->code_verifier, t->challenge))
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
+                                               "code_verifier does not match the "
+                                               "code_challenge (S256)."));
+    return grant_tokens(r, t->grant_id, client_id);
+}
+
+/* grant_type=refresh_token: each refresh token works once; the next comes
+ * with the new access token. */
+static int refresh_token(request_rec *r, const fs_token_request *req) {
+    const char *client_id;
+    fs_error *e = public_client(r, req, &client_id);
+    if (e)
+        return oauth_problem(r, e);
+    if (!req->refresh_token)
+        return oauth_problem(
+            r, fs_oauth_error(r->pool, "invalid_request", "refresh_token is required."));
+    apr_table_setn(r->notes, "formsvc-credential", apr_pstrdup(r->pool, client_id));
+    fs_taken *t;
+    if ((e = fs_store_refresh_take(formsvc_store(r),
+                                   grant_hash(r, "oauth-refresh", req->refresh_token), &t)))
+        return oauth_problem(r, e);
+    if (!t)
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant", "Unknown refresh token."));
+    if (strcmp(t->app_id, client_id))
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
+                                               "The refresh token was issued to another client."));
+    if (t->reused) {
+        revoke_reused(r, t->grant_id, "refresh token");
+        return oauth_problem(r, fs_oauth_error(r->pool, "invalid_grant",
+                                               "The refresh token was used before; the grant is "
+                                               "revoked."));
+    }
+    if (t->expired)
+        return oauth_problem(
+            r, fs_oauth_error(r->pool, "invalid_grant", "The refresh token expired."));
+    return grant_tokens(r, t->grant_id, client_id);
+}
+
 static int formsvc_h_token(request_rec *r, const char *const *caps) {
     (void)caps;
     apr_table_setn(r->headers_out, "Pragma", "no-cache");
@@ -298,9 +453,14 @@ static int formsvc_h_token(request_rec *r, const char *const *caps) {
         return client_credentials(r, &req);
     if (!strcmp(req.grant_type, FS_GRANT_TOKEN_EXCHANGE))
         return token_exchange(r, &req);
+    if (!strcmp(req.grant_type, FS_GRANT_AUTHORIZATION_CODE))
+        return authorization_code(r, &req);
+    if (!strcmp(req.grant_type, FS_GRANT_REFRESH_TOKEN))
+        return refresh_token(r, &req);
     return oauth_problem(
         r, fs_oauth_error(r->pool, "unsupported_grant_type",
-                          "grant_type must be client_credentials or " FS_GRANT_TOKEN_EXCHANGE "."));
+                          "grant_type must be client_credentials, "
+                          "authorization_code, refresh_token or " FS_GRANT_TOKEN_EXCHANGE "."));
 }
 
 /* RFC 8414 authorization server metadata. */
@@ -314,16 +474,32 @@ static int formsvc_h_as_metadata(request_rec *r, const char *const *caps) {
     json_object *g = json_object_new_array();
     json_object_array_add(g, json_object_new_string(FS_GRANT_CLIENT_CREDENTIALS));
     json_object_array_add(g, json_object_new_string(FS_GRANT_TOKEN_EXCHANGE));
+    json_object_array_add(g, json_object_new_string(FS_GRANT_AUTHORIZATION_CODE));
+    json_object_array_add(g, json_object_new_string(FS_GRANT_REFRESH_TOKEN));
     json_object_object_add(o, "grant_types_supported", g);
+    json_object_object_add(
+        o, "authorization_endpoint",
+        json_object_new_string(apr_pstrcat(r->pool, base, "/oauth/authorize", NULL)));
+    json_object_object_add(
+        o, "registration_endpoint",
+        json_object_new_string(apr_pstrcat(r->pool, base, "/oauth/register", NULL)));
+    json_object *cm = json_object_new_array();
+    json_object_array_add(cm, json_object_new_string("S256"));
+    json_object_object_add(o, "code_challenge_methods_supported", cm);
+    json_object_object_add(o, "authorization_response_iss_parameter_supported",
+                           json_object_new_boolean(1));
     json_object *m = json_object_new_array();
     json_object_array_add(m, json_object_new_string("client_secret_basic"));
     json_object_array_add(m, json_object_new_string("client_secret_post"));
+    json_object_array_add(m, json_object_new_string("none"));
     json_object_object_add(o, "token_endpoint_auth_methods_supported", m);
     json_object *s = json_object_new_array();
     for (unsigned bit = 1; bit & FS_SC_ALL; bit <<= 1)
         json_object_array_add(s, json_object_new_string(fs_scope_name(bit)));
     json_object_object_add(o, "scopes_supported", s);
-    json_object_object_add(o, "response_types_supported", json_object_new_array());
+    json_object *rt = json_object_new_array();
+    json_object_array_add(rt, json_object_new_string("code"));
+    json_object_object_add(o, "response_types_supported", rt);
     json_object_object_add(
         o, "service_documentation",
         json_object_new_string(apr_pstrcat(r->pool, base, "/openapi.json", NULL)));

@@ -51,6 +51,7 @@ json_object *formsvc_quota_json(request_rec *r, const formsvc_principal *who, fs
     json_object_object_add(lim, "keys", item(t->keys, USED("keys")));
     json_object_object_add(lim, "clients", item(t->clients, USED("clients")));
     json_object_object_add(lim, "webhooks", item(t->webhooks, USED("webhooks")));
+    json_object_object_add(lim, "grants", item(t->grants, USED("grants")));
     const char *au = apr_table_get(r->notes, "formsvc-api-used");
     const char *ar = apr_table_get(r->notes, "formsvc-api-reset");
     json_object *rq = item(t->requests_minute, au ? atoll(au) : 0);

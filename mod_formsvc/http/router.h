@@ -41,6 +41,9 @@ extern const formsvc_route formsvc_routes_links[];
 extern const formsvc_route formsvc_routes_metrics[];
 extern const formsvc_route formsvc_routes_files[]; /* uploaded files (files.c) */
 extern const formsvc_route formsvc_routes_asks[];  /* asks (handle_asks.c) */
+/* /oauth/authorize, /oauth/register (handle_authorize.c) */
+extern const formsvc_route formsvc_routes_authorize[];
+extern const formsvc_route formsvc_routes_grants[]; /* /v1/me/grants */
 /* post_config: parses the embedded OpenAPI document once (handle_openapi.c). */
 int formsvc_openapi_post_config(apr_pool_t *pconf, server_rec *s);
 

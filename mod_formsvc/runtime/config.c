@@ -15,8 +15,8 @@ APLOG_USE_MODULE(formsvc);
 
 /* The default quotas of each tier (docs/configuration.md, "Default quotas"). */
 static const formsvc_tier default_tier[2] = {
-    {3, 20, 100, 5, 1, 0, 60, 100, 0, 0, 10},
-    {1000, 100, 100000, 100, 50, 20, 1200, 10000, 500, 0, 1000},
+    {3, 20, 100, 5, 1, 0, 60, 100, 0, 0, 10, 0},
+    {1000, 100, 100000, 100, 50, 20, 1200, 10000, 500, 0, 1000, 20},
 };
 
 void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
@@ -209,14 +209,14 @@ static const char *set_token_lifetime(cmd_parms *cmd, void *d, const char *arg) 
 }
 
 /* FormsvcQuota unverified|verified
- *     forms|fields|submissions|keys|clients|webhooks|requests|links|notifications|retentionDays|asks
+ *     forms|fields|submissions|keys|clients|webhooks|requests|links|notifications|retentionDays|asks|grants
  * N (retentionDays: 0 is no limit, up to 3650) */
 static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const char *what,
                              const char *num) {
     (void)d;
     static const char *const names[] = {"forms",         "fields",        "submissions", "keys",
                                         "clients",       "webhooks",      "requests",    "links",
-                                        "notifications", "retentionDays", "asks"};
+                                        "notifications", "retentionDays", "asks",        "grants"};
     int t = !strcasecmp(tier, "unverified") ? 0 : !strcasecmp(tier, "verified") ? 1 : -1;
     if (t < 0)
         return "FormsvcQuota: the first argument is unverified or verified";
@@ -226,7 +226,8 @@ static const char *set_quota(cmd_parms *cmd, void *d, const char *tier, const ch
             idx = i;
     if (idx < 0)
         return "FormsvcQuota: the second argument is one of forms, fields, submissions, "
-               "keys, clients, webhooks, requests, links, notifications, retentionDays, asks";
+               "keys, clients, webhooks, requests, links, notifications, retentionDays, asks, "
+               "grants";
     int v;
     if (!fs_int_parse(num, 0, 100000000, &v))
         return "FormsvcQuota: the third argument is a count from 0 to 100000000";
@@ -259,7 +260,7 @@ const command_rec formsvc_cmds[] = {
                   "Lifetime of client_credentials access tokens in seconds (default 3600)"),
     AP_INIT_TAKE3("FormsvcQuota", set_quota, NULL, RSRC_CONF,
                   "FormsvcQuota unverified|verified forms|fields|submissions|keys|clients|"
-                  "webhooks|requests|links|notifications|retentionDays|asks <count>"),
+                  "webhooks|requests|links|notifications|retentionDays|asks|grants <count>"),
     FORMSVC_ACCOUNT_CMDS,
     FORMSVC_GLOBAL_CMDS,
     {NULL}};

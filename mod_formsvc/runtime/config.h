@@ -24,6 +24,7 @@ typedef struct formsvc_tier {
     int notifications;  /* notification and confirmation mails per UTC day */
     int retention_days; /* days the account's submissions are kept at most; 0: no limit */
     int asks;           /* asks pending at once per account (POST /v1/asks) */
+    int grants;         /* active OAuth grants (apps a person authorized) */
 } formsvc_tier;
 
 typedef struct formsvc_srv {

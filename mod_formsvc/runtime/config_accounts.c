@@ -10,7 +10,8 @@
 #include <http_core.h>
 #include <unistd.h>
 
-const char *const formsvc_rl_names[FORMSVC_RL_N] = {"signup", "token", "recover", "submit"};
+const char *const formsvc_rl_names[FORMSVC_RL_N] = {"signup", "token", "recover", "submit",
+                                                    "register"};
 
 /* Defaults: the product specification's figures where it gives one
  * (signup 10 an hour, submissions 30 a minute), our choice elsewhere; all
@@ -20,6 +21,7 @@ static const formsvc_rl_rule default_rules[FORMSVC_RL_N] = {
     {30, 60},   /* token */
     {10, 3600}, /* recover */
     {30, 60},   /* submit (per address per form) */
+    {10, 3600}, /* register (OAuth dynamic client registration) */
 };
 
 formsvc_acct *formsvc_acct_create(apr_pool_t *p) {

@@ -11,7 +11,14 @@
 
 /* Per-client-address limits (the per-account API limit is the tier's
  * "requests" quota, FormsvcQuota ... requests N, per minute). */
-enum { FORMSVC_RL_SIGNUP, FORMSVC_RL_TOKEN, FORMSVC_RL_RECOVER, FORMSVC_RL_SUBMIT, FORMSVC_RL_N };
+enum {
+    FORMSVC_RL_SIGNUP,
+    FORMSVC_RL_TOKEN,
+    FORMSVC_RL_RECOVER,
+    FORMSVC_RL_SUBMIT,
+    FORMSVC_RL_REGISTER,
+    FORMSVC_RL_N
+};
 
 typedef struct formsvc_rl_rule {
     int limit;  /* hits per window; -1: no limit */
@@ -56,7 +63,7 @@ const char *formsvc_set_confirmations(cmd_parms *cmd, void *d, const char *arg);
 /* The directives of this file, spliced into formsvc_cmds in config.c. */
 #define FORMSVC_ACCOUNT_CMDS                                                                       \
     AP_INIT_RAW_ARGS("FormsvcRateLimit", formsvc_set_rate_limit, NULL, RSRC_CONF,                  \
-                     "FormsvcRateLimit signup|token|recover|submit <count>|off "                   \
+                     "FormsvcRateLimit signup|token|recover|submit|register <count>|off "          \
                      "[<seconds>]: hits per client address per window"),                           \
         AP_INIT_TAKE12("FormsvcRateLimitStore", formsvc_set_rl_store, NULL, RSRC_CONF,             \
                        "Where rate-limit counters live: local (shared memory of this "             \

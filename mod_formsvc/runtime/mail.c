@@ -9,6 +9,7 @@
 #include "runtime/mail.h"
 #include "fs_secret.h"
 #include "fs_store_account.h"
+#include "fs_store_grants.h"
 #include "fs_store_ops.h"
 #include "fs_store_verify.h"
 #include "fs_util.h"
@@ -199,6 +200,9 @@ static const formsvc_queue outbox = {claim, deliver, record};
 static const formsvc_sweep outbox_sweep = {fs_store_outbox_sweep};
 /* Erased accounts' rows, in batches (DELETE /v1/me, sql/0042). */
 static const formsvc_sweep erasure_sweep = {fs_store_account_purge};
+/* OAuth registrations never authorized in 24 hours, spent codes, sessions
+ * and refresh tokens (fs_store_grants.h). */
+static const formsvc_sweep oauth_sweep = {fs_store_oauth_sweep};
 
 /* About every second a batch of the outbox and one of the mail that
  * submissions owe (notify.c); about every ten minutes, mail sent or failed
@@ -209,6 +213,7 @@ static const formsvc_task tasks[] = {
     {"outbox sweep", 17, 600, formsvc_task_sweep, &outbox_sweep},
     {"notify sweep", 23, 600, formsvc_task_sweep, &formsvc_notify_sweep},
     {"account erasure", 3, 2, formsvc_task_sweep, &erasure_sweep},
+    {"oauth sweep", 29, 600, formsvc_task_sweep, &oauth_sweep},
 };
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {

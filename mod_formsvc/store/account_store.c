@@ -50,6 +50,7 @@ const fs_stmt fs_stmts_account[] = {
      * a delegate lists only its own revocation tree (sql/0019). */
     {"fs_key_list", 7,
      "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s AND k.client_id IS NULL "
+     "  AND k.grant_id IS NULL "
      "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
      "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text))) "
      "ORDER BY k.id DESC LIMIT %s::integer"},
@@ -145,8 +146,8 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT fs_key_json(n)::text, (SELECT count(*) FROM x)::text FROM n"},
 
     /* 1 user id, 2 the confirmation (the account's address). One row:
-     * 'ok' (the account is now being erased: every key, access token and
-     * client revoked, forms marked deleted, webhooks disabled, pending mail
+     * 'ok' (the account is now being erased: every key, access token,
+     * client and OAuth grant revoked, forms marked deleted, webhooks disabled, pending mail
      * jobs and unsent account mail deleted, the address freed), 'mismatch'
      * or 'gone' (no such account, or already being erased). sql/0042. */
     {"fs_account_erase", 2,
@@ -158,6 +159,8 @@ const fs_stmt fs_stmts_account[] = {
      "k AS (UPDATE keys SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
      "  AND revoked_at IS NULL RETURNING 1), "
      "c AS (UPDATE clients SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
+     "  AND revoked_at IS NULL RETURNING 1), "
+     "g AS (UPDATE oauth_grants SET revoked_at = now() WHERE user_id IN (SELECT id FROM u) "
      "  AND revoked_at IS NULL RETURNING 1), "
      "f AS (UPDATE forms SET deleted_at = now() WHERE user_id IN (SELECT id FROM u) RETURNING id), "
      "w AS (UPDATE webhooks SET enabled = false WHERE user_id IN (SELECT id FROM u) "
@@ -204,6 +207,10 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT c.id, (jsonb_build_object('kind', 'client') || fs_client_json(c)::jsonb)::text "
      "FROM clients c WHERE c.user_id = %s AND (%s::text IS NULL OR c.id > %s::text) "
      "ORDER BY c.id LIMIT %s::integer"},
+    {"fs_export_grants", 4,
+     "SELECT g.id, (jsonb_build_object('kind', 'grant') || fs_grant_json(g, a))::text "
+     "FROM oauth_grants g JOIN oauth_apps a ON a.id = g.app_id WHERE g.user_id = %s "
+     "  AND (%s::text IS NULL OR g.id > %s::text) ORDER BY g.id LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -413,7 +420,7 @@ fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *us
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
         "fs_export_account", "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
-        "fs_export_keys",    "fs_export_clients", "fs_export_audit"};
+        "fs_export_keys",    "fs_export_clients", "fs_export_audit", "fs_export_grants"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

@@ -53,6 +53,7 @@ const fs_stmt *fs_store_statements(int *count) {
         n_all = 0;
         gather(fs_stmts_account);
         gather(fs_stmts_oauth);
+        gather(fs_stmts_grants);
         gather(fs_stmts_ops);
         gather(fs_stmts_verify);
         gather(fs_stmts_forms);

@@ -115,6 +115,7 @@ static inline int fs_cell_bool(const char *s) {
 
 extern const fs_stmt fs_stmts_account[];
 extern const fs_stmt fs_stmts_oauth[];
+extern const fs_stmt fs_stmts_grants[]; /* authorization code flow */
 extern const fs_stmt fs_stmts_ops[];
 extern const fs_stmt fs_stmts_verify[];
 extern const fs_stmt fs_stmts_forms[];

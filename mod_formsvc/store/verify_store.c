@@ -90,11 +90,12 @@ const fs_stmt fs_stmts_verify[] = {
      "SELECT (SELECT count(*) FROM o)::text"},
 
     /* 1 email, 2 code hash, 3 new key id, 4 prefix, 5 secret hash,
-     * 6-8 revoke existing credentials ('t'/'f', three times): every key
-     * and access token, every OAuth client, every webhook (an attacker who
-     * held a key keeps nothing that can act). Returns: result ('ok',
-     * 'wrong', 'none'), user json, key json, keys revoked. */
-    {"fs_recover_confirm", 8,
+     * 6-9 revoke existing credentials ('t'/'f', four times): every key
+     * and access token, every OAuth client, every webhook, every grant an
+     * application holds (an attacker who held a key keeps nothing that can
+     * act). Returns: result ('ok', 'wrong', 'none'), user json, key json,
+     * keys revoked. */
+    {"fs_recover_confirm", 9,
      "WITH u AS (SELECT * FROM users WHERE email_norm = lower(%s) AND verified), "
      "c AS (SELECT c.* FROM account_codes c JOIN u ON c.user_id = u.id "
      "  WHERE c.purpose = 'recover' AND " LIVE " FOR UPDATE OF c), "
@@ -110,7 +111,9 @@ const fs_stmt fs_stmts_verify[] = {
      "rc AS (UPDATE clients SET revoked_at = now() WHERE %s = 't' AND revoked_at IS NULL "
      "  AND user_id IN (SELECT user_id FROM ok) RETURNING 1), "
      "rw AS (DELETE FROM webhooks WHERE %s = 't' AND user_id IN (SELECT user_id FROM ok) "
-     "  RETURNING 1) "
+     "  RETURNING 1), "
+     "rg AS (UPDATE oauth_grants SET revoked_at = now() WHERE %s = 't' AND revoked_at IS NULL "
+     "  AND user_id IN (SELECT user_id FROM ok) RETURNING 1) "
      "SELECT CASE WHEN EXISTS (SELECT 1 FROM ok) THEN 'ok' "
      "  WHEN EXISTS (SELECT 1 FROM bad) THEN 'wrong' ELSE 'none' END, "
      "  (SELECT fs_user_json(u)::text FROM u), (SELECT fs_key_json(k)::text FROM k), "
@@ -243,7 +246,7 @@ fs_error *fs_store_recover_send(fs_store *st, const char *email, const fs_mail_l
 fs_error *fs_store_recover_confirm(fs_store *st, const char *email, const char *code_hash,
                                    const fs_new_secret *key, int revoke, fs_recovered *out) {
     const char *rv = FS_ARG_BOOL(revoke);
-    const char *args[] = {email, code_hash, key->id, key->prefix, key->hash, rv, rv, rv};
+    const char *args[] = {email, code_hash, key->id, key->prefix, key->hash, rv, rv, rv, rv};
     fs_rows *rs;
     memset(out, 0, sizeof(*out));
     out->result = "none";

@@ -269,13 +269,20 @@ fs_error *fs_store_event_exists(fs_store *st, const char *user_id, const char *e
 fs_error *fs_store_event_list(fs_store *st, const char *user_id, const char *forms_json,
                               int with_submissions, const char *type, const char *link_id,
                               const char *ask_id, const char *after, int limit, fs_list_page *out) {
-    const char *args[] = {user_id,    forms_json,
-                          forms_json, FS_ARG_BOOL(with_submissions),
-                          type,       type,
-                          link_id,    link_id,
-                          ask_id,     ask_id,
-                          ask_id,     after,
-                          after,      after,
+    const char *args[] = {user_id,
+                          forms_json,
+                          forms_json,
+                          FS_ARG_BOOL(with_submissions),
+                          type,
+                          type,
+                          link_id,
+                          link_id,
+                          ask_id,
+                          ask_id,
+                          ask_id,
+                          after,
+                          after,
+                          after,
                           FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_event_list", args, limit, out);
 }

@@ -8,6 +8,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 
 my ($secret, $acct) = signup();
+my $other_before;
 my $n = 0;
 my (%tool, $last_tool); # tools/list, and the tool of the last tools/call
 my $MCP_ACCEPT = 'application/json, text/event-stream';
@@ -142,7 +143,8 @@ my @want = qw(whoami list_forms get_form create_form update_form delete_form pub
               get_form_notify
               create_link list_links get_link delete_link
               list_webhooks create_webhook update_webhook delete_webhook test_webhook
-              list_deliveries retry_delivery);
+              list_deliveries retry_delivery get_key roll_key list_audit list_events
+              get_file_url);
 ok $tool{$_}, "tool $_ listed" for @want;
 for my $t (@tools) {
     is $t->{inputSchema}{type}, 'object', "$t->{name}: inputSchema is an object schema";
@@ -295,6 +297,80 @@ my $rev = ok_result(call($secret, 'revoke_key', { keyId => $key->{id} }), 'revok
 ok $rev->{revokedAt}, 'revoke_key: revokedAt';
 $r = rpc($key->{secret}, 'ping');
 is $r->code, 401, 'revoked key: 401 at once';
+
+# key roll through MCP: a delegate rolls only keys of its own tree, and the
+# new key never outlives it (the REST route's checks, through dispatch)
+{
+    my $k = ok_result(call($secret, 'create_key', { name => 'to-roll', scopes => ['forms:read'] }), 'create_key to roll');
+    my $got = ok_result(call($secret, 'get_key', { keyId => $k->{id} }), 'get_key');
+    ok !exists $got->{secret}, 'get_key: no secret';
+    my $rolled = ok_result(call($secret, 'roll_key', { keyId => $k->{id}, expiresIn => 60 }), 'roll_key');
+    like $rolled->{secret}, qr/^svc_live_/, 'roll_key: the new secret';
+    isnt $rolled->{id}, $k->{id}, 'roll_key: a new key';
+    $res = call($secret, 'roll_key', { keyId => $k->{id} });
+    is $res->{structuredContent}{status}, 409, 'roll_key twice: 409 invalid-state';
+    # a delegate with keys:write and an expiry: its tree only
+    my $exp = api(POST => '/v1/keys', token => $secret,
+                  body => { name => 'delegate', scopes => ['keys:write', 'keys:read', 'forms:read'],
+                            expiresAt => '2099-01-01T00:00:00Z' })->{json};
+    my $dtok = api(POST => '/v1/keys', token => $exp->{secret},
+                   body => { name => 'child', scopes => ['forms:read'] })->{json};
+    $res = call($exp->{secret}, 'roll_key', { keyId => $rolled->{id} });
+    is $res->{structuredContent}{status}, 404, 'delegate: another key of the account is not-found';
+    $res = call($exp->{secret}, 'get_key', { keyId => $rolled->{id} });
+    is $res->{structuredContent}{status}, 404, 'delegate: get_key outside its tree: 404';
+    my $child2 = ok_result(call($exp->{secret}, 'roll_key', { keyId => $dtok->{id} }), 'delegate: roll its child');
+    ok $child2->{expiresAt} && $child2->{expiresAt} le '2099-01-01T00:00:00Z', 'the rolled child never outlives the delegate'
+        or diag explain $child2;
+    $res = call($exp->{secret}, 'revoke_key', { keyId => $rolled->{id} });
+    is $res->{structuredContent}{status}, 404, 'delegate: revoke_key outside its tree: 404';
+
+    # the audit trail
+    my $audit = ok_result(call($secret, 'list_audit', { limit => 100 }), 'list_audit');
+    ok((grep { ($_->{action} // '') =~ /^key\.roll/ } @{ $audit->{data} }), 'list_audit: the roll is there')
+        or diag explain [map { $_->{action} } @{ $audit->{data} }];
+    $res = call($dtok->{secret}, 'list_audit', {});
+    is $res->{structuredContent}{status}, 403, 'list_audit needs account:read';
+    $res = call($secret, 'list_audit', { credential => 'nope' });
+    is $res->{structuredContent}{status}, 422, 'list_audit: a bad credential filter is 422';
+}
+
+# the event feed, and the file field type
+{
+    my $ff = ok_result(call($secret, 'create_form', { title => 'With a file',
+        fields => [{ key => 'cv', type => 'file', label => 'CV' }, { key => 'n', type => 'text', label => 'N' }] }), 'create_form with a file field');
+    is $ff->{fields}[0]{type}, 'file', 'file field made through MCP';
+    ok((grep { $_ eq 'file' } @{ $tool{create_form}{inputSchema}{properties}{fields}{items}{properties}{type}{enum} }),
+       'create_form: file in the type list');
+    ok((grep { $_ eq 'file' } @{ $tool{add_field}{inputSchema}{properties}{type}{enum} }), 'add_field: file in the type list');
+    ok_result(call($secret, 'publish_form', { formId => $ff->{id} }), 'publish the file form');
+    my $sub = api(POST => "/f/$ff->{id}", headers => { Accept => 'application/json' },
+                  body => { n => 'x', cv => { name => 'cv.txt', type => 'text/plain', data => 'aGVsbG8=' } });
+    is $sub->code, 201, 'a submission with a file' or diag $sub->content;
+    my $sid = $sub->{json}{id};
+    my $fid = api(GET => "/v1/forms/$ff->{id}/submissions/$sid", token => $secret)->{json}{data}{cv}[0]{id};
+    like $fid // '', qr/^fil_/, 'the file id';
+    my $fu = ok_result(call($secret, 'get_file_url', { formId => $ff->{id}, submissionId => $sid, fileId => $fid }), 'get_file_url');
+    is $fu->{url}, base_url() . "/v1/forms/$ff->{id}/submissions/$sid/files/$fid", 'get_file_url: the download URL';
+    is $fu->{name}, 'cv.txt', 'its name';
+    is $fu->{size}, 5, 'its size';
+    ok $fu->{untrustedRespondentData}, 'flagged untrusted';
+    my $dl = api(GET => $fu->{url} =~ s{^\Q@{[base_url()]}\E}{}r, token => $secret);
+    is $dl->content, 'hello', 'the URL downloads the file with the same credential';
+    $res = call($secret, 'get_file_url', { formId => $ff->{id}, submissionId => $sid, fileId => 'fil_nope' });
+    ok $res->{isError}, 'an unknown file: isError';
+    is $res->{structuredContent}{status}, 404, 'with a 404 problem';
+    $res = call($other_before //= (signup())[0], 'get_file_url', { formId => $ff->{id}, submissionId => $sid, fileId => $fid });
+    is $res->{structuredContent}{status}, 404, 'another account: 404';
+
+    my $ev = ok_result(call($secret, 'list_events', { formId => $ff->{id} }), 'list_events');
+    my @types = map { $_->{type} } @{ $ev->{data} };
+    ok((grep { $_ eq 'form.published' } @types), 'list_events: form.published');
+    ok((grep { $_ eq 'submission.created' } @types), 'list_events: submission.created');
+    ok $ev->{untrustedRespondentData}, 'list_events: flagged untrusted';
+    my $ev2 = ok_result(call($secret, 'list_events', { formId => $ff->{id}, type => 'form.published', after => $ev->{nextCursor}, wait => 1 }), 'list_events waits');
+    is scalar @{ $ev2->{data} }, 0, 'nothing new after the cursor';
+}
 
 # another account's form is not found, never forbidden
 my ($other) = signup();

@@ -5,6 +5,7 @@
  * dispatch.c. The route needs a bearer credential but no scope: each tool
  * checks the scope of its route. */
 #include "fs_csv.h"
+#include "fs_error.h"
 #include "fs_json.h"
 #include "fs_mcp.h"
 #include "fs_negotiate.h"
@@ -136,6 +137,38 @@ static json_object *document_resource(request_rec *r, const fs_mcp_call *call,
     return item;
 }
 
+/* get_file_url: the file file_id among the answers of the submission sub
+ * (its data: a file field's value is an array of {id, name, type, size,
+ * sha256, url}) as {url, method, name, type, size, sha256}, or NULL. */
+static json_object *file_url_of(request_rec *r, json_object *sub, const char *file_id) {
+    json_object *data = fs_json_get(sub, "data");
+    if (!data || !json_object_is_type(data, json_type_object))
+        return NULL;
+    json_object_object_foreach(data, k, v) {
+        (void)k;
+        if (!json_object_is_type(v, json_type_array))
+            continue;
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json_object *f = json_object_array_get_idx(v, i), *fid = fs_json_get(f, "id"),
+                        *url = fs_json_get(f, "url");
+            if (!fid || !url || !json_object_is_type(fid, json_type_string) ||
+                strcmp(json_object_get_string(fid), file_id))
+                continue;
+            json_object *o = fs_json_own(r->pool, json_object_new_object());
+            json_object_object_add(o, "url", json_object_get(url));
+            json_object_object_add(o, "method", json_object_new_string("GET"));
+            static const char *const copy[] = {"name", "type", "size", "sha256", NULL};
+            for (int c = 0; copy[c]; c++) {
+                json_object *m = fs_json_get(f, copy[c]);
+                if (m)
+                    json_object_object_add(o, copy[c], json_object_get(m));
+            }
+            return o;
+        }
+    }
+    return NULL;
+}
+
 static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
     json_object *name = fs_json_get(params, "name");
     if (!name || !json_object_is_type(name, json_type_string))
@@ -174,6 +207,18 @@ static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
         resource = document_resource(r, &call, &cap, &structured);
     else if (cap.body)
         structured = fs_json_parse_trusted(r->pool, cap.body);
+    if (ok && call.local && structured) { /* get_file_url: one file of the submission */
+        structured = file_url_of(r, structured, call.local);
+        if (!structured) {
+            fs_error *nf = fs_error_make(r->pool, "not-found", "No such file in the submission.");
+            text = fs_problem_render(r->pool, nf, formsvc_base_url(r), call.path);
+            structured = fs_json_parse_trusted(r->pool, text);
+            cap.status = 404;
+            ok = 0;
+        } else {
+            text = NULL;
+        }
+    }
     if (!structured || !json_object_is_type(structured, json_type_object)) {
         /* 204 (a deletion) has no body: say what happened */
         structured = fs_json_own(r->pool, json_object_new_object());

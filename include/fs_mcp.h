@@ -13,6 +13,9 @@
 #define FS_RPC_INVALID_REQUEST -32600
 #define FS_RPC_METHOD_NOT_FOUND -32601
 #define FS_RPC_INVALID_PARAMS -32602
+#define FS_RPC_INTERNAL_ERROR -32603
+/* MCP: resources/read of a resource that does not exist */
+#define FS_RPC_RESOURCE_NOT_FOUND -32002
 
 typedef enum {
     FS_RPC_REQUEST,      /* method and id: answer it */

@@ -115,7 +115,7 @@ $r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 3, 
 is $r->{json}{error}{code}, -32600, 'numeric method: -32600';
 $r = api(POST => '/mcp', token => $secret, body => '');
 is $r->{json}{error}{code}, -32600, 'empty body: -32600';
-$r = rpc($secret, 'resources/list');
+$r = rpc($secret, 'completion/complete');
 is $r->code, 200, 'unknown method: HTTP 200';
 is $r->{json}{error}{code}, -32601, 'method not found -32601';
 $r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 9, method => 'tools/call', params => [1] });
@@ -333,6 +333,9 @@ is $r->code, 401, 'revoked key: 401 at once';
     is $res->{structuredContent}{status}, 403, 'list_audit needs account:read';
     $res = call($secret, 'list_audit', { credential => 'nope' });
     is $res->{structuredContent}{status}, 422, 'list_audit: a bad credential filter is 422';
+    # within the unverified account's key quota for what follows
+    ok_result(call($secret, 'revoke_key', { keyId => $exp->{id} }), 'revoke the delegate and its tree');
+    ok_result(call($secret, 'revoke_key', { keyId => $rolled->{id} }), 'revoke the rolled key');
 }
 
 # the event feed, and the file field type
@@ -370,6 +373,61 @@ is $r->code, 401, 'revoked key: 401 at once';
     ok $ev->{untrustedRespondentData}, 'list_events: flagged untrusted';
     my $ev2 = ok_result(call($secret, 'list_events', { formId => $ff->{id}, type => 'form.published', after => $ev->{nextCursor}, wait => 1 }), 'list_events waits');
     is scalar @{ $ev2->{data} }, 0, 'nothing new after the cursor';
+}
+
+# resources and prompts
+{
+    ok $init->{result}{capabilities}{resources}, 'resources capability';
+    ok $init->{result}{capabilities}{prompts}, 'prompts capability';
+    my $rf = ok_result(call($secret, 'create_form', { title => 'Resourceful',
+        fields => [{ key => 'rating', type => 'integer', label => 'R', required => JSON::PP::true }] }), 'a form for resources');
+    my $uri = "formsvc://forms/$rf->{id}";
+    my $l = rpc($secret, 'resources/list')->{json}{result};
+    ok((grep { $_->{uri} eq $uri && $_->{title} eq 'Resourceful' } @{ $l->{resources} }), 'resources/list: the form')
+        or diag explain $l;
+    my $t = rpc($secret, 'resources/templates/list')->{json}{result}{resourceTemplates};
+    is_deeply [sort map { $_->{uriTemplate} } @$t],
+        ['formsvc://forms/{formId}', 'formsvc://forms/{formId}/schema', 'formsvc://forms/{formId}/submissions'], 'templates';
+    my $c = rpc($secret, 'resources/read', { uri => $uri })->{json}{result}{contents}[0];
+    is $c->{uri}, $uri, 'resources/read: the uri';
+    my $doc = JSON::PP->new->decode($c->{text});
+    is $doc->{id}, $rf->{id}, 'resources/read: the form';
+    $c = rpc($secret, 'resources/read', { uri => "$uri/schema" })->{json}{result}{contents}[0];
+    my $schema = JSON::PP->new->decode($c->{text});
+    is_deeply $schema->{required}, ['rating'], 'schema: required';
+    is $schema->{properties}{rating}{type}, 'integer', 'schema: the type';
+    ok_result(call($secret, 'publish_form', { formId => $rf->{id} }), 'publish');
+    is api(POST => "/f/$rf->{id}", headers => { Accept => 'application/json' }, body => { rating => 4 })->code, 201, 'a submission';
+    $c = rpc($secret, 'resources/read', { uri => "$uri/submissions" })->{json}{result}{contents}[0];
+    my $subs = JSON::PP->new->decode($c->{text});
+    is $subs->{data}[0]{data}{rating}, 4, 'submissions: the answer';
+    ok $subs->{untrustedRespondentData}, 'submissions: flagged untrusted';
+    $r = rpc($secret, 'resources/read', { uri => 'formsvc://forms/frm_nope' });
+    is $r->{json}{error}{code}, -32002, 'an unknown form: -32002';
+    is $r->{json}{error}{data}{problem}{status}, 404, 'with the problem';
+    $r = rpc($secret, 'resources/read', { uri => "formsvc://forms/$rf->{id}/../x" });
+    is $r->{json}{error}{code}, -32002, 'not a uri of ours: -32002';
+    $r = rpc($other_before //= (signup())[0], 'resources/read', { uri => $uri });
+    is $r->{json}{error}{code}, -32002, 'another account: -32002';
+    my $ro = api(POST => '/v1/keys', token => $secret, body => { name => 'forms-only', scopes => ['forms:read'] })->{json};
+    ok $ro->{secret}, 'a forms:read key' or diag explain $ro;
+    $r = rpc($ro->{secret}, 'resources/read', { uri => "$uri/submissions" });
+    is $r->{json}{error}{code}, -32602, 'submissions without submissions:read: -32602';
+    is $r->{json}{error}{data}{problem}{requiredScope}, 'submissions:read', 'naming the scope';
+
+    my $p = rpc($secret, 'prompts/list')->{json}{result}{prompts};
+    is_deeply [sort map { $_->{name} } @$p], ['design_form', 'summarise_answers'], 'prompts/list';
+    my $g = rpc($secret, 'prompts/get', { name => 'design_form', arguments => { goal => 'Plan the team lunch' } })->{json}{result};
+    like $g->{messages}[0]{content}{text}, qr/Plan the team lunch/, 'design_form: the goal in the text';
+    $r = rpc($secret, 'prompts/get', { name => 'design_form', arguments => {} });
+    is $r->{json}{error}{code}, -32602, 'design_form without goal: -32602';
+    $g = rpc($secret, 'prompts/get', { name => 'summarise_answers', arguments => { formId => $rf->{id}, focus => 'scores' } })->{json}{result};
+    is $g->{messages}[2]{content}{type}, 'resource', 'summarise_answers: the answers embedded';
+    is $g->{messages}[2]{content}{resource}{uri}, "$uri/submissions", 'as the submissions resource';
+    $r = rpc($secret, 'prompts/get', { name => 'summarise_answers', arguments => { formId => 'frm_nope' } });
+    is $r->{json}{error}{code}, -32002, 'summarise_answers of an unknown form: -32002';
+    $r = rpc($secret, 'prompts/get', { name => 'nope' });
+    is $r->{json}{error}{code}, -32602, 'an unknown prompt: -32602';
 }
 
 # another account's form is not found, never forbidden

@@ -260,7 +260,8 @@ SKIP: {
         or diag $g->{error};
     ok !(grep { !$_->{hasOutputSchema} } @{ $g->{tools} || [] }), 'SDK: every tool has an outputSchema';
     is_deeply [sort map { $_->{name} } grep { $_->{untrustedInSchema} } @{ $g->{tools} || [] }],
-              [sort qw(list_submissions get_submission wait_for_submissions export_submissions_csv)],
+              [sort qw(list_submissions get_submission wait_for_submissions export_submissions_csv
+                        list_events get_file_url)],
               'SDK: the tools whose results carry answers';
     ok !(grep { $_->{untrustedInSchema} && !$_->{saysUntrusted} } @{ $g->{tools} || [] }),
        'SDK: and their descriptions say so';

@@ -49,10 +49,14 @@ like $r->header('WWW-Authenticate'), qr/^Bearer/, 'WWW-Authenticate';
 is $r->{json}{type}, base_url() . '/problems/unauthorized', 'unauthorized problem';
 
 $r = api(GET => '/mcp', token => $secret, headers => { Accept => 'text/event-stream' });
-is $r->code, 405, 'GET /mcp: 405 (no SSE stream)';
-is $r->header('Allow'), 'POST', 'Allow: POST';
+is $r->code, 400, 'GET /mcp without a session: 400';
+$r = api(GET => '/mcp', token => $secret, headers => { Accept => 'application/json', 'Mcp-Session-Id' => 'mcs_01J0000000000000000000000Z' });
+is $r->code, 406, 'GET /mcp not accepting text/event-stream: 406';
 $r = api(DELETE => '/mcp', token => $secret);
-is $r->code, 405, 'DELETE /mcp: 405 (no sessions)';
+is $r->code, 400, 'DELETE /mcp without a session: 400';
+$r = api(PUT => '/mcp', token => $secret);
+is $r->code, 405, 'PUT /mcp: 405';
+is $r->header('Allow'), 'GET, HEAD, POST, DELETE', 'Allow names the transport\'s methods' or diag $r->header('Allow');
 
 $r = rpc($secret, 'initialize', { protocolVersion => '2025-06-18', capabilities => {},
                                   clientInfo => { name => 't', version => '1' } });
@@ -65,7 +69,21 @@ is $init->{result}{protocolVersion}, '2025-06-18', 'version agreed';
 is_deeply $init->{result}{capabilities}{tools}, { listChanged => JSON::PP::false }, 'tools capability';
 is $init->{result}{serverInfo}{name}, 'formsvc', 'serverInfo';
 is $init->{result}{serverInfo}{version}, '0.3.0', 'serverInfo version is the release';
-ok !$r->header('Mcp-Session-Id'), 'no session';
+my $session = $r->header('Mcp-Session-Id');
+like $session // '', qr/^mcs_[0-9A-Z]{26}$/, 'initialize starts a session';
+$r = rpc($secret, 'ping', undef, headers => { 'Mcp-Session-Id' => $session });
+is $r->code, 200, 'a request of the session';
+$r = rpc($secret, 'ping', undef, headers => { 'Mcp-Session-Id' => 'mcs_01J0000000000000000000000Z' });
+is $r->code, 404, 'an unknown session: 404';
+$r = rpc($secret, 'ping', undef, headers => { 'Mcp-Session-Id' => 'bogus' });
+is $r->code, 400, 'a malformed session id: 400';
+{
+    my ($stranger) = signup();
+    $r = rpc($stranger, 'ping', undef, headers => { 'Mcp-Session-Id' => $session });
+    is $r->code, 404, 'another account\'s session: 404';
+    $r = api(DELETE => '/mcp', token => $stranger, headers => { 'Mcp-Session-Id' => $session });
+    is $r->code, 404, 'another account cannot end it';
+}
 
 $r = rpc($secret, 'initialize', { protocolVersion => '2025-03-26', capabilities => {}, clientInfo => { name => 't', version => '1' } });
 is $r->{json}{result}{protocolVersion}, '2025-03-26', 'older version agreed';

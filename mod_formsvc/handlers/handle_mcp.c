@@ -1,9 +1,12 @@
 /* handle_mcp: POST /mcp, the Model Context Protocol over the Streamable HTTP
- * transport (JSON answers only, no SSE stream, no session). JSON-RPC 2.0
- * requests: initialize, ping, tools/list, tools/call; notifications are
- * accepted with 202. The tools (core/fs_mcp_tools.c) run their REST routes through
- * dispatch.c. The route needs a bearer credential but no scope: each tool
- * checks the scope of its route. */
+ * transport (JSON answers; the server-to-client stream of GET /mcp and the
+ * end of a session are handle_mcp_stream.c's). JSON-RPC 2.0 requests:
+ * initialize (which starts a session, Mcp-Session-Id), ping, tools/list,
+ * tools/call, resources/list, resources/templates/list, resources/read,
+ * resources/subscribe, resources/unsubscribe, prompts/list, prompts/get;
+ * notifications are accepted with 202. The tools (core/fs_mcp_tools.c) run their REST routes
+ * through dispatch.c. The route needs a bearer credential but no scope: each tool checks the scope
+ * of its route. */
 #include "fs_csv.h"
 #include "fs_error.h"
 #include "fs_fieldset.h"
@@ -12,12 +15,16 @@
 #include "fs_mcp_res.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
+#include "fs_store_mcp.h"
+#include "http/auth.h"
 #include "http/capture.h"
 #include "http/dispatch.h"
+#include "http/mcp_session.h"
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
 #include "runtime/log.h"
+#include "runtime/request_ctx.h"
 #include "runtime/version.h"
 
 #include <apr_escape.h>
@@ -49,7 +56,7 @@ static int m_initialize(request_rec *r, json_object *id, json_object *params) {
     json_object_object_add(tools, "listChanged", json_object_new_boolean(0));
     json_object_object_add(capa, "tools", tools);
     json_object *resources = json_object_new_object(), *prompts = json_object_new_object();
-    json_object_object_add(resources, "subscribe", json_object_new_boolean(0));
+    json_object_object_add(resources, "subscribe", json_object_new_boolean(1));
     json_object_object_add(resources, "listChanged", json_object_new_boolean(0));
     json_object_object_add(capa, "resources", resources);
     json_object_object_add(prompts, "listChanged", json_object_new_boolean(0));
@@ -440,6 +447,52 @@ static int m_prompts_get(request_rec *r, json_object *id, json_object *params) {
     return rpc_result(r, id, res);
 }
 
+/* The most resources one session subscribes to. */
+#define SUBSCRIPTIONS_MAX 100
+
+/* resources/subscribe (on) and resources/unsubscribe {uri}: the session's
+ * subscriptions, in PostgreSQL; a stream of the session (GET /mcp, on any
+ * machine) sends notifications/resources/updated for them. Subscribing
+ * reads the resource first, so a resource the caller cannot read is
+ * refused as resources/read refuses it. */
+static int m_subscribe(request_rec *r, json_object *id, json_object *params, const char *sid,
+                       int on) {
+    json_object *u = fs_json_get(params, "uri");
+    if (!u || !json_object_is_type(u, json_type_string))
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, "params.uri is required.");
+    if (!sid)
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS,
+                         "Subscriptions belong to a session: send the Mcp-Session-Id that "
+                         "initialize answered.");
+    const char *uri = json_object_get_string(u), *form_id;
+    if (fs_mcp_res_parse(r->pool, uri, &form_id) == FS_MCP_RES_NONE)
+        return rpc_error(r, 200, id, FS_RPC_RESOURCE_NOT_FOUND,
+                         apr_psprintf(r->pool, "Resource not found: %s.", uri));
+    const char *user = formsvc_req_get(r)->who->user_id;
+    fs_error *e;
+    if (!on) {
+        if ((e = fs_store_mcp_unsubscribe(formsvc_store(r), sid, user, uri)))
+            return formsvc_send_problem(r, e);
+        return rpc_result(r, id, json_object_new_object());
+    }
+    json_object *contents;
+    formsvc_capture cap;
+    if (resource_read(r, uri, &contents, &cap) < 0)
+        return resource_error(r, id, uri, &cap);
+    fs_mcp_outcome out;
+    if ((e = fs_store_mcp_subscribe(formsvc_store(r), sid, user, uri, form_id, SUBSCRIPTIONS_MAX,
+                                    &out)))
+        return formsvc_send_problem(r, e);
+    if (out == FS_MCP_FULL)
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS,
+                         apr_psprintf(r->pool, "A session subscribes to at most %d resources.",
+                                      SUBSCRIPTIONS_MAX));
+    if (out == FS_MCP_NO_SESSION)
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "not-found", "The MCP session ended meanwhile."));
+    return rpc_result(r, id, json_object_new_object());
+}
+
 /* ---- transport -------------------------------------------------------- */
 
 static int accepts_json(const char *accept) {
@@ -474,6 +527,12 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     fs_rpc_msg m;
     fs_rpc_parse(r->pool, buf, len, &m);
+    /* a session (Mcp-Session-Id) is checked on every message but the one
+     * that starts a new session; requests without one stand alone */
+    const char *sid = NULL;
+    int starts = m.kind == FS_RPC_REQUEST && !strcmp(m.method, "initialize");
+    if (!starts && (e = formsvc_mcp_session_of(r, &sid)))
+        return formsvc_send_problem(r, e);
     switch (m.kind) {
     case FS_RPC_BAD:
         return rpc_error(r, m.code == FS_RPC_INVALID_PARAMS ? 200 : 400, m.id, m.code, m.message);
@@ -482,8 +541,13 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
         return formsvc_send_empty(r, HTTP_ACCEPTED);
     case FS_RPC_REQUEST: break;
     }
-    if (!strcmp(m.method, "initialize"))
+    if (starts) {
+        if (!fs_json_get(m.params, "protocolVersion"))
+            return m_initialize(r, m.id, m.params); /* the error, no session */
+        if ((e = formsvc_mcp_session_start(r, &sid)))
+            return formsvc_send_problem(r, e);
         return m_initialize(r, m.id, m.params);
+    }
     if (!strcmp(m.method, "ping"))
         return rpc_result(r, m.id, json_object_new_object());
     if (!strcmp(m.method, "tools/list"))
@@ -496,6 +560,10 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
         return rpc_result(r, m.id, json_object_get(fs_mcp_res_templates(r->pool)));
     if (!strcmp(m.method, "resources/read"))
         return m_resources_read(r, m.id, m.params);
+    if (!strcmp(m.method, "resources/subscribe"))
+        return m_subscribe(r, m.id, m.params, sid, 1);
+    if (!strcmp(m.method, "resources/unsubscribe"))
+        return m_subscribe(r, m.id, m.params, sid, 0);
     if (!strcmp(m.method, "prompts/list"))
         return rpc_result(r, m.id, json_object_get(fs_mcp_prompts_list(r->pool)));
     if (!strcmp(m.method, "prompts/get"))
@@ -503,7 +571,7 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
     return rpc_error(r, 200, m.id, FS_RPC_METHOD_NOT_FOUND,
                      apr_psprintf(r->pool, "Method not found: %s.", m.method));
 }
-/* Only POST: GET (an SSE stream) and DELETE (ending a session) are 405 with
- * Allow: POST, from the router, as the transport allows. */
+/* POST; GET (the stream) and DELETE (ending a session) are
+ * handle_mcp_stream.c's. */
 const formsvc_route formsvc_routes_mcp[] = {{M_POST, "/mcp", formsvc_h_mcp, 0, 1},
                                             {0, NULL, NULL, 0, 0}};

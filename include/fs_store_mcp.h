@@ -63,4 +63,9 @@ typedef struct fs_mcp_update {
 fs_error *fs_store_mcp_updates(fs_store *st, const char *session_id, const char *user_id,
                                const char *after, int limit, fs_mcp_update **out, int *n);
 
+/* The retention task's sweep: deletes up to lim sessions unused for days
+ * days, with their subscriptions (*deleted: how many), and the stream
+ * leases that ran out as long ago (those of a child that died). */
+fs_error *fs_store_mcp_expire(fs_store *st, int days, int lim, int *deleted);
+
 #endif

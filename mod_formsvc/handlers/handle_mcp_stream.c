@@ -101,12 +101,8 @@ static int formsvc_h_mcp_stream(request_rec *r, const char *const *caps) {
                              "initialize answered."));
     formsvc_principal *who = formsvc_req_get(r)->who;
     const formsvc_global *g = formsvc_global_conf();
-    /* this child's threads first, then the account's streams on every machine */
-    formsvc_mcp_place *place = formsvc_mcp_place_begin(r);
-    if (!place)
-        return too_many(r, "service-unavailable",
-                        "This server has as many MCP streams open as it takes; try again in a "
-                        "few seconds (or another machine).");
+    /* the account's streams on every machine first (429: the account's
+     * doing), then this child's threads (503: the server's) */
     const char *stream_id = fs_id_new(r->pool, "mst_");
     if (!stream_id)
         return formsvc_send_problem(r, fs_error_internal(r->pool, "no random bytes for a stream"));
@@ -115,17 +111,22 @@ static int formsvc_h_mcp_stream(request_rec *r, const char *const *caps) {
     if ((e = fs_store_mcp_stream_open(formsvc_store(r), stream_id, who->user_id, sid,
                                       g->mcp_streams_account, lease, &out)))
         return formsvc_send_problem(r, e);
-    if (out == FS_MCP_FULL) {
-        formsvc_mcp_place_end(r, place);
+    if (out == FS_MCP_FULL)
         return too_many(r, "rate-limited",
                         apr_psprintf(r->pool,
                                      "The account has %d MCP streams open, as many as it may; "
                                      "close one first.",
                                      g->mcp_streams_account));
-    }
     if (out == FS_MCP_NO_SESSION)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "not-found", "The MCP session ended meanwhile."));
+    formsvc_mcp_place *place = formsvc_mcp_place_begin(r);
+    if (!place) {
+        fs_store_mcp_stream_close(formsvc_store(r), stream_id);
+        return too_many(r, "service-unavailable",
+                        "This server has as many MCP streams open as it takes; try again in a "
+                        "few seconds (or another machine).");
+    }
 
     /* where the stream starts: after the event the client saw last, or
      * where the session began (so an update between a subscription and

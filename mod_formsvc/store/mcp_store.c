@@ -66,6 +66,18 @@ const fs_stmt fs_stmts_mcp[] = {
      "    '0'::xid8), COALESCE(%s::text, '')) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
+    /* 1-2 days, 3 limit, 4 days: sessions unused for days days deleted
+     * (with their subscriptions), and leases that ran out days days ago */
+    {"fs_mcp_expire", 4,
+     "WITH d AS (DELETE FROM mcp_sessions WHERE seen_at < now() - make_interval(days => "
+     "%s::integer) "
+     "  AND id IN (SELECT id FROM mcp_sessions "
+     "    WHERE seen_at < now() - make_interval(days => %s::integer) LIMIT %s::integer) "
+     "  RETURNING 1), "
+     "l AS (DELETE FROM mcp_streams WHERE lease_until < now() - make_interval(days => "
+     "%s::integer)) "
+     "SELECT count(*)::text FROM d"},
+
     {NULL, 0, NULL}};
 
 fs_error *fs_store_mcp_session_create(fs_store *st, const char *session_id, const char *user_id) {
@@ -154,4 +166,10 @@ fs_error *fs_store_mcp_updates(fs_store *st, const char *session_id, const char 
     }
     *n = rs->nrows;
     return NULL;
+}
+
+fs_error *fs_store_mcp_expire(fs_store *st, int days, int lim, int *deleted) {
+    const char *d = FS_ARG_INT(st->pool, days);
+    const char *args[] = {d, d, FS_ARG_INT(st->pool, lim), d};
+    return FS_INT(st, "fs_mcp_expire", args, 0, deleted);
 }

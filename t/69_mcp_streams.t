@@ -166,6 +166,7 @@ like $s1->{buf}, qr{Content-Type: text/event-stream}i, 'text/event-stream';
 ok read_until($s1, qr/retry: 1000/, 5), 'the priming event sets the reconnection delay';
 ok read_until($s1, qr/: keep-alive/, 5), 'a keep-alive comment (every second here)';
 is streams_of($uid), 1, 'the stream holds one lease';
+like $inst->api(GET => '/metrics')->content, qr/^formsvc_mcp_streams 1$/m, '/metrics: formsvc_mcp_streams 1';
 is rpc($tok, $sid, 'resources/subscribe', { uri => $uri })->{json}{result} ? 1 : 0, 1, 'subscribed';
 is rpc($tok, undef, 'resources/subscribe', { uri => $uri })->{json}{error}{code}, -32602,
     'subscribing without a session: -32602';

@@ -4,6 +4,7 @@
  * callers are never admitted beyond the bound. */
 #include "runtime/mcp_streams.h"
 #include "runtime/config_global.h"
+#include "runtime/metrics.h"
 
 #include <ap_mpm.h>
 #include <apr_atomic.h>
@@ -30,6 +31,7 @@ static apr_status_t end_place(void *data) {
     formsvc_mcp_place *p = data;
     if (p->held) {
         apr_atomic_dec32(&open_streams);
+        formsvc_gauge_add(FORMSVC_G_MCP_STREAMS, -1);
         p->held = 0;
     }
     return APR_SUCCESS;
@@ -42,6 +44,7 @@ formsvc_mcp_place *formsvc_mcp_place_begin(request_rec *r) {
     }
     formsvc_mcp_place *p = apr_palloc(r->pool, sizeof(*p));
     p->held = 1;
+    formsvc_gauge_add(FORMSVC_G_MCP_STREAMS, 1);
     apr_pool_cleanup_register(r->pool, p, end_place, apr_pool_cleanup_null);
     return p;
 }

@@ -198,6 +198,18 @@ ok read_until($s2, qr/0\r\n\r\n$/, 5), 'its stream ends at the next keep-alive, 
 is rpc($tok, $sid, 'ping', {})->code, 404, 'the ended session: 404';
 close $s2->{sock};
 
+# ---- a stream never outlives its credential: revoked, it ends ------------
+{
+    my $d = $inst->api(POST => '/v1/keys', token => $tok, body => { name => 'streamer', scopes => ['forms:read'] })->{json};
+    my $dsid = session($d->{secret});
+    my $s = stream_send($d->{secret}, $dsid);
+    is status_of($s), 200, 'a delegated key\'s stream';
+    ok read_until($s, qr/: keep-alive/, 5), 'running';
+    is $inst->api(DELETE => "/v1/keys/$d->{id}", token => $tok)->code, 200, 'the key revoked';
+    ok read_until($s, qr/0\r\n\r\n$/, 5), 'its stream ends at the next keep-alive';
+    close $s->{sock};
+}
+
 # ---- bounds, exact under parallel requests ---------------------------------
 # one account, 12 streams asked for at once: 2 (its bound) open, 10 are 429
 ($tok, $uid) = account();

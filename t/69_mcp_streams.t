@@ -198,6 +198,30 @@ ok read_until($s2, qr/0\r\n\r\n$/, 5), 'its stream ends at the next keep-alive, 
 is rpc($tok, $sid, 'ping', {})->code, 404, 'the ended session: 404';
 close $s2->{sock};
 
+# ---- two machines on one database: a session served by either -----------
+{
+    my $b = FormsvcInstance->start(name => 'streams-b', conf => "FormsvcRateLimit submit off\n");
+    my ($btok) = account();
+    my $bsid = session($btok);                      # started on the first machine
+    my $bform = $inst->api(POST => '/v1/forms', token => $btok, body => { title => 'Both',
+        fields => [{ key => 'n', type => 'text', label => 'N' }] })->{json};
+    $inst->api(POST => "/v1/forms/$bform->{id}/publish", token => $btok);
+    my $buri = "formsvc://forms/$bform->{id}/submissions";
+    my $bs = stream_send($btok, $bsid);             # the stream on the first machine
+    is status_of($bs), 200, 'two machines: a stream on the first';
+    my $sub = $b->api(POST => '/mcp', token => $btok,
+        headers => { Accept => 'application/json, text/event-stream', 'Mcp-Session-Id' => $bsid },
+        body => { jsonrpc => '2.0', id => 3, method => 'resources/subscribe', params => { uri => $buri } });
+    ok $sub->{json}{result}, 'subscribed through the second machine (the session is in PostgreSQL)'
+        or diag $sub->content;
+    is $b->api(POST => "/f/$bform->{id}", headers => { Accept => 'application/json' }, body => { n => 'x' })->code,
+        201, 'a submission through the second machine';
+    ok read_until($bs, qr/data: \{[^\n]*\Q$buri\E/, 10), 'notified on the first machine\'s stream'
+        or diag $bs->{buf};
+    close $bs->{sock};
+    $b->stop;
+}
+
 # ---- a stream never outlives its credential: revoked, it ends ------------
 {
     my $d = $inst->api(POST => '/v1/keys', token => $tok, body => { name => 'streamer', scopes => ['forms:read'] })->{json};

@@ -2,7 +2,10 @@
  * body: it is classified as a JSON-RPC message, and a tools/call request
  * is mapped onto its REST request. Invariants: a bad message carries a
  * JSON-RPC error code and message; a mapped path never leaves the tool's
- * route (no '/', '?', '.' or '%' comes from an argument).
+ * route (no '/', '?', '.' or '%' comes from an argument). A
+ * resources/read or resources/subscribe uri and a prompts/get request go
+ * through their parsers: a form id taken from a uri is an identifier that
+ * makes the same uri again.
  *
  * Build and run:
  *   clang -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -Iinclude \
@@ -19,6 +22,7 @@
 
 #include "fs_json.h"
 #include "fs_mcp.h"
+#include "fs_mcp_res.h"
 
 static apr_pool_t *root;
 
@@ -70,6 +74,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (!bad && t->body && !c.body)
                 abort();
         }
+    }
+    if (m.kind == FS_RPC_REQUEST && !strncmp(m.method, "resources/", 10)) {
+        json_object *u = fs_json_get(m.params, "uri");
+        const char *form;
+        fs_mcp_res_kind k = u && json_object_is_type(u, json_type_string)
+                                ? fs_mcp_res_parse(p, json_object_get_string(u), &form)
+                                : FS_MCP_RES_NONE;
+        if (k != FS_MCP_RES_NONE && (!path_fits("{id}", form) ||
+                                     strcmp(fs_mcp_res_uri(p, k, form), json_object_get_string(u))))
+            abort();
+    }
+    if (m.kind == FS_RPC_REQUEST && !strcmp(m.method, "prompts/get")) {
+        json_object *name = fs_json_get(m.params, "name");
+        const char *text, *form, *err;
+        fs_mcp_prompt_kind k = fs_mcp_prompt_get(
+            p,
+            name && json_object_is_type(name, json_type_string) ? json_object_get_string(name)
+                                                                : NULL,
+            fs_json_get(m.params, "arguments"), &text, &form, &err);
+        if ((k == FS_MCP_PROMPT_NONE) != (err != NULL) || (k != FS_MCP_PROMPT_NONE && !text) ||
+            (k == FS_MCP_PROMPT_SUMMARISE && !path_fits("{id}", form)))
+            abort();
     }
     fs_rpc_error(p, m.id, -32600, "x");
     apr_pool_destroy(p);

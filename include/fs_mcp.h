@@ -13,6 +13,9 @@
 #define FS_RPC_INVALID_REQUEST -32600
 #define FS_RPC_METHOD_NOT_FOUND -32601
 #define FS_RPC_INVALID_PARAMS -32602
+#define FS_RPC_INTERNAL_ERROR -32603
+/* MCP: resources/read of a resource that does not exist */
+#define FS_RPC_RESOURCE_NOT_FOUND -32002
 
 typedef enum {
     FS_RPC_REQUEST,      /* method and id: answer it */
@@ -80,6 +83,10 @@ typedef struct fs_mcp_tool_extra {
      * untrusted input to a model: structuredContent gets
      * "untrustedRespondentData": true (FS_MCP_UNTRUSTED) */
     int untrusted;
+    /* an argument that is not sent with the REST request but kept for the
+     * result (fs_mcp_call.local): get_file_url's fileId, the file looked
+     * up in the submission the route answers. NULL: none */
+    const char *local_arg;
 } fs_mcp_tool_extra;
 
 extern const fs_mcp_tool_extra fs_mcp_tool_extras[];
@@ -96,6 +103,7 @@ typedef struct fs_mcp_call {
     const char *if_match; /* header value, or NULL */
     const char *body;     /* JSON text, or NULL */
     const char *accept;   /* Accept header value, or NULL (application/json) */
+    const char *local;    /* the value of the extras' local_arg (an id), or NULL */
 } fs_mcp_call;
 
 /* Maps args (an object) onto t's REST request. NULL when fine, else the

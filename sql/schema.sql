@@ -1096,6 +1096,57 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_mcp_stream_open(text, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mcp_stream_open(p_id text, p_user text, p_session text, p_max integer, p_lease integer) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    UPDATE mcp_sessions SET seen_at = now() WHERE id = p_session AND user_id = p_user;
+    IF NOT FOUND THEN
+        RETURN 'nosession';
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtextextended('formsvc:mcp_streams:' || p_user, 0));
+    DELETE FROM mcp_streams WHERE user_id = p_user AND lease_until < now();
+    SELECT count(*) INTO n FROM mcp_streams WHERE user_id = p_user;
+    IF n >= p_max THEN
+        RETURN 'full';
+    END IF;
+    INSERT INTO mcp_streams (id, user_id, session_id, lease_until)
+    VALUES (p_id, p_user, p_session, now() + make_interval(secs => p_lease));
+    RETURN 'ok';
+END $$;
+
+--
+-- Name: fs_mcp_subscribe(text, text, text, text, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_mcp_subscribe(p_session text, p_user text, p_uri text, p_form text, p_max integer) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    PERFORM 1 FROM mcp_sessions WHERE id = p_session AND user_id = p_user FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN 'nosession';
+    END IF;
+    UPDATE mcp_sessions SET seen_at = now() WHERE id = p_session;
+    IF EXISTS (SELECT 1 FROM mcp_subscriptions WHERE session_id = p_session AND uri = p_uri) THEN
+        RETURN 'ok';
+    END IF;
+    SELECT count(*) INTO n FROM mcp_subscriptions WHERE session_id = p_session;
+    IF n >= p_max THEN
+        RETURN 'full';
+    END IF;
+    INSERT INTO mcp_subscriptions (session_id, uri, form_id) VALUES (p_session, p_uri, p_form);
+    RETURN 'ok';
+END $$;
+
+--
 -- Name: fs_month_received(text, date); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1631,6 +1682,40 @@ CREATE TABLE public.mail_quota (
 );
 
 --
+-- Name: mcp_sessions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mcp_sessions (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    start_event text
+);
+
+--
+-- Name: mcp_streams; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mcp_streams (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    session_id text NOT NULL,
+    lease_until timestamp with time zone NOT NULL
+);
+
+--
+-- Name: mcp_subscriptions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mcp_subscriptions (
+    session_id text NOT NULL,
+    uri text NOT NULL,
+    form_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: notify_recipients; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1965,6 +2050,27 @@ ALTER TABLE ONLY public.mail_quota
     ADD CONSTRAINT mail_quota_pkey PRIMARY KEY (key);
 
 --
+-- Name: mcp_sessions mcp_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_sessions
+    ADD CONSTRAINT mcp_sessions_pkey PRIMARY KEY (id);
+
+--
+-- Name: mcp_streams mcp_streams_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_streams
+    ADD CONSTRAINT mcp_streams_pkey PRIMARY KEY (id);
+
+--
+-- Name: mcp_subscriptions mcp_subscriptions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_subscriptions
+    ADD CONSTRAINT mcp_subscriptions_pkey PRIMARY KEY (session_id, uri);
+
+--
 -- Name: notify_recipients notify_recipients_form_id_email_norm_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2271,6 +2377,18 @@ CREATE INDEX mail_jobs_recipient ON public.mail_jobs USING btree (recipient_id) 
 --
 
 CREATE INDEX mail_jobs_submission ON public.mail_jobs USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: mcp_sessions_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_sessions_user ON public.mcp_sessions USING btree (user_id, seen_at);
+
+--
+-- Name: mcp_streams_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_streams_user ON public.mcp_streams USING btree (user_id);
 
 --
 -- Name: notify_recipients_token; Type: INDEX; Schema: public; Owner: -
@@ -2582,6 +2700,27 @@ ALTER TABLE ONLY public.mail_jobs
 
 ALTER TABLE ONLY public.mail_jobs
     ADD CONSTRAINT mail_jobs_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_sessions mcp_sessions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_sessions
+    ADD CONSTRAINT mcp_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_streams mcp_streams_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_streams
+    ADD CONSTRAINT mcp_streams_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_subscriptions mcp_subscriptions_session_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_subscriptions
+    ADD CONSTRAINT mcp_subscriptions_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.mcp_sessions(id) ON DELETE CASCADE;
 
 --
 -- Name: notify_recipients notify_recipients_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

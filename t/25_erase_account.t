@@ -85,8 +85,22 @@ sub populate {
     $o{access} = $t->{json}{access_token};
     $o{client} = [$c->{json}{id}, $c->{json}{secret}];
     api(POST => '/v1/me/verify', token => $tok); # an account code, if the route takes it
+    # an MCP session with a subscription, and a stream's lease (written:
+    # a real stream would hold a connection through the test)
+    my $init = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+                   body => { jsonrpc => '2.0', id => 1, method => 'initialize',
+                             params => { protocolVersion => '2025-06-18', capabilities => {},
+                                         clientInfo => { name => 'erase', version => '1' } } });
+    my $sid = $init->header('Mcp-Session-Id') or die 'mcp session';
+    my $sr = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream', 'Mcp-Session-Id' => $sid },
+                 body => { jsonrpc => '2.0', id => 2, method => 'resources/subscribe',
+                           params => { uri => "formsvc://forms/$fid/submissions" } });
+    $sr->{json}{result} or die 'subscribe: ' . $sr->content;
+    $o{sessions} = [$sid];
     my $me = api(GET => '/v1/me', token => $tok)->{json};
     $o{uid} = $me->{user}{id};
+    psql("INSERT INTO mcp_streams (id, user_id, session_id, lease_until) VALUES ('mst_' || md5(random()::text), "
+       . sqlq($o{uid}) . ", " . sqlq($o{sessions}[0]) . ", now() + interval '1 minute')");
     $o{email} = lc $me->{user}{email};
     return \%o;
 }
@@ -98,7 +112,9 @@ my %MAP = (
     users                  => sub { "id = " . sqlq($_[0]{uid}) },
     map({ my $t = $_; ($t => sub { "user_id = " . sqlq($_[0]{uid}) }) }
         qw(audit clients events forms keys links submissions webhooks account_codes file_usage
-           submission_files submission_months submission_tally submission_purges asks)),
+           submission_files submission_months submission_tally submission_purges asks mcp_sessions
+           mcp_streams)),
+    mcp_subscriptions      => sub { "session_id IN " . in_list($_[0]{sessions} || []) },
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_closings          => sub { "form_id IN " . in_list($_[0]{forms}) },

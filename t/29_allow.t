@@ -21,7 +21,7 @@ my %want = (
     'POST /v1/forms/frm_x'            => 'GET, HEAD, PATCH, DELETE',
     'GET /v1/forms/frm_x/fields'      => 'POST, PUT',
     'DELETE /f/frm_x'                 => 'GET, HEAD, POST, OPTIONS',
-    'GET /mcp'                        => 'POST',
+    'PUT /mcp'                        => 'GET, HEAD, POST, DELETE',
     'PATCH /verify'                   => 'GET, HEAD, POST',
     'POST /openapi.json'              => 'GET, HEAD',
 );

@@ -8,6 +8,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 
 my ($secret, $acct) = signup();
+my $other_before;
 my $n = 0;
 my (%tool, $last_tool); # tools/list, and the tool of the last tools/call
 my $MCP_ACCEPT = 'application/json, text/event-stream';
@@ -48,10 +49,14 @@ like $r->header('WWW-Authenticate'), qr/^Bearer/, 'WWW-Authenticate';
 is $r->{json}{type}, base_url() . '/problems/unauthorized', 'unauthorized problem';
 
 $r = api(GET => '/mcp', token => $secret, headers => { Accept => 'text/event-stream' });
-is $r->code, 405, 'GET /mcp: 405 (no SSE stream)';
-is $r->header('Allow'), 'POST', 'Allow: POST';
+is $r->code, 400, 'GET /mcp without a session: 400';
+$r = api(GET => '/mcp', token => $secret, headers => { Accept => 'application/json', 'Mcp-Session-Id' => 'mcs_01J0000000000000000000000Z' });
+is $r->code, 406, 'GET /mcp not accepting text/event-stream: 406';
 $r = api(DELETE => '/mcp', token => $secret);
-is $r->code, 405, 'DELETE /mcp: 405 (no sessions)';
+is $r->code, 400, 'DELETE /mcp without a session: 400';
+$r = api(PUT => '/mcp', token => $secret);
+is $r->code, 405, 'PUT /mcp: 405';
+is $r->header('Allow'), 'GET, HEAD, POST, DELETE', 'Allow names the transport\'s methods' or diag $r->header('Allow');
 
 $r = rpc($secret, 'initialize', { protocolVersion => '2025-06-18', capabilities => {},
                                   clientInfo => { name => 't', version => '1' } });
@@ -64,7 +69,21 @@ is $init->{result}{protocolVersion}, '2025-06-18', 'version agreed';
 is_deeply $init->{result}{capabilities}{tools}, { listChanged => JSON::PP::false }, 'tools capability';
 is $init->{result}{serverInfo}{name}, 'formsvc', 'serverInfo';
 is $init->{result}{serverInfo}{version}, '0.3.0', 'serverInfo version is the release';
-ok !$r->header('Mcp-Session-Id'), 'no session';
+my $session = $r->header('Mcp-Session-Id');
+like $session // '', qr/^mcs_[0-9A-Z]{26}$/, 'initialize starts a session';
+$r = rpc($secret, 'ping', undef, headers => { 'Mcp-Session-Id' => $session });
+is $r->code, 200, 'a request of the session';
+$r = rpc($secret, 'ping', undef, headers => { 'Mcp-Session-Id' => 'mcs_01J0000000000000000000000Z' });
+is $r->code, 404, 'an unknown session: 404';
+$r = rpc($secret, 'ping', undef, headers => { 'Mcp-Session-Id' => 'bogus' });
+is $r->code, 400, 'a malformed session id: 400';
+{
+    my ($stranger) = signup();
+    $r = rpc($stranger, 'ping', undef, headers => { 'Mcp-Session-Id' => $session });
+    is $r->code, 404, 'another account\'s session: 404';
+    $r = api(DELETE => '/mcp', token => $stranger, headers => { 'Mcp-Session-Id' => $session });
+    is $r->code, 404, 'another account cannot end it';
+}
 
 $r = rpc($secret, 'initialize', { protocolVersion => '2025-03-26', capabilities => {}, clientInfo => { name => 't', version => '1' } });
 is $r->{json}{result}{protocolVersion}, '2025-03-26', 'older version agreed';
@@ -114,7 +133,7 @@ $r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 3, 
 is $r->{json}{error}{code}, -32600, 'numeric method: -32600';
 $r = api(POST => '/mcp', token => $secret, body => '');
 is $r->{json}{error}{code}, -32600, 'empty body: -32600';
-$r = rpc($secret, 'resources/list');
+$r = rpc($secret, 'completion/complete');
 is $r->code, 200, 'unknown method: HTTP 200';
 is $r->{json}{error}{code}, -32601, 'method not found -32601';
 $r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 9, method => 'tools/call', params => [1] });
@@ -142,7 +161,8 @@ my @want = qw(whoami list_forms get_form create_form update_form delete_form pub
               get_form_notify
               create_link list_links get_link delete_link
               list_webhooks create_webhook update_webhook delete_webhook test_webhook
-              list_deliveries retry_delivery);
+              list_deliveries retry_delivery get_key roll_key list_audit list_events
+              get_file_url);
 ok $tool{$_}, "tool $_ listed" for @want;
 for my $t (@tools) {
     is $t->{inputSchema}{type}, 'object', "$t->{name}: inputSchema is an object schema";
@@ -295,6 +315,138 @@ my $rev = ok_result(call($secret, 'revoke_key', { keyId => $key->{id} }), 'revok
 ok $rev->{revokedAt}, 'revoke_key: revokedAt';
 $r = rpc($key->{secret}, 'ping');
 is $r->code, 401, 'revoked key: 401 at once';
+
+# key roll through MCP: a delegate rolls only keys of its own tree, and the
+# new key never outlives it (the REST route's checks, through dispatch)
+{
+    my $k = ok_result(call($secret, 'create_key', { name => 'to-roll', scopes => ['forms:read'] }), 'create_key to roll');
+    my $got = ok_result(call($secret, 'get_key', { keyId => $k->{id} }), 'get_key');
+    ok !exists $got->{secret}, 'get_key: no secret';
+    my $rolled = ok_result(call($secret, 'roll_key', { keyId => $k->{id}, expiresIn => 60 }), 'roll_key');
+    like $rolled->{secret}, qr/^svc_live_/, 'roll_key: the new secret';
+    isnt $rolled->{id}, $k->{id}, 'roll_key: a new key';
+    $res = call($secret, 'roll_key', { keyId => $k->{id} });
+    is $res->{structuredContent}{status}, 409, 'roll_key twice: 409 invalid-state';
+    # a delegate with keys:write and an expiry: its tree only
+    my $exp = api(POST => '/v1/keys', token => $secret,
+                  body => { name => 'delegate', scopes => ['keys:write', 'keys:read', 'forms:read'],
+                            expiresAt => '2099-01-01T00:00:00Z' })->{json};
+    my $dtok = api(POST => '/v1/keys', token => $exp->{secret},
+                   body => { name => 'child', scopes => ['forms:read'] })->{json};
+    $res = call($exp->{secret}, 'roll_key', { keyId => $rolled->{id} });
+    is $res->{structuredContent}{status}, 404, 'delegate: another key of the account is not-found';
+    $res = call($exp->{secret}, 'get_key', { keyId => $rolled->{id} });
+    is $res->{structuredContent}{status}, 404, 'delegate: get_key outside its tree: 404';
+    my $child2 = ok_result(call($exp->{secret}, 'roll_key', { keyId => $dtok->{id} }), 'delegate: roll its child');
+    ok $child2->{expiresAt} && $child2->{expiresAt} le '2099-01-01T00:00:00Z', 'the rolled child never outlives the delegate'
+        or diag explain $child2;
+    $res = call($exp->{secret}, 'revoke_key', { keyId => $rolled->{id} });
+    is $res->{structuredContent}{status}, 404, 'delegate: revoke_key outside its tree: 404';
+
+    # the audit trail
+    my $audit = ok_result(call($secret, 'list_audit', { limit => 100 }), 'list_audit');
+    ok((grep { ($_->{action} // '') =~ /^key\.roll/ } @{ $audit->{data} }), 'list_audit: the roll is there')
+        or diag explain [map { $_->{action} } @{ $audit->{data} }];
+    $res = call($dtok->{secret}, 'list_audit', {});
+    is $res->{structuredContent}{status}, 403, 'list_audit needs account:read';
+    $res = call($secret, 'list_audit', { credential => 'nope' });
+    is $res->{structuredContent}{status}, 422, 'list_audit: a bad credential filter is 422';
+    # within the unverified account's key quota for what follows
+    ok_result(call($secret, 'revoke_key', { keyId => $exp->{id} }), 'revoke the delegate and its tree');
+    ok_result(call($secret, 'revoke_key', { keyId => $rolled->{id} }), 'revoke the rolled key');
+}
+
+# the event feed, and the file field type
+{
+    my $ff = ok_result(call($secret, 'create_form', { title => 'With a file',
+        fields => [{ key => 'cv', type => 'file', label => 'CV' }, { key => 'n', type => 'text', label => 'N' }] }), 'create_form with a file field');
+    is $ff->{fields}[0]{type}, 'file', 'file field made through MCP';
+    ok((grep { $_ eq 'file' } @{ $tool{create_form}{inputSchema}{properties}{fields}{items}{properties}{type}{enum} }),
+       'create_form: file in the type list');
+    ok((grep { $_ eq 'file' } @{ $tool{add_field}{inputSchema}{properties}{type}{enum} }), 'add_field: file in the type list');
+    ok_result(call($secret, 'publish_form', { formId => $ff->{id} }), 'publish the file form');
+    my $sub = api(POST => "/f/$ff->{id}", headers => { Accept => 'application/json' },
+                  body => { n => 'x', cv => { name => 'cv.txt', type => 'text/plain', data => 'aGVsbG8=' } });
+    is $sub->code, 201, 'a submission with a file' or diag $sub->content;
+    my $sid = $sub->{json}{id};
+    my $fid = api(GET => "/v1/forms/$ff->{id}/submissions/$sid", token => $secret)->{json}{data}{cv}[0]{id};
+    like $fid // '', qr/^fil_/, 'the file id';
+    my $fu = ok_result(call($secret, 'get_file_url', { formId => $ff->{id}, submissionId => $sid, fileId => $fid }), 'get_file_url');
+    is $fu->{url}, base_url() . "/v1/forms/$ff->{id}/submissions/$sid/files/$fid", 'get_file_url: the download URL';
+    is $fu->{name}, 'cv.txt', 'its name';
+    is $fu->{size}, 5, 'its size';
+    ok $fu->{untrustedRespondentData}, 'flagged untrusted';
+    my $dl = api(GET => $fu->{url} =~ s{^\Q@{[base_url()]}\E}{}r, token => $secret);
+    is $dl->content, 'hello', 'the URL downloads the file with the same credential';
+    $res = call($secret, 'get_file_url', { formId => $ff->{id}, submissionId => $sid, fileId => 'fil_nope' });
+    ok $res->{isError}, 'an unknown file: isError';
+    is $res->{structuredContent}{status}, 404, 'with a 404 problem';
+    $res = call($other_before //= (signup())[0], 'get_file_url', { formId => $ff->{id}, submissionId => $sid, fileId => $fid });
+    is $res->{structuredContent}{status}, 404, 'another account: 404';
+
+    my $ev = ok_result(call($secret, 'list_events', { formId => $ff->{id} }), 'list_events');
+    my @types = map { $_->{type} } @{ $ev->{data} };
+    ok((grep { $_ eq 'form.published' } @types), 'list_events: form.published');
+    ok((grep { $_ eq 'submission.created' } @types), 'list_events: submission.created');
+    ok $ev->{untrustedRespondentData}, 'list_events: flagged untrusted';
+    my $ev2 = ok_result(call($secret, 'list_events', { formId => $ff->{id}, type => 'form.published', after => $ev->{nextCursor}, wait => 1 }), 'list_events waits');
+    is scalar @{ $ev2->{data} }, 0, 'nothing new after the cursor';
+}
+
+# resources and prompts
+{
+    ok $init->{result}{capabilities}{resources}, 'resources capability';
+    ok $init->{result}{capabilities}{prompts}, 'prompts capability';
+    my $rf = ok_result(call($secret, 'create_form', { title => 'Resourceful',
+        fields => [{ key => 'rating', type => 'integer', label => 'R', required => JSON::PP::true }] }), 'a form for resources');
+    my $uri = "formsvc://forms/$rf->{id}";
+    my $l = rpc($secret, 'resources/list')->{json}{result};
+    ok((grep { $_->{uri} eq $uri && $_->{title} eq 'Resourceful' } @{ $l->{resources} }), 'resources/list: the form')
+        or diag explain $l;
+    my $t = rpc($secret, 'resources/templates/list')->{json}{result}{resourceTemplates};
+    is_deeply [sort map { $_->{uriTemplate} } @$t],
+        ['formsvc://forms/{formId}', 'formsvc://forms/{formId}/schema', 'formsvc://forms/{formId}/submissions'], 'templates';
+    my $c = rpc($secret, 'resources/read', { uri => $uri })->{json}{result}{contents}[0];
+    is $c->{uri}, $uri, 'resources/read: the uri';
+    my $doc = JSON::PP->new->decode($c->{text});
+    is $doc->{id}, $rf->{id}, 'resources/read: the form';
+    $c = rpc($secret, 'resources/read', { uri => "$uri/schema" })->{json}{result}{contents}[0];
+    my $schema = JSON::PP->new->decode($c->{text});
+    is_deeply $schema->{required}, ['rating'], 'schema: required';
+    is $schema->{properties}{rating}{type}, 'integer', 'schema: the type';
+    ok_result(call($secret, 'publish_form', { formId => $rf->{id} }), 'publish');
+    is api(POST => "/f/$rf->{id}", headers => { Accept => 'application/json' }, body => { rating => 4 })->code, 201, 'a submission';
+    $c = rpc($secret, 'resources/read', { uri => "$uri/submissions" })->{json}{result}{contents}[0];
+    my $subs = JSON::PP->new->decode($c->{text});
+    is $subs->{data}[0]{data}{rating}, 4, 'submissions: the answer';
+    ok $subs->{untrustedRespondentData}, 'submissions: flagged untrusted';
+    $r = rpc($secret, 'resources/read', { uri => 'formsvc://forms/frm_nope' });
+    is $r->{json}{error}{code}, -32002, 'an unknown form: -32002';
+    is $r->{json}{error}{data}{problem}{status}, 404, 'with the problem';
+    $r = rpc($secret, 'resources/read', { uri => "formsvc://forms/$rf->{id}/../x" });
+    is $r->{json}{error}{code}, -32002, 'not a uri of ours: -32002';
+    $r = rpc($other_before //= (signup())[0], 'resources/read', { uri => $uri });
+    is $r->{json}{error}{code}, -32002, 'another account: -32002';
+    my $ro = api(POST => '/v1/keys', token => $secret, body => { name => 'forms-only', scopes => ['forms:read'] })->{json};
+    ok $ro->{secret}, 'a forms:read key' or diag explain $ro;
+    $r = rpc($ro->{secret}, 'resources/read', { uri => "$uri/submissions" });
+    is $r->{json}{error}{code}, -32602, 'submissions without submissions:read: -32602';
+    is $r->{json}{error}{data}{problem}{requiredScope}, 'submissions:read', 'naming the scope';
+
+    my $p = rpc($secret, 'prompts/list')->{json}{result}{prompts};
+    is_deeply [sort map { $_->{name} } @$p], ['design_form', 'summarise_answers'], 'prompts/list';
+    my $g = rpc($secret, 'prompts/get', { name => 'design_form', arguments => { goal => 'Plan the team lunch' } })->{json}{result};
+    like $g->{messages}[0]{content}{text}, qr/Plan the team lunch/, 'design_form: the goal in the text';
+    $r = rpc($secret, 'prompts/get', { name => 'design_form', arguments => {} });
+    is $r->{json}{error}{code}, -32602, 'design_form without goal: -32602';
+    $g = rpc($secret, 'prompts/get', { name => 'summarise_answers', arguments => { formId => $rf->{id}, focus => 'scores' } })->{json}{result};
+    is $g->{messages}[2]{content}{type}, 'resource', 'summarise_answers: the answers embedded';
+    is $g->{messages}[2]{content}{resource}{uri}, "$uri/submissions", 'as the submissions resource';
+    $r = rpc($secret, 'prompts/get', { name => 'summarise_answers', arguments => { formId => 'frm_nope' } });
+    is $r->{json}{error}{code}, -32002, 'summarise_answers of an unknown form: -32002';
+    $r = rpc($secret, 'prompts/get', { name => 'nope' });
+    is $r->{json}{error}{code}, -32602, 'an unknown prompt: -32602';
+}
 
 # another account's form is not found, never forbidden
 my ($other) = signup();

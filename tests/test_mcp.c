@@ -143,7 +143,8 @@ static void tool_table(void **state) {
         if (!t->body && !t->query) { /* only path and control arguments */
             json_object_object_foreach(props, k, v) {
                 (void)v;
-                if (strcmp(k, "ifMatchVersion") &&
+                const char *local = fs_mcp_tool_extra_of(t)->local_arg;
+                if (strcmp(k, "ifMatchVersion") && !(local && !strcmp(k, local)) &&
                     !strstr(t->path, apr_pstrcat(p, "{", k, "}", NULL)))
                     fail_msg("%s: argument %s goes nowhere", t->name, k);
             }
@@ -216,6 +217,25 @@ static void build_calls(void **state) {
     assert_string_equal(c.path, "/v1/forms/frm_a/submissions");
     assert_string_equal(c.query, "spam=true");
     assert_string_equal(c.accept, "text/csv");
+
+    /* a local argument: kept for the result, not sent */
+    assert_null(build(p, "get_file_url",
+                      "{\"formId\":\"frm_a\",\"submissionId\":\"sub_b\",\"fileId\":\"fil_c\"}",
+                      &c));
+    assert_string_equal(c.path, "/v1/forms/frm_a/submissions/sub_b");
+    assert_null(c.query);
+    assert_string_equal(c.local, "fil_c");
+    assert_non_null(
+        build(p, "get_file_url", "{\"formId\":\"frm_a\",\"submissionId\":\"sub_b\"}", &c));
+    assert_non_null(build(p, "get_file_url",
+                          "{\"formId\":\"frm_a\",\"submissionId\":\"sub_b\",\"fileId\":\"../x\"}",
+                          &c));
+    assert_null(build(p, "roll_key", "{\"keyId\":\"key_a\",\"expiresIn\":60}", &c));
+    assert_string_equal(c.path, "/v1/keys/key_a/roll");
+    assert_string_equal(c.body, "{\"expiresIn\":60}");
+    assert_null(build(p, "list_events", "{\"type\":\"form.closed\",\"wait\":2}", &c));
+    assert_string_equal(c.path, "/v1/events");
+    assert_string_equal(c.query, "type=form.closed&wait=2");
 
     /* invalid params */
     assert_non_null(build(p, "get_form", "{}", &c));

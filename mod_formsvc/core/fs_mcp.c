@@ -138,7 +138,7 @@ static char query_type(const char *spec, const char *name, int *required) {
 }
 
 const fs_mcp_tool_extra *fs_mcp_tool_extra_of(const fs_mcp_tool *t) {
-    static const fs_mcp_tool_extra none = {NULL, NULL, NULL, 0};
+    static const fs_mcp_tool_extra none = {NULL, NULL, NULL, 0, NULL};
     for (const fs_mcp_tool_extra *x = fs_mcp_tool_extras; t && x->name; x++)
         if (!strcmp(x->name, t->name))
             return x;
@@ -169,10 +169,17 @@ const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *
         s = close + 1;
     }
     out->path = path;
+    const fs_mcp_tool_extra *x = fs_mcp_tool_extra_of(t);
     json_object *rest = fs_json_own(p, json_object_new_object());
     json_object_object_foreach(args, k, v) {
         if (apr_hash_get(used, k, APR_HASH_KEY_STRING))
             continue;
+        if (x->local_arg && !strcmp(k, x->local_arg)) {
+            if (!json_object_is_type(v, json_type_string) || !id_ok(json_object_get_string(v)))
+                return apr_psprintf(p, "Argument %s is not an identifier.", k);
+            out->local = json_object_get_string(v);
+            continue;
+        }
         char qt = t->query ? query_type(t->query, k, NULL) : 0;
         if (qt) {
             const char *val;
@@ -211,7 +218,8 @@ const char *fs_mcp_build_call(apr_pool_t *p, const fs_mcp_tool *t, json_object *
             return apr_psprintf(p, "Argument %s is required.", name);
         s = end ? end + 1 : NULL;
     }
-    const fs_mcp_tool_extra *x = fs_mcp_tool_extra_of(t);
+    if (x->local_arg && !out->local)
+        return apr_psprintf(p, "Argument %s is required and must be a string.", x->local_arg);
     if (x->fixed_query)
         out->query =
             out->query ? apr_pstrcat(p, x->fixed_query, "&", out->query, NULL) : x->fixed_query;

@@ -59,7 +59,7 @@
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
     "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
-    "\"hidden\"]},"                                                                                \
+    "\"hidden\",\"file\"]},"                                                                       \
     "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
     "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
     "\"required\":{\"type\":\"boolean\"},"                                                         \
@@ -68,7 +68,8 @@
     "{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"                        \
     "\"label\":{\"type\":\"string\"}},\"required\":[\"value\"]}]}},"                               \
     "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "        \
-    "minimum, maximum, minItems, maxItems as the type allows.\"},"                                 \
+    "minimum, maximum, minItems, maxItems as the type allows; file: maxSize (bytes), maxFiles, "   \
+    "accept (media types or extensions).\"},"                                                      \
     "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"{field, equals} or "          \
     "{field, in: [...]}\"},"                                                                       \
     "\"position\":{\"type\":\"integer\",\"minimum\":0},"                                           \
@@ -383,6 +384,63 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "Revokes a key and every token delegated from it (DELETE /v1/keys/{id}).", "DELETE",
      "/v1/keys/{keyId}", NULL, 0, 0, 0, 1, 1,
      OBJ("\"keyId\":" ID("The key's id (key_...)."), "\"keyId\""), OUT_KEY},
+    {"get_key", "Get an API key",
+     "One API key or delegated token, without its secret (GET /v1/keys/{id}).", "GET",
+     "/v1/keys/{keyId}", NULL, 0, 0, 1, 0, 1,
+     OBJ("\"keyId\":" ID("The key's id (key_...)."), "\"keyId\""), OUT_KEY},
+    {"roll_key", "Roll an API key",
+     "Replaces a key with a new one that takes its place (same name, scopes, parent, client; "
+     "expiry no later than the old key's and the caller's); the old key and its revocation "
+     "tree expire after expiresIn seconds. The new secret is shown only in this answer. A key "
+     "outside what the caller may manage is not-found; a key rolled before, revoked or "
+     "expired is invalid-state (POST /v1/keys/{id}/roll).",
+     "POST", "/v1/keys/{keyId}/roll", NULL, 1, 0, 0, 0, 0,
+     OBJ("\"keyId\":" ID("The key's id (key_...).") ",\"expiresIn\":{\"type\":\"integer\","
+                                                    "\"minimum\":0,\"maximum\":604800,"
+                                                    "\"default\":86400,\"description\":"
+                                                    "\"Seconds the old key keeps working.\"}",
+         "\"keyId\""),
+     OUT_KEY_SECRET},
+    {"list_audit", "List the audit trail",
+     "The account's audit trail, newest first, one page: who (credential, actor) did what to "
+     "which resource; a credential with form: constraints sees only the records of its forms "
+     "(GET /v1/audit).",
+     "GET", "/v1/audit", "actor:s credential:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     OBJ("\"actor\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100},"
+         "\"credential\":{\"type\":\"string\",\"description\":\"A key id (key_...) or a client "
+         "id (cli_...).\"}," LIMIT "," CURSOR,
+         ""),
+     OUT_PAGE},
+    {"list_events", "List events",
+     "The account's event feed, oldest first after the cursor after (nextCursor of the "
+     "previous call; omitted: from the oldest kept, 30 days): submission.created, "
+     "form.published, form.closed, webhook.paused, submissions.erased, submissions.deleted. "
+     "With wait (seconds, at most 30) and nothing new, the call waits for an event. "
+     "submission.created events need submissions:read and carry the answers (GET "
+     "/v1/events; needs webhooks:read)." UNTRUSTED_SAYS,
+     "GET", "/v1/events", "type:s formId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
+     OBJ("\"type\":{\"enum\":[\"submission.created\",\"form.published\",\"form.closed\","
+         "\"webhook.paused\",\"submissions.erased\",\"submissions.deleted\"]},"
+         "\"formId\":" ID(
+             "Only this form's events (frm_...).") ","
+                                                   "\"after\":{\"type\":\"string\",\"description\":"
+                                                   "\"nextCursor of the previous call.\"},"
+                                                   "\"wait\":{\"type\":\"integer\",\"minimum\":0,"
+                                                   "\"maximum\":30,\"default\":0}," LIMIT,
+         ""),
+     OUT_EVENTS},
+    {"get_file_url", "Get a file's download URL",
+     "Where to download a file uploaded with a submission: {url, method, name, type, size, "
+     "sha256}, the URL of GET /v1/forms/{id}/submissions/{sid}/files/{fid} to fetch with the "
+     "same bearer credential (needs submissions:read). Returns the URL, not the bytes; reads "
+     "the submission (GET /v1/forms/{id}/submissions/{sid}) to find the file." UNTRUSTED_SAYS,
+     "GET", "/v1/forms/{formId}/submissions/{submissionId}", NULL, 0, 0, 1, 0, 1,
+     OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...).") ",\"fileId\":" ID(
+             "The file's id (fil_...), as in the submission's data."),
+         "\"formId\",\"submissionId\",\"fileId\""),
+     OUT("\"url\":" S ",\"method\":" S ",\"name\":" S ",\"type\":" S
+         ",\"size\":{\"type\":\"integer\"},\"sha256\":" S "," UNTRUSTED_MEMBER,
+         "\"url\",\"method\",\"name\",\"type\",\"size\"," UNTRUSTED_REQ)},
     /* ---- waiting, export, OAuth clients, verification ---- */
     {"wait_for_submissions", "Wait for submissions",
      "New submissions of a form, oldest first, after the cursor after (nextCursor of the "
@@ -558,13 +616,15 @@ const fs_mcp_tool fs_mcp_tools[] = {
 
 /* What the tools above need beyond their REST mapping (fs_mcp.h). */
 const fs_mcp_tool_extra fs_mcp_tool_extras[] = {
-    {"list_submissions", NULL, NULL, 1},
-    {"get_submission", NULL, NULL, 1},
-    {"update_submission", NULL, NULL, 1},
-    {"get_insights", NULL, NULL, 1},
-    {"wait_for_submissions", NULL, "type=submission.created", 1},
-    {"ask_human", NULL, NULL, 1},
-    {"get_ask", NULL, NULL, 1},
-    {"list_asks", NULL, NULL, 1},
-    {"export_submissions_csv", "text/csv", NULL, 1},
-    {NULL, NULL, NULL, 0}};
+    {"list_submissions", NULL, NULL, 1, NULL},
+    {"get_submission", NULL, NULL, 1, NULL},
+    {"update_submission", NULL, NULL, 1, NULL},
+    {"get_insights", NULL, NULL, 1, NULL},
+    {"wait_for_submissions", NULL, "type=submission.created", 1, NULL},
+    {"ask_human", NULL, NULL, 1, NULL},
+    {"get_ask", NULL, NULL, 1, NULL},
+    {"list_asks", NULL, NULL, 1, NULL},
+    {"export_submissions_csv", "text/csv", NULL, 1, NULL},
+    {"list_events", NULL, NULL, 1, NULL},
+    {"get_file_url", NULL, NULL, 1, "fileId"},
+    {NULL, NULL, NULL, 0, NULL}};

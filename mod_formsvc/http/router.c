@@ -20,9 +20,9 @@ static const formsvc_route *const tables[] = {
     formsvc_routes_clients,     formsvc_routes_token,     formsvc_routes_audit,
     formsvc_routes_verify,      formsvc_routes_forms,     formsvc_routes_fields,
     formsvc_routes_submissions, formsvc_routes_public,    formsvc_routes_mcp,
-    formsvc_routes_openapi,     formsvc_routes_webhooks,  formsvc_routes_metrics,
-    formsvc_routes_stats,       formsvc_routes_insights,  formsvc_routes_links,
-    formsvc_routes_files, /* uploaded files */
+    formsvc_routes_mcp_stream,  formsvc_routes_openapi,   formsvc_routes_webhooks,
+    formsvc_routes_metrics,     formsvc_routes_stats,     formsvc_routes_insights,
+    formsvc_routes_links,       formsvc_routes_files, /* uploaded files */
     formsvc_routes_notify,      formsvc_routes_export,    formsvc_routes_erasures,
     formsvc_routes_asks,        formsvc_routes_authorize, formsvc_routes_grants,
 };

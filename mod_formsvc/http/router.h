@@ -33,6 +33,7 @@ extern const formsvc_route formsvc_routes_fields[];
 extern const formsvc_route formsvc_routes_submissions[];
 extern const formsvc_route formsvc_routes_public[];
 extern const formsvc_route formsvc_routes_mcp[];
+extern const formsvc_route formsvc_routes_mcp_stream[];
 extern const formsvc_route formsvc_routes_openapi[];
 extern const formsvc_route formsvc_routes_webhooks[];
 extern const formsvc_route formsvc_routes_stats[];

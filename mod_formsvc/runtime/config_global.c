@@ -18,6 +18,10 @@ static const formsvc_global defaults = {
     .webhook_allow_private = 0,
     .event_waits_process = -1,
     .event_waits_account = 2,
+    .mcp_streams_process = -1,
+    .mcp_streams_account = 4,
+    .mcp_stream_keepalive = 15,
+    .mcp_stream_max_age = 600,
     .locale_dir = FS_LOCALE_DIR,
     .file_max_size = 25 * 1024 * 1024,
     .file_max_files = 10,
@@ -167,6 +171,40 @@ const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, c
     if (acct && !fs_int_parse(acct, 0, 100000, &g->event_waits_account))
         return "FormsvcEventWaits: the second argument is a count from 0 to 100000 "
                "(waiting requests per account and httpd child)";
+    return NULL;
+}
+
+/* FormsvcMCPStreams auto|<per child> [<per account>] */
+const char *formsvc_set_mcp_streams(cmd_parms *cmd, void *d, const char *proc, const char *acct) {
+    (void)d;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err)
+        return err;
+    formsvc_global *g = glob(cmd);
+    if (!strcasecmp(proc, "auto"))
+        g->mcp_streams_process = -1;
+    else if (!fs_int_parse(proc, 0, 100000, &g->mcp_streams_process))
+        return "FormsvcMCPStreams: the first argument is auto or a count from 0 to 100000 "
+               "(streams per httpd child)";
+    if (acct && !fs_int_parse(acct, 0, 100000, &g->mcp_streams_account))
+        return "FormsvcMCPStreams: the second argument is a count from 0 to 100000 "
+               "(streams per account)";
+    return NULL;
+}
+
+/* FormsvcMCPStreamTimes <keep-alive seconds> [<most seconds open>] */
+const char *formsvc_set_mcp_stream_times(cmd_parms *cmd, void *d, const char *ka, const char *age) {
+    (void)d;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    if (err)
+        return err;
+    formsvc_global *g = glob(cmd);
+    if (!fs_int_parse(ka, 1, 3600, &g->mcp_stream_keepalive))
+        return "FormsvcMCPStreamTimes: the first argument is seconds from 1 to 3600 "
+               "(between keep-alive comments)";
+    if (age && !fs_int_parse(age, 1, 86400, &g->mcp_stream_max_age))
+        return "FormsvcMCPStreamTimes: the second argument is seconds from 1 to 86400 "
+               "(a stream's longest life)";
     return NULL;
 }
 

@@ -26,6 +26,10 @@ typedef struct formsvc_global {
     int webhook_allow_private; /* FormsvcWebhookAllowPrivate */
     int event_waits_process;   /* FormsvcEventWaits, per child; -1: auto (ThreadsPerChild / 4) */
     int event_waits_account;   /* its second argument, per account and child */
+    int mcp_streams_process;   /* FormsvcMCPStreams, per child; -1: auto (ThreadsPerChild / 4) */
+    int mcp_streams_account;   /* its second argument, per account (every machine) */
+    int mcp_stream_keepalive;  /* FormsvcMCPStreamTimes, seconds between keep-alives */
+    int mcp_stream_max_age;    /* its second argument, seconds a stream stays open at most */
     const char *locale_dir;    /* FormsvcLocaleDir, absolute */
     int file_max_size;         /* FormsvcFileMaxSize, bytes */
     int file_max_files;        /* FormsvcFileMaxFiles */
@@ -68,6 +72,8 @@ const char *formsvc_set_db_timeout(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_log_interval(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_webhook_private(cmd_parms *cmd, void *d, int on);
 const char *formsvc_set_event_waits(cmd_parms *cmd, void *d, const char *proc, const char *acct);
+const char *formsvc_set_mcp_streams(cmd_parms *cmd, void *d, const char *proc, const char *acct);
+const char *formsvc_set_mcp_stream_times(cmd_parms *cmd, void *d, const char *ka, const char *age);
 const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);
@@ -84,6 +90,14 @@ const char *formsvc_set_retention(cmd_parms *cmd, void *d, const char *arg);
             "GET /v1/events?wait= requests that may wait at once per httpd child: auto "           \
             "(ThreadsPerChild / 4, the default) or a count; then per account and child "           \
             "(default 2). Others are answered at once."),                                          \
+        AP_INIT_TAKE12("FormsvcMCPStreams", formsvc_set_mcp_streams, NULL, RSRC_CONF,              \
+                       "MCP streams (GET /mcp) open at once per httpd child: auto "                \
+                       "(ThreadsPerChild / 4, the default) or a count (beyond: 503); then per "    \
+                       "account on all machines together (default 4; beyond: 429)."),              \
+        AP_INIT_TAKE12("FormsvcMCPStreamTimes", formsvc_set_mcp_stream_times, NULL, RSRC_CONF,     \
+                       "Seconds between an MCP stream's keep-alive comments (default 15), then "   \
+                       "seconds a stream stays open at most before the client reconnects "         \
+                       "(default 600)."),                                                          \
         AP_INIT_TAKE1("FormsvcDBTimeout", formsvc_set_db_timeout, NULL, RSRC_CONF,                 \
                       "Seconds a request waits at most for a pooled database connection and for "  \
                       "the answer to one statement; then 503 with Retry-After (default 10, 0 = "   \

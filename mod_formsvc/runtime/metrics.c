@@ -21,7 +21,7 @@
 APLOG_USE_MODULE(formsvc);
 
 #define SEGMENT_KEY "formsvc-metrics"
-#define MAGIC 0x666f726d4d657402ULL /* layout version 2: bump when the struct changes */
+#define MAGIC 0x666f726d4d657403ULL /* layout version 3: bump when the struct changes */
 #define N_CHILD_SLOTS 256           /* children alive at once, old generations included */
 #define N_SLOTS 160                 /* route slots; slot 0: our paths that match no route */
 #define N_COUNTERS 48               /* room for formsvc_metric to grow */
@@ -433,7 +433,7 @@ static void children(apr_bucket_brigade *bb) {
          "(open, in the pool).");
     apr_bucket_brigade *max = apr_brigade_create(bb->p, bb->bucket_alloc);
     head(max, "formsvc_db_pool_max", "gauge", "The most connections a child opens (DBDMax).");
-    apr_uint64_t waiters = 0;
+    apr_uint64_t waiters = 0, streams = 0;
     for (int i = 0; i < N_CHILD_SLOTS; i++) {
         child_slot *c = &seg->child[i];
         apr_uint32_t pid = apr_atomic_read32(&c->pid);
@@ -445,6 +445,8 @@ static void children(apr_bucket_brigade *bb) {
         held = held < 0 ? 0 : held;
         int idle = open > held ? open - held : 0;
         waiters += w > 0 ? (apr_uint64_t)w : 0;
+        int ms = (int)apr_atomic_read32(&c->gauge[FORMSVC_G_MCP_STREAMS]);
+        streams += ms > 0 ? (apr_uint64_t)ms : 0;
         apr_brigade_printf(bb, NULL, NULL,
                            "formsvc_db_pool_connections{pid=\"%u\",state=\"in_use\"} %d\n"
                            "formsvc_db_pool_connections{pid=\"%u\",state=\"idle\"} %d\n",
@@ -457,6 +459,9 @@ static void children(apr_bucket_brigade *bb) {
          "Requests waiting in a long poll of GET /v1/events, summed over the children.");
     apr_brigade_printf(bb, NULL, NULL, "formsvc_events_longpoll_waiters %" APR_UINT64_T_FMT "\n",
                        waiters);
+    head(bb, "formsvc_mcp_streams", "gauge",
+         "MCP streams open (GET /mcp), summed over the children.");
+    apr_brigade_printf(bb, NULL, NULL, "formsvc_mcp_streams %" APR_UINT64_T_FMT "\n", streams);
 }
 
 /* The webhook deliveries waiting, from the database now (with the outbox). */

@@ -70,13 +70,14 @@ void formsvc_metric_batch(int n);
 /* Gauges of this child (one slot per live child in the shared memory,
  * each reported with its pid): connections of mod_dbd's pool that a
  * request or worker holds, that are open (held or idle), the most it
- * opens (DBDMax), and requests in a long poll. No operation before the
+ * opens (DBDMax), requests in a long poll and open MCP streams. No operation before the
  * child has a slot (formsvc_metrics_child_init). */
 typedef enum formsvc_gauge {
     FORMSVC_G_DB_HELD,
     FORMSVC_G_DB_OPEN,
     FORMSVC_G_DB_MAX,
     FORMSVC_G_LONGPOLL_WAITERS,
+    FORMSVC_G_MCP_STREAMS, /* open MCP streams (GET /mcp) */
     FORMSVC_G_N
 } formsvc_gauge;
 void formsvc_gauge_add(formsvc_gauge g, int delta);

@@ -5,6 +5,7 @@
  * when done. */
 #include "runtime/retention.h"
 
+#include "fs_store_mcp.h"
 #include "fs_store_retention.h"
 #include "runtime/config.h"
 #include "runtime/config_global.h"
@@ -146,6 +147,9 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
                              "expiring events");
         audit = expire_rows(w, s, st, fs_store_audit_expire, g->audit_retention_days,
                             "expiring audit entries");
+        /* MCP sessions unused for a day (an account's are also forgotten
+         * when it starts a new one) */
+        expire_rows(w, s, st, fs_store_mcp_expire, 1, "expiring MCP sessions");
         if (subs || events || audit)
             FORMSVC_SLOG(s, APLOG_INFO, 0, 02156,
                          "retention: deleted %" APR_INT64_T_FMT

@@ -122,6 +122,7 @@ extern const fs_stmt fs_stmts_forms[];
 extern const fs_stmt fs_stmts_public[];
 extern const fs_stmt fs_stmts_webhooks[];
 extern const fs_stmt fs_stmts_stats[];
+extern const fs_stmt fs_stmts_mcp[];
 extern const fs_stmt fs_stmts_links[];
 extern const fs_stmt fs_stmts_files[]; /* uploaded files */
 extern const fs_stmt fs_stmts_mail[];  /* mail of submissions */

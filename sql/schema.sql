@@ -120,6 +120,179 @@ BEGIN
 END $_$;
 
 --
+-- Name: fs_ask_create(text, text, text, text, jsonb, text, text, text, timestamp with time zone, text, text, jsonb, text, integer, integer, text, text, text, text, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_create(p_id text, p_user text, p_form text, p_title text, p_fields jsonb, p_link text, p_hash text, p_sealed text, p_expires timestamp with time zone, p_message text, p_to text, p_metadata jsonb, p_created_by text, p_forms integer, p_asks integer, p_rcpt text, p_mailbox text, p_msg text, p_mail text, p_cap integer, p_per_address integer) RETURNS TABLE(outcome text, body text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    used bigint;
+    a asks;
+    addr_key text;
+BEGIN
+    PERFORM 1 FROM users WHERE id = p_user FOR UPDATE;
+    SELECT count(*) INTO used FROM forms WHERE user_id = p_user;
+    IF used >= p_forms THEN
+        RETURN QUERY SELECT 'quota-forms'::text, used::text;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO used FROM asks k
+     WHERE k.user_id = p_user AND fs_ask_status(k) = 'pending';
+    IF used >= p_asks THEN
+        RETURN QUERY SELECT 'quota-asks'::text, used::text;
+        RETURN;
+    END IF;
+    IF p_to IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM asks k JOIN notify_recipients n ON n.form_id = k.form_id
+                    WHERE k.user_id = p_user AND n.email_norm = p_mailbox
+                      AND n.status = 'unsubscribed') THEN
+            RETURN QUERY SELECT 'refused'::text, NULL::text;
+            RETURN;
+        END IF;
+        addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+        IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+            RETURN QUERY SELECT 'quota-address'::text, p_per_address::text;
+            RETURN;
+        END IF;
+        IF NOT fs_mail_day_take('notify:' || p_user, p_cap) THEN
+            PERFORM fs_mail_day_give(addr_key);
+            RETURN QUERY SELECT 'quota-notifications'::text, p_cap::text;
+            RETURN;
+        END IF;
+    END IF;
+    INSERT INTO forms (id, user_id, title, description, fields, status, published_at)
+    VALUES (p_form, p_user, p_title, p_message, p_fields, 'published', clock_timestamp());
+    INSERT INTO links (id, form_id, user_id, token_hash, token_sealed, metadata, expires_at,
+                       max_uses, created_by)
+    VALUES (p_link, p_form, p_user, p_hash, p_sealed,
+            COALESCE(p_metadata, '{}'::jsonb) || jsonb_build_object('askId', p_id),
+            p_expires, 1, p_created_by);
+    INSERT INTO asks (id, user_id, form_id, link_id, message, recipient, metadata, expires_at,
+                      created_by)
+    VALUES (p_id, p_user, p_form, p_link, p_message, p_to, p_metadata, p_expires, p_created_by)
+    RETURNING * INTO a;
+    IF p_to IS NOT NULL THEN
+        INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
+        VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
+        INSERT INTO outbox (id, recipient, message) VALUES (p_msg, p_to, p_mail);
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
+END $$;
+
+--
+-- Name: fs_ask_decline(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_decline(p_form text, p_hash text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    l links;
+    a asks;
+BEGIN
+    SELECT * INTO l FROM links WHERE form_id = p_form AND token_hash = p_hash FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO a FROM asks WHERE link_id = l.id FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF fs_ask_status(a) <> 'pending' OR fs_link_state(l) <> 'active' THEN
+        RETURN CASE WHEN fs_ask_status(a) = 'pending' THEN 'expired' ELSE fs_ask_status(a) END;
+    END IF;
+    UPDATE asks SET declined_at = clock_timestamp() WHERE id = a.id RETURNING * INTO a;
+    -- withdrawn, not merely expired: expires_at is compared with now(), the
+    -- start of a transaction, and a submission's transaction may have
+    -- started before this one and wait for the link's row lock
+    UPDATE links SET deleted_at = a.declined_at WHERE id = l.id;
+    INSERT INTO events (id, user_id, type, form_id, payload)
+    VALUES (fs_new_id('evt_'), a.user_id, 'ask.declined', a.form_id,
+            jsonb_build_object('askId', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                               'metadata', a.metadata, 'declinedAt', fs_ts(a.declined_at)));
+    RETURN 'declined';
+END $$;
+
+--
+-- Name: asks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.asks (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    form_id text NOT NULL,
+    link_id text NOT NULL,
+    message text NOT NULL,
+    recipient text,
+    metadata jsonb,
+    expires_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    created_by text,
+    answered_at timestamp with time zone,
+    submission_id text,
+    declined_at timestamp with time zone
+);
+
+--
+-- Name: fs_ask_json(public.asks); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_json(a public.asks) RETURNS json
+    LANGUAGE sql STABLE
+    AS $$ SELECT (jsonb_build_object('id', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                              'status', fs_ask_status(a), 'message', a.message,
+                              'to', a.recipient, 'metadata', a.metadata,
+                              'expiresAt', fs_ts(a.expires_at), 'createdAt', fs_ts(a.created_at))
+           || CASE WHEN a.answered_at IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('answeredAt', fs_ts(a.answered_at),
+                          'submissionId', a.submission_id,
+                          'answer', (SELECT s.data FROM submissions s
+                                     WHERE s.id = a.submission_id)) END
+           || CASE WHEN a.declined_at IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('declinedAt', fs_ts(a.declined_at)) END)::json $$;
+
+--
+-- Name: fs_ask_status(public.asks); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_status(a public.asks) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ SELECT CASE WHEN a.answered_at IS NOT NULL THEN 'answered'
+               WHEN a.declined_at IS NOT NULL THEN 'declined'
+               WHEN a.expires_at <= now() THEN 'expired'
+               ELSE 'pending' END $$;
+
+--
+-- Name: fs_asks_answer(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_asks_answer() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    -- a statement-level trigger runs for an insert of no rows too: the
+    -- insert below would call it again, without end
+    IF NOT EXISTS (SELECT 1 FROM new_events n WHERE n.type = 'submission.created') THEN
+        RETURN NULL;
+    END IF;
+    WITH a AS (
+        UPDATE asks k SET answered_at = n.created_at, submission_id = n.submission_id
+          FROM new_events n
+         WHERE n.type = 'submission.created' AND n.submission_id IS NOT NULL
+           AND n.payload ? 'linkId' AND k.link_id = n.payload->>'linkId'
+           AND k.answered_at IS NULL AND k.declined_at IS NULL
+        RETURNING k.*, n.payload->'data' AS data)
+    INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
+    SELECT fs_new_id('evt_'), a.user_id, 'ask.answered', a.form_id, a.submission_id,
+           jsonb_build_object('askId', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                              'metadata', a.metadata, 'submissionId', a.submission_id,
+                              'answer', a.data, 'answeredAt', fs_ts(a.answered_at))
+      FROM a;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: fs_audit(text, text, text, text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -314,7 +487,8 @@ CREATE TABLE public.events (
     payload jsonb NOT NULL,
     xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
-);
+)
+PARTITION BY RANGE (id);
 
 --
 -- Name: fs_delivery_json(public.deliveries, public.events); Type: FUNCTION; Schema: public; Owner: -
@@ -406,6 +580,77 @@ BEGIN
 END $$;
 
 --
+-- Name: forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.forms (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    slug text,
+    title text NOT NULL,
+    description text,
+    status text DEFAULT 'draft'::text NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
+    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    published_at timestamp with time zone,
+    deleted_at timestamp with time zone,
+    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
+);
+
+--
+-- Name: fs_form_closed_json(public.forms, text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closed_json(f public.forms, p_reason text, p_count bigint) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'status', 'closed',
+       'reason', p_reason, 'closesAt', f.settings -> 'closesAt',
+       'maxSubmissions', f.settings -> 'maxSubmissions', 'submissionCount', p_count,
+       'closedAt', fs_ts(CASE WHEN p_reason = 'closesAt' THEN fs_public_closes_at(f.settings)
+                              ELSE clock_timestamp() END)) $$;
+
+--
+-- Name: fs_form_closings_emit(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closings_emit(lim integer) RETURNS integer
+    LANGUAGE sql
+    AS $$ WITH due AS (
+       SELECT f.id, f.user_id, fs_public_closes_at(f.settings) AS at,
+              COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) AS is_full
+         FROM forms f
+        WHERE f.status = 'published' AND f.deleted_at IS NULL
+          AND fs_public_closes_at(f.settings) <= now()
+          AND fs_public_closes_at(f.settings) > now() - interval '7 days'
+          AND NOT EXISTS (SELECT 1 FROM form_closings c
+                           WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings))
+        ORDER BY 3 LIMIT lim),
+   ins AS (INSERT INTO form_closings (form_id, closes_at, event_id)
+           SELECT id, at, CASE WHEN NOT is_full THEN fs_new_id('evt_') END FROM due
+           ON CONFLICT DO NOTHING RETURNING form_id, event_id),
+   ev AS (INSERT INTO events (id, user_id, type, form_id, payload)
+          SELECT ins.event_id, f.user_id, 'form.closed', f.id,
+                 fs_form_closed_json(f, 'closesAt', fs_form_count(f.id))
+            FROM ins JOIN forms f ON f.id = ins.form_id
+           WHERE ins.event_id IS NOT NULL RETURNING 1)
+   SELECT count(*)::integer FROM ev $$;
+
+--
+-- Name: fs_form_closings_next(double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_closings_next(ahead double precision) RETURNS double precision
+    LANGUAGE sql STABLE
+    AS $$ SELECT extract(epoch FROM min(fs_public_closes_at(f.settings)) - now())::double precision
+     FROM forms f
+    WHERE f.status = 'published' AND f.deleted_at IS NULL
+      AND fs_public_closes_at(f.settings) > now()
+      AND fs_public_closes_at(f.settings) <= now() + make_interval(secs => ahead) $$;
+
+--
 -- Name: fs_form_count(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -455,27 +700,6 @@ BEGIN
     WHERE user_id = OLD.user_id AND form_id = OLD.id AND submission_id IS NULL;
     RETURN NULL;
 END $$;
-
---
--- Name: forms; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.forms (
-    id text NOT NULL,
-    user_id text NOT NULL,
-    slug text,
-    title text NOT NULL,
-    description text,
-    status text DEFAULT 'draft'::text NOT NULL,
-    version integer DEFAULT 1 NOT NULL,
-    fields jsonb DEFAULT '[]'::jsonb NOT NULL,
-    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
-    published_at timestamp with time zone,
-    deleted_at timestamp with time zone,
-    CONSTRAINT forms_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'closed'::text])))
-);
 
 --
 -- Name: fs_form_json(public.forms, text); Type: FUNCTION; Schema: public; Owner: -
@@ -650,6 +874,16 @@ CREATE FUNCTION public.fs_grant_json(g public.oauth_grants, a public.oauth_apps)
             CASE WHEN NOT fs_creator_alive(g.created_by) THEN fs_creator_end(g.created_by) END))) $$;
 
 --
+-- Name: fs_id_at(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_id_at(id text) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT to_timestamp(sum((strpos('0123456789ABCDEFGHJKMNPQRSTVWXYZ',
+                    substr(id, strpos(id, '_') + 1 + i, 1)) - 1)::bigint << (45 - 5 * i)) / 1000.0)
+          FROM generate_series(0, 9) i $$;
+
+--
 -- Name: fs_id_before(text, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -678,6 +912,107 @@ CREATE FUNCTION public.fs_id_time(t timestamp with time zone) RETURNS text
             ((floor(extract(epoch FROM t) * 1000)::bigint >> (45 - 5 * i)) & 31)::integer + 1, 1),
             '' ORDER BY i)
           FROM generate_series(0, 9) i $$;
+
+--
+-- Name: fs_insight_count(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_count() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               count(*)
+          FROM new_subs s JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, f.fields) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    ELSE
+        INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+        SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value,
+               -count(*)
+          FROM old_subs s LEFT JOIN forms f ON f.id = s.form_id,
+               LATERAL fs_insight_items(s.data, COALESCE(f.fields, '[]'::jsonb)) x
+         WHERE NOT s.spam
+         GROUP BY 1, 2, 3, 4, 5;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_insight_items(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_items(p_data jsonb, p_fields jsonb) RETURNS TABLE(key text, kind text, value text)
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT '', 'sub', ''
+   UNION ALL
+   SELECT d.key, 'ans', '' FROM jsonb_each(p_data) d
+    WHERE d.value NOT IN ('null'::jsonb, '""'::jsonb, '[]'::jsonb)
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'boolean'
+   UNION ALL
+   SELECT d.key, 'num', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'number'
+   UNION ALL
+   SELECT d.key, 'opt', e #>> '{}' FROM jsonb_each(p_data) d, jsonb_array_elements(d.value) e
+    WHERE jsonb_typeof(d.value) = 'array' AND jsonb_typeof(e) = 'string'
+   UNION ALL
+   SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'select') $$;
+
+--
+-- Name: fs_insight_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_rollup(p_limit integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.fs_insight_rollup')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM insight_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM insight_tally LIMIT p_limit))
+        RETURNING form_id, day, key, kind, value, n),
+    g AS (SELECT d.form_id, d.day, d.key, d.kind, d.value, sum(d.n) AS n FROM d
+           WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = d.form_id)
+           GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.n) <> 0),
+    u AS (INSERT INTO insight_counts AS c (form_id, day, key, kind, value, n)
+          SELECT * FROM g
+          ON CONFLICT (form_id, day, key, kind, value) DO UPDATE SET n = c.n + EXCLUDED.n
+          RETURNING 1)
+    SELECT count(*) INTO moved FROM d;
+    DELETE FROM insight_counts WHERE n = 0;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available OR foreign_key_violation THEN
+    RETURN -1;
+END $$;
+
+--
+-- Name: fs_insights(text, date, date); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insights(p_form text, p_since date, p_until date) RETURNS TABLE(key text, kind text, value text, n bigint)
+    LANGUAGE sql STABLE
+    AS $$ SELECT t.key, t.kind, t.value, sum(t.n)::bigint
+     FROM (SELECT c.key, c.kind, c.value, c.n FROM insight_counts c
+            WHERE c.form_id = p_form AND c.day >= p_since AND c.day < p_until
+           UNION ALL
+           SELECT i.key, i.kind, i.value, i.n FROM insight_tally i
+            WHERE i.form_id = p_form AND i.day >= p_since AND i.day < p_until) t
+    GROUP BY t.key, t.kind, t.value
+   HAVING sum(t.n) <> 0
+    ORDER BY t.key, t.kind, CASE WHEN t.kind = 'num' THEN t.value::numeric END, t.value $$;
 
 --
 -- Name: keys; Type: TABLE; Schema: public; Owner: -
@@ -1035,8 +1370,14 @@ CREATE TABLE public.submissions (
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     uniq_hash text,
     link_id text,
-    link_metadata jsonb
-);
+    link_metadata jsonb,
+    owner_status text DEFAULT 'new'::text NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    note text,
+    owner_version integer DEFAULT 1 NOT NULL,
+    owner_updated_at timestamp with time zone
+)
+PARTITION BY RANGE (id);
 
 --
 -- Name: fs_mail_submission_json(public.submissions); Type: FUNCTION; Schema: public; Owner: -
@@ -1247,6 +1588,47 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_partitions_ahead(integer, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partitions_ahead(months integer, at timestamp with time zone DEFAULT now()) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    p record;
+    m timestamp;
+    lo text; hi text; name text;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.partitions')) THEN
+        RETURN -1;
+    END IF;
+    -- below deadlock_timeout: this gives way to a request it would
+    -- deadlock with, never the request
+    SET LOCAL lock_timeout = '200ms';
+    FOR p IN SELECT * FROM partition_plan ORDER BY tbl LOOP
+        FOR i IN 0..months LOOP
+            m := date_trunc('month', at AT TIME ZONE 'UTC') + make_interval(months => i);
+            lo := p.prefix || fs_id_time(m AT TIME ZONE 'UTC');
+            hi := p.prefix || fs_id_time((m + interval '1 month') AT TIME ZONE 'UTC');
+            CONTINUE WHEN hi <= p.bound;
+            name := p.tbl || '_' || to_char(m, 'YYYY_MM');
+            CONTINUE WHEN to_regclass(name) IS NOT NULL;
+            EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', name, p.tbl);
+            EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
+                           p.tbl, name, GREATEST(lo, p.bound), hi);
+            IF p.tbl = 'submissions' THEN
+                -- a form has one owner (sql/0044): the planner estimates a
+                -- partition's rows with the partition's own statistics
+                EXECUTE format('CREATE STATISTICS %I (dependencies) ON form_id, user_id FROM %I',
+                               name || '_form_user', name);
+            END IF;
+            RETURN 1;
+        END LOOP;
+    END LOOP;
+    RETURN 0;
+END $$;
+
+--
 -- Name: fs_public_autoclosed(public.forms); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1293,6 +1675,23 @@ BEGIN
     RETURN NULL;
 EXCEPTION WHEN others THEN
     RETURN NULL;
+END $$;
+
+--
+-- Name: fs_public_left_locked(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_public_left_locked(p_form text) RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f forms;
+BEGIN
+    SELECT * INTO f FROM forms WHERE id = p_form FOR NO KEY UPDATE;
+    IF NOT FOUND OR fs_public_max_submissions(f.settings) IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (fs_public_max_submissions(f.settings) - fs_form_count(p_form))::bigint;
 END $$;
 
 --
@@ -1393,13 +1792,128 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_submission_hours_added(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_added() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO submission_hour_tally (form_id, hour, submissions, spam)
+    SELECT s.form_id, fs_utc_hour(s.created_at),
+           count(*) FILTER (WHERE NOT s.spam), count(*) FILTER (WHERE s.spam)
+      FROM added_submissions s
+     GROUP BY 1, 2;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_submission_hours_next(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_next() RETURNS text
+    LANGUAGE sql
+    AS $$
+    UPDATE submission_hours_backlog SET tried_at = now()
+     WHERE form_id = (SELECT form_id FROM submission_hours_backlog
+                       ORDER BY tried_at NULLS FIRST, form_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING form_id
+$$;
+
+--
+-- Name: fs_submission_hours_recount(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_recount(p_form text) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
+        RETURN -1;
+    END IF;
+    -- a form being deleted meanwhile holds its rows: give way (a deadlock
+    -- would be detected only after a second, and might cancel the delete)
+    SET LOCAL lock_timeout = '200ms';
+    WITH c AS (
+        SELECT fs_utc_hour(created_at) AS hour,
+               count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
+          FROM submissions WHERE form_id = p_form GROUP BY 1),
+    dt AS (DELETE FROM submission_hour_tally WHERE form_id = p_form),
+    db AS (DELETE FROM submission_hours_backlog WHERE form_id = p_form),
+    dh AS (DELETE FROM submission_hours h WHERE h.form_id = p_form
+            AND NOT EXISTS (SELECT 1 FROM c WHERE c.hour = h.hour)),
+    i AS (
+        INSERT INTO submission_hours AS h (form_id, hour, submissions, spam)
+        SELECT p_form, c.hour, c.n, c.sp FROM c
+         WHERE EXISTS (SELECT 1 FROM forms WHERE id = p_form)
+        ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = EXCLUDED.submissions, spam = EXCLUDED.spam
+        RETURNING 1)
+    SELECT count(*) INTO n FROM i;
+    RETURN n;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+END $$;
+
+--
+-- Name: fs_submission_hours_removed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_removed() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO submission_hour_tally (form_id, hour, submissions, spam)
+    SELECT s.form_id, fs_utc_hour(s.created_at),
+           -count(*) FILTER (WHERE NOT s.spam), -count(*) FILTER (WHERE s.spam)
+      FROM removed_submissions s
+     WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = s.form_id)
+     GROUP BY 1, 2;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: fs_submission_hours_rollup(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_hours_rollup(p_limit integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM submission_hour_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM submission_hour_tally LIMIT p_limit))
+        RETURNING form_id, hour, submissions, spam),
+    h AS (
+        INSERT INTO submission_hours AS c (form_id, hour, submissions, spam)
+        SELECT form_id, hour, sum(submissions), sum(spam) FROM d
+         GROUP BY form_id, hour ORDER BY form_id, hour
+        ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam)
+    SELECT count(*) INTO moved FROM d;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+END $$;
+
+--
 -- Name: fs_submission_json(public.submissions); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
     LANGUAGE sql STABLE
     AS $$ SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version,
-                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at))
+                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at),
+                              'status', s.owner_status, 'tags', to_jsonb(s.tags), 'note', s.note,
+                              'version', s.owner_version, 'updatedAt', fs_ts(s.owner_updated_at))
            || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END
           )::json $$;
@@ -1538,6 +2052,14 @@ CREATE FUNCTION public.fs_utc_day() RETURNS date
     AS $$ SELECT (now() AT TIME ZONE 'UTC')::date $$;
 
 --
+-- Name: fs_utc_hour(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_utc_hour(t timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT date_trunc('hour', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
+
+--
 -- Name: webhooks; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1587,6 +2109,22 @@ CREATE TABLE public.account_codes (
 );
 
 --
+-- Name: events_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.events_before (
+    id text NOT NULL,
+    user_id text NOT NULL,
+    type text NOT NULL,
+    form_id text,
+    submission_id text,
+    payload jsonb NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT events_before_partitions CHECK ((id < 'evt_<bound>'::text))
+);
+
+--
 -- Name: file_usage; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1594,6 +2132,17 @@ CREATE TABLE public.file_usage (
     user_id text NOT NULL,
     shard smallint NOT NULL,
     bytes bigint NOT NULL
+);
+
+--
+-- Name: form_closings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_closings (
+    form_id text NOT NULL,
+    closes_at timestamp with time zone NOT NULL,
+    event_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
 );
 
 --
@@ -1628,6 +2177,32 @@ CREATE TABLE public.idempotency (
     location text,
     body text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: insight_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.insight_counts (
+    form_id text NOT NULL,
+    day date NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    n bigint NOT NULL
+);
+
+--
+-- Name: insight_tally; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.insight_tally (
+    form_id text NOT NULL,
+    day date NOT NULL,
+    key text NOT NULL,
+    kind text NOT NULL,
+    value text NOT NULL,
+    n integer NOT NULL
 );
 
 --
@@ -1792,6 +2367,16 @@ CREATE TABLE public.outbox (
 );
 
 --
+-- Name: partition_plan; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.partition_plan (
+    tbl text NOT NULL,
+    prefix text NOT NULL,
+    bound text NOT NULL
+);
+
+--
 -- Name: pepper_fingerprint; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1849,6 +2434,56 @@ CREATE TABLE public.submission_files (
     sha256 text,
     chunks integer DEFAULT 0 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
+)
+PARTITION BY RANGE (id);
+
+--
+-- Name: submission_files_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_files_before (
+    id text NOT NULL,
+    submission_id text NOT NULL,
+    user_id text NOT NULL,
+    field_key text NOT NULL,
+    name text NOT NULL,
+    content_type text NOT NULL,
+    size bigint DEFAULT 0 NOT NULL,
+    sha256 text,
+    chunks integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT submission_files_before_partitions CHECK ((id < 'fil_<bound>'::text))
+);
+
+--
+-- Name: submission_hour_tally; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_hour_tally (
+    form_id text NOT NULL,
+    hour timestamp with time zone NOT NULL,
+    submissions integer NOT NULL,
+    spam integer NOT NULL
+);
+
+--
+-- Name: submission_hours; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_hours (
+    form_id text NOT NULL,
+    hour timestamp with time zone NOT NULL,
+    submissions bigint NOT NULL,
+    spam bigint NOT NULL
+);
+
+--
+-- Name: submission_hours_backlog; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_hours_backlog (
+    form_id text NOT NULL,
+    tried_at timestamp with time zone
 );
 
 --
@@ -1877,6 +2512,14 @@ CREATE TABLE public.submission_purges (
 );
 
 --
+-- Name: submission_state_forms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_state_forms (
+    form_id text NOT NULL
+);
+
+--
 -- Name: submission_tally; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1885,6 +2528,29 @@ CREATE TABLE public.submission_tally (
     user_id text NOT NULL,
     month date,
     n integer NOT NULL
+);
+
+--
+-- Name: submissions_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submissions_before (
+    id text NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    form_version integer NOT NULL,
+    data jsonb NOT NULL,
+    spam boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    uniq_hash text,
+    link_id text,
+    link_metadata jsonb,
+    owner_status text DEFAULT 'new'::text NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    note text,
+    owner_version integer DEFAULT 1 NOT NULL,
+    owner_updated_at timestamp with time zone,
+    CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
 );
 
 --
@@ -1904,6 +2570,24 @@ CREATE UNLOGGED TABLE public.token_failures (
 COMMENT ON COLUMN public.token_failures.addr IS 'fs_rl_address_key: keyed hash of the client /64 (IPv6) or address (IPv4), never the raw address';
 
 --
+-- Name: events_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events ATTACH PARTITION public.events_before FOR VALUES FROM (MINVALUE) TO ('evt_<bound>');
+
+--
+-- Name: submission_files_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_files ATTACH PARTITION public.submission_files_before FOR VALUES FROM (MINVALUE) TO ('fil_<bound>');
+
+--
+-- Name: submissions_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions ATTACH PARTITION public.submissions_before FOR VALUES FROM (MINVALUE) TO ('sub_<bound>');
+
+--
 -- Name: mail_jobs id; Type: DEFAULT; Schema: public; Owner: -
 --
 
@@ -1915,6 +2599,20 @@ ALTER TABLE ONLY public.mail_jobs ALTER COLUMN id SET DEFAULT nextval('public.ma
 
 ALTER TABLE ONLY public.account_codes
     ADD CONSTRAINT account_codes_pkey PRIMARY KEY (user_id, purpose);
+
+--
+-- Name: asks asks_link_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_link_id_key UNIQUE (link_id);
+
+--
+-- Name: asks asks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_pkey PRIMARY KEY (id);
 
 --
 -- Name: audit audit_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1952,11 +2650,18 @@ ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
 --
+-- Name: events_before events_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events_before
+    ADD CONSTRAINT events_before_pkey PRIMARY KEY (id);
+
+--
 -- Name: events events_type_check; Type: CHECK CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{form.closed,form.published,submission.created,submissions.erased,webhook.paused,webhook.test,submissions.deleted}'::text[]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{ask.answered,ask.declined,form.closed,form.published,submission.created,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.updated}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1964,6 +2669,13 @@ ALTER TABLE public.events
 
 ALTER TABLE ONLY public.file_usage
     ADD CONSTRAINT file_usage_pkey PRIMARY KEY (user_id, shard);
+
+--
+-- Name: form_closings form_closings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_closings
+    ADD CONSTRAINT form_closings_pkey PRIMARY KEY (form_id, closes_at);
 
 --
 -- Name: form_counts form_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1999,6 +2711,13 @@ ALTER TABLE ONLY public.forms
 
 ALTER TABLE ONLY public.idempotency
     ADD CONSTRAINT idempotency_pkey PRIMARY KEY (scope, key);
+
+--
+-- Name: insight_counts insight_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.insight_counts
+    ADD CONSTRAINT insight_counts_pkey PRIMARY KEY (form_id, day, key, kind, value);
 
 --
 -- Name: keys keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2127,6 +2846,13 @@ ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
 --
+-- Name: partition_plan partition_plan_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.partition_plan
+    ADD CONSTRAINT partition_plan_pkey PRIMARY KEY (tbl);
+
+--
 -- Name: pepper_fingerprint pepper_fingerprint_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2162,6 +2888,27 @@ ALTER TABLE ONLY public.submission_files
     ADD CONSTRAINT submission_files_pkey PRIMARY KEY (id);
 
 --
+-- Name: submission_files_before submission_files_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_files_before
+    ADD CONSTRAINT submission_files_before_pkey PRIMARY KEY (id);
+
+--
+-- Name: submission_hours_backlog submission_hours_backlog_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours_backlog
+    ADD CONSTRAINT submission_hours_backlog_pkey PRIMARY KEY (form_id);
+
+--
+-- Name: submission_hours submission_hours_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours
+    ADD CONSTRAINT submission_hours_pkey PRIMARY KEY (form_id, hour);
+
+--
 -- Name: submission_months submission_months_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2176,11 +2923,25 @@ ALTER TABLE ONLY public.submission_purges
     ADD CONSTRAINT submission_purges_pkey PRIMARY KEY (id);
 
 --
+-- Name: submission_state_forms submission_state_forms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_state_forms
+    ADD CONSTRAINT submission_state_forms_pkey PRIMARY KEY (form_id);
+
+--
 -- Name: submissions submissions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.submissions
     ADD CONSTRAINT submissions_pkey PRIMARY KEY (id);
+
+--
+-- Name: submissions_before submissions_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submissions_before
+    ADD CONSTRAINT submissions_before_pkey PRIMARY KEY (id);
 
 --
 -- Name: token_failures token_failures_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2215,6 +2976,12 @@ ALTER TABLE ONLY public.webhooks
 --
 
 CREATE UNIQUE INDEX account_codes_token ON public.account_codes USING btree (token_hash) WHERE (token_hash IS NOT NULL);
+
+--
+-- Name: asks_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX asks_user ON public.asks USING btree (user_id, id DESC);
 
 --
 -- Name: audit_created; Type: INDEX; Schema: public; Owner: -
@@ -2292,19 +3059,43 @@ CREATE INDEX deliveries_webhook ON public.deliveries USING btree (webhook_id, id
 -- Name: events_created; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX events_created ON public.events USING btree (created_at);
+CREATE INDEX events_created ON ONLY public.events USING btree (created_at);
+
+--
+-- Name: events_before_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_before_created ON public.events_before USING btree (created_at);
 
 --
 -- Name: events_feed; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX events_feed ON public.events USING btree (user_id, xid, id);
+CREATE INDEX events_feed ON ONLY public.events USING btree (user_id, xid, id);
+
+--
+-- Name: events_before_feed; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_before_feed ON public.events_before USING btree (user_id, xid, id);
 
 --
 -- Name: events_submission; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX events_submission ON public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+CREATE INDEX events_submission ON ONLY public.events USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: events_before_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX events_before_submission ON public.events_before USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: forms_closes_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX forms_closes_at ON public.forms USING btree (public.fs_public_closes_at(settings)) WHERE ((status = 'published'::text) AND (deleted_at IS NULL));
 
 --
 -- Name: forms_user_id; Type: INDEX; Schema: public; Owner: -
@@ -2317,6 +3108,18 @@ CREATE INDEX forms_user_id ON public.forms USING btree (user_id, id DESC);
 --
 
 CREATE INDEX idempotency_created ON public.idempotency USING btree (created_at);
+
+--
+-- Name: insight_counts_zero; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX insight_counts_zero ON public.insight_counts USING btree (form_id) WHERE (n = 0);
+
+--
+-- Name: insight_tally_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX insight_tally_form ON public.insight_tally USING btree (form_id, day);
 
 --
 -- Name: keys_client; Type: INDEX; Schema: public; Owner: -
@@ -2430,13 +3233,31 @@ CREATE INDEX ratelimit_expires ON public.ratelimit USING btree (expires_at);
 -- Name: submission_files_submission; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submission_files_submission ON public.submission_files USING btree (submission_id);
+CREATE INDEX submission_files_submission ON ONLY public.submission_files USING btree (submission_id);
+
+--
+-- Name: submission_files_before_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_files_before_submission ON public.submission_files_before USING btree (submission_id);
 
 --
 -- Name: submission_files_user; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submission_files_user ON public.submission_files USING btree (user_id) INCLUDE (size);
+CREATE INDEX submission_files_user ON ONLY public.submission_files USING btree (user_id) INCLUDE (size);
+
+--
+-- Name: submission_files_before_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_files_before_user ON public.submission_files_before USING btree (user_id) INCLUDE (size);
+
+--
+-- Name: submission_hour_tally_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_hour_tally_form ON public.submission_hour_tally USING btree (form_id, hour);
 
 --
 -- Name: submission_purges_pending; Type: INDEX; Schema: public; Owner: -
@@ -2460,31 +3281,67 @@ CREATE INDEX submission_tally_month ON public.submission_tally USING btree (user
 -- Name: submissions_form_created; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_form_created ON public.submissions USING btree (form_id, created_at);
+CREATE INDEX submissions_form_created ON ONLY public.submissions USING btree (form_id, created_at);
+
+--
+-- Name: submissions_before_form_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_form_created ON public.submissions_before USING btree (form_id, created_at);
 
 --
 -- Name: submissions_form_id; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_form_id ON public.submissions USING btree (form_id, id DESC);
+CREATE INDEX submissions_form_id ON ONLY public.submissions USING btree (form_id, id DESC);
+
+--
+-- Name: submissions_before_form_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_form_id ON public.submissions_before USING btree (form_id, id DESC);
 
 --
 -- Name: submissions_link; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_link ON public.submissions USING btree (link_id) WHERE (link_id IS NOT NULL);
+CREATE INDEX submissions_link ON ONLY public.submissions USING btree (link_id) WHERE (link_id IS NOT NULL);
 
 --
--- Name: submissions_uniq; Type: INDEX; Schema: public; Owner: -
+-- Name: submissions_before_link; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE UNIQUE INDEX submissions_uniq ON public.submissions USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+CREATE INDEX submissions_before_link ON public.submissions_before USING btree (link_id) WHERE (link_id IS NOT NULL);
+
+--
+-- Name: submissions_before_uniq; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX submissions_before_uniq ON public.submissions_before USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+
+--
+-- Name: submissions_uniq_hash; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_uniq_hash ON ONLY public.submissions USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
+
+--
+-- Name: submissions_before_uniq_hash; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_uniq_hash ON public.submissions_before USING btree (form_id, uniq_hash) WHERE (uniq_hash IS NOT NULL);
 
 --
 -- Name: submissions_user_month; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX submissions_user_month ON public.submissions USING btree (user_id, created_at) WHERE (NOT spam);
+CREATE INDEX submissions_user_month ON ONLY public.submissions USING btree (user_id, created_at) WHERE (NOT spam);
+
+--
+-- Name: submissions_before_user_month; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submissions_before_user_month ON public.submissions_before USING btree (user_id, created_at) WHERE (NOT spam);
 
 --
 -- Name: users_deleted; Type: INDEX; Schema: public; Owner: -
@@ -2505,10 +3362,100 @@ CREATE INDEX webhooks_created_by ON public.webhooks USING btree (created_by) WHE
 CREATE INDEX webhooks_user ON public.webhooks USING btree (user_id, id DESC);
 
 --
+-- Name: events_before_created; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_created ATTACH PARTITION public.events_before_created;
+
+--
+-- Name: events_before_feed; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_feed ATTACH PARTITION public.events_before_feed;
+
+--
+-- Name: events_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_pkey ATTACH PARTITION public.events_before_pkey;
+
+--
+-- Name: events_before_submission; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.events_submission ATTACH PARTITION public.events_before_submission;
+
+--
+-- Name: submission_files_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_files_pkey ATTACH PARTITION public.submission_files_before_pkey;
+
+--
+-- Name: submission_files_before_submission; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_files_submission ATTACH PARTITION public.submission_files_before_submission;
+
+--
+-- Name: submission_files_before_user; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_files_user ATTACH PARTITION public.submission_files_before_user;
+
+--
+-- Name: submissions_before_form_created; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_form_created ATTACH PARTITION public.submissions_before_form_created;
+
+--
+-- Name: submissions_before_form_id; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_form_id ATTACH PARTITION public.submissions_before_form_id;
+
+--
+-- Name: submissions_before_link; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_link ATTACH PARTITION public.submissions_before_link;
+
+--
+-- Name: submissions_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_pkey ATTACH PARTITION public.submissions_before_pkey;
+
+--
+-- Name: submissions_before_uniq_hash; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_uniq_hash ATTACH PARTITION public.submissions_before_uniq_hash;
+
+--
+-- Name: submissions_before_user_month; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submissions_user_month ATTACH PARTITION public.submissions_before_user_month;
+
+--
+-- Name: submissions_before_form_user; Type: STATISTICS; Schema: public; Owner: -
+--
+
+CREATE STATISTICS public.submissions_before_form_user (dependencies) ON form_id, user_id FROM public.submissions_before;
+
+--
 -- Name: submissions_form_user; Type: STATISTICS; Schema: public; Owner: -
 --
 
 CREATE STATISTICS public.submissions_form_user (dependencies) ON form_id, user_id FROM public.submissions;
+
+--
+-- Name: events events_asks; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER events_asks AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.fs_asks_answer();
 
 --
 -- Name: events events_fanout; Type: TRIGGER; Schema: public; Owner: -
@@ -2577,6 +3524,30 @@ CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, 
 CREATE TRIGGER submissions_forget AFTER DELETE ON public.submissions FOR EACH ROW EXECUTE FUNCTION public.fs_submission_forget();
 
 --
+-- Name: submissions submissions_hours_added; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_hours_added AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS added_submissions FOR EACH STATEMENT EXECUTE FUNCTION public.fs_submission_hours_added();
+
+--
+-- Name: submissions submissions_hours_removed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_hours_removed AFTER DELETE ON public.submissions REFERENCING OLD TABLE AS removed_submissions FOR EACH STATEMENT EXECUTE FUNCTION public.fs_submission_hours_removed();
+
+--
+-- Name: submissions submissions_insight_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_delete AFTER DELETE ON public.submissions REFERENCING OLD TABLE AS old_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
+-- Name: submissions submissions_insight_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_insert AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS new_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
 -- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2588,6 +3559,27 @@ CREATE TRIGGER users_cache_notify AFTER UPDATE ON public.users FOR EACH ROW WHEN
 
 ALTER TABLE ONLY public.account_codes
     ADD CONSTRAINT account_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: asks asks_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: asks asks_link_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_link_id_fkey FOREIGN KEY (link_id) REFERENCES public.links(id) ON DELETE CASCADE;
+
+--
+-- Name: asks asks_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.asks
+    ADD CONSTRAINT asks_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: audit audit_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2621,7 +3613,7 @@ ALTER TABLE ONLY public.deliveries
 -- Name: events events_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.events
+ALTER TABLE public.events
     ADD CONSTRAINT events_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
@@ -2630,6 +3622,13 @@ ALTER TABLE ONLY public.events
 
 ALTER TABLE ONLY public.file_usage
     ADD CONSTRAINT file_usage_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: form_closings form_closings_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_closings
+    ADD CONSTRAINT form_closings_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: form_counts form_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2651,6 +3650,13 @@ ALTER TABLE ONLY public.form_views
 
 ALTER TABLE ONLY public.forms
     ADD CONSTRAINT forms_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: insight_counts insight_counts_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.insight_counts
+    ADD CONSTRAINT insight_counts_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: keys keys_parent_key_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2782,15 +3788,36 @@ ALTER TABLE ONLY public.submission_file_chunks
 -- Name: submission_files submission_files_submission_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submission_files
+ALTER TABLE public.submission_files
     ADD CONSTRAINT submission_files_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED;
 
 --
 -- Name: submission_files submission_files_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submission_files
+ALTER TABLE public.submission_files
     ADD CONSTRAINT submission_files_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_hour_tally submission_hour_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hour_tally
+    ADD CONSTRAINT submission_hour_tally_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_hours_backlog submission_hours_backlog_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours_backlog
+    ADD CONSTRAINT submission_hours_backlog_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_hours submission_hours_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_hours
+    ADD CONSTRAINT submission_hours_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_months submission_months_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2814,6 +3841,13 @@ ALTER TABLE ONLY public.submission_purges
     ADD CONSTRAINT submission_purges_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
+-- Name: submission_state_forms submission_state_forms_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_state_forms
+    ADD CONSTRAINT submission_state_forms_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
 -- Name: submission_tally submission_tally_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2831,14 +3865,14 @@ ALTER TABLE ONLY public.submission_tally
 -- Name: submissions submissions_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submissions
+ALTER TABLE public.submissions
     ADD CONSTRAINT submissions_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submissions submissions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submissions
+ALTER TABLE public.submissions
     ADD CONSTRAINT submissions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --

@@ -248,10 +248,19 @@ is api(GET => '/v1/me', token => $tok)->code, 401, 'the owner key: 401';
 is api(GET => '/v1/me', token => $A->{delegate})->code, 401, 'the delegated key: 401';
 is api(GET => '/v1/forms', token => $A->{access})->code, 401, 'the access token: 401';
 is token([grant_type => 'client_credentials'], basic => $A->{client})->code, 401, 'the client: no new token';
-problem_ok(api(GET => "/f/$fid", headers => { Accept => 'application/json' }), 410, 'form-deleted',
-           'the public form: 410 form-deleted');
-problem_ok(api(POST => "/f/$fid", body => $J->encode({ name => 'late' })), 410, 'form-deleted',
-           'a submission: 410 form-deleted');
+# 410 until the background job has deleted the form's row; a busy machine's
+# test may be slower than that job, and then the form is simply gone (404):
+# either way nothing of the account is served or stored
+for my $try ([GET => "/f/$fid", headers => { Accept => 'application/json' }, 'the public form'],
+             [POST => "/f/$fid", body => $J->encode({ name => 'late' }), 'a submission']) {
+    my $what = pop @$try;
+    my $got = api(@$try);
+    if ($got->code == 404 && psql("SELECT count(*) FROM forms WHERE id = " . sqlq($fid)) == 0) {
+        problem_ok($got, 404, 'not-found', "$what: 404 not-found (the background job already deleted the form)");
+    } else {
+        problem_ok($got, 410, 'form-deleted', "$what: 410 form-deleted");
+    }
+}
 is psql("SELECT count(*) FROM webhooks WHERE user_id = " . sqlq($A->{uid}) . " AND enabled"), 0,
    'its webhooks are disabled (the dispatcher skips them)';
 is psql("SELECT count(*) FROM mail_jobs WHERE form_id IN " . in_list($A->{forms})), 0,

@@ -43,7 +43,7 @@ for my $t (qw(unverified verified)) {
 my $acc = slurp("$root/mod_formsvc/runtime/config_accounts.c");
 my %rl;
 $rl{$3} = "$1 $2" while $acc =~ /\{(\d+),\s*(\d+)\},\s*\/\*\s*(\w+)/g;
-is scalar(keys %rl), 4, 'four rate-limit defaults';
+is scalar(keys %rl), 5, 'five rate-limit defaults';
 like $conf, qr/^[ \t]*#FormsvcRateLimit $_ $rl{$_}$/m, "FormsvcRateLimit $_ $rl{$_}" for sort keys %rl;
 
 # Mail does not land under /etc by default, and the default is stated.

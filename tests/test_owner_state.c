@@ -76,7 +76,7 @@ static void limits(void **state) {
         char t[16];
         snprintf(t, sizeof t, "%s\"t%d\"", i ? "," : "", i);
         if (i == 20) {
-            char ok[512];
+            char ok[sizeof buf + 2];
             snprintf(ok, sizeof ok, "%s]}", buf);
             assert_true(parse(p, ok, &c, &verr));
         }

@@ -48,7 +48,7 @@ for my $fid (@forms) {
     my @rows = map { sprintf "(%d, %s, %s)", int(rand 10 * 86400), "'" . ($J->encode(answers()) =~ s/'/''/gr) . "'",
                              $_ % 13 == 0 ? 'true' : 'false' } 1 .. 40;
     psql("INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) "
-         . "SELECT 'sub_' || fs_id_time(c.t) || lpad((row_number() OVER () + " . ($seq += 1000) . " + $$ * 100000)::text, 16, '0'), "
+         . "SELECT 'sub_' || fs_id_time(c.t) || lpad((row_number() OVER () + " . ($seq += 1000) . " + " . $$ . "::bigint * 100000)::text, 16, '0'), "
          . "f.id, f.user_id, f.version, v.d::jsonb, v.spam, c.t "
          . "FROM forms f, (VALUES " . join(', ', @rows) . ") v(ago, d, spam), "
          . "LATERAL (SELECT now() - make_interval(secs => v.ago) AS t) c WHERE f.id = '$fid'");

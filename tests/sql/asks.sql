@@ -29,12 +29,12 @@ SELECT is((SELECT metadata FROM links WHERE id = 'lnk_a1'), '{"k":1,"askId":"ask
 
 -- an answer through the link (what the public submission statement writes)
 INSERT INTO submissions (id, form_id, user_id, form_version, data, link_id)
-VALUES ('sub_a1', 'frm_a1', 'usr_a', 1, '{"x":"y"}', 'lnk_a1');
+VALUES ('sub_00a1', 'frm_a1', 'usr_a', 1, '{"x":"y"}', 'lnk_a1');
 INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
-VALUES ('evt_a1', 'usr_a', 'submission.created', 'frm_a1', 'sub_a1',
+VALUES ('evt_00a1', 'usr_a', 'submission.created', 'frm_a1', 'sub_00a1',
         '{"id":"sub_a1","data":{"x":"y"},"linkId":"lnk_a1"}');
 SELECT results_eq($$SELECT fs_ask_status(a), submission_id FROM asks a WHERE id = 'ask_1'$$,
-                  $$VALUES ('answered', 'sub_a1')$$, 'the submission through the link answers the ask');
+                  $$VALUES ('answered', 'sub_00a1')$$, 'the submission through the link answers the ask');
 SELECT results_eq(
     $$SELECT payload ->> 'askId', payload -> 'answer' FROM events WHERE type = 'ask.answered'$$,
     $$VALUES ('ask_1', '{"x":"y"}'::jsonb)$$, 'with one ask.answered event carrying the answer');

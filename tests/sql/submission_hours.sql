@@ -24,16 +24,16 @@ SELECT form_id, fs_utc_hour(created_at) AS hour, count(*) FILTER (WHERE NOT spam
 
 -- one statement of five rows over two hours and two forms
 INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) VALUES
-    ('sub_h1', 'frm_h1', 'usr_h', 1, '{}', false, '2026-11-20T10:05:00Z'),
-    ('sub_h2', 'frm_h1', 'usr_h', 1, '{}', false, '2026-11-20T10:59:59Z'),
-    ('sub_h3', 'frm_h1', 'usr_h', 1, '{}', true,  '2026-11-20T10:30:00Z'),
-    ('sub_h4', 'frm_h1', 'usr_h', 1, '{}', false, '2026-11-20T11:00:00Z'),
-    ('sub_h5', 'frm_h2', 'usr_h', 1, '{}', false, '2026-11-20T10:00:00Z');
+    ('sub_00h1', 'frm_h1', 'usr_h', 1, '{}', false, '2026-11-20T10:05:00Z'),
+    ('sub_00h2', 'frm_h1', 'usr_h', 1, '{}', false, '2026-11-20T10:59:59Z'),
+    ('sub_00h3', 'frm_h1', 'usr_h', 1, '{}', true,  '2026-11-20T10:30:00Z'),
+    ('sub_00h4', 'frm_h1', 'usr_h', 1, '{}', false, '2026-11-20T11:00:00Z'),
+    ('sub_00h5', 'frm_h2', 'usr_h', 1, '{}', false, '2026-11-20T10:00:00Z');
 SELECT is((SELECT count(*)::int FROM submission_hour_tally WHERE form_id LIKE 'frm_h%'), 3,
           'one tally row per form and hour of the statement');
 SELECT is((SELECT n || '/' || sp FROM h_sums WHERE form_id = 'frm_h1' AND hour = '2026-11-20T10:00:00Z'),
           '2/1', 'the hour: 2 submissions, 1 spam');
-DELETE FROM submissions WHERE id IN ('sub_h1', 'sub_h3');
+DELETE FROM submissions WHERE id IN ('sub_00h1', 'sub_00h3');
 SELECT set_eq('SELECT * FROM h_sums', 'SELECT * FROM h_direct', 'after a delete: the counters are the count');
 
 SELECT cmp_ok(fs_submission_hours_rollup(1000000), '>=', 4, 'the rollup moves the tally rows (3 inserted, 1 deleted)');
@@ -43,8 +43,8 @@ SELECT set_eq('SELECT * FROM h_sums', 'SELECT * FROM h_direct', 'after the rollu
 -- history the trigger never saw (as before sql/0047), and the backlog
 SET LOCAL session_replication_role = replica;
 INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at) VALUES
-    ('sub_h6', 'frm_h2', 'usr_h', 1, '{}', false, '2026-10-01T08:15:00Z'),
-    ('sub_h7', 'frm_h2', 'usr_h', 1, '{}', true,  '2026-10-01T08:45:00Z');
+    ('sub_00h6', 'frm_h2', 'usr_h', 1, '{}', false, '2026-10-01T08:15:00Z'),
+    ('sub_00h7', 'frm_h2', 'usr_h', 1, '{}', true,  '2026-10-01T08:45:00Z');
 SET LOCAL session_replication_role = origin;
 INSERT INTO submission_hours_backlog VALUES ('frm_h2');
 SELECT is(fs_submission_hours_recount('frm_h2'), 2, 'the recount writes the form''s two hours');

@@ -458,7 +458,7 @@ void formsvc_cache_child_init(apr_pool_t *pchild, server_rec *s) {
     for (int i = 0; i < 2; i++)
         lru[i] = cache_size(i) ? fs_lru_create(cache_size(i), 32) : NULL;
     apr_pool_cleanup_register(pchild, NULL, child_exit, apr_pool_cleanup_null);
-    if (!formsvc_worker_start(pchild, s, "cache invalidation", tasks, 1))
+    if (!FORMSVC_WORKER_START(pchild, s, "cache invalidation", tasks))
         conninfo = NULL;
 }
 

@@ -102,5 +102,5 @@ static void round_(formsvc_worker *w, apr_pool_t *p, server_rec *s, const void *
 static const formsvc_task tasks[] = {{"form closings", 0, 1, round_, NULL}};
 
 void formsvc_closings_child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "closings", tasks, 1);
+    FORMSVC_WORKER_START(pchild, s, "closings", tasks);
 }

@@ -217,6 +217,5 @@ static const formsvc_task tasks[] = {
 };
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {
-    mail_worker =
-        formsvc_worker_start(pchild, s, "mail", tasks, (int)(sizeof(tasks) / sizeof(tasks[0])));
+    mail_worker = FORMSVC_WORKER_START(pchild, s, "mail", tasks);
 }

@@ -22,7 +22,7 @@ static const formsvc_task ratelimit_tasks[] = {
 };
 
 static void pgsql_child_init(apr_pool_t *p, server_rec *s) {
-    formsvc_worker_start(p, s, "rate-limit", ratelimit_tasks, 1);
+    FORMSVC_WORKER_START(p, s, "rate-limit", ratelimit_tasks);
 }
 
 static int pgsql_hit(request_rec *r, const char *arg, const formsvc_rl_hit *h, int64_t *count) {

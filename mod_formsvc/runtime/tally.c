@@ -134,5 +134,5 @@ static const formsvc_task tasks[] = {{"tally rollup", 0, 1, rollup, NULL},
                                      {"retention", 1, 1, formsvc_retention_task, NULL}};
 
 void formsvc_tally_child_init(apr_pool_t *pchild, server_rec *s) {
-    formsvc_worker_start(pchild, s, "tally", tasks, (int)(sizeof tasks / sizeof tasks[0]));
+    FORMSVC_WORKER_START(pchild, s, "tally", tasks);
 }

@@ -123,6 +123,6 @@ void formsvc_views_child_init(apr_pool_t *pchild, server_rec *s) {
     if (apr_thread_mutex_create(&mu, APR_THREAD_MUTEX_DEFAULT, pchild) != APR_SUCCESS)
         return;
     table = apr_pcalloc(pchild, sizeof(slot) * SLOTS);
-    if (!formsvc_worker_start(pchild, s, "views", tasks, 1))
+    if (!FORMSVC_WORKER_START(pchild, s, "views", tasks))
         table = NULL; /* nobody would flush: do not count */
 }

@@ -371,7 +371,7 @@ void formsvc_webhook_child_init(apr_pool_t *pchild, server_rec *s) {
                      "only %d of %d webhook sender threads could be started", ss->n, want);
     tasks[0].data = ss;
     apr_pool_cleanup_register(pchild, ss, free_jobs, apr_pool_cleanup_null);
-    formsvc_worker_start(pchild, s, "webhook", tasks, 1);
+    FORMSVC_WORKER_START(pchild, s, "webhook", tasks);
     if (ss->n) /* after the dispatcher's: runs before it */
         apr_pool_pre_cleanup_register(pchild, ss, stop_senders);
 }

@@ -85,6 +85,12 @@ void formsvc_worker_child_init(apr_pool_t *pchild, server_rec *s);
 formsvc_worker *formsvc_worker_start(apr_pool_t *pchild, server_rec *s, const char *name,
                                      const formsvc_task *tasks, int n);
 
+/* formsvc_worker_start with the number of tasks taken from the array
+ * itself (tasks must be an array, not a pointer), so that adding a task
+ * cannot leave a stale count behind. */
+#define FORMSVC_WORKER_START(pchild, s, name, tasks)                                               \
+    formsvc_worker_start((pchild), (s), (name), (tasks), (int)(sizeof(tasks) / sizeof((tasks)[0])))
+
 /* 1 once the child is exiting: finish the item at hand and return. */
 int formsvc_worker_stopping(formsvc_worker *w);
 /* The flag formsvc_worker_stopping reads, for a long call (a delivery)

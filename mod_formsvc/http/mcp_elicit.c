@@ -161,7 +161,8 @@ formsvc_elicit_how formsvc_mcp_elicit(request_rec *r, const char *sid, json_obje
             break;
         }
         now = apr_time_now();
-        if (now >= end)
+        /* a response being stored as the wait ends is waited for a little */
+        if (now >= end && (strcmp(state, "answering") || now >= end + apr_time_from_sec(5)))
             break;
         if (now >= next_keepalive) {
             int alive = 0;

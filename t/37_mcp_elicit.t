@@ -6,14 +6,20 @@
 # within the tool's wait (notifications/cancelled, then the link), a
 # schema elicitation cannot ask and a client without the capability (the
 # link alone); then hostile responses sent by hand: an unknown id, another
-# session's request, none of a session, a second answer, and a late answer.
+# session's request, none of a session, a second answer, and a late answer;
+# and two machines: the tool call waits on one, the client's response
+# arrives at the other.
 use strict;
 use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
-use FormsvcTest qw(api signup base_url node_ready);
+use FormsvcTest qw(api signup base_url node_ready wait_for);
+use FormsvcInstance;
 use FormsTest;
+use IO::Select;
+use IO::Socket::INET;
 use JSON::PP ();
+use Time::HiRes ();
 
 my $J = JSON::PP->new->canonical;
 
@@ -127,6 +133,65 @@ SKIP: {
     my $late = api(GET => "/v1/asks/$un->{id}", token => $secret)->{json};
     is $late->{status}, 'answered', 'the ask is answered';
     is_deeply $late->{answer}, { decision => 'reject', count => 3 }, 'with it';
+}
+
+# ---- two machines: the call on A, the client's response on B -------------------
+{
+    delete local $ENV{LD_PRELOAD};
+    my @m = map { FormsvcInstance->start(name => "elicit-$_") } 'a', 'b';
+    my ($host, $port, $path) = $m[0]->url =~ m{^http://([^:/]+):(\d+)(/.*)?$};
+    $path //= '';
+    my $su = $m[0]->api(POST => '/v1/signup', body => { email => "el$$." . time . '@example.com' })->{json};
+    my $tok = $su->{apiKey}{secret};
+    my $h = { Accept => 'application/json, text/event-stream' };
+    my $init = $m[0]->api(POST => '/mcp', token => $tok, headers => $h,
+        body => { jsonrpc => '2.0', id => 1, method => 'initialize', params => { protocolVersion => '2025-06-18',
+                  capabilities => { elicitation => {} }, clientInfo => { name => 'raw', version => '1' } } });
+    my $sid = $init->header('Mcp-Session-Id');
+    like $sid // '', qr/^mcs_/, 'machine A: a session whose client elicits';
+    my $body = $J->encode({ jsonrpc => '2.0', id => 9, method => 'tools/call', params => { name => 'ask_human',
+        arguments => { message => 'Across machines?', wait => 20, schema => { type => 'object',
+            properties => { ok => { enum => ['yes', 'no'] } }, required => ['ok'] } } } });
+    my $s = IO::Socket::INET->new(PeerAddr => $host, PeerPort => $port, Timeout => 5) or die "connect: $!";
+    print $s "POST $path/mcp HTTP/1.1\r\nHost: $host:$port\r\nAuthorization: Bearer $tok\r\n"
+        . "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+        . "Mcp-Session-Id: $sid\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n"
+        . 'Content-Length: ' . length($body) . "\r\n\r\n$body";
+    my $buf = '';
+    my $read_until = sub {
+        my ($re, $secs) = @_;
+        my $sel = IO::Select->new($s);
+        my $end = Time::HiRes::time() + $secs;
+        while ($buf !~ $re) {
+            my $left = $end - Time::HiRes::time();
+            return 0 if $left <= 0;
+            next unless $sel->can_read($left);
+            my $n = sysread($s, my $chunk, 65536);
+            return $buf =~ $re unless $n;
+            $buf .= $chunk;
+        }
+        return 1;
+    };
+    ok $read_until->(qr/"elicitation\/create"[^\n]*\n/, 10), 'machine A: the POST is a stream with elicitation/create'
+        or diag $buf;
+    like $buf, qr{^HTTP/1\.1 200}, 'status 200';
+    like $buf, qr{Content-Type: text/event-stream}i, 'text/event-stream';
+    my ($rid) = $buf =~ /"id":"(mrq_[0-9A-Z]{26})"/;
+    is FormsvcTest::psql("SELECT count(*) FROM mcp_streams WHERE user_id = '$su->{user}{id}'"), 1,
+        'the waiting call holds a stream\'s lease';
+    my $r = $m[1]->api(POST => '/mcp', token => $tok, headers => { %$h, 'Mcp-Session-Id' => $sid },
+        body => { jsonrpc => '2.0', id => $rid, result => { action => 'accept', content => { ok => 'yes' } } });
+    is $r->code, 202, 'machine B takes the response' or diag $r->content;
+    ok $read_until->(qr/"id":9[,}][^\n]*\n/, 10), 'machine A then answers the tool call' or diag $buf;
+    my ($last) = $buf =~ /^data: (\{[^\n]*"id":9[,}][^\n]*)$/m;
+    my $res = eval { $J->decode($last) } || {};
+    is $res->{result}{structuredContent}{status}, 'answered', 'the ask is answered';
+    is $res->{result}{structuredContent}{elicitation}, 'accepted', 'elicitation accepted';
+    is_deeply $res->{result}{structuredContent}{answer}, { ok => 'yes' }, 'with the answer sent to B';
+    ok wait_for(sub { FormsvcTest::psql("SELECT count(*) FROM mcp_streams WHERE user_id = '$su->{user}{id}'") == 0 },
+                5, 'the lease to go back'), 'the lease went back';
+    close $s;
+    $_->stop for @m;
 }
 
 done_testing;

@@ -2257,6 +2257,21 @@ CREATE TABLE public.mail_quota (
 );
 
 --
+-- Name: mcp_requests; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mcp_requests (
+    id text NOT NULL,
+    session_id text NOT NULL,
+    user_id text NOT NULL,
+    ask_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    answered_at timestamp with time zone,
+    CONSTRAINT mcp_requests_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'answering'::text, 'accept'::text, 'decline'::text, 'cancel'::text, 'invalid'::text, 'ended'::text])))
+);
+
+--
 -- Name: mcp_sessions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2265,7 +2280,8 @@ CREATE TABLE public.mcp_sessions (
     user_id text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     seen_at timestamp with time zone DEFAULT now() NOT NULL,
-    start_event text
+    start_event text,
+    elicitation boolean DEFAULT false NOT NULL
 );
 
 --
@@ -2769,6 +2785,13 @@ ALTER TABLE ONLY public.mail_quota
     ADD CONSTRAINT mail_quota_pkey PRIMARY KEY (key);
 
 --
+-- Name: mcp_requests mcp_requests_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_pkey PRIMARY KEY (id);
+
+--
 -- Name: mcp_sessions mcp_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3180,6 +3203,18 @@ CREATE INDEX mail_jobs_recipient ON public.mail_jobs USING btree (recipient_id) 
 --
 
 CREATE INDEX mail_jobs_submission ON public.mail_jobs USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: mcp_requests_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_requests_created ON public.mcp_requests USING btree (created_at);
+
+--
+-- Name: mcp_requests_session; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_requests_session ON public.mcp_requests USING btree (session_id);
 
 --
 -- Name: mcp_sessions_user; Type: INDEX; Schema: public; Owner: -
@@ -3706,6 +3741,27 @@ ALTER TABLE ONLY public.mail_jobs
 
 ALTER TABLE ONLY public.mail_jobs
     ADD CONSTRAINT mail_jobs_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_requests mcp_requests_ask_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_ask_id_fkey FOREIGN KEY (ask_id) REFERENCES public.asks(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_requests mcp_requests_session_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.mcp_sessions(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_requests mcp_requests_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: mcp_sessions mcp_sessions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -130,6 +130,15 @@
         "\"status\":{\"enum\":[\"pending\",\"answered\",\"declined\",\"expired\"]},"               \
         "\"answer\":{\"type\":\"object\"}," UNTRUSTED_MEMBER,                                      \
         "\"id\",\"url\",\"status\"," UNTRUSTED_REQ)
+/* ask_human's: an ask, and what came of asking in the client */
+#define OUT_ASK_HUMAN                                                                              \
+    OUT("\"id\":" S ",\"url\":{\"type\":[\"string\",\"null\"]},\"formId\":" S ","                  \
+        "\"status\":{\"enum\":[\"pending\",\"answered\",\"declined\",\"expired\"]},"               \
+        "\"answer\":{\"type\":\"object\"},"                                                        \
+        "\"elicitation\":{\"enum\":[\"accepted\",\"declined\",\"cancelled\",\"invalid\","          \
+        "\"unanswered\"],\"description\":\"Present when the person was asked in the client "       \
+        "(elicitation/create): what they did.\"}," UNTRUSTED_MEMBER,                               \
+        "\"id\",\"url\",\"status\"," UNTRUSTED_REQ)
 #define OUT_EVENTS                                                                                 \
     OUT("\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"                           \
         "\"nextCursor\":{\"type\":[\"string\",\"null\"]},\"hasMore\":{\"type\":\"boolean\"},"      \
@@ -471,8 +480,12 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "Answers {id, url, status: pending|answered|declined|expired, answer (when answered), "
      "expiresAt}; while pending, call get_ask with wait, or wait_for_submissions with askId. "
      "For an approval use e.g. {\"decision\": {\"enum\": [\"approve\", \"reject\"]}, "
-     "\"comment\": {\"type\": \"string\"}} with required [\"decision\"]. POST /v1/asks?wait=; "
-     "needs forms:write, and submissions:read to wait." UNTRUSTED_SAYS,
+     "\"comment\": {\"type\": \"string\"}} with required [\"decision\"]. With wait, no to, and "
+     "a client that declared elicitation, the person at the client is asked in the client "
+     "(elicitation/create) during the wait, when the schema fits (no arrays); the result's "
+     "elicitation says how it went (accepted, declined, cancelled, invalid, unanswered), and "
+     "the link stays for every other outcome. POST /v1/asks?wait=; needs forms:write, and "
+     "submissions:read to wait." UNTRUSTED_SAYS,
      "POST", "/v1/asks", "wait:i", 1, 0, 0, 0, 0,
      OBJ("\"message\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":5000,"
          "\"description\":\"What the person is asked (the page's text).\"},"
@@ -488,7 +501,7 @@ const fs_mcp_tool fs_mcp_tools[] = {
          "\"description\":\"Seconds to wait for the answer before returning (the ask stays "
          "pending after it).\"}",
          "\"message\",\"schema\""),
-     OUT_ASK},
+     OUT_ASK_HUMAN},
     {"get_ask", "Get an ask",
      "One ask: its status (pending, answered, declined, expired) and, when answered, the "
      "answer. With wait (seconds, at most 30) and the ask pending, returns when it is "

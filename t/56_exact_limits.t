@@ -1,8 +1,8 @@
 # Exact limits under concurrency: a form's
 # settings.maxSubmissions stores exactly N submissions with 64 posters at
 # once, and every count quota (keys, delegated tokens, OAuth clients,
-# webhooks, forms, fields of a form) admits exactly its limit out of 20
-# parallel creations. Requests really overlap: pre-forked children open
+# webhooks, forms, fields of a form, pending asks) admits exactly its limit
+# out of 20 parallel creations. Requests really overlap: pre-forked children open
 # their connection first and are released together. Own httpd instance, so
 # that the per-address submission rate limit is off and the quotas are
 # small; see docs/security-notes/limits.md.
@@ -15,7 +15,8 @@ use FormsvcTest qw(sql);
 use FormsvcTest::Together;
 use URI::Escape ();
 
-my %Q = (keys => 5, clients => 3, webhooks => 4, forms => 4, fields => 6);
+# asks below forms: each ask makes a form
+my %Q = (keys => 5, clients => 3, webhooks => 4, forms => 4, fields => 6, asks => 3);
 my $inst = FormsvcInstance->start(name => 'limits', conf => <<"CONF");
 ThreadsPerChild 16
 MaxRequestWorkers 64
@@ -30,6 +31,7 @@ FormsvcQuota unverified clients $Q{clients}
 FormsvcQuota unverified webhooks $Q{webhooks}
 FormsvcQuota unverified forms $Q{forms}
 FormsvcQuota unverified fields $Q{fields}
+FormsvcQuota unverified asks $Q{asks}
 FormsvcWebhookAllowPrivate On
 CONF
 my $url = $inst->url;
@@ -80,6 +82,11 @@ my %resources = (
                     ("/v1/forms/$fid/fields", $t,
                      "SELECT jsonb_array_length(fields) FROM forms WHERE id = '$fid'") },
               sub { { key => "q$_[0]", type => 'text', label => "Q$_[0]" } }, 201, 'fields' ],
+    asks => [ $Q{asks},
+              sub { my ($t, $u) = @_; ('/v1/asks', $t,
+                  "SELECT count(*) FROM asks WHERE user_id = '$u'") },
+              sub { { message => "Q$_[0]?", schema => { type => 'object',
+                      properties => { ok => { type => 'boolean', title => 'OK' } } } } }, 201, 'asks' ],
 );
 for my $name (sort keys %resources) {
     my ($want, $setup, $body, $ok, $quota, $stored) = @{ $resources{$name} };

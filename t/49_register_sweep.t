@@ -3,8 +3,9 @@
 # mail worker's oauth sweep, every ten minutes, the first time seconds
 # after a child starts. Registrations made here are aged in the database
 # (25 hours, and 23 hours for one that must stay); an instance of its own
-# starts fresh children, whose first sweep deletes the old unused one, and
-# leaves the young one and an old one that was authorized.
+# starts fresh children, whose first sweep (or the first sweep of the
+# suite's own server, when it started moments ago) deletes the old unused
+# one, and leaves the young one and an old one that was authorized.
 use strict;
 use warnings;
 use Test::More;
@@ -24,7 +25,6 @@ psql("UPDATE oauth_apps SET created_at = now() - interval '25 hours' WHERE id IN
    . "UPDATE oauth_apps SET created_at = now() - interval '23 hours' WHERE id = '$id{young}';"
    . "UPDATE oauth_apps SET authorized_at = now() - interval '24 hours' WHERE id = '$id{used}'");
 sub exists_app { psql("SELECT count(*) FROM oauth_apps WHERE id = '$_[0]'") }
-is exists_app($id{old}), 1, 'the old registration is there before the sweep';
 
 my $inst = FormsvcInstance->start(name => 'regsweep', conf => '');
 my $t0 = Time::HiRes::time(); # its children have started

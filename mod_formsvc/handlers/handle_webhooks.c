@@ -164,8 +164,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!form_visible(r, ask_form))
             return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such ask."));
     }
-    /* submission.created events carry the answers: only for a caller that
-     * may read submissions (docs/webhooks.md) */
+    /* the types that carry answers (FS_EVENT_TYPES): only for a caller
+     * that may read submissions (docs/webhooks.md) */
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
@@ -414,8 +414,9 @@ static int formsvc_h_webhooks_deliveries(request_rec *r, const char *const *caps
 /* PATCH /v1/webhooks/{id} {url?, events?, enabled?, status?}: each member
  * checked as at creation; status "active" resumes a paused webhook (its
  * pending deliveries go out now), "paused" pauses it; a delegate changes
- * only webhooks of its tree (others 404). A webhook that ends up with submission.created, or is
- * pointed elsewhere while it has it, needs submissions:read as at creation. */
+ * only webhooks of its tree (others 404). A webhook that ends up with a type that carries
+ * answers (submission.created, submission.updated, ask.answered), or is pointed elsewhere
+ * while it has one, needs submissions:read as at creation. */
 static int formsvc_h_webhooks_patch(request_rec *r, const char *const *caps) {
     const char *json, *form_id;
     json_object *body;

@@ -162,9 +162,12 @@
         "\"id\",\"url\",\"prefill\",\"uses\"")
 
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
+/* the event types (fs_webhook.h), as a JSON array and as words */
+#define EVENT_TYPE_ENUM "[" FS_EVENT_TYPES(FS_EVENT_TYPE_JSON, ",") "]"
+#define EVENT_TYPE_NAMES FS_EVENT_TYPES(FS_EVENT_TYPE_NAME, ", ")
 #define EVENT_TYPES                                                                                \
-    "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":"                 \
-    "[" FS_EVENT_TYPES(FS_EVENT_TYPE_JSON, ",") "]}}"
+    "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":" EVENT_TYPE_ENUM \
+    "}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
         "\"enabled\":{\"type\":\"boolean\"},\"status\":{\"enum\":[\"active\",\"paused\"]},"        \
@@ -415,25 +418,18 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OUT_PAGE},
     {"list_events", "List events",
      "The account's event feed, oldest first after the cursor after (nextCursor of the "
-     "previous call; omitted: from the oldest kept, 30 days): " FS_EVENT_TYPES(
-         FS_EVENT_TYPE_NAME,
-         ", ") ". "
-               "With wait (seconds, at most 30) and nothing new, the call waits for an event. "
-               "submission.created, submission.updated and ask.answered events need "
-               "submissions:read "
-               "and carry the answers (GET /v1/events; needs webhooks:read)." UNTRUSTED_SAYS,
+     "previous call; omitted: from the oldest kept, 30 days): " EVENT_TYPE_NAMES ". "
+     "With wait (seconds, at most 30) and nothing new, the call waits for an event. "
+     "submission.created, submission.updated and ask.answered events need submissions:read "
+     "and carry the answers (GET /v1/events; needs webhooks:read)." UNTRUSTED_SAYS,
      "GET", "/v1/events", "type:s formId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
-     OBJ("\"type\":{\"enum\":[" FS_EVENT_TYPES(
-             FS_EVENT_TYPE_JSON,
-             ",") "]},"
-                  "\"formId\":" ID(
-                      "Only this form's events (frm_...).") ","
-                                                            "\"after\":{\"type\":\"string\","
-                                                            "\"description\":"
-                                                            "\"nextCursor of the previous call.\"},"
-                                                            "\"wait\":{\"type\":\"integer\","
-                                                            "\"minimum\":0,"
-                                                            "\"maximum\":30,\"default\":0}," LIMIT,
+     OBJ("\"type\":{\"enum\":" EVENT_TYPE_ENUM "},"
+         "\"formId\":" ID(
+             "Only this form's events (frm_...).") ","
+                                                   "\"after\":{\"type\":\"string\",\"description\":"
+                                                   "\"nextCursor of the previous call.\"},"
+                                                   "\"wait\":{\"type\":\"integer\",\"minimum\":0,"
+                                                   "\"maximum\":30,\"default\":0}," LIMIT,
          ""),
      OUT_EVENTS},
     {"get_file_url", "Get a file's download URL",

@@ -24,8 +24,9 @@ DROP TRIGGER IF EXISTS asks_link_required ON asks;
 CREATE TRIGGER asks_link_required AFTER INSERT ON asks
     FOR EACH ROW EXECUTE FUNCTION fs_ask_form_link_required();
 
--- the asks made before
-UPDATE forms f SET settings = f.settings || '{"linkRequired": true}'::jsonb
+-- the asks made before (a new version: an owner's If-Match of the form as
+-- it was no longer matches)
+UPDATE forms f SET settings = f.settings || '{"linkRequired": true}'::jsonb, version = f.version + 1
   FROM asks a
  WHERE a.form_id = f.id AND NOT (f.settings @> '{"linkRequired": true}'::jsonb);
 

@@ -4,9 +4,9 @@
 # Arabic (right to left): the public form with every kind of field, the
 # same page after a refused submission, the thanks page, a closed form, a
 # withdrawn link, an ask's page with its Decline button and the declined
-# page, and the OAuth authorize page's steps (sign-in, the mailed code, a
-# wrong code, consent with its scopes and form-title constraint) and its
-# error page. Also: no console error, exception or CSP violation on any of
+# page, and the OAuth authorize page's steps (sign-in, a wrong address,
+# the mailed code, a wrong code, consent with its scopes and form-title
+# constraint) and its error page. Also: no console error, exception or CSP violation on any of
 # them, no page wider than a 320 px window, and the form posted with
 # JavaScript off lands on the thanks page.
 use strict;
@@ -102,10 +102,12 @@ my $app = register_app(name => 'Rota assistant');
 my (undef, $challenge) = pkce();
 my %q = (response_type => 'code', client_id => $app->{client_id}, redirect_uri => 'https://app.example/cb',
          state => 'st', code_challenge => $challenge, code_challenge_method => 'S256');
-my (@langs, %asks, %authorize);
-for my $l (['en', 'ltr'], ['ar', 'rtl']) {
+# The same once more for the run with JavaScript off ("noscript").
+my (@langs, %asks, %authorize, $noscript_email);
+for my $l (['en', 'ltr'], ['ar', 'rtl'], ['noscript', 'ltr']) {
     my ($lk, $who) = verified_account();
-    push @langs, { lang => $l->[0], dir => $l->[1], email => $who->{user}{email} };
+    if ($l->[0] eq 'noscript') { $noscript_email = $who->{user}{email} }
+    else { push @langs, { lang => $l->[0], dir => $l->[1], email => $who->{user}{email} } }
     my $title = "December rota ($l->[0])";
     $r = api(POST => '/v1/forms', token => $lk, body => { title => $title });
     is $r->code, 201, "a form of the $l->[0] account" or diag $r->content;
@@ -130,6 +132,7 @@ print $plan $J->encode({
     chromium => $CHROMIUM,
     mailDir => "$FindBin::Bin/logs/mail",
     languages => \@langs,
+    noScriptEmail => $noscript_email,
     form => { url => Apache::TestRequest::resolve_url(BASE . "/f/$fid"), answers => \@answers, bad => \@bad },
     closed => Apache::TestRequest::resolve_url(BASE . "/f/$closed"),
     closedStatus => 200,

@@ -16,10 +16,12 @@
 //   form       {url, answers, bad}: the form with every kind of field; the
 //              answers that are accepted, and the ones that are not
 //   closed, gone   a closed form's page, a withdrawn link's page
-//   asks       {<lang>: url}: an ask's page per language (each is declined)
+//   asks       {<lang>: url}: an ask's page per language (each is declined),
+//              and one for the run without script ("noscript")
 //   authorize  {<lang>: {url, formTitle}}: the OAuth page per language, with a
 //              form: constraint naming that language's account's form;
-//              {bad: url}: one whose client is unknown
+//              {bad: url}: one whose client is unknown; {noscript: ...}
+//              for the run without script, whose account is noScriptEmail
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
@@ -209,6 +211,11 @@ async function language(browser, lang) {
   // the OAuth authorize page, step by step
   await page.goto(plan.authorize[lang.lang].url);
   await check(page, w, L("OAuth sign-in page"), lang, { status: 200 });
+  await page.evaluate(() => { for (const f of document.forms) f.noValidate = true; });
+  await page.fill("#email", "not an address");
+  await submit(page, "form:has(#email) button[type=submit]");
+  await check(page, w, L("OAuth sign-in page with a wrong address"), lang, { status: 422 });
+  say(await page.locator("#email[aria-invalid=true]").count() === 1, L("the wrong address is marked on its input"));
   const before = mailsTo(lang.email).length;
   await page.fill("#email", lang.email);
   await submit(page, "form:has(#email) button[type=submit]");
@@ -229,17 +236,45 @@ async function language(browser, lang) {
   await context.close();
 }
 
-// ---- no script: the form still posts and lands on the thanks page -------------
+// ---- no script: every form of the pages still posts ---------------------------------
+// The form lands on the thanks page, the ask's Decline on the declined
+// page, and the OAuth page signs in by mailed code and approves: the
+// browser is sent on to the client with a code (the request it then makes
+// is seen; the client's host does not exist, so that navigation fails).
 async function noScript(browser) {
   const context = await browser.newContext({ javaScriptEnabled: false, locale: "en" });
   const page = await context.newPage();
+  let client = null;
+  page.on("request", (r) => { if (r.url().startsWith("https://app.example/")) client = r.url(); });
   const w = watch(page);
+  const landed = (path, status = 200) =>
+    new URL(page.url()).pathname.endsWith(path) && w.expect && w.expect.status === status;
+  const at = () => `at ${page.url()} (${w.expect && w.expect.status})`;
   await page.goto(plan.form.url);
   await fill(page, plan.form.answers);
   await submit(page);
-  say(new URL(page.url()).pathname.endsWith("/thanks") && w.expect && w.expect.status === 200,
-    "with JavaScript off, the filled form lands on the thanks page", `at ${page.url()} (${w.expect && w.expect.status})`);
-  say(w.errors.length === 0, "with JavaScript off: no console error", w.errors.join("\n"));
+  say(landed("/thanks"), "with JavaScript off, the filled form lands on the thanks page", at());
+
+  await page.goto(plan.asks.noscript);
+  await submit(page, "form.decline button[type=submit]");
+  say(landed("/declined"), "with JavaScript off, an ask's Decline lands on the declined page", at());
+
+  await page.goto(plan.authorize.noscript.url);
+  const before = mailsTo(plan.noScriptEmail).length;
+  await page.fill("#email", plan.noScriptEmail);
+  await submit(page, "form:has(#email) button[type=submit]");
+  const code = await codeFor(plan.noScriptEmail, before);
+  say(code && (await page.locator("#code").count()) === 1, "with JavaScript off, the OAuth page asks for the mailed code", at());
+  if (code) {
+    await page.fill("#code", code);
+    await submit(page, "form:has(#code) button[type=submit]");
+    say(await page.locator("button[value=approve]").count() === 1, "with JavaScript off, the consent page follows", at());
+    await submit(page, "button[value=approve]").catch(() => {}); // the client is nowhere
+    const back = client ? new URL(client) : null;
+    say(back && back.pathname === "/cb" && back.searchParams.get("code") && back.searchParams.get("state") === "st",
+      "with JavaScript off, Approve sends the browser on to the client with a code", client || "no request to the client");
+  }
+  say(w.errors.length === 0, "with JavaScript off: no console error (CSP included)", w.errors.join("\n"));
   await context.close();
 }
 

@@ -6,16 +6,19 @@
 # withdrawn link, an ask's page with its Decline button and the declined
 # page, and the OAuth authorize page's steps (sign-in, a wrong address,
 # the mailed code, a wrong code, consent with its scopes and form-title
-# constraint) and its error page. Also: no console error, exception or CSP violation on any of
-# them, no page wider than a 320 px window, and the form posted with
-# JavaScript off lands on the thanks page.
+# constraint) and its error page; in English only, the page of a form not
+# open yet, the e-mail verification link's page and the page after its
+# button, and a problem type's page. Also: no console error, exception or
+# CSP violation on any of them, no page wider than a 320 px window, and,
+# with JavaScript off, the form, an ask's Decline and the OAuth sign-in
+# and approval all work.
 use strict;
 use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use FormsvcAuthorize;
-use FormsvcMail qw(psql);
+use FormsvcMail qw(psql wait_mail);
 use File::Temp ();
 use JSON::PP ();
 use MIME::Base64 qw(encode_base64);
@@ -92,6 +95,29 @@ is $r->code, 201, 'a respondent link' or diag $r->content;
 my $gone = $r->{json}{url};
 is api(DELETE => "/v1/forms/$fid/links/$r->{json}{id}", token => $key)->code, 204, 'withdrawn';
 
+# ---- pages in English only ----------------------------------------------------------
+# (their texts have no translations yet: checked in English)
+# a form not open yet, the e-mail verification link's page and the page its
+# button leads to, a problem type's page
+my @t = gmtime(time + 86400);
+my $opens = sprintf '%04d-%02d-%02dT09:00:00Z', $t[5] + 1900, $t[4] + 1, $t[3];
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Winter fair', settings => { opensAt => $opens },
+         fields => [{ key => 'stall', type => 'text', label => 'Stall' }] });
+is $r->code, 201, 'a form that opens tomorrow' or diag $r->content;
+my $not_open = $r->{json}{id};
+is api(POST => "/v1/forms/$not_open/publish", token => $key)->code, 200, 'published';
+my ($vkey, $vsu) = signup();
+is api(POST => '/v1/verify/send', token => $vkey)->code, 202, 'a verification mail';
+my $vmail = wait_mail($vsu->{user}{email});
+my ($vlink) = $vmail ? $vmail->{body} =~ m{(https?://\S+/verify\?token=[A-Za-z0-9_-]+)} : ();
+ok $vlink, 'with its link';
+my @english = (
+    { label => 'form not open yet page', url => Apache::TestRequest::resolve_url(BASE . "/f/$not_open"), status => 200 },
+    { label => 'e-mail verification page', url => $vlink // base_url() . '/verify', status => 200,
+      press => { label => 'e-mail verified page', status => 200 } },
+    { label => 'problem type page', url => base_url() . '/problems/validation-failed', status => 200 },
+);
+
 # ---- the languages: an account to sign in with, its form, an ask ---------------------
 # The OAuth page names the forms of a form: constraint by their titles when
 # they are the signed-in account's own, so each language's account asks
@@ -133,6 +159,7 @@ print $plan $J->encode({
     mailDir => "$FindBin::Bin/logs/mail",
     languages => \@langs,
     noScriptEmail => $noscript_email,
+    english => \@english,
     form => { url => Apache::TestRequest::resolve_url(BASE . "/f/$fid"), answers => \@answers, bad => \@bad },
     closed => Apache::TestRequest::resolve_url(BASE . "/f/$closed"),
     closedStatus => 200,

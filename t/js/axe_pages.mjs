@@ -16,6 +16,9 @@
 //   form       {url, answers, bad}: the form with every kind of field; the
 //              answers that are accepted, and the ones that are not
 //   closed, gone   a closed form's page, a withdrawn link's page
+//   english    [{label, url, status, press?: {label, status}}]: pages in
+//              English only, checked in English (press: its
+//              button is pressed and the page it leads to checked too)
 //   asks       {<lang>: url}: an ask's page per language (each is declined),
 //              and one for the run without script ("noscript")
 //   authorize  {<lang>: {url, formTitle}}: the OAuth page per language, with a
@@ -233,6 +236,26 @@ async function language(browser, lang) {
   }
   await page.goto(plan.authorize.bad);
   await check(page, w, L("OAuth error page"), lang, { status: 400 });
+
+  await context.close();
+}
+
+// ---- the pages whose texts are in English only (a context of their own,
+// in parallel with the languages' runs) ------------------------------------------
+async function english(browser) {
+  const lang = { lang: "en", dir: "ltr" };
+  const context = await browser.newContext({ locale: "en", viewport: { width: 1280, height: 800 } });
+  await installCspListener(context);
+  const page = await context.newPage();
+  const w = watch(page);
+  for (const e of plan.english) {
+    await page.goto(e.url);
+    await check(page, w, `${e.label} [en]`, lang, { status: e.status });
+    if (e.press) {
+      await submit(page, "main form button[type=submit]");
+      await check(page, w, `${e.press.label} [en]`, lang, { status: e.press.status });
+    }
+  }
   await context.close();
 }
 
@@ -311,6 +334,7 @@ const browser = await chromium.launch({ executablePath: plan.chromium, args: ["-
 try {
   await selfTest(browser);
   const runs = plan.languages.map((l) => language(browser, l).catch((e) => say(false, `${l.lang}: the run ended`, e.stack)));
+  runs.push(english(browser).catch((e) => say(false, "English only: the run ended", e.stack)));
   runs.push(noScript(browser).catch((e) => say(false, "no script: the run ended", e.stack)));
   await Promise.all(runs);
 } finally {

@@ -7,6 +7,8 @@
 // Content-Security-Policy violation, and on a page wider than its window,
 // and it submits the form with JavaScript off. Prints one JSON line per
 // check ({ok, name, diag}) and a last line {done: true}.
+// FORMSVC_AXE_SHOTS=<dir>: also a full-page screenshot of each page in
+// each size and scheme, into that directory, to look at.
 //
 // The plan (written by the test):
 //   chromium   the browser's executable
@@ -144,6 +146,9 @@ async function check(page, w, label, lang, expect) {
         : res.passes.length ? describe(res.violations) : "axe ran no rule";
       say(res.violations.length === 0 && res.passes.length > 0 && seen[0] === width && seen[1] === (colorScheme === "dark"),
         `${where}: axe finds nothing`, why);
+      if (process.env.FORMSVC_AXE_SHOTS)
+        await page.screenshot({ fullPage: true,
+          path: `${process.env.FORMSVC_AXE_SHOTS}/${label.replace(/[^A-Za-z0-9]+/g, "-")}-${width}-${colorScheme}.png` });
       const wide = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
       say(wide[0] <= wide[1], `${where}: no horizontal scroll`, `scrollWidth ${wide[0]} > ${wide[1]}`);
     }

@@ -34,7 +34,8 @@ unless (node_ready('playwright-core', 'axe-core')) {
     plan skip_all => 'node or t/js/node_modules missing (FORMSVC_SKIP_NODE)';
 }
 
-my $J = JSON::PP->new->canonical;
+my $J = JSON::PP->new->utf8->canonical; # the node script's lines are UTF-8 (Arabic in diagnostics)
+binmode Test::More->builder->$_, ':encoding(UTF-8)' for qw(output failure_output todo_output);
 my ($key, $su) = verified_account();
 my $T = JSON::PP::true;
 

@@ -6,9 +6,9 @@
 # withdrawn link, an ask's page with its Decline button and the declined
 # page, and the OAuth authorize page's steps (sign-in, a wrong address,
 # the mailed code, a wrong code, consent with its scopes and form-title
-# constraint) and its error page; in English only, the page of a form not
-# open yet, the e-mail verification link's page and the page after its
-# button, and a problem type's page. Also: no console error, exception or
+# constraint) and its error page; an embeddable form framed by a page of
+# another origin; in English only, the e-mail verification link's page and
+# a problem type's page. Also: no console error, exception or
 # CSP violation on any of them, no page wider than a 320 px window, and,
 # with JavaScript off, the form, an ask's Decline and the OAuth sign-in
 # and approval all work.
@@ -19,6 +19,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use FormsvcAuthorize;
 use FormsvcMail qw(psql wait_mail);
+use Digest::SHA ();
 use File::Temp ();
 use JSON::PP ();
 use MIME::Base64 qw(encode_base64);
@@ -97,27 +98,51 @@ my $gone = $r->{json}{url};
 is api(DELETE => "/v1/forms/$fid/links/$r->{json}{id}", token => $key)->code, 204, 'withdrawn';
 
 # ---- pages in English only ----------------------------------------------------------
-# (their texts have no translations yet: checked in English)
-# a form not open yet, the e-mail verification link's page and the page its
-# button leads to, a problem type's page
-my @t = gmtime(time + 86400);
-my $opens = sprintf '%04d-%02d-%02dT09:00:00Z', $t[5] + 1900, $t[4] + 1, $t[3];
-$r = api(POST => '/v1/forms', token => $key, body => { title => 'Winter fair', settings => { opensAt => $opens },
-         fields => [{ key => 'stall', type => 'text', label => 'Stall' }] });
-is $r->code, 201, 'a form that opens tomorrow' or diag $r->content;
-my $not_open = $r->{json}{id};
-is api(POST => "/v1/forms/$not_open/publish", token => $key)->code, 200, 'published';
+# (their texts have no translations yet: checked in English) the e-mail
+# verification link's page (a form with one button) and a problem type's
+# page. (The other English-only pages, such as a form not open yet or the
+# page after that button, are the message page the closed form's check
+# already covers, with other words.)
 my ($vkey, $vsu) = signup();
 is api(POST => '/v1/verify/send', token => $vkey)->code, 202, 'a verification mail';
 my $vmail = wait_mail($vsu->{user}{email});
 my ($vlink) = $vmail ? $vmail->{body} =~ m{(https?://\S+/verify\?token=[A-Za-z0-9_-]+)} : ();
 ok $vlink, 'with its link';
 my @english = (
-    { label => 'form not open yet page', url => Apache::TestRequest::resolve_url(BASE . "/f/$not_open"), status => 200 },
-    { label => 'e-mail verification page', url => $vlink // base_url() . '/verify', status => 200,
-      press => { label => 'e-mail verified page', status => 200 } },
+    { label => 'e-mail verification page', url => $vlink // base_url() . '/verify', status => 200 },
     { label => 'problem type page', url => base_url() . '/problems/validation-failed', status => 200 },
 );
+
+# ---- an embeddable form, framed by a page of another origin -------------------------
+# The host page is a file in the test server's DocumentRoot, opened as
+# 127.0.0.1 (the form is at localhost): another origin, which the form
+# allows to frame it. (Served by the browser itself, it would be a public
+# page to Chromium, whose Local Network Access rules then refuse it the
+# loopback server.)
+my ($origin) = base_url() =~ m{^(https?://[^/]+)};
+(my $host_origin = $origin) =~ s{//localhost\b}{//127.0.0.1};
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Embedded feedback',
+         settings => { embed => { allowedOrigins => [$host_origin] } },
+         fields => [{ key => 'idea', type => 'textarea', label => 'Your idea', required => $T },
+                    { key => 'mail', type => 'email', label => 'E-mail', description => 'If you want an answer.' }] });
+is $r->code, 201, 'an embeddable form' or diag $r->content;
+my $embedded = $r->{json}{id};
+is api(POST => "/v1/forms/$embedded/publish", token => $key)->code, 200, 'published';
+my $embed_js = Apache::TestRequest::GET(BASE . '/f/embed.js')->content;
+my $integrity = 'sha384-' . Digest::SHA::sha384_base64($embed_js); # 48 bytes: no padding
+my $form_url = Apache::TestRequest::resolve_url(BASE . "/f/$embedded");
+{
+    open my $hf, '>:encoding(UTF-8)', "$FindBin::Bin/htdocs/34_host_page.html" or die "host page: $!";
+    print $hf '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        . '<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>A host page</title></head>'
+        . '<body><main><h1>A host page</h1>'
+        . qq{<iframe data-formsvc src="$form_url" title="Embedded feedback" style="width:100%;border:0;height:100px"></iframe>}
+        . '</main><script src="' . base_url() . qq{/f/embed.js" integrity="$integrity" crossorigin="anonymous" defer></script>}
+        . "</body></html>\n";
+    close $hf;
+}
+my %embed = (form => $form_url, host => "$host_origin/34_host_page.html");
+is Apache::TestRequest::GET('/34_host_page.html')->code, 200, 'the host page is served';
 
 # ---- the languages: an account to sign in with, its form, an ask ---------------------
 # The OAuth page names the forms of a form: constraint by their titles when
@@ -161,6 +186,7 @@ print $plan $J->encode({
     languages => \@langs,
     noScriptEmail => $noscript_email,
     english => \@english,
+    embed => \%embed,
     form => { url => Apache::TestRequest::resolve_url(BASE . "/f/$fid"), answers => \@answers, bad => \@bad },
     closed => Apache::TestRequest::resolve_url(BASE . "/f/$closed"),
     closedStatus => 200,

@@ -18,9 +18,10 @@
 //   form       {url, answers, bad}: the form with every kind of field; the
 //              answers that are accepted, and the ones that are not
 //   closed, gone   a closed form's page, a withdrawn link's page
-//   english    [{label, url, status, press?: {label, status}}]: pages in
-//              English only, checked in English (press: its
-//              button is pressed and the page it leads to checked too)
+//   embed      {form, host}: an embeddable form, and a host page framing it
+//              (another origin) that loads embed.js with its integrity
+//   english    [{label, url, status}]: pages in English only, checked in
+//              English
 //   asks       {<lang>: url}: an ask's page per language (each is declined),
 //              and one for the run without script ("noscript")
 //   authorize  {<lang>: {url, formTitle}}: the OAuth page per language, with a
@@ -103,7 +104,10 @@ function watch(page) {
   return w;
 }
 
+// Also axe-core itself, into every document of the context as it starts
+// (sent to the browser once, rather than with each page checked).
 async function installCspListener(context) {
+  await context.addInitScript(AXE);
   await context.addInitScript(() => {
     window.__csp = [];
     document.addEventListener("securitypolicyviolation", (e) =>
@@ -118,29 +122,35 @@ function describe(v) {
 
 // The checks of the page as it is now: axe in every size and scheme, the
 // language and direction, no horizontal scroll, nothing in the console.
+// expect: {status, path?, text?, frame?}; with frame (a framed document),
+// the checks are of that document (no status: the page's is its host's).
 async function check(page, w, label, lang, expect) {
-  const status = w.expect ? w.expect.status : 0;
-  say(status === expect.status, `${label}: status ${expect.status}`, `got ${status} at ${page.url()}`);
+  const doc = expect.frame || page;
+  if (expect.status !== undefined) {
+    const status = w.expect ? w.expect.status : 0;
+    say(status === expect.status, `${label}: status ${expect.status}`, `got ${status} at ${page.url()}`);
+  }
   if (expect.path) say(new URL(page.url()).pathname.endsWith(expect.path), `${label}: at …${expect.path}`, page.url());
-  const html = await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
+  const html = await doc.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
   say(html[0] === lang.lang && html[1] === lang.dir, `${label}: <html lang="${lang.lang}" dir="${lang.dir}">`,
     `got lang="${html[0]}" dir="${html[1]}"`);
   if (expect.text) {
-    const body = await page.evaluate(() => document.body.innerText);
+    const body = await doc.evaluate(() => document.body.innerText);
     say(body.includes(expect.text), `${label}: shows “${expect.text}”`, body.slice(0, 400));
   }
-  await page.evaluate(AXE);
+  if (!(await doc.evaluate(() => !!window.axe))) await doc.evaluate(AXE);
   for (const width of WIDTHS) {
     for (const colorScheme of SCHEMES) {
       await page.setViewportSize({ width, height: 800 });
       await page.emulateMedia({ colorScheme });
-      const res = await page.evaluate(
+      const res = await doc.evaluate(
         (tags) => window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }),
         TAGS);
       const where = `${label} at ${width} px, ${colorScheme}`;
       // what axe judged: this width and this scheme (the page's own dark
       // style sheet applies), and some rules ran
-      const seen = await page.evaluate(() => [window.innerWidth, matchMedia("(prefers-color-scheme: dark)").matches]);
+      const seen = [await page.evaluate(() => window.innerWidth),
+        await doc.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches)];
       const why = seen[0] !== width || seen[1] !== (colorScheme === "dark")
         ? `the page saw width ${seen[0]}, dark ${seen[1]}`
         : res.passes.length ? describe(res.violations) : "axe ran no rule";
@@ -149,11 +159,12 @@ async function check(page, w, label, lang, expect) {
       if (process.env.FORMSVC_AXE_SHOTS)
         await page.screenshot({ fullPage: true,
           path: `${process.env.FORMSVC_AXE_SHOTS}/${label.replace(/[^A-Za-z0-9]+/g, "-")}-${width}-${colorScheme}.png` });
-      const wide = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      const wide = await doc.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
       say(wide[0] <= wide[1], `${where}: no horizontal scroll`, `scrollWidth ${wide[0]} > ${wide[1]}`);
     }
   }
-  const csp = await page.evaluate(() => window.__csp || []);
+  const csp = [...await page.evaluate(() => window.__csp || []),
+    ...(expect.frame ? await doc.evaluate(() => window.__csp || []) : [])];
   say(csp.length === 0 && w.errors.length === 0, `${label}: no console error, exception or CSP violation`,
     [...csp.map((c) => `csp: ${c}`), ...w.errors].join("\n"));
   w.errors = [];
@@ -256,11 +267,23 @@ async function english(browser) {
   for (const e of plan.english) {
     await page.goto(e.url);
     await check(page, w, `${e.label} [en]`, lang, { status: e.status });
-    if (e.press) {
-      await submit(page, "main form button[type=submit]");
-      await check(page, w, `${e.press.label} [en]`, lang, { status: e.press.status });
-    }
   }
+
+  // an embeddable form framed by a host page of an origin it allows, which
+  // loads embed.js as docs/public-forms.md says (integrity, crossorigin):
+  // the only pages with a script. The form's script posts its height,
+  // embed.js sizes the frame.
+  const e = plan.embed;
+  await page.goto(e.host);
+  const sized = await page.waitForFunction(
+    () => parseInt(document.querySelector("iframe[data-formsvc]").style.height, 10) > 300, null,
+    { timeout: 15000 * (Number(process.env.FORMSVC_WAIT_SCALE) || 1) }).then(() => true, () => false);
+  say(sized, "embedded form [en]: embed.js sizes the frame to the height the form posts",
+    await page.evaluate(() => `frame height: ${document.querySelector("iframe[data-formsvc]").style.height}`));
+  const frame = page.frames().find((f) => f.url() === e.form);
+  say(frame, "embedded form [en]: the frame shows the form",
+    [page.frames().map((f) => f.url()).join(" "), ...w.errors].join("\n"));
+  if (frame) await check(page, w, "embedded form [en]", lang, { frame });
   await context.close();
 }
 
@@ -323,7 +346,6 @@ async function selfTest(browser) {
   const page = await context.newPage();
   const w = watch(page);
   await page.goto(url);
-  await page.evaluate(AXE);
   const res = await page.evaluate(
     (tags) => window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] }), TAGS);
   const ids = res.violations.map((v) => v.id).sort().join(" ");

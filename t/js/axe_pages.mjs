@@ -40,6 +40,14 @@ const SCHEMES = ["light", "dark"];
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 
+// A context whose actions and navigations wait up to a minute (the
+// machine may be loaded; FORMSVC_WAIT_SCALE lengthens it as everywhere).
+async function newContext(browser, options) {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(60000 * (Number(process.env.FORMSVC_WAIT_SCALE) || 1));
+  return context;
+}
+
 function say(ok, name, diag) {
   process.stdout.write(JSON.stringify({ ok: !!ok, name, diag: diag || "" }) + "\n");
 }
@@ -190,7 +198,7 @@ async function submit(page, button = "main form:not(.decline) button[type=submit
 
 // ---- one language: every page ------------------------------------------------
 async function language(browser, lang) {
-  const context = await browser.newContext({ locale: lang.lang, viewport: { width: 1280, height: 800 } });
+  const context = await newContext(browser, { locale: lang.lang, viewport: { width: 1280, height: 800 } });
   await installCspListener(context);
   const page = await context.newPage();
   const w = watch(page);
@@ -260,7 +268,7 @@ async function language(browser, lang) {
 // in parallel with the languages' runs) ------------------------------------------
 async function english(browser) {
   const lang = { lang: "en", dir: "ltr" };
-  const context = await browser.newContext({ locale: "en", viewport: { width: 1280, height: 800 } });
+  const context = await newContext(browser, { locale: "en", viewport: { width: 1280, height: 800 } });
   await installCspListener(context);
   const page = await context.newPage();
   const w = watch(page);
@@ -293,7 +301,7 @@ async function english(browser) {
 // browser is sent on to the client with a code (the request it then makes
 // is seen; the client's host does not exist, so that navigation fails).
 async function noScript(browser) {
-  const context = await browser.newContext({ javaScriptEnabled: false, locale: "en" });
+  const context = await newContext(browser, { javaScriptEnabled: false, locale: "en" });
   const page = await context.newPage();
   let client = null;
   page.on("request", (r) => { if (r.url().startsWith("https://app.example/")) client = r.url(); });
@@ -334,7 +342,7 @@ async function noScript(browser) {
 // breaks: axe must find the three faults, and the listener and the console
 // the violation.
 async function selfTest(browser) {
-  const context = await browser.newContext();
+  const context = await newContext(browser);
   await installCspListener(context);
   const url = "http://selftest.invalid/";
   await context.route(url, (route) => route.fulfill({

@@ -171,8 +171,9 @@ async function check(page, w, label, lang, expect) {
       say(wide[0] <= wide[1], `${where}: no horizontal scroll`, `scrollWidth ${wide[0]} > ${wide[1]}`);
     }
   }
-  const csp = [...await page.evaluate(() => window.__csp || []),
-    ...(expect.frame ? await doc.evaluate(() => window.__csp || []) : [])];
+  // the listener must be there (in a frame too), or no violation is seen
+  const listened = async (d) => (await d.evaluate(() => window.__csp)) || ["no securitypolicyviolation listener"];
+  const csp = [...await listened(page), ...(expect.frame ? await listened(doc) : [])];
   say(csp.length === 0 && w.errors.length === 0, `${label}: no console error, exception or CSP violation`,
     [...csp.map((c) => `csp: ${c}`), ...w.errors].join("\n"));
   w.errors = [];

@@ -119,6 +119,20 @@ static int error_page(request_rec *r, const authz *a, int status, const char *ke
         r, status, "'none'", fs_html_message_in(r->pool, a->loc, title, title, fs_tr(a->loc, key)));
 }
 
+/* A problem met while the page is served: the person reads a page, never
+ * problem+json. Logged as every problem is; a 429 or 503 says when to come
+ * back. Other problems (a client's malformed post) stay problems. */
+static int trouble(request_rec *r, const authz *a, fs_error *e) {
+    if (e->status != 429 && e->status < 500)
+        return formsvc_send_problem(r, e);
+    formsvc_log_problem(r, e, r->uri);
+    int retry = e->retry_after > 0 ? e->retry_after : e->status == 503 ? 5 : 0;
+    if (retry)
+        apr_table_setn(r->err_headers_out, "Retry-After", apr_itoa(r->pool, retry));
+    return error_page(r, a, e->status,
+                      e->status == 429 ? "oauth.rate_limited" : "oauth.unavailable");
+}
+
 /* The redirect back to the client with an error (RFC 6749 4.1.2.1), the
  * state and the issuer (RFC 9207). */
 static int redirect_error(request_rec *r, const authz *a, const char *error, const char *desc) {
@@ -144,7 +158,7 @@ static int check_request(request_rec *r, authz *a, int *sent) {
         e = fs_store_app_get(formsvc_store(r), a->q.client_id, &a->app);
     if (e) {
         *sent = 1;
-        return formsvc_send_problem(r, e);
+        return trouble(r, a, e);
     }
     json_object *uris = a->app ? fs_json_parse_trusted(r->pool, a->app->redirect_uris_json) : NULL;
     if (!a->app || !a->q.redirect_uri || !fs_redirect_uri_registered(uris, a->q.redirect_uri)) {
@@ -289,7 +303,7 @@ static int show(request_rec *r, authz *a, int status, const char *error) {
     fs_login_row *l = NULL;
     fs_error *e = fs_store_login_get(formsvc_store(r), keyed(r, "oauth-session", a->session), &l);
     if (e)
-        return formsvc_send_problem(r, e);
+        return trouble(r, a, e);
     if (l)
         return send_page(r, a, status, FS_AUTHZ_CONSENT, l->email, l->user_id, error);
     return send_page(r, a, status, FS_AUTHZ_SIGNIN, NULL, NULL, error);
@@ -310,7 +324,7 @@ static int formsvc_h_authorize(request_rec *r, const char *const *caps) {
         return rc;
     a.session = session_cookie(r);
     if (!a.session && !(a.session = new_session(r)))
-        return formsvc_send_problem(r, fs_error_internal(r->pool, "no random bytes for a session"));
+        return trouble(r, &a, fs_error_internal(r->pool, "no random bytes for a session"));
     a.csrf = keyed(r, "oauth-csrf", a.session);
     return show(r, &a, 200, NULL);
 }
@@ -329,11 +343,11 @@ static int is_form_type(const char *ct) {
 static int proven(request_rec *r, authz *a, const char *old_hash) {
     const char *fresh = new_session(r);
     if (!fresh)
-        return formsvc_send_problem(r, fs_error_internal(r->pool, "no random bytes for a session"));
+        return trouble(r, a, fs_error_internal(r->pool, "no random bytes for a session"));
     fs_error *e =
         fs_store_login_rotate(formsvc_store(r), old_hash, keyed(r, "oauth-session", fresh));
     if (e)
-        return formsvc_send_problem(r, e);
+        return trouble(r, a, e);
     a->session = fresh;
     a->csrf = keyed(r, "oauth-csrf", fresh);
     return show(r, a, 200, NULL);
@@ -359,7 +373,7 @@ static int approve(request_rec *r, authz *a, fs_login_row *l) {
     const char *gid = fs_id_new(r->pool, "grt_");
     const char *code = fs_secret_generate(r->pool, "svco_");
     if (!gid || !code)
-        return formsvc_send_problem(r, fs_error_internal(r->pool, "no random bytes for a code"));
+        return trouble(r, a, fs_error_internal(r->pool, "no random bytes for a code"));
     json_object *sj = fs_json_own(r->pool, fs_scopes_to_json(a->scopes));
     fs_new_grant g = {gid,
                       l->user_id,
@@ -374,7 +388,7 @@ static int approve(request_rec *r, authz *a, fs_login_row *l) {
     fs_error *e =
         fs_store_grant_create(formsvc_store(r), &g, c->tier[l->verified ? 1 : 0].grants, &made);
     if (e)
-        return formsvc_send_problem(r, e);
+        return trouble(r, a, e);
     if (!made)
         return send_page(r, a, 403, FS_AUTHZ_CONSENT, l->email, l->user_id,
                          fs_tr(a->loc, "oauth.quota"));
@@ -399,7 +413,7 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
     if (!e)
         e = fs_urlencoded_parse(r->pool, buf ? buf : "", len, &a.pairs);
     if (e)
-        return formsvc_send_problem(r, e);
+        return trouble(r, &a, e);
     int sent;
     int rc = check_request(r, &a, &sent);
     if (sent)
@@ -411,8 +425,7 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
         !fs_secret_equal(csrf, (a.csrf = keyed(r, "oauth-csrf", a.session)))) {
         FORMSVC_LOG(r, APLOG_INFO, 00560, "authorize page: a post without a valid CSRF token");
         if (!a.session && !(a.session = new_session(r)))
-            return formsvc_send_problem(
-                r, fs_error_internal(r->pool, "no random bytes for a session"));
+            return trouble(r, &a, fs_error_internal(r->pool, "no random bytes for a session"));
         a.csrf = keyed(r, "oauth-csrf", a.session);
         return send_page(r, &a, 403, FS_AUTHZ_SIGNIN, NULL, NULL, fs_tr(a.loc, "oauth.session"));
     }
@@ -424,12 +437,20 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
         if (!email || !fs_email_valid(email))
             return send_page(r, &a, 422, FS_AUTHZ_SIGNIN, NULL, NULL,
                              fs_tr(a.loc, "oauth.email_wrong"));
-        if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, "oauth")))
-            return formsvc_send_problem(r, e);
+        if ((e = formsvc_ratelimit_address(r, FORMSVC_RL_RECOVER, "oauth"))) {
+            if (e->status != 429)
+                return trouble(r, &a, e);
+            /* the sign-in again, saying why: a key still works */
+            formsvc_log_problem(r, e, r->uri);
+            if (e->retry_after > 0)
+                apr_table_setn(r->err_headers_out, "Retry-After",
+                               apr_itoa(r->pool, e->retry_after));
+            return send_page(r, &a, 429, FS_AUTHZ_SIGNIN, NULL, NULL,
+                             fs_tr(a.loc, "oauth.rate_limited"));
+        }
         char *code = fs_code_generate(r->pool);
         if (!code)
-            return formsvc_send_problem(r,
-                                        fs_error_internal(r->pool, "no random bytes for a code"));
+            return trouble(r, &a, fs_error_internal(r->pool, "no random bytes for a code"));
         const char *text = apr_psprintf(
             r->pool,
             "Hello,\n\n"
@@ -448,7 +469,7 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
          * the page says what it says for any address */
         if (msg && (e = fs_store_login_send(formsvc_store(r), sh, email, &lim,
                                             keyed(r, "oauth-login", code), &mail)))
-            return formsvc_send_problem(r, e);
+            return trouble(r, &a, e);
         return send_page(r, &a, 200, FS_AUTHZ_CODE, email, NULL, NULL);
     }
     if (!strcmp(step, "code")) {
@@ -458,7 +479,7 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
             (e = fs_store_login_confirm(formsvc_store(r), sh,
                                         keyed(r, "oauth-login", fs_code_normalize(r->pool, typed)),
                                         &result)))
-            return formsvc_send_problem(r, e);
+            return trouble(r, &a, e);
         if (strcmp(result, "ok"))
             return send_page(r, &a, 422, FS_AUTHZ_CODE, pair(a.pairs, "email"), NULL,
                              fs_tr(a.loc, "oauth.code_wrong"));
@@ -469,18 +490,18 @@ static int formsvc_h_authorize_post(request_rec *r, const char *const *caps) {
         formsvc_principal *who = NULL;
         if (!key || !*key || (e = formsvc_authenticate_secret(r, key, &who))) {
             if (e && e->status >= 500)
-                return formsvc_send_problem(r, e);
+                return trouble(r, &a, e);
             return send_page(r, &a, 422, FS_AUTHZ_SIGNIN, "", NULL,
                              fs_tr(a.loc, "oauth.key_wrong"));
         }
         if ((e = fs_store_login_key(formsvc_store(r), sh, who->user_id, who->key_id)))
-            return formsvc_send_problem(r, e);
+            return trouble(r, &a, e);
         return proven(r, &a, sh);
     }
     if (!strcmp(step, "consent")) {
         fs_login_row *l = NULL;
         if ((e = fs_store_login_get(formsvc_store(r), sh, &l)))
-            return formsvc_send_problem(r, e);
+            return trouble(r, &a, e);
         if (!l)
             return send_page(r, &a, 403, FS_AUTHZ_SIGNIN, NULL, NULL,
                              fs_tr(a.loc, "oauth.session"));

@@ -232,8 +232,8 @@ static void page_of_pages(request_rec *r, pub *pb, fs_page *pg) {
         return;
     fs_pagestate st = {pb->f.version, 0, q, pb->spam, pg->values};
     if (formsvc_page_state_seal(r, pb->f.id, &st, &pg->state) != FS_PAGESTATE_OK)
-        pg->state = NULL; /* too many answers to carry, or no random bytes: the
-                             post of this page is refused as a broken state */
+        pg->state = "-"; /* too many answers to carry, or no random bytes: the
+                            post of this page is refused as a broken state */
 }
 
 /* The form page of pb with the owner's text and branding. */

@@ -68,6 +68,11 @@ fs_error *fs_pages_errors_on(apr_pool_t *p, const fs_fieldset *fs, int page, con
 /* The first page an error of e is about; -1 when none is about a field. */
 int fs_pages_first_error(const fs_fieldset *fs, const fs_error *e);
 
+/* The answers as JSON text with their members in byte order of their
+ * names (values as fs_json_str writes them): the same answers give the
+ * same text whatever order the steps put them in. In p. */
+char *fs_pages_answers_text(apr_pool_t *p, json_object *answers);
+
 /* The state a page carries. */
 typedef struct fs_pagestate {
     const char *version;  /* the form's version it was made for */

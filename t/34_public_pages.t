@@ -170,6 +170,24 @@ $p = post_page($last, nav => 'submit', answers => [[stars => '4'], [comment => '
 is(URI->new($p->{res}->request->uri)->path, BASE . "/f/$fid/thanks", 'the same last page sent again lands on thanks');
 is subs($fid), 1, 'and stores nothing more (the page\'s token)';
 
+# Back from the thanks page's last page, then Submit: the same answers
+# are the same submission (a replay of the page's token), other answers
+# are given back once with a notice, as on a page of one
+$p = post_page(post_page(post_page($last, nav => 'back', answers => [[stars => '4'], [comment => 'Fine']]),
+                         nav => 'next', answers => [[email => 'ada@example.org'], [number => '42']]),
+               nav => 'submit', answers => [[stars => '4'], [comment => 'Fine']]);
+is(URI->new($p->{res}->request->uri)->path, BASE . "/f/$fid/thanks", 'Back, Next, Submit with the same answers: thanks');
+is subs($fid), 1, 'and still one submission';
+$p = post_page(post_page(post_page($last, nav => 'back', answers => [[stars => '4']]),
+                         nav => 'next', answers => [[email => 'ada@example.org'], [number => '42']]),
+               nav => 'submit', answers => [[stars => '1']]);
+is $p->{code}, 422, 'with other answers: the page again';
+is $p->{progress}, 'Page 3 of 3', 'the last page';
+like $p->{html}, qr{already sent from this page with other answers}, 'with the notice';
+$p = post_page($p, nav => 'submit', answers => [[stars => '1']]);
+like $p->{html}, qr{Thanks, all three pages\.}, 'sent from there: stored';
+is subs($fid), 2, 'as a second submission';
+
 # a member who is not: the member number is not asked, an unticked box is false
 $p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[name => 'Bo']]);
 is_deeply [ sort keys %{ $p->{inputs} } ], ['email'], 'not a member: no member number on page 2';
@@ -271,6 +289,41 @@ bad_def([{ key => 'up', type => 'file', label => 'F' }, { key => 'pg', type => '
 bad_def([{ key => 'pg', type => 'page' }, $q], '/fields/0/label', 'a page needs its title (label)');
 my $add = api(POST => "/v1/forms/$g->{id}/fields", token => $tok, body => { key => 'p_more', type => 'page', label => 'More' });
 is $add->code, 201, 'add_field takes a page field (an empty page at the end is no page yet)';
+my $back = api(GET => "/v1/forms/$g->{id}", token => $tok)->{json}{fields};
+is api(PUT => "/v1/forms/$g->{id}/fields", token => $tok, body => { fields => $back })->code, 200,
+    'the fields as read, page fields included, can be sent back';
+
+# a file on the last page: every page posts multipart, the file is stored
+my $h = make_form($tok, { title => 'With a file', fields => [
+    { key => 'who', type => 'text', label => 'Who', required => $T },
+    { key => 'p_files', type => 'page', label => 'Files' },
+    { key => 'cv', type => 'file', label => 'CV', required => $T } ] });
+api(POST => "/v1/forms/$h->{id}/publish", token => $tok);
+my $B = '----fs34';
+sub post_multipart {
+    my ($pg, @pairs) = @_;
+    my $body = '';
+    for (@{ $pg->{hidden} || [] }, @pairs) {
+        my ($n, $v, $fn) = @$_;
+        $body .= "--$B\r\nContent-Disposition: form-data; name=\"$n\""
+            . (defined $fn ? "; filename=\"$fn\"\r\nContent-Type: text/plain" : '') . "\r\n\r\n$v\r\n";
+    }
+    $body .= "--$B--\r\n";
+    my $req = HTTP::Request->new(POST => $pg->{action});
+    $req->header('Content-Type' => "multipart/form-data; boundary=$B", Accept => 'text/html');
+    $req->content($body);
+    $req->header('Content-Length' => length $body);
+    return page_of(ua()->request($req));
+}
+$p = open_page("/f/$h->{id}");
+like $p->{html}, qr{enctype="multipart/form-data"}, 'a form with a file field posts multipart from its first page';
+$p = post_multipart($p, ['who', 'Ida'], ['_nav', 'next']);
+is $p->{progress}, 'Page 2 of 2', 'Next (multipart): the page of the file';
+$p = post_multipart($p, ['cv', "my cv\n", 'cv.txt'], ['_nav', 'submit']);
+like $p->{html}, qr{Your answers were received|Thank you}, 'Submit with the file: the thanks page';
+my $hs = api(GET => "/v1/forms/$h->{id}/submissions", token => $tok)->{json}{data}[0];
+ok $hs && $hs->{data}{who} eq 'Ida' && $hs->{data}{cv}[0]{name} eq 'cv.txt' && $hs->{data}{cv}[0]{size} == 6,
+    'one submission with the first page\'s answer and the file' or diag explain $hs;
 
 # ---- 4. agents ------------------------------------------------------------------
 my $v = api(GET => "/f/$fid", headers => { Accept => 'application/json' })->{json};

@@ -133,6 +133,10 @@ static void steps(void **state) {
     json_object *m3 = fs_pages_merge(p, fs, 0, m2, obj(p, "{\"name\":\"Ada\"}"));
     fs_pages_drop_inapplicable(fs, 2, m3);
     assert_false(json_object_object_get_ex(m3, "num", NULL));
+    /* the same answers in any order: the same text */
+    assert_string_equal(fs_pages_answers_text(p, obj(p, "{\"b\":[1,\"x\"],\"a\":true}")),
+                        fs_pages_answers_text(p, obj(p, "{\"a\":true,\"b\":[1,\"x\"]}")));
+    assert_string_equal(fs_pages_answers_text(p, obj(p, "{}")), "{}");
     assert_int_equal(fs_nav_of("next"), FS_NAV_NEXT);
     assert_int_equal(fs_nav_of("jump"), FS_NAV_BAD);
     assert_int_equal(fs_nav_of(NULL), FS_NAV_NONE);

@@ -4,6 +4,7 @@
 #include "fs_json.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 int fs_nav_of(const char *value) {
@@ -147,6 +148,33 @@ int fs_pages_first_error(const fs_fieldset *fs, const fs_error *e) {
             first = q;
     }
     return first;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *fs_pages_answers_text(apr_pool_t *p, json_object *answers) {
+    int n = answers ? json_object_object_length(answers) : 0, i = 0;
+    const char **keys = apr_palloc(p, sizeof(char *) * (apr_size_t)(n ? n : 1));
+    if (n) {
+        json_object_object_foreach(answers, k, v) {
+            (void)v;
+            keys[i++] = k;
+        }
+    }
+    qsort(keys, (size_t)n, sizeof(char *), by_name);
+    apr_array_header_t *parts = apr_array_make(p, 4 * n + 2, sizeof(char *));
+    APR_ARRAY_PUSH(parts, const char *) = "{";
+    for (i = 0; i < n; i++) {
+        APR_ARRAY_PUSH(parts, const char *) = i ? "," : "";
+        APR_ARRAY_PUSH(parts, const char *) =
+            fs_json_str(p, fs_json_own(p, json_object_new_string(keys[i])));
+        APR_ARRAY_PUSH(parts, const char *) = ":";
+        APR_ARRAY_PUSH(parts, const char *) = fs_json_str(p, fs_json_get(answers, keys[i]));
+    }
+    APR_ARRAY_PUSH(parts, const char *) = "}";
+    return apr_array_pstrcat(p, parts, 0);
 }
 
 /* The scope of the key a form's states are sealed under: it names no

@@ -5,6 +5,7 @@
  * page's sealed state (public_idempotency.c seals and opens it); no step
  * but Submit asks the database for more than the form and the link.
  * Memory: everything from r->pool. */
+#include "fs_json.h"
 #include "fs_pages.h"
 #include "fs_urlencoded.h"
 #include "fs_validate.h"
@@ -85,9 +86,13 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }
-    /* Next (or no button): this page's answers, checked with the others
-     * so that a condition on an earlier answer holds */
-    fs_error *e = fs_pages_errors_on(r->pool, fs, page, fs_validate(r->pool, fs, s->obj));
+    /* Next, Submit (or no button): this page's answers, checked with the
+     * others so that a condition on an earlier answer holds; the files
+     * of a multipart post counted as step_check counts them */
+    json_object *chk = s->obj;
+    if (s->up)
+        chk = formsvc_upload_stubs(s->up, fs_json_own(r->pool, fs_json_copy(s->obj)));
+    fs_error *e = fs_pages_errors_on(r->pool, fs, page, fs_validate(r->pool, fs, chk));
     if (e) {
         *rc = show(r, s, page, 422, e);
         return PAGES_SENT;
@@ -104,6 +109,11 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
     fs_pages_drop_inapplicable(fs, page, s->obj);
     s->pb.page = page;
     s->pb.spam = s->spam;
+    if (s->ikey) { /* a repeat is the same answers, whatever the state's random bytes */
+        const char *text = apr_pstrcat(r->pool, "pages ", s->spam ? "spam " : "",
+                                       fs_pages_answers_text(r->pool, s->obj), NULL);
+        s->hash = formsvc_post_request_hash(r, s->kind, s->pb.f.id, s->dry, text, strlen(text));
+    }
     return PAGES_ON;
 }
 

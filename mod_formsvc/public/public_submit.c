@@ -272,8 +272,10 @@ static step step_resolve(request_rec *r, post *s, pass *p) {
     step st;
     if (s->have_form && (st = step_token(r, s, p)) != STEP_ON)
         return st;
-    if (s->have_form && s->kind != BODY_JSON)
+    if (s->have_form && s->kind != BODY_JSON) {
         fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);
+        s->paged = 0; /* the posted page only, until step_pages merges it */
+    }
     if (e) {
         if (s->have_form)
             formsvc_pub_keep_link(r, &s->pb);

@@ -6,7 +6,10 @@
 # an error on page 2, Back (everything typed kept, also on the page left),
 # Next again and Submit: one submission with every answer. A question that
 # applies by an answer of an earlier page, an unticked checkbox, prefill
-# and a hidden field carried from the first page.
+# and a hidden field carried from the first page; the last page sent
+# twice, and again after Back with the same and with other answers (the
+# page's token: one submission, then the notice); a file on the last page
+# of a form that posts multipart from its first page.
 #
 # Then the state the pages carry: encrypted (no answer readable in it),
 # refused with a page that says so when it was changed, made for another
@@ -227,6 +230,25 @@ my $gp = post_page(open_page("/f/$g->{id}"), nav => 'next', answers => [[name =>
 $r = post_page($gp, nav => 'next', state => $st, answers => [[email => 'd@example.org']]);
 is $r->{code}, 400, 'another form\'s state: 400';
 like $r->{html}, qr{This page cannot be continued}, 'refused with the same page';
+
+# through a respondent link: the pages post through it, the submission
+# carries it; its state is bound to it
+my $lk = api(POST => "/v1/forms/$fid/links", token => $tok, body => { prefill => { name => 'Lin' } });
+my ($lpath) = ($lk->{json}{url} // '') =~ m{/api(/f/.*)$};
+my $lp = open_page($lpath);
+is $lp->{inputs}{name}, 'Lin', 'a link\'s page is prefilled';
+like $lp->{action}, qr/\?l=/, 'and posts through the link';
+$lp = post_page($lp, nav => 'next', answers => [[name => 'Lin']]);
+is $lp->{progress}, 'Page 2 of 3', 'Next through the link';
+like $lp->{action}, qr/\?l=/, 'page 2 posts through it too';
+$r = post_page(post_page(open_page("/f/$fid"), nav => 'next', answers => [[name => 'X']]),
+               nav => 'next', state => $lp->{state}, answers => [[email => 'l@example.org']]);
+is $r->{code}, 400, 'its state without the link: 400';
+$lp = post_page(post_page($lp, nav => 'next', answers => [[email => 'l@example.org']]),
+               nav => 'submit', answers => [[stars => '3']]);
+like $lp->{html}, qr{Thanks, all three pages\.}, 'stored through the link';
+my ($ls) = grep { $_->{data}{name} eq 'Lin' } @{ api(GET => "/v1/forms/$fid/submissions", token => $tok)->{json}{data} };
+is $ls && $ls->{linkId}, $lk->{json}{id}, 'with the link\'s id';
 
 # expired: sealed as the server seals, with its pepper, an expiry passed
 SKIP: {

@@ -35,9 +35,10 @@ static json_object *obj(apr_pool_t *p, const char *s) {
 static void definitions(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
-    assert_non_null(fs_field_parse(
-        p, obj(p, "{\"key\":\"p\",\"type\":\"page\",\"label\":\"P\",\"required\":false}"), NULL, "",
-        e));
+    assert_non_null(fs_json_own(
+        p, fs_field_parse(
+               p, obj(p, "{\"key\":\"p\",\"type\":\"page\",\"label\":\"P\",\"required\":false}"),
+               NULL, "", e)));
     assert_null(e->errors);
     static const char *const bad[][2] = {
         {"{\"key\":\"p\",\"type\":\"page\",\"label\":\"P\",\"required\":true}", "/required"},

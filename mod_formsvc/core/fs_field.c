@@ -693,7 +693,9 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, c
     for (size_t i = 0, file = n; i < n; i++) {
         const char *t =
             json_object_get_string(fs_json_get(json_object_array_get_idx(list, i), "type"));
-        if (!strcmp(t, "file")) {
+        if (!t) {
+            continue;
+        } else if (!strcmp(t, "file")) {
             file = i;
         } else if (!strcmp(t, "page") && file < n) {
             const char *base = ptrs && ptrs[i] ? ptrs[i] : ptrs && ptrs[file] ? ptrs[file] : NULL;

@@ -231,6 +231,14 @@ $r = post_page($gp, nav => 'next', state => $st, answers => [[email => 'd@exampl
 is $r->{code}, 400, 'another form\'s state: 400';
 like $r->{html}, qr{This page cannot be continued}, 'refused with the same page';
 
+# the honeypot filled on the first page: the submission, at the end, is spam
+$r = post_page(open_page("/f/$g->{id}"), nav => 'next', answers => [[name => 'Bot'], [_hp => 'x']]);
+is $r->{progress}, 'Page 2 of 3', 'a filled honeypot goes on like any page';
+$r = post_page(post_page($r, nav => 'next', answers => [[email => 'bot@example.org']]),
+               nav => 'submit', answers => [[stars => '1']]);
+is(URI->new($r->{res}->request->uri)->path, BASE . "/f/$g->{id}/thanks", 'and lands on thanks');
+is psql("SELECT spam FROM submissions WHERE form_id = '$g->{id}'"), 't', 'stored as spam';
+
 # through a respondent link: the pages post through it, the submission
 # carries it; its state is bound to it
 my $lk = api(POST => "/v1/forms/$fid/links", token => $tok, body => { prefill => { name => 'Lin' } });

@@ -31,6 +31,8 @@ typedef struct fs_rpc_msg {
     json_object *params; /* REQUEST: an object ({} when absent) */
     int code;            /* BAD: FS_RPC_* */
     const char *message; /* BAD */
+    json_object *result; /* RESPONSE: its result, or NULL (then error is set) */
+    json_object *error;  /* RESPONSE: its error, or NULL */
 } fs_rpc_msg;
 
 /* Classifies one message (the whole HTTP body). JSON that fs_json_check
@@ -43,6 +45,17 @@ void fs_rpc_parse(apr_pool_t *p, const char *buf, apr_size_t len, fs_rpc_msg *m)
 json_object *fs_rpc_result(apr_pool_t *p, json_object *id, json_object *result);
 /* {"jsonrpc":"2.0","id":id|null,"error":{code,message}}. Owned by p. */
 json_object *fs_rpc_error(apr_pool_t *p, json_object *id, int code, const char *message);
+
+/* The requestedSchema of an elicitation/create request (MCP 2025-06-18)
+ * asking what schema asks: schema is the flat JSON Schema of an ask that
+ * POST /v1/asks took (fs_schema_to_fields accepted it). Elicitation asks
+ * only flat primitive properties, so each property is copied with the
+ * keywords elicitation knows (title, description; minLength, maxLength
+ * and format of a string; minimum and maximum of a number or integer; a
+ * string enum) and required is kept. NULL when a property does not fit
+ * (an array: a multiple choice), with *why saying which; the ask is then
+ * given by its link alone. Owned by p. */
+json_object *fs_mcp_elicit_schema(apr_pool_t *p, json_object *schema, const char **why);
 
 /* The protocol versions this server speaks, newest first, NULL-ended. */
 extern const char *const fs_mcp_versions[];

@@ -58,5 +58,11 @@ fs_error *fs_store_ask_list(fs_store *st, const char *user_id, const char *statu
  * expired); NULL when the link is no ask's. */
 fs_error *fs_store_ask_decline(fs_store *st, const char *form_id, const char *token_hash,
                                const char **status);
+/* *has: 1 when form form_id is an ask's form. */
+fs_error *fs_store_ask_form_has(fs_store *st, const char *form_id, int *has);
+/* Writes ask.expired for at most limit asks whose expiresAt passed
+ * unanswered and not declined, withdrawing their links; *emitted: how
+ * many. Once per ask whatever number of sessions run it (sql/0052). */
+fs_error *fs_store_asks_expire_emit(fs_store *st, int limit, int *emitted);
 
 #endif

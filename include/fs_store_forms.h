@@ -84,6 +84,7 @@ typedef struct fs_sub_filter {
     const char *link_id; /* those made through this respondent link (NULL: any) */
     const char *status;  /* those of this owner's status (NULL: any) */
     const char *tag;     /* those with this tag (NULL: any) */
+    const char *ask_id;  /* the one made through this ask's link (NULL: any) */
 } fs_sub_filter;
 /* A page of the form's submissions, newest first. */
 fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *after, int limit,
@@ -100,6 +101,7 @@ typedef struct fs_sub_export_row {
     const char *status;                  /* the owner's status */
     const char *tags;                    /* the owner's tags, separated by spaces ("" none) */
     const char *note;                    /* the owner's note, or NULL */
+    const char *ask_id;                  /* the ask whose link it came through, or NULL */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;

@@ -7,8 +7,33 @@
 #include "fs_store.h"
 
 /* A new session id of user_id, starting after the account's newest event;
- * forgets the account's sessions unused for a day. */
-fs_error *fs_store_mcp_session_create(fs_store *st, const char *session_id, const char *user_id);
+ * elicitation: its client declared the elicitation capability. Forgets
+ * the account's sessions unused for a day. */
+fs_error *fs_store_mcp_session_create(fs_store *st, const char *session_id, const char *user_id,
+                                      int elicitation);
+/* *yes 1 when session_id is user_id's and its client declared the
+ * elicitation capability. */
+fs_error *fs_store_mcp_session_elicits(fs_store *st, const char *session_id, const char *user_id,
+                                       int *yes);
+
+/* An elicitation/create request sent to the client of session_id
+ * (sql/0055): request_id is its JSON-RPC id, ask_id the caller's ask it
+ * asks for. State pending. */
+fs_error *fs_store_mcp_request_create(fs_store *st, const char *request_id, const char *session_id,
+                                      const char *user_id, const char *ask_id);
+/* The request's state (pending, answering, accept, decline, cancel,
+ * invalid, ended); NULL when there is none (its session ended). */
+fs_error *fs_store_mcp_request_state(fs_store *st, const char *request_id, const char **state);
+/* Claims request_id of session_id and user_id for the response being
+ * taken (state answering; the first response wins): *ask_id its ask. When
+ * it cannot be claimed *ask_id is NULL, and *known says whether the
+ * session has such a request at all (then it was answered already). */
+fs_error *fs_store_mcp_request_claim(fs_store *st, const char *request_id, const char *session_id,
+                                     const char *user_id, const char **ask_id, int *known);
+/* Moves request_id from state from to state to; *done 0 when it was not
+ * in from. */
+fs_error *fs_store_mcp_request_finish(fs_store *st, const char *request_id, const char *from,
+                                      const char *to, int *done);
 /* *exists 1 when session_id is a live session of user_id (marks it used,
  * at most once every ten minutes). */
 fs_error *fs_store_mcp_session_exists(fs_store *st, const char *session_id, const char *user_id,
@@ -65,7 +90,8 @@ fs_error *fs_store_mcp_updates(fs_store *st, const char *session_id, const char 
 
 /* The retention task's sweep: deletes up to lim sessions unused for days
  * days, with their subscriptions (*deleted: how many), and the stream
- * leases that ran out as long ago (those of a child that died). */
+ * leases that ran out and the elicitation requests made as long ago
+ * (those of a child that died). */
 fs_error *fs_store_mcp_expire(fs_store *st, int days, int lim, int *deleted);
 
 #endif

@@ -12,6 +12,37 @@
 #define FS_WEBHOOK_SECRET_BYTES 24 /* 192 bits: 32 base64 characters */
 #define FS_WEBHOOK_URL_MAX 2048
 
+/* Every event type of the feed (GET /v1/events) and of webhooks, the one
+ * list: X(name, answers) for each, SEP between two. answers is 1 for the
+ * types whose data carries a submission's answers (they need
+ * submissions:read wherever they go). The events table's CHECK constraint
+ * (sql/) must allow each; webhook.test (a test delivery's own event) is
+ * not one of them: nobody subscribes to it nor reads it in the feed.
+ * scripts/gen-openapi reads this list for the OpenAPI document: keep one
+ * X("...", n) per type. Uses: FS_EVENT_TYPES(FS_EVENT_TYPE_JSON, ",") is
+ * the JSON text "\"a\",\"b\"", FS_EVENT_TYPES(FS_EVENT_TYPE_NAME, ", ")
+ * "a, b". */
+/* clang-format off */
+#define FS_EVENT_TYPES(X, SEP)                                                                     \
+    X("submission.created", 1)                                                                     \
+    SEP X("submission.updated", 1)                                                                 \
+    SEP X("form.published", 0)                                                                     \
+    SEP X("form.closed", 0)                                                                        \
+    SEP X("webhook.paused", 0)                                                                     \
+    SEP X("submissions.erased", 0)                                                                 \
+    SEP X("submissions.deleted", 0)                                                                \
+    SEP X("ask.answered", 1)                                                                       \
+    SEP X("ask.declined", 0)                                                                       \
+    SEP X("ask.expired", 0)
+/* clang-format on */
+#define FS_EVENT_TYPE_JSON(name, answers) "\"" name "\""
+#define FS_EVENT_TYPE_NAME(name, answers) name
+
+/* 1 when t is one of FS_EVENT_TYPES. */
+int fs_event_type_known(const char *t);
+/* 1 when events of type t carry answers (see FS_EVENT_TYPES). */
+int fs_event_type_answers(const char *t);
+
 /* A new signing secret "whsec_<base64 of 24 CSPRNG bytes>" in p; NULL when
  * the CSPRNG fails. */
 char *fs_webhook_secret_new(apr_pool_t *p);

@@ -215,6 +215,19 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_ask_form_link_required(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_ask_form_link_required() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE forms SET settings = settings || '{"linkRequired": true}'::jsonb
+     WHERE id = NEW.form_id AND NOT (settings @> '{"linkRequired": true}'::jsonb);
+    RETURN NULL;
+END $$;
+
+--
 -- Name: asks; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -231,7 +244,8 @@ CREATE TABLE public.asks (
     created_by text,
     answered_at timestamp with time zone,
     submission_id text,
-    declined_at timestamp with time zone
+    declined_at timestamp with time zone,
+    expired_at timestamp with time zone
 );
 
 --
@@ -290,6 +304,47 @@ BEGIN
                               'answer', a.data, 'answeredAt', fs_ts(a.answered_at))
       FROM a;
     RETURN NULL;
+END $$;
+
+--
+-- Name: fs_asks_expire_emit(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_asks_expire_emit(lim integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    WITH due AS (
+        SELECT k.id, k.link_id FROM asks k
+         WHERE k.expires_at <= now() AND k.expires_at > now() - interval '7 days'
+           AND k.answered_at IS NULL AND k.declined_at IS NULL AND k.expired_at IS NULL
+         ORDER BY k.expires_at LIMIT lim
+           FOR NO KEY UPDATE SKIP LOCKED),
+    free AS (
+        SELECT due.id, l.id AS link_id FROM due JOIN links l ON l.id = due.link_id
+           FOR NO KEY UPDATE OF l SKIP LOCKED),
+    a AS (
+        UPDATE asks k SET expired_at = clock_timestamp()
+          FROM free
+         WHERE k.id = free.id
+           AND k.answered_at IS NULL AND k.declined_at IS NULL AND k.expired_at IS NULL
+        RETURNING k.*),
+    -- (a data-modifying WITH runs whether or not it is read)
+    l AS (
+        UPDATE links SET deleted_at = a.expired_at FROM a
+         WHERE links.id = a.link_id AND links.deleted_at IS NULL),
+    ev AS (
+        INSERT INTO events (id, user_id, type, form_id, payload)
+        SELECT fs_new_id('evt_'), a.user_id, 'ask.expired', a.form_id,
+               jsonb_build_object('askId', a.id, 'formId', a.form_id, 'linkId', a.link_id,
+                                  'metadata', a.metadata, 'expiresAt', fs_ts(a.expires_at),
+                                  'expiredAt', fs_ts(a.expired_at))
+          FROM a
+        RETURNING 1)
+    SELECT count(*)::integer INTO n FROM ev;
+    RETURN n;
 END $$;
 
 --
@@ -1915,7 +1970,9 @@ CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
                               'status', s.owner_status, 'tags', to_jsonb(s.tags), 'note', s.note,
                               'version', s.owner_version, 'updatedAt', fs_ts(s.owner_updated_at))
            || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
-                   ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END
+                   ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata)
+                        || COALESCE((SELECT jsonb_build_object('askId', a.id) FROM asks a
+                                      WHERE a.link_id = s.link_id), '{}'::jsonb) END
           )::json $$;
 
 --
@@ -2257,6 +2314,21 @@ CREATE TABLE public.mail_quota (
 );
 
 --
+-- Name: mcp_requests; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.mcp_requests (
+    id text NOT NULL,
+    session_id text NOT NULL,
+    user_id text NOT NULL,
+    ask_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    answered_at timestamp with time zone,
+    CONSTRAINT mcp_requests_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'answering'::text, 'accept'::text, 'decline'::text, 'cancel'::text, 'invalid'::text, 'ended'::text])))
+);
+
+--
 -- Name: mcp_sessions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2265,7 +2337,8 @@ CREATE TABLE public.mcp_sessions (
     user_id text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     seen_at timestamp with time zone DEFAULT now() NOT NULL,
-    start_event text
+    start_event text,
+    elicitation boolean DEFAULT false NOT NULL
 );
 
 --
@@ -2661,7 +2734,7 @@ ALTER TABLE ONLY public.events_before
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{ask.answered,ask.declined,form.closed,form.published,submission.created,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.updated}'::text[]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{ask.answered,ask.declined,form.closed,form.published,submission.created,submission.updated,submissions.deleted,submissions.erased,webhook.paused,webhook.test,ask.expired}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2767,6 +2840,13 @@ ALTER TABLE ONLY public.mail_jobs
 
 ALTER TABLE ONLY public.mail_quota
     ADD CONSTRAINT mail_quota_pkey PRIMARY KEY (key);
+
+--
+-- Name: mcp_requests mcp_requests_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_pkey PRIMARY KEY (id);
 
 --
 -- Name: mcp_sessions mcp_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2978,6 +3058,18 @@ ALTER TABLE ONLY public.webhooks
 CREATE UNIQUE INDEX account_codes_token ON public.account_codes USING btree (token_hash) WHERE (token_hash IS NOT NULL);
 
 --
+-- Name: asks_expiring; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX asks_expiring ON public.asks USING btree (expires_at) WHERE ((answered_at IS NULL) AND (declined_at IS NULL) AND (expired_at IS NULL));
+
+--
+-- Name: asks_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX asks_form ON public.asks USING btree (form_id);
+
+--
 -- Name: asks_user; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3180,6 +3272,18 @@ CREATE INDEX mail_jobs_recipient ON public.mail_jobs USING btree (recipient_id) 
 --
 
 CREATE INDEX mail_jobs_submission ON public.mail_jobs USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: mcp_requests_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_requests_created ON public.mcp_requests USING btree (created_at);
+
+--
+-- Name: mcp_requests_session; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX mcp_requests_session ON public.mcp_requests USING btree (session_id);
 
 --
 -- Name: mcp_sessions_user; Type: INDEX; Schema: public; Owner: -
@@ -3452,6 +3556,12 @@ CREATE STATISTICS public.submissions_before_form_user (dependencies) ON form_id,
 CREATE STATISTICS public.submissions_form_user (dependencies) ON form_id, user_id FROM public.submissions;
 
 --
+-- Name: asks asks_link_required; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER asks_link_required AFTER INSERT ON public.asks FOR EACH ROW EXECUTE FUNCTION public.fs_ask_form_link_required();
+
+--
 -- Name: events events_asks; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -3706,6 +3816,27 @@ ALTER TABLE ONLY public.mail_jobs
 
 ALTER TABLE ONLY public.mail_jobs
     ADD CONSTRAINT mail_jobs_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_requests mcp_requests_ask_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_ask_id_fkey FOREIGN KEY (ask_id) REFERENCES public.asks(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_requests mcp_requests_session_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.mcp_sessions(id) ON DELETE CASCADE;
+
+--
+-- Name: mcp_requests mcp_requests_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.mcp_requests
+    ADD CONSTRAINT mcp_requests_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: mcp_sessions mcp_sessions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -17,6 +17,10 @@ my $url = form_url($fid);
 # this process has served the form once: it keeps a copy for outages
 is req(GET => $url)->code, 200, 'page served while the database is up';
 ok -s "$FindBin::Bin/logs/formsvc-forms/$fid.json", 'last-known copy kept for every child of this machine';
+# a form that takes answers only through its links (settings.linkRequired)
+my $lfid = make_form(title => 'Links only', fields => [ { key => 'name', type => 'text', label => 'Name' } ],
+                     settings => { linkRequired => JSON::PP::true });
+is req(GET => form_url($lfid))->code, 403, 'a form that needs a link, opened without one: 403';
 
 # a form of two pages, its first page answered while the database is up:
 # the last page, sent during the outage, comes back with every answer
@@ -34,7 +38,7 @@ my $stopped = 0;
 END { pg_ctl('start') if $stopped }
 # Expected in the log meanwhile: the outage, and the 503s of these requests
 # (this form, and the form never seen).
-my $forms = qr/(?:\Q$fid\E|\Q$pid\E|frm_0{26})/;
+my $forms = qr/(?:\Q$fid\E|\Q$lfid\E|\Q$pid\E|frm_0{26})/;
 my $r;
 expect_log([outage_lines(), qr{FS00102: 503 service-unavailable for /api/f/$forms$},
             qr{FS00701: 503 service-unavailable \(page\) for /api/f/$forms$},
@@ -70,6 +74,9 @@ expect_log([outage_lines(), qr{FS00102: 503 service-unavailable for /api/f/$form
 
     $r = req(GET => $url, headers => { Accept => 'application/json' });
     is $r->code, 503, 'JSON view with the database down: 503';
+    $r = req(GET => form_url($lfid));
+    is $r->code, 403, 'the last-known copy of a form that needs a link is not shown without one';
+    like $r->content, qr/This form needs a personal link/, 'the page says it needs the link';
     $r = req(GET => form_url('frm_00000000000000000000000000'));
     is $r->code, 503, 'a form never seen: 503 page';
     like $r->content, qr/Temporarily unavailable/, 'that says so';

@@ -1,8 +1,9 @@
 # Exact limits under concurrency: a form's
 # settings.maxSubmissions stores exactly N submissions with 64 posters at
 # once, and every count quota (keys, delegated tokens, OAuth clients,
-# webhooks, forms, fields of a form) admits exactly its limit out of 20
-# parallel creations. Requests really overlap: pre-forked children open
+# webhooks, forms, fields of a form, pending asks) admits exactly its limit
+# out of 20 parallel creations, as does the per-address limit of OAuth
+# dynamic registrations. Requests really overlap: pre-forked children open
 # their connection first and are released together. Own httpd instance, so
 # that the per-address submission rate limit is off and the quotas are
 # small; see docs/security-notes/limits.md.
@@ -15,7 +16,9 @@ use FormsvcTest qw(sql);
 use FormsvcTest::Together;
 use URI::Escape ();
 
-my %Q = (keys => 5, clients => 3, webhooks => 4, forms => 4, fields => 6);
+# asks below forms: each ask makes a form
+my %Q = (keys => 5, clients => 3, webhooks => 4, forms => 4, fields => 6, asks => 3);
+my $REGISTER = 5; # OAuth registrations per address and day
 my $inst = FormsvcInstance->start(name => 'limits', conf => <<"CONF");
 ThreadsPerChild 16
 MaxRequestWorkers 64
@@ -30,6 +33,8 @@ FormsvcQuota unverified clients $Q{clients}
 FormsvcQuota unverified webhooks $Q{webhooks}
 FormsvcQuota unverified forms $Q{forms}
 FormsvcQuota unverified fields $Q{fields}
+FormsvcQuota unverified asks $Q{asks}
+FormsvcRateLimit register $REGISTER 86400
 FormsvcWebhookAllowPrivate On
 CONF
 my $url = $inst->url;
@@ -80,6 +85,11 @@ my %resources = (
                     ("/v1/forms/$fid/fields", $t,
                      "SELECT jsonb_array_length(fields) FROM forms WHERE id = '$fid'") },
               sub { { key => "q$_[0]", type => 'text', label => "Q$_[0]" } }, 201, 'fields' ],
+    asks => [ $Q{asks},
+              sub { my ($t, $u) = @_; ('/v1/asks', $t,
+                  "SELECT count(*) FROM asks WHERE user_id = '$u'") },
+              sub { { message => "Q$_[0]?", schema => { type => 'object',
+                      properties => { ok => { type => 'boolean', title => 'OK' } } } } }, 201, 'asks' ],
 );
 for my $name (sort keys %resources) {
     my ($want, $setup, $body, $ok, $quota, $stored) = @{ $resources{$name} };
@@ -103,6 +113,21 @@ for my $name (sort keys %resources) {
                     || $_->{json}{used} != $limit } @refused),
             "$name round $round: each refusal names the quota, its limit and the use";
     }
+}
+
+# ---- OAuth registrations per address: 20 parallel, exactly the limit -----------
+# (a day's window, so that a round does not straddle two; another address
+# each round)
+FormsvcTest::clear_of_boundary(86400);
+for my $round (1, 2) {
+    my $ip = "198.51.100." . (60 + $round);
+    my @res = together(20, sub {
+        $inst->request(POST => '/oauth/register', headers => { 'X-Client-IP' => $ip },
+                       body => { redirect_uris => ['http://127.0.0.1:1/cb'], client_name => "r$round-$_[0]" })
+    });
+    is scalar(grep { $_->{code} == 201 } @res), $REGISTER,
+        "registrations round $round: exactly $REGISTER of 20 from one address" or diag codes(@res);
+    is scalar(grep { $_->{code} == 429 } @res), 20 - $REGISTER, "registrations round $round: the others 429";
 }
 
 # ---- maxSubmissions: 64 posters, exactly N stored ----------------------------

@@ -151,6 +151,26 @@ static void settings(void **state) {
     assert_string_equal(code_at(e, "/settings"), "type");
 }
 
+/* linkRequired: kept when true, absent when false or null, a boolean only. */
+static void settings_link_required(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    json_object *s =
+        fs_json_own(p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"linkRequired\":true}"),
+                                         "/settings", e));
+    assert_null(e->errors);
+    assert_true(json_object_get_boolean(fs_json_get(s, "linkRequired")));
+    const char *off[] = {"{\"linkRequired\":false}", "{\"linkRequired\":null}", "{}", NULL};
+    for (int i = 0; off[i]; i++) {
+        s = fs_json_own(p, fs_settings_parse(p, fs_json_parse_trusted(p, off[i]), "/settings", e));
+        assert_null(e->errors);
+        assert_null(fs_json_get(s, "linkRequired"));
+    }
+    assert_null(
+        fs_settings_parse(p, fs_json_parse_trusted(p, "{\"linkRequired\":1}"), "/settings", e));
+    assert_string_equal(code_at(e, "/settings/linkRequired"), "type");
+}
+
 static void settings_retention_days(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
@@ -264,5 +284,6 @@ static const struct CMUnitTest tests[] = {FS_TEST(slugs),
                                           FS_TEST(settings_locale),
                                           FS_TEST(page_settings),
                                           FS_TEST(titles),
+                                          FS_TEST(settings_link_required),
                                           FS_TEST(settings_retention_days)};
 FS_TEST_MAIN(tests)

@@ -35,8 +35,49 @@ static void rpc_requests(void **state) {
 
     m = parse(p, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}");
     assert_int_equal(m.kind, FS_RPC_RESPONSE);
+    assert_non_null(m.result);
+    assert_null(m.error);
     m = parse(p, "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1,\"message\":\"m\"}}");
     assert_int_equal(m.kind, FS_RPC_RESPONSE);
+    assert_null(m.result);
+    assert_non_null(m.error);
+    /* a null result is no result: taken as an error */
+    m = parse(p, "{\"jsonrpc\":\"2.0\",\"id\":\"mrq_1\",\"result\":null}");
+    assert_int_equal(m.kind, FS_RPC_RESPONSE);
+    assert_null(m.result);
+    assert_non_null(m.error);
+}
+
+/* The requestedSchema of an elicitation made from an ask's schema. */
+static void elicit_schema(void **state) {
+    apr_pool_t *p = *state;
+    const char *why;
+    json_object *in = fs_json_parse_trusted(
+        p, "{\"title\":\"Deploy?\",\"type\":\"object\",\"additionalProperties\":false,"
+           "\"properties\":{\"decision\":{\"title\":\"Decision\",\"enum\":[\"approve\",\"reject\"],"
+           "\"$comment\":\"x\"},\"comment\":{\"type\":\"string\",\"maxLength\":2000,"
+           "\"description\":\"Why\"},\"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
+           "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9},"
+           "\"ok\":{\"type\":\"boolean\"}},\"required\":[\"decision\"]}");
+    json_object *out = fs_mcp_elicit_schema(p, in, &why);
+    assert_non_null(out);
+    assert_null(why);
+    assert_string_equal(
+        fs_json_str(p, out),
+        "{\"type\":\"object\",\"properties\":{"
+        "\"decision\":{\"title\":\"Decision\",\"type\":\"string\","
+        "\"enum\":[\"approve\",\"reject\"]},"
+        "\"comment\":{\"description\":\"Why\",\"type\":\"string\",\"maxLength\":2000},"
+        "\"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
+        "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9},"
+        "\"ok\":{\"type\":\"boolean\"}},\"required\":[\"decision\"]}");
+    /* a multiple choice does not fit */
+    in = fs_json_parse_trusted(p, "{\"properties\":{\"a\":{\"type\":\"string\"},\"tags\":{"
+                                  "\"type\":\"array\",\"items\":{\"enum\":[\"x\"]}}}}");
+    assert_null(fs_mcp_elicit_schema(p, in, &why));
+    assert_non_null(strstr(why, "tags"));
+    assert_null(fs_mcp_elicit_schema(p, fs_json_parse_trusted(p, "{}"), &why));
+    assert_non_null(why);
 }
 
 static void expect_bad(apr_pool_t *p, const char *s, int code, int with_id) {
@@ -263,7 +304,7 @@ static void build_calls(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(rpc_requests), FS_TEST(rpc_errors), FS_TEST(rpc_answers),
-    FS_TEST(versions),     FS_TEST(tool_table), FS_TEST(build_calls),
+    FS_TEST(rpc_requests), FS_TEST(rpc_errors),  FS_TEST(rpc_answers),   FS_TEST(versions),
+    FS_TEST(tool_table),   FS_TEST(build_calls), FS_TEST(elicit_schema),
 };
 FS_TEST_MAIN(tests)

@@ -210,9 +210,42 @@ static void post_cancelled(void **state) {
     close(fd);
 }
 
+/* The one list of event types: what it knows, which carry answers. */
+static void event_types(void **state) {
+    (void)state;
+    const char *known[] = {"submission.created",
+                           "submission.updated",
+                           "form.published",
+                           "form.closed",
+                           "webhook.paused",
+                           "submissions.erased",
+                           "submissions.deleted",
+                           "ask.answered",
+                           "ask.declined",
+                           "ask.expired",
+                           NULL};
+    for (int i = 0; known[i]; i++)
+        assert_true(fs_event_type_known(known[i]));
+    const char *unknown[] = {"webhook.test", "ask.nope", "", "submission.created ", NULL};
+    for (int i = 0; unknown[i]; i++)
+        assert_false(fs_event_type_known(unknown[i]));
+    assert_false(fs_event_type_known(NULL));
+    assert_true(fs_event_type_answers("submission.created"));
+    assert_true(fs_event_type_answers("submission.updated"));
+    assert_true(fs_event_type_answers("ask.answered"));
+    assert_false(fs_event_type_answers("ask.declined"));
+    assert_false(fs_event_type_answers("form.closed"));
+    assert_false(fs_event_type_answers("nope"));
+    assert_string_equal(FS_EVENT_TYPES(FS_EVENT_TYPE_NAME, ", "),
+                        "submission.created, submission.updated, form.published, form.closed, "
+                        "webhook.paused, submissions.erased, submissions.deleted, ask.answered, "
+                        "ask.declined, ask.expired");
+}
+
 static const struct CMUnitTest tests[] = {
     FS_TEST(sign_spec_vector), FS_TEST(sign_utf8_vector), FS_TEST(secrets),
     FS_TEST(seal_round_trip),  FS_TEST(address_classes),  FS_TEST(url_checks),
     FS_TEST(backoff_grows),    FS_TEST(post_refuses),     FS_TEST(post_cancelled),
+    FS_TEST(event_types),
 };
 FS_TEST_MAIN(tests)

@@ -41,6 +41,9 @@ static const fs_problem_type catalogue[] = {
      "The respondent link has taken as many submissions as its maxUses allows."},
     {"link-expired", 410, "Link expired",
      "The respondent link has passed its expiresAt or was deleted by the form's owner."},
+    {"link-required", 403, "Link required",
+     "The form takes answers only through the respondent links its owner hands out (an ask's "
+     "form, or settings.linkRequired): open the link you were given."},
     {"form-deleted", 410, "Form deleted",
      "The account that owned this form was erased; the form and its submissions are gone "
      "or about to be."},

@@ -226,6 +226,22 @@ static void settings_retention(apr_pool_t *p, json_object *s, const char *ptr, j
     json_object_object_add(out, "retentionDays", json_object_new_int64(d));
 }
 
+/* linkRequired: true when the form takes answers only through its
+ * respondent links (an ask's form is made so); absent when false. */
+static void settings_link_required(apr_pool_t *p, json_object *s, const char *ptr, json_object *out,
+                                   fs_error *verr) {
+    json_object *v = fs_json_get(s, "linkRequired");
+    if (!v || json_object_is_type(v, json_type_null))
+        return;
+    if (!json_object_is_type(v, json_type_boolean)) {
+        fs_error_add(p, verr, apr_pstrcat(p, ptr, "/linkRequired", NULL), "type",
+                     "linkRequired must be a boolean.");
+        return;
+    }
+    if (json_object_get_boolean(v))
+        json_object_object_add(out, "linkRequired", json_object_new_boolean(1));
+}
+
 void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
                               fs_error *verr) {
     fs_unique_by_fields(p, settings, fields, verr);
@@ -253,6 +269,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                                         "notify",
                                         "confirmation",
                                         "retentionDays",
+                                        "linkRequired",
                                         NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
@@ -265,7 +282,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
-                             "embed, notify, confirmation, retentionDays.");
+                             "embed, notify, confirmation, retentionDays, linkRequired.");
         }
     }
     json_object *out = json_object_new_object();
@@ -335,6 +352,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     fs_settings_page(p, s, out, ptr, verr); /* public page options */
     settings_locale(p, s, ptr, out, verr);
     settings_retention(p, s, ptr, out, verr);
+    settings_link_required(p, s, ptr, out, verr);
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",
                            fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),

@@ -58,6 +58,10 @@ void fs_rpc_parse(apr_pool_t *p, const char *buf, apr_size_t len, fs_rpc_msg *m)
                         json_object_object_get_ex(msg, "error", &tmp))) {
             m->kind = FS_RPC_RESPONSE;
             m->id = good_id;
+            json_object_object_get_ex(msg, "result", &m->result);
+            json_object_object_get_ex(msg, "error", &m->error);
+            if (!m->result && !m->error) /* "result": null */
+                m->error = fs_json_own(p, json_object_new_object());
             return;
         }
         return bad(m, good_id, FS_RPC_INVALID_REQUEST, "A JSON-RPC request has a method.");
@@ -78,6 +82,61 @@ void fs_rpc_parse(apr_pool_t *p, const char *buf, apr_size_t len, fs_rpc_msg *m)
     m->kind = FS_RPC_REQUEST;
     m->id = good_id;
     m->params = params ? params : fs_json_own(p, json_object_new_object());
+}
+
+/* Copies the members of from named in names into to. */
+static void copy_members(json_object *from, json_object *to, const char *const *names) {
+    for (int i = 0; names[i]; i++) {
+        json_object *v;
+        if (json_object_object_get_ex(from, names[i], &v))
+            json_object_object_add(to, names[i], json_object_get(v));
+    }
+}
+
+json_object *fs_mcp_elicit_schema(apr_pool_t *p, json_object *schema, const char **why) {
+    static const char *const COMMON[] = {"title", "description", NULL};
+    static const char *const STRING[] = {"minLength", "maxLength", "format", NULL};
+    static const char *const NUMBER[] = {"minimum", "maximum", NULL};
+    *why = NULL;
+    json_object *props = fs_json_get(schema, "properties");
+    if (!props || !json_object_is_type(props, json_type_object)) {
+        *why = "The schema has no properties.";
+        return NULL;
+    }
+    json_object *out = fs_json_own(p, json_object_new_object()), *oprops = json_object_new_object();
+    json_object_object_add(out, "type", json_object_new_string("object"));
+    json_object_object_add(out, "properties", oprops);
+    json_object_object_foreach(props, key, s) {
+        json_object *tv = fs_json_get(s, "type"), *en = fs_json_get(s, "enum");
+        const char *type =
+            tv && json_object_is_type(tv, json_type_string) ? json_object_get_string(tv) : NULL;
+        json_object *o = json_object_new_object();
+        copy_members(s, o, COMMON);
+        if (en && (!type || !strcmp(type, "string"))) {
+            json_object_object_add(o, "type", json_object_new_string("string"));
+            json_object_object_add(o, "enum", json_object_get(en));
+        } else if (type && !strcmp(type, "string")) {
+            json_object_object_add(o, "type", json_object_new_string("string"));
+            copy_members(s, o, STRING);
+        } else if (type && (!strcmp(type, "number") || !strcmp(type, "integer"))) {
+            json_object_object_add(o, "type", json_object_new_string(type));
+            copy_members(s, o, NUMBER);
+        } else if (type && !strcmp(type, "boolean")) {
+            json_object_object_add(o, "type", json_object_new_string("boolean"));
+        } else {
+            json_object_put(o);
+            *why = apr_psprintf(p,
+                                "The question %s (%s) cannot be asked in the client: elicitation "
+                                "asks only strings, numbers, booleans and single choices.",
+                                key, type ? type : "no type");
+            return NULL;
+        }
+        json_object_object_add(oprops, key, o);
+    }
+    json_object *req = fs_json_get(schema, "required");
+    if (req && json_object_is_type(req, json_type_array) && json_object_array_length(req) > 0)
+        json_object_object_add(out, "required", json_object_get(req));
+    return out;
 }
 
 static json_object *envelope(apr_pool_t *p, json_object *id) {

@@ -2,6 +2,7 @@
  * The schemas describe the arguments for clients; the REST handler the
  * tool runs still checks everything itself and answers 422 problems. */
 #include "fs_mcp.h"
+#include "fs_webhook.h"
 
 #define ID(what)                                                                                   \
     "{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"pattern\":\"^[A-Za-z0-9_-]+$\","     \
@@ -14,6 +15,9 @@
     "32,\"description\":\"Only submissions with this tag.\"}"
 #define LINK_FILTER                                                                                \
     "\"linkId\":" ID("Only submissions made through this respondent link (lnk_...).")
+#define ASK_FILTER                                                                                 \
+    "\"askId\":" ID("Only the submission that answered this ask (ask_...): made through its "      \
+                    "link. Another account's ask is not-found.")
 #define LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":20}"
 #define CURSOR                                                                                     \
     "\"cursor\":{\"type\":\"string\",\"description\":\"nextCursor of the previous page.\"}"
@@ -132,6 +136,15 @@
         "\"status\":{\"enum\":[\"pending\",\"answered\",\"declined\",\"expired\"]},"               \
         "\"answer\":{\"type\":\"object\"}," UNTRUSTED_MEMBER,                                      \
         "\"id\",\"url\",\"status\"," UNTRUSTED_REQ)
+/* ask_human's: an ask, and what came of asking in the client */
+#define OUT_ASK_HUMAN                                                                              \
+    OUT("\"id\":" S ",\"url\":{\"type\":[\"string\",\"null\"]},\"formId\":" S ","                  \
+        "\"status\":{\"enum\":[\"pending\",\"answered\",\"declined\",\"expired\"]},"               \
+        "\"answer\":{\"type\":\"object\"},"                                                        \
+        "\"elicitation\":{\"enum\":[\"accepted\",\"declined\",\"cancelled\",\"invalid\","          \
+        "\"unanswered\"],\"description\":\"Present when the person was asked in the client "       \
+        "(elicitation/create): what they did.\"}," UNTRUSTED_MEMBER,                               \
+        "\"id\",\"url\",\"status\"," UNTRUSTED_REQ)
 #define OUT_EVENTS                                                                                 \
     OUT("\"data\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"                           \
         "\"nextCursor\":{\"type\":[\"string\",\"null\"]},\"hasMore\":{\"type\":\"boolean\"},"      \
@@ -160,11 +173,12 @@
         "\"id\",\"url\",\"prefill\",\"uses\"")
 
 #define WEBHOOK_ID "\"webhookId\":" ID("The webhook's id (whk_...).")
+/* the event types (fs_webhook.h), as a JSON array and as words */
+#define EVENT_TYPE_ENUM "[" FS_EVENT_TYPES(FS_EVENT_TYPE_JSON, ",") "]"
+#define EVENT_TYPE_NAMES FS_EVENT_TYPES(FS_EVENT_TYPE_NAME, ", ")
 #define EVENT_TYPES                                                                                \
-    "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":["                \
-    "\"submission.created\",\"submission.updated\",\"form.published\",\"form.closed\","            \
-    "\"webhook.paused\","                                                                          \
-    "\"submissions.erased\",\"submissions.deleted\"]}}"
+    "{\"type\":\"array\",\"minItems\":1,\"uniqueItems\":true,\"items\":{\"enum\":" EVENT_TYPE_ENUM \
+    "}}"
 #define OUT_WEBHOOK                                                                                \
     OUT("\"id\":" S ",\"url\":" S ",\"events\":{\"type\":\"array\"},"                              \
         "\"enabled\":{\"type\":\"boolean\"},\"status\":{\"enum\":[\"active\",\"paused\"]},"        \
@@ -252,10 +266,10 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "A form's submissions, newest first, one page (GET "
      "/v1/forms/{id}/submissions)." UNTRUSTED_SAYS,
      "GET", "/v1/forms/{formId}/submissions",
-     "since:s until:s linkId:s status:s tag:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     "since:s until:s linkId:s askId:s status:s tag:s limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
-                 "," STATE_FILTERS "," LIMIT "," CURSOR,
+                 "," ASK_FILTER "," STATE_FILTERS "," LIMIT "," CURSOR,
          "\"formId\""),
      OUT_SUB_PAGE},
     {"get_form_stats", "Get a form's statistics",
@@ -415,14 +429,12 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OUT_PAGE},
     {"list_events", "List events",
      "The account's event feed, oldest first after the cursor after (nextCursor of the "
-     "previous call; omitted: from the oldest kept, 30 days): submission.created, "
-     "form.published, form.closed, webhook.paused, submissions.erased, submissions.deleted. "
+     "previous call; omitted: from the oldest kept, 30 days): " EVENT_TYPE_NAMES ". "
      "With wait (seconds, at most 30) and nothing new, the call waits for an event. "
-     "submission.created events need submissions:read and carry the answers (GET "
-     "/v1/events; needs webhooks:read)." UNTRUSTED_SAYS,
+     "submission.created, submission.updated and ask.answered events need submissions:read "
+     "and carry the answers (GET /v1/events; needs webhooks:read)." UNTRUSTED_SAYS,
      "GET", "/v1/events", "type:s formId:s after:s wait:i limit:i", 0, 0, 1, 0, 1,
-     OBJ("\"type\":{\"enum\":[\"submission.created\",\"form.published\",\"form.closed\","
-         "\"webhook.paused\",\"submissions.erased\",\"submissions.deleted\"]},"
+     OBJ("\"type\":{\"enum\":" EVENT_TYPE_ENUM "},"
          "\"formId\":" ID(
              "Only this form's events (frm_...).") ","
                                                    "\"after\":{\"type\":\"string\",\"description\":"
@@ -473,8 +485,12 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "Answers {id, url, status: pending|answered|declined|expired, answer (when answered), "
      "expiresAt}; while pending, call get_ask with wait, or wait_for_submissions with askId. "
      "For an approval use e.g. {\"decision\": {\"enum\": [\"approve\", \"reject\"]}, "
-     "\"comment\": {\"type\": \"string\"}} with required [\"decision\"]. POST /v1/asks?wait=; "
-     "needs forms:write, and submissions:read to wait." UNTRUSTED_SAYS,
+     "\"comment\": {\"type\": \"string\"}} with required [\"decision\"]. With wait, no to, and "
+     "a client that declared elicitation, the person at the client is asked in the client "
+     "(elicitation/create) during the wait, when the schema fits (no arrays); the result's "
+     "elicitation says how it went (accepted, declined, cancelled, invalid, unanswered), and "
+     "the link stays for every other outcome. POST /v1/asks?wait=; needs forms:write, and "
+     "submissions:read to wait." UNTRUSTED_SAYS,
      "POST", "/v1/asks", "wait:i", 1, 0, 0, 0, 0,
      OBJ("\"message\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":5000,"
          "\"description\":\"What the person is asked (the page's text).\"},"
@@ -490,7 +506,7 @@ const fs_mcp_tool fs_mcp_tools[] = {
          "\"description\":\"Seconds to wait for the answer before returning (the ask stays "
          "pending after it).\"}",
          "\"message\",\"schema\""),
-     OUT_ASK},
+     OUT_ASK_HUMAN},
     {"get_ask", "Get an ask",
      "One ask: its status (pending, answered, declined, expired) and, when answered, the "
      "answer. With wait (seconds, at most 30) and the ask pending, returns when it is "
@@ -515,11 +531,11 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "resource; structuredContent has its uri, size, row count and columns. Cells that a "
      "spreadsheet would run as a formula start with a quote. GET /v1/forms/{id}/submissions "
      "with Accept: text/csv." UNTRUSTED_SAYS,
-     "GET", "/v1/forms/{formId}/submissions", "since:s until:s linkId:s status:s tag:s spam:b", 0,
-     0, 1, 0, 1,
+     "GET", "/v1/forms/{formId}/submissions",
+     "since:s until:s linkId:s askId:s status:s tag:s spam:b", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
-                 "," STATE_FILTERS ","
+                 "," ASK_FILTER "," STATE_FILTERS ","
                  "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
                  "spam included, with a spam column.\"}",
          "\"formId\""),
@@ -576,7 +592,8 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "GET", "/v1/webhooks", "limit:i cursor:s", 0, 0, 1, 0, 1, OBJ(LIMIT "," CURSOR, ""), OUT_PAGE},
     {"create_webhook", "Create a webhook",
      "Subscribes an https URL to events, signed with a secret shown only in this answer; "
-     "submission.created needs submissions:read too (POST /v1/webhooks).",
+     "submission.created, submission.updated and ask.answered (they carry answers) need "
+     "submissions:read too (POST /v1/webhooks).",
      "POST", "/v1/webhooks", NULL, 1, 0, 0, 0, 0,
      OBJ("\"url\":{\"type\":\"string\",\"format\":\"uri\"},\"events\":" EVENT_TYPES ","
          "\"formId\":{\"type\":[\"string\",\"null\"],\"description\":\"Only this form's "

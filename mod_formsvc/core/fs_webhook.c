@@ -16,6 +16,32 @@
 #include <string.h>
 #include <sys/socket.h>
 
+static const struct {
+    const char *name;
+    int answers;
+} event_types[] = {
+#define ROW(name, answers)                                                                         \
+    { name, answers }
+#define COMMA ,
+    FS_EVENT_TYPES(ROW, COMMA)
+#undef ROW
+#undef COMMA
+};
+
+int fs_event_type_known(const char *t) {
+    for (size_t i = 0; t && i < sizeof(event_types) / sizeof(event_types[0]); i++)
+        if (!strcmp(t, event_types[i].name))
+            return 1;
+    return 0;
+}
+
+int fs_event_type_answers(const char *t) {
+    for (size_t i = 0; t && i < sizeof(event_types) / sizeof(event_types[0]); i++)
+        if (!strcmp(t, event_types[i].name))
+            return event_types[i].answers;
+    return 0;
+}
+
 char *fs_webhook_secret_new(apr_pool_t *p) {
     unsigned char raw[FS_WEBHOOK_SECRET_BYTES];
     if (!fs_random_bytes(raw, sizeof(raw)))

@@ -19,6 +19,7 @@
 #include "http/auth.h"
 #include "http/capture.h"
 #include "http/dispatch.h"
+#include "http/mcp_elicit.h"
 #include "http/mcp_session.h"
 #include "http/request.h"
 #include "http/response.h"
@@ -189,34 +190,11 @@ static json_object *file_url_of(request_rec *r, json_object *sub, const char *fi
     return NULL;
 }
 
-static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
-    json_object *name = fs_json_get(params, "name");
-    if (!name || !json_object_is_type(name, json_type_string))
-        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, "params.name is required.");
-    const fs_mcp_tool *t = fs_mcp_tool_find(json_object_get_string(name));
-    if (!t)
-        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS,
-                         apr_psprintf(r->pool, "Unknown tool: %s.", json_object_get_string(name)));
-    json_object *args = fs_json_get(params, "arguments");
-    if (!args)
-        args = fs_json_own(r->pool, json_object_new_object());
-    else if (!json_object_is_type(args, json_type_object))
-        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, "params.arguments must be an object.");
-    /* for LogFormat: %{formsvc-mcp-tool}n */
-    apr_table_setn(r->notes, "formsvc-mcp-tool", t->name);
-    fs_mcp_call call;
-    const char *bad = fs_mcp_build_call(r->pool, t, args, &call);
-    if (bad)
-        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, bad);
-    apr_table_t *headers = apr_table_make(r->pool, 2);
-    if (call.if_match)
-        apr_table_setn(headers, "If-Match", call.if_match);
-    if (call.accept)
-        apr_table_setn(headers, "Accept", call.accept);
-
-    formsvc_capture cap;
-    formsvc_dispatch(r, ap_method_number_of(t->method), call.path, call.query, call.body, headers,
-                     &cap);
+/* The tools/call result of the REST answer cap to call (tool t). Owned by
+ * the caller (to be added to a response). */
+static json_object *tool_result(request_rec *r, const fs_mcp_tool *t, const fs_mcp_call *call,
+                                formsvc_capture *cap_in) {
+    formsvc_capture cap = *cap_in;
 
     json_object *res = json_object_new_object();
     json_object *content = json_object_new_array();
@@ -224,14 +202,14 @@ static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
     const char *text = cap.body;
     int ok = cap.status < 400;
     if (ok && cap.body && cap.type && !fs_media_is(cap.type, "application/json"))
-        resource = document_resource(r, &call, &cap, &structured);
+        resource = document_resource(r, call, &cap, &structured);
     else if (cap.body)
         structured = fs_json_parse_trusted(r->pool, cap.body);
-    if (ok && call.local && structured) { /* get_file_url: one file of the submission */
-        structured = file_url_of(r, structured, call.local);
+    if (ok && call->local && structured) { /* get_file_url: one file of the submission */
+        structured = file_url_of(r, structured, call->local);
         if (!structured) {
             fs_error *nf = fs_error_make(r->pool, "not-found", "No such file in the submission.");
-            text = fs_problem_render(r->pool, nf, formsvc_base_url(r), call.path);
+            text = fs_problem_render(r->pool, nf, formsvc_base_url(r), call->path);
             structured = fs_json_parse_trusted(r->pool, text);
             cap.status = 404;
             ok = 0;
@@ -271,7 +249,51 @@ static int m_tools_call(request_rec *r, json_object *id, json_object *params) {
     json_object_object_add(res, "content", content);
     json_object_object_add(res, "structuredContent", json_object_get(structured));
     json_object_object_add(res, "isError", json_object_new_boolean(cap.status >= 400));
-    return rpc_result(r, id, res);
+    return res;
+}
+
+static int m_tools_call(request_rec *r, json_object *id, json_object *params, const char *sid) {
+    json_object *name = fs_json_get(params, "name");
+    if (!name || !json_object_is_type(name, json_type_string))
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, "params.name is required.");
+    const fs_mcp_tool *t = fs_mcp_tool_find(json_object_get_string(name));
+    if (!t)
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS,
+                         apr_psprintf(r->pool, "Unknown tool: %s.", json_object_get_string(name)));
+    json_object *args = fs_json_get(params, "arguments");
+    if (!args)
+        args = fs_json_own(r->pool, json_object_new_object());
+    else if (!json_object_is_type(args, json_type_object))
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, "params.arguments must be an object.");
+    /* for LogFormat: %{formsvc-mcp-tool}n */
+    apr_table_setn(r->notes, "formsvc-mcp-tool", t->name);
+    fs_mcp_call call;
+    const char *bad = fs_mcp_build_call(r->pool, t, args, &call);
+    if (bad)
+        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, bad);
+    apr_table_t *headers = apr_table_make(r->pool, 2);
+    if (call.if_match)
+        apr_table_setn(headers, "If-Match", call.if_match);
+    if (call.accept)
+        apr_table_setn(headers, "Accept", call.accept);
+
+    /* ask_human in a session whose client can be asked: elicitation */
+    if (!strcmp(t->name, "ask_human")) {
+        json_object *w = fs_json_get(args, "wait");
+        formsvc_capture ecap;
+        formsvc_elicit_how how = formsvc_mcp_elicit(
+            r, sid, args, w && json_object_is_type(w, json_type_int) ? json_object_get_int(w) : 0,
+            &ecap);
+        if (how == FORMSVC_ELICIT_SSE)
+            return formsvc_mcp_elicit_end(
+                r, fs_rpc_result(r->pool, id, tool_result(r, t, &call, &ecap)));
+        if (how == FORMSVC_ELICIT_JSON)
+            return rpc_result(r, id, tool_result(r, t, &call, &ecap));
+    }
+    formsvc_capture cap;
+    formsvc_dispatch(r, ap_method_number_of(t->method), call.path, call.query, call.body, headers,
+                     &cap);
+    return rpc_result(r, id, tool_result(r, t, &call, &cap));
 }
 
 /* ---- resources and prompts -------------------------------------------- */
@@ -540,14 +562,19 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
     case FS_RPC_BAD:
         return rpc_error(r, m.code == FS_RPC_INVALID_PARAMS ? 200 : 400, m.id, m.code, m.message);
     case FS_RPC_NOTIFICATION: /* notifications/initialized, cancelled, ... */
-    case FS_RPC_RESPONSE:     /* a reply to a request of ours: we send none */
         return formsvc_send_empty(r, HTTP_ACCEPTED);
+    case FS_RPC_RESPONSE: /* a reply to a request of ours: an elicitation's */
+        return formsvc_mcp_elicit_answer(r, sid, &m);
     case FS_RPC_REQUEST: break;
     }
     if (starts) {
         if (!fs_json_get(m.params, "protocolVersion"))
             return m_initialize(r, m.id, m.params); /* the error, no session */
-        if ((e = formsvc_mcp_session_start(r, &sid)))
+        /* a client that can be asked things (elicitation/create) */
+        json_object *capa = fs_json_get(m.params, "capabilities");
+        json_object *el = capa ? fs_json_get(capa, "elicitation") : NULL;
+        if ((e = formsvc_mcp_session_start(r, el && json_object_is_type(el, json_type_object),
+                                           &sid)))
             return formsvc_send_problem(r, e);
         return m_initialize(r, m.id, m.params);
     }
@@ -556,7 +583,7 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
     if (!strcmp(m.method, "tools/list"))
         return m_tools_list(r, m.id);
     if (!strcmp(m.method, "tools/call"))
-        return m_tools_call(r, m.id, m.params);
+        return m_tools_call(r, m.id, m.params, sid);
     if (!strcmp(m.method, "resources/list"))
         return m_resources_list(r, m.id, m.params);
     if (!strcmp(m.method, "resources/templates/list"))

@@ -27,7 +27,6 @@
 #include "runtime/request_ctx.h"
 #include "runtime/webhooks.h"
 
-#include <apr_poll.h>
 #include <apr_strings.h>
 #include <http_core.h>
 
@@ -37,30 +36,6 @@ APLOG_USE_MODULE(formsvc);
 #define UPDATES_PAGE 100
 /* the client's wait before it reconnects after the server closed a stream */
 #define RETRY_MS 1000
-
-/* Waits up to ms for the client of an HTTP/1 connection to go away (its
- * socket turns readable: end of file, a reset, or bytes it should not
- * send on a stream). 1 when it went. Over HTTP/2 the socket is shared by
- * other requests: plain sleep. */
-static int client_gone_within(request_rec *r, apr_interval_time_t t) {
-    apr_socket_t *sock = r->connection->master ? NULL : ap_get_conn_socket(r->connection);
-    if (!sock) {
-        apr_sleep(t);
-        return r->connection->aborted;
-    }
-    apr_pollfd_t pfd = {0};
-    pfd.p = r->pool;
-    pfd.desc_type = APR_POLL_SOCKET;
-    pfd.reqevents = APR_POLLIN;
-    pfd.desc.s = sock;
-    apr_int32_t n = 0;
-    apr_status_t rv = apr_poll(&pfd, 1, &n, t);
-    if (rv == APR_SUCCESS && n > 0)
-        return 1;
-    if (rv != APR_SUCCESS && !APR_STATUS_IS_TIMEUP(rv) && !APR_STATUS_IS_EINTR(rv))
-        apr_sleep(t); /* cannot tell: wait as a sleep would */
-    return r->connection->aborted;
-}
 
 static void send_text(request_rec *r, const char *s) {
     formsvc_send_more(r, s, strlen(s), 1);
@@ -177,7 +152,7 @@ static int formsvc_h_mcp_stream(request_rec *r, const char *const *caps) {
             break;
         }
         if (r->connection->aborted ||
-            client_gone_within(r, full ? 0 : apr_time_from_msec(POLL_MS))) {
+            formsvc_mcp_client_gone_within(r, full ? 0 : apr_time_from_msec(POLL_MS))) {
             why = "the client went away";
             break;
         }

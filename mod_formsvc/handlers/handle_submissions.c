@@ -6,10 +6,12 @@
 #include "fs_json.h"
 #include "fs_owner_state.h"
 #include "fs_secret.h"
+#include "fs_store_asks.h"
 #include "fs_store_forms.h"
 #include "fs_store_links.h"
 #include "fs_store_retention.h"
 #include "fs_util.h"
+#include "http/asks.h"
 #include "http/audit.h"
 #include "http/auth.h"
 #include "http/forms_access.h"
@@ -97,7 +99,7 @@ static int wants_csv(request_rec *r) {
 }
 
 typedef struct {
-    const char *spam, *since, *until, *link_id, *status, *tag;
+    const char *spam, *since, *until, *link_id, *ask_id, *status, *tag;
 } sub_filter;
 
 /* ?linkId=: the id of one of the account's respondent links to the form
@@ -124,6 +126,30 @@ static fs_error *read_link_filter(request_rec *r, const char *form_id, const cha
     return NULL;
 }
 
+/* ?askId=: the id of one of the account's asks whose form is this one
+ * (the submission through its link). *ask_id NULL when not given; a 422
+ * for what cannot be an ask id, a 404 for another account's ask or an
+ * ask of another form. */
+static fs_error *read_ask_filter(request_rec *r, const char *form_id, const char **ask_id) {
+    const char *v, *of;
+    fs_error *e = formsvc_arg(r, "askId", &v);
+    *ask_id = NULL;
+    if (e || !v)
+        return e;
+    if (!fs_id_valid(v, "ask_")) {
+        fs_error *verr = fs_error_validation(r->pool);
+        fs_error_add(r->pool, verr, "/askId", "format",
+                     "askId must be the id of an ask (ask_...).");
+        return verr;
+    }
+    if ((e = formsvc_ask_form(r, v, &of)))
+        return e;
+    if (!of || (form_id && strcmp(of, form_id)))
+        return fs_error_make(r->pool, "not-found", "No such ask.");
+    *ask_id = v;
+    return NULL;
+}
+
 static fs_error *read_filter(request_rec *r, const char *form_id, sub_filter *f) {
     const char *spam, *v[2];
     fs_error *bad = formsvc_arg(r, "spam", &spam);
@@ -133,6 +159,8 @@ static fs_error *read_filter(request_rec *r, const char *form_id, sub_filter *f)
         bad = formsvc_arg(r, "until", &v[1]);
     if (!bad)
         bad = read_link_filter(r, form_id, &f->link_id);
+    if (!bad)
+        bad = read_ask_filter(r, form_id, &f->ask_id);
     if (!bad)
         bad = formsvc_arg(r, "status", &f->status);
     if (!bad)
@@ -180,7 +208,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     fs_sub_filter which = {form->id,    formsvc_req_get(r)->who->user_id,
                            with_spam,   flt->since,
                            flt->until,  flt->link_id,
-                           flt->status, flt->tag};
+                           flt->status, flt->tag,
+                           flt->ask_id};
     size_t nf = json_object_array_length(form->fields);
     /* linkId and linkMetadata columns once the form has had a link */
     int links;
@@ -190,7 +219,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     int owned; /* the owner's columns once the owner changed a submission */
     if ((le = fs_store_sub_state_any(formsvc_store(r), form->id, &owned)))
         return formsvc_send_problem(r, le);
-    int ncols = 3 + with_spam + (int)nf + 2 * links + 3 * owned;
+    int asked = 0; /* an askId column when the form is an ask's */
+    if (links && (le = fs_store_ask_form_has(formsvc_store(r), form->id, &asked)))
+        return formsvc_send_problem(r, le);
+    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
     const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     int c = 0;
@@ -214,6 +246,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         cells[c++] = "linkId";
         cells[c++] = "linkMetadata";
     }
+    if (asked)
+        cells[c++] = "askId";
     if (owned) { /* camelCase: no field key can take these names */
         cells[c++] = "ownerStatus";
         cells[c++] = "ownerTags";
@@ -274,6 +308,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                                      : NULL;
                 row[k++] = fs_csv_cell(sub, m ? fs_json_str(sub, m) : "");
             }
+            if (asked)
+                row[k++] = fs_csv_cell(sub, x->ask_id ? x->ask_id : "");
             if (owned) {
                 row[k++] = fs_csv_cell(sub, x->status ? x->status : "");
                 row[k++] = fs_csv_cell(sub, x->tags ? x->tags : "");
@@ -318,7 +354,8 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
                            flt.spam[0] == 't', flt.since,
                            flt.until,          flt.link_id,
-                           flt.status,         flt.tag};
+                           flt.status,         flt.tag,
+                           flt.ask_id};
     fs_list_page page;
     if ((e = fs_store_sub_list(formsvc_store(r), &which, after, limit, &page)))
         return formsvc_send_problem(r, e);

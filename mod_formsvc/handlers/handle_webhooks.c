@@ -26,21 +26,14 @@ APLOG_USE_MODULE(formsvc);
 #define EVENTS_WAIT_MAX 30
 #define EVENTS_POLL_MS 500
 
-static const char *const event_types[] = {
-    "submission.created", "form.published",      "form.closed",        "webhook.paused",
-    "submissions.erased", "submissions.deleted", "submission.updated", NULL};
-/* The feed's types: those of webhooks, and the asks' (feed only). */
-static const char *const feed_types[] = {"submission.created", "form.published",
-                                         "form.closed",        "webhook.paused",
-                                         "submissions.erased", "submissions.deleted",
-                                         "submission.updated", "ask.answered",
-                                         "ask.declined",       NULL};
+/* The event types, of the feed and of webhooks alike: FS_EVENT_TYPES
+ * (fs_webhook.h), as a sentence for problems. */
+#define EVENT_TYPE_NAMES FS_EVENT_TYPES(FS_EVENT_TYPE_NAME, ", ")
 
 /* Event types whose data is a submission's answers: they need
  * submissions:read wherever they go. */
 static int carries_answers(const char *type) {
-    return !strcmp(type, "submission.created") || !strcmp(type, "submission.updated") ||
-           !strcmp(type, "ask.answered");
+    return fs_event_type_answers(type);
 }
 
 /* 1 when the caller's form: constraints let it see something of form_id
@@ -124,15 +117,9 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, verr);
     }
     if (type) {
-        int known = 0;
-        for (int i = 0; feed_types[i]; i++)
-            known |= !strcmp(type, feed_types[i]);
-        if (!known) {
+        if (!fs_event_type_known(type)) {
             fs_error *verr = fs_error_validation(r->pool);
-            fs_error_add(r->pool, verr, "/type", "enum",
-                         "type must be submission.created, submission.updated, form.published, "
-                         "form.closed, webhook.paused, submissions.erased, submissions.deleted, "
-                         "ask.answered or ask.declined.");
+            fs_error_add(r->pool, verr, "/type", "enum", "type is one of " EVENT_TYPE_NAMES ".");
             return formsvc_send_problem(r, verr);
         }
         if (carries_answers(type) && (e = formsvc_need_scope(r, FS_SC_SUBMISSIONS_READ)))
@@ -177,8 +164,8 @@ static int formsvc_h_events(request_rec *r, const char *const *caps) {
         if (!form_visible(r, ask_form))
             return formsvc_send_problem(r, fs_error_make(r->pool, "not-found", "No such ask."));
     }
-    /* submission.created events carry the answers: only for a caller that
-     * may read submissions (docs/webhooks.md) */
+    /* the types that carry answers (FS_EVENT_TYPES): only for a caller
+     * that may read submissions (docs/webhooks.md) */
     int subs = fs_scopes_has(who->scopes, FS_SC_SUBMISSIONS_READ);
     apr_time_t deadline = apr_time_now() + apr_time_from_sec(wait);
     fs_list_page page;
@@ -248,14 +235,8 @@ static json_object *parse_events(request_rec *r, json_object *v, fs_error *verr)
             continue;
         }
         const char *t = json_object_get_string(it);
-        int known = 0;
-        for (int k = 0; event_types[k]; k++)
-            known |= !strcmp(t, event_types[k]);
-        if (!known) {
-            fs_error_add(r->pool, verr, ptr, "enum",
-                         "Event types are submission.created, submission.updated, "
-                         "form.published, form.closed, webhook.paused, submissions.erased and "
-                         "submissions.deleted.");
+        if (!fs_event_type_known(t)) {
+            fs_error_add(r->pool, verr, ptr, "enum", "Event types are " EVENT_TYPE_NAMES ".");
             bad = 1;
             continue;
         }
@@ -292,7 +273,8 @@ static const char *parse_url(request_rec *r, json_object *uv, fs_error *verr) {
 }
 
 /* 403 unless the caller may read submissions when events (an array of
- * event types) routes submission.created or submission.updated somewhere. */
+ * event types) routes a type that carries answers somewhere
+ * (submission.created, submission.updated, ask.answered). */
 static fs_error *need_submissions(request_rec *r, json_object *events) {
     for (size_t i = 0; events && i < json_object_array_length(events); i++)
         if (carries_answers(json_object_get_string(json_object_array_get_idx(events, i))))
@@ -432,8 +414,9 @@ static int formsvc_h_webhooks_deliveries(request_rec *r, const char *const *caps
 /* PATCH /v1/webhooks/{id} {url?, events?, enabled?, status?}: each member
  * checked as at creation; status "active" resumes a paused webhook (its
  * pending deliveries go out now), "paused" pauses it; a delegate changes
- * only webhooks of its tree (others 404). A webhook that ends up with submission.created, or is
- * pointed elsewhere while it has it, needs submissions:read as at creation. */
+ * only webhooks of its tree (others 404). A webhook that ends up with a type that carries
+ * answers (submission.created, submission.updated, ask.answered), or is pointed elsewhere
+ * while it has one, needs submissions:read as at creation. */
 static int formsvc_h_webhooks_patch(request_rec *r, const char *const *caps) {
     const char *json, *form_id;
     json_object *body;

@@ -18,7 +18,15 @@
 fs_error *formsvc_mcp_session_of(request_rec *r, const char **sid);
 
 /* Starts a session for the caller and sets the Mcp-Session-Id header of
- * the answer; *sid gets its id. */
-fs_error *formsvc_mcp_session_start(request_rec *r, const char **sid);
+ * the answer; *sid gets its id. elicitation: the client declared the
+ * elicitation capability in initialize. */
+fs_error *formsvc_mcp_session_start(request_rec *r, int elicitation, const char **sid);
+
+/* Waits up to t for the client of an HTTP/1 connection to go away (its
+ * socket turns readable: end of file, a reset, or bytes it should not
+ * send while it reads a stream). 1 when it went. Over HTTP/2 the socket
+ * is shared by other requests: a plain sleep. The waits of the streams
+ * (GET /mcp, an ask_human answered as a stream). */
+int formsvc_mcp_client_gone_within(request_rec *r, apr_interval_time_t t);
 
 #endif

@@ -353,6 +353,8 @@ int formsvc_pub_unavailable_page(request_rec *r) {
 fs_error *formsvc_pub_take_link(request_rec *r, pub *pb) {
     formsvc_link *lk;
     fs_error *e = formsvc_link_from_request(r, pb->f.id, &lk);
+    if (!e && !lk && formsvc_pub_link_required(pb))
+        return formsvc_pub_link_missing(r);
     if (e || !lk)
         return e;
     formsvc_pub_use_link(r, pb, lk);
@@ -370,6 +372,17 @@ void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk) {
     pb->action = apr_pstrcat(r->pool, pb->action, "?" FORMSVC_LINK_PARAM "=", lk->token, NULL);
 }
 
+int formsvc_pub_link_required(pub *pb) {
+    json_object *v = fs_json_get(pb->settings, "linkRequired");
+    return v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+fs_error *formsvc_pub_link_missing(request_rec *r) {
+    return fs_error_make(r->pool, "link-required",
+                         "This form takes answers only through the link its owner sent; "
+                         "open that link.");
+}
+
 /* The database is away and the form comes from the last-known copy: the
  * link cannot be checked, but the page given back must still post through
  * it, so that the retry is made with the link. */
@@ -384,7 +397,10 @@ int formsvc_pub_link_refused(request_rec *r, pub *pb, fs_error *e, int html) {
     if (!html || e->status >= 500)
         return formsvc_pub_problem(r, e);
     const fs_locale *loc = formsvc_pub_locale(r, pb);
-    const char *which = e->status == 409 ? "used" : e->status == 410 ? "expired" : "invalid";
+    const char *which = e->status == 409   ? "used"
+                        : e->status == 410 ? "expired"
+                        : e->status == 403 ? "required"
+                                           : "invalid";
     return formsvc_pub_send_html(
         r, e->status, pb,
         fs_html_message_in(r->pool, loc, pb->f.title,

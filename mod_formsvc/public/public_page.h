@@ -101,9 +101,15 @@ int formsvc_pub_state_refused(request_rec *r, pub *pb, int which, int html);
 int formsvc_pub_unavailable_page(request_rec *r);
 
 /* The respondent link of the request (?l=) for the loaded form: sets
- * pb->link and adds it to pb->action; a problem when it cannot be used,
- * NULL (and nothing set) when the request carries none. */
+ * pb->link and adds it to pb->action; a problem when it cannot be used
+ * (or when the request carries none and the form needs one), NULL (and
+ * nothing set) when the request carries none. */
 fs_error *formsvc_pub_take_link(request_rec *r, pub *pb);
+/* 1 when the form takes answers only through a respondent link
+ * (settings.linkRequired: an ask's form); a request without one is then
+ * refused with formsvc_pub_link_missing (403 link-required). */
+int formsvc_pub_link_required(pub *pb);
+fs_error *formsvc_pub_link_missing(request_rec *r);
 /* Link lk (taken before for this form) goes with pb: pb->link, pb->action. */
 void formsvc_pub_use_link(request_rec *r, pub *pb, const formsvc_link *lk);
 /* Where the page of an ask's link (pb->link, its ask_id set) posts its

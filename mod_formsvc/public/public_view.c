@@ -95,6 +95,10 @@ int formsvc_h_public_get(request_rec *r, const char *const *caps) {
         if (e->status == 503 && m == FS_MEDIA_HTML) {
             if (!cached)
                 return formsvc_pub_unavailable_page(r);
+            const char *token = NULL;
+            if (formsvc_pub_link_required(&pb) &&
+                (formsvc_arg(r, FORMSVC_LINK_PARAM, &token) || !token))
+                return formsvc_pub_link_refused(r, &pb, formsvc_pub_link_missing(r), 1);
             apr_table_setn(r->err_headers_out, "Retry-After", "5");
             formsvc_pub_keep_link(r, &pb);
             return formsvc_pub_html_page(r, 503, &pb, query_values(r, &pb), NULL,

@@ -7,9 +7,12 @@
  * machine does this; the database writes each (form, closesAt) once
  * (form_closings' primary key), so the others' rounds find it done. The
  * form.closed of maxSubmissions is written by the submission that fills
- * the form (store/public_store.c), not here. */
+ * the form (store/public_store.c), not here. The same rounds write the
+ * ask.expired event of each ask whose expiresAt passed unanswered
+ * (sql/0052 fs_asks_expire_emit: once per ask, the links withdrawn). */
 #include "runtime/closings.h"
 
+#include "fs_store_asks.h"
 #include "fs_store_public.h"
 #include "runtime/log.h"
 #include "runtime/worker.h"
@@ -55,6 +58,19 @@ static int emit(formsvc_worker *w, apr_pool_t *p, server_rec *s) {
         fs_error *e = fs_store_form_closings_emit(st, BATCH, &n);
         if (e) {
             say(s, e, "writing form.closed events");
+            ok = 0;
+            break;
+        }
+        if (n < BATCH)
+            break;
+    }
+    /* the asks whose expiresAt passed: ask.expired (sql/0052), in the
+     * same rounds, so within about a second too */
+    for (int i = 0; ok && i < BATCHES_PER_ROUND && !formsvc_worker_stopping(w); i++) {
+        int n;
+        fs_error *e = fs_store_asks_expire_emit(st, BATCH, &n);
+        if (e) {
+            say(s, e, "writing ask.expired events");
             ok = 0;
             break;
         }

@@ -206,14 +206,17 @@ static const formsvc_sweep oauth_sweep = {fs_store_oauth_sweep};
 
 /* About every second a batch of the outbox and one of the mail that
  * submissions owe (notify.c); about every ten minutes, mail sent or failed
- * a week ago and the per-recipient and daily counts of the days before. */
+ * a week ago and the per-recipient and daily counts of the days before;
+ * the OAuth sweep every ten minutes too, the first time seconds after the
+ * child starts (one indexed statement; t/49_register_sweep.t waits for
+ * it). */
 static const formsvc_task tasks[] = {
     {"outbox", 0, 1, formsvc_task_drain, &outbox},
     {"notify", 0, 1, formsvc_task_drain, &formsvc_notify_queue},
     {"outbox sweep", 17, 600, formsvc_task_sweep, &outbox_sweep},
     {"notify sweep", 23, 600, formsvc_task_sweep, &formsvc_notify_sweep},
     {"account erasure", 3, 2, formsvc_task_sweep, &erasure_sweep},
-    {"oauth sweep", 29, 600, formsvc_task_sweep, &oauth_sweep},
+    {"oauth sweep", 5, 600, formsvc_task_sweep, &oauth_sweep},
 };
 
 void formsvc_mail_child_init(apr_pool_t *pchild, server_rec *s) {

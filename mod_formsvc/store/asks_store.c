@@ -37,6 +37,13 @@ const fs_stmt fs_stmts_asks[] = {
     /* 1 form id, 2 token hash: the status after declining, or NULL */
     {"fs_ask_decline", 2, "SELECT fs_ask_decline(%s, %s)"},
 
+    /* 1 form id: one row when the form is an ask's */
+    {"fs_ask_form_has", 1, "SELECT 1 FROM asks WHERE form_id = %s LIMIT 1"},
+
+    /* 1 most asks: ask.expired events written for asks whose expiresAt
+     * passed (sql/0052; once per cluster) */
+    {"fs_asks_expire_emit", 1, "SELECT fs_asks_expire_emit(%s::integer)::text"},
+
     {NULL, 0, NULL}};
 
 static void row_at(const fs_rows *rs, int i, fs_ask_row *a) {
@@ -118,4 +125,19 @@ fs_error *fs_store_ask_decline(fs_store *st, const char *form_id, const char *to
                                const char **status) {
     const char *args[] = {form_id, token_hash};
     return FS_ONE(st, "fs_ask_decline", args, status);
+}
+
+fs_error *fs_store_asks_expire_emit(fs_store *st, int limit, int *emitted) {
+    const char *args[] = {FS_ARG_INT(st->pool, limit)};
+    return FS_INT(st, "fs_asks_expire_emit", args, 0, emitted);
+}
+
+fs_error *fs_store_ask_form_has(fs_store *st, const char *form_id, int *has) {
+    const char *args[] = {form_id};
+    fs_rows *rs;
+    *has = 0;
+    fs_error *e = FS_RUN(st, "fs_ask_form_has", args, 1, &rs);
+    if (!e)
+        *has = rs->nrows > 0;
+    return e;
 }

@@ -62,10 +62,11 @@ const fs_stmt fs_stmts_forms[] = {
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),
      * 6-7 until (or NULL), 8 after id (or NULL), 9-10 a respondent link's
      * id (or NULL: any), 11-12 the owner's status (or NULL), 13-14 a tag
-     * (or NULL), 15 limit + 1. The window
+     * (or NULL), 15-16 an ask's id (or NULL: any; the submission through
+     * its link), 17 limit + 1. The window
      * is also an id range (ids begin with their time, sql/0044), always
      * given, so that every plan seeks submissions_form_id to the page. */
-    {"fs_sub_list", 15,
+    {"fs_sub_list", 17,
      "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
@@ -75,14 +76,17 @@ const fs_stmt fs_stmts_forms[] = {
      "  AND (%s::text IS NULL OR s.link_id = %s::text) "
      "  AND (%s::text IS NULL OR s.owner_status = %s::text) "
      "  AND (%s::text IS NULL OR %s::text = ANY (s.tags)) "
+     "  AND (%s::text IS NULL OR s.link_id = (SELECT a.link_id FROM asks a WHERE a.id = %s::text)) "
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
      * id, createdAt, formVersion, spam, data, link id and metadata, the
-     * owner's status, tags (separated by spaces) and note */
-    {"fs_sub_export", 15,
+     * owner's status, tags (separated by spaces) and note, the ask whose
+     * link it came through */
+    {"fs_sub_export", 17,
      "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text, "
-     "  s.link_id, s.link_metadata::text, s.owner_status, array_to_string(s.tags, ' '), s.note "
+     "  s.link_id, s.link_metadata::text, s.owner_status, array_to_string(s.tags, ' '), s.note, "
+     "  (SELECT a.id FROM asks a WHERE a.link_id = s.link_id) "
      "FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
@@ -92,6 +96,7 @@ const fs_stmt fs_stmts_forms[] = {
      "  AND (%s::text IS NULL OR s.link_id = %s::text) "
      "  AND (%s::text IS NULL OR s.owner_status = %s::text) "
      "  AND (%s::text IS NULL OR %s::text = ANY (s.tags)) "
+     "  AND (%s::text IS NULL OR s.link_id = (SELECT a.link_id FROM asks a WHERE a.id = %s::text)) "
      "ORDER BY s.id DESC LIMIT %s::integer"},
 
     /* 1 submission id, 2 form id, 3 user id */
@@ -277,25 +282,49 @@ fs_error *fs_store_form_delete(fs_store *st, const char *user_id, const char *fo
 
 fs_error *fs_store_sub_list(fs_store *st, const fs_sub_filter *f, const char *after, int limit,
                             fs_list_page *out) {
-    const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam),
-                          f->since,   f->since,   f->until,
-                          f->until,   after,      f->link_id,
-                          f->link_id, f->status,  f->status,
-                          f->tag,     f->tag,     FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {f->form_id,
+                          f->user_id,
+                          FS_ARG_BOOL(f->spam),
+                          f->since,
+                          f->since,
+                          f->until,
+                          f->until,
+                          after,
+                          f->link_id,
+                          f->link_id,
+                          f->status,
+                          f->status,
+                          f->tag,
+                          f->tag,
+                          f->ask_id,
+                          f->ask_id,
+                          FS_ARG_INT(st->pool, limit + 1)};
     return FS_LIST(st, "fs_sub_list", args, limit, out);
 }
 
 fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *after, int batch,
                               fs_sub_batch *out) {
-    const char *args[] = {f->form_id, f->user_id, FS_ARG_BOOL(f->spam),
-                          f->since,   f->since,   f->until,
-                          f->until,   after,      f->link_id,
-                          f->link_id, f->status,  f->status,
-                          f->tag,     f->tag,     FS_ARG_INT(st->pool, batch)};
+    const char *args[] = {f->form_id,
+                          f->user_id,
+                          FS_ARG_BOOL(f->spam),
+                          f->since,
+                          f->since,
+                          f->until,
+                          f->until,
+                          after,
+                          f->link_id,
+                          f->link_id,
+                          f->status,
+                          f->status,
+                          f->tag,
+                          f->tag,
+                          f->ask_id,
+                          f->ask_id,
+                          FS_ARG_INT(st->pool, batch)};
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;
-    fs_error *e = FS_RUN(st, "fs_sub_export", args, 10, &rs);
+    fs_error *e = FS_RUN(st, "fs_sub_export", args, 11, &rs);
     if (e)
         return e;
     out->rows = apr_pcalloc(st->pool, sizeof(fs_sub_export_row) * (apr_size_t)(rs->nrows + 1));
@@ -311,6 +340,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
         x->status = FS_CELL(rs, i, 7);
         x->tags = FS_CELL(rs, i, 8);
         x->note = FS_CELL(rs, i, 9);
+        x->ask_id = FS_CELL(rs, i, 10);
     }
     out->n = rs->nrows;
     return NULL;

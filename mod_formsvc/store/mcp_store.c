@@ -8,14 +8,41 @@
 #include <string.h>
 
 const fs_stmt fs_stmts_mcp[] = {
-    /* 1 user id, 2 session id, 3-4 user id */
-    {"fs_mcp_session_create", 4,
+    /* 1 user id, 2 session id, 3-4 user id, 5 whether the client elicits */
+    {"fs_mcp_session_create", 5,
      "WITH gone AS (DELETE FROM mcp_sessions WHERE user_id = %s "
      "  AND seen_at < now() - interval '1 day') "
-     "INSERT INTO mcp_sessions (id, user_id, start_event) VALUES (%s, %s, "
+     "INSERT INTO mcp_sessions (id, user_id, start_event, elicitation) VALUES (%s, %s, "
      "  (SELECT e.id FROM events e WHERE e.user_id = %s "
      "     AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
-     "   ORDER BY e.xid DESC, e.id DESC LIMIT 1)) RETURNING id"},
+     "   ORDER BY e.xid DESC, e.id DESC LIMIT 1), %s::boolean) RETURNING id"},
+
+    /* 1 session id, 2 user id */
+    {"fs_mcp_session_elicits", 2,
+     "SELECT 1 FROM mcp_sessions WHERE id = %s AND user_id = %s AND elicitation"},
+
+    /* 1 request id, 2 session id, 3 user id, 4 ask id (the caller's) */
+    {"fs_mcp_request_create", 4,
+     "INSERT INTO mcp_requests (id, session_id, user_id, ask_id) VALUES (%s, %s, %s, %s) "
+     "RETURNING id"},
+
+    /* 1 request id: its state */
+    {"fs_mcp_request_state", 1, "SELECT state FROM mcp_requests WHERE id = %s"},
+
+    /* 1 request id, 2 session id, 3 user id: claimed for one response
+     * (the first wins), with its ask */
+    {"fs_mcp_request_claim", 3,
+     "UPDATE mcp_requests SET state = 'answering' WHERE id = %s AND session_id = %s "
+     "  AND user_id = %s AND state IN ('pending', 'ended') RETURNING ask_id"},
+
+    /* 1 request id, 2 session id, 3 user id: whether the session has it */
+    {"fs_mcp_request_exists", 3,
+     "SELECT 1 FROM mcp_requests WHERE id = %s AND session_id = %s AND user_id = %s"},
+
+    /* 1 state, 2 request id, 3 the state it must be in */
+    {"fs_mcp_request_finish", 3,
+     "UPDATE mcp_requests SET state = %s, answered_at = clock_timestamp() "
+     "WHERE id = %s AND state = %s RETURNING 1"},
 
     /* 1-2 session id, user id (marked used), 3-4 session id, user id */
     {"fs_mcp_session_exists", 4,
@@ -66,23 +93,63 @@ const fs_stmt fs_stmts_mcp[] = {
      "    '0'::xid8), COALESCE(%s::text, '')) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
-    /* 1-2 days, 3 limit, 4 days: sessions unused for days days deleted
-     * (with their subscriptions), and leases that ran out days days ago */
-    {"fs_mcp_expire", 4,
+    /* 1-2 days, 3 limit, 4-5 days: sessions unused for days days deleted
+     * (with their subscriptions), and leases that ran out and elicitation
+     * requests made days days ago */
+    {"fs_mcp_expire", 5,
      "WITH d AS (DELETE FROM mcp_sessions WHERE seen_at < now() - make_interval(days => "
      "%s::integer) "
      "  AND id IN (SELECT id FROM mcp_sessions "
      "    WHERE seen_at < now() - make_interval(days => %s::integer) LIMIT %s::integer) "
      "  RETURNING 1), "
      "l AS (DELETE FROM mcp_streams WHERE lease_until < now() - make_interval(days => "
+     "%s::integer)), "
+     "q AS (DELETE FROM mcp_requests WHERE created_at < now() - make_interval(days => "
      "%s::integer)) "
      "SELECT count(*)::text FROM d"},
 
     {NULL, 0, NULL}};
 
-fs_error *fs_store_mcp_session_create(fs_store *st, const char *session_id, const char *user_id) {
-    const char *args[] = {user_id, session_id, user_id, user_id}, *id;
+fs_error *fs_store_mcp_session_create(fs_store *st, const char *session_id, const char *user_id,
+                                      int elicitation) {
+    const char *args[] = {user_id, session_id, user_id, user_id, elicitation ? "true" : "false"},
+               *id;
     return FS_ONE(st, "fs_mcp_session_create", args, &id);
+}
+
+fs_error *fs_store_mcp_session_elicits(fs_store *st, const char *session_id, const char *user_id,
+                                       int *yes) {
+    const char *args[] = {session_id, user_id};
+    return FS_COUNT(st, "fs_mcp_session_elicits", args, 1, yes);
+}
+
+fs_error *fs_store_mcp_request_create(fs_store *st, const char *request_id, const char *session_id,
+                                      const char *user_id, const char *ask_id) {
+    const char *args[] = {request_id, session_id, user_id, ask_id}, *id;
+    return FS_ONE(st, "fs_mcp_request_create", args, &id);
+}
+
+fs_error *fs_store_mcp_request_state(fs_store *st, const char *request_id, const char **state) {
+    const char *args[] = {request_id};
+    return FS_ONE(st, "fs_mcp_request_state", args, state);
+}
+
+fs_error *fs_store_mcp_request_claim(fs_store *st, const char *request_id, const char *session_id,
+                                     const char *user_id, const char **ask_id, int *known) {
+    const char *args[] = {request_id, session_id, user_id};
+    *known = 0;
+    fs_error *e = FS_ONE(st, "fs_mcp_request_claim", args, ask_id);
+    if (e || *ask_id) {
+        *known = !e;
+        return e;
+    }
+    return FS_COUNT(st, "fs_mcp_request_exists", args, 1, known);
+}
+
+fs_error *fs_store_mcp_request_finish(fs_store *st, const char *request_id, const char *from,
+                                      const char *to, int *done) {
+    const char *args[] = {to, request_id, from};
+    return FS_COUNT(st, "fs_mcp_request_finish", args, 1, done);
 }
 
 fs_error *fs_store_mcp_session_exists(fs_store *st, const char *session_id, const char *user_id,
@@ -170,6 +237,6 @@ fs_error *fs_store_mcp_updates(fs_store *st, const char *session_id, const char 
 
 fs_error *fs_store_mcp_expire(fs_store *st, int days, int lim, int *deleted) {
     const char *d = FS_ARG_INT(st->pool, days);
-    const char *args[] = {d, d, FS_ARG_INT(st->pool, lim), d};
+    const char *args[] = {d, d, FS_ARG_INT(st->pool, lim), d, d};
     return FS_INT(st, "fs_mcp_expire", args, 0, deleted);
 }

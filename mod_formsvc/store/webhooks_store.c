@@ -3,9 +3,17 @@
  * text, cast in SQL) and the typed functions of fs_store_webhooks.h that
  * run them. */
 #include "fs_store_webhooks.h"
+#include "fs_webhook.h"
 #include "store_int.h"
 
 #include <apr_strings.h>
+
+/* The event types that carry answers, from FS_EVENT_TYPES, as an SQL list
+ * ending in '' (no type): 'submission.created', ..., '' */
+#define ANSWERS_SQL(name, answers) ANSWERS_SQL_##answers(name)
+#define ANSWERS_SQL_1(name) "'" name "', "
+#define ANSWERS_SQL_0(name)
+#define ANSWER_TYPES_SQL FS_EVENT_TYPES(ANSWERS_SQL, ) "''"
 
 const fs_stmt fs_stmts_webhooks[] = {
     /* 1 event id, 2 user id: one row when the event exists and is the
@@ -13,8 +21,8 @@ const fs_stmt fs_stmts_webhooks[] = {
     {"fs_event_cursor", 2, "SELECT 1 FROM events WHERE id = %s AND user_id = %s"},
 
     /* 1 user id, 2-3 allowed form ids as a JSON array (NULL: any), 4
-     * submission events too ('t'/'f': the caller has submissions:read;
-     * submission.updated and ask.answered carry answers too), 5-6 one event
+     * the types that carry answers too ('t'/'f': the caller has
+     * submissions:read; FS_EVENT_TYPES), 5-6 one event
      * type (or NULL), 7-8 a respondent link's id (or NULL: only events whose
      * payload names it), 9-11 one ask's events (or NULL: the ask's own and
      * the submission.created of its link), 12-13 after event id (or NULL),
@@ -33,8 +41,7 @@ const fs_stmt fs_stmts_webhooks[] = {
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
      "  AND (%s::jsonb IS NULL OR e.form_id IN (SELECT jsonb_array_elements_text(%s::jsonb))) "
-     "  AND (%s::boolean OR e.type NOT IN ('submission.created', 'submission.updated', "
-     "    'ask.answered')) "
+     "  AND (%s::boolean OR e.type NOT IN (" ANSWER_TYPES_SQL ")) "
      "  AND e.type <> 'webhook.test' "
      "  AND (%s::text IS NULL OR e.type = %s::text) "
      "  AND (%s::text IS NULL OR e.payload ->> 'linkId' = %s::text) "

@@ -3,8 +3,12 @@
 -- the ask's link answers it with an ask.answered event (the trigger), and
 -- only the first; fs_ask_decline declines a pending ask once, expires its
 -- link, and refuses an answered one; the event types are accepted.
+-- sql/0052: an ask's form gets settings.linkRequired; a submission
+-- through its link names it (fs_submission_json); fs_asks_expire_emit
+-- writes ask.expired once for a pending ask past expiresAt, withdraws its
+-- link, and passes answered and declined asks over.
 BEGIN;
-SELECT plan(12);
+SELECT plan(18);
 
 INSERT INTO users (id, email, email_norm) VALUES ('usr_a', 'a@example.org', 'a@example.org');
 SELECT results_eq(
@@ -51,6 +55,22 @@ SELECT results_eq(
              (SELECT count(*)::int FROM events WHERE type = 'ask.declined')
         FROM links l WHERE id = 'lnk_a2'$$,
     $$VALUES ('declined', 'expired', 1)$$, 'once: its link expired, one ask.declined event');
+
+SELECT is((SELECT settings -> 'linkRequired' FROM forms WHERE id = 'frm_a1'), 'true'::jsonb,
+          'an ask''s form takes answers only through its link');
+SELECT is((SELECT fs_submission_json(s)::jsonb ->> 'askId' FROM submissions s WHERE id = 'sub_00a1'),
+          'ask_1', 'the submission through its link names the ask');
+
+UPDATE asks SET expires_at = now() - interval '1 second' WHERE user_id = 'usr_a';
+SELECT is(fs_asks_expire_emit(10), 1, 'ask.expired for the one pending ask past its expiresAt');
+SELECT is(fs_asks_expire_emit(10), 0, 'once');
+SELECT results_eq(
+    $$SELECT payload ->> 'askId', payload -> 'metadata', fs_link_state(l)
+        FROM events e, links l WHERE e.type = 'ask.expired' AND l.id = 'lnk_a3'$$,
+    $$VALUES ('ask_3', 'null'::jsonb, 'expired')$$, 'naming the ask; its link withdrawn');
+SELECT results_eq($$SELECT id, fs_ask_status(a) FROM asks a WHERE user_id = 'usr_a' ORDER BY id$$,
+                  $$VALUES ('ask_1', 'answered'), ('ask_2', 'declined'), ('ask_3', 'expired')$$,
+                  'the answered and the declined ask stay so');
 
 SELECT * FROM finish();
 ROLLBACK;

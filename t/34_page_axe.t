@@ -1,0 +1,213 @@
+# The pages a person sees, checked in a real browser (headless Chromium
+# driven by playwright-core, t/js/axe_pages.mjs) with axe-core, WCAG 2.0
+# and 2.1 A and AA, at 320 and 1280 px, light and dark, in English and in
+# Arabic (right to left): the public form with every kind of field, the
+# same page after a refused submission, the thanks page, a closed form, a
+# withdrawn link, an ask's page with its Decline button and the declined
+# page, and the OAuth authorize page's steps (sign-in, a wrong address,
+# the mailed code, a wrong code, consent with its scopes and form-title
+# constraint) and its error page; an embeddable form framed by a page of
+# another origin; in English only, the e-mail verification link's page and
+# a problem type's page. Also: no console error, exception or
+# CSP violation on any of them, no page wider than a 320 px window, and,
+# with JavaScript off, the form, an ask's Decline and the OAuth sign-in
+# and approval all work.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+use FormsvcAuthorize;
+use FormsvcMail qw(psql wait_mail);
+use Digest::SHA ();
+use File::Temp ();
+use JSON::PP ();
+use MIME::Base64 qw(encode_base64);
+
+my $CHROMIUM = $ENV{FORMSVC_CHROMIUM} // '/usr/bin/chromium';
+unless (-x $CHROMIUM) {
+    plan skip_all => "no $CHROMIUM (FORMSVC_SKIP_NODE)" if $ENV{FORMSVC_SKIP_NODE};
+    fail "$CHROMIUM is installed (scripts/install-deps installs Debian's chromium)";
+    done_testing;
+    exit;
+}
+unless (node_ready('playwright-core', 'axe-core')) {
+    plan skip_all => 'node or t/js/node_modules missing (FORMSVC_SKIP_NODE)';
+}
+
+my $J = JSON::PP->new->utf8->canonical; # the node script's lines are UTF-8 (Arabic in diagnostics)
+binmode Test::More->builder->$_, ':encoding(UTF-8)' for qw(output failure_output todo_output);
+my ($key, $su) = verified_account();
+my $T = JSON::PP::true;
+
+# ---- the form with every kind of field ---------------------------------------
+my @opts = ({ value => 'email', label => 'E-mail' }, { value => 'phone', label => 'Phone' });
+my $form = {
+    title => 'Volunteer sign-up',
+    description => "Tell us about yourself.\nIt takes two minutes.",
+    settings => { locale => 'auto' },
+    fields => [
+        { key => 'name', type => 'text', label => 'Your name', required => $T,
+          description => 'As you would like to be addressed.', placeholder => 'Ada Lovelace' },
+        { key => 'email', type => 'email', label => 'E-mail', required => $T, description => 'We reply here.' },
+        { key => 'site', type => 'url', label => 'Website' },
+        { key => 'phone', type => 'tel', label => 'Phone' },
+        { key => 'about', type => 'textarea', label => 'About you', validation => { maxLength => 500 } },
+        { key => 'age', type => 'integer', label => 'Age', validation => { minimum => 16, maximum => 120 } },
+        { key => 'hours', type => 'number', label => 'Hours a week' },
+        { key => 'start', type => 'date', label => 'First day' },
+        { key => 'call', type => 'datetime', label => 'Call me at' },
+        { key => 'contact', type => 'select', label => 'Contact by', required => $T, options => \@opts },
+        { key => 'callback', type => 'tel', label => 'Number to call', required => $T,
+          visibleIf => { field => 'contact', equals => 'phone' } },
+        { key => 'topics', type => 'multiselect', label => 'Topics', description => 'Pick any.',
+          options => ['Kitchen', 'Garden', 'Library'] },
+        { key => 'stars', type => 'rating', label => 'How did you hear of us?', required => $T },
+        { key => 'cv', type => 'file', label => 'Your CV', description => 'A PDF or a picture.',
+          validation => { accept => ['application/pdf', 'image/png'], maxSize => 100000 } },
+        { key => 'src', type => 'hidden', label => 'Source' },
+        { key => 'agree', type => 'boolean', label => 'I agree to the terms', required => $T },
+    ],
+};
+my $r = api(POST => '/v1/forms', token => $key, body => $form);
+is $r->code, 201, 'the form with every kind of field' or diag $r->content;
+my $fid = $r->{json}{id};
+is api(POST => "/v1/forms/$fid/publish", token => $key)->code, 200, 'published';
+
+my $PNG = "\x89PNG\r\n\x1a\n" . ("\0" x 100) . 'IEND';
+my @answers = (
+    { name => 'name', kind => 'fill', value => 'Ada' },
+    { name => 'email', kind => 'fill', value => 'ada@example.com' },
+    { name => 'contact', kind => 'select', value => 'email' },
+    { name => 'topics', kind => 'check', value => 'Garden' },
+    { name => 'stars', kind => 'check', value => '4' },
+    { name => 'cv', kind => 'file', value => { name => 'cv.png', type => 'image/png', base64 => encode_base64($PNG, '') } },
+    { name => 'agree', kind => 'check' },
+);
+my @bad = ({ name => 'email', kind => 'fill', value => 'not an address' });
+
+# ---- a closed form, a withdrawn link ------------------------------------------
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Bake sale', settings => { locale => 'auto' },
+         fields => [{ key => 'cake', type => 'text', label => 'Cake' }] });
+my $closed = $r->{json}{id};
+is api(POST => "/v1/forms/$closed/publish", token => $key)->code, 200, 'a second form';
+is api(POST => "/v1/forms/$closed/close", token => $key)->code, 200, 'closed';
+$r = api(POST => "/v1/forms/$fid/links", token => $key, body => { prefill => { name => 'Grace' } });
+is $r->code, 201, 'a respondent link' or diag $r->content;
+my $gone = $r->{json}{url};
+is api(DELETE => "/v1/forms/$fid/links/$r->{json}{id}", token => $key)->code, 204, 'withdrawn';
+
+# ---- pages in English only ----------------------------------------------------------
+# (their texts have no translations yet: checked in English) the e-mail
+# verification link's page (a form with one button) and a problem type's
+# page. (The other English-only pages, such as a form not open yet or the
+# page after that button, are the message page the closed form's check
+# already covers, with other words.)
+my ($vkey, $vsu) = signup();
+is api(POST => '/v1/verify/send', token => $vkey)->code, 202, 'a verification mail';
+my $vmail = wait_mail($vsu->{user}{email});
+my ($vlink) = $vmail ? $vmail->{body} =~ m{(https?://\S+/verify\?token=[A-Za-z0-9_-]+)} : ();
+ok $vlink, 'with its link';
+my @english = (
+    { label => 'e-mail verification page', url => $vlink // base_url() . '/verify', status => 200 },
+    { label => 'problem type page', url => base_url() . '/problems/validation-failed', status => 200 },
+);
+
+# ---- an embeddable form, framed by a page of another origin -------------------------
+# The host page is a file in the test server's DocumentRoot, opened as
+# 127.0.0.1 (the form is at localhost): another origin, which the form
+# allows to frame it. (Served by the browser itself, it would be a public
+# page to Chromium, whose Local Network Access rules then refuse it the
+# loopback server.)
+my ($origin) = base_url() =~ m{^(https?://[^/]+)};
+(my $host_origin = $origin) =~ s{//localhost\b}{//127.0.0.1};
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Embedded feedback',
+         settings => { embed => { allowedOrigins => [$host_origin] } },
+         fields => [{ key => 'idea', type => 'textarea', label => 'Your idea', required => $T },
+                    { key => 'mail', type => 'email', label => 'E-mail', description => 'If you want an answer.' }] });
+is $r->code, 201, 'an embeddable form' or diag $r->content;
+my $embedded = $r->{json}{id};
+is api(POST => "/v1/forms/$embedded/publish", token => $key)->code, 200, 'published';
+my $embed_js = Apache::TestRequest::GET(BASE . '/f/embed.js')->content;
+my $integrity = 'sha384-' . Digest::SHA::sha384_base64($embed_js); # 48 bytes: no padding
+my $form_url = Apache::TestRequest::resolve_url(BASE . "/f/$embedded");
+{
+    open my $hf, '>:encoding(UTF-8)', "$FindBin::Bin/htdocs/34_host_page.html" or die "host page: $!";
+    print $hf '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        . '<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>A host page</title></head>'
+        . '<body><main><h1>A host page</h1>'
+        . qq{<iframe data-formsvc src="$form_url" title="Embedded feedback" style="width:100%;border:0;height:100px"></iframe>}
+        . '</main><script src="' . base_url() . qq{/f/embed.js" integrity="$integrity" crossorigin="anonymous" defer></script>}
+        . "</body></html>\n";
+    close $hf;
+}
+my %embed = (form => $form_url, host => "$host_origin/34_host_page.html");
+is Apache::TestRequest::GET('/34_host_page.html')->code, 200, 'the host page is served';
+
+# ---- the languages: an account to sign in with, its form, an ask ---------------------
+# The OAuth page names the forms of a form: constraint by their titles when
+# they are the signed-in account's own, so each language's account asks
+# for two scopes on a form of its own. An ask's form has no settings.locale
+# (English); the Arabic one is given "auto", as an owner would, so that
+# its page follows the browser's language.
+my $app = register_app(name => 'Rota assistant');
+my (undef, $challenge) = pkce();
+my %q = (response_type => 'code', client_id => $app->{client_id}, redirect_uri => 'https://app.example/cb',
+         state => 'st', code_challenge => $challenge, code_challenge_method => 'S256');
+# The same once more for the run with JavaScript off ("noscript").
+my (@langs, %asks, %authorize, $noscript_email);
+for my $l (['en', 'ltr'], ['ar', 'rtl'], ['noscript', 'ltr']) {
+    my ($lk, $who) = verified_account();
+    if ($l->[0] eq 'noscript') { $noscript_email = $who->{user}{email} }
+    else { push @langs, { lang => $l->[0], dir => $l->[1], email => $who->{user}{email} } }
+    my $title = "December rota ($l->[0])";
+    $r = api(POST => '/v1/forms', token => $lk, body => { title => $title });
+    is $r->code, 201, "a form of the $l->[0] account" or diag $r->content;
+    $authorize{$l->[0]} = { formTitle => $title,
+        url => authorize_url(%q, scope => "forms:read submissions:read form:$r->{json}{id}") };
+    $r = api(POST => '/v1/asks', token => $key, body => {
+        message => "The rota for December is ready.\nCan you take the Saturday shift?",
+        schema => { title => 'Saturday shift', type => 'object',
+                    properties => { answer => { title => 'Answer', enum => ['yes', 'no'] },
+                                    note => { type => 'string', title => 'Note', maxLength => 500 } },
+                    required => ['answer'] } });
+    is $r->code, 201, "an ask for the $l->[0] run" or diag $r->content;
+    $asks{$l->[0]} = $r->{json}{url};
+    psql(qq{UPDATE forms SET settings = settings || '{"locale": "auto"}' WHERE id = '$r->{json}{formId}'})
+        if $l->[1] eq 'rtl';
+}
+$authorize{bad} = authorize_url(%q, client_id => 'app_00000000000000000000000000');
+
+# ---- the browser --------------------------------------------------------------------
+my $plan = File::Temp->new(SUFFIX => '.json');
+print $plan $J->encode({
+    chromium => $CHROMIUM,
+    mailDir => "$FindBin::Bin/logs/mail",
+    languages => \@langs,
+    noScriptEmail => $noscript_email,
+    english => \@english,
+    embed => \%embed,
+    form => { url => Apache::TestRequest::resolve_url(BASE . "/f/$fid"), answers => \@answers, bad => \@bad },
+    closed => Apache::TestRequest::resolve_url(BASE . "/f/$closed"),
+    closedStatus => 200,
+    gone => $gone,
+    asks => \%asks,
+    authorize => \%authorize,
+});
+close $plan;
+
+# make test-asan preloads the sanitizer runtime for httpd: not for the browser
+delete local $ENV{LD_PRELOAD};
+open my $fh, '-|', 'node', "$FindBin::Bin/js/axe_pages.mjs", $plan->filename or die "node: $!";
+my $done;
+while (my $line = <$fh>) {
+    my $m = eval { $J->decode($line) };
+    unless ($m) { diag "node: $line"; next }
+    if ($m->{done}) { $done = $m; next }
+    ok $m->{ok}, $m->{name} or diag $m->{diag};
+}
+close $fh;
+is $?, 0, 'the browser run exited cleanly';
+ok $done, 'the browser run went through' and note "browser run: $done->{ms} ms";
+
+done_testing;

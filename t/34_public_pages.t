@@ -355,6 +355,15 @@ my $hs = api(GET => "/v1/forms/$h->{id}/submissions", token => $tok)->{json}{dat
 ok $hs && $hs->{data}{who} eq 'Ida' && $hs->{data}{cv}[0]{name} eq 'cv.txt' && $hs->{data}{cv}[0]{size} == 6,
     'one submission with the first page\'s answer and the file' or diag explain $hs;
 
+# ---- the owner's side: page fields are no column, no question -----------------
+my $csv = api(GET => "/v1/forms/$fid/submissions", token => $tok, headers => { Accept => 'text/csv' });
+my ($head) = split /\r?\n/, $csv->content;
+is $head, 'id,createdAt,formVersion,name,member,src,email,number,stars,comment,linkId,linkMetadata',
+    'the CSV export has a column per question, none for a page';
+my $ins = api(GET => "/v1/forms/$fid/insights", token => $tok)->{json};
+is_deeply [ map { $_->{key} } @{ $ins->{questions} || [] } ],
+    [qw(name member src email number stars comment)], 'insights list the questions, not the pages';
+
 # ---- 4. agents ------------------------------------------------------------------
 my $v = api(GET => "/f/$fid", headers => { Accept => 'application/json' })->{json};
 ok !grep({ /^p_/ } keys %{ $v->{schema}{properties} }), 'the JSON view\'s schema has no page property';

@@ -17,7 +17,8 @@
 # edited between two steps. Definitions: what a page field may not have
 # (422 with pointers), file fields only on the last page. And agents: the
 # JSON view's schema has no page property, a JSON post of every answer at
-# once is stored, a page key in it is refused.
+# once is stored, a page key in it is refused; the owner's CSV export and
+# insights have no column or question for a page.
 use strict;
 use warnings;
 use Test::More;

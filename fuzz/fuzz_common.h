@@ -1,17 +1,21 @@
 /* Shared by the fuzz targets: one APR pool cleared per input, and a form
  * with every field type so parsed bodies run through coercion, validation
- * and the page renderer too. */
+ * and the page renderer too; and the same form in pages, so that they
+ * also run through a step (the merge, the page's errors, its page) and
+ * the posted state (_state) is opened. */
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 #include <apr_general.h>
 #include <apr_pools.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fs_coerce.h"
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_multipart.h"
+#include "fs_pages.h"
 #include "fs_urlencoded.h"
 #include "fs_validate.h"
 
@@ -29,6 +33,18 @@ static const char FUZZ_FIELDS[] =
     "{\"key\":\"m\",\"type\":\"multiselect\",\"options\":[{\"value\":\"a\",\"label\":\"A\"}]},"
     "{\"key\":\"r\",\"type\":\"rating\"},{\"key\":\"h\",\"type\":\"hidden\"},"
     "{\"key\":\"t\",\"type\":\"textarea\",\"visibleIf\":{\"field\":\"s\",\"equals\":\"a\"}}]";
+
+/* FUZZ_FIELDS with page fields: the conditional textarea on the page
+ * after its select, the hidden field on the first page */
+static const char FUZZ_PAGED[] =
+    "[{\"key\":\"p0\",\"type\":\"page\",\"label\":\"P0\"},"
+    "{\"key\":\"name\",\"type\":\"text\",\"required\":true},{\"key\":\"h\",\"type\":\"hidden\"},"
+    "{\"key\":\"ok\",\"type\":\"boolean\"},"
+    "{\"key\":\"s\",\"type\":\"select\",\"options\":[{\"value\":\"a\",\"label\":\"A\"}]},"
+    "{\"key\":\"p1\",\"type\":\"page\",\"label\":\"P1\",\"description\":\"D\"},"
+    "{\"key\":\"mail\",\"type\":\"email\"},{\"key\":\"r\",\"type\":\"rating\"},"
+    "{\"key\":\"t\",\"type\":\"textarea\",\"visibleIf\":{\"field\":\"s\",\"equals\":\"a\"}},"
+    "{\"key\":\"p2\",\"type\":\"page\",\"label\":\"P2\"}]";
 
 static void fuzz_init(void) {
     if (!fuzz_pool) {
@@ -48,5 +64,27 @@ static void fuzz_downstream(apr_pool_t *p, apr_array_header_t *pairs) {
     const char *h = fs_html_form(p, &pg);
     if (!h)
         abort();
+    /* a step of the same answers on the form in pages: page 1 merged into
+     * the answers of page 0, checked, shown; the posted state opened */
+    fs_fieldset *ps = fs_fieldset_from_json(p, fs_json_parse_trusted(p, FUZZ_PAGED));
+    fs_coerce(p, ps, pairs, 1, &o, &hp);
+    json_object *all = fs_pages_merge(p, ps, 0, NULL, o);
+    all = fs_pages_merge(p, ps, 1, all, o);
+    fs_error *pe = fs_pages_errors_on(p, ps, 1, fs_validate(p, ps, all));
+    fs_pages_drop_inapplicable(ps, 1, all);
+    fs_page pp = {"T", "D", ps, all, pe, "https://x/f/frm_1", NULL, 1, NULL, NULL, NULL, NULL, 0};
+    pp.page = fs_pages_step(ps, 0, 1, all) >= 0 ? 1 : 0;
+    pp.has_back = 1;
+    pp.state = fs_pages_answers_text(p, all);
+    if (!fs_html_form(p, &pp))
+        abort();
+    for (int i = 0; pairs && i < pairs->nelts; i++) {
+        const fs_pair *pr = &APR_ARRAY_IDX(pairs, i, fs_pair);
+        fs_pagestate st;
+        if (!strcmp(pr->name, FS_STATE_NAME) &&
+            fs_pagestate_open(p, (const unsigned char *)"0123456789abcdef", 16, "frm_1", "",
+                              pr->value, 0, &st) == FS_PAGESTATE_OK)
+            abort(); /* nothing but the server's seal opens */
+    }
 }
 #endif

@@ -19,7 +19,8 @@
  * A value that does not convert stays a string, so the validator reports
  * it. With honeypot_on, the FS_HONEYPOT_NAME pair is taken out and
  * *honeypot set when it is not empty; the FS_TOKEN_NAME pair (the page's
- * submission token) is always left out. *out is owned by p. */
+ * submission token) and the FS_STATE_NAME and FS_NAV_NAME pairs of a form
+ * of several pages (fs_pages.h) are always left out. *out is owned by p. */
 fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header_t *pairs,
                     int honeypot_on, json_object **out, int *honeypot);
 

@@ -48,6 +48,7 @@ typedef enum {
     FS_FT_RATING,
     FS_FT_HIDDEN,
     FS_FT_FILE, /* uploads (fs_file.h) */
+    FS_FT_PAGE, /* starts a page of the public form: layout, never an answer (fs_pages.h) */
     FS_FT_COUNT
 } fs_field_type;
 

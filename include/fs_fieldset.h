@@ -63,14 +63,28 @@ typedef struct fs_field {
     json_object *accept;
 } fs_field;
 
+/* One page of the public form: the fields f[first .. first + count - 1],
+ * after the page field key (its label the title, its description), or
+ * before any page field (key, title and description NULL). */
+typedef struct fs_fieldpage {
+    const char *key, *title, *description;
+    int first, count;
+} fs_fieldpage;
+
 typedef struct fs_fieldset {
     int n;
-    fs_field *f;
+    fs_field *f; /* the questions: page fields are layout and never in f */
+    int npages;  /* at least 1; more when the form has page fields (fs_pages.h) */
+    fs_fieldpage *pages;
 } fs_fieldset;
 
 /* From the stored fields array (trusted but tolerated: entries that are not
  * objects or have no key are skipped; unknown types stay FS_FT_UNKNOWN and
- * accept nothing). Fields are ordered by position, then as stored. */
+ * accept nothing). Fields are ordered by position, then as stored. Page
+ * fields become pages: a page holds the fields after its page field up to
+ * the next; a page without a question (not counting hidden fields) is no
+ * page (its hidden fields stay with the page before; the first page of a
+ * form that starts with a page field is that page field's). */
 fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields);
 
 /* Lowers every file field's max_size and max_files to the server's

@@ -40,6 +40,13 @@ typedef struct fs_page {
     /* the link was made for an ask: a second form after the answers, with
      * one button that declines it, posting to this URL; NULL: none */
     const char *decline_action;
+    /* a form of several pages (fields->npages > 1, fs_pages.h): the page
+     * shown (its questions only, the progress, its title), whether a page
+     * follows (a Next button, else the submit button) and one comes before
+     * (a Back button), and the sealed answers so far (the hidden input
+     * FS_STATE_NAME; NULL: none, the first page of a fresh form) */
+    int page, has_next, has_back;
+    const char *state;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start
@@ -64,6 +71,10 @@ long fs_html_token_at(const char *page, apr_size_t len);
 char *fs_html_message(apr_pool_t *p, const char *title, const char *heading, const char *message);
 char *fs_html_message_in(apr_pool_t *p, const fs_locale *loc, const char *title,
                          const char *heading, const char *message);
+/* The same with a link below the paragraph (href and its text). */
+char *fs_html_message_link(apr_pool_t *p, const fs_locale *loc, const char *title,
+                           const char *heading, const char *message, const char *href,
+                           const char *link_text);
 
 /* The page of a problem type (GET /problems/{slug}): "<status> <title>",
  * the title as heading, the status and the explanation. */

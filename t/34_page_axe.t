@@ -6,12 +6,13 @@
 # withdrawn link, an ask's page with its Decline button and the declined
 # page, and the OAuth authorize page's steps (sign-in, a wrong address,
 # the mailed code, a wrong code, consent with its scopes and form-title
-# constraint) and its error page; an embeddable form framed by a page of
+# constraint) and its error page; a form of three pages (each page, page 2
+# with its errors, Back, the last page, thanks); an embeddable form framed by a page of
 # another origin; in English only, the e-mail verification link's page and
 # a problem type's page. Also: no console error, exception or
 # CSP violation on any of them, no page wider than a 320 px window, and,
-# with JavaScript off, the form, an ask's Decline and the OAuth sign-in
-# and approval all work.
+# with JavaScript off, the form, the form of three pages, an ask's Decline
+# and the OAuth sign-in and approval all work.
 use strict;
 use warnings;
 use Test::More;
@@ -85,6 +86,29 @@ my @answers = (
     { name => 'agree', kind => 'check' },
 );
 my @bad = ({ name => 'email', kind => 'fill', value => 'not an address' });
+
+# ---- a form of three pages (page fields): each page, errors, Back, Submit -------
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Open day', settings => { locale => 'auto' },
+         fields => [
+    { key => 'p_you', type => 'page', label => 'About you', description => 'Two questions first.' },
+    { key => 'name', type => 'text', label => 'Your name', required => $T },
+    { key => 'member', type => 'boolean', label => 'I am a member' },
+    { key => 'p_visit', type => 'page', label => 'Your visit' },
+    { key => 'email', type => 'email', label => 'E-mail', required => $T },
+    { key => 'number', type => 'integer', label => 'Member number', required => $T,
+      visibleIf => { field => 'member', equals => $T } },
+    { key => 'p_last', type => 'page', label => 'Last words' },
+    { key => 'stars', type => 'rating', label => 'How was it?', required => $T },
+    { key => 'note', type => 'textarea', label => 'Anything else?' } ] });
+is $r->code, 201, 'a form of three pages' or diag $r->content;
+my $paged = $r->{json}{id};
+is api(POST => "/v1/forms/$paged/publish", token => $key)->code, 200, 'published';
+my %pages = (url => Apache::TestRequest::resolve_url(BASE . "/f/$paged"),
+             first => [{ name => 'name', kind => 'fill', value => 'Ada' }, { name => 'member', kind => 'check' }],
+             bad => [{ name => 'email', kind => 'fill', value => 'not an address' }],
+             second => [{ name => 'email', kind => 'fill', value => 'ada@example.com' },
+                        { name => 'number', kind => 'fill', value => '42' }],
+             last => [{ name => 'stars', kind => 'check', value => '4' }]);
 
 # ---- a closed form, a withdrawn link ------------------------------------------
 $r = api(POST => '/v1/forms', token => $key, body => { title => 'Bake sale', settings => { locale => 'auto' },
@@ -188,6 +212,7 @@ print $plan $J->encode({
     english => \@english,
     embed => \%embed,
     form => { url => Apache::TestRequest::resolve_url(BASE . "/f/$fid"), answers => \@answers, bad => \@bad },
+    pages => \%pages,
     closed => Apache::TestRequest::resolve_url(BASE . "/f/$closed"),
     closedStatus => 200,
     gone => $gone,

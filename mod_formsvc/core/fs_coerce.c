@@ -2,6 +2,7 @@
 #include "fs_coerce.h"
 #include "fs_html.h"
 #include "fs_json.h"
+#include "fs_pages.h"
 #include "fs_tz.h"
 
 #include <apr_strings.h>
@@ -125,8 +126,9 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
                 *honeypot = 1;
             continue;
         }
-        if (!strcmp(pr->name, FS_TOKEN_NAME))
-            continue; /* the page's submission token: the glue's, no answer */
+        if (!strcmp(pr->name, FS_TOKEN_NAME) || !strcmp(pr->name, FS_STATE_NAME) ||
+            !strcmp(pr->name, FS_NAV_NAME))
+            continue; /* the page's submission token, state and button: the glue's */
         const fs_field *f = fs_fieldset_find(fs, pr->name);
         if (f && !*pr->value)
             continue; /* an empty input is no answer */

@@ -16,7 +16,7 @@
 
 static const char *const TYPE_NAMES[FS_FT_COUNT] = {
     "text", "textarea", "email",  "url",         "tel",    "number", "integer", "boolean",
-    "date", "datetime", "select", "multiselect", "rating", "hidden", "file"};
+    "date", "datetime", "select", "multiselect", "rating", "hidden", "file",    "page"};
 
 const char *fs_field_type_name(fs_field_type t) {
     return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
@@ -509,7 +509,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     else if ((t = fs_field_type_of(json_object_get_string(tv))) < 0)
         fs_error_add(p, verr, at(p, ptr, "type"), "enum",
                      "type is one of text, textarea, email, url, tel, number, integer, "
-                     "boolean, date, datetime, select, multiselect, rating, hidden, file.");
+                     "boolean, date, datetime, select, multiselect, rating, hidden, file, page.");
     /* label: required but for hidden fields, which default to the key */
     json_object *lv = fs_json_get(def, "label");
     const char *label = NULL;
@@ -529,7 +529,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     const char *placeholder = NULL;
     if (pv && !json_object_is_type(pv, json_type_null)) {
         if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT || t == FS_FT_FILE ||
-            t == FS_FT_RATING || t == FS_FT_HIDDEN)
+            t == FS_FT_RATING || t == FS_FT_HIDDEN || t == FS_FT_PAGE)
             fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
         else
@@ -542,6 +542,9 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     if (rv && !json_object_is_type(rv, json_type_null)) {
         if (!is_bool(rv))
             fs_error_add(p, verr, at(p, ptr, "required"), "type", "required must be a boolean.");
+        else if (t == FS_FT_PAGE && json_object_get_boolean(rv))
+            fs_error_add(p, verr, at(p, ptr, "required"), "unknown",
+                         "A page field takes no answer, so it cannot be required.");
         else
             required = json_object_get_boolean(rv);
     }
@@ -575,7 +578,11 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
                                       at(p, ptr, "validation"), verr);
     /* visibleIf */
     json_object *vv = fs_json_get(def, "visibleIf"), *visible_if = NULL;
-    if (vv && !json_object_is_type(vv, json_type_null))
+    if (vv && !json_object_is_type(vv, json_type_null) && t == FS_FT_PAGE)
+        fs_error_add(p, verr, at(p, ptr, "visibleIf"), "unknown",
+                     "visibleIf does not apply to page fields: a page is shown when one of its "
+                     "questions applies.");
+    else if (vv && !json_object_is_type(vv, json_type_null))
         visible_if = parse_visible_if(p, vv, at(p, ptr, "visibleIf"), verr);
 
     /* timeZone: datetime fields only */
@@ -649,7 +656,8 @@ static int value_fits(json_object *target, json_object *v) {
         return 0;
     }
     case FS_FT_MULTISELECT:
-    case FS_FT_FILE: return 0;
+    case FS_FT_FILE:
+    case FS_FT_PAGE: return 0;
     default: return json_object_is_type(v, json_type_string);
     }
 }
@@ -680,6 +688,26 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, c
         }
         apr_hash_set(index, key, APR_HASH_KEY_STRING, (void *)(apr_uintptr_t)(i + 1));
     }
+    /* file fields are on the last page: a browser cannot be given a chosen
+     * file back, so it cannot be carried from one page to the next */
+    for (size_t i = 0, file = n; i < n; i++) {
+        const char *t =
+            json_object_get_string(fs_json_get(json_object_array_get_idx(list, i), "type"));
+        if (!t) {
+            continue;
+        } else if (!strcmp(t, "file")) {
+            file = i;
+        } else if (!strcmp(t, "page") && file < n) {
+            const char *base = ptrs && ptrs[i] ? ptrs[i] : ptrs && ptrs[file] ? ptrs[file] : NULL;
+            fs_error_add(
+                p, verr, base ? at(p, base, "type") : fallback, "enum",
+                "A file field (\"%s\") must be on the form's last page: no page field "
+                "may come after it.",
+                json_object_get_string(fs_json_get(json_object_array_get_idx(list, file), "key")));
+            ok = 0;
+            break;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         json_object *f = json_object_array_get_idx(list, i);
         json_object *vi = fs_json_get(f, "visibleIf");
@@ -704,7 +732,7 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, c
         }
         json_object *tf = json_object_array_get_idx(list, ti - 1);
         const char *tt = json_object_get_string(fs_json_get(tf, "type"));
-        if (!strcmp(tt, "multiselect") || !strcmp(tt, "file")) {
+        if (!strcmp(tt, "multiselect") || !strcmp(tt, "file") || !strcmp(tt, "page")) {
             fs_error_add(p, verr, fp, "enum", "visibleIf cannot depend on a %s field (\"%s\")%s.",
                          tt, target, who);
             ok = 0;

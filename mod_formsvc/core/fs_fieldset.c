@@ -101,6 +101,38 @@ const fs_pattern *fs_builtin_pattern(const char *re) {
     return NULL;
 }
 
+/* The page fields of fs (sorted) taken out of f into pages. */
+static void split_pages(apr_pool_t *p, fs_fieldset *fs) {
+    int na = fs->n, questions = 0;
+    fs_field *all = fs->f;
+    fs->f = apr_pcalloc(p, sizeof(fs_field) * (na ? na : 1));
+    fs->pages = apr_pcalloc(p, sizeof(fs_fieldpage) * (apr_size_t)(na + 1));
+    fs->n = fs->npages = 0;
+    fs_fieldpage cur = {NULL, NULL, NULL, 0, 0};
+    for (int i = 0; i < na; i++) {
+        if (all[i].type == FS_FT_PAGE) {
+            if (questions) { /* the page so far is one */
+                cur.count = fs->n - cur.first;
+                fs->pages[fs->npages++] = cur;
+                cur.first = fs->n;
+                questions = 0;
+            }
+            cur.key = all[i].key;
+            cur.title = all[i].label;
+            cur.description = all[i].description;
+            continue;
+        }
+        fs->f[fs->n++] = all[i];
+        questions += all[i].type != FS_FT_HIDDEN;
+    }
+    if (questions || !fs->npages) {
+        cur.count = fs->n - cur.first;
+        fs->pages[fs->npages++] = cur;
+    } else { /* trailing hidden fields: with the last page */
+        fs->pages[fs->npages - 1].count = fs->n - fs->pages[fs->npages - 1].first;
+    }
+}
+
 fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
     fs_fieldset *fs = apr_pcalloc(p, sizeof(*fs));
     int n = fields && json_object_is_type(fields, json_type_array)
@@ -220,6 +252,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
         fs->f[j + 1] = t;
         pos[j + 1] = tp;
     }
+    split_pages(p, fs);
     return fs;
 }
 

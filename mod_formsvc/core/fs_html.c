@@ -4,6 +4,7 @@
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_pages.h"
 #include "fs_theme.h"
 
 #include <stdarg.h>
@@ -51,6 +52,14 @@ static const char CSS[] =
      * a right-to-left page (which scrolls leftwards) by that much */
     ".hp{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);"
     "white-space:nowrap}"
+    /* a form of several pages: the primary button comes first (Enter
+     * presses it), Back is shown before it */
+    ".progress{margin:0 0 .25rem;font-weight:600}"
+    "progress{display:block;width:100%;height:.5rem;margin:0 0 1rem}"
+    "h2.ptitle{font-size:1.25rem;margin:.5rem 0 .75rem;overflow-wrap:anywhere}"
+    ".nav{display:flex;flex-direction:row-reverse;justify-content:flex-end;flex-wrap:wrap;"
+    "gap:.75rem}"
+    ".nav .back{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}"
     /* the owner's logo, and the respondent's dark preference */
     ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
     "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"
@@ -60,7 +69,8 @@ static const char CSS[] =
     "border-color:#9ca3af}"
     ".err,.req,.summary a{color:#fca5a5}.summary{border-color:#fca5a5}"
     "[aria-invalid=true]{border-color:#fca5a5!important}"
-    ".notice{background:#3b2f00;border-color:#facc15}}";
+    ".notice{background:#3b2f00;border-color:#facc15}"
+    ".nav .back{background:#1f2937;border-color:#e5e7eb;color:#e5e7eb}}";
 
 const char *fs_html_css(void) {
     return CSS;
@@ -179,6 +189,18 @@ char *fs_html_message_in(apr_pool_t *p, const fs_locale *loc, const char *title,
     sb b = {p, NULL, 0, 0};
     head_meta(&b, loc, title, NULL);
     sb_fmt(&b, "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n</main></body></html>\n", heading, message);
+    return b.s;
+}
+
+char *fs_html_message_link(apr_pool_t *p, const fs_locale *loc, const char *title,
+                           const char *heading, const char *message, const char *href,
+                           const char *link_text) {
+    sb b = {p, NULL, 0, 0};
+    head_meta(&b, loc, title, NULL);
+    sb_fmt(&b,
+           "<h1>%e</h1>\n<p class=\"desc\">%e</p>\n<p><a href=\"%e\">%e</a></p>\n"
+           "</main></body></html>\n",
+           heading, message, href, link_text);
     return b.s;
 }
 
@@ -341,7 +363,10 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         f->required ? apr_pstrcat(p, " <span class=\"req\">",
                                   fs_html_escape(p, fs_tr(loc, "page.required")), "</span>", NULL)
                     : "";
-    const char *cond = f->visible_if ? condition_text(p, loc, pg->fields, f) : NULL;
+    /* on a form of several pages, a condition on an earlier page's answer
+     * is decided: the question is shown only when it applies */
+    int decided = fs_pages_decided(pg->fields, pg->page, f);
+    const char *cond = f->visible_if && !decided ? condition_text(p, loc, pg->fields, f) : NULL;
 
     sb_fmt(b, group ? "<fieldset class=\"q\" id=\"q-%e\">" : "<div class=\"q\" id=\"q-%e\">",
            f->key);
@@ -365,7 +390,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     const char *aria =
         apr_pstrcat(p, err ? " aria-invalid=\"true\"" : "", *desc ? " aria-describedby=\"" : "",
                     *desc ? fs_html_escape(p, desc) : "", *desc ? "\"" : "", NULL);
-    const char *required = f->required && !f->visible_if ? " required" : "";
+    const char *required = f->required && (!f->visible_if || decided) ? " required" : "";
     switch (f->type) {
     case FS_FT_TEXTAREA:
         sb_fmt(b, "\n<textarea id=\"%e\" name=\"%e\" rows=\"5\"%s%s", id, f->key, required, aria);
@@ -495,14 +520,41 @@ static void logo(sb *b, const fs_page *pg) {
         sb_fmt(b, "<img class=\"logo\" src=\"%e\" alt=\"%e\">\n", pg->logo_url, pg->title);
 }
 
+/* Is f rendered on pg? Every field on a form of one page; on a form of
+ * several, the fields shown on pg's page, and the hidden ones on the
+ * first. */
+static int on_this_page(const fs_page *pg, const fs_field *f) {
+    const fs_fieldset *fs = pg->fields;
+    if (fs->npages <= 1)
+        return 1;
+    if (f->type == FS_FT_HIDDEN)
+        return pg->page == 0;
+    return fs_pages_field_shown(fs, pg->page, f, pg->values);
+}
+
 char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     sb b = {p, NULL, 0, 0};
     const fs_locale *loc = pg->loc;
-    head_meta(&b, loc, pg->title, theme_head(p, pg));
+    int paged = pg->fields->npages > 1 && pg->page >= 0 && pg->page < pg->fields->npages;
+    const fs_fieldpage *fp = paged ? &pg->fields->pages[pg->page] : NULL;
+    const char *progress = paged ? fs_trf(p, loc, "page.progress", "n", apr_itoa(p, pg->page + 1),
+                                          "total", apr_itoa(p, pg->fields->npages), NULL)
+                                 : NULL;
+    head_meta(&b, loc, paged ? apr_pstrcat(p, pg->title, " (", progress, ")", NULL) : pg->title,
+              theme_head(p, pg));
     logo(&b, pg);
     sb_fmt(&b, "<h1>%e</h1>\n", pg->title);
-    if (pg->description)
+    if (pg->description && (!paged || pg->page == 0))
         sb_fmt(&b, "<p class=\"desc\">%e</p>\n", pg->description);
+    if (paged) {
+        sb_fmt(&b, "<p class=\"progress\" id=\"progress\">%e</p>", progress);
+        sb_fmt(&b, "<progress max=\"%s\" value=\"%s\" aria-labelledby=\"progress\"></progress>\n",
+               apr_itoa(p, pg->fields->npages), apr_itoa(p, pg->page + 1));
+        if (fp->title)
+            sb_fmt(&b, "<h2 class=\"ptitle\">%e</h2>\n", fp->title);
+        if (fp->description)
+            sb_fmt(&b, "<p class=\"desc\">%e</p>\n", fp->description);
+    }
     if (pg->notice)
         sb_fmt(&b, "<div class=\"notice\" role=\"alert\"><p>%e</p></div>\n", pg->notice);
     if (pg->errors && pg->errors->errors && pg->errors->errors->nelts) {
@@ -533,8 +585,11 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
            fs_fieldset_has_files(pg->fields) ? " enctype=\"multipart/form-data\"" : "");
     if (pg->token)
         sb_fmt(&b, FS_HTML_TOKEN_MARK "%e\">\n", pg->token);
+    if (paged && pg->state)
+        sb_fmt(&b, "<input type=\"hidden\" name=\"" FS_STATE_NAME "\" value=\"%e\">\n", pg->state);
     for (int i = 0; i < pg->fields->n; i++)
-        field(&b, p, pg, &pg->fields->f[i]);
+        if (on_this_page(pg, &pg->fields->f[i]))
+            field(&b, p, pg, &pg->fields->f[i]);
     if (pg->honeypot)
         sb_fmt(&b,
                "<div class=\"hp\" aria-hidden=\"true\"><label for=\"f-" FS_HONEYPOT_NAME
@@ -543,12 +598,30 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "autocomplete=\"off\"></div>\n",
                fs_tr(loc, "page.honeypot"));
     const fs_field *copy = pg->copy_field ? fs_fieldset_find(pg->fields, pg->copy_field) : NULL;
-    if (copy)
+    if (copy && (!paged || !pg->has_next))
         sb_fmt(&b, "<p class=\"desc\">%e</p>\n",
                fs_trf(p, loc, "page.copy_notice", "field", copy->label ? copy->label : copy->key,
                       NULL));
-    sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n",
-           pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit"));
+    const char *send = pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit");
+    if (!paged) {
+        sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n", send);
+    } else { /* the primary button first: Enter in an input presses it */
+        sb_add(&b, "<div class=\"nav\">");
+        if (pg->has_next)
+            sb_fmt(&b,
+                   "<button type=\"submit\" name=\"" FS_NAV_NAME "\" value=\"next\">%e</button>",
+                   fs_tr(loc, "page.next"));
+        else
+            sb_fmt(&b,
+                   "<button type=\"submit\" name=\"" FS_NAV_NAME "\" value=\"submit\">%e</button>",
+                   send);
+        if (pg->has_back)
+            sb_fmt(&b,
+                   "<button type=\"submit\" name=\"" FS_NAV_NAME
+                   "\" value=\"back\" class=\"back\" formnovalidate>%e</button>",
+                   fs_tr(loc, "page.back"));
+        sb_add(&b, "</div>\n</form>\n");
+    }
     if (pg->decline_action)
         sb_fmt(&b,
                "<form method=\"post\" action=\"%e\" class=\"decline\">\n<p class=\"desc\">%e</p>\n"

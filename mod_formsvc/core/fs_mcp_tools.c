@@ -63,7 +63,9 @@
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
     "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
-    "\"hidden\",\"file\"]},"                                                                       \
+    "\"hidden\",\"file\",\"page\"],\"description\":\"page starts a new page of the public form "   \
+    "(its label is the page's title; it takes no answer: no required, options or "                 \
+    "validation)\"},"                                                                              \
     "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
     "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
     "\"required\":{\"type\":\"boolean\"},"                                                         \

@@ -50,16 +50,17 @@ json_object *fs_unique_by_parse(apr_pool_t *p, json_object *v, const char *ptr, 
     return bad ? NULL : fs_json_copy(v);
 }
 
-/* The field of fields whose key is key, or NULL. */
+/* The field of fields whose key is key, or NULL (also for a page field:
+ * it takes no answer). */
 static json_object *field_of(json_object *fields, const char *key) {
     size_t n = fields && json_object_is_type(fields, json_type_array)
                    ? json_object_array_length(fields)
                    : 0;
     for (size_t i = 0; i < n; i++) {
         json_object *f = json_object_array_get_idx(fields, i);
-        json_object *k = fs_json_get(f, "key");
+        json_object *k = fs_json_get(f, "key"), *t = fs_json_get(f, "type");
         if (k && !strcmp(json_object_get_string(k), key))
-            return f;
+            return t && !strcmp(json_object_get_string(t), "page") ? NULL : f;
     }
     return NULL;
 }

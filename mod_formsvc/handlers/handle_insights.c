@@ -212,6 +212,8 @@ static int formsvc_h_insights(request_rec *r, const char *const *caps) {
         json_object *field = json_object_array_get_idx(form->fields, f);
         const char *key = json_object_get_string(fs_json_get(field, "key"));
         const char *type = json_object_get_string(fs_json_get(field, "type"));
+        if (type && !strcmp(type, "page"))
+            continue; /* layout, not a question */
         json_object *q = json_object_new_object();
         json_object_object_add(q, "key", json_object_new_string(key));
         json_object_object_add(q, "type", json_object_new_string(type));

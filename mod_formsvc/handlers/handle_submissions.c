@@ -231,11 +231,17 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     cells[c++] = "formVersion";
     if (with_spam)
         cells[c++] = "spam";
+    size_t nq = 0; /* the questions: a page field is layout, no column */
     for (size_t i = 0; i < nf; i++) {
-        keys[i] =
-            json_object_get_string(fs_json_get(json_object_array_get_idx(form->fields, i), "key"));
-        cells[c++] = fs_csv_cell(r->pool, keys[i]);
+        json_object *fd = json_object_array_get_idx(form->fields, i);
+        const char *t = json_object_get_string(fs_json_get(fd, "type"));
+        if (t && !strcmp(t, "page"))
+            continue;
+        keys[nq] = json_object_get_string(fs_json_get(fd, "key"));
+        cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
     }
+    ncols -= (int)(nf - nq);
+    nf = nq;
     if (links) {
         cells[c++] = "linkId";
         cells[c++] = "linkMetadata";

@@ -6,6 +6,7 @@
 #include <httpd.h>
 
 #include "fs_error.h"
+#include "fs_pages.h"
 #include "fs_store_public.h"
 
 /* A public form as the store returns it (fs_store_public_form): named
@@ -36,5 +37,14 @@ int formsvc_form_token_valid(request_rec *r, const char *form_id, const char *to
  * fs_html_token_at) is replaced in place by a fresh one for form_id, so
  * that no two answers carry the same token. page is writable. */
 void formsvc_form_token_renew(request_rec *r, const char *form_id, char *page, apr_size_t len);
+
+/* The sealed state of a page of a form of several pages (fs_pagestate),
+ * bound like the tokens to form_id and the request's link, under the
+ * server's pepper: FS_PAGESTATE_* as fs_pagestate_seal and
+ * fs_pagestate_open say (the expiry is set and checked here). */
+int formsvc_page_state_seal(request_rec *r, const char *form_id, fs_pagestate *st,
+                            const char **out);
+int formsvc_page_state_open(request_rec *r, const char *form_id, const char *sealed,
+                            fs_pagestate *st);
 
 #endif

@@ -58,3 +58,17 @@ void formsvc_form_token_renew(request_rec *r, const char *form_id, char *page, a
     else if (at >= 0) /* no random bytes: a page whose token no post passes */
         memset(page + at, '0', FS_FORM_TOKEN_LEN);
 }
+
+int formsvc_page_state_seal(request_rec *r, const char *form_id, fs_pagestate *st,
+                            const char **out) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    st->expires = apr_time_sec(apr_time_now()) + FS_PAGESTATE_TTL_SECONDS;
+    return fs_pagestate_seal(r->pool, c->pepper, c->pepper_len, form_id, token_link(r), st, out);
+}
+
+int formsvc_page_state_open(request_rec *r, const char *form_id, const char *sealed,
+                            fs_pagestate *st) {
+    formsvc_srv *c = formsvc_conf(r->server);
+    return fs_pagestate_open(r->pool, c->pepper, c->pepper_len, form_id, token_link(r), sealed,
+                             apr_time_sec(apr_time_now()), st);
+}

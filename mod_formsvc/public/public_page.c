@@ -12,6 +12,7 @@
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_link.h"
+#include "fs_pages.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "http/files.h"
@@ -212,6 +213,29 @@ const char *formsvc_pub_copy_field(pub *pb) {
     return f && json_object_is_type(f, json_type_string) ? json_object_get_string(f) : NULL;
 }
 
+/* The page of a form of several pages that pg shows: pb->page, or the
+ * first with one of the errors (then only its errors), its buttons, and
+ * the answers sealed into its state (none on a first page without
+ * answers, so that it stays the page every respondent gets). */
+static void page_of_pages(request_rec *r, pub *pb, fs_page *pg) {
+    const fs_fieldset *fs = pb->fs;
+    int q = pb->page >= 0 && pb->page < fs->npages ? pb->page : 0;
+    int first = pg->errors ? fs_pages_first_error(fs, pg->errors) : -1;
+    if (first >= 0) { /* errors of no question (a script's) are all shown */
+        q = first;
+        pg->errors = fs_pages_errors_on(r->pool, fs, q, pg->errors);
+    }
+    pg->page = q;
+    pg->has_back = fs_pages_step(fs, q, -1, pg->values) >= 0;
+    pg->has_next = fs_pages_step(fs, q, 1, pg->values) >= 0;
+    if (q == 0 && !pb->spam && (!pg->values || !json_object_object_length(pg->values)))
+        return;
+    fs_pagestate st = {pb->f.version, 0, q, pb->spam, pg->values};
+    if (formsvc_page_state_seal(r, pb->f.id, &st, &pg->state) != FS_PAGESTATE_OK)
+        pg->state = "-"; /* too many answers to carry, or no random bytes: the
+                            post of this page is refused as a broken state */
+}
+
 /* The form page of pb with the owner's text and branding. */
 fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
                             const char *notice) {
@@ -230,7 +254,13 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
                   pb->ancestors != NULL,
                   formsvc_pub_copy_field(pb),
                   pb->token ? pb->token : formsvc_form_token_new(r, pb->f.id),
-                  pb->link && pb->link->ask_id ? formsvc_pub_decline_url(r, pb) : NULL};
+                  pb->link && pb->link->ask_id ? formsvc_pub_decline_url(r, pb) : NULL,
+                  0,
+                  0,
+                  0,
+                  NULL};
+    if (pb->fs->npages > 1)
+        page_of_pages(r, pb, &pg);
     return pg;
 }
 
@@ -275,6 +305,33 @@ fs_error *formsvc_pub_form_not_open(request_rec *r, const char *opens) {
         fs_error_make(r->pool, "form-not-open", "This form takes submissions from %s.", opens);
     fs_error_set_str(r->pool, e, "opensAt", opens);
     return e;
+}
+
+int formsvc_pub_state_refused(request_rec *r, pub *pb, int which, int html) {
+    const char *why = which == FS_PAGESTATE_EXPIRED ? "expired" : which < 0 ? "changed" : "invalid";
+    int status = which < 0 ? 409 : 400;
+    if (!html) {
+        fs_error *e =
+            which < 0
+                ? fs_error_make(r->pool, "conflict",
+                                "The form changed since this page was made: open it again.")
+                : fs_error_make(r->pool, "malformed-request",
+                                "The page's state (%s) is %s: open the form again.", FS_STATE_NAME,
+                                which == FS_PAGESTATE_EXPIRED ? "past its expiry"
+                                                              : "not one of this form's");
+        return formsvc_pub_problem(r, e);
+    }
+    const fs_locale *loc = formsvc_pub_locale(r, pb);
+    /* the start of the form, through the link when the request has one */
+    const char *start =
+        pb->link ? pb->action : apr_pstrcat(r->pool, formsvc_base_url(r), "/f/", pb->f.id, NULL);
+    return formsvc_pub_send_html(
+        r, status, pb,
+        fs_html_message_link(r->pool, loc, pb->f.title,
+                             fs_tr(loc, apr_pstrcat(r->pool, "pages.", why, ".title", NULL)),
+                             fs_tr(loc, apr_pstrcat(r->pool, "pages.", why, ".message", NULL)),
+                             start, fs_tr(loc, "pages.restart")),
+        0);
 }
 
 /* No form to ask for a language: the respondent's Accept-Language. */

@@ -32,6 +32,10 @@ typedef struct pub {
     /* the submission token a form page of this request carries: the one
      * posted (a page given back keeps it), NULL for a fresh one */
     const char *token;
+    /* a form of several pages (fs_pages.h): the page a form page of this
+     * request shows (the page of the first error when it has errors), and
+     * whether an earlier step filled the honeypot (kept in the state) */
+    int page, spam;
 } pub;
 
 /* Where formsvc_pub_load reads a form: the database (ROW_DB); this
@@ -76,7 +80,10 @@ int formsvc_pub_send_html(request_rec *r, int status, pub *pb, const char *html,
 void formsvc_pub_cors(request_rec *r);
 /* A problem+json answer with the public routes' headers. */
 int formsvc_pub_problem(request_rec *r, fs_error *e);
-/* The form page of pb (values, errors and notice may be NULL). */
+/* The form page of pb (values, errors and notice may be NULL). On a form
+ * of several pages: the page pb->page, or the first with an error of
+ * errors (only those are shown), with the answers in values sealed into
+ * its state. */
 fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const fs_error *errors,
                             const char *notice);
 int formsvc_pub_html_page(request_rec *r, int status, pub *pb, json_object *values,
@@ -84,6 +91,12 @@ int formsvc_pub_html_page(request_rec *r, int status, pub *pb, json_object *valu
 /* The page of a closed form; of a form that opens later. */
 int formsvc_pub_closed_page(request_rec *r, int status, pub *pb);
 int formsvc_pub_not_open_page(request_rec *r, int status, pub *pb, const char *opens);
+/* A step of a form of several pages refused (its state is not this
+ * form's, has expired, or was made for another version of the form): a
+ * page that says so with a link to the form's start (html), else a
+ * problem. which: FS_PAGESTATE_BAD, FS_PAGESTATE_EXPIRED, or -1 for a
+ * changed form. */
+int formsvc_pub_state_refused(request_rec *r, pub *pb, int which, int html);
 /* 503 without a form: a page in the respondent's language. */
 int formsvc_pub_unavailable_page(request_rec *r);
 

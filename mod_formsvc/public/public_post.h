@@ -35,6 +35,7 @@ typedef struct post {
     const char *read_version;  /* multipart: the form's version its files were checked against */
     int read_files;            /* multipart: that form has file fields */
     int files_dropped;         /* multipart: read for a form not open, its files dropped */
+    int paged; /* a step of a form of several pages: obj holds every answer so far */
 } post;
 
 /* The answers that refuse a submission in a way its sender can act on.
@@ -73,6 +74,25 @@ fs_error *formsvc_post_multipart_body(request_rec *r, post *s, int take);
 /* The hash an Idempotency-Key record keeps of the request. */
 const char *formsvc_post_request_hash(request_rec *r, int kind, const char *form_id, int dry,
                                       const char *body, apr_size_t len);
+
+/* public_pages.c: a form of several pages (fs_pages.h) */
+/* Is s a step of one: an HTML form post with FS_NAV_NAME or FS_STATE_NAME? */
+int formsvc_post_is_step(const post *s);
+enum { PAGES_ON, PAGES_SENT, PAGES_AFRESH };
+/* A step of s->pb, its gate passed: the state opened (refused with a
+ * page when it is not this form's, has expired or names another version
+ * of the form: PAGES_AFRESH when the form came from memory, which may be
+ * the older one), the page's answers merged into it. Back shows the page
+ * before; Next checks the page's answers (the page again with its
+ * errors) and shows the page after; Submit on the last page leaves every
+ * answer in s->obj and goes on (PAGES_ON) to be checked and stored as
+ * one submission. PAGES_SENT: answered, the handler returns *rc. Not a
+ * step: PAGES_ON, nothing done. */
+int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc);
+/* A step refused in passing (503, 429) before formsvc_post_pages merged
+ * it: its answers so far and its page, so that the page given back keeps
+ * them; nothing when its state does not open. */
+void formsvc_post_pages_restore(request_rec *r, post *s);
 
 /* public_respond.c */
 /* A problem that is passing (503) through out->later, final otherwise. */

@@ -70,6 +70,7 @@ static int html_later(request_rec *r, post *s, fs_error *e, const char *notice) 
     if (!notice)
         notice = fs_tr(formsvc_pub_locale(r, &s->pb),
                        e->status == 429 ? "notice.rate_limited" : "notice.unsaved");
+    formsvc_post_pages_restore(r, s); /* a step: the answers of its other pages too */
     return formsvc_pub_html_page(r, e->status, &s->pb, s->obj, NULL, notice);
 }
 

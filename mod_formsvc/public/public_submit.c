@@ -272,8 +272,10 @@ static step step_resolve(request_rec *r, post *s, pass *p) {
     step st;
     if (s->have_form && (st = step_token(r, s, p)) != STEP_ON)
         return st;
-    if (s->have_form && s->kind != BODY_JSON)
+    if (s->have_form && s->kind != BODY_JSON) {
         fs_coerce(r->pool, s->pb.fs, s->pairs, s->pb.honeypot, &s->obj, &s->spam);
+        s->paged = 0; /* the posted page only, until step_pages merges it */
+    }
     if (e) {
         if (s->have_form)
             formsvc_pub_keep_link(r, &s->pb);
@@ -348,6 +350,26 @@ static step step_gate(request_rec *r, post *s, pass *p) {
     return STEP_ON;
 }
 
+/* A step of a form of several pages (public_pages.c): Back and Next are
+ * answered here, after the form's state and the link are checked as the
+ * gate checks them (they store nothing, so they are not counted against
+ * the address's rate); Submit goes on with every answer. */
+static step step_pages(request_rec *r, post *s, pass *p) {
+    if (!formsvc_post_is_step(s))
+        return STEP_ON;
+    int mem = p->from == ROW_MEMORY;
+    if (strcmp(s->pb.f.status, "published"))
+        return sent(p, p->out->closed(r, s));
+    const char *opens = formsvc_pub_opens_later(&s->pb);
+    if (opens)
+        return mem ? STEP_AFRESH : sent(p, p->out->not_open(r, s, opens));
+    step st = step_link(r, s, p);
+    if (st != STEP_ON)
+        return st;
+    int rc, o = formsvc_post_pages(r, s, mem, &rc);
+    return o == PAGES_ON ? STEP_ON : o == PAGES_AFRESH ? STEP_AFRESH : sent(p, rc);
+}
+
 /* The answers against the form: the files' sizes and the validator. A
  * refusal from memory is a guess: STEP_AFRESH. A dry run ends here. */
 static step step_check(request_rec *r, post *s, pass *p) {
@@ -402,6 +424,8 @@ int formsvc_h_public_post(request_rec *r, const char *const *caps) {
         st = step_resolve(r, &s, &p);
     int stale = 0, again = -1; /* again: whether a stale one may be checked again */
     for (;;) {
+        if (st == STEP_ON)
+            st = step_pages(r, &s, &p);
         if (st == STEP_ON)
             st = step_replay(r, &s, &p);
         if (st == STEP_ON)

@@ -17,6 +17,8 @@
 //              Accept-Language), and the account that signs in there
 //   form       {url, answers, bad}: the form with every kind of field; the
 //              answers that are accepted, and the ones that are not
+//   pages      {url, first, bad, second, last}: a form of three pages, the
+//              answers of each page (bad: page 2's refused ones)
 //   closed, gone   a closed form's page, a withdrawn link's page
 //   embed      {form, host}: an embeddable form, and a host page framing it
 //              (another origin) that loads embed.js with its integrity
@@ -197,6 +199,38 @@ async function submit(page, button = "main form:not(.decline) button[type=submit
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(button)]);
 }
 
+// The walk through a form of three pages (plan.pages); seen(label, expect)
+// checks each page reached (or, without script, only where it landed).
+// The buttons are pressed by their value; Enter in a field presses the
+// first, Next. Back leaves a page the browser's own checks would hold
+// (formnovalidate), and both pages keep what was typed.
+async function pagedWalk(page, p, seen, tag) {
+  const press = (v) => submit(page, `main form:not(.decline) button[value=${v}]`);
+  const value = (name) => page.inputValue(`main form [name=${name}]`);
+  await page.goto(p.url);
+  await seen("page 1 of a form of pages", { status: 200 });
+  await fill(page, p.first);
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.press("main form [name=name]", "Enter")]);
+  say(await page.locator("main form [name=email]").count() === 1, `Enter in a field goes on to page 2 ${tag}`, page.url());
+  await page.fill("main form [name=email]", "ada@");
+  say(!(await page.evaluate(() => document.querySelector("main form").checkValidity())),
+    `the browser's own checks hold "ada@" ${tag}`);
+  await press("back");
+  say((await value("name")) === "Ada", `Back leaves it, and page 1 keeps what was typed ${tag}`, page.url());
+  await press("next");
+  say((await value("email")) === "ada@", `page 2 keeps what was typed before Back ${tag}`);
+  await page.evaluate(() => { for (const f of document.forms) f.noValidate = true; });
+  await fill(page, p.bad);
+  await press("next");
+  await seen("page 2 of a form of pages with its errors", { status: 422 });
+  await fill(page, p.second);
+  await press("next");
+  await seen("the last page of a form of pages", { status: 200 });
+  await fill(page, p.last);
+  await press("submit");
+  await seen("the thanks page of a form of pages", { status: 200, path: "/thanks" });
+}
+
 // ---- one language: every page ------------------------------------------------
 async function language(browser, lang) {
   const context = await newContext(browser, { locale: lang.lang, viewport: { width: 1280, height: 800 } });
@@ -223,6 +257,10 @@ async function language(browser, lang) {
   await fill(page, plan.form.answers);
   await submit(page);
   await check(page, w, L("thanks page"), lang, { status: 200, path: "/thanks" });
+
+  // a form of three pages: each page as a person meets it, page 2 with
+  // its errors, Back to page 1 (what was typed kept), the last page
+  await pagedWalk(page, plan.pages, (label, expect) => check(page, w, L(label), lang, expect), `[${lang.lang}]`);
 
   await page.goto(plan.closed);
   await check(page, w, L("closed form page"), lang, { status: plan.closedStatus });
@@ -314,6 +352,11 @@ async function noScript(browser) {
   await fill(page, plan.form.answers);
   await submit(page);
   say(landed("/thanks"), "with JavaScript off, the filled form lands on the thanks page", at());
+
+  const ends = [];
+  await pagedWalk(page, plan.pages, async (label, expect) => ends.push(`${label}: ${landed(expect.path || "", expect.status) ? "ok" : at()}`),
+    "(JavaScript off)");
+  say(ends.every((e) => e.endsWith(": ok")), "with JavaScript off, the form of three pages walks to the thanks page", ends.join("\n"));
 
   await page.goto(plan.asks.noscript);
   await submit(page, "form.decline button[type=submit]");

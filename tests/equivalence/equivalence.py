@@ -156,6 +156,16 @@ COND_VALUES = {
 }
 
 
+# A form of several pages: page fields are layout, never members of a body
+# (a value for one is an unknown member in the server and in the schema).
+PAGED = ([{"key": "p1", "type": "page", "label": "One", "description": "First"}]
+         + CONDITIONAL[0][:2]
+         + [{"key": "p2", "type": "page", "label": "Two"}]
+         + CONDITIONAL[0][2:]
+         + [{"key": "p3", "type": "page", "label": "Empty"}])
+PAGED_VALUES = dict(COND_VALUES, p1=["x", None, True, {}], p2=["", 1], p3=[[]])
+
+
 def raw(v):
     """JSON text of a value; "RAW:..." strings are inserted as written."""
     if isinstance(v, str) and v.startswith("RAW:"):
@@ -194,6 +204,28 @@ def cases():
             members.append(("unknown_" + str(rnd.randint(0, 9)), 1))
         bodies.append(body(members))
     out.append({"fields": allf, "bodies": bodies})
+    # the same form with a page field between every four fields: the same
+    # bodies, and some that name a page
+    paged = []
+    for i, f in enumerate(allf):
+        if i % 4 == 0:
+            paged.append({"key": "page_%d" % i, "type": "page", "label": "Page %d" % i})
+        paged.append(f)
+    pbodies = list(bodies[:400])
+    for b in bodies[400:600]:
+        pbodies.append(b[:-1] + ("," if len(b) > 2 else "") + '"page_4":"x"}')
+    out.append({"fields": paged, "bodies": pbodies})
+    # a form of pages with conditional questions, page keys now and then
+    keys = [f["key"] for f in PAGED]
+    bodies = []
+    for _ in range(1000):
+        members = []
+        for k in keys:
+            if rnd.random() < (0.35 if not k.startswith("p") or k in COND_VALUES else 0.9):
+                continue
+            members.append((k, rnd.choice(PAGED_VALUES[k])))
+        bodies.append(body(members))
+    out.append({"fields": PAGED, "bodies": bodies})
     # conditional forms: every combination of a few values
     for fields in CONDITIONAL:
         bodies = []

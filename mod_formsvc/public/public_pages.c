@@ -1,0 +1,131 @@
+/* public_pages: the steps of a public form of several pages (fs_pages.h)
+ * posted by a browser without script: Back, Next (the page's answers
+ * checked) and the last page's Submit, which goes on as one submission
+ * of every answer (public_submit.c). The answers so far travel in the
+ * page's sealed state (public_idempotency.c seals and opens it); no step
+ * but Submit asks the database for more than the form and the link.
+ * Memory: everything from r->pool. */
+#include "fs_json.h"
+#include "fs_pages.h"
+#include "fs_urlencoded.h"
+#include "fs_validate.h"
+#include "public/public_post.h"
+
+#include <apr_strings.h>
+
+/* The value of the first pair named name, or NULL. */
+static const char *pair(const post *s, const char *name) {
+    for (int i = 0; s->pairs && i < s->pairs->nelts; i++) {
+        const fs_pair *pr = &APR_ARRAY_IDX(s->pairs, i, fs_pair);
+        if (!strcmp(pr->name, name))
+            return pr->value;
+    }
+    return NULL;
+}
+
+int formsvc_post_is_step(const post *s) {
+    return s->kind != BODY_JSON && (pair(s, FS_NAV_NAME) || pair(s, FS_STATE_NAME));
+}
+
+/* The form's page q with every answer so far, status 200 (422 with the
+ * page's errors). */
+static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
+    s->pb.page = q;
+    s->pb.spam = s->spam;
+    return formsvc_pub_html_page(r, status, &s->pb, s->obj, errors, NULL);
+}
+
+/* Opens the state of s (none: the first page, no answers yet) and merges
+ * the posted page into it: s->obj holds every answer so far, *page the
+ * page posted. FS_PAGESTATE_* of the state, or -1 when it names another
+ * version of the form. */
+static int merge(request_rec *r, post *s, int *page) {
+    const char *sealed = pair(s, FS_STATE_NAME);
+    fs_pagestate st = {NULL, 0, 0, 0, NULL};
+    *page = 0;
+    if (sealed) {
+        int o = formsvc_page_state_open(r, s->pb.f.id, sealed, &st);
+        if (o != FS_PAGESTATE_OK)
+            return o;
+        if (strcmp(st.version, s->pb.f.version ? s->pb.f.version : ""))
+            return -1;
+        if (st.page < 0 || st.page >= s->pb.fs->npages)
+            return FS_PAGESTATE_BAD;
+        *page = st.page;
+    }
+    s->spam |= st.spam;
+    s->obj = fs_pages_merge(r->pool, s->pb.fs, *page, st.answers, s->obj);
+    s->paged = 1;
+    return FS_PAGESTATE_OK;
+}
+
+int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
+    if (!formsvc_post_is_step(s))
+        return PAGES_ON;
+    const fs_fieldset *fs = s->pb.fs;
+    int nav = fs_nav_of(pair(s, FS_NAV_NAME));
+    if (nav == FS_NAV_BAD) {
+        *rc = formsvc_pub_state_refused(r, &s->pb, FS_PAGESTATE_BAD, s->html);
+        return PAGES_SENT;
+    }
+    int page, o = merge(r, s, &page);
+    if (o == -1 && from_memory)
+        return PAGES_AFRESH; /* the stored form may be the state's */
+    if (o != FS_PAGESTATE_OK) {
+        *rc = formsvc_pub_state_refused(r, &s->pb, o, s->html);
+        return PAGES_SENT;
+    }
+    if (fs->npages <= 1) { /* one page (now): a Back or Next shows it */
+        if (nav == FS_NAV_SUBMIT || nav == FS_NAV_NONE)
+            return PAGES_ON;
+        *rc = show(r, s, 0, 200, NULL);
+        return PAGES_SENT;
+    }
+    if (nav == FS_NAV_BACK) { /* nothing checked: everything typed kept */
+        int q = fs_pages_step(fs, page, -1, s->obj);
+        *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
+        return PAGES_SENT;
+    }
+    /* Next, Submit (or no button): this page's answers, checked with the
+     * others so that a condition on an earlier answer holds; the files
+     * of a multipart post counted as step_check counts them */
+    json_object *chk = s->obj;
+    if (s->up)
+        chk = formsvc_upload_stubs(s->up, fs_json_own(r->pool, fs_json_copy(s->obj)));
+    fs_error *e = fs_pages_errors_on(r->pool, fs, page, fs_validate(r->pool, fs, chk));
+    if (e) {
+        *rc = show(r, s, page, 422, e);
+        return PAGES_SENT;
+    }
+    int q = fs_pages_step(fs, page, 1, s->obj);
+    if (q >= 0 || nav != FS_NAV_SUBMIT) {
+        /* a page follows (an answer may have made one apply), or Next on
+         * the last page: that page again, now with the submit button */
+        *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
+        return PAGES_SENT;
+    }
+    /* Submit: every answer, those of questions that no longer apply left
+     * out, checked and stored as one submission */
+    fs_pages_drop_inapplicable(fs, page, s->obj);
+    s->pb.page = page;
+    s->pb.spam = s->spam;
+    if (s->ikey) { /* a repeat is the same answers, whatever the state's random bytes */
+        const char *text = apr_pstrcat(r->pool, "pages ", s->spam ? "spam " : "",
+                                       fs_pages_answers_text(r->pool, s->obj), NULL);
+        s->hash = formsvc_post_request_hash(r, s->kind, s->pb.f.id, s->dry, text, strlen(text));
+    }
+    return PAGES_ON;
+}
+
+void formsvc_post_pages_restore(request_rec *r, post *s) {
+    int page;
+    if (s->paged || !s->pb.fs || s->pb.fs->npages <= 1 || !formsvc_post_is_step(s))
+        return;
+    json_object *posted = s->obj;
+    if (merge(r, s, &page) == FS_PAGESTATE_OK) {
+        s->pb.page = page;
+        s->pb.spam = s->spam;
+    } else {
+        s->obj = posted;
+    }
+}

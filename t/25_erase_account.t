@@ -63,6 +63,7 @@ sub populate {
         schema => { type => 'object', properties => { ok => { enum => ['yes', 'no'] } } } });
     $ask->code == 201 or die 'ask: ' . $ask->content;
     push @{ $o{forms} }, $ask->{json}{formId};
+    $o{ask} = $ask->{json}{id};
     # a queued bulk delete (the API queues one for more than 1,000
     # submissions: written here; one of 2000 deletes nothing)
     psql("INSERT INTO submission_purges (id, user_id, form_id, before) SELECT 'prg_' || md5(random()::text), "
@@ -101,6 +102,10 @@ sub populate {
     $o{uid} = $me->{user}{id};
     psql("INSERT INTO mcp_streams (id, user_id, session_id, lease_until) VALUES ('mst_' || md5(random()::text), "
        . sqlq($o{uid}) . ", " . sqlq($o{sessions}[0]) . ", now() + interval '1 minute')");
+    # an elicitation request sent to the session's client (as ask_human
+    # with elicitation records it)
+    psql("INSERT INTO mcp_requests (id, session_id, user_id, ask_id) VALUES ('mrq_' || md5(random()::text), "
+       . sqlq($o{sessions}[0]) . ", " . sqlq($o{uid}) . ", " . sqlq($o{ask}) . ")");
     $o{email} = lc $me->{user}{email};
     return \%o;
 }
@@ -113,7 +118,7 @@ my %MAP = (
     map({ my $t = $_; ($t => sub { "user_id = " . sqlq($_[0]{uid}) }) }
         qw(audit clients events forms keys links submissions webhooks account_codes file_usage
            submission_files submission_months submission_tally submission_purges asks mcp_sessions
-           mcp_streams)),
+           mcp_streams mcp_requests)),
     mcp_subscriptions      => sub { "session_id IN " . in_list($_[0]{sessions} || []) },
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },
@@ -260,6 +265,13 @@ for my $try ([GET => "/f/$fid", headers => { Accept => 'application/json' }, 'th
     } else {
         problem_ok($got, 410, 'form-deleted', "$what: 410 form-deleted");
     }
+}
+{   # the person who opens the form's page reads a page that says so
+    my $p = api(GET => "/f/$fid", headers => { Accept => 'text/html' });
+    ok(($p->code == 410 && $p->decoded_content =~ /This form is no longer available/) ||
+       ($p->code == 404 && $p->decoded_content =~ /Form not found/), 'the page in a browser: 410 (or 404) as a page')
+        or diag $p->code . ' ' . $p->decoded_content;
+    like $p->header('Content-Type'), qr{^text/html}, '  in HTML';
 }
 is psql("SELECT count(*) FROM webhooks WHERE user_id = " . sqlq($A->{uid}) . " AND enabled"), 0,
    'its webhooks are disabled (the dispatcher skips them)';

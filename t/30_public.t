@@ -3,6 +3,7 @@
 # input answered with its problem document.
 use strict;
 use warnings;
+use utf8;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
@@ -123,6 +124,19 @@ is req(GET => form_url($draft))->code, 404, 'draft page 404';
 is req(POST => form_url($draft), body => '{}', type => 'application/json')->code, 404, 'draft POST 404';
 is req(GET => form_url('frm_00000000000000000000000000'))->code, 404, 'unknown 404';
 is req(GET => form_url('x' x 300))->code, 404, 'long ref 404';
+# a person who follows a wrong or dead address reads a page, not JSON
+{
+    my %browser = (Accept => 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+                   'Accept-Language' => 'de-CH, de;q=0.9, en;q=0.5');
+    for my $c ([form_url('frm_00000000000000000000000000'), 'an unknown form'], [form_url($draft), 'a draft'],
+               [form_url('frm_00000000000000000000000000') . '/thanks', "an unknown form's thanks page"]) {
+        my $p = req(GET => $c->[0], headers => \%browser);
+        is $p->code, 404, "$c->[1] in a browser: 404";
+        like $p->header('Content-Type'), qr{^text/html}, '  as a page';
+        like $p->decoded_content, qr/<html lang="de" dir="ltr">.*Formular nicht gefunden.*Prüfen Sie den Link/s,
+             '  in the browser\'s language, saying what to do';
+    }
+}
 my $gone = make_form(fields => \@fields);
 psql("DELETE FROM forms WHERE id = '$gone'");
 $r = req(GET => form_url($gone), headers => { Accept => 'application/json' });

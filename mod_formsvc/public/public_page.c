@@ -346,6 +346,33 @@ int formsvc_pub_unavailable_page(request_rec *r) {
                                  0);
 }
 
+/* A form that is not there, for a person: 404 (no such form) or 410 (its
+ * owner's account was erased) as a page in the browser's language, with the
+ * same status and type the problem would carry; anything else stays the
+ * problem. Logged as every problem is. */
+int formsvc_pub_missing_page(request_rec *r, fs_error *e) {
+    if (e->status != 404 && e->status != 410)
+        return formsvc_pub_problem(r, e);
+    formsvc_log_problem(r, e, r->uri);
+    const fs_locale *loc = formsvc_locale_negotiated(r);
+    const char *k = e->status == 410 ? "deleted" : "missing";
+    const char *title = fs_tr(loc, apr_pstrcat(r->pool, k, ".title", NULL));
+    apr_table_setn(r->err_headers_out, "Referrer-Policy", "no-referrer");
+    return formsvc_pub_send_html(
+        r, e->status, NULL,
+        fs_html_message_in(r->pool, loc, title, title,
+                           fs_tr(loc, apr_pstrcat(r->pool, k, ".message", NULL))),
+        0);
+}
+
+/* What a page's load failure answers: for a person (html) a page (the
+ * database away, no such form, a deleted one), else the problem. */
+int formsvc_pub_load_failed(request_rec *r, fs_error *e, int html) {
+    if (!html)
+        return formsvc_pub_problem(r, e);
+    return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_missing_page(r, e);
+}
+
 /* Takes the respondent link of the request (?l=) for the loaded form: it
  * prefills the page and goes with the submission, so the form posts to a
  * URL that carries it. A problem when the link is unknown, used up or

@@ -99,6 +99,11 @@ int formsvc_pub_not_open_page(request_rec *r, int status, pub *pb, const char *o
 int formsvc_pub_state_refused(request_rec *r, pub *pb, int which, int html);
 /* 503 without a form: a page in the respondent's language. */
 int formsvc_pub_unavailable_page(request_rec *r);
+/* 404 and 410 of a form as a page in the browser's language; other
+ * problems as problem+json. */
+int formsvc_pub_missing_page(request_rec *r, fs_error *e);
+/* A load failure's answer: pages when html (503, 404, 410), else the problem. */
+int formsvc_pub_load_failed(request_rec *r, fs_error *e, int html);
 
 /* The respondent link of the request (?l=) for the loaded form: sets
  * pb->link and adds it to pb->action; a problem when it cannot be used

@@ -104,7 +104,7 @@ int formsvc_h_public_get(request_rec *r, const char *const *caps) {
             return formsvc_pub_html_page(r, 503, &pb, query_values(r, &pb), NULL,
                                          fs_tr(formsvc_pub_locale(r, &pb), "notice.degraded"));
         }
-        return formsvc_pub_problem(r, e);
+        return formsvc_pub_load_failed(r, e, m == FS_MEDIA_HTML);
     }
     if (m == FS_MEDIA_NONE)
         return formsvc_pub_problem(
@@ -139,8 +139,7 @@ int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
     int cached;
     fs_error *e = formsvc_pub_load(r, caps[0], &pb, &cached, ROW_DB);
     if (e && !cached)
-        return e->status == 503 && m == FS_MEDIA_HTML ? formsvc_pub_unavailable_page(r)
-                                                      : formsvc_pub_problem(r, e);
+        return formsvc_pub_load_failed(r, e, m == FS_MEDIA_HTML);
     const char *msg = formsvc_pub_setting(&pb, "confirmationMessage");
     /* the owner's message as written; else ours, in English for JSON */
     const fs_locale *loc =
@@ -207,14 +206,14 @@ int formsvc_h_public_decline(request_rec *r, const char *const *caps) {
     int cached;
     fs_error *e = formsvc_pub_load(r, caps[0], &pb, &cached, ROW_DB);
     if (e)
-        return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_problem(r, e);
+        return formsvc_pub_load_failed(r, e, 1);
     const char *token, *status = NULL;
     if ((e = formsvc_arg(r, FORMSVC_LINK_PARAM, &token)))
         return formsvc_pub_problem(r, e);
     if (token && fs_link_token_well_formed(token) &&
         (e = fs_store_ask_decline(formsvc_store(r), pb.f.id, formsvc_link_token_hash(r, token),
                                   &status)))
-        return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_problem(r, e);
+        return formsvc_pub_load_failed(r, e, 1);
     if (!status)
         return formsvc_pub_link_refused(
             r, &pb, fs_error_make(r->pool, "not-found", "This link does not belong to this form."),
@@ -245,7 +244,7 @@ int formsvc_h_public_declined(request_rec *r, const char *const *caps) {
     int cached;
     fs_error *e = formsvc_pub_load(r, caps[0], &pb, &cached, ROW_DB);
     if (e && !cached)
-        return e->status == 503 ? formsvc_pub_unavailable_page(r) : formsvc_pub_problem(r, e);
+        return formsvc_pub_load_failed(r, e, 1);
     const fs_locale *loc = formsvc_pub_locale(r, &pb);
     return formsvc_pub_send_html(r, 200, &pb,
                                  fs_html_message_in(r->pool, loc, pb.f.title,

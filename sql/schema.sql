@@ -1939,8 +1939,7 @@ CREATE FUNCTION public.fs_submissions_delete_batch(p_form text, p_before timesta
     LANGUAGE sql
     AS $$ WITH d AS (
        DELETE FROM submissions
-        WHERE form_id = p_form AND created_at < p_before
-          AND id IN (SELECT id FROM submissions
+        WHERE id IN (SELECT id FROM submissions
                       WHERE form_id = p_form AND created_at < p_before LIMIT lim)
        RETURNING form_id, user_id, spam),
    u AS (INSERT INTO submission_tally (form_id, user_id, month, n)

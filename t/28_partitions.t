@@ -1,4 +1,5 @@
-# Migrations 0045 and 0046 on a database holding rows: submissions (some
+# Migrations 0045 and 0046 (and 0053, submission_file_chunks) on a
+# database holding rows: submissions (some
 # with files), events, deliveries, spread over six months, made at the
 # schema before 0045 with ids that begin with their time (fs_id_time, as
 # the module makes them). After migrating: the same rows (count and a hash

@@ -1668,7 +1668,8 @@ BEGIN
             CONTINUE WHEN hi <= p.bound;
             name := p.tbl || '_' || to_char(m, 'YYYY_MM');
             CONTINUE WHEN to_regclass(name) IS NOT NULL;
-            EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', name, p.tbl);
+            EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)',
+                           name, p.tbl);
             EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
                            p.tbl, name, GREATEST(lo, p.bound), hi);
             IF p.tbl = 'submissions' THEN
@@ -1995,8 +1996,7 @@ CREATE FUNCTION public.fs_submissions_delete_batch(p_form text, p_before timesta
     LANGUAGE sql
     AS $$ WITH d AS (
        DELETE FROM submissions
-        WHERE form_id = p_form AND created_at < p_before
-          AND id IN (SELECT id FROM submissions
+        WHERE id IN (SELECT id FROM submissions
                       WHERE form_id = p_form AND created_at < p_before LIMIT lim)
        RETURNING form_id, user_id, spam),
    u AS (INSERT INTO submission_tally (form_id, user_id, month, n)
@@ -2489,8 +2489,21 @@ CREATE TABLE public.submission_file_chunks (
     file_id text NOT NULL,
     seq integer NOT NULL,
     data bytea NOT NULL
-);
+)
+PARTITION BY RANGE (file_id);
 ALTER TABLE ONLY public.submission_file_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+
+--
+-- Name: submission_file_chunks_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_file_chunks_before (
+    file_id text NOT NULL,
+    seq integer NOT NULL,
+    data bytea NOT NULL,
+    CONSTRAINT submission_file_chunks_before_partitions CHECK ((file_id < 'fil_<bound>'::text))
+);
+ALTER TABLE ONLY public.submission_file_chunks_before ALTER COLUMN data SET STORAGE EXTERNAL;
 
 --
 -- Name: submission_files; Type: TABLE; Schema: public; Owner: -
@@ -2647,6 +2660,12 @@ COMMENT ON COLUMN public.token_failures.addr IS 'fs_rl_address_key: keyed hash o
 --
 
 ALTER TABLE ONLY public.events ATTACH PARTITION public.events_before FOR VALUES FROM (MINVALUE) TO ('evt_<bound>');
+
+--
+-- Name: submission_file_chunks_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_file_chunks ATTACH PARTITION public.submission_file_chunks_before FOR VALUES FROM (MINVALUE) TO ('fil_<bound>');
 
 --
 -- Name: submission_files_before; Type: TABLE ATTACH; Schema: public; Owner: -
@@ -2959,6 +2978,13 @@ ALTER TABLE ONLY public.schema_migrations
 
 ALTER TABLE ONLY public.submission_file_chunks
     ADD CONSTRAINT submission_file_chunks_pkey PRIMARY KEY (file_id, seq);
+
+--
+-- Name: submission_file_chunks_before submission_file_chunks_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_file_chunks_before
+    ADD CONSTRAINT submission_file_chunks_before_pkey PRIMARY KEY (file_id, seq);
 
 --
 -- Name: submission_files submission_files_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3490,6 +3516,12 @@ ALTER INDEX public.events_pkey ATTACH PARTITION public.events_before_pkey;
 ALTER INDEX public.events_submission ATTACH PARTITION public.events_before_submission;
 
 --
+-- Name: submission_file_chunks_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_file_chunks_pkey ATTACH PARTITION public.submission_file_chunks_before_pkey;
+
+--
 -- Name: submission_files_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
 --
 
@@ -3912,7 +3944,7 @@ ALTER TABLE ONLY public.oauth_refresh
 -- Name: submission_file_chunks submission_file_chunks_file_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.submission_file_chunks
+ALTER TABLE public.submission_file_chunks
     ADD CONSTRAINT submission_file_chunks_file_id_fkey FOREIGN KEY (file_id) REFERENCES public.submission_files(id) ON DELETE CASCADE;
 
 --

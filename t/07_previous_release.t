@@ -10,6 +10,7 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use JSON::PP ();
+use MIME::Base64 ();
 
 delete $ENV{LD_PRELOAD};  # no sanitizer runtime in git, make, the compiler (make test-asan)
 my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
@@ -93,6 +94,29 @@ is $old->api(POST => "/f/$fid2", body => { q => 7 }, headers => { 'Idempotency-K
 is $old->api(POST => "/f/$fid2", body => { q => 'seven' })->code, 422, 'old: still validates it';
 $r = $old->api(GET => "/v1/forms/$fid2/submissions", token => $tok);
 is scalar @{ $r->{json}{data} || [] }, 1, 'old: lists it';
+
+# a file uploaded through the old module (its chunks in a partitioned
+# table since sql/0053), read back by both, deleted by the old one
+$r = $new->api(POST => '/v1/forms', token => $key2,
+               body => { title => 'Files across releases', fields => [{ key => 'doc', type => 'file', label => 'Doc' }] });
+my $fid3 = $r->{json}{id};
+is $new->api(POST => "/v1/forms/$fid3/publish", token => $key2)->code, 200, 'new: publish a form with a file field';
+my $bytes = join '', map { chr(($_ * 7) % 256) } 0 .. 300_000;   # more than one chunk of 256 KB
+$r = $old->api(POST => "/f/$fid3", body => JSON::PP->new->encode(
+        { doc => { name => 'a.bin', type => 'application/octet-stream', data => MIME::Base64::encode_base64($bytes, '') } }));
+is $r->code, 201, 'old: a submission with a 300 KB file' or diag $r->content;
+my $sfile = $r->{json}{id};
+$r = $new->api(GET => "/v1/forms/$fid3/submissions/$sfile", token => $tok);
+my $furl = $r->{json}{data}{doc}[0]{url} // '';
+like $furl, qr{/files/fil_\w+$}, 'new: the submission names its file' or diag $r->content;
+$furl =~ s{^.*?(?=/v1/)}{};   # (relative to each instance's own base)
+for my $m ([old => $old], [new => $new]) {
+    $r = $m->[1]->api(GET => $furl, token => $tok);
+    is $r->code, 200, "$m->[0]: downloads it" or diag "$furl: " . substr($r->content, 0, 300);
+    ok $r->content eq $bytes, "$m->[0]: the same bytes";
+}
+is $old->api(DELETE => "/v1/forms/$fid3/submissions/$sfile", token => $tok)->code, 204, 'old: deletes the submission';
+is $new->api(GET => $furl, token => $tok)->code, 404, 'new: its file is gone';
 
 unlike $old->error_log, qr/\[(?:[a-z_]*:)?(?:error|crit|alert|emerg)\]/, 'the old module logged no error';
 $old->stop;

@@ -1,4 +1,5 @@
-# Migrations 0045 and 0046 on a database holding rows: submissions (some
+# Migrations 0045 and 0046 (and 0053, submission_file_chunks) on a
+# database holding rows: submissions (some
 # with files), events, deliveries, spread over six months, made at the
 # schema before 0045 with ids that begin with their time (fs_id_time, as
 # the module makes them). After migrating: the same rows (count and a hash
@@ -164,6 +165,20 @@ is dbq("SELECT count(*) FROM pg_proc WHERE proname IN ('fs_submission_json', 'fs
 
 # ---- the API on the migrated database ------------------------------------------
 migrate("$root/sql");   # the migrations after 46, which the module needs
+# 0053: the chunks partitioned as the files are (the rows as they were)
+is digest('submission_file_chunks'), $was{submission_file_chunks}, 'after 0053, submission_file_chunks: the same rows';
+is dbq("SELECT count(*) FROM pg_partitioned_table WHERE partrelid = 'submission_file_chunks'::regclass"), 1,
+    'submission_file_chunks is partitioned';
+is dbq("SELECT count(*) FROM submission_file_chunks x WHERE x.tableoid <> 'submission_file_chunks_before'::regclass"), 0,
+    'submission_file_chunks: every row in the first partition (today\'s table, attached)';
+is dbq("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = 'submission_file_chunks'::regclass AND convalidated AND confrelid = 'submission_files'::regclass"),
+    1, 'submission_file_chunks: its foreign key to the files, on the parent, validated';
+is dbq("SELECT count(*) FROM pg_inherits WHERE inhparent = 'submission_file_chunks'::regclass AND inhrelid::regclass::text = 'submission_file_chunks_' || to_char(now() AT TIME ZONE 'UTC' + interval '3 months', 'YYYY_MM')"),
+    1, 'submission_file_chunks: the partition of three months ahead exists';
+is dbq("SELECT count(*) || ' ' || count(*) FILTER (WHERE a.attstorage <> 'e') FROM pg_attribute a "
+       . "JOIN pg_class c ON c.oid = a.attrelid WHERE a.attname = 'data' AND c.relname LIKE 'submission_file_chunks%'"),
+    dbq("SELECT count(*) + 1 FROM pg_inherits WHERE inhparent = 'submission_file_chunks'::regclass") . ' 0',
+    'the chunks stored EXTERNAL (no pglz) in the parent and every partition';
 my $inst = FormsvcInstance->start(name => 'partitions', db => $db,
                                   conf => "FormsvcRetentionInterval 1\nFormsvcEventRetentionDays 3650\n"
                                         . "FormsvcQuota unverified submissions 1000000\n"
@@ -218,8 +233,26 @@ is dbq("SELECT tableoid::regclass FROM submissions WHERE id = '$later'"),
     'an id two months ahead: in the partition of its month';
 is dbq("SELECT count(*) FROM events WHERE submission_id = '$sid'"), 1, 'and its event stored';
 is $inst->api(GET => "/v1/forms/$forms[0]/submissions/$sid", token => $tok)->code, 200, 'read back by id';
+# a file of the migrated rows, read from the first partition of the chunks
+my ($oldsub, $oldfile) = split /\|/, dbq("SELECT submission_id || '|' || id FROM submission_files ORDER BY id LIMIT 1");
+$r = $inst->api(GET => "/v1/forms/" . dbq("SELECT form_id FROM submissions WHERE id = '$oldsub'")
+                       . "/submissions/$oldsub/files/$oldfile", token => $tok);
+is $r->code, 200, 'a file stored before the migrations: downloaded';
+is $r->content, "\x01\x01", 'its two chunks, in order';
+# a file of the submission two months ahead: its chunks in their month
+my $laterfile = dbq("SELECT 'fil_' || fs_id_time(now() + interval '2 months') || '0000000000000001'");
+dbq("INSERT INTO submission_files (id, submission_id, user_id, field_key, name, content_type, size, chunks) "
+    . "VALUES ('$laterfile', '$later', '$uid', 'doc', 'b.pdf', 'application/pdf', 2, 2); "
+    . "INSERT INTO submission_file_chunks (file_id, seq, data) VALUES ('$laterfile', 0, '\\x02'), ('$laterfile', 1, '\\x03')");
+is dbq("SELECT string_agg(DISTINCT tableoid::regclass::text, ',') FROM submission_file_chunks WHERE file_id = '$laterfile'"),
+    dbq("SELECT 'submission_file_chunks_' || to_char(now() AT TIME ZONE 'UTC' + interval '2 months', 'YYYY_MM')"),
+    'the chunks of a file two months ahead: in the partition of its month';
+like dbq("EXPLAIN (COSTS OFF) SELECT data FROM submission_file_chunks WHERE file_id = '$laterfile' AND seq = 0"),
+    qr/\A(?!.*submission_file_chunks_before).*submission_file_chunks_\d{4}_\d{2}/s, 'a chunk read by its file id: one partition';
 is $inst->api(DELETE => "/v1/forms/$forms[0]/submissions/$later", token => $tok)->code, 204,
     'deleted by id from its partition';
+is dbq("SELECT count(*) FROM submission_file_chunks WHERE file_id = '$laterfile'"), 0,
+    'with its file\'s chunks (the cascade into their partition)';
 
 # ---- the partitions task -------------------------------------------------------
 my $last = dbq("SELECT to_char(now() AT TIME ZONE 'UTC' + interval '3 months', 'YYYY_MM')");
@@ -231,11 +264,11 @@ ok FormsvcTest::wait_for(sub {
     eval {
         dbq("BEGIN; SET LOCAL lock_timeout = '200ms'; "
             . join('; ', map { "ALTER TABLE $_ DETACH PARTITION ${_}_$last; DROP TABLE ${_}_$last" }
-                   qw(submission_files events submissions))
+                   qw(submission_file_chunks submission_files events submissions))
             . "; COMMIT");
         1;
     } }, 20, 'the months dropped'), 'three months ahead dropped by hand';
-ok FormsvcTest::wait_for(sub { dbq("SELECT count(*) FROM pg_class WHERE relname IN ('submissions_$last', 'submission_files_$last', 'events_$last')") == 3 },
+ok FormsvcTest::wait_for(sub { dbq("SELECT count(*) FROM pg_class WHERE relname IN ('submissions_$last', 'submission_files_$last', 'events_$last', 'submission_file_chunks_$last')") == 4 },
                          20, 'the partitions task'), 'the worker made the missing months again';
 is dbq("SELECT fs_partitions_ahead(3)"), 0, 'run again: nothing to make';
 # the clock moved half a year: the months up to three past it, once

@@ -77,7 +77,13 @@ INSERT INTO submission_file_chunks (file_id, seq, data)
 SELECT id, s, '\\x01' FROM submission_files, generate_series(0, 1) s;
 INSERT INTO events (id, user_id, type, form_id, submission_id, payload, created_at)
 SELECT 'evt_' || fs_id_time(t) || rnd, '$uid', 'submission.created', form_id, 'sub_' || fs_id_time(t) || rnd,
-       jsonb_build_object('id', 'sub_' || fs_id_time(t) || rnd, 'data', jsonb_build_object('name', 'Person ' || g)), t
+       jsonb_build_object('id', 'sub_' || fs_id_time(t) || rnd, 'data', jsonb_build_object('name', 'Person ' || g)),
+       -- created_at within the last 30 days, while the id (which places
+       -- the row) keeps its month: the previous release's module, running
+       -- through the migration, sweeps events older than 30 days by
+       -- created_at half a minute after it starts, and a slow machine's
+       -- test outlives that
+       now() - (g % 20) * interval '1 day'
 FROM r;
 INSERT INTO deliveries (id, webhook_id, event_id, status, done_at)
 SELECT 'dlv_' || fs_id_time(t) || rnd, (SELECT id FROM webhooks WHERE user_id = '$uid'), 'evt_' || fs_id_time(t) || rnd, 'succeeded', now()

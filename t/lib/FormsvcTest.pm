@@ -187,10 +187,10 @@ push @EXPORT, 'expect_log';
 # of the requests the test makes.
 sub outage_lines {
     return (qr/\[dbd:error\] /, # mod_dbd: cannot connect, prepare, acquire
-            qr/FS00311: database connection lost|FS00312: preparing statements again failed|FS00316: statement \S+: no answer from the database|FS00319: database connection lost after statement|FS00395: statement \S+: database connection lost inside a transaction|FS00396: statement \S+: its commit was sent and no outcome came back \(waited up to \d+ ms: (FATAL|server closed|SSL|no connection|could not receive|terminating)|FS00320: statement \S+ failed after reconnecting \((08|57P0[123]|-)/,
+            qr/FS00311: database connection lost|FS00312: preparing statements again failed|FS00316: statement \S+: no answer from the database|FS00319: database connection lost after statement|FS00395: statement \S+: database connection lost inside a transaction|FS00396: statement \S+: its commit was sent and no outcome came back \(waited up to \d+ ms: (FATAL|server closed|SSL|no connection|could not receive|terminating|no result)|FS00320: statement \S+ failed after reconnecting \((08|57P0[123]|-)/,
             qr/FS00101: no database connection available/,
             qr/FS02160: rolling up submission counts failed: The database cannot be reached/,
-            qr/FS02155: retention: [a-z ]+ failed: The database cannot be reached/,
+            qr/FS02155: retention: [A-Za-z ]+ failed: The database cannot be reached/,
             qr/FS00306: database not reachable at start/);
 }
 push @EXPORT, 'outage_lines';

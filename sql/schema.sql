@@ -316,6 +316,13 @@ CREATE FUNCTION public.fs_asks_expire_emit(lim integer) RETURNS integer
 DECLARE
     n integer;
 BEGIN
+    IF NOT EXISTS (
+        SELECT 1 FROM asks k
+         WHERE k.expires_at <= now() AND k.expires_at > now() - interval '7 days'
+           AND k.answered_at IS NULL AND k.declined_at IS NULL AND k.expired_at IS NULL)
+    THEN
+        RETURN 0;
+    END IF;
     WITH due AS (
         SELECT k.id, k.link_id FROM asks k
          WHERE k.expires_at <= now() AND k.expires_at > now() - interval '7 days'
@@ -672,38 +679,57 @@ CREATE FUNCTION public.fs_form_closed_json(f public.forms, p_reason text, p_coun
 --
 
 CREATE FUNCTION public.fs_form_closings_emit(lim integer) RETURNS integer
-    LANGUAGE sql
-    AS $$ WITH due AS (
-       SELECT f.id, f.user_id, fs_public_closes_at(f.settings) AS at,
-              COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) AS is_full
-         FROM forms f
-        WHERE f.status = 'published' AND f.deleted_at IS NULL
-          AND fs_public_closes_at(f.settings) <= now()
-          AND fs_public_closes_at(f.settings) > now() - interval '7 days'
-          AND NOT EXISTS (SELECT 1 FROM form_closings c
-                           WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings))
-        ORDER BY 3 LIMIT lim),
-   ins AS (INSERT INTO form_closings (form_id, closes_at, event_id)
-           SELECT id, at, CASE WHEN NOT is_full THEN fs_new_id('evt_') END FROM due
-           ON CONFLICT DO NOTHING RETURNING form_id, event_id),
-   ev AS (INSERT INTO events (id, user_id, type, form_id, payload)
-          SELECT ins.event_id, f.user_id, 'form.closed', f.id,
-                 fs_form_closed_json(f, 'closesAt', fs_form_count(f.id))
-            FROM ins JOIN forms f ON f.id = ins.form_id
-           WHERE ins.event_id IS NOT NULL RETURNING 1)
-   SELECT count(*)::integer FROM ev $$;
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    n integer;
+BEGIN
+    IF NOT EXISTS (
+        SELECT 1 FROM forms f
+         WHERE f.status = 'published' AND f.deleted_at IS NULL
+           AND fs_public_closes_at(f.settings) <= now()
+           AND fs_public_closes_at(f.settings) > now() - interval '7 days'
+           AND NOT EXISTS (SELECT 1 FROM form_closings c
+                            WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings)))
+    THEN
+        RETURN 0;
+    END IF;
+    WITH due AS (
+           SELECT f.id, f.user_id, fs_public_closes_at(f.settings) AS at,
+                  COALESCE(fs_form_count(f.id) >= fs_public_max_submissions(f.settings), false) AS is_full
+             FROM forms f
+            WHERE f.status = 'published' AND f.deleted_at IS NULL
+              AND fs_public_closes_at(f.settings) <= now()
+              AND fs_public_closes_at(f.settings) > now() - interval '7 days'
+              AND NOT EXISTS (SELECT 1 FROM form_closings c
+                               WHERE c.form_id = f.id AND c.closes_at = fs_public_closes_at(f.settings))
+            ORDER BY 3 LIMIT lim),
+       ins AS (INSERT INTO form_closings (form_id, closes_at, event_id)
+               SELECT id, at, CASE WHEN NOT is_full THEN fs_new_id('evt_') END FROM due
+               ON CONFLICT DO NOTHING RETURNING form_id, event_id),
+       ev AS (INSERT INTO events (id, user_id, type, form_id, payload)
+              SELECT ins.event_id, f.user_id, 'form.closed', f.id,
+                     fs_form_closed_json(f, 'closesAt', fs_form_count(f.id))
+                FROM ins JOIN forms f ON f.id = ins.form_id
+               WHERE ins.event_id IS NOT NULL RETURNING 1)
+    SELECT count(*)::integer INTO n FROM ev;
+    RETURN n;
+END $$;
 
 --
 -- Name: fs_form_closings_next(double precision); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.fs_form_closings_next(ahead double precision) RETURNS double precision
-    LANGUAGE sql STABLE
-    AS $$ SELECT extract(epoch FROM min(fs_public_closes_at(f.settings)) - now())::double precision
-     FROM forms f
-    WHERE f.status = 'published' AND f.deleted_at IS NULL
-      AND fs_public_closes_at(f.settings) > now()
-      AND fs_public_closes_at(f.settings) <= now() + make_interval(secs => ahead) $$;
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    RETURN (SELECT extract(epoch FROM min(fs_public_closes_at(f.settings)) - now())::double precision
+              FROM forms f
+             WHERE f.status = 'published' AND f.deleted_at IS NULL
+               AND fs_public_closes_at(f.settings) > now()
+               AND fs_public_closes_at(f.settings) <= now() + make_interval(secs => ahead));
+END $$;
 
 --
 -- Name: fs_form_count(text); Type: FUNCTION; Schema: public; Owner: -

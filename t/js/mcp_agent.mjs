@@ -126,7 +126,7 @@ try {
   await client.close();
   console.log(JSON.stringify(out));
 } catch (e) {
-  out.error = String(e && e.stack ? e.stack : e);
+  out.error = String(e && e.stack ? e.stack : e) + (e && e.cause ? " (cause: " + String(e.cause && e.cause.code ? e.cause.code + " " : "") + String(e.cause) + ")" : "");
   console.log(JSON.stringify(out));
   process.exit(1);
 }

@@ -71,6 +71,6 @@ try {
   await client.close();
   console.log(JSON.stringify(out));
 } catch (e) {
-  console.log(JSON.stringify({ error: String(e && e.stack ? e.stack : e) }));
+  console.log(JSON.stringify({ error: String(e && e.stack ? e.stack : e) + (e && e.cause ? " (cause: " + String(e.cause && e.cause.code ? e.cause.code + " " : "") + String(e.cause) + ")" : "") }));
   process.exit(1);
 }

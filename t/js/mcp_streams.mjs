@@ -77,6 +77,6 @@ try {
   await transport.terminateSession();
   await client.close();
 } catch (e) {
-  out.error = String(e && e.stack ? e.stack : e);
+  out.error = String(e && e.stack ? e.stack : e) + (e && e.cause ? " (cause: " + String(e.cause && e.cause.code ? e.cause.code + " " : "") + String(e.cause) + ")" : "");
 }
 console.log(JSON.stringify(out));

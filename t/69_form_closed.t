@@ -107,4 +107,25 @@ $reasons{ JSON::PP::decode_json($_->{body})->{data}{reason} }++ for @got;
 is_deeply \%reasons, { closesAt => 1, maxSubmissions => 3, owner => 1 }, 'the webhook received every form.closed'
     or diag explain [map { $_->{body} } @got];
 
+# ---- an idle worker is quiet ---------------------------------------------------
+# With no closesAt in its coming seconds, a child's round asks the database
+# once a second. (A "no next moment" once read as "due now" made every
+# child ask again every few milliseconds: hundreds of statements a second
+# per child, for ever.) Counted with PostgreSQL's function statistics;
+# time itself is the subject here: the calls of four seconds.
+{
+    psql("ALTER SYSTEM SET track_functions = 'pl'");
+    psql('SELECT pg_reload_conf()');
+    my $calls = sub { psql("SELECT COALESCE(sum(calls), 0) FROM pg_stat_user_functions "
+                         . "WHERE funcname IN ('fs_form_closings_next', 'fs_form_closings_emit')") };
+    # the workers' sessions count once they have read the reload and ended a round
+    ok wait_for(sub { $calls->() > 0 }, 15, 'the closings rounds counted'), 'the rounds are counted';
+    my $c0 = $calls->();
+    sleep 4;
+    my $rate = ($calls->() - $c0) / 4;
+    cmp_ok $rate, '<', 40, sprintf('an idle worker asks about once a second per child (%.1f calls/s)', $rate);
+    psql('ALTER SYSTEM RESET track_functions');
+    psql('SELECT pg_reload_conf()');
+}
+
 done_testing;

@@ -195,9 +195,10 @@ const fs_stmt fs_stmts_public[] = {
      * passed (sql/0050; once per cluster) */
     {"fs_form_closings_emit", 1, "SELECT fs_form_closings_emit(%s::integer)::text"},
     /* 1 seconds ahead: milliseconds to the next closesAt within them, or
-     * NULL */
+     * -1 (fs_store_int reads SQL NULL as 0, which the worker took for a
+     * moment due now: it asked again every few milliseconds) */
     {"fs_form_closings_next", 1,
-     "SELECT ceil(fs_form_closings_next(%s::float8) * 1000)::integer::text"},
+     "SELECT COALESCE(ceil(fs_form_closings_next(%s::float8) * 1000)::integer, -1)::text"},
 
     {NULL, 0, NULL}};
 

@@ -54,7 +54,7 @@ fs_error *fs_store_partitions_ahead(fs_store *st, int months, int *made);
 /* Drops the first empty partition of those tables whose upper bound is at
  * least keep_months before now (sql/0054 fs_partitions_drop): *dropped is
  * its name (call again), "" when none is left to drop or another session
- * is at it. */
+ * is at it, "-" when a lock was not granted within 200 ms (next run). */
 fs_error *fs_store_partitions_drop(fs_store *st, int keep_months, const char **dropped);
 
 /* DELETE /v1/forms/{id}/submissions?before=: *outcome is "deleted" (at

@@ -40,9 +40,13 @@
 -- request takes them in,
 -- each with lock_timeout 200 ms (below deadlock_timeout: a request it
 -- would deadlock with wins; a request queued behind it waits 200 ms at
--- most); the DETACH and DROP of an empty table then take milliseconds. A
--- lock not granted fails the call (lock_not_available), and the next run
--- tries again. One partition per call (per transaction): the locks on a
+-- most); the DETACH and DROP of an empty table then take milliseconds
+-- (the DROP removes the detached table's own foreign keys, and with them
+-- their triggers on the tables they reference: ACCESS EXCLUSIVE on users,
+-- forms, and the referenced parent with each of its partitions, seen in
+-- pg_locks, for that moment, with the same timeout; a request queues
+-- behind it 200 ms at most, once per partition dropped). A lock not granted makes the call answer '-', and the
+-- next run tries again. One partition per call (per transaction): the locks on a
 -- parent are never held while waiting for another's.
 --
 -- Foreign keys: submission_file_chunks -> submission_files ->
@@ -53,9 +57,11 @@
 -- so a month's files go before its submissions.
 --
 -- Returns the name of the partition dropped (call again), '' when none is
--- left to drop, NULL when another session holds the partitions task's
--- advisory lock (the same as fs_partitions_ahead's: one session at a time
--- across every machine).
+-- left to drop, '-' when a lock was not granted within 200 ms (caught
+-- here, so the locks of that attempt go at once and no error is raised:
+-- the next run tries again), NULL when another session holds the
+-- partitions task's advisory lock (the same as fs_partitions_ahead's: one
+-- session at a time across every machine).
 --
 -- Additive: a new function; the previous release's module never names a
 -- partition.
@@ -93,26 +99,32 @@ BEGIN
         -- passed over (ACCESS SHARE, which only a DETACH or DROP waits for)
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;
         CONTINUE WHEN found_row;
-        EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.tbl);
-        -- the tables whose foreign keys reference the parent: DETACH
-        -- takes ACCESS EXCLUSIVE on them too (their constraint's clone for
-        -- the partition goes); asked for here, in one order
-        FOR r IN SELECT DISTINCT conrelid::regclass::text AS t FROM pg_constraint
-                  WHERE contype = 'f' AND confrelid = c.tbl::regclass AND conparentid = 0 ORDER BY 1 LOOP
-            EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', r.t);
-        END LOOP;
-        EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.part);
-        -- under the locks, in a statement of its own: what committed
-        -- before they were granted
-        EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;
-        IF found_row THEN
-            -- written since the first look: kept; the locks go with this
-            -- transaction, the next run looks again
-            RETURN '';
-        END IF;
-        EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', c.tbl, c.part);
-        EXECUTE format('DROP TABLE %I', c.part);
-        RETURN c.part;
+        BEGIN
+            EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.tbl);
+            -- the tables whose foreign keys reference the parent: DETACH
+            -- takes ACCESS EXCLUSIVE on them too (their constraint's clone for
+            -- the partition goes); asked for here, in one order
+            FOR r IN SELECT DISTINCT conrelid::regclass::text AS t FROM pg_constraint
+                      WHERE contype = 'f' AND confrelid = c.tbl::regclass AND conparentid = 0 ORDER BY 1 LOOP
+                EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', r.t);
+            END LOOP;
+            EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.part);
+            -- under the locks, in a statement of its own: what committed
+            -- before they were granted
+            EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;
+            IF found_row THEN
+                -- written since the first look: kept; the locks go with this
+                -- transaction, the next run looks again
+                RETURN '';
+            END IF;
+            EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', c.tbl, c.part);
+            EXECUTE format('DROP TABLE %I', c.part);
+            RETURN c.part;
+        EXCEPTION WHEN lock_not_available THEN
+            -- a lock not granted within 200 ms (a request holds a table):
+            -- this block's locks go with it; the next run tries again
+            RETURN '-';
+        END;
     END LOOP;
     RETURN '';
 END $$;

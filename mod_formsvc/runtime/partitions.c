@@ -64,13 +64,21 @@ void formsvc_partitions_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, co
         e = fs_store_partitions_drop(st, FORMSVC_PARTITION_KEEP_MONTHS, &dropped);
         if (e || !dropped || !*dropped)
             break;
+        if (!strcmp(dropped, "-")) {
+            /* a lock not granted within 200 ms (requests hold a table it
+             * needs): caught in the function, the next run tries again */
+            FORMSVC_SLOG(s, APLOG_INFO, 0, 02187,
+                         "dropping the emptied partitions did not finish (a lock not granted "
+                         "within 200 ms); next run");
+            break;
+        }
         FORMSVC_SLOG(s, APLOG_INFO, 0, 02186,
-                     "dropped the partition %s: empty, its months over at least %d month ago",
+                     "dropped the partition %s: empty, its range ended at least %d month ago",
                      dropped, FORMSVC_PARTITION_KEEP_MONTHS);
     }
     if (e && (!strcmp(e->slug, "outcome-unknown") || !strcmp(e->slug, "service-unavailable")))
-        /* a lock not granted within 200 ms: the next run tries again */
-        FORMSVC_SLOG(s, APLOG_INFO, 0, 02187,
+        /* the database busy or away: the next run tries again */
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 02189,
                      "dropping the emptied partitions did not finish (%s); next run", e->slug);
     else if (e)
         FORMSVC_SLOG(s, APLOG_WARNING, 0, 02188, "dropping the emptied partitions failed: %s",

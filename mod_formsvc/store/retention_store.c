@@ -70,7 +70,8 @@ const fs_stmt fs_stmts_retention[] = {
     {"fs_partitions_ahead", 1, "SELECT fs_partitions_ahead(%s::integer)::text"},
 
     /* 1 months kept: the name of the empty old partition dropped, '' when
-     * none is left, NULL when another session is at it */
+     * none is left, '-' when a lock was not granted in 200 ms, NULL when
+     * another session is at it */
     {"fs_partitions_drop", 1, "SELECT fs_partitions_drop(%s::integer)"},
 
     /* 1 purge id, 2 limit: deleted, done */

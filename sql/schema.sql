@@ -1723,26 +1723,32 @@ BEGIN
         -- passed over (ACCESS SHARE, which only a DETACH or DROP waits for)
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;
         CONTINUE WHEN found_row;
-        EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.tbl);
-        -- the tables whose foreign keys reference the parent: DETACH
-        -- takes ACCESS EXCLUSIVE on them too (their constraint's clone for
-        -- the partition goes); asked for here, in one order
-        FOR r IN SELECT DISTINCT conrelid::regclass::text AS t FROM pg_constraint
-                  WHERE contype = 'f' AND confrelid = c.tbl::regclass AND conparentid = 0 ORDER BY 1 LOOP
-            EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', r.t);
-        END LOOP;
-        EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.part);
-        -- under the locks, in a statement of its own: what committed
-        -- before they were granted
-        EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;
-        IF found_row THEN
-            -- written since the first look: kept; the locks go with this
-            -- transaction, the next run looks again
-            RETURN '';
-        END IF;
-        EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', c.tbl, c.part);
-        EXECUTE format('DROP TABLE %I', c.part);
-        RETURN c.part;
+        BEGIN
+            EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.tbl);
+            -- the tables whose foreign keys reference the parent: DETACH
+            -- takes ACCESS EXCLUSIVE on them too (their constraint's clone for
+            -- the partition goes); asked for here, in one order
+            FOR r IN SELECT DISTINCT conrelid::regclass::text AS t FROM pg_constraint
+                      WHERE contype = 'f' AND confrelid = c.tbl::regclass AND conparentid = 0 ORDER BY 1 LOOP
+                EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', r.t);
+            END LOOP;
+            EXECUTE format('LOCK TABLE ONLY %I IN ACCESS EXCLUSIVE MODE', c.part);
+            -- under the locks, in a statement of its own: what committed
+            -- before they were granted
+            EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;
+            IF found_row THEN
+                -- written since the first look: kept; the locks go with this
+                -- transaction, the next run looks again
+                RETURN '';
+            END IF;
+            EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', c.tbl, c.part);
+            EXECUTE format('DROP TABLE %I', c.part);
+            RETURN c.part;
+        EXCEPTION WHEN lock_not_available THEN
+            -- a lock not granted within 200 ms (a request holds a table):
+            -- this block's locks go with it; the next run tries again
+            RETURN '-';
+        END;
     END LOOP;
     RETURN '';
 END $_$;

@@ -35,19 +35,18 @@
 -- on the partition, and on the tables whose foreign keys reference the
 -- parent (submission_files and mail_jobs for submissions, deliveries for
 -- events, submission_file_chunks for submission_files: seen in pg_locks
--- on PostgreSQL 15). All are asked for first, the parent (ONLY: not its
--- partitions), the referencing tables, then the partition, the order a
--- request takes them in,
--- each with lock_timeout 200 ms (below deadlock_timeout: a request it
--- would deadlock with wins; a request queued behind it waits 200 ms at
--- most); the DETACH and DROP of an empty table then take milliseconds
--- (the DROP removes the detached table's own foreign keys, and with them
--- their triggers on the tables they reference: ACCESS EXCLUSIVE on users,
--- forms, and the referenced parent with each of its partitions, seen in
--- pg_locks, for that moment, with the same timeout; a request queues
--- behind it 200 ms at most, once per partition dropped). A lock not granted makes the call answer '-', and the
--- next run tries again. One partition per call (per transaction): the locks on a
--- parent are never held while waiting for another's.
+-- on PostgreSQL 15). They are asked for first, the parent (ONLY: not its
+-- partitions), the referencing tables, then the partition, each with
+-- lock_timeout 200 ms (below deadlock_timeout: a request it would
+-- deadlock with wins; a request queued behind it waits 200 ms at most).
+-- The DETACH and DROP of an empty table then take milliseconds; the DROP
+-- removes the detached table's own foreign keys and their triggers on
+-- the tables they reference, which takes ACCESS EXCLUSIVE on users,
+-- forms, and the referenced parent with each of its partitions (pg_locks
+-- again) for that moment, with the same timeout. A lock not granted
+-- makes the call answer '-' (every lock of the attempt released at once)
+-- and the next run tries again. One partition per call (per
+-- transaction): the locks of one drop are gone before the next is tried.
 --
 -- Foreign keys: submission_file_chunks -> submission_files ->
 -- submissions, mail_jobs -> submissions, deliveries -> events. DETACH of

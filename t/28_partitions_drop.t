@@ -1,6 +1,6 @@
 # The partitions task drops the partitions retention emptied (sql/0054):
-# on a database partitioned five months ago (partition_plan seeded with
-# that bound before 0045, as an installation migrated then has it), with
+# on a database partitioned five months ago (its first partitions ending
+# five months ago, as an installation migrated then has them), with
 # the months since made and rows in some of them, a private httpd's tally
 # worker (FormsvcRetentionInterval 1) detaches and drops exactly the empty
 # partitions whose months ended at least a month ago, one FS02186 line
@@ -14,34 +14,41 @@ use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(psql);
-use File::Temp qw(tempdir);
-use File::Copy qw(copy);
 
 delete $ENV{LD_PRELOAD};  # no sanitizer runtime in psql (make test-asan)
 my $root = $ENV{FORMSVC_ROOT} or die 'FORMSVC_ROOT not set';
 my $db = "formsvc_partdrop_$$";
 sub dbq { psql($_[0], db => $db) }
-sub migrate_upto {
-    my $last = shift;
-    my $dir = tempdir(CLEANUP => 1);
-    copy($_, $dir) or die for grep { /\/(\d{4})_[^\/]*$/ && $1 <= $last } glob "$root/sql/[0-9][0-9][0-9][0-9]_*.sql";
-    system('bash', "$root/scripts/formsvc-admin", '--sql-dir', $dir, 'migrate', '--', '-h', $ENV{FORMSVC_PGSOCK},
+sub migrate {
+    system('bash', "$root/scripts/formsvc-admin", '--sql-dir', "$root/sql", 'migrate', '--', '-h', $ENV{FORMSVC_PGSOCK},
            '-p', $ENV{FORMSVC_PGPORT}, '-U', 'postgres', $db) == 0 or die 'migrate';
 }
 psql("CREATE DATABASE $db", db => 'postgres');
 END { eval { psql("DROP DATABASE IF EXISTS $db WITH (FORCE)", db => 'postgres') } }
 
 # ---- a database partitioned five months ago ---------------------------------
-migrate_upto(44);
+# (migrated today, then its first partitions, empty, made again with the
+# bound a migration five months ago would have given them: one migration
+# run instead of three)
+migrate();
 dbq(<<'SQL');
-CREATE TABLE partition_plan (tbl text PRIMARY KEY, prefix text NOT NULL, bound text NOT NULL);
-INSERT INTO partition_plan
-SELECT t.tbl, t.prefix, t.prefix || fs_id_time((date_trunc('month', now() AT TIME ZONE 'UTC') - interval '5 months') AT TIME ZONE 'UTC')
-  FROM (VALUES ('submissions', 'sub_'), ('submission_files', 'fil_'), ('events', 'evt_')) t(tbl, prefix);
+DO $$
+DECLARE t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['submission_file_chunks', 'submission_files', 'events', 'submissions'] LOOP
+        EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', t, t || '_before');
+        EXECUTE format('DROP TABLE %I', t || '_before');
+    END LOOP;
+    UPDATE partition_plan
+       SET bound = prefix || fs_id_time((date_trunc('month', now() AT TIME ZONE 'UTC') - interval '5 months') AT TIME ZONE 'UTC');
+    FOREACH t IN ARRAY ARRAY['submissions', 'events', 'submission_files', 'submission_file_chunks'] LOOP
+        EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)',
+                       t || '_before', t);
+        EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (MINVALUE) TO (%L)', t, t || '_before',
+                       (SELECT bound FROM partition_plan WHERE tbl = t));
+    END LOOP;
+END $$;
 SQL
-migrate_upto(52);
-dbq("INSERT INTO partition_plan SELECT 'submission_file_chunks', 'fil_', bound FROM partition_plan WHERE tbl = 'submission_files'");
-migrate_upto(9999);
 # the months since the first partition's bound, as the task made them then
 for my $k (reverse 0 .. 5) {
     1 while dbq("SELECT fs_partitions_ahead(3, now() - interval '$k months')") == 1;

@@ -7,6 +7,9 @@
 -- The rule: a partition of submission_file_chunks, submission_files,
 -- events or submissions is dropped when
 --   - it is empty, checked under an ACCESS EXCLUSIVE lock on it (below),
+--     and its table is at most 1 MB (an emptied month not yet vacuumed
+--     waits for autovacuum to truncate it: otherwise the check under the
+--     lock would scan its dead rows while requests wait),
 --   - and its upper bound is at least keep_months (at least 1) before
 --     at: for <table>_YYYY_MM the first millisecond of the month after
 --     it, for <table>_before (the table from before partitioning, 0046,
@@ -94,6 +97,11 @@ BEGIN
                                  pp.tbl::text),
                   k.relname = pp.tbl || '_before' DESC, k.relname
     LOOP
+        -- a table of more than 1 MB is passed over: emptied by retention
+        -- but not vacuumed yet, its dead rows would make the look under
+        -- the locks below a long scan while requests wait; autovacuum
+        -- truncates an emptied table to nothing, and a later run drops it
+        CONTINUE WHEN pg_relation_size(c.part::regclass) > 1048576;
         -- a look without the locks first: a month still holding rows is
         -- passed over (ACCESS SHARE, which only a DETACH or DROP waits for)
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;

@@ -1719,6 +1719,11 @@ BEGIN
                                  pp.tbl::text),
                   k.relname = pp.tbl || '_before' DESC, k.relname
     LOOP
+        -- a table of more than 1 MB is passed over: emptied by retention
+        -- but not vacuumed yet, its dead rows would make the look under
+        -- the locks below a long scan while requests wait; autovacuum
+        -- truncates an emptied table to nothing, and a later run drops it
+        CONTINUE WHEN pg_relation_size(c.part::regclass) > 1048576;
         -- a look without the locks first: a month still holding rows is
         -- passed over (ACCESS SHARE, which only a DETACH or DROP waits for)
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I)', c.part) INTO found_row;

@@ -51,6 +51,12 @@ fs_error *fs_store_audit_expire(fs_store *st, int days, int lim, int *deleted);
  * none is missing, -1 when another session is making them. */
 fs_error *fs_store_partitions_ahead(fs_store *st, int months, int *made);
 
+/* Drops the first empty partition of those tables whose upper bound is at
+ * least keep_months before now (sql/0054 fs_partitions_drop): *dropped is
+ * its name (call again), "" when none is left to drop or another session
+ * is at it, "-" when a lock was not granted within 200 ms (next run). */
+fs_error *fs_store_partitions_drop(fs_store *st, int keep_months, const char **dropped);
+
 /* DELETE /v1/forms/{id}/submissions?before=: *outcome is "deleted" (at
  * most lim were due and are gone now: *deleted, the submissions.deleted
  * event recorded), "queued" (more: the purge purge_id was queued for the

@@ -69,6 +69,11 @@ const fs_stmt fs_stmts_retention[] = {
     /* 1 months ahead: partitions made, or -1 (another session is at it) */
     {"fs_partitions_ahead", 1, "SELECT fs_partitions_ahead(%s::integer)::text"},
 
+    /* 1 months kept: the name of the empty old partition dropped, '' when
+     * none is left, '-' when a lock was not granted in 200 ms, NULL when
+     * another session is at it */
+    {"fs_partitions_drop", 1, "SELECT fs_partitions_drop(%s::integer)"},
+
     /* 1 purge id, 2 limit: deleted, done */
     {"fs_purge_step", 2, "SELECT deleted::text, done::text FROM fs_purge_step(%s, %s::integer)"},
 
@@ -185,4 +190,14 @@ fs_error *fs_store_purge_step(fs_store *st, const char *purge_id, int lim, int *
 fs_error *fs_store_partitions_ahead(fs_store *st, int months, int *made) {
     const char *args[] = {FS_ARG_INT(st->pool, months)};
     return FS_INT(st, "fs_partitions_ahead", args, 0, made);
+}
+
+fs_error *fs_store_partitions_drop(fs_store *st, int keep_months, const char **dropped) {
+    const char *args[] = {FS_ARG_INT(st->pool, keep_months)};
+    fs_rows *rs;
+    *dropped = NULL;
+    fs_error *e = FS_RUN(st, "fs_partitions_drop", args, 1, &rs);
+    if (!e && rs->nrows == 1)
+        *dropped = FS_CELL(rs, 0, 0) ? FS_CELL(rs, 0, 0) : "";
+    return e;
 }

@@ -9,6 +9,10 @@
  * *version is the version it is at (-1 when unknown). */
 fs_error *fs_store_schema_version(fs_store *st, int wanted, int *ok, int *version);
 
+/* The session's plan_cache_mode and jit settings (fs_db.c gives every
+ * session force_generic_plan and off); NULL when unknown. */
+fs_error *fs_store_session_planning(fs_store *st, const char **plan_cache_mode, const char **jit);
+
 /* The account's usage as JSON (fs_account_usage in sql/: forms, fields,
  * submissions, monthResetsAt, keys, clients, webhooks); NULL when the
  * database gave none. */

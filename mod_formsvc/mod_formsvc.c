@@ -243,6 +243,8 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
             FORMSVC_SLOG(
                 s, APLOG_ERR, 0, 00323, "database %s; /readyz answers 503 until then",
                 fs_schema_behind_message(tmp, version >= 0 ? version : 0, FS_SCHEMA_VERSION));
+        if (!e && ok)
+            formsvc_planning_check(tmp, s, fs_store_on(tmp, &db));
         close(s, d);
         if (!e && ok) {
             /* the pepper's fingerprint (recorded by the first start) and a

@@ -4,6 +4,7 @@
 #include "fs_error.h"
 #include "fs_migrations.h"
 #include "fs_secret.h"
+#include "fs_store_ops.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
 #include "runtime/version.h"
@@ -248,4 +249,25 @@ fs_error *formsvc_gate(request_rec *r, const char *path) {
         return fs_error_make(r->pool, "service-unavailable", "The service is not ready: %s.", why);
     default: /* unreachable: the request meets that on its own */ return NULL;
     }
+}
+
+void formsvc_planning_check(apr_pool_t *p, server_rec *s, fs_store *st) {
+    const char *mode, *jit;
+    fs_error *e = fs_store_session_planning(st, &mode, &jit);
+    if (e || !mode || !jit)
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 02191,
+                     "the database session's planner settings cannot be read: %s",
+                     e ? (e->cause ? e->cause : e->slug) : "no row");
+    else if (strcmp(mode, "force_generic_plan") != 0 || strcmp(jit, "off") != 0)
+        FORMSVC_SLOG(s, APLOG_WARNING, 0, 02192,
+                     "the database sessions plan with plan_cache_mode=%s and jit=%s, not "
+                     "force_generic_plan and off: each statement is planned at every "
+                     "execution over all partitions",
+                     mode, jit);
+    else
+        FORMSVC_SLOG(s, APLOG_INFO, 0, 02193,
+                     "database sessions keep one generic plan per statement "
+                     "(plan_cache_mode=%s, jit=%s)",
+                     mode, jit);
+    (void)p;
 }

@@ -9,6 +9,7 @@
 #include <httpd.h>
 
 #include "fs_error.h"
+#include "fs_store.h"
 
 /* CURRENT: the schema the module needs, and the pepper fits. BEHIND: run
  * formsvc-admin migrate. UNREACHABLE: no answer. PEPPER: the database's
@@ -51,5 +52,11 @@ int formsvc_schema_diagnose(apr_pool_t *p, server_rec *s, const char **msg);
  * more: the check costs a connection of its own only until then (at most
  * one per two seconds). */
 fs_error *formsvc_gate(request_rec *r, const char *path);
+
+/* child_init, on a connection of the pool: says how the module's
+ * sessions plan (fs_db.c sets every one to generic plans without JIT):
+ * FS02193 (info) when they do, FS02192 (warning) when something left them
+ * planning at every execution, FS02191 when it cannot be read. */
+void formsvc_planning_check(apr_pool_t *p, server_rec *s, fs_store *st);
 
 #endif

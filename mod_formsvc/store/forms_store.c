@@ -65,14 +65,18 @@ const fs_stmt fs_stmts_forms[] = {
      * (or NULL), 15-16 an ask's id (or NULL: any; the submission through
      * its link), 17 limit + 1. The window
      * is also an id range (ids begin with their time, sql/0044), always
-     * given, so that every plan seeks submissions_form_id to the page. */
+     * given, so that every plan seeks submissions_form_id to the page.
+     * Each bound is a scalar subquery: computed once per execution of the
+     * generic plan (our sessions keep generic plans, fs_db.c), not once
+     * per partition's index scan, each call of the SQL function being
+     * planned anew (docs/performance.md, "Generic plans"). */
     {"fs_sub_list", 17,
      "SELECT s.id, fs_submission_json(s)::text FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
-     "  AND s.id >= fs_id_since('sub_', %s::timestamptz) "
+     "  AND s.id >= (SELECT fs_id_since('sub_', %s::timestamptz)) "
      "  AND s.created_at < COALESCE(%s::timestamptz, 'infinity') "
-     "  AND s.id < fs_id_before('sub_', %s::timestamptz, %s::text) "
+     "  AND s.id < (SELECT fs_id_before('sub_', %s::timestamptz, %s::text)) "
      "  AND (%s::text IS NULL OR s.link_id = %s::text) "
      "  AND (%s::text IS NULL OR s.owner_status = %s::text) "
      "  AND (%s::text IS NULL OR %s::text = ANY (s.tags)) "
@@ -90,9 +94,9 @@ const fs_stmt fs_stmts_forms[] = {
      "FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
-     "  AND s.id >= fs_id_since('sub_', %s::timestamptz) "
+     "  AND s.id >= (SELECT fs_id_since('sub_', %s::timestamptz)) "
      "  AND s.created_at < COALESCE(%s::timestamptz, 'infinity') "
-     "  AND s.id < fs_id_before('sub_', %s::timestamptz, %s::text) "
+     "  AND s.id < (SELECT fs_id_before('sub_', %s::timestamptz, %s::text)) "
      "  AND (%s::text IS NULL OR s.link_id = %s::text) "
      "  AND (%s::text IS NULL OR s.owner_status = %s::text) "
      "  AND (%s::text IS NULL OR %s::text = ANY (s.tags)) "

@@ -53,7 +53,19 @@
  *
  * A reset session has none of the prepared statements (mod_dbd prepares
  * them only when it opens a connection), so every reset is followed by
- * preparing them all again on that handle. */
+ * preparing them all again on that handle.
+ *
+ * - How a session plans (SESSION_SETTINGS): before its first statement of
+ *   ours, and again after every reset, a session is set to keep one
+ *   generic plan per prepared statement (plan_cache_mode =
+ *   force_generic_plan) and never to JIT-compile (jit = off). The store's
+ *   statements are written for generic plans (their partition bounds prune
+ *   at execution); with PostgreSQL's default the plan cache keeps planning
+ *   custom plans over every partition of a table for each execution
+ *   (docs/performance.md, "Generic plans"), and a generic plan estimated
+ *   above jit_above_cost was compiled for seconds. The setting holds for
+ *   the statements of the SQL functions the store calls too. Set by the
+ *   module, so no configuration can leave it out. */
 #include "fs_log.h"
 #include "store_int.h"
 
@@ -356,14 +368,50 @@ static void run_deferred(apr_pool_t *p, PGconn *c, const char *label, int nargs,
         a->err = "no result";
 }
 
+/* How every session of ours plans its statements (the top of the file). */
+static const char SESSION_SETTINGS[] = "SET plan_cache_mode = force_generic_plan; SET jit = off";
+/* The key, in the pool of a connection (fs_db.conn_pool), noting that its
+ * session has SESSION_SETTINGS. */
+#define SESSION_SET_KEY "fs_db:session-settings"
+
+static int session_in_tx(PGconn *c);
+
+/* Applies SESSION_SETTINGS once per session, outside a transaction (where
+ * a rollback would undo them): 1 when the session has them. */
+static int session_set(apr_pool_t *p, fs_db *db, PGconn *c) {
+    void *done = NULL;
+    if (db->conn_pool)
+        apr_pool_userdata_get(&done, SESSION_SET_KEY, db->conn_pool);
+    if (done)
+        return 1;
+    if (db->in_tx || session_in_tx(c))
+        return 0;
+    PGresult *res = PQexec(c, SESSION_SETTINGS);
+    int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
+    if (!ok)
+        fs_store_log(4, apr_psprintf(p,
+                                     FS_LOGNO(02190) "the session's planner settings (%s) "
+                                                     "failed: %s; its statements are planned "
+                                                     "at every execution",
+                                     SESSION_SETTINGS, PQerrorMessage(c)));
+    PQclear(res);
+    if (ok && db->conn_pool)
+        apr_pool_userdata_setn((void *)1, SESSION_SET_KEY, NULL, db->conn_pool);
+    return ok;
+}
+
 /* Prepares every statement again on this handle, after DEALLOCATE ALL (a
- * session that lost some statements may still hold others). */
+ * session that lost some statements may still hold others), and gives a
+ * new session its settings. */
 static int reprepare_all(apr_pool_t *p, fs_db *db, PGconn *c) {
     PGresult *res = PQexec(c, "DEALLOCATE ALL");
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
     if (!ok)
         return 0;
+    if (db->conn_pool) /* a reset session lost them */
+        apr_pool_userdata_setn(NULL, SESSION_SET_KEY, NULL, db->conn_pool);
+    session_set(p, db, c);
     int n;
     const fs_stmt *st = fs_store_statements(&n);
     for (int i = 0; i < n; i++) {
@@ -565,6 +613,7 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
         if (!reconnect(p, db, c, "the server ended the idle session"))
             return unavailable(p);
     }
+    session_set(p, db, c);
     /* inside a transaction its COMMIT commits, not a Sync */
     int deferred = writes && !in_tx;
     attempt a;

@@ -13,6 +13,9 @@ const fs_stmt fs_stmts_ops[] = {
      "SELECT (COALESCE(max(version), 0) >= %s::integer)::text, COALESCE(max(version), 0)::text "
      "FROM schema_migrations"},
 
+    /* how this session plans: plan_cache_mode, jit (fs_db.c sets them) */
+    {"fs_session_planning", 0, "SELECT current_setting('plan_cache_mode'), current_setting('jit')"},
+
     /* 1 user id: usage json (fs_account_usage) */
     {"fs_account_usage", 1, "SELECT fs_account_usage(%s)::text"},
 
@@ -39,6 +42,17 @@ fs_error *fs_store_schema_version(fs_store *st, int wanted, int *ok, int *versio
         return e;
     *ok = fs_cell_bool(FS_CELL(rs, 0, 0));
     *version = fs_cell_int(FS_CELL(rs, 0, 1));
+    return NULL;
+}
+
+fs_error *fs_store_session_planning(fs_store *st, const char **plan_cache_mode, const char **jit) {
+    fs_rows *rs;
+    *plan_cache_mode = *jit = NULL;
+    fs_error *e = fs_store_run(st, "fs_session_planning", 0, NULL, 2, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    *plan_cache_mode = FS_CELL(rs, 0, 0);
+    *jit = FS_CELL(rs, 0, 1);
     return NULL;
 }
 

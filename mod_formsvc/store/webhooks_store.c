@@ -36,7 +36,9 @@ const fs_stmt fs_stmts_webhooks[] = {
      * much older than the cursor's as the cursor's transaction had lasted
      * (or machine clocks differ) when it made the cursor's event: the
      * bound fs_id_since puts a day before the cursor's time leaves out
-     * every partition older than that (pruned in every plan). */
+     * every partition older than that (pruned in every plan). The bound is
+     * a scalar subquery, computed once per execution of the generic plan
+     * our sessions keep (fs_db.c), not in each partition's index scan. */
     {"fs_event_list", 15,
      "SELECT e.id, fs_event_json(e)::text FROM events e "
      "WHERE e.user_id = %s AND e.xid < pg_snapshot_xmin(pg_current_snapshot()) "
@@ -50,7 +52,7 @@ const fs_stmt fs_stmts_webhooks[] = {
      "      (SELECT k.link_id FROM asks k WHERE k.id = %s::text AND k.user_id = e.user_id))) "
      "  AND (e.xid, e.id) > (COALESCE((SELECT c.xid FROM events c WHERE c.id = %s::text), "
      "    '0'::xid8), COALESCE(%s::text, '')) "
-     "  AND e.id >= fs_id_since('evt_', fs_id_at(%s::text)) "
+     "  AND e.id >= (SELECT fs_id_since('evt_', fs_id_at(%s::text))) "
      "ORDER BY e.xid, e.id LIMIT %s::integer"},
 
     /* 1 user id: number of webhooks */

@@ -184,7 +184,9 @@ push @EXPORT, 'expect_log';
 # What the server writes while PostgreSQL is away (stopped, restarting):
 # mod_dbd's errors, the store's notes, "no connection" for the requests,
 # the workers' failed rounds, a child that starts meanwhile. For expect_log, with the 503s
-# of the requests the test makes.
+# of the requests the test makes. A worker's commit cut by a fast shutdown
+# may end with no result and no libpq message at all ("no result"): its
+# outcome is unknown all the same.
 sub outage_lines {
     return (qr/\[dbd:error\] /, # mod_dbd: cannot connect, prepare, acquire
             qr/FS00311: database connection lost|FS00312: preparing statements again failed|FS00316: statement \S+: no answer from the database|FS00319: database connection lost after statement|FS00395: statement \S+: database connection lost inside a transaction|FS00396: statement \S+: its commit was sent and no outcome came back \(waited up to \d+ ms: (FATAL|server closed|SSL|no connection|could not receive|terminating|no result)|FS00320: statement \S+ failed after reconnecting \((08|57P0[123]|-)/,

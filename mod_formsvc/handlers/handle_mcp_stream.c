@@ -37,7 +37,10 @@ APLOG_USE_MODULE(formsvc);
 /* the client's wait before it reconnects after the server closed a stream */
 #define RETRY_MS 1000
 
+/* The pooled connection goes back before each write: a slow reader never
+ * holds one (the loop takes it again for its next read). */
 static void send_text(request_rec *r, const char *s) {
+    formsvc_db_release(r);
     formsvc_send_more(r, s, strlen(s), 1);
 }
 

@@ -29,9 +29,16 @@ APLOG_USE_MODULE(formsvc);
 
 #define POLL_MS 500
 
+/* Everything this file writes to the client goes through here: the pooled
+ * connection goes back first, so a slow reader never holds one. */
+static void send_text(request_rec *r, const char *s, apr_size_t len) {
+    formsvc_db_release(r);
+    formsvc_send_more(r, s, len, 1);
+}
+
 static void send_event(request_rec *r, apr_pool_t *p, json_object *msg) {
     const char *s = apr_pstrcat(p, "data: ", fs_json_str(p, msg), "\n\n", NULL);
-    formsvc_send_more(r, s, strlen(s), 1);
+    send_text(r, s, strlen(s));
 }
 
 /* The ask as GET /v1/asks/{id}?wait= answers it, as a capture. */
@@ -175,7 +182,7 @@ formsvc_elicit_how formsvc_mcp_elicit(request_rec *r, const char *sid, json_obje
                 why_end = "the session or the credential ended";
                 break;
             }
-            formsvc_send_more(r, ": keep-alive\n\n", 14, 1);
+            send_text(r, ": keep-alive\n\n", 14);
             next_keepalive = now + apr_time_from_sec(g->mcp_stream_keepalive);
         }
     }

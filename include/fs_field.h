@@ -60,7 +60,8 @@ int fs_field_type_of(const char *name);
 int fs_field_key_valid(const char *key);
 
 /* Parses one definition as a client sends it. Members: key, type, label,
- * description, required, placeholder, options, validation, visibleIf, and
+ * description, required, placeholder, options, validation, visibleIf,
+ * requiredIf (fs_logic.h; present in the result only when set), and
  * the read-only id and position (accepted and ignored here; the caller
  * uses them). Every broken rule is added to verr under ptr. Returns the
  * normalised field with "id" set to id (JSON null when id is NULL) and
@@ -70,13 +71,23 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
                             fs_error *verr);
 
 /* The rules between fields of one list (an array of normalised fields):
- * keys unique; visibleIf names another field of the list, not itself, not
- * a multiselect, with values of that field's type (an option value for a
- * select); no cycles. ptrs[i] is the pointer prefix of item i in the
+ * keys unique; the conditions of visibleIf and requiredIf name other
+ * fields of the list (fs_cond_check: earlier ones, but for the one-field
+ * visibleIf shorthand, which may name any), with operators and values
+ * that fit them; no cycles. ptrs[i] is the pointer prefix of item i in the
  * request, or NULL for a field the request did not send: errors about it
  * go to fallback instead. Renumbers "position" 0..n-1. 1 when fine. */
 int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, const char *fallback,
                     fs_error *verr);
+
+/* Could v be an answer of the normalised field target (a value of its
+ * type; for a select one of its options, for a rating 1..maximum)? 0 for
+ * multiselect, file and page fields. */
+int fs_field_value_fits(json_object *target, json_object *v);
+
+/* "The visibleIf of field \"x\"" (or requiredIf) when a condition of a
+ * field of list names key, else NULL. In p. */
+const char *fs_fields_depending_on(apr_pool_t *p, json_object *list, const char *key);
 
 /* A list of field definitions as a client sends it (arr, at pointer ptr
  * of the body): each item through fs_field_parse, then fs_fields_check.

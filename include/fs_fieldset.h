@@ -11,6 +11,7 @@
 #ifndef FS_FIELDSET_H
 #define FS_FIELDSET_H
 
+#include <apr_hash.h>
 #include <apr_pools.h>
 #include <apr_tables.h>
 #include <json.h>
@@ -46,8 +47,10 @@ typedef struct fs_field {
     const char *type_name; /* as stored */
     fs_field_type type;
     int required;
-    json_object *options;    /* array of {value, label}, or NULL */
-    json_object *visible_if; /* {field, equals} | {field, in}, or NULL */
+    json_object *options;     /* array of {value, label}, or NULL */
+    json_object *visible_if;  /* a condition (fs_logic.h), or NULL */
+    json_object *required_if; /* a condition, or NULL */
+    int page;                 /* the index of its page (hidden fields: 0) */
     /* effective limits; has_* = 0 when there is none */
     int has_min_len, has_max_len, has_min_items, has_max_items, has_min, has_max;
     long min_len, max_len, min_items, max_items;
@@ -71,11 +74,22 @@ typedef struct fs_fieldpage {
     int first, count;
 } fs_fieldpage;
 
+/* A page jump of settings.logic: leaving page from, when the condition
+ * holds (NULL: always), the next page is to (npages: the end). */
+typedef struct fs_jump {
+    int from, to;
+    json_object *when;
+} fs_jump;
+
 typedef struct fs_fieldset {
     int n;
     fs_field *f; /* the questions: page fields are layout and never in f */
     int npages;  /* at least 1; more when the form has page fields (fs_pages.h) */
     fs_fieldpage *pages;
+    apr_hash_t *page_keys; /* a page field's key -> the index of the page it
+                            * leads to + 1 (npages + 1: none follows) */
+    int njumps;            /* settings.logic, in order (fs_fieldset_logic) */
+    fs_jump *jumps;
 } fs_fieldset;
 
 /* From the stored fields array (trusted but tolerated: entries that are not
@@ -87,6 +101,28 @@ typedef struct fs_fieldset {
  * form that starts with a page field is that page field's). */
 fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields);
 
+/* Reads the page jumps of settings.logic into fs (a stored, checked list;
+ * tolerated: a rule naming no page, or going backwards, is left out). A
+ * rule without "from" leaves the page of the last field its condition
+ * names. */
+void fs_fieldset_logic(apr_pool_t *p, fs_fieldset *fs, json_object *settings);
+
+/* The page a rule of settings.logic leaves when it has no "from": that of
+ * the last field its condition names (0 when none). */
+int fs_fieldset_when_page(const fs_fieldset *fs, json_object *when);
+
+/* Which pages the answers reach: the path from the first page, each page
+ * left by its first jump whose condition holds for the answers of the
+ * pages reached so far, else to the page after it. NULL when the form
+ * has no jumps (every page is reached); else npages flags in p. */
+const char *fs_fieldset_path(apr_pool_t *p, const fs_fieldset *fs, json_object *answers);
+
+/* Does f's question apply to answers: its page reached (path from
+ * fs_fieldset_path, NULL: every page) and its visibleIf holding? */
+int fs_field_applies(const fs_field *f, json_object *answers, const char *path);
+/* Is f required for answers (required, or its requiredIf holds)? */
+int fs_field_required_now(const fs_field *f, json_object *answers);
+
 /* Lowers every file field's max_size and max_files to the server's
  * ceilings (directives), before the schema or the validator reads them. */
 void fs_fieldset_file_ceilings(fs_fieldset *fs, long long max_size, long max_files);
@@ -95,9 +131,9 @@ int fs_fieldset_has_files(const fs_fieldset *fs);
 
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
 
-/* Is f visible for the answers in body? Fields without visibleIf always
- * are. The condition compares the raw value of the controlling member with
- * JSON equality, as JSON Schema's const/enum do. */
+/* Does f's visibleIf hold for the answers in body (fs_cond_eval)? Fields
+ * without visibleIf always are visible. Whether its page is reached is
+ * fs_field_applies'. */
 int fs_field_visible(const fs_field *f, json_object *body);
 
 /* JSON equality as JSON Schema defines it: numbers by value (1 == 1.0),

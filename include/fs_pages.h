@@ -44,10 +44,15 @@ int fs_pages_of(const fs_fieldset *fs, const fs_field *f);
  * the answers so far decide it, and the page need not say when f
  * applies)? */
 int fs_pages_decided(const fs_fieldset *fs, int page, const fs_field *f);
+/* The same for f's requiredIf: when decided, the page says plainly
+ * whether f is required. */
+int fs_pages_required_decided(const fs_fieldset *fs, int page, const fs_field *f);
 /* Is f shown on page for the answers so far? */
 int fs_pages_field_shown(const fs_fieldset *fs, int page, const fs_field *f, json_object *answers);
-/* The next page shown after page (dir 1) or before it (dir -1); -1 when
- * there is none. */
+/* The next page shown after page (dir 1) or before it (dir -1) among
+ * those the answers reach (fs_fieldset_path: the jumps of settings.logic);
+ * -1 when there is none. Back goes along the pages actually shown, which
+ * the state keeps (fs_pagestate.trail); this is its fallback. */
 int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers);
 
 /* The answers so far with page's answers replaced by those posted (the
@@ -57,10 +62,10 @@ int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers
  * are ignored. A new object owned by p. */
 json_object *fs_pages_merge(apr_pool_t *p, const fs_fieldset *fs, int page, json_object *answers,
                             json_object *posted);
-/* answers without the answers of fields of other pages than page whose
- * question does not apply (any more): they were typed before an answer
- * that now makes them inapplicable, on a page not posted now. Changes
- * answers. */
+/* answers without the answers of fields whose question does not apply
+ * (any more): of other pages than page, or of pages a jump now skips
+ * (page's own included): they were typed before an answer that now makes
+ * them inapplicable. Changes answers. */
 void fs_pages_drop_inapplicable(const fs_fieldset *fs, int page, json_object *answers);
 /* The errors of e about fields of page (a new validation-failed problem
  * in p), NULL when none are. */
@@ -80,6 +85,8 @@ typedef struct fs_pagestate {
     int page;             /* the page it was sent with */
     int spam;             /* an earlier step filled the honeypot */
     json_object *answers; /* the answers so far (an object) */
+    json_object *trail;   /* the pages shown before page, ascending (an array of
+                           * ints), or NULL: Back goes to its last */
 } fs_pagestate;
 
 enum { FS_PAGESTATE_OK, FS_PAGESTATE_BAD, FS_PAGESTATE_EXPIRED, FS_PAGESTATE_TOO_LARGE };

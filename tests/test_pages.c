@@ -147,7 +147,7 @@ static void state_seal(void **state) {
     apr_pool_t *p = *state;
     const unsigned char pepper[] = "0123456789abcdef0123456789abcdef";
     json_object *a = obj(p, "{\"name\":\"Ada Lovelace\"}");
-    fs_pagestate st = {"7", 1000, 1, 1, a}, out;
+    fs_pagestate st = {"7", 1000, 1, 1, a, NULL}, out;
     const char *s;
     assert_int_equal(fs_pagestate_seal(p, pepper, 32, "frm_1", "", &st, &s), FS_PAGESTATE_OK);
     assert_null(strstr(s, "Ada")); /* encrypted, not merely signed */
@@ -177,7 +177,7 @@ static void state_seal(void **state) {
     memset(x, 'x', FS_PAGESTATE_PLAIN_MAX);
     x[FS_PAGESTATE_PLAIN_MAX] = '\0';
     json_object_object_add(big, "t", json_object_new_string(x));
-    fs_pagestate bs = {"7", 1000, 0, 0, big};
+    fs_pagestate bs = {"7", 1000, 0, 0, big, NULL};
     assert_int_equal(fs_pagestate_seal(p, pepper, 32, "frm_1", "", &bs, &s),
                      FS_PAGESTATE_TOO_LARGE);
 }

@@ -157,15 +157,17 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
      * repeat, since a false can make another question apply */
     for (int pass = 0, changed = 1; changed && pass <= fs->n; pass++) {
         changed = 0;
+        const char *path = fs_fieldset_path(p, fs, o);
         for (int i = 0; i < fs->n; i++) {
             const fs_field *f = &fs->f[i];
             if (f->type != FS_FT_BOOLEAN || f->required || fs_json_get(o, f->key))
                 continue;
             if (json_object_object_get_ex(o, f->key, NULL))
                 continue;
-            if (fs_field_visible(f, o)) {
+            if (fs_field_applies(f, o, path)) {
                 json_object_object_add(o, f->key, json_object_new_boolean(0));
                 changed = 1;
+                break; /* the path may change with it */
             }
         }
     }

@@ -3,6 +3,7 @@
 #include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"
+#include "fs_logic.h"
 #include "fs_regex.h"
 #include "fs_secret.h"
 #include "fs_tz.h"
@@ -392,81 +393,6 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     return out;
 }
 
-/* visibleIf: {field, equals} or {field, in: [...]}. Types are checked
- * against the target in fs_fields_check. */
-static json_object *parse_visible_if(apr_pool_t *p, json_object *v, const char *ptr,
-                                     fs_error *verr) {
-    if (!json_object_is_type(v, json_type_object)) {
-        fs_error_add(p, verr, ptr, "type",
-                     "visibleIf must be an object {field, equals} or {field, in}, or null.");
-        return NULL;
-    }
-    int ok = 1;
-    json_object_object_foreach(v, k, mv) {
-        (void)mv;
-        if (strcmp(k, "field") && strcmp(k, "equals") && strcmp(k, "in")) {
-            fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
-                         "Unknown member; visibleIf takes field and equals or in.");
-            ok = 0;
-        }
-    }
-    json_object *f = fs_json_get(v, "field"), *eq = NULL, *in = NULL;
-    int has_eq = json_object_object_get_ex(v, "equals", &eq);
-    int has_in = json_object_object_get_ex(v, "in", &in);
-    if (!f) {
-        fs_error_add(p, verr, at(p, ptr, "field"), "required",
-                     "visibleIf needs field, the key of another field.");
-        ok = 0;
-    } else if (!json_object_is_type(f, json_type_string) ||
-               !fs_field_key_valid(json_object_get_string(f))) {
-        fs_error_add(p, verr, at(p, ptr, "field"),
-                     json_object_is_type(f, json_type_string) ? "pattern" : "type",
-                     "visibleIf.field must be the key of another field.");
-        ok = 0;
-    }
-    if (has_eq == has_in) {
-        fs_error_add(p, verr, ptr, "required", "visibleIf takes exactly one of equals and in.");
-        ok = 0;
-    } else if (has_eq) {
-        if (!eq || json_object_is_type(eq, json_type_object) ||
-            json_object_is_type(eq, json_type_array)) {
-            fs_error_add(p, verr, at(p, ptr, "equals"), "type",
-                         "equals is a string, number or boolean.");
-            ok = 0;
-        }
-    } else {
-        if (!json_object_is_type(in, json_type_array)) {
-            fs_error_add(p, verr, at(p, ptr, "in"), "type", "in is an array of values.");
-            ok = 0;
-        } else {
-            size_t n = json_object_array_length(in);
-            if (n < 1 || n > FS_OPTIONS_MAX) {
-                fs_error_add(p, verr, at(p, ptr, "in"), n < 1 ? "minItems" : "maxItems",
-                             "in takes 1 to %d values.", FS_OPTIONS_MAX);
-                ok = 0;
-            }
-            for (size_t i = 0; i < n && i < FS_OPTIONS_MAX; i++) {
-                json_object *it = json_object_array_get_idx(in, i);
-                if (!it || json_object_is_type(it, json_type_object) ||
-                    json_object_is_type(it, json_type_array)) {
-                    fs_error_add(p, verr, apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", ptr, i),
-                                 "type", "Each value is a string, number or boolean.");
-                    ok = 0;
-                }
-            }
-        }
-    }
-    if (!ok)
-        return NULL;
-    json_object *out = json_object_new_object();
-    json_object_object_add(out, "field", json_object_get(f));
-    if (has_eq)
-        json_object_object_add(out, "equals", json_object_get(eq));
-    else
-        json_object_object_add(out, "in", fs_json_copy(in));
-    return out;
-}
-
 json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, const char *ptr,
                             fs_error *verr) {
     int before = verr->errors ? verr->errors->nelts : 0;
@@ -475,9 +401,10 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
                      def ? fs_json_type_name(def) : "null");
         return NULL;
     }
-    static const char *const allowed[] = {
-        "id",      "key",        "type",      "label",    "description", "required", "placeholder",
-        "options", "validation", "visibleIf", "position", "timeZone",    NULL};
+    static const char *const allowed[] = {"id",          "key",       "type",        "label",
+                                          "description", "required",  "placeholder", "options",
+                                          "validation",  "visibleIf", "position",    "timeZone",
+                                          "requiredIf",  NULL};
     json_object_object_foreach(def, k, mv) {
         (void)mv;
         int ok = 0;
@@ -583,7 +510,19 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
                      "visibleIf does not apply to page fields: a page is shown when one of its "
                      "questions applies.");
     else if (vv && !json_object_is_type(vv, json_type_null))
-        visible_if = parse_visible_if(p, vv, at(p, ptr, "visibleIf"), verr);
+        visible_if = fs_cond_parse(p, vv, at(p, ptr, "visibleIf"), verr);
+    /* requiredIf: only where required can be said */
+    json_object *qv = fs_json_get(def, "requiredIf"), *required_if = NULL;
+    if (qv && !json_object_is_type(qv, json_type_null)) {
+        if (t == FS_FT_PAGE || t == FS_FT_HIDDEN)
+            fs_error_add(p, verr, at(p, ptr, "requiredIf"), "unknown",
+                         "requiredIf does not apply to %s fields.", TYPE_NAMES[t]);
+        else if (required)
+            fs_error_add(p, verr, at(p, ptr, "requiredIf"), "unknown",
+                         "A required field needs no requiredIf: leave one of the two out.");
+        else
+            required_if = fs_cond_parse(p, qv, at(p, ptr, "requiredIf"), verr);
+    }
 
     /* timeZone: datetime fields only */
     json_object *zv = fs_json_get(def, "timeZone");
@@ -607,6 +546,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         json_object_put(options);
         json_object_put(validation);
         json_object_put(visible_if);
+        json_object_put(required_if);
         return NULL;
     }
     json_object *f = json_object_new_object();
@@ -623,13 +563,14 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     json_object_object_add(f, "validation", validation);
     json_object_object_add(f, "visibleIf", visible_if);
     json_object_object_add(f, "position", json_object_new_int(0));
+    if (required_if) /* only when set: fields without it read as before */
+        json_object_object_add(f, "requiredIf", required_if);
     if (time_zone) /* only when set: fields without it read as before */
         json_object_object_add(f, "timeZone", json_object_new_string(time_zone));
     return f;
 }
 
-/* Does value v fit a field of type t (with options)? */
-static int value_fits(json_object *target, json_object *v) {
+int fs_field_value_fits(json_object *target, json_object *v) {
     int t = fs_field_type_of(json_object_get_string(fs_json_get(target, "type")));
     switch (t) {
     case FS_FT_BOOLEAN: return is_bool(v);
@@ -708,83 +649,80 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, c
             break;
         }
     }
+    /* conditions: visibleIf (the one-field shorthand may name any other
+     * field, as it always could; the grammar of several only earlier
+     * ones) and requiredIf (earlier ones) */
+    static const char *const conds[] = {"visibleIf", "requiredIf"};
     for (size_t i = 0; i < n; i++) {
         json_object *f = json_object_array_get_idx(list, i);
-        json_object *vi = fs_json_get(f, "visibleIf");
-        if (!vi || json_object_is_type(vi, json_type_null))
-            continue;
         const char *key = json_object_get_string(fs_json_get(f, "key"));
-        const char *target = json_object_get_string(fs_json_get(vi, "field"));
-        const char *base = ptrs && ptrs[i] ? at(p, ptrs[i], "visibleIf") : NULL;
-        const char *fp = base ? at(p, base, "field") : fallback;
-        const char *who = base ? "" : apr_psprintf(p, " (in the visibleIf of field \"%s\")", key);
-        apr_uintptr_t ti = (apr_uintptr_t)apr_hash_get(index, target, APR_HASH_KEY_STRING);
-        if (!strcmp(target, key)) {
-            fs_error_add(p, verr, fp, "enum", "A field cannot depend on itself%s.", who);
-            ok = 0;
-            continue;
-        }
-        if (!ti) {
-            fs_error_add(p, verr, fp, "enum", "No field of this form has the key \"%s\"%s.", target,
-                         who);
-            ok = 0;
-            continue;
-        }
-        json_object *tf = json_object_array_get_idx(list, ti - 1);
-        const char *tt = json_object_get_string(fs_json_get(tf, "type"));
-        if (!strcmp(tt, "multiselect") || !strcmp(tt, "file") || !strcmp(tt, "page")) {
-            fs_error_add(p, verr, fp, "enum", "visibleIf cannot depend on a %s field (\"%s\")%s.",
-                         tt, target, who);
-            ok = 0;
-            continue;
-        }
-        json_object *eq = NULL, *in = fs_json_get(vi, "in");
-        if (json_object_object_get_ex(vi, "equals", &eq)) {
-            if (!value_fits(tf, eq)) {
-                fs_error_add(p, verr, base ? at(p, base, "equals") : fallback, "type",
-                             "equals must be a possible value of the %s field \"%s\"%s.", tt,
-                             target, who);
+        for (int c = 0; c < 2; c++) {
+            json_object *cv = fs_json_get(f, conds[c]);
+            if (!cv || json_object_is_type(cv, json_type_null))
+                continue;
+            const char *base = ptrs && ptrs[i] ? at(p, ptrs[i], conds[c]) : NULL;
+            fs_cond_scope sc = {
+                list, index,    c == 0 && fs_cond_is_shorthand(cv) ? -1 : (int)i,
+                key,  conds[c], apr_psprintf(p, " (in the %s of field \"%s\")", conds[c], key)};
+            if (!fs_cond_check(p, cv, &sc, base, fallback, verr))
                 ok = 0;
-            }
-        } else {
-            for (size_t k = 0; k < json_object_array_length(in); k++)
-                if (!value_fits(tf, json_object_array_get_idx(in, k))) {
-                    fs_error_add(p, verr,
-                                 base ? apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT "", base, k)
-                                      : fallback,
-                                 "type",
-                                 "Each value of in must be a possible value of the %s field "
-                                 "\"%s\"%s.",
-                                 tt, target, who);
-                    ok = 0;
-                }
         }
     }
     if (!ok)
         return 0;
-    /* cycles: follow visibleIf from each field; more than n steps is a loop */
+    /* cycles (through the shorthand, which may name a later field): take
+     * away fields whose conditions name only fields taken away; what
+     * remains depends on itself */
+    char *gone = apr_pcalloc(p, n + 1);
+    apr_array_header_t **deps = apr_pcalloc(p, sizeof(*deps) * (n + 1));
     for (size_t i = 0; i < n; i++) {
         json_object *f = json_object_array_get_idx(list, i);
-        size_t steps = 0;
-        while (f && steps <= n) {
-            json_object *vi = fs_json_get(f, "visibleIf");
-            if (!vi || json_object_is_type(vi, json_type_null))
-                break;
-            apr_uintptr_t ti = (apr_uintptr_t)apr_hash_get(
-                index, json_object_get_string(fs_json_get(vi, "field")), APR_HASH_KEY_STRING);
-            f = ti ? json_object_array_get_idx(list, ti - 1) : NULL;
-            steps++;
-        }
-        if (steps > n) {
-            const char *base = ptrs && ptrs[i] ? ptrs[i] : NULL;
-            fs_error_add(
-                p, verr, base ? at(p, base, "visibleIf/field") : fallback, "enum",
-                "visibleIf conditions form a cycle through field \"%s\".",
-                json_object_get_string(fs_json_get(json_object_array_get_idx(list, i), "key")));
-            return 0;
+        deps[i] = apr_array_make(p, 4, sizeof(const char *));
+        for (int c = 0; c < 2; c++)
+            fs_cond_keys(fs_json_get(f, conds[c]), deps[i]);
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (gone[i])
+                continue;
+            int free_ = 1;
+            for (int k = 0; k < deps[i]->nelts && free_; k++) {
+                apr_uintptr_t ti = (apr_uintptr_t)apr_hash_get(
+                    index, APR_ARRAY_IDX(deps[i], k, const char *), APR_HASH_KEY_STRING);
+                free_ = !ti || gone[ti - 1];
+            }
+            if (free_)
+                gone[i] = changed = 1;
         }
     }
+    for (size_t i = 0; i < n; i++) {
+        if (gone[i])
+            continue;
+        const char *base = ptrs && ptrs[i] ? ptrs[i] : NULL;
+        fs_error_add(
+            p, verr, base ? at(p, base, "visibleIf/field") : fallback, "enum",
+            "visibleIf conditions form a cycle through field \"%s\".",
+            json_object_get_string(fs_json_get(json_object_array_get_idx(list, i), "key")));
+        return 0;
+    }
     return 1;
+}
+
+const char *fs_fields_depending_on(apr_pool_t *p, json_object *list, const char *key) {
+    static const char *const conds[] = {"visibleIf", "requiredIf"};
+    for (size_t i = 0; key && i < json_object_array_length(list); i++) {
+        json_object *f = json_object_array_get_idx(list, i);
+        for (int c = 0; c < 2; c++) {
+            apr_array_header_t *keys = apr_array_make(p, 4, sizeof(const char *));
+            fs_cond_keys(fs_json_get(f, conds[c]), keys);
+            for (int k = 0; k < keys->nelts; k++)
+                if (!strcmp(APR_ARRAY_IDX(keys, k, const char *), key))
+                    return apr_psprintf(p, "The %s of field \"%s\"", conds[c],
+                                        json_object_get_string(fs_json_get(f, "key")));
+        }
+    }
+    return NULL;
 }
 
 json_object *fs_json_copy(json_object *v) {

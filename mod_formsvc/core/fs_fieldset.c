@@ -1,6 +1,7 @@
 /* fs_fieldset: the stored fields array read into effective rules. */
 #include "fs_fieldset.h"
 #include "fs_json.h"
+#include "fs_logic.h"
 
 #include <apr_strings.h>
 #include <math.h>
@@ -108,6 +109,7 @@ static void split_pages(apr_pool_t *p, fs_fieldset *fs) {
     fs->f = apr_pcalloc(p, sizeof(fs_field) * (na ? na : 1));
     fs->pages = apr_pcalloc(p, sizeof(fs_fieldpage) * (apr_size_t)(na + 1));
     fs->n = fs->npages = 0;
+    fs->page_keys = apr_hash_make(p);
     fs_fieldpage cur = {NULL, NULL, NULL, 0, 0};
     for (int i = 0; i < na; i++) {
         if (all[i].type == FS_FT_PAGE) {
@@ -120,8 +122,11 @@ static void split_pages(apr_pool_t *p, fs_fieldset *fs) {
             cur.key = all[i].key;
             cur.title = all[i].label;
             cur.description = all[i].description;
+            apr_hash_set(fs->page_keys, all[i].key, APR_HASH_KEY_STRING,
+                         (void *)(apr_uintptr_t)(fs->npages + 1));
             continue;
         }
+        all[i].page = all[i].type == FS_FT_HIDDEN ? 0 : fs->npages;
         fs->f[fs->n++] = all[i];
         questions += all[i].type != FS_FT_HIDDEN;
     }
@@ -161,8 +166,10 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
         json_object *opts = fs_json_get(o, "options");
         f->options = opts && json_object_is_type(opts, json_type_array) ? opts : NULL;
         json_object *vi = fs_json_get(o, "visibleIf");
-        f->visible_if =
-            vi && json_object_is_type(vi, json_type_object) && str_of(vi, "field") ? vi : NULL;
+        f->visible_if = vi && json_object_is_type(vi, json_type_object) ? vi : NULL;
+        vi = fs_json_get(o, "requiredIf");
+        f->required_if =
+            vi && json_object_is_type(vi, json_type_object) && !f->required ? vi : NULL;
         json_object *va = fs_json_get(o, "validation");
         if (va && !json_object_is_type(va, json_type_object))
             va = NULL;
@@ -325,21 +332,89 @@ int fs_json_equal(json_object *a, json_object *b) {
 }
 
 int fs_field_visible(const fs_field *f, json_object *body) {
-    if (!f->visible_if)
-        return 1;
-    json_object *ctl;
-    if (!body || !json_object_object_get_ex(body, str_of(f->visible_if, "field"), &ctl))
-        return 0; /* absent (JSON null is present: ctl is NULL then) */
-    json_object *eq, *in;
-    if (json_object_object_get_ex(f->visible_if, "equals", &eq))
-        return fs_json_equal(ctl, eq);
-    in = fs_json_get(f->visible_if, "in");
-    if (in && json_object_is_type(in, json_type_array)) {
-        for (size_t i = 0; i < json_object_array_length(in); i++)
-            if (fs_json_equal(ctl, json_object_array_get_idx(in, i)))
-                return 1;
+    return !f->visible_if || fs_cond_eval(f->visible_if, body);
+}
+
+int fs_field_applies(const fs_field *f, json_object *answers, const char *path) {
+    return (!path || path[f->page]) && fs_field_visible(f, answers);
+}
+
+int fs_field_required_now(const fs_field *f, json_object *answers) {
+    return f->required || (f->required_if && fs_cond_eval(f->required_if, answers));
+}
+
+int fs_fieldset_when_page(const fs_fieldset *fs, json_object *when) {
+    apr_pool_t *p;
+    int page = 0;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
+        return 0;
+    apr_array_header_t *keys = apr_array_make(p, 8, sizeof(const char *));
+    fs_cond_keys(when, keys);
+    for (int i = 0; i < keys->nelts; i++) {
+        const fs_field *f = fs_fieldset_find(fs, APR_ARRAY_IDX(keys, i, const char *));
+        if (f && f->page > page)
+            page = f->page;
     }
-    return 0;
+    apr_pool_destroy(p);
+    return page;
+}
+
+/* The page index a page key leads to (npages: the end), or -1. */
+static int page_of_key(const fs_fieldset *fs, json_object *k) {
+    if (!k || !json_object_is_type(k, json_type_string))
+        return -1;
+    apr_uintptr_t v =
+        (apr_uintptr_t)apr_hash_get(fs->page_keys, json_object_get_string(k), APR_HASH_KEY_STRING);
+    return v ? (int)v - 1 : -1;
+}
+
+void fs_fieldset_logic(apr_pool_t *p, fs_fieldset *fs, json_object *settings) {
+    json_object *rules = fs_json_get(settings, "logic");
+    fs->njumps = 0;
+    if (!rules || !json_object_is_type(rules, json_type_array))
+        return;
+    size_t n = json_object_array_length(rules);
+    fs->jumps = apr_pcalloc(p, sizeof(fs_jump) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(rules, i);
+        json_object *when = fs_json_get(r, "when"),
+                    *go = fs_json_get(fs_json_get(r, "then"), "goTo");
+        if (when && !json_object_is_type(when, json_type_object))
+            continue;
+        int from = fs_json_get(r, "from") ? page_of_key(fs, fs_json_get(r, "from"))
+                                          : fs_fieldset_when_page(fs, when);
+        int to =
+            json_object_is_type(go, json_type_string) && !strcmp(json_object_get_string(go), "end")
+                ? fs->npages
+                : page_of_key(fs, go);
+        if (from < 0 || from >= fs->npages || to <= from)
+            continue; /* tolerated: only forwards */
+        fs->jumps[fs->njumps++] = (fs_jump){from, to, when};
+    }
+}
+
+const char *fs_fieldset_path(apr_pool_t *p, const fs_fieldset *fs, json_object *answers) {
+    if (!fs->njumps)
+        return NULL;
+    char *path = apr_pcalloc(p, (apr_size_t)fs->npages + 1);
+    /* the answers of the pages reached so far: those of pages skipped
+     * are taken out as the path passes them */
+    json_object *seen = fs_json_own(p, answers ? fs_json_copy(answers) : json_object_new_object());
+    for (int q = 0; q < fs->npages;) {
+        path[q] = 1;
+        int next = q + 1;
+        for (int j = 0; j < fs->njumps; j++)
+            if (fs->jumps[j].from == q &&
+                (!fs->jumps[j].when || fs_cond_eval(fs->jumps[j].when, seen))) {
+                next = fs->jumps[j].to;
+                break;
+            }
+        for (int i = 0; i < fs->n; i++)
+            if (fs->f[i].page > q && fs->f[i].page < next)
+                json_object_object_del(seen, fs->f[i].key);
+        q = next;
+    }
+    return path;
 }
 
 const char *fs_field_option_label(const fs_field *f, json_object *v) {

@@ -3,6 +3,7 @@
 #include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_logic.h"
 #include "fs_notify.h"
 #include "fs_theme.h"
 #include "fs_unique.h"
@@ -246,6 +247,7 @@ void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object 
                               fs_error *verr) {
     fs_unique_by_fields(p, settings, fields, verr);
     fs_confirmation_fields_check(p, settings, fields, verr);
+    fs_logic_fields_check(p, settings, fields, verr);
 }
 
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
@@ -254,23 +256,12 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",
-                                        "maxSubmissions",
-                                        "confirmationMessage",
-                                        "redirectUrl",
-                                        "honeypot",
-                                        "submitLabel",
-                                        "closedMessage",
-                                        "opensAt",
-                                        "theme",
-                                        "embed",
-                                        "locale",
-                                        "uniqueBy",
-                                        "notify",
-                                        "confirmation",
-                                        "retentionDays",
-                                        "linkRequired",
-                                        NULL};
+    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
+                                        "redirectUrl",   "honeypot",       "submitLabel",
+                                        "closedMessage", "opensAt",        "theme",
+                                        "embed",         "locale",         "uniqueBy",
+                                        "notify",        "confirmation",   "retentionDays",
+                                        "linkRequired",  "logic",          NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -282,7 +273,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "Unknown member; settings takes closesAt, "
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
-                             "embed, notify, confirmation, retentionDays, linkRequired.");
+                             "embed, notify, confirmation, retentionDays, linkRequired, logic.");
         }
     }
     json_object *out = json_object_new_object();
@@ -353,6 +344,15 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     settings_locale(p, s, ptr, out, verr);
     settings_retention(p, s, ptr, out, verr);
     settings_link_required(p, s, ptr, out, verr);
+    /* logic: page jumps (fs_logic.c); present only when it has rules */
+    v = fs_json_get(s, "logic");
+    if (v && !json_object_is_type(v, json_type_null)) {
+        json_object *lg = fs_logic_parse(p, v, apr_pstrcat(p, ptr, "/logic", NULL), verr);
+        if (lg && json_object_array_length(lg))
+            json_object_object_add(out, "logic", lg);
+        else
+            json_object_put(lg);
+    }
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",
                            fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),

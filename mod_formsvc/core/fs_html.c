@@ -4,6 +4,7 @@
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_logic.h"
 #include "fs_pages.h"
 #include "fs_theme.h"
 
@@ -276,9 +277,75 @@ static const char *value_words(apr_pool_t *p, const fs_locale *loc, const fs_fie
     return fs_trf(p, loc, "page.quoted", "value", opt_value_str(p, v), NULL);
 }
 
+/* A condition in words ("“Age” is more than “17” and “Member” is
+ * ticked"); nested all, any and not in parentheses. */
+static const char *cond_words(apr_pool_t *p, const fs_locale *loc, const fs_fieldset *fs,
+                              json_object *c, int depth) {
+    if (!c || !json_object_is_type(c, json_type_object) || depth > FS_COND_DEPTH_MAX + 1)
+        return "";
+    json_object *v;
+    if (json_object_object_get_ex(c, "field", &v)) {
+        const char *ck = json_object_get_string(v);
+        const fs_field *ctl = fs_fieldset_find(fs, ck);
+        const char *name = ctl ? ctl->label : ck;
+        json_object *val = NULL, *in = NULL;
+        const char *op = "equals";
+        if (fs_cond_is_shorthand(c)) {
+            if (!json_object_object_get_ex(c, "equals", &val)) {
+                op = "in";
+                in = fs_json_get(c, "in");
+            }
+        } else {
+            op = json_object_get_string(fs_json_get(c, "op"));
+            json_object_object_get_ex(c, "value", &val);
+            if (op && !strcmp(op, "in"))
+                in = val;
+        }
+        if (!op)
+            return "";
+        if (!strcmp(op, "in")) {
+            const char *list = "";
+            for (size_t i = 0;
+                 in && json_object_is_type(in, json_type_array) && i < json_object_array_length(in);
+                 i++)
+                list =
+                    apr_pstrcat(p, list, i ? fs_tr(loc, "page.list_separator") : "",
+                                value_words(p, loc, ctl, json_object_array_get_idx(in, i)), NULL);
+            return fs_trf(p, loc, "cond.in", "question", name, "values", list, NULL);
+        }
+        if (!strcmp(op, "answered"))
+            return fs_trf(p, loc, "cond.answered", "question", name, NULL);
+        const char *key = !strcmp(op, "notEquals")  ? "cond.not_equals"
+                          : !strcmp(op, "gt")       ? "cond.gt"
+                          : !strcmp(op, "lt")       ? "cond.lt"
+                          : !strcmp(op, "contains") ? "cond.contains"
+                                                    : "cond.equals";
+        return fs_trf(p, loc, key, "question", name, "value", value_words(p, loc, ctl, val), NULL);
+    }
+    if (json_object_object_get_ex(c, "not", &v))
+        return fs_trf(p, loc, "cond.not", "condition", cond_words(p, loc, fs, v, depth + 1), NULL);
+    int all = json_object_object_get_ex(c, "all", &v);
+    if (!all && !json_object_object_get_ex(c, "any", &v))
+        return "";
+    const char *out = "";
+    for (size_t i = 0;
+         v && json_object_is_type(v, json_type_array) && i < json_object_array_length(v); i++) {
+        json_object *it = json_object_array_get_idx(v, i);
+        const char *w = cond_words(p, loc, fs, it, depth + 1);
+        if (!json_object_object_get_ex(it, "field", NULL) &&
+            !json_object_object_get_ex(it, "not", NULL))
+            w = apr_pstrcat(p, "(", w, ")", NULL);
+        out = apr_pstrcat(p, out, i ? fs_tr(loc, all ? "cond.and" : "cond.or") : "", w, NULL);
+    }
+    return out;
+}
+
 static const char *condition_text(apr_pool_t *p, const fs_locale *loc, const fs_fieldset *fs,
                                   const fs_field *f) {
     json_object *vi = f->visible_if, *eq, *in;
+    if (!fs_cond_is_shorthand(vi)) /* the grammar of several */
+        return fs_trf(p, loc, "page.answer_only_if", "condition", cond_words(p, loc, fs, vi, 0),
+                      NULL);
     const char *ck = json_object_get_string(fs_json_get(vi, "field"));
     const fs_field *ctl = fs_fieldset_find(fs, ck);
     const char *name = ctl ? ctl->label : ck;
@@ -359,14 +426,23 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     const char *err = errors_of(p, loc, pg->errors, f->key);
     const char *desc = "";
     int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING;
-    const char *req =
-        f->required ? apr_pstrcat(p, " <span class=\"req\">",
-                                  fs_html_escape(p, fs_tr(loc, "page.required")), "</span>", NULL)
-                    : "";
     /* on a form of several pages, a condition on an earlier page's answer
-     * is decided: the question is shown only when it applies */
+     * is decided: the question is shown only when it applies, and a
+     * requiredIf so decided makes it plainly required (or not) */
     int decided = fs_pages_decided(pg->fields, pg->page, f);
+    int req_decided = f->required_if && fs_pages_required_decided(pg->fields, pg->page, f);
+    int required_now = f->required || (req_decided && fs_cond_eval(f->required_if, pg->values));
+    const char *req =
+        required_now ? apr_pstrcat(p, " <span class=\"req\">",
+                                   fs_html_escape(p, fs_tr(loc, "page.required")), "</span>", NULL)
+                     : "";
     const char *cond = f->visible_if && !decided ? condition_text(p, loc, pg->fields, f) : NULL;
+    const char *rcond = f->required_if && !req_decided
+                            ? fs_trf(p, loc, "page.required_if", "condition",
+                                     cond_words(p, loc, pg->fields, f->required_if, 0), NULL)
+                            : NULL;
+    if (rcond)
+        cond = cond ? apr_pstrcat(p, cond, " ", rcond, NULL) : rcond;
 
     sb_fmt(b, group ? "<fieldset class=\"q\" id=\"q-%e\">" : "<div class=\"q\" id=\"q-%e\">",
            f->key);
@@ -390,7 +466,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     const char *aria =
         apr_pstrcat(p, err ? " aria-invalid=\"true\"" : "", *desc ? " aria-describedby=\"" : "",
                     *desc ? fs_html_escape(p, desc) : "", *desc ? "\"" : "", NULL);
-    const char *required = f->required && (!f->visible_if || decided) ? " required" : "";
+    const char *required = required_now && (!f->visible_if || decided) ? " required" : "";
     switch (f->type) {
     case FS_FT_TEXTAREA:
         sb_fmt(b, "\n<textarea id=\"%e\" name=\"%e\" rows=\"5\"%s%s", id, f->key, required, aria);

@@ -2,6 +2,7 @@
 #include "fs_pages.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
+#include "fs_logic.h"
 
 #include <apr_strings.h>
 #include <stdlib.h>
@@ -34,12 +35,30 @@ static int on_page(const fs_fieldset *fs, int page, const fs_field *f) {
     return fs_pages_of(fs, f) == page;
 }
 
-int fs_pages_decided(const fs_fieldset *fs, int page, const fs_field *f) {
-    if (!f->visible_if || fs->npages <= 1)
+/* Does every field c names sit on a page before page? */
+static int cond_decided(const fs_fieldset *fs, int page, json_object *c) {
+    if (!c || fs->npages <= 1)
         return 0;
-    json_object *k = fs_json_get(f->visible_if, "field");
-    const fs_field *ctl = k ? fs_fieldset_find(fs, json_object_get_string(k)) : NULL;
-    return ctl && fs_pages_of(fs, ctl) < page;
+    apr_pool_t *p;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
+        return 0;
+    apr_array_header_t *keys = apr_array_make(p, 8, sizeof(const char *));
+    fs_cond_keys(c, keys);
+    int decided = keys->nelts > 0;
+    for (int i = 0; i < keys->nelts && decided; i++) {
+        const fs_field *ctl = fs_fieldset_find(fs, APR_ARRAY_IDX(keys, i, const char *));
+        decided = ctl && fs_pages_of(fs, ctl) < page;
+    }
+    apr_pool_destroy(p);
+    return decided;
+}
+
+int fs_pages_decided(const fs_fieldset *fs, int page, const fs_field *f) {
+    return cond_decided(fs, page, f->visible_if);
+}
+
+int fs_pages_required_decided(const fs_fieldset *fs, int page, const fs_field *f) {
+    return cond_decided(fs, page, f->required_if);
 }
 
 int fs_pages_field_shown(const fs_fieldset *fs, int page, const fs_field *f, json_object *answers) {
@@ -59,10 +78,18 @@ static int page_shown(const fs_fieldset *fs, int page, json_object *answers) {
 }
 
 int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers) {
-    for (int q = page + dir; q >= 0 && q < fs->npages; q += dir)
-        if (page_shown(fs, q, answers))
-            return q;
-    return -1;
+    apr_pool_t *p;
+    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
+        return -1;
+    /* the pages the answers reach (settings.logic), each shown when one of
+     * its questions is */
+    const char *path = fs_fieldset_path(p, fs, answers);
+    int found = -1;
+    for (int q = page + dir; q >= 0 && q < fs->npages && found < 0; q += dir)
+        if ((!path || path[q]) && page_shown(fs, q, answers))
+            found = q;
+    apr_pool_destroy(p);
+    return found;
 }
 
 json_object *fs_pages_merge(apr_pool_t *p, const fs_fieldset *fs, int page, json_object *answers,
@@ -100,14 +127,21 @@ void fs_pages_drop_inapplicable(const fs_fieldset *fs, int page, json_object *an
     /* a dropped answer may make another question inapplicable: again */
     for (int pass = 0, changed = 1; changed && pass <= fs->n; pass++) {
         changed = 0;
+        apr_pool_t *p;
+        if (apr_pool_create(&p, NULL) != APR_SUCCESS)
+            return;
+        const char *path = fs_fieldset_path(p, fs, answers); /* pages skipped by a jump */
         for (int i = 0; i < fs->n; i++) {
             const fs_field *f = &fs->f[i];
-            if (on_page(fs, page, f) || !json_object_object_get_ex(answers, f->key, NULL) ||
-                fs_field_visible(f, answers))
+            if (!json_object_object_get_ex(answers, f->key, NULL) ||
+                fs_field_applies(f, answers, path))
                 continue;
+            if (on_page(fs, page, f) && (!path || path[f->page]))
+                continue; /* the page sent: reported, as on a page of one */
             json_object_object_del(answers, f->key);
             changed = 1;
         }
+        apr_pool_destroy(p);
     }
 }
 
@@ -193,6 +227,8 @@ int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pep
     json_object_object_add(o, "s", json_object_new_boolean(st->spam));
     json_object_object_add(o, "a",
                            st->answers ? json_object_get(st->answers) : json_object_new_object());
+    if (st->trail && json_object_array_length(st->trail))
+        json_object_object_add(o, "t", json_object_get(st->trail));
     const char *plain = fs_json_str(p, o);
     if (strlen(plain) > FS_PAGESTATE_PLAIN_MAX)
         return FS_PAGESTATE_TOO_LARGE;
@@ -221,5 +257,22 @@ int fs_pagestate_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pep
     st->page = json_object_get_int(pg);
     st->spam = json_object_get_boolean(s);
     st->answers = a;
+    /* the pages shown before this one, in order (states sealed before
+     * jumps have none) */
+    json_object *t = fs_json_get(o, "t");
+    st->trail = NULL;
+    if (t) {
+        if (!json_object_is_type(t, json_type_array))
+            return FS_PAGESTATE_BAD;
+        int last = -1;
+        for (size_t i = 0; i < json_object_array_length(t); i++) {
+            json_object *e = json_object_array_get_idx(t, i);
+            if (!json_object_is_type(e, json_type_int) || json_object_get_int(e) <= last ||
+                json_object_get_int(e) >= st->page)
+                return FS_PAGESTATE_BAD;
+            last = json_object_get_int(e);
+        }
+        st->trail = t;
+    }
     return st->expires < now ? FS_PAGESTATE_EXPIRED : FS_PAGESTATE_OK;
 }

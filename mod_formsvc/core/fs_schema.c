@@ -3,8 +3,10 @@
 #include "fs_schema.h"
 #include "fs_file.h"
 #include "fs_json.h"
+#include "fs_logic.h"
 
 #include <apr_strings.h>
+#include <stdio.h>
 
 #define ADD(o, k, v) json_object_object_add((o), (k), (v))
 
@@ -153,31 +155,138 @@ static json_object *property(const fs_field *f) {
     return s;
 }
 
-/* {"if": <condition>, "then": {"required": [key]}, "else": {"not": {"required": [key]}}} */
-static json_object *condition(const fs_field *f) {
-    json_object *vi = f->visible_if, *eq, *in = fs_json_get(vi, "in");
-    const char *ctl = json_object_get_string(fs_json_get(vi, "field"));
-    json_object *cond;
-    json_object *cv = json_object_new_object();
-    if (json_object_object_get_ex(vi, "equals", &eq))
-        ADD(cv, "const", json_object_get(eq));
-    else if (in && json_object_is_type(in, json_type_array))
-        ADD(cv, "enum", json_object_get(in));
-    else {
-        json_object_put(cv);
-        cv = NULL;
+static int is_multiselect(const void *ctx, const char *key) {
+    const fs_field *f = fs_fieldset_find(ctx, key);
+    return f && f->type == FS_FT_MULTISELECT;
+}
+
+static json_object *ref(const char *name) {
+    json_object *o = json_object_new_object();
+    char buf[64];
+    snprintf(buf, sizeof(buf), "#/$defs/%s", name);
+    ADD(o, "$ref", json_object_new_string(buf));
+    return o;
+}
+
+static json_object *all_of(json_object *items) {
+    size_t n = json_object_array_length(items);
+    if (n == 0) {
+        json_object_put(items);
+        return json_object_new_boolean(1);
     }
-    if (cv) {
-        cond = json_object_new_object();
-        json_object *props = json_object_new_object();
-        ADD(props, ctl, cv);
-        ADD(cond, "properties", props);
-        json_object *req = json_object_new_array();
-        json_object_array_add(req, json_object_new_string(ctl));
-        ADD(cond, "required", req);
-    } else {
-        cond = json_object_new_boolean(0);
+    if (n == 1) {
+        json_object *one = json_object_get(json_object_array_get_idx(items, 0));
+        json_object_put(items);
+        return one;
     }
+    json_object *o = json_object_new_object();
+    ADD(o, "allOf", items);
+    return o;
+}
+
+/* The page jumps as $defs: "when<j>" the condition of jump j, "page<q>"
+ * whether the answers reach page q (fs_fieldset_path): some page p before
+ * it is reached and left for q, by the first of p's jumps that holds, or,
+ * none holding, as the page after p. NULL when there are no jumps. */
+static json_object *path_defs(apr_pool_t *p, const fs_fieldset *fs) {
+    if (!fs->njumps)
+        return NULL;
+    json_object *defs = json_object_new_object();
+    for (int j = 0; j < fs->njumps; j++)
+        if (fs->jumps[j].when)
+            ADD(defs, apr_psprintf(p, "when%d", j),
+                fs_cond_schema(p, fs->jumps[j].when, is_multiselect, fs));
+    for (int q = 1; q < fs->npages; q++) {
+        json_object *any = json_object_new_array();
+        for (int from = 0; from < q; from++) {
+            /* the jumps of page from, in order; each taken when it holds
+             * and none before it did */
+            json_object *before = json_object_new_array();
+            int blocked = 0;
+            for (int j = 0; j < fs->njumps && !blocked; j++) {
+                const fs_jump *jp = &fs->jumps[j];
+                if (jp->from != from)
+                    continue;
+                if (jp->to == q) {
+                    json_object *term = json_object_new_array();
+                    if (from > 0)
+                        json_object_array_add(term, ref(apr_psprintf(p, "page%d", from)));
+                    if (jp->when)
+                        json_object_array_add(term, ref(apr_psprintf(p, "when%d", j)));
+                    for (size_t k = 0; k < json_object_array_length(before); k++)
+                        json_object_array_add(
+                            term, json_object_get(json_object_array_get_idx(before, k)));
+                    json_object_array_add(any, all_of(term));
+                }
+                if (!jp->when)
+                    blocked = 1; /* always taken: nothing after it is */
+                else {
+                    json_object *no = json_object_new_object();
+                    ADD(no, "not", ref(apr_psprintf(p, "when%d", j)));
+                    json_object_array_add(before, no);
+                }
+            }
+            if (!blocked && q == from + 1) { /* no jump held: the next page */
+                json_object *term = json_object_new_array();
+                if (from > 0)
+                    json_object_array_add(term, ref(apr_psprintf(p, "page%d", from)));
+                for (size_t k = 0; k < json_object_array_length(before); k++)
+                    json_object_array_add(term,
+                                          json_object_get(json_object_array_get_idx(before, k)));
+                json_object_array_add(any, all_of(term));
+            }
+            json_object_put(before);
+        }
+        json_object *reach;
+        if (json_object_array_length(any) == 0) {
+            json_object_put(any);
+            reach = json_object_new_boolean(0);
+        } else if (json_object_array_length(any) == 1) {
+            reach = json_object_get(json_object_array_get_idx(any, 0));
+            json_object_put(any);
+        } else {
+            reach = json_object_new_object();
+            ADD(reach, "anyOf", any);
+        }
+        ADD(defs, apr_psprintf(p, "page%d", q), reach);
+    }
+    return defs;
+}
+
+/* What a present answer must be when requiredIf holds: what required
+ * adds to the property (non-empty text, a choice, a tick), or NULL. */
+static json_object *required_extra(const fs_field *f) {
+    json_object *o = json_object_new_object();
+    switch (f->type) {
+    case FS_FT_TEXT:
+    case FS_FT_TEXTAREA:
+    case FS_FT_EMAIL:
+    case FS_FT_URL:
+    case FS_FT_TEL:
+    case FS_FT_DATE:
+    case FS_FT_DATETIME: ADD(o, "minLength", json_object_new_int(1)); return o;
+    case FS_FT_MULTISELECT: ADD(o, "minItems", json_object_new_int(1)); return o;
+    case FS_FT_BOOLEAN: ADD(o, "const", json_object_new_boolean(1)); return o;
+    default: json_object_put(o); return NULL;
+    }
+}
+
+/* Whether f applies (its page reached, its visibleIf), or NULL: always. */
+static json_object *applies(apr_pool_t *p, const fs_fieldset *fs, const fs_field *f) {
+    json_object *conj = json_object_new_array();
+    if (fs->njumps && f->page > 0)
+        json_object_array_add(conj, ref(apr_psprintf(p, "page%d", f->page)));
+    if (f->visible_if)
+        json_object_array_add(conj, fs_cond_schema(p, f->visible_if, is_multiselect, fs));
+    if (!json_object_array_length(conj)) {
+        json_object_put(conj);
+        return NULL;
+    }
+    return all_of(conj);
+}
+
+/* {"if": <applies>, "then": {"required": [key]}, "else": {"not": {"required": [key]}}} */
+static json_object *condition(json_object *cond, const fs_field *f) {
     json_object *rule = json_object_new_object();
     ADD(rule, "if", cond);
     json_object *key = json_object_new_array();
@@ -191,6 +300,28 @@ static json_object *condition(const fs_field *f) {
     ADD(notreq, "required", key);
     ADD(els, "not", notreq);
     ADD(rule, "else", els);
+    return rule;
+}
+
+/* {"if": <applies and requiredIf>, "then": {"required": [key], "properties": {key: extra}}} */
+static json_object *required_rule(apr_pool_t *p, const fs_fieldset *fs, const fs_field *f,
+                                  json_object *cond) {
+    json_object *conj = json_object_new_array();
+    if (cond)
+        json_object_array_add(conj, json_object_get(cond));
+    json_object_array_add(conj, fs_cond_schema(p, f->required_if, is_multiselect, fs));
+    json_object *rule = json_object_new_object(), *then = json_object_new_object();
+    ADD(rule, "if", all_of(conj));
+    json_object *key = json_object_new_array();
+    json_object_array_add(key, json_object_new_string(f->key));
+    ADD(then, "required", key);
+    json_object *extra = required_extra(f);
+    if (extra) {
+        json_object *props = json_object_new_object();
+        ADD(props, f->key, extra);
+        ADD(then, "properties", props);
+    }
+    ADD(rule, "then", then);
     return rule;
 }
 
@@ -208,10 +339,14 @@ json_object *fs_schema_for(apr_pool_t *p, const fs_fieldset *fs, const char *id,
     for (int i = 0; i < fs->n; i++) {
         const fs_field *f = &fs->f[i];
         ADD(props, f->key, property(f));
-        if (f->visible_if)
-            json_object_array_add(all, condition(f));
+        json_object *cond = applies(p, fs, f);
+        if (cond)
+            json_object_array_add(all, condition(json_object_get(cond), f));
         else if (f->required)
             json_object_array_add(req, json_object_new_string(f->key));
+        if (f->required_if && !f->required)
+            json_object_array_add(all, required_rule(p, fs, f, cond));
+        json_object_put(cond);
     }
     ADD(s, "properties", props);
     ADD(s, "required", req);
@@ -220,5 +355,8 @@ json_object *fs_schema_for(apr_pool_t *p, const fs_fieldset *fs, const char *id,
         ADD(s, "allOf", all);
     else
         json_object_put(all);
+    json_object *defs = path_defs(p, fs);
+    if (defs)
+        ADD(s, "$defs", defs);
     return s;
 }

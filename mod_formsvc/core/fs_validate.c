@@ -4,6 +4,7 @@
 #include "fs_validate.h"
 #include "fs_file.h"
 #include "fs_json.h"
+#include "fs_logic.h"
 
 #include <apr_strings.h>
 #include <math.h>
@@ -252,26 +253,59 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
     }
 }
 
+/* A present answer of a field whose requiredIf holds: the keywords of
+ * fs_schema's required_extra (non-empty text, a choice, a tick). */
+static void check_required_if(apr_pool_t *p, const fs_field *f, json_object *v, fs_error *e) {
+    const char *ptr = apr_pstrcat(p, "/", f->key, NULL);
+    switch (f->type) {
+    case FS_FT_TEXT:
+    case FS_FT_TEXTAREA:
+    case FS_FT_EMAIL:
+    case FS_FT_URL:
+    case FS_FT_TEL:
+    case FS_FT_DATE:
+    case FS_FT_DATETIME: /* minLength: 1 */
+        if (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) == 0)
+            add(p, e, ptr, "required", "required", f, NULL,
+                apr_psprintf(p, "%s is required.", what(f)));
+        break;
+    case FS_FT_MULTISELECT: /* minItems: 1 */
+        if (json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0)
+            add(p, e, ptr, "required", "required", f, NULL,
+                apr_psprintf(p, "%s is required.", what(f)));
+        break;
+    case FS_FT_BOOLEAN: /* const: true */
+        if (json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v))
+            add(p, e, ptr, "required", "required.ticked", f, NULL,
+                apr_psprintf(p, "%s must be ticked.", what(f)));
+        break;
+    default: break;
+    }
+}
+
 fs_error *fs_validate(apr_pool_t *p, const fs_fieldset *fs, json_object *body) {
     fs_error *e = fs_error_validation(p);
+    const char *path = fs_fieldset_path(p, fs, body);
     for (int i = 0; i < fs->n; i++) {
         const fs_field *f = &fs->f[i];
         json_object *v;
         int present = json_object_object_get_ex(body, f->key, &v);
-        if (!fs_field_visible(f, body)) { /* else: not required */
+        if (!fs_field_applies(f, body, path)) { /* if: page reached and visibleIf; else: absent */
             if (present)
                 add(p, e, apr_pstrcat(p, "/", f->key, NULL), "unknown", "unknown.inapplicable", f,
                     NULL,
                     apr_psprintf(p, "%s does not apply to these answers; leave it out.", what(f)));
             continue;
         }
-        if (!present) { /* required */
-            if (f->required)
+        if (!present) { /* required (then: required) */
+            if (fs_field_required_now(f, body))
                 add(p, e, apr_pstrcat(p, "/", f->key, NULL), "required", "required", f, NULL,
                     apr_psprintf(p, "%s is required.", what(f)));
             continue;
         }
         check_value(p, f, v, e);
+        if (!f->required && f->required_if && fs_cond_eval(f->required_if, body))
+            check_required_if(p, f, v, e);
     }
     json_object_object_foreach(body, k, val) { /* additionalProperties */
         (void)val;

@@ -180,16 +180,10 @@ static fs_error *apply_delete(request_rec *r, const formsvc_form *f, void *vctx,
         return no_field(r);
     const char *key =
         json_object_get_string(fs_json_get(json_object_array_get_idx(c->fields, i), "key"));
-    for (size_t k = 0; k < json_object_array_length(c->fields); k++) {
-        json_object *vi = fs_json_get(json_object_array_get_idx(c->fields, k), "visibleIf");
-        const char *on = vi ? json_object_get_string(fs_json_get(vi, "field")) : NULL;
-        if (on && key && !strcmp(on, key))
-            return fs_error_make(
-                r->pool, "conflict",
-                "The visibleIf of field \"%s\" depends on this field; change that first.",
-                json_object_get_string(
-                    fs_json_get(json_object_array_get_idx(c->fields, k), "key")));
-    }
+    const char *dep = fs_fields_depending_on(r->pool, c->fields, key);
+    if (dep)
+        return fs_error_make(r->pool, "conflict", "%s depends on this field; change that first.",
+                             dep);
     if (json_object_array_length(c->fields) == 1 && !strcmp(f->status, "published"))
         return fs_error_make(r->pool, "invalid-state",
                              "A published form keeps at least one field; close it first.");

@@ -42,7 +42,8 @@ static void prepare(request_rec *r, pub *pb) {
     pb->fields = fs_json_parse_trusted(r->pool, pb->f.fields);
     pb->settings = fs_json_parse_trusted(r->pool, pb->f.settings);
     pb->fs = fs_fieldset_from_json(r->pool, pb->fields);
-    formsvc_files_ceilings(pb->fs); /* uploaded files */
+    fs_fieldset_logic(r->pool, pb->fs, pb->settings); /* page jumps */
+    formsvc_files_ceilings(pb->fs);                   /* uploaded files */
     json_object *hp = fs_json_get(pb->settings, "honeypot");
     pb->honeypot =
         !(hp && json_object_is_type(hp, json_type_boolean) && !json_object_get_boolean(hp));
@@ -225,12 +226,19 @@ static void page_of_pages(request_rec *r, pub *pb, fs_page *pg) {
         q = first;
         pg->errors = fs_pages_errors_on(r->pool, fs, q, pg->errors);
     }
+    /* the pages shown before q: those of the trail before it */
+    json_object *trail = fs_json_own(r->pool, json_object_new_array());
+    for (size_t i = 0; pb->trail && i < json_object_array_length(pb->trail); i++) {
+        json_object *e = json_object_array_get_idx(pb->trail, i);
+        if (json_object_get_int(e) < q)
+            json_object_array_add(trail, json_object_get(e));
+    }
     pg->page = q;
-    pg->has_back = fs_pages_step(fs, q, -1, pg->values) >= 0;
+    pg->has_back = json_object_array_length(trail) || fs_pages_step(fs, q, -1, pg->values) >= 0;
     pg->has_next = fs_pages_step(fs, q, 1, pg->values) >= 0;
     if (q == 0 && !pb->spam && (!pg->values || !json_object_object_length(pg->values)))
         return;
-    fs_pagestate st = {pb->f.version, 0, q, pb->spam, pg->values};
+    fs_pagestate st = {pb->f.version, 0, q, pb->spam, pg->values, trail};
     if (formsvc_page_state_seal(r, pb->f.id, &st, &pg->state) != FS_PAGESTATE_OK)
         pg->state = "-"; /* too many answers to carry, or no random bytes: the
                             post of this page is refused as a broken state */

@@ -36,6 +36,7 @@ typedef struct pub {
      * request shows (the page of the first error when it has errors), and
      * whether an earlier step filled the honeypot (kept in the state) */
     int page, spam;
+    json_object *trail; /* the pages shown before page (fs_pagestate), or NULL */
 } pub;
 
 /* Where formsvc_pub_load reads a form: the database (ROW_DB); this

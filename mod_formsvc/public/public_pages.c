@@ -41,7 +41,7 @@ static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
  * version of the form. */
 static int merge(request_rec *r, post *s, int *page) {
     const char *sealed = pair(s, FS_STATE_NAME);
-    fs_pagestate st = {NULL, 0, 0, 0, NULL};
+    fs_pagestate st = {NULL, 0, 0, 0, NULL, NULL};
     *page = 0;
     if (sealed) {
         int o = formsvc_page_state_open(r, s->pb.f.id, sealed, &st);
@@ -54,6 +54,7 @@ static int merge(request_rec *r, post *s, int *page) {
         *page = st.page;
     }
     s->spam |= st.spam;
+    s->pb.trail = st.trail;
     s->obj = fs_pages_merge(r->pool, s->pb.fs, *page, st.answers, s->obj);
     s->paged = 1;
     return FS_PAGESTATE_OK;
@@ -82,7 +83,10 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         return PAGES_SENT;
     }
     if (nav == FS_NAV_BACK) { /* nothing checked: everything typed kept */
-        int q = fs_pages_step(fs, page, -1, s->obj);
+        /* the page shown before this one (show keeps the trail before it) */
+        size_t n = s->pb.trail ? json_object_array_length(s->pb.trail) : 0;
+        int q = n ? json_object_get_int(json_object_array_get_idx(s->pb.trail, n - 1))
+                  : fs_pages_step(fs, page, -1, s->obj);
         *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }
@@ -101,6 +105,14 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
     if (q >= 0 || nav != FS_NAV_SUBMIT) {
         /* a page follows (an answer may have made one apply), or Next on
          * the last page: that page again, now with the submit button */
+        if (q > page) { /* this page joins the trail Back follows */
+            json_object *t = fs_json_own(r->pool, json_object_new_array());
+            for (size_t i = 0; s->pb.trail && i < json_object_array_length(s->pb.trail); i++)
+                json_object_array_add(t,
+                                      json_object_get(json_object_array_get_idx(s->pb.trail, i)));
+            json_object_array_add(t, json_object_new_int(page));
+            s->pb.trail = t;
+        }
         *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }

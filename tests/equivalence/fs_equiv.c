@@ -1,5 +1,6 @@
 /* fs_equiv: the server's side of the schema-equivalence test. Reads
- * {"cases": [{"fields": [...], "bodies": ["<raw JSON>", ...]}, ...]} on
+ * {"cases": [{"fields": [...], "settings": {...} (optional: its logic),
+ * "bodies": ["<raw JSON>", ...]}, ...]} on
  * stdin and prints {"results": [{"schema": {...}, "accepted": [true, ...],
  * "codes": [[...], ...]}]}: for each case the schema the JSON view
  * publishes and, for each body, whether the server accepts it (through the
@@ -41,6 +42,7 @@ int main(void) {
         apr_pool_create(&cp, p);
         json_object *cs = json_object_array_get_idx(cases, c);
         fs_fieldset *fs = fs_fieldset_from_json(cp, fs_json_get(cs, "fields"));
+        fs_fieldset_logic(cp, fs, fs_json_get(cs, "settings")); /* page jumps, when given */
         json_object *res = json_object_new_object();
         json_object_object_add(res, "schema", json_object_get(fs_schema_for(cp, fs, NULL, NULL)));
         json_object *acc = json_object_new_array(), *codes = json_object_new_array();

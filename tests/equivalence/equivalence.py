@@ -166,6 +166,88 @@ PAGED = ([{"key": "p1", "type": "page", "label": "One", "description": "First"}]
 PAGED_VALUES = dict(COND_VALUES, p1=["x", None, True, {}], p2=["", 1], p3=[[]])
 
 
+def opts(*values):
+    return [{"value": v, "label": v.upper()} for v in values]
+
+
+# Logic: every operator and combinator, in visibleIf and requiredIf
+LOGIC = [
+    {"key": "age", "type": "integer", "validation": {"minimum": 0, "maximum": 120}},
+    {"key": "score", "type": "number"},
+    {"key": "stars", "type": "rating"},
+    {"key": "country", "type": "select", "options": opts("us", "de", "fr")},
+    {"key": "tags", "type": "multiselect", "options": opts("a", "b", "c")},
+    {"key": "bio", "type": "text"},
+    {"key": "agree", "type": "boolean"},
+    {"key": "nick", "type": "text",
+     "visibleIf": {"all": [{"field": "age", "op": "gt", "value": 17},
+                           {"field": "country", "op": "notEquals", "value": "us"}]}},
+    {"key": "why", "type": "textarea",
+     "visibleIf": {"any": [{"field": "tags", "op": "contains", "value": "b"},
+                           {"field": "bio", "op": "contains", "value": "a.b"}]},
+     "requiredIf": {"field": "agree", "op": "equals", "value": True}},
+    {"key": "extra", "type": "text",
+     "visibleIf": {"not": {"field": "score", "op": "lt", "value": 2.5}},
+     "requiredIf": {"field": "country", "op": "in", "value": ["de", "fr"]}},
+    {"key": "note", "type": "boolean", "requiredIf": {"field": "bio", "op": "answered"}},
+    {"key": "pick", "type": "multiselect", "options": opts("a", "b"),
+     "requiredIf": {"any": [{"field": "stars", "op": "gt", "value": 3},
+                            {"not": {"field": "age", "op": "answered"}}]}},
+    {"key": "mail", "type": "email", "visibleIf": {"field": "country", "in": ["de", "fr"]},
+     "requiredIf": {"all": [{"field": "nick", "op": "answered"},
+                            {"not": {"any": [{"field": "age", "op": "lt", "value": 20},
+                                             {"field": "bio", "op": "equals", "value": "x"}]}}]}},
+]
+# (valid values, invalid ones)
+LOGIC_VALUES = {
+    "age": ([17, 18, 30, 18.0, 19, 0], [-1, "18", None]),
+    "score": ([1, 2.5, 3, 2.4999, -7], ["x"]),
+    "stars": ([1, 4, 5, 3], [6]),
+    "country": (["us", "de", "fr"], ["x"]),
+    "tags": ([["b"], ["a"], [], ["a", "b"], ["c", "b"]], ["b"]),
+    "bio": (["a.b", "xa.bx", "ab", "", "x", "a\u00e9.b", "A.B"], [5]),
+    "agree": ([True, False], ["true"]),
+    "nick": (["n", ""], [3]),
+    "why": (["w", ""], [1]),
+    "extra": (["e", ""], [False]),
+    "note": ([True, False], [1]),
+    "pick": ([["a"], []], ["a"]),
+    "mail": (["a@b.co", ""], ["bad"]),
+}
+# Page jumps: a form of four pages and settings.logic
+JUMPS = [
+    {"key": "p1", "type": "page", "label": "One"},
+    {"key": "kind", "type": "select", "required": True, "options": opts("a", "b", "c")},
+    {"key": "num", "type": "integer"},
+    {"key": "src", "type": "hidden"},
+    {"key": "p2", "type": "page", "label": "Two"},
+    {"key": "q2", "type": "text", "required": True},
+    {"key": "p3", "type": "page", "label": "Three"},
+    {"key": "q3", "type": "text", "visibleIf": {"field": "kind", "op": "notEquals", "value": "a"}},
+    {"key": "flag", "type": "boolean", "requiredIf": {"field": "num", "op": "lt", "value": 0}},
+    {"key": "p4", "type": "page", "label": "Four"},
+    {"key": "q4", "type": "text", "required": True},
+]
+JUMP_SETTINGS = [
+    {"logic": [
+        {"when": {"field": "kind", "op": "equals", "value": "b"}, "then": {"goTo": "p3"}},
+        {"when": {"field": "kind", "op": "equals", "value": "c"}, "then": {"goTo": "end"}},
+        {"from": "p2", "when": {"field": "num", "op": "gt", "value": 5}, "then": {"goTo": "p4"}},
+        {"from": "p3", "when": {"any": [{"field": "flag", "op": "equals", "value": True},
+                                        {"field": "q2", "op": "contains", "value": "stop"}]},
+         "then": {"goTo": "end"}}]},
+    {"logic": [
+        {"from": "p1", "when": {"field": "num", "op": "answered"}, "then": {"goTo": "p4"}},
+        {"from": "p1", "then": {"goTo": "p3"}},
+        {"from": "p3", "when": {"not": {"field": "flag", "op": "answered"}}, "then": {"goTo": "p4"}}]},
+]
+JUMP_VALUES = {
+    "kind": (["a", "b", "c"], ["x"]), "num": ([-1, 3, 6, 5], ["6"]), "src": (["s"], [1]),
+    "q2": (["x", "stop", "a stop"], [""]), "q3": (["y", ""], [2]), "flag": ([True, False], [0]),
+    "q4": (["z"], [""]),
+}
+
+
 def raw(v):
     """JSON text of a value; "RAW:..." strings are inserted as written."""
     if isinstance(v, str) and v.startswith("RAW:"):
@@ -175,6 +257,52 @@ def raw(v):
 
 def body(members):
     return "{" + ",".join(json.dumps(k) + ":" + raw(v) for k, v in members) + "}"
+
+
+_SCHEMAS = {}
+
+
+def repairs(case, members, values, rnd):
+    """Bodies from members towards one the published schema accepts: each
+    step fixes one error the validator reports (a member that must be
+    absent is removed, a missing one added, a wrong value replaced)."""
+    key = json.dumps([case["fields"], case.get("settings")], sort_keys=True)
+    if key not in _SCHEMAS:
+        res = subprocess.run([sys.argv[1]], input=json.dumps(
+            {"cases": [dict(case, bodies=[])]}).encode(), capture_output=True, check=True)
+        _SCHEMAS[key] = Draft202012Validator(json.loads(res.stdout)["results"][0]["schema"],
+                                             format_checker=FORMATS)
+    v = _SCHEMAS[key]
+    out = []
+    m = dict(members)
+    for _ in range(12):
+        errs = list(v.iter_errors(m))
+        if not errs:
+            break
+        e = rnd.choice(errs)
+        k = None
+        if e.validator == "not" and isinstance(e.validator_value, dict) \
+                and e.validator_value.get("required"):
+            k = e.validator_value["required"][0]
+            m.pop(k, None)
+        elif e.validator == "required":
+            k = e.message.split("'")[1]
+            if k in values:
+                m[k] = rnd.choice(values[k][0])
+        elif e.validator == "additionalProperties":
+            for x in list(m):
+                if x not in values:
+                    m.pop(x)
+        elif e.absolute_path:
+            k = e.absolute_path[0]
+            if k in values:
+                m[k] = rnd.choice(values[k][0])
+            else:
+                m.pop(k, None)
+        else:
+            break
+        out.append(body(sorted(m.items())))
+    return out
 
 
 def cases():
@@ -238,6 +366,30 @@ def cases():
                 members.append((k, rnd.choice(COND_VALUES[k])))
             bodies.append(body(members))
         out.append({"fields": fields, "bodies": bodies})
+    # logic: every operator and combinator, visibleIf and requiredIf
+    for fields, values, settings in ([(LOGIC, LOGIC_VALUES, None)]
+                                     + [(JUMPS, JUMP_VALUES, st) for st in JUMP_SETTINGS]):
+        bodies = []
+        keys = [f["key"] for f in fields if f["type"] != "page"]
+        case = {"fields": [dict(f, label=f.get("label", f["key"])) for f in fields],
+                "bodies": bodies}
+        if settings:
+            case["settings"] = settings
+        for _ in range(600):
+            members = {}
+            for k in keys:
+                r = rnd.random()
+                if r < 0.4:
+                    continue
+                good, bad = values[k]
+                members[k] = rnd.choice(bad if r > 0.97 else good)
+            bodies.append(body(sorted(members.items())))
+            # and the bodies on the way to an accepted one, one repair at a
+            # time, the referee saying what is wrong (so that many near the
+            # boundary between accepted and refused are tried)
+            for b in repairs(case, members, values, rnd):
+                bodies.append(b)
+        out.append(case)
     return out
 
 
@@ -248,6 +400,7 @@ def main():
                          capture_output=True, check=True)
     results = json.loads(res.stdout)["results"]
     total = disagree = accepted = 0
+    case_accepted = {}
     for case, r in zip(cs, results):
         schema = r["schema"]
         if "EQUIV_SELFTEST" in __import__("os").environ:  # the test must be able to fail
@@ -265,6 +418,7 @@ def main():
             ref = v.is_valid(json.loads(text))
             total += 1
             accepted += ref
+            case_accepted[id(case)] = case_accepted.get(id(case), 0) + ref
             if ref != server:
                 disagree += 1
                 if disagree <= 20:
@@ -273,6 +427,10 @@ def main():
                           % (server, ref, text[:300], codes, errs))
     print("equivalence: %d bodies over %d forms, %d accepted, %d disagreements"
           % (total, len(cs), accepted, disagree))
+    logic = [c for c in cs if c["fields"] in (LOGIC,) or "settings" in c
+             or any("requiredIf" in f for f in c["fields"])]
+    print("  forms with logic: %s accepted" % ", ".join(
+        "%d of %d" % (case_accepted.get(id(c), 0), len(c["bodies"])) for c in logic))
     return 1 if disagree else 0
 
 

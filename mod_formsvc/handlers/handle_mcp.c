@@ -345,6 +345,7 @@ static int resource_read(request_rec *r, const char *uri, json_object **contents
         if (kind == FS_MCP_RES_SCHEMA) {
             json_object *title = fs_json_get(doc, "title");
             fs_fieldset *fs = fs_fieldset_from_json(r->pool, fs_json_get(doc, "fields"));
+            fs_fieldset_logic(r->pool, fs, fs_json_get(doc, "settings")); /* page jumps */
             doc = fs_schema_for(r->pool, fs, NULL, title ? json_object_get_string(title) : NULL);
         }
     }

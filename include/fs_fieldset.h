@@ -17,6 +17,7 @@
 #include <json.h>
 
 #include "fs_field.h"
+#include "fs_json.h" /* fs_json_equal, fs_json_number */
 #include "fs_pattern.h"
 #include "fs_regex.h"
 
@@ -135,13 +136,6 @@ const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
  * without visibleIf always are visible. Whether its page is reached is
  * fs_field_applies'. */
 int fs_field_visible(const fs_field *f, json_object *body);
-
-/* JSON equality as JSON Schema defines it: numbers by value (1 == 1.0),
- * booleans only equal booleans, arrays element-wise, objects member-wise. */
-int fs_json_equal(json_object *a, json_object *b);
-
-/* A value as a double when it is a JSON number (not a boolean). */
-int fs_json_number(json_object *v, double *out);
 
 /* The label of option value v of f, or NULL. */
 const char *fs_field_option_label(const fs_field *f, json_object *v);

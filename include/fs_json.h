@@ -66,4 +66,11 @@ int fs_utf8_valid(const char *s, apr_size_t len);
 /* Number of Unicode code points in valid UTF-8 s. */
 apr_size_t fs_utf8_length(const char *s);
 
+/* JSON equality as JSON Schema defines it: numbers by value (1 == 1.0),
+ * booleans only equal booleans, arrays element-wise, objects member-wise. */
+int fs_json_equal(json_object *a, json_object *b);
+
+/* A value as a double when it is a JSON number (not a boolean). */
+int fs_json_number(json_object *v, double *out);
+
 #endif

@@ -34,6 +34,7 @@
 #define FS_COND_ITEMS_MAX 20  /* items of one all or any */
 #define FS_COND_TEXT_MAX 200  /* characters of a contains value */
 #define FS_LOGIC_RULES_MAX 50 /* items of settings.logic */
+#define FS_COND_IN_MAX 200    /* values of in (as many as a field has options) */
 
 /* Parses a condition as a client sends it (shape, operators and value
  * kinds; what the fields named are is fs_cond_check's). Errors go to
@@ -52,6 +53,8 @@ typedef struct fs_cond_scope {
     const char *self;    /* the key of the field that owns the condition, or NULL */
     const char *what;    /* its name in messages: "visibleIf", "requiredIf", "when" */
     const char *who;     /* appended to messages when errors go to the fallback */
+    /* could v be an answer of the normalised field f (fs_field_value_fits)? */
+    int (*fits)(json_object *f, json_object *v);
 } fs_cond_scope;
 
 /* The rules between a parsed condition and the fields: each field named
@@ -89,13 +92,5 @@ const char *fs_cond_literal_re(apr_pool_t *p, const char *s);
  * page field's key or "end"). The normalised copy (owned by the caller),
  * or NULL with errors under ptr. */
 json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr);
-
-/* The rules between settings.logic and the fields (normalised list):
- * from and goTo name page fields, goTo a page after the one the rule
- * leaves (so no path loops), when names questions of that page or
- * earlier ones with operators that fit (fs_cond_check), and every page
- * can be reached. Errors under /settings/logic. */
-void fs_logic_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
-                           fs_error *verr);
 
 #endif

@@ -5,6 +5,7 @@
 #include "fs_form.h"
 #include "fs_json.h"
 #include "fs_logic.h"
+#include "fs_logic_rules.h"
 #include "fs_pages.h"
 #include "fs_test.h"
 #include "fs_validate.h"

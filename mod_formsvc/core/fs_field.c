@@ -661,9 +661,13 @@ int fs_fields_check(apr_pool_t *p, json_object *list, const char *const *ptrs, c
             if (!cv || json_object_is_type(cv, json_type_null))
                 continue;
             const char *base = ptrs && ptrs[i] ? at(p, ptrs[i], conds[c]) : NULL;
-            fs_cond_scope sc = {
-                list, index,    c == 0 && fs_cond_is_shorthand(cv) ? -1 : (int)i,
-                key,  conds[c], apr_psprintf(p, " (in the %s of field \"%s\")", conds[c], key)};
+            fs_cond_scope sc = {list,
+                                index,
+                                c == 0 && fs_cond_is_shorthand(cv) ? -1 : (int)i,
+                                key,
+                                conds[c],
+                                apr_psprintf(p, " (in the %s of field \"%s\")", conds[c], key),
+                                fs_field_value_fits};
             if (!fs_cond_check(p, cv, &sc, base, fallback, verr))
                 ok = 0;
         }

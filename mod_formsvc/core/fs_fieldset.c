@@ -44,20 +44,6 @@ static const char *str_of(json_object *o, const char *k) {
     return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-int fs_json_number(json_object *v, double *out) {
-    if (!v)
-        return 0;
-    if (json_object_is_type(v, json_type_int)) {
-        *out = (double)json_object_get_int64(v);
-        return 1;
-    }
-    if (json_object_is_type(v, json_type_double)) {
-        *out = json_object_get_double(v);
-        return 1;
-    }
-    return 0;
-}
-
 static int num_of(json_object *o, const char *k, double *out) {
     return fs_json_number(fs_json_get(o, k), out);
 }
@@ -287,48 +273,6 @@ const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key) {
         if (!strcmp(fs->f[i].key, key))
             return &fs->f[i];
     return NULL;
-}
-
-int fs_json_equal(json_object *a, json_object *b) {
-    if (!a || !b)
-        return a == b;
-    double x, y;
-    if (fs_json_number(a, &x) && fs_json_number(b, &y)) {
-        if (json_object_is_type(a, json_type_int) && json_object_is_type(b, json_type_int))
-            return json_object_get_int64(a) == json_object_get_int64(b);
-        return x == y;
-    }
-    enum json_type ta = json_object_get_type(a), tb = json_object_get_type(b);
-    if (ta != tb)
-        return 0;
-    switch (ta) {
-    case json_type_null: return 1;
-    case json_type_boolean: return json_object_get_boolean(a) == json_object_get_boolean(b);
-    case json_type_string:
-        return json_object_get_string_len(a) == json_object_get_string_len(b) &&
-               !memcmp(json_object_get_string(a), json_object_get_string(b),
-                       (size_t)json_object_get_string_len(a));
-    case json_type_array: {
-        size_t n = json_object_array_length(a);
-        if (n != json_object_array_length(b))
-            return 0;
-        for (size_t i = 0; i < n; i++)
-            if (!fs_json_equal(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i)))
-                return 0;
-        return 1;
-    }
-    case json_type_object: {
-        if (json_object_object_length(a) != json_object_object_length(b))
-            return 0;
-        json_object_object_foreach(a, k, v) {
-            json_object *w;
-            if (!json_object_object_get_ex(b, k, &w) || !fs_json_equal(v, w))
-                return 0;
-        }
-        return 1;
-    }
-    default: return 0;
-    }
 }
 
 int fs_field_visible(const fs_field *f, json_object *body) {

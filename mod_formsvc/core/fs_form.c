@@ -4,6 +4,7 @@
 #include "fs_json.h"
 #include "fs_locale.h"
 #include "fs_logic.h"
+#include "fs_logic_rules.h"
 #include "fs_notify.h"
 #include "fs_theme.h"
 #include "fs_unique.h"

@@ -4,8 +4,6 @@
  * EVAL_DEPTH on a stored one. */
 /* memmem (the build defines _GNU_SOURCE): linear time, glibc's two-way search */
 #include "fs_logic.h"
-#include "fs_field.h"
-#include "fs_fieldset.h"
 #include "fs_json.h"
 
 #include <apr_strings.h>
@@ -26,6 +24,24 @@ static int op_of(const char *s) {
 
 static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
     return apr_pstrcat(p, ptr, "/", member, NULL);
+}
+
+/* A field's key: ^[a-z][a-z0-9_]{0,63}$ (fs_field_key_valid's rule; the
+ * core of conditions includes no field header). */
+static int key_ok(const char *k) {
+    if (!k || !(*k >= 'a' && *k <= 'z'))
+        return 0;
+    size_t n = 1;
+    for (const char *c = k + 1; *c; c++, n++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return n <= 64;
+}
+
+/* A deep copy (owned by the caller), or NULL. */
+static json_object *copy(json_object *v) {
+    json_object *out = NULL;
+    return v && json_object_deep_copy(v, &out, NULL) == 0 ? out : NULL;
 }
 
 static int is_scalar(json_object *v) {
@@ -81,12 +97,12 @@ static json_object *parse_shorthand(parse_ctx *x, json_object *v, const char *pt
         ok = 0;
     } else {
         size_t n = json_object_array_length(in);
-        if (n < 1 || n > FS_OPTIONS_MAX) {
+        if (n < 1 || n > FS_COND_IN_MAX) {
             fs_error_add(p, verr, at(p, ptr, "in"), n < 1 ? "minItems" : "maxItems",
-                         "in takes 1 to %d values.", FS_OPTIONS_MAX);
+                         "in takes 1 to %d values.", FS_COND_IN_MAX);
             ok = 0;
         }
-        for (size_t i = 0; i < n && i < FS_OPTIONS_MAX; i++)
+        for (size_t i = 0; i < n && i < FS_COND_IN_MAX; i++)
             if (!is_scalar(json_object_array_get_idx(in, i))) {
                 fs_error_add(p, verr, apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT, ptr, i), "type",
                              "Each value is a string, number or boolean.");
@@ -100,7 +116,7 @@ static json_object *parse_shorthand(parse_ctx *x, json_object *v, const char *pt
     if (has_eq)
         json_object_object_add(out, "equals", json_object_get(eq));
     else
-        json_object_object_add(out, "in", fs_json_copy(in));
+        json_object_object_add(out, "in", copy(in));
     return out;
 }
 
@@ -113,8 +129,7 @@ static json_object *parse_leaf(parse_ctx *x, json_object *v, const char *ptr) {
         fs_error_add(p, verr, at(p, ptr, "field"), "required",
                      "A condition needs field, the key of another field.");
         ok = 0;
-    } else if (!json_object_is_type(f, json_type_string) ||
-               !fs_field_key_valid(json_object_get_string(f))) {
+    } else if (!json_object_is_type(f, json_type_string) || !key_ok(json_object_get_string(f))) {
         fs_error_add(p, verr, at(p, ptr, "field"),
                      json_object_is_type(f, json_type_string) ? "pattern" : "type",
                      "field must be the key of another field.");
@@ -157,12 +172,12 @@ static json_object *parse_leaf(parse_ctx *x, json_object *v, const char *ptr) {
         if (!json_object_is_type(val, json_type_array)) {
             fs_error_add(p, verr, vp, "type", "The value of in is an array of values.");
             ok = 0;
-        } else if (n < 1 || n > FS_OPTIONS_MAX) {
+        } else if (n < 1 || n > FS_COND_IN_MAX) {
             fs_error_add(p, verr, vp, n < 1 ? "minItems" : "maxItems", "in takes 1 to %d values.",
-                         FS_OPTIONS_MAX);
+                         FS_COND_IN_MAX);
             ok = 0;
         }
-        for (size_t i = 0; i < n && i < FS_OPTIONS_MAX; i++)
+        for (size_t i = 0; i < n && i < FS_COND_IN_MAX; i++)
             if (!is_scalar(json_object_array_get_idx(val, i))) {
                 fs_error_add(p, verr, apr_psprintf(p, "%s/%" APR_SIZE_T_FMT, vp, i), "type",
                              "Each value is a string, number or boolean.");
@@ -197,7 +212,7 @@ static json_object *parse_leaf(parse_ctx *x, json_object *v, const char *ptr) {
     json_object_object_add(out, "field", json_object_get(f));
     json_object_object_add(out, "op", json_object_new_string(OPS[op]));
     if (has_val)
-        json_object_object_add(out, "value", fs_json_copy(val));
+        json_object_object_add(out, "value", copy(val));
     return out;
 }
 
@@ -328,7 +343,7 @@ static int check_leaf(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, co
         }
         json_object *eq = NULL, *in = fs_json_get(c, "in");
         if (json_object_object_get_ex(c, "equals", &eq)) {
-            if (!fs_field_value_fits(tf, eq)) {
+            if (!sc->fits(tf, eq)) {
                 fs_error_add(p, verr, ptr ? at(p, ptr, "equals") : fallback, "type",
                              "equals must be a possible value of the %s field \"%s\"%s.", tt, key,
                              who);
@@ -338,7 +353,7 @@ static int check_leaf(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, co
         }
         int ok = 1;
         for (size_t k = 0; k < json_object_array_length(in); k++)
-            if (!fs_field_value_fits(tf, json_object_array_get_idx(in, k))) {
+            if (!sc->fits(tf, json_object_array_get_idx(in, k))) {
                 fs_error_add(p, verr,
                              ptr ? apr_psprintf(p, "%s/in/%" APR_SIZE_T_FMT, ptr, k) : fallback,
                              "type",
@@ -369,7 +384,7 @@ static int check_leaf(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, co
             return 0;
         }
         if (op != OP_IN) {
-            if (!fs_field_value_fits(tf, val)) {
+            if (!sc->fits(tf, val)) {
                 fs_error_add(p, verr, vp, "type",
                              "The value must be a possible value of the %s field \"%s\"%s.", tt,
                              key, who);
@@ -378,7 +393,7 @@ static int check_leaf(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, co
             return 1;
         }
         for (size_t k = 0; k < json_object_array_length(val); k++)
-            if (!fs_field_value_fits(tf, json_object_array_get_idx(val, k))) {
+            if (!sc->fits(tf, json_object_array_get_idx(val, k))) {
                 fs_error_add(
                     p, verr, ptr ? apr_psprintf(p, "%s/%" APR_SIZE_T_FMT, vp, k) : fallback, "type",
                     "Each value must be a possible value of the %s field \"%s\"%s.", tt, key, who);
@@ -692,7 +707,7 @@ json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_e
         json_object *from = fs_json_get(r, "from"), *when = fs_json_get(r, "when"), *w = NULL;
         json_object *then = fs_json_get(r, "then"), *go = fs_json_get(then, "goTo");
         if (from && !(json_object_is_type(from, json_type_string) &&
-                      fs_field_key_valid(json_object_get_string(from)))) {
+                      key_ok(json_object_get_string(from)))) {
             fs_error_add(p, verr, at(p, rp, "from"), "type",
                          "from is the key of the page field the rule leaves.");
             ok = 0;
@@ -719,7 +734,7 @@ json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_e
             }
             if (!json_object_is_type(go, json_type_string) ||
                 (strcmp(json_object_get_string(go), "end") &&
-                 !fs_field_key_valid(json_object_get_string(go)))) {
+                 !key_ok(json_object_get_string(go)))) {
                 fs_error_add(p, verr, at(p, rp, "then/goTo"), go ? "type" : "required",
                              "goTo is the key of a page field, or \"end\".");
                 ok = 0;
@@ -743,102 +758,4 @@ json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_e
         return NULL;
     }
     return out;
-}
-
-static int page_index(const fs_fieldset *fs, const char *key) {
-    apr_uintptr_t v = (apr_uintptr_t)apr_hash_get(fs->page_keys, key, APR_HASH_KEY_STRING);
-    return v ? (int)v - 1 : -1;
-}
-
-void fs_logic_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
-                           fs_error *verr) {
-    json_object *rules = fs_json_get(settings, "logic");
-    size_t n =
-        rules && json_object_is_type(rules, json_type_array) ? json_object_array_length(rules) : 0;
-    if (!n)
-        return;
-    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
-    apr_hash_t *index = apr_hash_make(p);
-    for (size_t i = 0; i < json_object_array_length(fields); i++)
-        apr_hash_set(
-            index, json_object_get_string(fs_json_get(json_object_array_get_idx(fields, i), "key")),
-            APR_HASH_KEY_STRING, (void *)(apr_uintptr_t)(i + 1));
-    int *from = apr_pcalloc(p, sizeof(int) * n), *to = apr_pcalloc(p, sizeof(int) * n);
-    int ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        json_object *r = json_object_array_get_idx(rules, i);
-        const char *rp = apr_psprintf(p, "/settings/logic/%" APR_SIZE_T_FMT, i);
-        json_object *fv = fs_json_get(r, "from"), *when = fs_json_get(r, "when");
-        json_object *go = fs_json_get(fs_json_get(r, "then"), "goTo");
-        from[i] = to[i] = -1;
-        if (fv) {
-            from[i] = page_index(fs, json_object_get_string(fv));
-            if (from[i] < 0 || from[i] >= fs->npages) {
-                fs_error_add(p, verr, at(p, rp, "from"), "enum", "%s",
-                             from[i] < 0 ? "from must be the key of a page field of this form."
-                                         : "from names a page field with no question after it.");
-                ok = 0;
-                continue;
-            }
-        }
-        if (when) {
-            fs_cond_scope sc = {fields, index, -1, NULL, "when", NULL};
-            if (!fs_cond_check(p, when, &sc, at(p, rp, "when"), NULL, verr)) {
-                ok = 0;
-                continue;
-            }
-            if (!fv)
-                from[i] = fs_fieldset_when_page(fs, when);
-            apr_array_header_t *keys = apr_array_make(p, 8, sizeof(const char *));
-            fs_cond_keys(when, keys);
-            for (int k = 0; k < keys->nelts; k++) {
-                const fs_field *f = fs_fieldset_find(fs, APR_ARRAY_IDX(keys, k, const char *));
-                if (f && f->page > from[i]) {
-                    fs_error_add(p, verr, at(p, rp, "when"), "enum",
-                                 "when names \"%s\", a question of a later page than the one the "
-                                 "rule leaves: it would not be answered yet.",
-                                 f->key);
-                    ok = 0;
-                    break;
-                }
-            }
-        }
-        const char *g = json_object_get_string(go);
-        to[i] = !strcmp(g, "end") ? fs->npages : page_index(fs, g);
-        if (to[i] < 0) {
-            fs_error_add(p, verr, at(p, rp, "then/goTo"), "enum",
-                         "goTo must be the key of a page field of this form, or \"end\".");
-            ok = 0;
-        } else if (to[i] <= from[i]) {
-            fs_error_add(p, verr, at(p, rp, "then/goTo"), "enum",
-                         "goTo must go forward: \"%s\" is not after the page the rule leaves "
-                         "(a jump back could loop).",
-                         g);
-            ok = 0;
-        }
-    }
-    if (!ok)
-        return;
-    /* pages no path reaches: a jump without when leaves its page always,
-     * so neither the page after it nor a later jump of that page is taken */
-    char *reach = apr_pcalloc(p, (apr_size_t)fs->npages + 1);
-    reach[0] = 1;
-    for (int q = 0; q < fs->npages; q++) {
-        if (!reach[q])
-            continue;
-        int blocked = 0;
-        for (size_t i = 0; i < n && !blocked; i++) {
-            if (from[i] != q)
-                continue;
-            reach[to[i]] = 1;
-            blocked = !fs_json_get(json_object_array_get_idx(rules, i), "when");
-        }
-        if (!blocked)
-            reach[q + 1] = 1;
-    }
-    for (int q = 1; q < fs->npages; q++)
-        if (!reach[q])
-            fs_error_add(p, verr, "/settings/logic", "enum",
-                         "No path reaches the page \"%s\": the jumps before it always go past it.",
-                         fs->pages[q].key ? fs->pages[q].key : "");
 }

@@ -1,0 +1,111 @@
+/* fs_logic_rules: settings.logic against the form's fields. */
+#include "fs_logic_rules.h"
+#include "fs_field.h"
+#include "fs_fieldset.h"
+#include "fs_json.h"
+#include "fs_logic.h"
+
+#include <apr_strings.h>
+#include <string.h>
+
+static const char *at(apr_pool_t *p, const char *ptr, const char *member) {
+    return apr_pstrcat(p, ptr, "/", member, NULL);
+}
+
+static int page_index(const fs_fieldset *fs, const char *key) {
+    apr_uintptr_t v = (apr_uintptr_t)apr_hash_get(fs->page_keys, key, APR_HASH_KEY_STRING);
+    return v ? (int)v - 1 : -1;
+}
+
+void fs_logic_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
+                           fs_error *verr) {
+    json_object *rules = fs_json_get(settings, "logic");
+    size_t n =
+        rules && json_object_is_type(rules, json_type_array) ? json_object_array_length(rules) : 0;
+    if (!n)
+        return;
+    fs_fieldset *fs = fs_fieldset_from_json(p, fields);
+    apr_hash_t *index = apr_hash_make(p);
+    for (size_t i = 0; i < json_object_array_length(fields); i++)
+        apr_hash_set(
+            index, json_object_get_string(fs_json_get(json_object_array_get_idx(fields, i), "key")),
+            APR_HASH_KEY_STRING, (void *)(apr_uintptr_t)(i + 1));
+    int *from = apr_pcalloc(p, sizeof(int) * n), *to = apr_pcalloc(p, sizeof(int) * n);
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(rules, i);
+        const char *rp = apr_psprintf(p, "/settings/logic/%" APR_SIZE_T_FMT, i);
+        json_object *fv = fs_json_get(r, "from"), *when = fs_json_get(r, "when");
+        json_object *go = fs_json_get(fs_json_get(r, "then"), "goTo");
+        from[i] = to[i] = -1;
+        if (fv) {
+            from[i] = page_index(fs, json_object_get_string(fv));
+            if (from[i] < 0 || from[i] >= fs->npages) {
+                fs_error_add(p, verr, at(p, rp, "from"), "enum", "%s",
+                             from[i] < 0 ? "from must be the key of a page field of this form."
+                                         : "from names a page field with no question after it.");
+                ok = 0;
+                continue;
+            }
+        }
+        if (when) {
+            fs_cond_scope sc = {fields, index, -1, NULL, "when", NULL, fs_field_value_fits};
+            if (!fs_cond_check(p, when, &sc, at(p, rp, "when"), NULL, verr)) {
+                ok = 0;
+                continue;
+            }
+            if (!fv)
+                from[i] = fs_fieldset_when_page(fs, when);
+            apr_array_header_t *keys = apr_array_make(p, 8, sizeof(const char *));
+            fs_cond_keys(when, keys);
+            for (int k = 0; k < keys->nelts; k++) {
+                const fs_field *f = fs_fieldset_find(fs, APR_ARRAY_IDX(keys, k, const char *));
+                if (f && f->page > from[i]) {
+                    fs_error_add(p, verr, at(p, rp, "when"), "enum",
+                                 "when names \"%s\", a question of a later page than the one the "
+                                 "rule leaves: it would not be answered yet.",
+                                 f->key);
+                    ok = 0;
+                    break;
+                }
+            }
+        }
+        const char *g = json_object_get_string(go);
+        to[i] = !strcmp(g, "end") ? fs->npages : page_index(fs, g);
+        if (to[i] < 0) {
+            fs_error_add(p, verr, at(p, rp, "then/goTo"), "enum",
+                         "goTo must be the key of a page field of this form, or \"end\".");
+            ok = 0;
+        } else if (to[i] <= from[i]) {
+            fs_error_add(p, verr, at(p, rp, "then/goTo"), "enum",
+                         "goTo must go forward: \"%s\" is not after the page the rule leaves "
+                         "(a jump back could loop).",
+                         g);
+            ok = 0;
+        }
+    }
+    if (!ok)
+        return;
+    /* pages no path reaches: a jump without when leaves its page always,
+     * so neither the page after it nor a later jump of that page is taken */
+    char *reach = apr_pcalloc(p, (apr_size_t)fs->npages + 1);
+    reach[0] = 1;
+    for (int q = 0; q < fs->npages; q++) {
+        if (!reach[q])
+            continue;
+        int blocked = 0;
+        for (size_t i = 0; i < n && !blocked; i++) {
+            if (from[i] != q)
+                continue;
+            reach[to[i]] = 1;
+            blocked = !fs_json_get(json_object_array_get_idx(rules, i), "when");
+        }
+        if (!blocked)
+            reach[q + 1] = 1;
+    }
+    for (int q = 1; q < fs->npages; q++)
+        if (!reach[q])
+            fs_error_add(p, verr, "/settings/logic", "enum",
+                         "No path reaches the page \"%s\": the jumps before it always go past it.",
+                         fs->pages[q].key ? fs->pages[q].key : "");
+}

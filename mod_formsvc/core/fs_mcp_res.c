@@ -179,8 +179,10 @@ fs_mcp_prompt_kind fs_mcp_prompt_get(apr_pool_t *p, const char *name, json_objec
             "hidden, file; give select and multiselect their options, make a field required "
             "only when the goal cannot do without it, and add validation (minLength, maxLength, "
             "pattern, minimum, maximum, maxSize, maxFiles, accept) where an answer has a known "
-            "shape. Use visibleIf for questions that apply to some people only. For a long form, "
-            "a field of type page (its label the page's title) starts a new page. Field keys are "
+            "shape. Use visibleIf for questions that apply to some people only (requiredIf for "
+            "ones required only sometimes). For a long form, a field of type page (its label the "
+            "page's title) starts a new page, and settings.logic can jump over pages that do not "
+            "apply. Field keys are "
             "lower case ^[a-z][a-z0-9_]{0,63}$.\n\nCreate it as a draft with the create_form "
             "tool (title, description, fields), show me the fields you chose and why, and "
             "publish it with publish_form only when I agree; then give me its publicUrl.",

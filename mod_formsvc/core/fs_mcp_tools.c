@@ -57,7 +57,12 @@
     "\"string\",\"maxLength\":5000}},\"required\":[\"emailField\",\"subject\",\"body\"],"          \
     "\"description\":\"Mail the respondent (the answer of emailField, an email field) a "          \
     "plain-text copy; {{key}} in subject and body is replaced by that answer. Verified "           \
-    "accounts only.\"}},"                                                                          \
+    "accounts only.\"},"                                                                           \
+    "\"logic\":{\"type\":[\"array\",\"null\"],\"maxItems\":50,\"items\":{\"type\":\"object\"},"    \
+    "\"description\":\"Page jumps: [{from: <page key>, when: <condition>, then: {goTo: <later "    \
+    "page key> | end}}]; leaving a page, its first rule whose when holds (or that has none) "      \
+    "decides the next page. from is optional with when (the page of its last field). Every "       \
+    "page must stay reachable; answers of pages jumped over are refused.\"}},"                     \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
@@ -76,8 +81,13 @@
     "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "        \
     "minimum, maximum, minItems, maxItems as the type allows; file: maxSize (bytes), maxFiles, "   \
     "accept (media types or extensions).\"},"                                                      \
-    "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"{field, equals} or "          \
-    "{field, in: [...]}\"},"                                                                       \
+    "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"When the question "           \
+    "applies: {field, op, value} with op equals, notEquals, in (value a list), gt, lt "            \
+    "(numbers), contains (a multiselect option or a text substring), answered (no value); "        \
+    "combine with {all: [...]}, {any: [...]}, {not: {...}} (4 levels, 50 parts); {field, "         \
+    "equals} and {field, in} still work. Only earlier fields (the short form: any other).\"},"     \
+    "\"requiredIf\":{\"type\":[\"object\",\"null\"],\"description\":\"When the question is "       \
+    "required: a condition as in visibleIf over earlier fields (not with required: true).\"},"     \
     "\"position\":{\"type\":\"integer\",\"minimum\":0},"                                           \
     "\"timeZone\":{\"type\":[\"string\",\"null\"],\"description\":\"datetime only: IANA zone "     \
     "of the page's local times, e.g. Europe/Berlin\"}"

@@ -16,4 +16,21 @@
 void fs_logic_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
                            fs_error *verr);
 
+#define FS_ENDINGS_MAX 20
+
+/* settings.endings as a client sends it: at most FS_ENDINGS_MAX items
+ * {key (unique, a key's pattern), when (a condition; only the last item
+ * may go without: the default), message (1..2000 characters), redirectUrl
+ * (fs_redirect_url_valid)}. The normalised copy (owned by the caller), or
+ * NULL with errors under ptr. */
+json_object *fs_endings_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr);
+/* The conditions of settings.endings against the fields (any field of the
+ * form, fs_cond_check's operator rules). Errors under /settings/endings. */
+void fs_endings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
+                             fs_error *verr);
+/* The ending the answers reach: the first of settings.endings whose when
+ * holds or that has none; NULL when none does (the form's own
+ * confirmationMessage and redirectUrl then). Owned by settings. */
+json_object *fs_ending_reached(json_object *settings, json_object *answers);
+
 #endif

@@ -102,6 +102,7 @@ typedef struct fs_sub_export_row {
     const char *tags;                    /* the owner's tags, separated by spaces ("" none) */
     const char *note;                    /* the owner's note, or NULL */
     const char *ask_id;                  /* the ask whose link it came through, or NULL */
+    const char *ending;                  /* the ending reached (settings.endings), or NULL */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;

@@ -41,6 +41,7 @@ typedef struct fs_new_submission {
     const char *uniq_hash;                /* fs_unique_hash; NULL: not checked */
     const char *form_version;             /* what the answers were checked against; NULL: any */
     const char *event_id;                 /* of its submission.created event (fs_id_new) */
+    const char *ending; /* the key of the ending reached (settings.endings), or NULL */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {
@@ -69,8 +70,8 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                                  fs_submit_result *out);
 
 /* 1 when s may be stored in a batch (fs_store_public_submit_batch): no
- * maxSubmissions (exact), Idempotency-Key, link or uniqueBy, and a form
- * version to check. */
+ * maxSubmissions (exact), Idempotency-Key, link, uniqueBy or ending, and
+ * a form version to check. */
 int fs_store_public_batchable(const fs_new_submission *s, int exact);
 /* Stores n batchable submissions in one statement and one transaction,
  * each as fs_store_public_submit would alone: out[i] is subs[i]'s outcome

@@ -1456,7 +1456,8 @@ CREATE TABLE public.submissions (
     tags text[] DEFAULT '{}'::text[] NOT NULL,
     note text,
     owner_version integer DEFAULT 1 NOT NULL,
-    owner_updated_at timestamp with time zone
+    owner_updated_at timestamp with time zone,
+    ending text
 )
 PARTITION BY RANGE (id);
 
@@ -2074,6 +2075,8 @@ CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
                    ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata)
                         || COALESCE((SELECT jsonb_build_object('askId', a.id) FROM asks a
                                       WHERE a.link_id = s.link_id), '{}'::jsonb) END
+           || CASE WHEN s.ending IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('ending', s.ending) END
           )::json $$;
 
 --
@@ -2736,6 +2739,7 @@ CREATE TABLE public.submissions_before (
     note text,
     owner_version integer DEFAULT 1 NOT NULL,
     owner_updated_at timestamp with time zone,
+    ending text,
     CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
 );
 

@@ -1,11 +1,13 @@
 # Form logic (settings.logic jumps, conditions of several fields,
 # requiredIf), walked as a browser without script walks it: every page
 # read as a person sees it, its form posted as the page says, every
-# redirect followed. A three-page form whose first answer jumps over the
+# redirect followed. A three-page form with two endings (and the form's
+# own thanks when none is reached) whose first answer jumps over the
 # second page ("solo") or ends the form ("none"): Next lands on the page
 # the path reaches, Back returns along the pages actually shown, answers
 # typed on a page the path no longer reaches are not stored (read from
-# the row), requiredIf on the page itself and on JSON posts. Then the
+# the row), requiredIf on the page itself and on JSON posts, the ending
+# reached in the row, the API, the event, the CSV and the thanks page. Then the
 # definitions a form refuses (422, pointer to the member at fault) and
 # what agents get: the schema says the path, a JSON post is held to it.
 use strict;
@@ -101,10 +103,17 @@ my $logic = [
     { when => { field => 'kind', op => 'equals', value => 'none' }, then => { goTo => 'end' } },
     { when => { field => 'kind', op => 'notEquals', value => 'team' }, then => { goTo => 'p_last' } },
 ];
+my $endings = [
+    { key => 'big', when => { field => 'size', op => 'gt', value => 10 }, redirectUrl => 'https://big.example.org/welcome' },
+    { key => 'low', when => { field => 'stars', op => 'lt', value => 3 }, message => 'Sorry it was not better.' },
+    { key => 'nobody', when => { field => 'kind', op => 'equals', value => 'none' }, message => 'Sorry you cannot come.' },
+];
 my $f = make_form($tok, { title => 'Logic', fields => \@fields,
-                          settings => { confirmationMessage => 'Thanks, logically.', logic => $logic } });
+                          settings => { confirmationMessage => 'Thanks, logically.', logic => $logic,
+                                        endings => $endings } });
 my $fid = $f->{id};
 is_deeply $f->{settings}{logic}, $logic, 'settings.logic is kept as sent';
+is_deeply $f->{settings}{endings}, $endings, 'so are the endings';
 is_deeply $f->{fields}[7]{requiredIf}, { field => 'stars', op => 'lt', value => 3 }, 'so is requiredIf';
 is api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'published';
 
@@ -132,8 +141,10 @@ $p = post_page($p, nav => 'submit', answers => [[stars => '2'], [why => 'Too far
 my $first = $p->{res}; $first = $first->previous while $first->previous;
 is $first->code, 303, 'with a reason: 303';
 is(URI->new($p->{res}->request->uri)->path, BASE . "/f/$fid/thanks", 'followed to the thanks page');
-like $p->{html}, qr{Thanks, logically\.}, 'which the person sees';
+is(URI->new($p->{res}->request->uri)->query, 'ending=low', 'of the ending the answers reached');
+like $p->{html}, qr{Sorry it was not better\.}, 'whose message the person sees';
 is_deeply rows($fid), [{ kind => 'solo', stars => 2, why => 'Too far' }], 'stored: the answers of pages 1 and 3';
+is psql("SELECT ending FROM submissions WHERE form_id = '$fid'"), 'low', 'with the ending reached';
 
 # ---- 2. team, then solo: what was typed on page 2 is not stored ------------------
 $p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[kind => 'team'], [size => '4']]);
@@ -153,7 +164,7 @@ $p = post_page($p, nav => 'back', answers => [[stars => '5']]);
 is $p->{progress}, 'Page 1 of 3', 'and Back from it is page 1';
 $p = post_page($p, nav => 'next', answers => [[kind => 'solo']]);
 $p = post_page($p, nav => 'submit', answers => [[stars => '5']]);
-like $p->{html}, qr{Thanks, logically\.}, 'stored';
+like $p->{html}, qr{Thanks, logically\.}, 'stored, no ending reached: the form\'s own message';
 is_deeply rows($fid)->[1], { kind => 'solo', stars => 5 },
     'without the team lead typed on the page the path no longer reaches, nor the size';
 
@@ -162,8 +173,10 @@ $p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[kind => 'none']
 is $p->{progress}, 'Page 1 of 3', 'nobody: no page follows, page 1 again';
 is_deeply $p->{buttons}, ['submit'], 'now with Submit';
 $p = post_page($p, nav => 'submit', answers => [[kind => 'none']]);
-like $p->{html}, qr{Thanks, logically\.}, 'stored from page 1';
+like $p->{html}, qr{Sorry you cannot come\.}, 'stored from page 1, with its ending\'s message';
 is_deeply rows($fid)->[2], { kind => 'none' }, 'with the one answer';
+is psql("SELECT string_agg(coalesce(ending, '-'), ',' ORDER BY id) FROM submissions WHERE form_id = '$fid'"),
+   'low,-,nobody', 'the endings reached, none for the second';
 
 # ---- 4. agents: the schema says the path, a JSON post is held to it --------------
 my $v = api(GET => "/f/$fid", headers => { Accept => 'application/json' })->{json};
@@ -178,10 +191,31 @@ is $j->{json}{errors}[0]{pointer}, '/why', 'at the member required';
 is $j->{json}{errors}[0]{code}, 'required', 'required';
 $j = api(POST => "/f/$fid", body => { kind => 'team', size => 2, lead => 'Bo', stars => 4 });
 is $j->code, 201, 'a team with every page answered: 201';
+ok !exists $j->{json}{ending}, 'no ending reached: no ending member';
+$j = api(POST => "/f/$fid", body => 'kind=team&size=12&lead=Cy&stars=5',
+         headers => { 'Content-Type' => 'application/x-www-form-urlencoded', Accept => 'text/html' });
+is $j->code, 303, 'a big team posted from a page: 303';
+is $j->header('Location'), 'https://big.example.org/welcome', 'to the ending\'s redirectUrl';
+like $j->header('Content-Security-Policy'), qr{form-action \S+ https://big\.example\.org;},
+     'which form-action allows';
+my $sub = api(GET => "/v1/forms/$fid/submissions", token => $tok)->{json}{data}[0];
+is $sub->{ending}, 'big', 'the owner\'s API says the ending';
+my $ev = api(GET => "/v1/events?limit=100", token => $tok)->{json}{data};
+my ($created) = grep { $_->{type} eq 'submission.created' && $_->{data}{id} eq $sub->{id} } @$ev;
+is $created->{data}{ending}, 'big', 'so does the submission.created event (and its webhooks)';
+my $csv = api(GET => "/v1/forms/$fid/submissions", token => $tok, headers => { Accept => 'text/csv' })->content;
+like((split /\r?\n/, $csv)[0], qr{,endingKey$}, 'the CSV export has an endingKey column');
+like($csv, qr{\n$sub->{id},[^\n]*,big\r?\n}, 'with the ending of each submission');
+$j = api(POST => "/f/$fid", body => { kind => 'solo', stars => 1, why => 'x' });
+is $j->{json}{ending}, 'low', 'a JSON answer names its ending';
+my $t = api(GET => "/f/$fid/thanks?ending=low", headers => { Accept => 'application/json' })->{json};
+is $t->{message}, 'Sorry it was not better.', 'the thanks page of an ending';
+$t = api(GET => "/f/$fid/thanks?ending=zzz", headers => { Accept => 'application/json' })->{json};
+is $t->{message}, 'Thanks, logically.', 'an unknown ending: the form\'s own message';
 $j = api(POST => "/f/$fid", body => { kind => 'team', size => 2, stars => 4 });
 is $j->code, 422, 'a team without the lead of page 2: 422';
 is $j->{json}{errors}[0]{pointer}, '/lead', 'the lead is required on the path';
-is scalar @{ rows($fid) }, 4, 'one more row, and only that one';
+is scalar @{ rows($fid) }, 6, 'the rows stored, and only those';
 
 # ---- 5. definitions refused, with pointers -----------------------------------------
 my $base = "/v1/forms/$fid/fields";
@@ -223,6 +257,15 @@ is $e->{'/settings/logic/0/when'}, 'enum', 'a condition on a later page\'s quest
 $e = errs(api(PATCH => $sp, token => $tok, body => { settings => { logic => [
     { when => { field => 'kind', op => 'lt', value => 1 }, then => { goTo => 'end' } } ] } }));
 is $e->{'/settings/logic/0/when/op'}, 'enum', 'lt on a select';
+$e = errs(api(PATCH => $sp, token => $tok, body => { settings => { endings => [
+    { key => 'a', message => 'A' }, { key => 'a', when => { field => 'nope', op => 'answered' } },
+    { key => 'c', when => { field => 'stars', op => 'contains', value => 'x' }, redirectUrl => 'javascript:x' } ] } }));
+is $e->{'/settings/endings/0/when'}, 'required', 'a default ending that is not the last';
+is $e->{'/settings/endings/1/key'}, 'unique', 'two endings with one key';
+is $e->{'/settings/endings/2/redirectUrl'}, 'format', 'an ending\'s redirectUrl as settings.redirectUrl';
+$e = errs(api(PATCH => $sp, token => $tok, body => { settings => { endings => [
+    { key => 'c', when => { field => 'stars', op => 'contains', value => 'x' } } ] } }));
+is $e->{'/settings/endings/0/when/op'}, 'enum', 'an ending\'s condition with an operator its field cannot take';
 my $r = api(DELETE => "$base/$f->{fields}[6]{id}", token => $tok);
 is $r->code, 409, 'deleting a field a requiredIf names: 409';
 like $r->{json}{detail}, qr/requiredIf of field "why"/, 'which says who depends on it';

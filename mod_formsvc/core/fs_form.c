@@ -249,6 +249,7 @@ void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object 
     fs_unique_by_fields(p, settings, fields, verr);
     fs_confirmation_fields_check(p, settings, fields, verr);
     fs_logic_fields_check(p, settings, fields, verr);
+    fs_endings_fields_check(p, settings, fields, verr);
 }
 
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
@@ -257,12 +258,25 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl",   "honeypot",       "submitLabel",
-                                        "closedMessage", "opensAt",        "theme",
-                                        "embed",         "locale",         "uniqueBy",
-                                        "notify",        "confirmation",   "retentionDays",
-                                        "linkRequired",  "logic",          NULL};
+    static const char *const names[] = {"closesAt",
+                                        "maxSubmissions",
+                                        "confirmationMessage",
+                                        "redirectUrl",
+                                        "honeypot",
+                                        "submitLabel",
+                                        "closedMessage",
+                                        "opensAt",
+                                        "theme",
+                                        "embed",
+                                        "locale",
+                                        "uniqueBy",
+                                        "notify",
+                                        "confirmation",
+                                        "retentionDays",
+                                        "linkRequired",
+                                        "logic",
+                                        "endings",
+                                        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -270,11 +284,12 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             for (const char *const *n = names; *n; n++)
                 ok |= !strcmp(*n, k);
             if (!ok)
-                fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
-                             "Unknown member; settings takes closesAt, "
-                             "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                             "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
-                             "embed, notify, confirmation, retentionDays, linkRequired, logic.");
+                fs_error_add(
+                    p, verr, fs_json_pointer(p, ptr, k), "unknown",
+                    "Unknown member; settings takes closesAt, "
+                    "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
+                    "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
+                    "embed, notify, confirmation, retentionDays, linkRequired, logic, endings.");
         }
     }
     json_object *out = json_object_new_object();
@@ -353,6 +368,16 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             json_object_object_add(out, "logic", lg);
         else
             json_object_put(lg);
+    }
+    /* endings: which thanks a submission reaches (fs_logic_rules.c);
+     * present only when it has items */
+    v = fs_json_get(s, "endings");
+    if (v && !json_object_is_type(v, json_type_null)) {
+        json_object *en = fs_endings_parse(p, v, apr_pstrcat(p, ptr, "/endings", NULL), verr);
+        if (en && json_object_array_length(en))
+            json_object_object_add(out, "endings", en);
+        else
+            json_object_put(en);
     }
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",

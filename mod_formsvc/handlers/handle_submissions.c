@@ -222,7 +222,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     int asked = 0; /* an askId column when the form is an ask's */
     if (links && (le = fs_store_ask_form_has(formsvc_store(r), form->id, &asked)))
         return formsvc_send_problem(r, le);
-    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned;
+    /* an endingKey column when the form has endings (settings.endings) */
+    json_object *endings = fs_json_get(form->settings, "endings");
+    int ended = endings && json_object_is_type(endings, json_type_array) &&
+                json_object_array_length(endings) > 0;
+    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
     const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     int c = 0;
@@ -253,6 +257,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         cells[c++] = "ownerTags";
         cells[c++] = "ownerNote";
     }
+    if (ended)
+        cells[c++] = "endingKey";
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
     for (;;) {
@@ -315,6 +321,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                 row[k++] = fs_csv_cell(sub, x->tags ? x->tags : "");
                 row[k++] = fs_csv_cell(sub, x->note ? x->note : "");
             }
+            if (ended)
+                row[k++] = fs_csv_cell(sub, x->ending ? x->ending : "");
             fs_csv_row(buf, row, ncols);
         }
         int more = rs.n == limit;

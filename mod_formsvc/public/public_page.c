@@ -117,11 +117,28 @@ const char *formsvc_pub_redirect_url(request_rec *r, pub *pb) {
     return u && fs_redirect_url_valid(r->pool, u) ? u : NULL;
 }
 
+const char *formsvc_pub_ending_url(request_rec *r, json_object *ending) {
+    json_object *u = fs_json_get(ending, "redirectUrl");
+    const char *s = json_object_is_type(u, json_type_string) ? json_object_get_string(u) : NULL;
+    return s && fs_redirect_url_valid(r->pool, s) ? s : NULL;
+}
+
 void formsvc_pub_page_headers(request_rec *r, pub *pb) {
     /* only origins fs_url_origin vouches for reach the policy */
     const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
-    const char *ru = pb ? formsvc_pub_redirect_url(r, pb) : NULL;
-    const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
+    /* the origins a submission may be redirected to: settings.redirectUrl's
+     * and each ending's (settings.endings), once each, after fa */
+    const char *ros = "";
+    json_object *en = pb ? fs_json_get(pb->settings, "endings") : NULL;
+    size_t nen = en && json_object_is_type(en, json_type_array) ? json_object_array_length(en) : 0;
+    for (size_t i = 0; pb && i <= nen; i++) {
+        const char *ru = i == 0 ? formsvc_pub_redirect_url(r, pb)
+                                : formsvc_pub_ending_url(r, json_object_array_get_idx(en, i - 1));
+        const char *ro = ru ? fs_url_origin(r->pool, ru) : NULL;
+        if (ro && (!fa || strcmp(ro, fa)) &&
+            !strstr(apr_pstrcat(r->pool, ros, " ", NULL), apr_pstrcat(r->pool, " ", ro, " ", NULL)))
+            ros = apr_pstrcat(r->pool, ros, " ", ro, NULL);
+    }
     /* the form's own style sheet by its hash, its logo's origin */
     const char *tcss = pb ? fs_html_theme_css(r->pool, pb->accent) : NULL;
     const char *lo = pb && pb->logo_url ? fs_url_origin(r->pool, pb->logo_url) : NULL;
@@ -131,7 +148,7 @@ void formsvc_pub_page_headers(request_rec *r, pub *pb) {
     /* form-action also governs where a submission may be redirected */
     apr_table_setn(r->headers_out, "Content-Security-Policy",
                    apr_psprintf(r->pool,
-                                "default-src 'none'; style-src %s%s%s;%s%s form-action %s%s%s; "
+                                "default-src 'none'; style-src %s%s%s;%s%s form-action %s%s; "
                                 "frame-ancestors %s; base-uri 'none'",
                                 fs_html_style_src(r->pool), tcss ? " " : "",
                                 tcss ? fs_html_css_src(r->pool, tcss) : "",
@@ -139,8 +156,7 @@ void formsvc_pub_page_headers(request_rec *r, pub *pb) {
                                 anc ? apr_pstrcat(r->pool, " script-src ",
                                                   fs_embed_page_script_src(r->pool), ";", NULL)
                                     : "",
-                                fa ? fa : "'self'", ro && (!fa || strcmp(ro, fa)) ? " " : "",
-                                ro && (!fa || strcmp(ro, fa)) ? ro : "", anc ? anc : "'none'"));
+                                fa ? fa : "'self'", ros, anc ? anc : "'none'"));
     /* X-Frame-Options cannot name several origins: DENY agrees with
      * frame-ancestors 'none'; an embeddable form sends none (browsers that
      * know frame-ancestors ignore it anyway) */

@@ -56,6 +56,9 @@ const char *formsvc_pub_setting(pub *pb, const char *k);
 /* The language of the form's pages: settings.locale, or Accept-Language
  * for "auto" (which adds it to Vary). */
 const fs_locale *formsvc_pub_locale(request_rec *r, pub *pb);
+/* An ending's redirectUrl (settings.endings) when fs_redirect_url_valid
+ * accepts it, else NULL. */
+const char *formsvc_pub_ending_url(request_rec *r, json_object *ending);
 /* settings.redirectUrl when fs_redirect_url_valid accepts it, else NULL. */
 const char *formsvc_pub_redirect_url(request_rec *r, pub *pb);
 /* settings.confirmation.emailField, or NULL. */

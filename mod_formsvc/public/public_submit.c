@@ -19,6 +19,7 @@
  * point to in r->pool; uploaded files are spooled and ended by files.h. */
 #include "fs_coerce.h"
 #include "fs_json.h"
+#include "fs_logic_rules.h"
 #include "fs_secret.h"
 #include "fs_unique.h"
 #include "fs_util.h"
@@ -74,8 +75,16 @@ static step store(request_rec *r, post *s, pass *p) {
     if (!sid || !evid)
         return sent(p, formsvc_pub_problem(
                            r, fs_error_internal(r->pool, "no random bytes for a submission id")));
-    const char *redirect = formsvc_pub_redirect_url(r, pb);
-    const char *location = s->html ? (redirect ? redirect : formsvc_pub_thanks_url(r, pb->f.id))
+    /* the ending the answers reach (settings.endings): its redirectUrl,
+     * or the thanks page with its message; none: the form's own */
+    json_object *ending = fs_ending_reached(pb->settings, s->obj);
+    const char *ending_key = ending ? json_object_get_string(fs_json_get(ending, "key")) : NULL;
+    const char *redirect =
+        ending ? formsvc_pub_ending_url(r, ending) : formsvc_pub_redirect_url(r, pb);
+    const char *thanks = formsvc_pub_thanks_url(r, pb->f.id);
+    if (ending_key) /* a key is [a-z0-9_]: nothing to escape */
+        thanks = apr_pstrcat(r->pool, thanks, "?ending=", ending_key, NULL);
+    const char *location = s->html ? (redirect ? redirect : thanks)
                                    : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/",
                                                  pb->f.id, "/submissions/", sid, NULL);
     fs_new_submission ns = {pb->f.id, sid, fs_json_str(r->pool, s->obj), s->spam,
@@ -84,7 +93,7 @@ static step store(request_rec *r, post *s, pass *p) {
                             /* spam is neither checked nor counted against settings.uniqueBy */
                             s->spam ? NULL
                                     : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj),
-                            pb->f.version, evid};
+                            pb->f.version, evid, ending_key};
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;

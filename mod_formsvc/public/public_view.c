@@ -12,6 +12,7 @@
 #include "fs_store_asks.h"
 #include "http/i18n.h"
 #include "http/links.h"
+#include "http/request.h"
 #include "public/form_cache.h"
 #include "public/public_page.h"
 #include "runtime/views.h"
@@ -141,6 +142,20 @@ int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
     if (e && !cached)
         return formsvc_pub_load_failed(r, e, m == FS_MEDIA_HTML);
     const char *msg = formsvc_pub_setting(&pb, "confirmationMessage");
+    /* ?ending=<key>: the message of that ending (settings.endings), when
+     * it has one; an unknown key is the form's own message */
+    const char *ek = NULL;
+    if (!formsvc_arg(r, "ending", &ek) && ek) {
+        json_object *en = fs_json_get(pb.settings, "endings");
+        for (size_t i = 0;
+             en && json_object_is_type(en, json_type_array) && i < json_object_array_length(en);
+             i++) {
+            json_object *e = json_object_array_get_idx(en, i), *m = fs_json_get(e, "message");
+            if (!strcmp(json_object_get_string(fs_json_get(e, "key")) ?: "", ek) &&
+                json_object_is_type(m, json_type_string))
+                msg = json_object_get_string(m);
+        }
+    }
     /* the owner's message as written; else ours, in English for JSON */
     const fs_locale *loc =
         m == FS_MEDIA_HTML ? formsvc_pub_locale(r, &pb) : formsvc_locale_for(r, NULL);

@@ -41,6 +41,12 @@
 #define ANSWER_JSON                                                                                \
     "jsonb_build_object('id', s.id, 'formId', s.form_id, 'createdAt', fs_ts(s.created_at), "       \
     "'data', s.data)"
+/* The ending a submission reached (settings.endings), appended only when
+ * it has one: from the stored row (s), or the arguments (a). */
+#define ENDING_S                                                                                   \
+    "CASE WHEN s.ending IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('ending', s.ending) END"
+#define ENDING_A                                                                                   \
+    "CASE WHEN a.ending IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('ending', a.ending) END"
 #define MONTH_LEFT                                                                                 \
     "GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "               \
     "  + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text"
@@ -55,7 +61,7 @@
     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
-    "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, "                                  \
+    "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, %s::text AS ending, "              \
     "  " MONTH_NOW " AS month), "                                                                  \
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, " LEFT " AS left_n, "          \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
@@ -69,23 +75,25 @@
     "  OR fs_month_under(ok.user_id, a.month, ok.quota)), "                                        \
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, (jsonb_build_object('id', a.sid, "        \
-    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data) || " LINK_ID_A ")::text "     \
+    "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data) || " LINK_ID_A                \
+    "    || " ENDING_A ")::text "                                                                  \
     "  FROM go, a WHERE a.ikey IS NOT NULL "                                                       \
     "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "              \
     "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, "           \
     "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' "           \
     "  RETURNING 1), "                                                                             \
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at, "  \
-    "  link_id, link_metadata, uniq_hash) "                                                        \
+    "  link_id, link_metadata, uniq_hash, ending) "                                                \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now(), a.link_id, "            \
-    "  " LINK_META_A ", a.uhash FROM go, a "                                                       \
+    "  " LINK_META_A ", a.uhash, a.ending FROM go, a "                                             \
     "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
     "lu AS (UPDATE links l SET uses = l.uses + 1 FROM s WHERE l.id = s.link_id RETURNING 1), "     \
     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                             \
     "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT a.evid, s.user_id, 'submission.created', s.form_id, s.id, "                          \
-    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " FROM s, a WHERE NOT s.spam RETURNING 1), "          \
+    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S                                       \
+    "  FROM s, a WHERE NOT s.spam RETURNING 1), "                                                  \
     "fc AS (INSERT INTO events (id, user_id, type, form_id, payload) "                             \
     "  SELECT fs_new_id('evt_'), s.user_id, 'form.closed', s.form_id, "                            \
     "  fs_form_closed_json(fo, 'maxSubmissions', fs_public_max_submissions(fo.settings)::bigint) " \
@@ -98,7 +106,7 @@
     "  WHEN NOT EXISTS (SELECT 1 FROM ok) THEN 'duplicate' "                                       \
     "  WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' "                                           \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
-    "  (SELECT (" ANSWER_JSON " || " LINK_ID_S ")::text FROM s), " MONTH_LEFT ", "                 \
+    "  (SELECT (" ANSWER_JSON " || " LINK_ID_S " || " ENDING_S ")::text FROM s), " MONTH_LEFT ", " \
     "  (SELECT count(*) FROM t)::text"
 
 const fs_stmt fs_stmts_public[] = {
@@ -125,7 +133,8 @@ const fs_stmt fs_stmts_public[] = {
      * (or NULL: not through a link), 12 the uniqueBy hash (or NULL:
      * fs_submission_unique, sql/0026), 13 the form version the answers
      * were checked against (or NULL: not compared), 14 the event's id
-     * (made in C: fs_new_id in plpgsql cost a tenth of the statement).
+     * (made in C: fs_new_id in plpgsql cost a tenth of the statement),
+     * 15 the key of the ending reached (or NULL: settings.endings, sql/0058).
      * Only appends (submission, event, a +1 in submission_tally for
      * non-spam): no row that concurrent submissions share is written, so
      * none waits for another's commit (sql/0024). The monthly quota reads
@@ -138,13 +147,13 @@ const fs_stmt fs_stmts_public[] = {
      * duplicate | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether
      * the form's count grew. */
-    {"fs_public_submit", 14, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
+    {"fs_public_submit", 15, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
     /* the same for forms with maxSubmissions: fs_public_closed_locked
      * (sql/0020) locks the form row until commit and only then counts, in
      * a fresh snapshot, so concurrent submissions cannot pass the limit
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
-    {"fs_public_submit_locked", 14,
+    {"fs_public_submit_locked", 15,
      SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)")},
 
     /* Stores a batch of plain submissions (no maxSubmissions,
@@ -270,7 +279,8 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                           s->link_id,
                           s->uniq_hash,
                           s->form_version,
-                          s->event_id};
+                          s->event_id,
+                          s->ending};
     fs_rows *rs;
     const char *label = exact ? "fs_public_submit_locked" : "fs_public_submit";
     memset(out, 0, sizeof(*out));
@@ -312,7 +322,7 @@ static void text(apr_array_header_t *b, const char *s) {
 }
 
 int fs_store_public_batchable(const fs_new_submission *s, int exact) {
-    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && s->data_json &&
+    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && !s->ending && s->data_json &&
            s->form_version;
 }
 

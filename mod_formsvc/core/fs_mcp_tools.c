@@ -62,7 +62,12 @@
     "\"description\":\"Page jumps: [{from: <page key>, when: <condition>, then: {goTo: <later "    \
     "page key> | end}}]; leaving a page, its first rule whose when holds (or that has none) "      \
     "decides the next page. from is optional with when (the page of its last field). Every "       \
-    "page must stay reachable; answers of pages jumped over are refused.\"}},"                     \
+    "page must stay reachable; answers of pages jumped over are refused.\"},"                      \
+    "\"endings\":{\"type\":[\"array\",\"null\"],\"maxItems\":20,\"items\":{\"type\":\"object\"},"  \
+    "\"description\":\"[{key, when: <condition>, message, redirectUrl}]: the first whose when "    \
+    "holds decides the thanks (message or redirect) and is stored as the submission's ending; "    \
+    "only "                                                                                        \
+    "the last may go without when (the default).\"}},"                                             \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \

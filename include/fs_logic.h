@@ -69,6 +69,9 @@ int fs_cond_check(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, const 
 /* Adds the key of every field c names to keys (const char *, owned by
  * c). */
 void fs_cond_keys(json_object *c, apr_array_header_t *keys);
+/* Calls fn for each field key c names, in order, until fn returns 0:
+ * returns 0 then, else 1 (also for a condition that names none). */
+int fs_cond_each_key(json_object *c, int (*fn)(void *ctx, const char *key), void *ctx);
 
 /* Does c hold for answers (an object; NULL: no answers)? A stored
  * condition is trusted but tolerated: anything malformed does not hold. */

@@ -157,7 +157,10 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
      * repeat, since a false can make another question apply */
     for (int pass = 0, changed = 1; changed && pass <= fs->n; pass++) {
         changed = 0;
-        const char *path = fs_fieldset_path(p, fs, o);
+        apr_pool_t *pp = NULL; /* the path of a form with jumps, for this pass */
+        if (fs->njumps && apr_pool_create(&pp, p) != APR_SUCCESS)
+            break;
+        const char *path = pp ? fs_fieldset_path(pp, fs, o) : NULL;
         for (int i = 0; i < fs->n; i++) {
             const fs_field *f = &fs->f[i];
             if (f->type != FS_FT_BOOLEAN || f->required || fs_json_get(o, f->key))
@@ -167,9 +170,12 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
             if (fs_field_applies(f, o, path)) {
                 json_object_object_add(o, f->key, json_object_new_boolean(0));
                 changed = 1;
-                break; /* the path may change with it */
+                if (pp)
+                    break; /* the path may change with it */
             }
         }
+        if (pp)
+            apr_pool_destroy(pp);
     }
     *out = o;
     return NULL;

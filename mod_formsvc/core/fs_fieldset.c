@@ -287,20 +287,23 @@ int fs_field_required_now(const fs_field *f, json_object *answers) {
     return f->required || (f->required_if && fs_cond_eval(f->required_if, answers));
 }
 
+typedef struct last_page_ctx {
+    const fs_fieldset *fs;
+    int page;
+} last_page_ctx;
+
+static int last_page(void *vx, const char *key) {
+    last_page_ctx *x = vx;
+    const fs_field *f = fs_fieldset_find(x->fs, key);
+    if (f && f->page > x->page)
+        x->page = f->page;
+    return 1;
+}
+
 int fs_fieldset_when_page(const fs_fieldset *fs, json_object *when) {
-    apr_pool_t *p;
-    int page = 0;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
-        return 0;
-    apr_array_header_t *keys = apr_array_make(p, 8, sizeof(const char *));
-    fs_cond_keys(when, keys);
-    for (int i = 0; i < keys->nelts; i++) {
-        const fs_field *f = fs_fieldset_find(fs, APR_ARRAY_IDX(keys, i, const char *));
-        if (f && f->page > page)
-            page = f->page;
-    }
-    apr_pool_destroy(p);
-    return page;
+    last_page_ctx x = {fs, 0};
+    fs_cond_each_key(when, last_page, &x);
+    return x.page;
 }
 
 /* The page index a page key leads to (npages: the end), or -1. */

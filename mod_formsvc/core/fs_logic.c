@@ -477,6 +477,27 @@ void fs_cond_keys(json_object *c, apr_array_header_t *keys) {
     keys_of(c, keys, 0);
 }
 
+static int each_key(json_object *c, int (*fn)(void *, const char *), void *ctx, int depth) {
+    if (!c || !json_object_is_type(c, json_type_object) || depth > EVAL_DEPTH)
+        return 1;
+    json_object *v = fs_json_get(c, "field");
+    if (v)
+        return !json_object_is_type(v, json_type_string) || fn(ctx, json_object_get_string(v));
+    if ((v = fs_json_get(c, "not")))
+        return each_key(v, fn, ctx, depth + 1);
+    if (!(v = fs_json_get(c, "all")))
+        v = fs_json_get(c, "any");
+    for (size_t i = 0;
+         v && json_object_is_type(v, json_type_array) && i < json_object_array_length(v); i++)
+        if (!each_key(json_object_array_get_idx(v, i), fn, ctx, depth + 1))
+            return 0;
+    return 1;
+}
+
+int fs_cond_each_key(json_object *c, int (*fn)(void *ctx, const char *key), void *ctx) {
+    return each_key(c, fn, ctx, 0);
+}
+
 /* ---- evaluation ---- */
 
 static int in_list(json_object *list, json_object *v) {

@@ -35,22 +35,24 @@ static int on_page(const fs_fieldset *fs, int page, const fs_field *f) {
     return fs_pages_of(fs, f) == page;
 }
 
+typedef struct decided_ctx {
+    const fs_fieldset *fs;
+    int page, named;
+} decided_ctx;
+
+static int before_page(void *vx, const char *key) {
+    decided_ctx *x = vx;
+    const fs_field *ctl = fs_fieldset_find(x->fs, key);
+    x->named = 1;
+    return ctl && fs_pages_of(x->fs, ctl) < x->page;
+}
+
 /* Does every field c names sit on a page before page? */
 static int cond_decided(const fs_fieldset *fs, int page, json_object *c) {
     if (!c || fs->npages <= 1)
         return 0;
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
-        return 0;
-    apr_array_header_t *keys = apr_array_make(p, 8, sizeof(const char *));
-    fs_cond_keys(c, keys);
-    int decided = keys->nelts > 0;
-    for (int i = 0; i < keys->nelts && decided; i++) {
-        const fs_field *ctl = fs_fieldset_find(fs, APR_ARRAY_IDX(keys, i, const char *));
-        decided = ctl && fs_pages_of(fs, ctl) < page;
-    }
-    apr_pool_destroy(p);
-    return decided;
+    decided_ctx x = {fs, page, 0};
+    return fs_cond_each_key(c, before_page, &x) && x.named;
 }
 
 int fs_pages_decided(const fs_fieldset *fs, int page, const fs_field *f) {
@@ -78,17 +80,18 @@ static int page_shown(const fs_fieldset *fs, int page, json_object *answers) {
 }
 
 int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers) {
-    apr_pool_t *p;
-    if (apr_pool_create(&p, NULL) != APR_SUCCESS)
-        return -1;
     /* the pages the answers reach (settings.logic), each shown when one of
-     * its questions is */
-    const char *path = fs_fieldset_path(p, fs, answers);
+     * its questions is; a pool only for a form with jumps */
+    apr_pool_t *p = NULL;
+    if (fs->njumps && apr_pool_create(&p, NULL) != APR_SUCCESS)
+        return -1;
+    const char *path = p ? fs_fieldset_path(p, fs, answers) : NULL;
     int found = -1;
     for (int q = page + dir; q >= 0 && q < fs->npages && found < 0; q += dir)
         if ((!path || path[q]) && page_shown(fs, q, answers))
             found = q;
-    apr_pool_destroy(p);
+    if (p)
+        apr_pool_destroy(p);
     return found;
 }
 
@@ -127,10 +130,10 @@ void fs_pages_drop_inapplicable(const fs_fieldset *fs, int page, json_object *an
     /* a dropped answer may make another question inapplicable: again */
     for (int pass = 0, changed = 1; changed && pass <= fs->n; pass++) {
         changed = 0;
-        apr_pool_t *p;
-        if (apr_pool_create(&p, NULL) != APR_SUCCESS)
+        apr_pool_t *p = NULL; /* only for a form with jumps */
+        if (fs->njumps && apr_pool_create(&p, NULL) != APR_SUCCESS)
             return;
-        const char *path = fs_fieldset_path(p, fs, answers); /* pages skipped by a jump */
+        const char *path = p ? fs_fieldset_path(p, fs, answers) : NULL; /* pages a jump skips */
         for (int i = 0; i < fs->n; i++) {
             const fs_field *f = &fs->f[i];
             if (!json_object_object_get_ex(answers, f->key, NULL) ||
@@ -141,7 +144,8 @@ void fs_pages_drop_inapplicable(const fs_fieldset *fs, int page, json_object *an
             json_object_object_del(answers, f->key);
             changed = 1;
         }
-        apr_pool_destroy(p);
+        if (p)
+            apr_pool_destroy(p);
     }
 }
 

@@ -3,7 +3,9 @@
 #include "fs_field.h"
 #include "fs_fieldset.h"
 #include "fs_form.h"
+#include "fs_html.h"
 #include "fs_json.h"
+#include "fs_locale.h"
 #include "fs_logic.h"
 #include "fs_logic_rules.h"
 #include "fs_pages.h"
@@ -337,6 +339,52 @@ static void required_if(void **state) {
     assert_null(fs_validate(p, fs, obj(p, "{\"member\":true,\"num\":\"7\",\"ok\":true}")));
 }
 
+/* The page's sentences for conditions of several fields and requiredIf,
+ * in English and in German. */
+static void sentences(void **state) {
+    apr_pool_t *p = *state;
+    fs_locales *ls;
+    assert_null(fs_locales_load(p, "share/locales", &ls));
+    const fs_fieldset *fs = fs_fieldset_from_json(
+        p, fs_fields_parse(
+               p,
+               obj(p, "[{\"key\":\"age\",\"type\":\"integer\",\"label\":\"Age\"},"
+                      "{\"key\":\"country\",\"type\":\"select\",\"label\":\"Country\","
+                      "\"options\":[{\"value\":\"de\",\"label\":\"Germany\"},\"fr\"]},"
+                      "{\"key\":\"why\",\"type\":\"text\",\"label\":\"Why\",\"visibleIf\":{"
+                      "\"all\":[{\"field\":\"age\",\"op\":\"gt\",\"value\":17},{\"any\":[{"
+                      "\"field\":\"country\",\"op\":\"notEquals\",\"value\":\"de\"},{\"not\":{"
+                      "\"field\":\"age\",\"op\":\"answered\"}}]}]},\"requiredIf\":{\"field\":"
+                      "\"country\",\"op\":\"in\",\"value\":[\"de\",\"fr\"]}}]"),
+               "/fields", NULL, fs_error_validation(p)));
+    assert_non_null(fs);
+    fs_page pg;
+    memset(&pg, 0, sizeof(pg));
+    pg.title = "T";
+    pg.fields = fs;
+    pg.action = "https://f.example/f/frm_1";
+    pg.loc = fs_locales_get(ls, "en");
+    const char *h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "Answer only if \xe2\x80\x9c"
+                              "Age\xe2\x80\x9d is more than \xe2\x80\x9c"
+                              "17\xe2\x80\x9d and (\xe2\x80\x9c"
+                              "Country\xe2\x80\x9d is not \xe2\x80\x9c"
+                              "Germany\xe2\x80\x9d or not (\xe2\x80\x9c"
+                              "Age\xe2\x80\x9d is answered)). Required if \xe2\x80\x9c"
+                              "Country\xe2\x80\x9d is one of \xe2\x80\x9c"
+                              "Germany\xe2\x80\x9d, \xe2\x80\x9c"
+                              "fr\xe2\x80\x9d."));
+    /* required only sometimes: not required in the browser */
+    assert_null(strstr(h, "id=\"f-why\" name=\"why\" value=\"\" required"));
+    pg.loc = fs_locales_get(ls, "de");
+    h = fs_html_form(p, &pg);
+    assert_non_null(strstr(h, "Nur beantworten, wenn \xe2\x80\x9e"
+                              "Age\xe2\x80\x9c gr\xc3\xb6\xc3\x9f"
+                              "er als \xe2\x80\x9e"
+                              "17\xe2\x80\x9c ist und ("));
+    assert_non_null(strstr(h, "Pflichtfeld, wenn "));
+}
+
 int main(void) {
     apr_initialize();
     const struct CMUnitTest tests[] = {
@@ -346,6 +394,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(logic_rules, fs_test_setup, fs_test_teardown),
         cmocka_unit_test_setup_teardown(path_and_steps, fs_test_setup, fs_test_teardown),
         cmocka_unit_test_setup_teardown(required_if, fs_test_setup, fs_test_teardown),
+        cmocka_unit_test_setup_teardown(sentences, fs_test_setup, fs_test_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     apr_terminate();

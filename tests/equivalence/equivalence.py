@@ -248,6 +248,39 @@ JUMP_VALUES = {
 }
 
 
+# Hand cases of conditions: (fields, bodies), the bodies written out
+META = "a.b*(c)[d]{e}|f/g\\h^$+?"
+HAND = [
+    ([{"key": "t", "type": "text"},
+      {"key": "x", "type": "text", "required": True,
+       "visibleIf": {"field": "t", "op": "contains", "value": META}}],
+     [{"t": META, "x": "y"}, {"t": META}, {"t": "<" + META + ">", "x": "y"}, {"t": "a.b", "x": "y"},
+      {"t": "aXb*(c)[d]{e}|f/g\\h^$+?", "x": "y"}, {"t": "aXb*(c)[d]{e}|f/g\\h^$+?"},
+      {"t": META.replace("\\", ""), "x": "y"}, {"x": "y"}, {}]),
+    ([{"key": "t", "type": "text"},
+      {"key": "x", "type": "text", "visibleIf": {"field": "t", "op": "contains", "value": "\u00e9"}}],
+     [{"t": "caf\u00e9", "x": "1"}, {"t": "cafe\u0301", "x": "1"}, {"t": "cafe\u0301"},
+      {"t": "\u00c9", "x": "1"}, {"t": "\u00e9\u00e9"}]),
+    ([{"key": "n", "type": "number"},
+      {"key": "x", "type": "text", "required": True, "visibleIf": {"field": "n", "op": "gt", "value": 17}},
+      {"key": "y", "type": "text", "requiredIf": {"field": "n", "op": "lt", "value": -0.5}}],
+     [{"n": 17, "x": "a"}, {"n": 17}, {"n": "RAW:17.0"}, {"n": 17.0000001, "x": "a"}, {"n": 17.0000001},
+      {"n": 16.9999, "x": "a"}, {"n": 18}, {"n": -0.5}, {"n": -0.50001}, {"n": -0.50001, "y": "b"},
+      {"n": -0.50001, "y": ""}, {"n": -1, "y": "", "x": "a"}, {}, {"x": "a"}]),
+    ([{"key": "s", "type": "select", "options": [{"value": "a", "label": "A"}, {"value": 2, "label": "Two"}]},
+      {"key": "x", "type": "boolean", "visibleIf": {"field": "s", "op": "notEquals", "value": 2},
+       "requiredIf": {"field": "s", "op": "answered"}}],
+     [{}, {"x": False}, {"x": True}, {"s": "a"}, {"s": "a", "x": False}, {"s": "a", "x": True},
+      {"s": 2, "x": True}, {"s": "RAW:2.0", "x": True}, {"s": "RAW:2.0"}, {"s": 2}]),
+    ([{"key": "m", "type": "multiselect", "options": [{"value": "a", "label": "A"}, {"value": "b", "label": "B"}]},
+      {"key": "x", "type": "multiselect", "options": [{"value": "z", "label": "Z"}],
+       "visibleIf": {"not": {"field": "m", "op": "contains", "value": "a"}},
+       "requiredIf": {"all": [{"field": "m", "op": "answered"}, {"not": {"field": "m", "op": "contains", "value": "b"}}]}}],
+     [{}, {"x": []}, {"x": ["z"]}, {"m": []}, {"m": [], "x": []}, {"m": [], "x": ["z"]},
+      {"m": ["a"], "x": ["z"]}, {"m": ["b"]}, {"m": ["b"], "x": []}, {"m": ["a", "b"]}]),
+]
+
+
 def raw(v):
     """JSON text of a value; "RAW:..." strings are inserted as written."""
     if isinstance(v, str) and v.startswith("RAW:"):
@@ -366,6 +399,10 @@ def cases():
                 members.append((k, rnd.choice(COND_VALUES[k])))
             bodies.append(body(members))
         out.append({"fields": fields, "bodies": bodies})
+    # hand cases of conditions
+    for fields, hbodies in HAND:
+        out.append({"fields": [dict(f, label=f["key"]) for f in fields],
+                    "bodies": [body(sorted(b.items())) for b in hbodies]})
     # logic: every operator and combinator, visibleIf and requiredIf
     for fields, values, settings in ([(LOGIC, LOGIC_VALUES, None)]
                                      + [(JUMPS, JUMP_VALUES, st) for st in JUMP_SETTINGS]):

@@ -258,9 +258,15 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
                   0,
                   0,
                   0,
-                  NULL};
-    if (pb->fs->npages > 1)
+                  NULL,
+                  NULL,
+                  NULL,
+                  NULL,
+                  0};
+    if (pb->fs->npages > 1) {
         page_of_pages(r, pb, &pg);
+        formsvc_partial_page(r, pb, &pg); /* settings.partial */
+    }
     return pg;
 }
 

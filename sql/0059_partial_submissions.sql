@@ -1,0 +1,123 @@
+-- Partial answers (settings.partial, docs/forms.md "Partial answers"):
+-- what a respondent of a form of several pages has given so far, kept at
+-- each page step as one row per filling-in, updated in place, until the
+-- last page's Submit turns it into the submission (the same id) or it
+-- expires (expires_at, partialExpiresDays after its last step; the
+-- retention task deletes expired rows in batches).
+--
+-- A table of its own, not rows of submissions: every reader of
+-- submissions (lists, exports, counts, quotas, the hour and insight
+-- tallies, mail, the previous release's module during a rolling upgrade)
+-- goes on seeing completed submissions only, without a filter added to
+-- each. Completing is one statement (public_store.c) that inserts the
+-- submission under the partial's id and deletes the partial row: one
+-- row at any moment, never two.
+--
+-- Additive: a new table, two new functions and two more event types; the
+-- previous release never reads or writes any of them.
+
+CREATE TABLE IF NOT EXISTS submission_partials (
+    id           text PRIMARY KEY,            -- sub_...: the submission's id once completed
+    form_id      text NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    user_id      text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    form_version integer NOT NULL,
+    data         jsonb NOT NULL,              -- the answers so far
+    page         integer NOT NULL,            -- the page reached (0-based)
+    resume_hash  text NOT NULL,               -- keyed hash of the resume secret (fs_secret_hash)
+    link_id      text,                        -- the respondent link it came through
+    created_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+    updated_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+    expires_at   timestamptz NOT NULL,
+    event_at     timestamptz                  -- its last submission.partial event
+);
+CREATE INDEX IF NOT EXISTS submission_partials_form ON submission_partials (form_id, id);
+CREATE INDEX IF NOT EXISTS submission_partials_expires ON submission_partials (expires_at);
+
+-- A partial as the API shows it (completed: false).
+CREATE OR REPLACE FUNCTION fs_partial_json(p submission_partials) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+    SELECT jsonb_build_object('id', p.id, 'formId', p.form_id, 'formVersion', p.form_version,
+                              'data', p.data, 'completed', false, 'page', p.page + 1,
+                              'createdAt', fs_ts(p.created_at), 'updatedAt', fs_ts(p.updated_at),
+                              'expiresAt', fs_ts(p.expires_at))
+        || CASE WHEN p.link_id IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('linkId', p.link_id) END $$;
+
+-- Stores the answers so far of one filling-in: a new row, or the row
+-- p_id updated in place when p_hash is its resume hash (the caller has
+-- compared it already, in constant time; the comparison here is a second
+-- guard). Its expiry moves to p_days days from now. A submission.partial
+-- event (p_evid) is written when the row has had none for 10 minutes.
+-- Returns the outcome, ok, gone (no published form), done (the id is a
+-- submission already: completed) or forbidden (another secret's row), and
+-- when ok the row's new expiry.
+CREATE OR REPLACE FUNCTION fs_partial_save(p_id text, p_form text, p_hash text, p_data jsonb,
+                                           p_page integer, p_version integer, p_link text,
+                                           p_days integer, p_evid text)
+    RETURNS TABLE (outcome text, expires_at text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    f record;
+    p submission_partials;
+BEGIN
+    SELECT fo.id, fo.user_id, fo.version INTO f FROM forms fo
+     WHERE fo.id = p_form AND fo.status = 'published' AND fo.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'gone'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p_id) THEN
+        RETURN QUERY SELECT 'done'::text, NULL::text;
+        RETURN;
+    END IF;
+    INSERT INTO submission_partials AS x (id, form_id, user_id, form_version, data, page,
+                                          resume_hash, link_id, expires_at)
+    VALUES (p_id, p_form, f.user_id, COALESCE(p_version, f.version), p_data, p_page, p_hash,
+            p_link, now() + make_interval(days => p_days))
+    ON CONFLICT (id) DO UPDATE
+       SET data = EXCLUDED.data, page = EXCLUDED.page, form_version = EXCLUDED.form_version,
+           updated_at = clock_timestamp(), expires_at = EXCLUDED.expires_at
+     WHERE x.form_id = EXCLUDED.form_id AND x.resume_hash = EXCLUDED.resume_hash
+    RETURNING * INTO p;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'forbidden'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF p.event_at IS NULL OR p.event_at < now() - interval '10 minutes' THEN
+        UPDATE submission_partials SET event_at = now() WHERE id = p.id;
+        INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
+        VALUES (p_evid, p.user_id, 'submission.partial', p.form_id, p.id, fs_partial_json(p));
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, fs_ts(p.expires_at);
+END $$;
+
+-- At most lim expired partials deleted; how many were.
+CREATE OR REPLACE FUNCTION fs_partials_expire(lim integer) RETURNS integer
+LANGUAGE sql AS $$
+    WITH d AS (DELETE FROM submission_partials
+                WHERE id IN (SELECT id FROM submission_partials
+                              WHERE expires_at < now() ORDER BY expires_at LIMIT lim)
+               RETURNING 1)
+    SELECT count(*)::integer FROM d $$;
+
+-- Two more event types: submission.partial and submission.completed. The
+-- list is read from the constraint as it stands (as 0050 reads it), so a type another
+-- migration added stays.
+DO $$
+DECLARE
+    types text[];
+BEGIN
+    SELECT array_agg(DISTINCT m[1] ORDER BY m[1]) INTO types
+      FROM pg_constraint c,
+           regexp_matches(pg_get_constraintdef(c.oid), '([a-z_]+(\.[a-z_]+)+)', 'g') AS m
+     WHERE c.conrelid = 'events'::regclass AND c.conname = 'events_type_check';
+    IF types IS NULL OR NOT 'submission.created' = ANY (types) THEN
+        RAISE EXCEPTION 'events_type_check: cannot read the event types';
+    END IF;
+    types := array_append(array_remove(types, 'submission.partial'), 'submission.partial');
+    types := array_append(array_remove(types, 'submission.completed'), 'submission.completed');
+    ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check;
+    EXECUTE format('ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type = ANY (%L::text[])) NOT VALID',
+                   types);
+END $$;

@@ -92,6 +92,27 @@ BEGIN
     RETURN QUERY SELECT 'ok'::text, fs_ts(p.expires_at);
 END $$;
 
+-- A partial that goes (expired, its form or account deleted, or
+-- completed) takes its answers out of its submission.partial events, as
+-- a deleted submission does (fs_submission_forget): {id, formId,
+-- deleted: true}, or completed: true when it became a submission (whose
+-- own events carry the answers). Per statement: a batch of expired rows
+-- is one UPDATE.
+CREATE OR REPLACE FUNCTION fs_partial_forget() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE events e
+       SET payload = jsonb_build_object('id', o.id, 'formId', o.form_id,
+                                        CASE WHEN EXISTS (SELECT 1 FROM submissions s WHERE s.id = o.id)
+                                             THEN 'completed' ELSE 'deleted' END, true)
+      FROM old_partials o
+     WHERE e.submission_id = o.id AND e.type = 'submission.partial';
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS submission_partials_forget ON submission_partials;
+CREATE TRIGGER submission_partials_forget AFTER DELETE ON submission_partials
+    REFERENCING OLD TABLE AS old_partials FOR EACH STATEMENT EXECUTE FUNCTION fs_partial_forget();
+
 -- At most lim expired partials deleted; how many were.
 CREATE OR REPLACE FUNCTION fs_partials_expire(lim integer) RETURNS integer
 LANGUAGE sql AS $$

@@ -149,6 +149,8 @@ is count("SELECT count(*) FROM events WHERE type = 'submission.completed' AND su
     'a submission.completed event';
 is count("SELECT count(*) FROM events WHERE type = 'submission.created' AND submission_id = '$sid'"), 1,
     'and the submission.created every submission has';
+is psql("SELECT payload::text FROM events WHERE type = 'submission.partial' AND submission_id = '$sid'"),
+    qq({"id": "$sid", "formId": "$fid", "completed": true}), 'the partial\'s event keeps no answer once completed';
 
 $done = post_page($q, nav => 'submit', answers => [[stars => '5']]);
 is(URI->new($done->{res}->request->uri)->path, BASE . "/f/$fid/thanks", 'the same Submit again: thanks');
@@ -205,8 +207,19 @@ ok wait_for(sub { count($partials) == 1 }, 20, 'the retention task'), 'an expire
 is scalar @{ api(GET => "/v1/forms/$fid/submissions?completed=false", token => $tok)->{json}{data} }, 1,
     'the other one stays';
 is open_page($saved)->{code}, 404, 'its resume URL: 404';
+is psql("SELECT payload->>'deleted' FROM events WHERE type = 'submission.partial' AND submission_id = '$bo'"),
+    'true', 'its event keeps no answer';
 
-# ---- 8. settings ---------------------------------------------------------------------------
+# ---- 8. an erasure by address takes partials too ---------------------------------------
+$p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[name => 'Di']]);
+$p = post_page($p, nav => 'next', answers => [[email => 'Di@Example.org']]);
+my $di = "SELECT count(*) FROM submission_partials WHERE form_id = '$fid' AND data->>'name' = 'Di'";
+is count($di), 1, 'a partial with an address';
+is api(POST => '/v1/erasures', token => $tok, body => { email => 'di@example.org' })->code, 200,
+    'an erasure of that address';
+is count($di), 0, 'takes the partial';
+
+# ---- 9. settings ---------------------------------------------------------------------------
 for my $bad ([{ partial => 'yes' }, '/settings/partial'], [{ partialExpiresDays => 0 }, '/settings/partialExpiresDays'],
              [{ partialExpiresDays => 366 }, '/settings/partialExpiresDays']) {
     my $r = api(PATCH => "/v1/forms/$fid", token => $tok, body => { settings => $bad->[0] },

@@ -26,7 +26,11 @@ fs_error *fs_store_partial_done(fs_store *st, const char *id, const char *form_i
 
 /* What a page step stores. */
 typedef struct fs_partial_save {
-    const char *id, *form_id, *resume_hash;
+    /* the row the step's resume token names (named), else an id for a
+     * new row, used when no row has resume_hash */
+    const char *id;
+    int named;
+    const char *form_id, *resume_hash;
     const char *data_json;
     int page;
     const char *form_version; /* NULL: the form's current one */
@@ -40,11 +44,12 @@ typedef enum {
     FS_PARTIAL_DONE,     /* the id is a (completed) submission already */
     FS_PARTIAL_FORBIDDEN /* the id is another secret's partial */
 } fs_partial_outcome;
-/* Stores the answers so far (a new row, or id's row in place); a
- * submission.partial event at most every 10 minutes per partial
- * (sql/0059). *expires_at (RFC 3339) when saved, else NULL. */
+/* Stores the answers so far (the row with resume_hash in place, or a new
+ * row); a submission.partial event at most every 10 minutes per partial
+ * (sql/0059). When saved: *id the row's id, *expires_at (RFC 3339) its
+ * expiry; else NULL. */
 fs_error *fs_store_partial_save(fs_store *st, const fs_partial_save *in, fs_partial_outcome *out,
-                                const char **expires_at);
+                                const char **id, const char **expires_at);
 
 /* A page of the partials of a form of user_id, newest first (id, json
  * with completed: false), after the id after (NULL: from the newest). */

@@ -32,6 +32,9 @@ CREATE TABLE IF NOT EXISTS submission_partials (
 );
 CREATE INDEX IF NOT EXISTS submission_partials_form ON submission_partials (form_id, id);
 CREATE INDEX IF NOT EXISTS submission_partials_expires ON submission_partials (expires_at);
+-- one row per filling-in: its secret is derived from the page's
+-- submission token (fs_partial.h), so concurrent first steps meet here
+CREATE UNIQUE INDEX IF NOT EXISTS submission_partials_resume ON submission_partials (resume_hash);
 
 -- A partial as the API shows it (completed: false).
 CREATE OR REPLACE FUNCTION fs_partial_json(p submission_partials) RETURNS jsonb
@@ -43,18 +46,19 @@ LANGUAGE sql STABLE AS $$
         || CASE WHEN p.link_id IS NULL THEN '{}'::jsonb
                 ELSE jsonb_build_object('linkId', p.link_id) END $$;
 
--- Stores the answers so far of one filling-in: a new row, or the row
--- p_id updated in place when p_hash is its resume hash (the caller has
--- compared it already, in constant time; the comparison here is a second
--- guard). Its expiry moves to p_days days from now. A submission.partial
--- event (p_evid) is written when the row has had none for 10 minutes.
--- Returns the outcome, ok, gone (no published form), done (the id is a
--- submission already: completed) or forbidden (another secret's row), and
--- when ok the row's new expiry.
-CREATE OR REPLACE FUNCTION fs_partial_save(p_id text, p_form text, p_hash text, p_data jsonb,
-                                           p_page integer, p_version integer, p_link text,
-                                           p_days integer, p_evid text)
-    RETURNS TABLE (outcome text, expires_at text)
+-- Stores the answers so far of one filling-in: the row whose resume
+-- hash is p_hash updated in place, else a new row with the id p_id. When
+-- the step named a row (p_named: its resume token), p_id is that row's:
+-- another secret's row is refused (the caller has compared the hash
+-- already, in constant time; this is a second guard), and an id that is
+-- a submission already is 'done'. Its expiry moves to p_days days from
+-- now. A submission.partial event (p_evid) is written when the row has
+-- had none for 10 minutes. Returns the outcome, ok, gone (no published
+-- form), done or forbidden, and when ok the row's id and new expiry.
+CREATE OR REPLACE FUNCTION fs_partial_save(p_id text, p_named boolean, p_form text, p_hash text,
+                                           p_data jsonb, p_page integer, p_version integer,
+                                           p_link text, p_days integer, p_evid text)
+    RETURNS TABLE (outcome text, id text, expires_at text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -64,24 +68,31 @@ BEGIN
     SELECT fo.id, fo.user_id, fo.version INTO f FROM forms fo
      WHERE fo.id = p_form AND fo.status = 'published' AND fo.deleted_at IS NULL;
     IF NOT FOUND THEN
-        RETURN QUERY SELECT 'gone'::text, NULL::text;
+        RETURN QUERY SELECT 'gone'::text, NULL::text, NULL::text;
         RETURN;
     END IF;
-    IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p_id) THEN
-        RETURN QUERY SELECT 'done'::text, NULL::text;
-        RETURN;
+    IF p_named THEN
+        IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p_id) THEN
+            RETURN QUERY SELECT 'done'::text, NULL::text, NULL::text;
+            RETURN;
+        END IF;
+        IF EXISTS (SELECT 1 FROM submission_partials x WHERE x.id = p_id
+                    AND (x.resume_hash <> p_hash OR x.form_id <> p_form)) THEN
+            RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
+            RETURN;
+        END IF;
     END IF;
     INSERT INTO submission_partials AS x (id, form_id, user_id, form_version, data, page,
                                           resume_hash, link_id, expires_at)
     VALUES (p_id, p_form, f.user_id, COALESCE(p_version, f.version), p_data, p_page, p_hash,
             p_link, now() + make_interval(days => p_days))
-    ON CONFLICT (id) DO UPDATE
+    ON CONFLICT (resume_hash) DO UPDATE
        SET data = EXCLUDED.data, page = EXCLUDED.page, form_version = EXCLUDED.form_version,
            updated_at = clock_timestamp(), expires_at = EXCLUDED.expires_at
-     WHERE x.form_id = EXCLUDED.form_id AND x.resume_hash = EXCLUDED.resume_hash
+     WHERE x.form_id = EXCLUDED.form_id AND (NOT p_named OR x.id = EXCLUDED.id)
     RETURNING * INTO p;
     IF NOT FOUND THEN
-        RETURN QUERY SELECT 'forbidden'::text, NULL::text;
+        RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
         RETURN;
     END IF;
     IF p.event_at IS NULL OR p.event_at < now() - interval '10 minutes' THEN
@@ -89,7 +100,7 @@ BEGIN
         INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
         VALUES (p_evid, p.user_id, 'submission.partial', p.form_id, p.id, fs_partial_json(p));
     END IF;
-    RETURN QUERY SELECT 'ok'::text, fs_ts(p.expires_at);
+    RETURN QUERY SELECT 'ok'::text, p.id, fs_ts(p.expires_at);
 END $$;
 
 -- A partial that goes (expired, its form or account deleted, or

@@ -19,6 +19,8 @@ use FormsTest;
 use Apache::TestRequest ();
 use HTTP::Request ();
 use JSON::PP ();
+use Digest::SHA ();
+use MIME::Base64 ();
 use URI ();
 use URI::Escape qw(uri_escape_utf8);
 
@@ -60,7 +62,7 @@ sub post_page {
     my $req = HTTP::Request->new(POST => $pg->{action});
     my $body = join '&', map { uri_escape_utf8($_->[0]) . '=' . uri_escape_utf8($_->[1]) } @pairs;
     $req->header('Content-Type' => 'application/x-www-form-urlencoded');
-    $req->header(Accept => 'text/html,application/xhtml+xml,*/*;q=0.8');
+    $req->header(Accept => $o{accept} // 'text/html,application/xhtml+xml,*/*;q=0.8');
     $req->content($body);
     $req->header('Content-Length' => length $body);
     return page_of(ua()->request($req));
@@ -90,6 +92,13 @@ is_deeply $p->{buttons}, ['next', 'save'], 'Next, and "save and continue later"'
 like $p->{html}, qr{value="save" class="back" formnovalidate>Save and continue later</button>}, 'which says so';
 ok !$p->{resume}, 'no resume token before a step';
 
+my $first_page = $p;
+like $p->{html}, qr{<script>\(function\(\)\{var f=document\.querySelector\("form"\)}, 'the page has the autosave script';
+my ($script) = $p->{html} =~ m{<script>(.*?)</script>}s;
+my $csp = $p->{res}->header('Content-Security-Policy') // '';
+my $hash = "'sha256-" . MIME::Base64::encode_base64(Digest::SHA::sha256($script), '') . "'";
+like $csp, qr{script-src \Q$hash\E;}, 'allowed by its hash in the CSP';
+like $csp, qr{connect-src 'self'[^;]*;}, 'which lets it post to the form';
 $p = post_page($p, nav => 'next', answers => [[name => 'Ada']]);
 is $p->{progress}, 'Page 2 of 3', 'Next: page 2';
 ok $p->{resume}, 'the page carries the resume token';
@@ -97,6 +106,9 @@ like $p->{html}, qr{Your answers so far are saved until \d{4}-\d\d-\d\d\. To con
     'and says until when the answers are kept';
 like $p->{url}, qr{/f/\Q$fid\E\?resume=sub_\w+\.frs_\w+$}, 'with the resume URL';
 is count($partials), 1, 'one partial row';
+my $p1again = post_page($first_page, nav => 'next', answers => [[name => 'Ada']]);
+is $p1again->{resume}, $p->{resume}, 'page 1 sent twice (a double click): the same token';
+is count($partials), 1, 'and still one row';
 my $l = api(GET => "/v1/forms/$fid/submissions?completed=false", token => $tok);
 is $l->code, 200, 'completed=false: 200';
 is scalar @{ $l->{json}{data} }, 1, 'lists it';
@@ -177,6 +189,27 @@ is $q->{inputs}{name}, 'Bo', 'with the name';
 $p = post_page(open_page("/f/$fid"), nav => 'save', answers => [[name => 'Cy'], [email => 'no']]);
 is $p->{code}, 200, 'an answer of another page is ignored, as in any step';
 is count($partials), 2, 'two unfinished filling-ins, one row each';
+my $ins = api(GET => "/v1/forms/$fid/insights", token => $tok)->{json};
+is_deeply $ins->{partials}, { unfinished => 2, pages => [
+    { page => 1, key => 'p1', title => 'About you', stopped => 2 },
+    { page => 2, key => 'p2', title => 'Contact', stopped => 0 },
+    { page => 3, key => 'p3', title => 'Last words', stopped => 0 } ] },
+    'insights: the drop-off per page from the partials';
+is $ins->{submissions}, 1, 'beside the one submission';
+
+# ---- 4b. what the script posts after a pause -------------------------------------------
+my $fresh = open_page("/f/$fid");
+my $as = post_page($fresh, nav => 'autosave', answers => [[name => 'Ed']], accept => 'application/json');
+is $as->{code}, 200, 'autosave: 200';
+is $as->{res}->header('Content-Type'), 'application/json', 'JSON';
+my $aj = JSON::PP->new->decode($as->{res}->content);
+like $aj->{resume}, qr/^sub_\w+\.frs_[0-9a-f]{64}$/, 'with the resume token';
+like $aj->{resumeUrl}, qr{\?resume=\Q$aj->{resume}\E$}, 'the resume URL';
+like $aj->{expiresAt}, qr/^\d{4}-\d\d-\d\dT/, 'and the expiry';
+my $nx = post_page($fresh, nav => 'next', answers => [[name => 'Ed']]);
+is $nx->{resume}, $aj->{resume}, 'Next from the same page without the token (it raced the script): the same row';
+is count("SELECT count(*) FROM submission_partials WHERE form_id = '$fid' AND data->>'name' = 'Ed'"), 1, 'one row';
+psql("DELETE FROM submission_partials WHERE form_id = '$fid' AND data->>'name' = 'Ed'");
 
 # ---- 5. forged and wrong tokens ----------------------------------------------------------
 my ($bo) = $saved =~ /resume=(sub_\w+)\.(frs_\w+)/;

@@ -641,8 +641,10 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "<form method=\"post\" action=\"%e\" class=\"decline\">\n<p class=\"desc\">%e</p>\n"
                "<button type=\"submit\">%e</button>\n</form>\n",
                pg->decline_action, fs_tr(loc, "page.decline_notice"), fs_tr(loc, "page.decline"));
-    sb_fmt(&b, "</main>%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
-           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "");
+    sb_fmt(&b, "</main>%s%s%s%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
+           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "",
+           pg->can_save ? "<script>" : "", pg->can_save ? fs_partial_script() : "",
+           pg->can_save ? "</script>" : "");
     return b.s;
 }
 

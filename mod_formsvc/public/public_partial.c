@@ -118,6 +118,8 @@ static void not_stored(request_rec *r, const pub *pb, fs_error *e) {
 static int keep(request_rec *r, post *s, int page, int *rc, fs_error **e) {
     pub *pb = &s->pb;
     const char *token = pair(s, FS_RESUME_NAME), *id = NULL, *secret = NULL;
+    int named = 0;
+    const formsvc_srv *c = formsvc_conf(r->server);
     *e = NULL;
     if (token && *token) {
         fs_partial *pt;
@@ -130,6 +132,7 @@ static int keep(request_rec *r, post *s, int page, int *rc, fs_error **e) {
         }
         if (t == TOKEN_OK) {
             fs_partial_token_parse(r->pool, token, &id, &secret);
+            named = 1;
         } else { /* completed (a step after Back from the last page), or expired */
             int done = 0;
             if ((*e = fs_store_partial_done(formsvc_store(r), id, pb->f.id, &done)))
@@ -147,15 +150,16 @@ static int keep(request_rec *r, post *s, int page, int *rc, fs_error **e) {
             return 1;
         }
         s->limited = 1;
+        /* the filling-in's row when a concurrent step made it already */
         id = fs_id_new(r->pool, "sub_");
-        token = id ? fs_partial_token_new(r->pool, id, &secret) : NULL;
-        if (!token) {
+        secret = fs_partial_secret(r->pool, c->pepper, c->pepper_len, pb->f.id, pb->token);
+        if (!id || !secret) {
             *e = fs_error_internal(r->pool, "no random bytes for a partial");
             return 0;
         }
     }
-    const formsvc_srv *c = formsvc_conf(r->server);
     fs_partial_save in = {id,
+                          named,
                           pb->f.id,
                           fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret),
                           fs_json_str(r->pool, s->obj),
@@ -165,8 +169,8 @@ static int keep(request_rec *r, post *s, int page, int *rc, fs_error **e) {
                           days_of(pb),
                           fs_id_new(r->pool, "evt_")};
     fs_partial_outcome o;
-    const char *until;
-    if ((*e = fs_store_partial_save(formsvc_store(r), &in, &o, &until)))
+    const char *until, *row;
+    if ((*e = fs_store_partial_save(formsvc_store(r), &in, &o, &row, &until)))
         return 0;
     if (o == FS_PARTIAL_GONE) {
         *rc = formsvc_post_html.closed(r, s);
@@ -176,7 +180,7 @@ static int keep(request_rec *r, post *s, int page, int *rc, fs_error **e) {
         *rc = refused(r, pb, o == FS_PARTIAL_DONE ? 409 : 400);
         return 1;
     }
-    pb->resume = token;
+    pb->resume = fs_partial_token(r->pool, row, secret);
     pb->resume_until = until;
     return 0;
 }
@@ -189,7 +193,8 @@ void formsvc_post_partial_carry(post *s) {
 
 int formsvc_post_partial_asked(const post *s) {
     const char *v = pair(s, FS_NAV_NAME);
-    return v && !strcmp(v, FS_NAV_SAVE) && formsvc_partial_on(&s->pb);
+    return v && (!strcmp(v, FS_NAV_SAVE) || !strcmp(v, FS_NAV_AUTOSAVE)) &&
+           formsvc_partial_on(&s->pb);
 }
 
 int formsvc_post_partial_step(request_rec *r, post *s, int page, int *rc) {
@@ -217,9 +222,12 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page) {
             *slash = '\0';
         json_object_object_del(s->obj, k);
     }
+    const char *nav = pair(s, FS_NAV_NAME);
+    int script = nav && !strcmp(nav, FS_NAV_AUTOSAVE); /* the page's script: JSON */
     if (s->spam) { /* a bot is told what a person is, nothing stored */
         pb->page = page;
-        return formsvc_pub_html_page(r, 200, pb, s->obj, NULL, NULL);
+        return script ? formsvc_pub_send_body(r, 200, "application/json", "{}", 0)
+                      : formsvc_pub_html_page(r, 200, pb, s->obj, NULL, NULL);
     }
     int rc;
     fs_error *e;
@@ -227,9 +235,17 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page) {
         return rc;
     if (e) {
         not_stored(r, pb, e);
-        return formsvc_post_refuse(r, s, &formsvc_post_html, e);
+        return script ? formsvc_pub_problem(r, e)
+                      : formsvc_post_refuse(r, s, &formsvc_post_html, e);
     }
     const char *url = resume_url(r, pb, pb->resume);
+    if (script) {
+        json_object *o = fs_json_own(r->pool, json_object_new_object());
+        json_object_object_add(o, "resume", json_object_new_string(pb->resume));
+        json_object_object_add(o, "resumeUrl", json_object_new_string(url));
+        json_object_object_add(o, "expiresAt", json_object_new_string(pb->resume_until));
+        return formsvc_pub_send_body(r, 200, "application/json", fs_json_str(r->pool, o), 0);
+    }
     return formsvc_pub_send_html(
         r, 200, pb,
         fs_html_message_link(r->pool, loc, pb->f.title, fs_tr(loc, "partial.saved.title"),

@@ -13,12 +13,13 @@ const fs_stmt fs_stmts_partials[] = {
      "  fs_ts(p.expires_at) FROM submission_partials p "
      "WHERE p.id = %s AND p.form_id = %s AND p.expires_at > now()"},
 
-    /* 1 id, 2 form, 3 resume hash, 4 data, 5 page, 6 form version (or
-     * NULL), 7 link id (or NULL), 8 days, 9 event id: outcome (ok | gone |
-     * done | forbidden) and the expiry */
-    {"fs_partial_save", 9,
-     "SELECT outcome, expires_at FROM fs_partial_save(%s, %s, %s, %s::jsonb, %s::integer, "
-     "  %s::integer, %s, %s::integer, %s)"},
+    /* 1 id, 2 named ('t': the step's token named it), 3 form, 4 resume
+     * hash, 5 data, 6 page, 7 form version (or NULL), 8 link id (or
+     * NULL), 9 days, 10 event id: outcome (ok | gone | done | forbidden),
+     * the row's id and its expiry */
+    {"fs_partial_save", 10,
+     "SELECT outcome, id, expires_at FROM fs_partial_save(%s, %s::boolean, %s, %s, %s::jsonb, "
+     "  %s::integer, %s::integer, %s, %s::integer, %s)"},
 
     /* 1 id, 2 form id: 1 when the id is a submission of the form (a
      * completed partial), else 0 */
@@ -64,8 +65,9 @@ fs_error *fs_store_partial_get(fs_store *st, const char *id, const char *form_id
 }
 
 fs_error *fs_store_partial_save(fs_store *st, const fs_partial_save *in, fs_partial_outcome *out,
-                                const char **expires_at) {
+                                const char **id, const char **expires_at) {
     const char *args[] = {in->id,
+                          FS_ARG_BOOL(in->named),
                           in->form_id,
                           in->resume_hash,
                           in->data_json,
@@ -76,8 +78,8 @@ fs_error *fs_store_partial_save(fs_store *st, const fs_partial_save *in, fs_part
                           in->event_id};
     fs_rows *rs;
     *out = FS_PARTIAL_GONE;
-    *expires_at = NULL;
-    fs_error *e = fs_store_run(st, "fs_partial_save", FS_NARGS(args), args, 2, &rs);
+    *id = *expires_at = NULL;
+    fs_error *e = FS_RUN(st, "fs_partial_save", args, 3, &rs);
     if (e || rs->nrows != 1)
         return e;
     const char *o = FS_CELL(rs, 0, 0);
@@ -85,7 +87,8 @@ fs_error *fs_store_partial_save(fs_store *st, const fs_partial_save *in, fs_part
         return fs_error_internal(st->pool, "fs_partial_save answered NULL");
     if (!strcmp(o, "ok")) {
         *out = FS_PARTIAL_SAVED;
-        *expires_at = FS_CELL(rs, 0, 1);
+        *id = FS_CELL(rs, 0, 1);
+        *expires_at = FS_CELL(rs, 0, 2);
     } else if (!strcmp(o, "done")) {
         *out = FS_PARTIAL_DONE;
     } else if (!strcmp(o, "forbidden")) {

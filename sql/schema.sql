@@ -1719,10 +1719,10 @@ CREATE FUNCTION public.fs_partial_json(p public.submission_partials) RETURNS jso
                 ELSE jsonb_build_object('linkId', p.link_id) END $$;
 
 --
--- Name: fs_partial_save(text, text, text, jsonb, integer, integer, text, integer, text); Type: FUNCTION; Schema: public; Owner: -
+-- Name: fs_partial_save(text, boolean, text, text, jsonb, integer, integer, text, integer, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.fs_partial_save(p_id text, p_form text, p_hash text, p_data jsonb, p_page integer, p_version integer, p_link text, p_days integer, p_evid text) RETURNS TABLE(outcome text, expires_at text)
+CREATE FUNCTION public.fs_partial_save(p_id text, p_named boolean, p_form text, p_hash text, p_data jsonb, p_page integer, p_version integer, p_link text, p_days integer, p_evid text) RETURNS TABLE(outcome text, id text, expires_at text)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
@@ -1733,24 +1733,31 @@ BEGIN
     SELECT fo.id, fo.user_id, fo.version INTO f FROM forms fo
      WHERE fo.id = p_form AND fo.status = 'published' AND fo.deleted_at IS NULL;
     IF NOT FOUND THEN
-        RETURN QUERY SELECT 'gone'::text, NULL::text;
+        RETURN QUERY SELECT 'gone'::text, NULL::text, NULL::text;
         RETURN;
     END IF;
-    IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p_id) THEN
-        RETURN QUERY SELECT 'done'::text, NULL::text;
-        RETURN;
+    IF p_named THEN
+        IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p_id) THEN
+            RETURN QUERY SELECT 'done'::text, NULL::text, NULL::text;
+            RETURN;
+        END IF;
+        IF EXISTS (SELECT 1 FROM submission_partials x WHERE x.id = p_id
+                    AND (x.resume_hash <> p_hash OR x.form_id <> p_form)) THEN
+            RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
+            RETURN;
+        END IF;
     END IF;
     INSERT INTO submission_partials AS x (id, form_id, user_id, form_version, data, page,
                                           resume_hash, link_id, expires_at)
     VALUES (p_id, p_form, f.user_id, COALESCE(p_version, f.version), p_data, p_page, p_hash,
             p_link, now() + make_interval(days => p_days))
-    ON CONFLICT (id) DO UPDATE
+    ON CONFLICT (resume_hash) DO UPDATE
        SET data = EXCLUDED.data, page = EXCLUDED.page, form_version = EXCLUDED.form_version,
            updated_at = clock_timestamp(), expires_at = EXCLUDED.expires_at
-     WHERE x.form_id = EXCLUDED.form_id AND x.resume_hash = EXCLUDED.resume_hash
+     WHERE x.form_id = EXCLUDED.form_id AND (NOT p_named OR x.id = EXCLUDED.id)
     RETURNING * INTO p;
     IF NOT FOUND THEN
-        RETURN QUERY SELECT 'forbidden'::text, NULL::text;
+        RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
         RETURN;
     END IF;
     IF p.event_at IS NULL OR p.event_at < now() - interval '10 minutes' THEN
@@ -1758,7 +1765,7 @@ BEGIN
         INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
         VALUES (p_evid, p.user_id, 'submission.partial', p.form_id, p.id, fs_partial_json(p));
     END IF;
-    RETURN QUERY SELECT 'ok'::text, fs_ts(p.expires_at);
+    RETURN QUERY SELECT 'ok'::text, p.id, fs_ts(p.expires_at);
 END $$;
 
 --
@@ -3613,6 +3620,12 @@ CREATE INDEX submission_partials_expires ON public.submission_partials USING btr
 --
 
 CREATE INDEX submission_partials_form ON public.submission_partials USING btree (form_id, id);
+
+--
+-- Name: submission_partials_resume; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX submission_partials_resume ON public.submission_partials USING btree (resume_hash);
 
 --
 -- Name: submission_purges_pending; Type: INDEX; Schema: public; Owner: -

@@ -51,6 +51,15 @@ typedef enum {
 fs_error *fs_store_partial_save(fs_store *st, const fs_partial_save *in, fs_partial_outcome *out,
                                 const char **id, const char **expires_at);
 
+/* Queues the composed message (msg_id, RFC 5322 text) of a resume URL to
+ * to (mailbox: fs_mail_mailbox of it) in the outbox, within the caps of a
+ * respondent's copy: caps[0], caps[1] the owner's daily notifications by
+ * tier (unverified, verified), caps[2] a mailbox's a day. *queued 0 when a
+ * cap (or a deleted form) kept it back. */
+fs_error *fs_store_partial_mail(fs_store *st, const char *form_id, const char *to,
+                                const char *mailbox, const char *msg_id, const char *message,
+                                const int caps[3], int *queued);
+
 /* A page of the partials of a form of user_id, newest first (id, json
  * with completed: false), after the id after (NULL: from the newest). */
 fs_error *fs_store_partial_list(fs_store *st, const char *form_id, const char *user_id,

@@ -124,6 +124,42 @@ DROP TRIGGER IF EXISTS submission_partials_forget ON submission_partials;
 CREATE TRIGGER submission_partials_forget AFTER DELETE ON submission_partials
     REFERENCING OLD TABLE AS old_partials FOR EACH STATEMENT EXECUTE FUNCTION fs_partial_forget();
 
+-- The resume URL mailed to the respondent ("save and continue later" on
+-- a form with an e-mail answer): the message, composed by the module,
+-- goes into the outbox the mail worker drains, within the caps of a
+-- respondent's copy (fs_mail_done's 'confirmation'): p_per_address a day
+-- per mailbox (the same count as copies and confirmation requests), and
+-- the form owner's daily notification quota by tier. Returns queued,
+-- limited or gone (no such form).
+CREATE OR REPLACE FUNCTION fs_partial_mail(p_form text, p_to text, p_mailbox text, p_id text,
+                                           p_message text, cap_unverified integer,
+                                           cap_verified integer, p_per_address integer)
+    RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    uid text;
+    cap integer;
+    addr_key text;
+BEGIN
+    SELECT f.user_id, CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END
+      INTO uid, cap
+      FROM forms f JOIN users u ON u.id = f.user_id
+     WHERE f.id = p_form AND f.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN 'gone';
+    END IF;
+    addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+    IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+        RETURN 'limited';
+    END IF;
+    IF NOT fs_mail_day_take('notify:' || uid, COALESCE(cap, 0)) THEN
+        PERFORM fs_mail_day_give(addr_key);
+        RETURN 'limited';
+    END IF;
+    INSERT INTO outbox (id, recipient, message) VALUES (p_id, p_to, p_message);
+    RETURN 'queued';
+END $$;
+
 -- At most lim expired partials deleted; how many were.
 CREATE OR REPLACE FUNCTION fs_partials_expire(lim integer) RETURNS integer
 LANGUAGE sql AS $$

@@ -1719,6 +1719,37 @@ CREATE FUNCTION public.fs_partial_json(p public.submission_partials) RETURNS jso
                 ELSE jsonb_build_object('linkId', p.link_id) END $$;
 
 --
+-- Name: fs_partial_mail(text, text, text, text, text, integer, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partial_mail(p_form text, p_to text, p_mailbox text, p_id text, p_message text, cap_unverified integer, cap_verified integer, p_per_address integer) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    uid text;
+    cap integer;
+    addr_key text;
+BEGIN
+    SELECT f.user_id, CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END
+      INTO uid, cap
+      FROM forms f JOIN users u ON u.id = f.user_id
+     WHERE f.id = p_form AND f.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN 'gone';
+    END IF;
+    addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+    IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+        RETURN 'limited';
+    END IF;
+    IF NOT fs_mail_day_take('notify:' || uid, COALESCE(cap, 0)) THEN
+        PERFORM fs_mail_day_give(addr_key);
+        RETURN 'limited';
+    END IF;
+    INSERT INTO outbox (id, recipient, message) VALUES (p_id, p_to, p_message);
+    RETURN 'queued';
+END $$;
+
+--
 -- Name: fs_partial_save(text, boolean, text, text, jsonb, integer, integer, text, integer, text); Type: FUNCTION; Schema: public; Owner: -
 --
 

@@ -15,10 +15,12 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use FormsTest;
+use FormsTest qw(verify_account problem_ok make_form);
+use FormsvcMail qw(wait_mail);
 use Apache::TestRequest ();
 use HTTP::Request ();
 use JSON::PP ();
+use Encode ();
 use Digest::SHA ();
 use MIME::Base64 ();
 use URI ();
@@ -252,7 +254,36 @@ is api(POST => '/v1/erasures', token => $tok, body => { email => 'di@example.org
     'an erasure of that address';
 is count($di), 0, 'takes the partial';
 
-# ---- 9. settings ---------------------------------------------------------------------------
+# ---- 9. the resume URL mailed ---------------------------------------------------------
+$p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[name => 'Gus']]);
+my $gus = uniq_email();
+$p = post_page($p, nav => 'save', answers => [[email => $gus]]);
+like $p->{html}, qr{<h1>Your answers are saved</h1>}, 'saved with an address';
+like $p->{html}, qr{The link could not be e-mailed now; keep it from this page\.},
+    'an unverified owner sends no mail to respondents: the page says so';
+psql("DELETE FROM submission_partials WHERE form_id = '$fid' AND data->>'name' = 'Gus'");
+
+my ($vt) = signup();
+verify_account($vt);
+wait_for(sub { api(GET => '/v1/me', token => $vt)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+my $vf = make_form($vt, { title => 'Mailed', fields => \@fields, settings => { partial => $T } })->{id};
+is api(POST => "/v1/forms/$vf/publish", token => $vt)->code, 200, 'a verified owner\'s form';
+my $hal = uniq_email();
+$p = post_page(open_page("/f/$vf"), nav => 'next', answers => [[name => 'Hal']]);
+$p = post_page($p, nav => 'save', answers => [[email => $hal]]);
+like $p->{html}, qr{The link was also sent to \Q$hal\E\.}, 'save with an address: the link is mailed';
+my ($shown) = $p->{html} =~ m{<a href="([^"]*resume=[^"]*)"};
+my $m = wait_mail($hal);
+ok $m, 'the mail arrives';
+like Encode::decode('MIME-Header', $m->{headers}{subject} // ''), qr{^Continue the form \x{201c}Mailed\x{201d}$},
+    'its subject';
+my ($mailed) = ($m->{body} // '') =~ m{(https?://\S+resume=\S+)};
+is $mailed, unent($shown // ''), 'it carries the resume URL the page shows';
+$q = open_page($mailed);
+is $q->{progress}, 'Page 2 of 3', 'which opens the page reached';
+is $q->{inputs}{email}, $hal, 'with the address';
+
+# ---- 10. settings ---------------------------------------------------------------------------
 for my $bad ([{ partial => 'yes' }, '/settings/partial'], [{ partialExpiresDays => 0 }, '/settings/partialExpiresDays'],
              [{ partialExpiresDays => 366 }, '/settings/partialExpiresDays']) {
     my $r = api(PATCH => "/v1/forms/$fid", token => $tok, body => { settings => $bad->[0] },

@@ -10,12 +10,15 @@
  * Memory: everything from r->pool. */
 #include "fs_form.h"
 #include "fs_json.h"
+#include "fs_mail.h"
 #include "fs_partial.h"
 #include "fs_secret.h"
 #include "fs_store_partials.h"
 #include "fs_urlencoded.h"
+#include "fs_util.h"
 #include "fs_validate.h"
 #include "public/public_post.h"
+#include "runtime/mail.h"
 #include "runtime/ratelimit.h"
 
 #include <apr_strings.h>
@@ -208,6 +211,56 @@ int formsvc_post_partial_step(request_rec *r, post *s, int page, int *rc) {
     return 0;
 }
 
+/* The address a resume URL goes to: the answer of
+ * settings.confirmation.emailField, else of the first e-mail field, when
+ * it is an address; NULL when there is none. */
+static const char *address_of(request_rec *r, const pub *pb, json_object *answers) {
+    const char *ef = formsvc_pub_copy_field((pub *)pb);
+    for (int i = -1; i < pb->fs->n; i++) {
+        const fs_field *f = i < 0 ? (ef ? fs_fieldset_find(pb->fs, ef) : NULL) : &pb->fs->f[i];
+        if (!f || f->type != FS_FT_EMAIL)
+            continue;
+        json_object *v = fs_json_get(answers, f->key);
+        const char *a =
+            v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+        a = a ? fs_trim(r->pool, a) : NULL;
+        if (a && fs_email_valid(a) && fs_mail_mailbox(r->pool, a))
+            return a;
+    }
+    return NULL;
+}
+
+/* Mails url to the respondent's address, if the answers have one
+ * ("save and continue later" is the asking): the sentence the saved page
+ * adds ("" when there is no address). */
+static const char *mail_resume(request_rec *r, pub *pb, json_object *answers, const char *url) {
+    const char *to = address_of(r, pb, answers);
+    if (!to)
+        return "";
+    const fs_locale *loc = formsvc_pub_locale(r, pb);
+    const char *date = day_of(r, pb->resume_until), *id;
+    const char *subject = fs_trf(r->pool, loc, "partial.mail.subject", "title", pb->f.title, NULL);
+    const char *body = fs_trf(r->pool, loc, "partial.mail.body", "title", pb->f.title, "url", url,
+                              "date", date, NULL);
+    char *msg = formsvc_mail_message(r, to, subject, body, &id);
+    const formsvc_srv *c = formsvc_conf(r->server);
+    const int caps[3] = {c->tier[0].notifications, c->tier[1].notifications,
+                         c->acct->confirmations_per_address};
+    int queued = 0;
+    fs_error *e = msg ? fs_store_partial_mail(formsvc_store(r), pb->f.id, to,
+                                              fs_mail_mailbox(r->pool, to), id, msg, caps, &queued)
+                      : fs_error_internal(r->pool, "the resume mail could not be composed");
+    if (e) {
+        FORMSVC_LOG(r, APLOG_WARNING, 00351, "the resume URL of form %s was not mailed: %s",
+                    pb->f.id, e->detail ? e->detail : e->slug);
+        queued = 0;
+    }
+    return apr_pstrcat(r->pool, " ",
+                       queued ? fs_trf(r->pool, loc, "partial.mailed", "address", to, NULL)
+                              : fs_tr(loc, "partial.mail_limited"),
+                       NULL);
+}
+
 int formsvc_post_partial_save(request_rec *r, post *s, int page) {
     pub *pb = &s->pb;
     const fs_locale *loc = formsvc_pub_locale(r, pb);
@@ -246,11 +299,14 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page) {
         json_object_object_add(o, "expiresAt", json_object_new_string(pb->resume_until));
         return formsvc_pub_send_body(r, 200, "application/json", fs_json_str(r->pool, o), 0);
     }
+    const char *mailed = mail_resume(r, pb, s->obj, url);
     return formsvc_pub_send_html(
         r, 200, pb,
         fs_html_message_link(r->pool, loc, pb->f.title, fs_tr(loc, "partial.saved.title"),
-                             fs_trf(r->pool, loc, "partial.saved.message", "date",
-                                    day_of(r, pb->resume_until), "url", url, NULL),
+                             apr_pstrcat(r->pool,
+                                         fs_trf(r->pool, loc, "partial.saved.message", "date",
+                                                day_of(r, pb->resume_until), "url", url, NULL),
+                                         mailed, NULL),
                              url, fs_tr(loc, "partial.continue")),
         0);
 }

@@ -39,6 +39,11 @@ const fs_stmt fs_stmts_partials[] = {
      "WHERE p.form_id = %s AND p.user_id = %s AND p.expires_at > now() "
      "GROUP BY p.page ORDER BY p.page"},
 
+    /* 1 form, 2 to, 3 mailbox, 4 message id, 5 message, 6 unverified cap,
+     * 7 verified cap, 8 per address: queued | limited | gone */
+    {"fs_partial_mail", 8,
+     "SELECT fs_partial_mail(%s, %s, %s, %s, %s, %s::integer, %s::integer, %s::integer)"},
+
     /* 1 limit: expired partials deleted */
     {"fs_partials_expire", 1, "SELECT fs_partials_expire(%s::integer)::text"},
 
@@ -139,4 +144,23 @@ fs_error *fs_store_partial_expire(fs_store *st, int days, int lim, int *deleted)
 fs_error *fs_store_partial_done(fs_store *st, const char *id, const char *form_id, int *done) {
     const char *args[] = {id, form_id};
     return FS_INT(st, "fs_partial_done", args, 0, done);
+}
+
+fs_error *fs_store_partial_mail(fs_store *st, const char *form_id, const char *to,
+                                const char *mailbox, const char *msg_id, const char *message,
+                                const int caps[3], int *queued) {
+    const char *args[] = {form_id,
+                          to,
+                          mailbox,
+                          msg_id,
+                          message,
+                          FS_ARG_INT(st->pool, caps[0]),
+                          FS_ARG_INT(st->pool, caps[1]),
+                          FS_ARG_INT(st->pool, caps[2])};
+    const char *o;
+    *queued = 0;
+    fs_error *e = FS_ONE(st, "fs_partial_mail", args, &o);
+    if (!e)
+        *queued = o && !strcmp(o, "queued");
+    return e;
 }

@@ -283,7 +283,25 @@ $q = open_page($mailed);
 is $q->{progress}, 'Page 2 of 3', 'which opens the page reached';
 is $q->{inputs}{email}, $hal, 'with the address';
 
-# ---- 10. settings ---------------------------------------------------------------------------
+# ---- 10. maxSubmissions counts at completion, never partials ----------------------------------
+my $mf = make_form($tok, { title => 'One place', fields => \@fields,
+                           settings => { partial => $T, maxSubmissions => 1 } })->{id};
+is api(POST => "/v1/forms/$mf/publish", token => $tok)->code, 200, 'a form that takes one submission';
+my @walk = map {
+    my $w = post_page(open_page("/f/$mf"), nav => 'next', answers => [[name => "P$_"]]);
+    post_page($w, nav => 'next', answers => [[email => "p$_\@example.org"]]);
+} 1 .. 2;
+is count("SELECT count(*) FROM submission_partials WHERE form_id = '$mf'"), 2,
+    'two people half-way through it: partials are not counted against maxSubmissions';
+is $walk[0]{progress}, 'Page 3 of 3', 'both on the last page';
+my $one = post_page($walk[0], nav => 'submit', answers => [[stars => '3']]);
+is(URI->new($one->{res}->request->uri)->path, BASE . "/f/$mf/thanks", 'the first to submit: stored');
+my $two = post_page($walk[1], nav => 'submit', answers => [[stars => '4']]);
+is $two->{code}, 409, 'the second: the form is full (409)';
+is count("SELECT count(*) FROM submissions WHERE form_id = '$mf'"), 1, 'one submission';
+is count("SELECT count(*) FROM submission_partials WHERE form_id = '$mf'"), 1, 'the other\'s partial stays until it expires';
+
+# ---- 11. settings ---------------------------------------------------------------------------
 for my $bad ([{ partial => 'yes' }, '/settings/partial'], [{ partialExpiresDays => 0 }, '/settings/partialExpiresDays'],
              [{ partialExpiresDays => 366 }, '/settings/partialExpiresDays']) {
     my $r = api(PATCH => "/v1/forms/$fid", token => $tok, body => { settings => $bad->[0] },

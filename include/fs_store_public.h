@@ -41,6 +41,10 @@ typedef struct fs_new_submission {
     const char *uniq_hash;                /* fs_unique_hash; NULL: not checked */
     const char *form_version;             /* what the answers were checked against; NULL: any */
     const char *event_id;                 /* of its submission.created event (fs_id_new) */
+    /* the partial answers it completes (sql/0059), deleted with the
+     * submission's insert, which is skipped when sub_id is a submission
+     * already (FS_SUBMIT_REPLAY); NULL: none */
+    const char *partial_id;
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {

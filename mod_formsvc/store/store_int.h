@@ -140,6 +140,7 @@ extern const fs_stmt fs_stmts_links[];
 extern const fs_stmt fs_stmts_files[]; /* uploaded files */
 extern const fs_stmt fs_stmts_mail[];  /* mail of submissions */
 extern const fs_stmt fs_stmts_retention[];
-extern const fs_stmt fs_stmts_asks[]; /* asks, sql/0049 */
+extern const fs_stmt fs_stmts_asks[];     /* asks, sql/0049 */
+extern const fs_stmt fs_stmts_partials[]; /* partial answers, sql/0059 */
 
 #endif

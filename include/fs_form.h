@@ -17,6 +17,9 @@
 #define FS_MAX_SUBMISSIONS_MAX 100000000
 /* settings.retentionDays: 1 .. ten years */
 #define FS_RETENTION_DAYS_MAX 3650
+/* settings.partialExpiresDays: 1 .. a year; 30 when not set */
+#define FS_PARTIAL_DAYS_MAX 365
+#define FS_PARTIAL_DAYS_DEFAULT 30
 
 /* 1 when slug matches ^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$ and does not
  * begin with frm_. */

@@ -47,6 +47,13 @@ typedef struct fs_page {
      * FS_STATE_NAME; NULL: none, the first page of a fresh form) */
     int page, has_next, has_back;
     const char *state;
+    /* partial answers (settings.partial, fs_partial.h): the resume token
+     * the page carries (the hidden input FS_RESUME_NAME; NULL: none); the
+     * resume URL and the date the answers are kept until, said above the
+     * form (NULL: not said); and whether the page has a "save and
+     * continue later" button */
+    const char *resume, *resume_url, *resume_until;
+    int can_save;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

@@ -42,6 +42,10 @@ typedef struct fs_new_submission {
     const char *form_version;             /* what the answers were checked against; NULL: any */
     const char *event_id;                 /* of its submission.created event (fs_id_new) */
     const char *ending; /* the key of the ending reached (settings.endings), or NULL */
+    /* the partial answers it completes (sql/0059), deleted with the
+     * submission's insert, which is skipped when sub_id is a submission
+     * already (FS_SUBMIT_REPLAY); NULL: none */
+    const char *partial_id;
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {

@@ -33,7 +33,9 @@
     SEP X("submissions.deleted", 0)                                                                \
     SEP X("ask.answered", 1)                                                                       \
     SEP X("ask.declined", 0)                                                                       \
-    SEP X("ask.expired", 0)
+    SEP X("ask.expired", 0)                                                                        \
+    SEP X("submission.partial", 1)                                                                 \
+    SEP X("submission.completed", 1)
 /* clang-format on */
 #define FS_EVENT_TYPE_JSON(name, answers) "\"" name "\""
 #define FS_EVENT_TYPE_NAME(name, answers) name

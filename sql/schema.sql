@@ -1670,6 +1670,150 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_partial_forget(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partial_forget() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE events e
+       SET payload = jsonb_build_object('id', o.id, 'formId', o.form_id,
+                                        CASE WHEN EXISTS (SELECT 1 FROM submissions s WHERE s.id = o.id)
+                                             THEN 'completed' ELSE 'deleted' END, true)
+      FROM old_partials o
+     WHERE e.submission_id = o.id AND e.type = 'submission.partial';
+    RETURN NULL;
+END $$;
+
+--
+-- Name: submission_partials; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_partials (
+    id text NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    form_version integer NOT NULL,
+    data jsonb NOT NULL,
+    page integer NOT NULL,
+    resume_hash text NOT NULL,
+    link_id text,
+    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    event_at timestamp with time zone
+);
+
+--
+-- Name: fs_partial_json(public.submission_partials); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partial_json(p public.submission_partials) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT jsonb_build_object('id', p.id, 'formId', p.form_id, 'formVersion', p.form_version,
+                              'data', p.data, 'completed', false, 'page', p.page + 1,
+                              'createdAt', fs_ts(p.created_at), 'updatedAt', fs_ts(p.updated_at),
+                              'expiresAt', fs_ts(p.expires_at))
+        || CASE WHEN p.link_id IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('linkId', p.link_id) END $$;
+
+--
+-- Name: fs_partial_mail(text, text, text, text, text, integer, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partial_mail(p_form text, p_to text, p_mailbox text, p_id text, p_message text, cap_unverified integer, cap_verified integer, p_per_address integer) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    uid text;
+    cap integer;
+    addr_key text;
+BEGIN
+    SELECT f.user_id, CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END
+      INTO uid, cap
+      FROM forms f JOIN users u ON u.id = f.user_id
+     WHERE f.id = p_form AND f.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN 'gone';
+    END IF;
+    addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+    IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+        RETURN 'limited';
+    END IF;
+    IF NOT fs_mail_day_take('notify:' || uid, COALESCE(cap, 0)) THEN
+        PERFORM fs_mail_day_give(addr_key);
+        RETURN 'limited';
+    END IF;
+    INSERT INTO outbox (id, recipient, message) VALUES (p_id, p_to, p_message);
+    RETURN 'queued';
+END $$;
+
+--
+-- Name: fs_partial_save(text, boolean, text, text, jsonb, integer, integer, text, integer, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partial_save(p_id text, p_named boolean, p_form text, p_hash text, p_data jsonb, p_page integer, p_version integer, p_link text, p_days integer, p_evid text) RETURNS TABLE(outcome text, id text, expires_at text)
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+DECLARE
+    f record;
+    p submission_partials;
+BEGIN
+    SELECT fo.id, fo.user_id, fo.version INTO f FROM forms fo
+     WHERE fo.id = p_form AND fo.status = 'published' AND fo.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'gone'::text, NULL::text, NULL::text;
+        RETURN;
+    END IF;
+    IF p_named THEN
+        IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p_id) THEN
+            RETURN QUERY SELECT 'done'::text, NULL::text, NULL::text;
+            RETURN;
+        END IF;
+        IF EXISTS (SELECT 1 FROM submission_partials x WHERE x.id = p_id
+                    AND (x.resume_hash <> p_hash OR x.form_id <> p_form)) THEN
+            RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
+            RETURN;
+        END IF;
+    END IF;
+    INSERT INTO submission_partials AS x (id, form_id, user_id, form_version, data, page,
+                                          resume_hash, link_id, expires_at)
+    VALUES (p_id, p_form, f.user_id, COALESCE(p_version, f.version), p_data, p_page, p_hash,
+            p_link, now() + make_interval(days => p_days))
+    ON CONFLICT (resume_hash) DO UPDATE
+       SET data = EXCLUDED.data, page = EXCLUDED.page, form_version = EXCLUDED.form_version,
+           updated_at = clock_timestamp(), expires_at = EXCLUDED.expires_at
+     WHERE x.form_id = EXCLUDED.form_id AND (NOT p_named OR x.id = EXCLUDED.id)
+    RETURNING * INTO p;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
+        RETURN;
+    END IF;
+    IF p.event_at IS NULL OR p.event_at < now() - interval '10 minutes' THEN
+        UPDATE submission_partials SET event_at = now() WHERE id = p.id;
+        INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
+        VALUES (p_evid, p.user_id, 'submission.partial', p.form_id, p.id, fs_partial_json(p));
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, p.id, fs_ts(p.expires_at);
+END $$;
+
+--
+-- Name: fs_partials_expire(integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_partials_expire(lim integer) RETURNS integer
+    LANGUAGE sql
+    AS $$
+    WITH d AS (DELETE FROM submission_partials
+                WHERE id IN (SELECT id FROM submission_partials
+                              WHERE expires_at < now() ORDER BY expires_at LIMIT lim)
+               RETURNING 1)
+    SELECT count(*)::integer FROM d $$;
+
+--
 -- Name: fs_partitions_ahead(integer, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2857,7 +3001,7 @@ ALTER TABLE ONLY public.events_before
 --
 
 ALTER TABLE public.events
-    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{ask.answered,ask.declined,form.closed,form.published,submission.created,submission.updated,submissions.deleted,submissions.erased,webhook.paused,webhook.test,ask.expired}'::text[]))) NOT VALID;
+    ADD CONSTRAINT events_type_check CHECK ((type = ANY ('{ask.answered,ask.declined,ask.expired,form.closed,form.published,submission.created,submission.updated,submissions.deleted,submissions.erased,webhook.paused,webhook.test,submission.partial,submission.completed}'::text[]))) NOT VALID;
 
 --
 -- Name: file_usage file_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3124,6 +3268,13 @@ ALTER TABLE ONLY public.submission_hours
 
 ALTER TABLE ONLY public.submission_months
     ADD CONSTRAINT submission_months_pkey PRIMARY KEY (user_id, month, shard);
+
+--
+-- Name: submission_partials submission_partials_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_partials
+    ADD CONSTRAINT submission_partials_pkey PRIMARY KEY (id);
 
 --
 -- Name: submission_purges submission_purges_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3494,6 +3645,24 @@ CREATE INDEX submission_files_before_user ON public.submission_files_before USIN
 CREATE INDEX submission_hour_tally_form ON public.submission_hour_tally USING btree (form_id, hour);
 
 --
+-- Name: submission_partials_expires; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_partials_expires ON public.submission_partials USING btree (expires_at);
+
+--
+-- Name: submission_partials_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_partials_form ON public.submission_partials USING btree (form_id, id);
+
+--
+-- Name: submission_partials_resume; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX submission_partials_resume ON public.submission_partials USING btree (resume_hash);
+
+--
 -- Name: submission_purges_pending; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3762,6 +3931,12 @@ CREATE TRIGGER keys_cache_notify_update AFTER UPDATE ON public.keys FOR EACH ROW
 --
 
 CREATE TRIGGER submission_files_usage AFTER INSERT OR DELETE OR UPDATE OF size, user_id ON public.submission_files FOR EACH ROW EXECUTE FUNCTION public.fs_file_usage_count();
+
+--
+-- Name: submission_partials submission_partials_forget; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submission_partials_forget AFTER DELETE ON public.submission_partials REFERENCING OLD TABLE AS old_partials FOR EACH STATEMENT EXECUTE FUNCTION public.fs_partial_forget();
 
 --
 -- Name: submissions submissions_forget; Type: TRIGGER; Schema: public; Owner: -
@@ -4092,6 +4267,20 @@ ALTER TABLE ONLY public.submission_hours
 
 ALTER TABLE ONLY public.submission_months
     ADD CONSTRAINT submission_months_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_partials submission_partials_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_partials
+    ADD CONSTRAINT submission_partials_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_partials submission_partials_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_partials
+    ADD CONSTRAINT submission_partials_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_purges submission_purges_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -6,8 +6,10 @@
 # withdrawn link, an ask's page with its Decline button and the declined
 # page, and the OAuth authorize page's steps (sign-in, a wrong address,
 # the mailed code, a wrong code, consent with its scopes and form-title
-# constraint) and its error page; a form of three pages (each page, page 2
-# with its errors, Back, the last page, thanks); an embeddable form framed by a page of
+# constraint) and its error page; a form of three pages that keeps partial
+# answers (each page with its save button and, from page 2, its resume URL
+# and the autosave script, page 2 with its errors, Back, the last page, the
+# last page again through its resume URL, thanks); an embeddable form framed by a page of
 # another origin; in English only, the e-mail verification link's page and
 # a problem type's page. Also: no console error, exception or
 # CSP violation on any of them, no page wider than a 320 px window, and,
@@ -88,7 +90,8 @@ my @answers = (
 my @bad = ({ name => 'email', kind => 'fill', value => 'not an address' });
 
 # ---- a form of three pages (page fields): each page, errors, Back, Submit -------
-$r = api(POST => '/v1/forms', token => $key, body => { title => 'Open day', settings => { locale => 'auto' },
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Open day',
+                                                       settings => { locale => 'auto', partial => $T },
          fields => [
     { key => 'p_you', type => 'page', label => 'About you', description => 'Two questions first.' },
     { key => 'name', type => 'text', label => 'Your name', required => $T },

@@ -94,16 +94,24 @@ api(POST => "/v1/forms/$f2->{id}/publish", token => $tok);
 my $pidfile = "$FindBin::Bin/logs/httpd.pid";
 open my $ph, '<', $pidfile or die "$pidfile: $!";
 chomp(my $parent = <$ph>);
-sub children_rss_kb {
-    my $sum = 0;
+# each child's RSS by pid: the event MPM starts another child whenever its
+# maintenance (once a second) sees fewer than MinSpareThreads idle threads,
+# which a long upload on a loaded machine can cause at any moment; a new
+# child's own start (20-25 MB) is not memory an upload kept, so the checks
+# below compare the same children before and after, and measure again if
+# the set changed while they ran
+sub children_rss {
+    my %rss;
     for my $st (glob '/proc/[0-9]*/status') {
         open my $fh, '<', $st or next;
+        my ($pid) = $st =~ m{/proc/(\d+)/};
         my ($ppid, $rss) = (0, 0);
         while (<$fh>) { $ppid = $1 if /^PPid:\s+(\d+)/; $rss = $1 if /^VmRSS:\s+(\d+)/ }
-        $sum += $rss if $ppid == $parent;
+        $rss{$pid} = $rss if $ppid == $parent;
     }
-    return $sum;
+    return \%rss;
 }
+sub sum_of { my ($rss, $pids) = @_; my $s = 0; $s += $rss->{$_} // 0 for @$pids; return $s }
 my $B = 'xYzBoUnDaRy';
 my $blob = join '', map { chr(($_ * 31) % 256) } 1 .. 10 * 1024 * 1024 - 1;
 my $body = "--$B\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"big.bin\"\r\n"
@@ -121,27 +129,41 @@ sub upload {
 my $ok = 0;
 for (1 .. 3) { $ok++ if upload()->code == 201 }
 is $ok, 3, 'three 10 MB uploads: 201 (warm-up)';
-my $before = children_rss_kb();
-ok $before > 0, "children's RSS measured: $before kB";
-my @rss;
-$ok = 0;
-# the peak while uploading, not only what is left after: a sampler process
-my $peakf = "$FindBin::Bin/logs/files_peak.$$";
-my $sampler = fork // die "fork: $!";
-if (!$sampler) {
-    my $peak = 0;
-    while (!-e "$peakf.stop") {
-        my $v = children_rss_kb();
-        $peak = $v if $v > $peak;
-        select undef, undef, undef, 0.005;   # a sample every 5 ms (a pace, not a wait)
+my ($before, $peak, @rss, $same);
+for my $attempt (1 .. 3) {
+    if ($attempt > 1) { # the storage taken by the attempt before is given back
+        api(DELETE => "/v1/forms/$f2->{id}/submissions/$_->{id}", token => $tok)
+            for @{ api(GET => "/v1/forms/$f2->{id}/submissions?limit=100", token => $tok)->{json}{data} };
     }
-    open my $o, '>', $peakf or die; print $o $peak; close $o;
-    exit 0;
+    my $start = children_rss();
+    my @pids = sort keys %$start;
+    $before = sum_of($start, \@pids);
+    @rss = ();
+    $ok = 0;
+    # the peak while uploading, not only what is left after: a sampler process
+    my $peakf = "$FindBin::Bin/logs/files_peak.$$";
+    my $sampler = fork // die "fork: $!";
+    if (!$sampler) {
+        my $pk = 0;
+        while (!-e "$peakf.stop") {
+            my $v = sum_of(children_rss(), \@pids);
+            $pk = $v if $v > $pk;
+            select undef, undef, undef, 0.005;   # a sample every 5 ms (a pace, not a wait)
+        }
+        open my $o, '>', $peakf or die; print $o $pk; close $o;
+        exit 0;
+    }
+    for (1 .. 6) { $ok++ if upload()->code == 201; push @rss, sum_of(children_rss(), \@pids) }
+    open my $stop, '>', "$peakf.stop" or die; close $stop;
+    waitpid $sampler, 0;
+    open my $pk, '<', $peakf or die; chomp($peak = <$pk>); unlink $peakf, "$peakf.stop";
+    $same = join(' ', sort keys %{ children_rss() }) eq join(' ', @pids);
+    diag "children measured: @pids";
+    last if $same;
+    diag "the MPM changed its children while measuring (before: @pids): measuring again";
 }
-for (1 .. 6) { $ok++ if upload()->code == 201; push @rss, children_rss_kb() }
-open my $stop, '>', "$peakf.stop" or die; close $stop;
-waitpid $sampler, 0;
-open my $pk, '<', $peakf or die; chomp(my $peak = <$pk>); unlink $peakf, "$peakf.stop";
+ok $same, 'the same httpd children before and after the measured uploads';
+ok $before > 0, "children's RSS measured: $before kB";
 is $ok, 6, 'six more 10 MB uploads';
 diag "peak RSS of the children while uploading: $peak kB (before $before)";
 ok $peak - $before < 10 * 1024, 'peak while uploading: less than one file above the start (' . ($peak - $before) . ' kB)';

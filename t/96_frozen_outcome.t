@@ -150,6 +150,50 @@ is_deeply \@wrong, [], 'every 201 is stored and every 503 is not (nothing else a
     or diag explain [ @wrong[0 .. ($#wrong < 9 ? $#wrong : 9)] ];
 like $inst->error_log, $cut, 'logged: no answer before the commit, not stored (FS00316)';
 
+# An upload opens a transaction of its own (BEGIN, the file's chunks, the
+# submission, COMMIT), and what comes before its BEGIN (the check that the
+# session has every statement prepared) is bounded by FormsvcDBTimeout as
+# every statement is: with every session frozen idle, an upload is a 503
+# within a few times the limit, not a thread held for as long as the
+# database stays silent, and it stores nothing.
+$r = $inst->api(POST => '/v1/forms', token => $tok,
+                body => { title => 'Frozen files', fields => [{ key => 'doc', type => 'file', label => 'Doc' }] });
+my $ffid = $r->{json}{id};
+is $inst->api(POST => "/v1/forms/$ffid/publish", token => $tok)->code, 200, 'a form with a file field published';
+my $upload = sub {
+    my $ua = LWP::UserAgent->new(timeout => 40);
+    return $ua->post($inst->url . "/f/$ffid", Accept => 'application/json', 'Content-Type' => 'form-data',
+                     Content => [doc => [undef, 'frozen.txt', 'Content-Type' => 'text/plain', Content => 'x' x 1000]]);
+};
+is $upload->()->code, 201, 'an upload before the freeze: 201';
+# The freeze: the postmaster first (no new session can start: a child
+# without an idle pooled session fails to connect within connect_timeout),
+# then every session of the instance, listed just before; backends that
+# started in between (children of the postmaster not there before the
+# list) are frozen too. psql cannot connect until it is all resumed.
+my $pgdata = psql('SHOW data_directory');
+open my $pmf, '<', "$pgdata/postmaster.pid" or die "$pgdata/postmaster.pid: $!";
+chomp(my $pm = <$pmf>);
+close $pmf;
+my $backends = sub { my %b; for (glob '/proc/[0-9]*/stat') { open my $fh, '<', $_ or next; my @f = split ' ', scalar <$fh>; $b{$f[0]} = 1 if $f[3] == $pm } \%b };
+my $was = $backends->();
+my @app = grep { $_ } split /\n/, psql("SELECT pid FROM pg_stat_activity WHERE application_name = '$app'");
+%frozen = ($pm => 1);
+kill 'STOP', $pm;
+my $now = $backends->();
+$frozen{$_} = 1 for grep { kill 'STOP', $_ } @app, grep { !$was->{$_} } keys %$now;
+my $t0 = time;
+my $res = $upload->();
+my $took = time - $t0;
+kill 'CONT', keys %frozen;
+diag sprintf 'froze the postmaster and %d sessions', scalar(keys %frozen) - 1;
+is $res->code, 503, sprintf('an upload while the database is frozen: 503 after %.1f s', $took)
+    or diag $res->status_line, ' ', substr($res->decoded_content // '', 0, 300);
+cmp_ok $took, '<', 30, 'within a few times FormsvcDBTimeout (2 s), not as long as the freeze';
+is psql("SELECT count(*) FROM submissions WHERE form_id = '$ffid'"), 1, 'nothing of it stored';
+wait_for(sub { $upload->()->code == 201 }, 30, 'uploads stored again after the resume');
+is psql("SELECT count(*) FROM submissions WHERE form_id = '$ffid'"), 2, 'the next upload stored once';
+
 alarm 0;
 $inst->stop;
 done_testing;

@@ -203,6 +203,35 @@ static void settings_retention_days(void **state) {
     assert_string_equal(code_at(e, "/settings/retentionDays"), "type");
 }
 
+/* settings.partial (absent when false) and partialExpiresDays (1..365,
+ * present only when set) */
+static void settings_partial(void **state) {
+    apr_pool_t *p = *state;
+    fs_error *e = fs_error_validation(p);
+    json_object *s = fs_json_own(
+        p, fs_settings_parse(
+               p, fs_json_parse_trusted(p, "{\"partial\":true,\"partialExpiresDays\":7}"),
+               "/settings", e));
+    assert_null(e->errors);
+    assert_true(json_object_get_boolean(fs_json_get(s, "partial")));
+    assert_int_equal(json_object_get_int(fs_json_get(s, "partialExpiresDays")), 7);
+    s = fs_json_own(
+        p, fs_settings_parse(p, fs_json_parse_trusted(p, "{\"partial\":false}"), "/settings", e));
+    assert_null(e->errors);
+    assert_null(fs_json_get(s, "partial"));
+    assert_null(fs_json_get(s, "partialExpiresDays"));
+    const char *bad[][2] = {{"{\"partial\":1}", "type"},
+                            {"{\"partialExpiresDays\":0}", "minimum"},
+                            {"{\"partialExpiresDays\":366}", "maximum"},
+                            {"{\"partialExpiresDays\":\"7\"}", "type"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        e = fs_error_validation(p);
+        assert_null(fs_settings_parse(p, fs_json_parse_trusted(p, bad[i][0]), "/settings", e));
+        assert_string_equal(code_at(e, i ? "/settings/partialExpiresDays" : "/settings/partial"),
+                            bad[i][1]);
+    }
+}
+
 static void titles(void **state) {
     apr_pool_t *p = *state;
     fs_error *e = fs_error_validation(p);
@@ -285,5 +314,6 @@ static const struct CMUnitTest tests[] = {FS_TEST(slugs),
                                           FS_TEST(page_settings),
                                           FS_TEST(titles),
                                           FS_TEST(settings_link_required),
-                                          FS_TEST(settings_retention_days)};
+                                          FS_TEST(settings_retention_days),
+                                          FS_TEST(settings_partial)};
 FS_TEST_MAIN(tests)

@@ -239,7 +239,9 @@ static void event_types(void **state) {
     assert_string_equal(FS_EVENT_TYPES(FS_EVENT_TYPE_NAME, ", "),
                         "submission.created, submission.updated, form.published, form.closed, "
                         "webhook.paused, submissions.erased, submissions.deleted, ask.answered, "
-                        "ask.declined, ask.expired");
+                        "ask.declined, ask.expired, submission.partial, submission.completed");
+    assert_true(fs_event_type_answers("submission.partial"));
+    assert_true(fs_event_type_answers("submission.completed"));
 }
 
 static const struct CMUnitTest tests[] = {

@@ -244,6 +244,37 @@ static void settings_link_required(apr_pool_t *p, json_object *s, const char *pt
         json_object_object_add(out, "linkRequired", json_object_new_boolean(1));
 }
 
+/* partial: true keeps the answers so far of the public page at each
+ * page step (sql/0059), absent when false; partialExpiresDays
+ * (1..FS_PARTIAL_DAYS_MAX) how long an unfinished one is kept after its
+ * last step, present only when set (FS_PARTIAL_DAYS_DEFAULT otherwise). */
+static void settings_partial(apr_pool_t *p, json_object *s, const char *ptr, json_object *out,
+                             fs_error *verr) {
+    json_object *v = fs_json_get(s, "partial");
+    if (v && !json_object_is_type(v, json_type_null)) {
+        if (!json_object_is_type(v, json_type_boolean))
+            fs_error_add(p, verr, apr_pstrcat(p, ptr, "/partial", NULL), "type",
+                         "partial must be a boolean.");
+        else if (json_object_get_boolean(v))
+            json_object_object_add(out, "partial", json_object_new_boolean(1));
+    }
+    v = fs_json_get(s, "partialExpiresDays");
+    if (!v || json_object_is_type(v, json_type_null))
+        return;
+    const char *mp = apr_pstrcat(p, ptr, "/partialExpiresDays", NULL);
+    if (!json_object_is_type(v, json_type_int)) {
+        fs_error_add(p, verr, mp, "type", "partialExpiresDays must be an integer or null.");
+        return;
+    }
+    int64_t d = json_object_get_int64(v);
+    if (d < 1 || d > FS_PARTIAL_DAYS_MAX) {
+        fs_error_add(p, verr, mp, d < 1 ? "minimum" : "maximum",
+                     "partialExpiresDays is from 1 to %d.", FS_PARTIAL_DAYS_MAX);
+        return;
+    }
+    json_object_object_add(out, "partialExpiresDays", json_object_new_int64(d));
+}
+
 void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object *fields,
                               fs_error *verr) {
     fs_unique_by_fields(p, settings, fields, verr);
@@ -258,25 +289,13 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",
-                                        "maxSubmissions",
-                                        "confirmationMessage",
-                                        "redirectUrl",
-                                        "honeypot",
-                                        "submitLabel",
-                                        "closedMessage",
-                                        "opensAt",
-                                        "theme",
-                                        "embed",
-                                        "locale",
-                                        "uniqueBy",
-                                        "notify",
-                                        "confirmation",
-                                        "retentionDays",
-                                        "linkRequired",
-                                        "logic",
-                                        "endings",
-                                        NULL};
+    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
+                                        "redirectUrl",   "honeypot",       "submitLabel",
+                                        "closedMessage", "opensAt",        "theme",
+                                        "embed",         "locale",         "uniqueBy",
+                                        "notify",        "confirmation",   "retentionDays",
+                                        "linkRequired",  "partial",        "partialExpiresDays",
+                                        "logic",         "endings",        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -284,12 +303,12 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
             for (const char *const *n = names; *n; n++)
                 ok |= !strcmp(*n, k);
             if (!ok)
-                fs_error_add(
-                    p, verr, fs_json_pointer(p, ptr, k), "unknown",
-                    "Unknown member; settings takes closesAt, "
-                    "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
-                    "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
-                    "embed, notify, confirmation, retentionDays, linkRequired, logic, endings.");
+                fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown",
+                             "Unknown member; settings takes closesAt, "
+                             "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
+                             "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
+                             "embed, notify, confirmation, retentionDays, linkRequired, "
+                             "partial, partialExpiresDays, logic, endings.");
         }
     }
     json_object *out = json_object_new_object();
@@ -360,6 +379,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     settings_locale(p, s, ptr, out, verr);
     settings_retention(p, s, ptr, out, verr);
     settings_link_required(p, s, ptr, out, verr);
+    settings_partial(p, s, ptr, out, verr);
     /* logic: page jumps (fs_logic.c); present only when it has rules */
     v = fs_json_get(s, "logic");
     if (v && !json_object_is_type(v, json_type_null)) {

@@ -6,6 +6,7 @@
 #include "fs_locale.h"
 #include "fs_logic.h"
 #include "fs_pages.h"
+#include "fs_partial.h"
 #include "fs_theme.h"
 
 #include <stdarg.h>
@@ -61,6 +62,7 @@ static const char CSS[] =
     ".nav{display:flex;flex-direction:row-reverse;justify-content:flex-end;flex-wrap:wrap;"
     "gap:.75rem}"
     ".nav .back{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}"
+    ".resume a{overflow-wrap:anywhere}" /* a resume URL (settings.partial) */
     /* the owner's logo, and the respondent's dark preference */
     ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
     "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"
@@ -657,12 +659,19 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
         }
         sb_add(&b, "</ul></div>\n");
     }
+    if (paged && pg->resume_url && pg->resume_until)
+        sb_fmt(&b, "<p class=\"desc resume\">%e <a href=\"%e\">%e</a></p>\n",
+               fs_trf(p, loc, "partial.kept", "date", pg->resume_until, NULL), pg->resume_url,
+               pg->resume_url);
     sb_fmt(&b, "<form method=\"post\" action=\"%e\" accept-charset=\"utf-8\"%s>\n", pg->action,
            fs_fieldset_has_files(pg->fields) ? " enctype=\"multipart/form-data\"" : "");
     if (pg->token)
         sb_fmt(&b, FS_HTML_TOKEN_MARK "%e\">\n", pg->token);
     if (paged && pg->state)
         sb_fmt(&b, "<input type=\"hidden\" name=\"" FS_STATE_NAME "\" value=\"%e\">\n", pg->state);
+    if (paged && pg->resume)
+        sb_fmt(&b, "<input type=\"hidden\" name=\"" FS_RESUME_NAME "\" value=\"%e\">\n",
+               pg->resume);
     for (int i = 0; i < pg->fields->n; i++)
         if (on_this_page(pg, &pg->fields->f[i]))
             field(&b, p, pg, &pg->fields->f[i]);
@@ -696,6 +705,11 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                    "<button type=\"submit\" name=\"" FS_NAV_NAME
                    "\" value=\"back\" class=\"back\" formnovalidate>%e</button>",
                    fs_tr(loc, "page.back"));
+        if (pg->can_save)
+            sb_fmt(&b,
+                   "<button type=\"submit\" name=\"" FS_NAV_NAME "\" value=\"" FS_NAV_SAVE
+                   "\" class=\"back\" formnovalidate>%e</button>",
+                   fs_tr(loc, "partial.save"));
         sb_add(&b, "</div>\n</form>\n");
     }
     if (pg->decline_action)
@@ -703,8 +717,10 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "<form method=\"post\" action=\"%e\" class=\"decline\">\n<p class=\"desc\">%e</p>\n"
                "<button type=\"submit\">%e</button>\n</form>\n",
                pg->decline_action, fs_tr(loc, "page.decline_notice"), fs_tr(loc, "page.decline"));
-    sb_fmt(&b, "</main>%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
-           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "");
+    sb_fmt(&b, "</main>%s%s%s%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
+           pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "",
+           pg->can_save ? "<script>" : "", pg->can_save ? fs_partial_script() : "",
+           pg->can_save ? "</script>" : "");
     return b.s;
 }
 

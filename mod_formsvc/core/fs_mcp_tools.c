@@ -281,10 +281,14 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "A form's submissions, newest first, one page (GET "
      "/v1/forms/{id}/submissions)." UNTRUSTED_SAYS,
      "GET", "/v1/forms/{formId}/submissions",
-     "since:s until:s linkId:s askId:s status:s tag:s limit:i cursor:s", 0, 0, 1, 0, 1,
+     "since:s until:s linkId:s askId:s status:s tag:s completed:b limit:i cursor:s", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
-                 "," ASK_FILTER "," STATE_FILTERS "," LIMIT "," CURSOR,
+                 "," ASK_FILTER "," STATE_FILTERS ","
+                 "\"completed\":{\"type\":\"boolean\",\"default\":true,\"description\":"
+                 "\"false: the unfinished partial answers of a form with settings.partial "
+                 "(completed: false, with the page reached), alone: no other filter.\"}," LIMIT
+                 "," CURSOR,
          "\"formId\""),
      OUT_SUB_PAGE},
     {"get_form_stats", "Get a form's statistics",

@@ -6,10 +6,13 @@
  * answer counts (sql/0050: insight_counts and the tally not yet rolled
  * up), never from the submissions. Scope submissions:read: the figures
  * come from the answers. */
+#include "fs_fieldset.h"
 #include "fs_json.h"
 #include "fs_scope.h"
+#include "fs_store_partials.h"
 #include "fs_store_stats.h"
 #include "fs_util.h"
+#include "http/auth.h"
 #include "http/forms_access.h"
 #include "http/request.h"
 #include "http/response.h"
@@ -180,6 +183,44 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
     }
 }
 
+/* settings.partial (sql/0059): where the unfinished partial answers
+ * stand now, per page of the form as served (the drop-off): {unfinished,
+ * pages: [{page (1-based), key, title, stopped}]}, stopped being how many
+ * have reached that page and gone no further yet. NULL when the form does
+ * not keep partials. */
+static fs_error *partials(request_rec *r, formsvc_form *form, json_object **out) {
+    json_object *v = fs_json_get(form->settings, "partial");
+    *out = NULL;
+    if (!v || !json_object_get_boolean(v))
+        return NULL;
+    const fs_fieldset *fs = fs_fieldset_from_json(r->pool, form->fields);
+    long long *counts;
+    int n;
+    fs_error *e = fs_store_partial_pages(formsvc_store(r), form->id,
+                                         formsvc_req_get(r)->who->user_id, &counts, &n);
+    if (e)
+        return e;
+    long long total = 0;
+    json_object *o = json_object_new_object(), *pages = json_object_new_array();
+    int np = fs && fs->npages > 0 ? fs->npages : 1;
+    for (int q = 0; q < np || q < n; q++) {
+        long long c = q < n ? counts[q] : 0;
+        total += c;
+        json_object *pg = json_object_new_object();
+        json_object_object_add(pg, "page", json_object_new_int(q + 1));
+        const fs_fieldpage *fp = fs && q < fs->npages ? &fs->pages[q] : NULL;
+        json_object_object_add(pg, "key", fp && fp->key ? json_object_new_string(fp->key) : NULL);
+        json_object_object_add(pg, "title",
+                               fp && fp->title ? json_object_new_string(fp->title) : NULL);
+        json_object_object_add(pg, "stopped", json_object_new_int64(c));
+        json_object_array_add(pages, pg);
+    }
+    json_object_object_add(o, "unfinished", json_object_new_int64(total));
+    json_object_object_add(o, "pages", pages);
+    *out = o;
+    return NULL;
+}
+
 static int formsvc_h_insights(request_rec *r, const char *const *caps) {
     formsvc_form *form;
     long long first, end;
@@ -225,6 +266,11 @@ static int formsvc_h_insights(request_rec *r, const char *const *caps) {
         one_question(r->pool, q, type, field, rows, n, at, submissions);
         json_object_array_add(qs, q);
     }
+    json_object *pt;
+    if ((e = partials(r, form, &pt)))
+        return formsvc_send_problem(r, e);
+    if (pt)
+        json_object_object_add(o, "partials", pt);
     return formsvc_send_obj(r, 200, o);
 }
 

@@ -9,6 +9,7 @@
 #include "fs_store_asks.h"
 #include "fs_store_forms.h"
 #include "fs_store_links.h"
+#include "fs_store_partials.h"
 #include "fs_store_retention.h"
 #include "fs_util.h"
 #include "http/asks.h"
@@ -203,6 +204,30 @@ static fs_error *read_filter(request_rec *r, const char *form_id, sub_filter *f)
     return verr->errors ? verr : NULL;
 }
 
+/* ?completed=true (the default: what every client before partial
+ * answers saw) or false: the partial answers of the form, newest first,
+ * as JSON only and with no other filter (they are neither spam-checked
+ * nor the owner's to tag yet). */
+static fs_error *read_completed(request_rec *r, const sub_filter *f, int csv, int *completed) {
+    const char *v;
+    fs_error *e = formsvc_arg(r, "completed", &v);
+    *completed = 1;
+    if (e || !v)
+        return e;
+    fs_error *verr = fs_error_validation(r->pool);
+    if (!strcmp(v, "false"))
+        *completed = 0;
+    else if (strcmp(v, "true"))
+        fs_error_add(r->pool, verr, "/completed", "type", "completed is true or false.");
+    else
+        return NULL;
+    if (!verr->errors && (csv || f->since || f->until || f->link_id || f->ask_id || f->status ||
+                          f->tag || f->spam[0] == 't'))
+        fs_error_add(r->pool, verr, "/completed", "enum",
+                     "completed=false lists partial answers as JSON, with no other filter.");
+    return verr->errors ? verr : NULL;
+}
+
 static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     int with_spam = flt->spam[0] == 't';
     fs_sub_filter which = {form->id,    formsvc_req_get(r)->who->user_id,
@@ -353,12 +378,23 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     sub_filter flt;
     if ((e = read_filter(r, form->id, &flt)))
         return formsvc_send_problem(r, e);
+    int completed;
+    if ((e = read_completed(r, &flt, csv, &completed)))
+        return formsvc_send_problem(r, e);
     if (csv)
         return send_csv(r, form, &flt);
     int limit;
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
         return formsvc_send_problem(r, e);
+    if (!completed) { /* partial answers (settings.partial, sql/0059) */
+        fs_list_page page;
+        if ((e = fs_store_partial_list(formsvc_store(r), form->id, formsvc_req_get(r)->who->user_id,
+                                       after, limit, &page)))
+            return formsvc_send_problem(r, e);
+        apr_table_setn(r->headers_out, "Vary", "Accept");
+        return formsvc_send_page(r, "subs", &page);
+    }
     fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
                            flt.spam[0] == 't', flt.since,
                            flt.until,          flt.link_id,

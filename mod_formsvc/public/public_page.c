@@ -13,6 +13,7 @@
 #include "fs_json.h"
 #include "fs_link.h"
 #include "fs_pages.h"
+#include "fs_partial.h"
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "http/files.h"
@@ -123,6 +124,20 @@ const char *formsvc_pub_ending_url(request_rec *r, json_object *ending) {
     return s && fs_redirect_url_valid(r->pool, s) ? s : NULL;
 }
 
+/* The page's scripts and what they may reach: the embedded form's
+ * height script, the partial answers' autosave (public_partial.c) and
+ * where it posts; "" for none. */
+static const char *script_src(request_rec *r, pub *pb) {
+    const char *emb = pb && pb->ancestors ? fs_embed_page_script_src(r->pool) : NULL;
+    const char *part = pb && formsvc_partial_on(pb) ? fs_partial_script_src(r->pool) : NULL;
+    if (!emb && !part)
+        return "";
+    const char *to = part ? fs_url_origin(r->pool, pb->action) : NULL;
+    return apr_pstrcat(r->pool, " script-src", emb ? " " : "", emb ? emb : "", part ? " " : "",
+                       part ? part : "", ";", part ? " connect-src 'self'" : "", to ? " " : "",
+                       to ? to : "", part ? ";" : "", NULL);
+}
+
 void formsvc_pub_page_headers(request_rec *r, pub *pb) {
     /* only origins fs_url_origin vouches for reach the policy */
     const char *fa = pb ? fs_url_origin(r->pool, pb->action) : NULL;
@@ -153,10 +168,7 @@ void formsvc_pub_page_headers(request_rec *r, pub *pb) {
                                 fs_html_style_src(r->pool), tcss ? " " : "",
                                 tcss ? fs_html_css_src(r->pool, tcss) : "",
                                 lo ? apr_pstrcat(r->pool, " img-src ", lo, ";", NULL) : "",
-                                anc ? apr_pstrcat(r->pool, " script-src ",
-                                                  fs_embed_page_script_src(r->pool), ";", NULL)
-                                    : "",
-                                fa ? fa : "'self'", ros, anc ? anc : "'none'"));
+                                script_src(r, pb), fa ? fa : "'self'", ros, anc ? anc : "'none'"));
     /* X-Frame-Options cannot name several origins: DENY agrees with
      * frame-ancestors 'none'; an embeddable form sends none (browsers that
      * know frame-ancestors ignore it anyway) */
@@ -282,9 +294,15 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
                   0,
                   0,
                   0,
-                  NULL};
-    if (pb->fs->npages > 1)
+                  NULL,
+                  NULL,
+                  NULL,
+                  NULL,
+                  0};
+    if (pb->fs->npages > 1) {
         page_of_pages(r, pb, &pg);
+        formsvc_partial_page(r, pb, &pg); /* settings.partial */
+    }
     return pg;
 }
 

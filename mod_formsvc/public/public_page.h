@@ -37,6 +37,10 @@ typedef struct pub {
      * whether an earlier step filled the honeypot (kept in the state) */
     int page, spam;
     json_object *trail; /* the pages shown before page (fs_pagestate), or NULL */
+    /* partial answers (settings.partial, public_partial.c): the resume
+     * token of the filling-in this page continues and the time (RFC 3339)
+     * its answers are kept until; NULL: none yet */
+    const char *resume, *resume_until;
 } pub;
 
 /* Where formsvc_pub_load reads a form: the database (ROW_DB); this
@@ -128,6 +132,16 @@ const char *formsvc_pub_decline_url(request_rec *r, pub *pb);
 void formsvc_pub_keep_link(request_rec *r, pub *pb);
 /* A link that cannot be used: a page for people (html), a problem otherwise. */
 int formsvc_pub_link_refused(request_rec *r, pub *pb, fs_error *e, int html);
+
+/* Partial answers (public_partial.c): 1 when pb keeps them
+ * (settings.partial on a form of several pages); the page pg of pb gets
+ * its resume token, URL and "save and continue later" button; a GET
+ * with ?resume= (asked) restores the answers and the page reached, or
+ * says the link cannot be used. */
+int formsvc_partial_on(const pub *pb);
+void formsvc_partial_page(request_rec *r, pub *pb, fs_page *pg);
+int formsvc_partial_resume_asked(request_rec *r);
+int formsvc_partial_resume_get(request_rec *r, const char *ref);
 
 /* The routes' handlers (public_routes.c): public_view.c and public_submit.c. */
 formsvc_handler formsvc_h_public_get, formsvc_h_public_thanks, formsvc_h_public_options,

@@ -65,10 +65,12 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         return PAGES_ON;
     const fs_fieldset *fs = s->pb.fs;
     int nav = fs_nav_of(pair(s, FS_NAV_NAME));
-    if (nav == FS_NAV_BAD) {
+    int save = nav == FS_NAV_BAD && formsvc_post_partial_asked(s); /* public_partial.c */
+    if (nav == FS_NAV_BAD && !save) {
         *rc = formsvc_pub_state_refused(r, &s->pb, FS_PAGESTATE_BAD, s->html);
         return PAGES_SENT;
     }
+    formsvc_post_partial_carry(s); /* settings.partial: the resume token goes on */
     int page, o = merge(r, s, &page);
     if (o == -1 && from_memory)
         return PAGES_AFRESH; /* the stored form may be the state's */
@@ -80,6 +82,10 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         if (nav == FS_NAV_SUBMIT || nav == FS_NAV_NONE)
             return PAGES_ON;
         *rc = show(r, s, 0, 200, NULL);
+        return PAGES_SENT;
+    }
+    if (save) {
+        *rc = formsvc_post_partial_save(r, s, page);
         return PAGES_SENT;
     }
     if (nav == FS_NAV_BACK) { /* nothing checked: everything typed kept */
@@ -104,7 +110,8 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
     int q = fs_pages_step(fs, page, 1, s->obj);
     if (q >= 0 || nav != FS_NAV_SUBMIT) {
         /* a page follows (an answer may have made one apply), or Next on
-         * the last page: that page again, now with the submit button */
+         * the last page: that page again, now with the submit button; the
+         * answers so far kept as partial answers when the form keeps them */
         if (q > page) { /* this page joins the trail Back follows */
             json_object *t = fs_json_own(r->pool, json_object_new_array());
             for (size_t i = 0; s->pb.trail && i < json_object_array_length(s->pb.trail); i++)
@@ -113,12 +120,15 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
             json_object_array_add(t, json_object_new_int(page));
             s->pb.trail = t;
         }
-        *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
+        if (!formsvc_post_partial_step(r, s, q >= 0 ? q : page, rc))
+            *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }
     /* Submit: every answer, those of questions that no longer apply left
      * out, checked and stored as one submission */
     fs_pages_drop_inapplicable(fs, page, s->obj);
+    if (formsvc_post_partial_complete(r, s, rc)) /* the partial it completes */
+        return PAGES_SENT;
     s->pb.page = page;
     s->pb.spam = s->spam;
     if (s->ikey) { /* a repeat is the same answers, whatever the state's random bytes */

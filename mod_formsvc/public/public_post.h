@@ -35,7 +35,8 @@ typedef struct post {
     const char *read_version;  /* multipart: the form's version its files were checked against */
     int read_files;            /* multipart: that form has file fields */
     int files_dropped;         /* multipart: read for a form not open, its files dropped */
-    int paged; /* a step of a form of several pages: obj holds every answer so far */
+    int paged;              /* a step of a form of several pages: obj holds every answer so far */
+    const char *partial_id; /* the partial answers the Submit completes (public_partial.c) */
 } post;
 
 /* The answers that refuse a submission in a way its sender can act on.
@@ -93,6 +94,25 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc);
  * it: its answers so far and its page, so that the page given back keeps
  * them; nothing when its state does not open. */
 void formsvc_post_pages_restore(request_rec *r, post *s);
+
+/* public_partial.c: partial answers (settings.partial) of a step */
+/* The resume token s posts goes on to the page it gets back (checked
+ * only when the answers are next stored). */
+void formsvc_post_partial_carry(post *s);
+/* Is s the "save and continue later" button of a form that keeps them? */
+int formsvc_post_partial_asked(const post *s);
+/* Next (or Back) has checked page's answers and shows page: s->obj is
+ * stored as the partial of this filling-in (s->pb.resume set). 0: go on
+ * (also when the database failed: logged, the sealed state still carries
+ * the answers); 1: a page was sent instead (*rc): a forged resume token,
+ * the answers sent already, the address's rate. */
+int formsvc_post_partial_step(request_rec *r, post *s, int page, int *rc);
+/* "Save and continue later" on page: its answers without those in error
+ * stored, and a page with the resume URL sent (its status returned). */
+int formsvc_post_partial_save(request_rec *r, post *s, int page);
+/* Submit: the partial the post's resume token names becomes the
+ * submission (s->partial_id, s->sid). 0: go on; 1: refused (*rc). */
+int formsvc_post_partial_complete(request_rec *r, post *s, int *rc);
 
 /* public_respond.c */
 /* A problem that is passing (503) through out->later, final otherwise. */

@@ -87,13 +87,13 @@ static step store(request_rec *r, post *s, pass *p) {
     const char *location = s->html ? (redirect ? redirect : thanks)
                                    : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/",
                                                  pb->f.id, "/submissions/", sid, NULL);
-    fs_new_submission ns = {pb->f.id, sid, fs_json_str(r->pool, s->obj), s->spam,
-                            c->tier[0].submissions_month, c->tier[1].submissions_month, s->ikey,
-                            s->hash, s->html ? 303 : 201, location, pb->link ? pb->link->id : NULL,
-                            /* spam is neither checked nor counted against settings.uniqueBy */
-                            s->spam ? NULL
-                                    : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj),
-                            pb->f.version, evid, ending_key};
+    fs_new_submission ns = {
+        pb->f.id, sid, fs_json_str(r->pool, s->obj), s->spam, c->tier[0].submissions_month,
+        c->tier[1].submissions_month, s->ikey, s->hash, s->html ? 303 : 201, location,
+        pb->link ? pb->link->id : NULL,
+        /* spam is neither checked nor counted against settings.uniqueBy */
+        s->spam ? NULL : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj), pb->f.version,
+        evid, ending_key, s->partial_id}; /* the partial answers it completes, or NULL */
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;

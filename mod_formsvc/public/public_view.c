@@ -84,6 +84,8 @@ static json_object *query_values(request_rec *r, pub *pb) {
 int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     apr_table_mergen(r->err_headers_out, "Vary", "Accept");
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
+    if (m == FS_MEDIA_HTML && formsvc_partial_resume_asked(r)) /* a resume URL */
+        return formsvc_partial_resume_get(r, caps[0]);
     /* the answer from memory, or a ticket to keep it (form_cache.h) */
     formsvc_form_ticket ticket;
     int rc = formsvc_form_cache_serve(r, caps[0], m, &ticket);

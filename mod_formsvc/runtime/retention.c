@@ -6,6 +6,7 @@
 #include "runtime/retention.h"
 
 #include "fs_store_mcp.h"
+#include "fs_store_partials.h"
 #include "fs_store_retention.h"
 #include "runtime/config.h"
 #include "runtime/config_global.h"
@@ -147,6 +148,9 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
                              "expiring events");
         audit = expire_rows(w, s, st, fs_store_audit_expire, g->audit_retention_days,
                             "expiring audit entries");
+        /* partial answers past their form's partialExpiresDays (each row
+         * has its own expiry) */
+        expire_rows(w, s, st, fs_store_partial_expire, 0, "expiring partial answers");
         /* MCP sessions unused for a day (an account's are also forgotten
          * when it starts a new one) */
         expire_rows(w, s, st, fs_store_mcp_expire, 1, "expiring MCP sessions");

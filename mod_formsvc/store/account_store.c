@@ -224,7 +224,8 @@ const fs_stmt fs_stmts_account[] = {
      * mail jobs (cascade), their events scrubbed of the answers (the
      * trigger of sql/0018), counts them off the totals, and writes one
      * submissions.erased event (count and form ids, never the address)
-     * when any went. Returns the count and the form ids (JSON array). */
+     * when any went; the partial answers (sql/0059) that answer it go
+     * too, not counted. Returns the count and the form ids (JSON array). */
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
      "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
@@ -233,6 +234,8 @@ const fs_stmt fs_stmts_account[] = {
      "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
      "  AND s.user_id = a.uid AND lower(btrim(s.data ->> ef.key)) = a.email "
      "  RETURNING s.id, s.form_id, s.spam), "
+     "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
+     "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
      "  GROUP BY d.form_id, a.uid RETURNING 1), "

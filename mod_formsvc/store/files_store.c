@@ -76,48 +76,6 @@ static fs_error *conn_of(fs_store *st, PGconn **c, fs_db **dbp) {
     return NULL;
 }
 
-/* Awaits the result of what was just sent (ok: it was) within ms, in
- * non-blocking mode (set by the caller). Past the limit the socket is
- * shut, so that libpq calls the connection bad (and mod_dbd replaces it):
- * NULL with *timed_out set. */
-static PGresult *await_bounded(PGconn *c, int ok, int ms, int *timed_out) {
-    *timed_out = 0;
-    apr_time_t deadline = apr_time_now() + apr_time_from_msec(ms);
-    while (ok) {
-        int pending = PQflush(c);
-        if (pending < 0)
-            break;
-        if (!pending && !PQisBusy(c))
-            break;
-        apr_time_t left = deadline - apr_time_now();
-        if (left <= 0) {
-            *timed_out = 1;
-            int fd = PQsocket(c);
-            if (fd >= 0)
-                shutdown(fd, SHUT_RDWR);
-            PQconsumeInput(c);
-            break;
-        }
-        struct pollfd pfd = {PQsocket(c), (short)(POLLIN | (pending ? POLLOUT : 0)), 0};
-        int got = poll(&pfd, 1, (int)apr_time_as_msec(left) + 1);
-        if (got < 0 && errno != EINTR)
-            break;
-        if (got > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) && !PQconsumeInput(c))
-            break;
-    }
-    PGresult *res = NULL, *r;
-    while (ok && (r = PQgetResult(c))) { /* the last result is the statement's */
-        PQclear(res);
-        res = r;
-    }
-    PQsetnonblocking(c, 0);
-    if (*timed_out) {
-        PQclear(res);
-        return NULL;
-    }
-    return res;
-}
-
 /* PQexecPrepared within the store's time limit (fs_store_timeout), as
  * fs_db.c bounds every other statement: sent in non-blocking mode (a 256 KB
  * parameter to a server that reads nothing would block in send), the
@@ -130,7 +88,7 @@ static PGresult *exec_bounded(PGconn *c, const char *label, int n, const char *c
         return PQexecPrepared(c, label, n, vals, lens, fmts, result_format);
     PQsetnonblocking(c, 1);
     int ok = PQsendQueryPrepared(c, label, n, vals, lens, fmts, result_format);
-    return await_bounded(c, ok, ms, timed_out);
+    return fs_db_await(c, ok, ms, timed_out);
 }
 
 /* COMMIT, awaited as long as fs_db.c awaits a statement's commit
@@ -142,7 +100,7 @@ static PGresult *commit_bounded(PGconn *c, int *timed_out) {
         return PQexec(c, "COMMIT");
     PQsetnonblocking(c, 1);
     int ok = PQsendQuery(c, "COMMIT");
-    return await_bounded(c, ok, ms, timed_out);
+    return fs_db_await(c, ok, ms, timed_out);
 }
 
 static fs_error *pq_failed(fs_store *st, const char *what, PGconn *c, PGresult *res) {
@@ -163,8 +121,10 @@ static void rollback(fs_tx *tx) {
         return;
     tx->open = 0;
     tx->db->in_tx = 0;
-    if (PQstatus(tx->c) == CONNECTION_OK && PQtransactionStatus(tx->c) != PQTRANS_IDLE)
-        PQclear(PQexec(tx->c, "ROLLBACK"));
+    if (PQstatus(tx->c) == CONNECTION_OK && PQtransactionStatus(tx->c) != PQTRANS_IDLE) {
+        int timed_out;
+        PQclear(fs_db_exec_bounded(tx->c, "ROLLBACK", fs_store_timeout(), &timed_out));
+    }
 }
 
 static apr_status_t tx_cleanup(void *d) {
@@ -185,8 +145,13 @@ fs_error *fs_store_tx_begin(fs_store *st, apr_pool_t *p, fs_tx **out) {
     tx->st = st;
     tx->db = db;
     tx->c = c;
-    PGresult *res = PQexec(c, "BEGIN");
+    int timed_out;
+    PGresult *res = fs_db_exec_bounded(c, "BEGIN", fs_store_timeout(), &timed_out);
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
+    if (timed_out) {
+        e = fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
+        return e;
+    }
     if (!ok) {
         e = pq_failed(st, "BEGIN", c, res);
         PQclear(res);

@@ -368,6 +368,58 @@ static void run_deferred(apr_pool_t *p, PGconn *c, const char *label, int nargs,
         a->err = "no result";
 }
 
+/* Awaits the result of what was just sent (ok: it was) within ms, in
+ * non-blocking mode (set by the caller; reset here). Past the limit the socket is
+ * shut, so that libpq calls the connection bad (and mod_dbd replaces it):
+ * NULL with *timed_out set. */
+PGresult *fs_db_await(PGconn *c, int ok, int ms, int *timed_out) {
+    *timed_out = 0;
+    apr_time_t deadline = apr_time_now() + apr_time_from_msec(ms);
+    while (ok) {
+        int pending = PQflush(c);
+        if (pending < 0)
+            break;
+        if (!pending && !PQisBusy(c))
+            break;
+        apr_time_t left = deadline - apr_time_now();
+        if (left <= 0) {
+            *timed_out = 1;
+            int fd = PQsocket(c);
+            if (fd >= 0)
+                shutdown(fd, SHUT_RDWR);
+            PQconsumeInput(c);
+            break;
+        }
+        struct pollfd pfd = {PQsocket(c), (short)(POLLIN | (pending ? POLLOUT : 0)), 0};
+        int got = poll(&pfd, 1, (int)apr_time_as_msec(left) + 1);
+        if (got < 0 && errno != EINTR)
+            break;
+        if (got > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) && !PQconsumeInput(c))
+            break;
+    }
+    PGresult *res = NULL, *r;
+    while (ok && (r = PQgetResult(c))) { /* the last result is the statement's */
+        PQclear(res);
+        res = r;
+    }
+    PQsetnonblocking(c, 0);
+    if (*timed_out) {
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* A statement without parameters (SET, BEGIN, ROLLBACK...) within ms (0:
+ * no limit), as fs_db_await says. */
+PGresult *fs_db_exec_bounded(PGconn *c, const char *sql, int ms, int *timed_out) {
+    *timed_out = 0;
+    if (ms <= 0)
+        return PQexec(c, sql);
+    PQsetnonblocking(c, 1);
+    return fs_db_await(c, PQsendQuery(c, sql), ms, timed_out);
+}
+
 /* How every session of ours plans its statements (the top of the file). */
 static const char SESSION_SETTINGS[] = "SET plan_cache_mode = force_generic_plan; SET jit = off";
 /* The key, in the pool of a connection (fs_db.conn_pool), noting that its
@@ -386,7 +438,8 @@ static int session_set(apr_pool_t *p, fs_db *db, PGconn *c) {
         return 1;
     if (db->in_tx || session_in_tx(c))
         return 0;
-    PGresult *res = PQexec(c, SESSION_SETTINGS);
+    int timed_out;
+    PGresult *res = fs_db_exec_bounded(c, SESSION_SETTINGS, fs_store_timeout(), &timed_out);
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
     if (!ok)
         fs_store_log(4, apr_psprintf(p,
@@ -404,7 +457,8 @@ static int session_set(apr_pool_t *p, fs_db *db, PGconn *c) {
  * session that lost some statements may still hold others), and gives a
  * new session its settings. */
 static int reprepare_all(apr_pool_t *p, fs_db *db, PGconn *c) {
-    PGresult *res = PQexec(c, "DEALLOCATE ALL");
+    int timed_out;
+    PGresult *res = fs_db_exec_bounded(c, "DEALLOCATE ALL", fs_store_timeout(), &timed_out);
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
     if (!ok)
@@ -553,7 +607,9 @@ int fs_db_statements_ready(apr_pool_t *p, fs_db *db) {
     PGconn *c = apr_dbd_native_handle(db->driver, db->handle);
     int n;
     fs_store_statements(&n);
-    PGresult *res = PQexec(c, "SELECT count(*) FROM pg_prepared_statements");
+    int timed_out;
+    PGresult *res = fs_db_exec_bounded(c, "SELECT count(*) FROM pg_prepared_statements",
+                                       fs_store_timeout(), &timed_out);
     int have = res && PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
                    ? atoi(PQgetvalue(res, 0, 0))
                    : -1;

@@ -34,10 +34,11 @@ static void gather(const fs_stmt *list) {
 /* Statements that write only through a function of sql/ they call; those
  * whose SQL says INSERT, UPDATE or DELETE are found by reading it. */
 static const char *const writing_functions[] = {
-    "fs_audit_insert", "fs_tally_rollup",  "fs_mail_done",       "fs_mail_claim",
-    "fs_form_create",  "fs_form_save",     "fs_link_create",     "fs_retention_batch",
-    "fs_audit_count",  "fs_purge_request", "fs_purge_step",      "fs_ask_create",
-    "fs_ask_decline",  "fs_mcp_subscribe", "fs_mcp_stream_open", "fs_asks_expire_emit"};
+    "fs_audit_insert", "fs_tally_rollup",    "fs_mail_done",       "fs_mail_claim",
+    "fs_form_create",  "fs_form_save",       "fs_link_create",     "fs_retention_batch",
+    "fs_audit_count",  "fs_purge_request",   "fs_purge_step",      "fs_ask_create",
+    "fs_ask_decline",  "fs_mcp_subscribe",   "fs_mcp_stream_open", "fs_asks_expire_emit",
+    "fs_partial_save", "fs_partials_expire", "fs_partial_mail"};
 
 int fs_stmt_writes(const fs_stmt *st) {
     if (strstr(st->sql, "INSERT ") || strstr(st->sql, "UPDATE ") || strstr(st->sql, "DELETE "))
@@ -66,6 +67,7 @@ const fs_stmt *fs_store_statements(int *count) {
         gather(fs_stmts_retention);
         gather(fs_stmts_asks);
         gather(fs_stmts_mcp);
+        gather(fs_stmts_partials);
         for (int i = 0; i < n_all; i++)
             writes_of[i] = (unsigned char)fs_stmt_writes(&all[i]);
     }

@@ -31,6 +31,22 @@
     "CASE WHEN s.link_id IS NULL THEN '{}'::jsonb "                                                \
     "ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END"
 
+/* Completing a partial (sql/0059): the 16th argument is its id; the
+ * submission is stored (under the partial's id, unless files chose
+ * another) only when no submission has that id yet, so a second
+ * completion stores nothing ('replay'); the partial row goes in the same
+ * statement, and a submission.completed event follows its
+ * submission.created. */
+#define PARTIAL_PID "%s::text AS pid, "
+#define PARTIAL_GUARD "AND NOT EXISTS (SELECT 1 FROM submissions x WHERE x.id = a.sid)"
+#define PARTIAL_MORE                                                                               \
+    ", pd AS (DELETE FROM submission_partials p USING a, s WHERE p.id = a.pid "                    \
+    "  AND p.form_id = s.form_id RETURNING 1), "                                                   \
+    "ce AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
+    "  SELECT fs_new_id('evt_'), s.user_id, 'submission.completed', s.form_id, s.id, "             \
+    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S                                       \
+    " FROM s WHERE NOT s.spam RETURNING 1) "
+
 /* What the single and the batch statements say alike about a stored
  * submission s: its UTC month, its event's payload, the answer's body,
  * and the seconds to the end of the month (the quota's Retry-After). */
@@ -57,11 +73,15 @@
  * counted): a non-spam submission stored when LEFT is 1 fills the form,
  * and the statement writes its form.closed event (reason maxSubmissions,
  * sql/0050). */
-#define SUBMIT_SQL(CLOSED, LEFT)                                                                   \
+#define SUBMIT_SQL(CLOSED, LEFT) SUBMIT_SQL_OF(CLOSED, LEFT, "", "", "")
+/* The same with PID a 16th argument of the CTE a (the partial it
+ * completes), S_GUARD a condition on the submission's insert and MORE
+ * further CTEs (each beginning with a comma). */
+#define SUBMIT_SQL_OF(CLOSED, LEFT, PID, S_GUARD, MORE)                                            \
     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
-    "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, %s::text AS ending, "              \
+    "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, %s::text AS ending, " PID          \
     "  " MONTH_NOW " AS month), "                                                                  \
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, " LEFT " AS left_n, "          \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
@@ -86,7 +106,7 @@
     "  link_id, link_metadata, uniq_hash, ending) "                                                \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now(), a.link_id, "            \
     "  " LINK_META_A ", a.uhash, a.ending FROM go, a "                                             \
-    "  WHERE a.ikey IS NULL OR EXISTS (SELECT 1 FROM i) RETURNING *), "                            \
+    "  WHERE (a.ikey IS NULL OR EXISTS (SELECT 1 FROM i)) " S_GUARD " RETURNING *), "              \
     "lu AS (UPDATE links l SET uses = l.uses + 1 FROM s WHERE l.id = s.link_id RETURNING 1), "     \
     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                             \
     "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
@@ -98,7 +118,7 @@
     "  SELECT fs_new_id('evt_'), s.user_id, 'form.closed', s.form_id, "                            \
     "  fs_form_closed_json(fo, 'maxSubmissions', fs_public_max_submissions(fo.settings)::bigint) " \
     "  FROM s JOIN f ON f.id = s.form_id JOIN forms fo ON fo.id = s.form_id "                      \
-    "  WHERE NOT s.spam AND f.left_n = 1 RETURNING 1) "                                            \
+    "  WHERE NOT s.spam AND f.left_n = 1 RETURNING 1) " MORE                                       \
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'gone' "                                   \
     "  WHEN (SELECT version FROM f) <> (SELECT ver FROM a) THEN 'stale' "                          \
     "  WHEN (SELECT closed FROM f) THEN 'closed' "                                                 \
@@ -155,6 +175,15 @@ const fs_stmt fs_stmts_public[] = {
      * submissions that commit while it waits for the lock). */
     {"fs_public_submit_locked", 15,
      SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)")},
+
+    /* the same two, completing the partial named by a 16th argument
+     * (PARTIAL_MORE) */
+    {"fs_public_submit_partial", 16,
+     SUBMIT_SQL_OF("fs_public_status(f) <> 'published'", "NULL::bigint", PARTIAL_PID, PARTIAL_GUARD,
+                   PARTIAL_MORE)},
+    {"fs_public_submit_partial_locked", 16,
+     SUBMIT_SQL_OF("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)",
+                   PARTIAL_PID, PARTIAL_GUARD, PARTIAL_MORE)},
 
     /* Stores a batch of plain submissions (no maxSubmissions,
      * Idempotency-Key, link or uniqueBy: fs_store_public_submit_batch) in
@@ -280,12 +309,16 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                           s->uniq_hash,
                           s->form_version,
                           s->event_id,
-                          s->ending};
+                          s->ending,
+                          s->partial_id};
     fs_rows *rs;
-    const char *label = exact ? "fs_public_submit_locked" : "fs_public_submit";
+    const char *label =
+        s->partial_id ? (exact ? "fs_public_submit_partial_locked" : "fs_public_submit_partial")
+        : exact       ? "fs_public_submit_locked"
+                      : "fs_public_submit";
     memset(out, 0, sizeof(*out));
     out->outcome = FS_SUBMIT_GONE;
-    fs_error *e = FS_RUN(st, label, args, 4, &rs);
+    fs_error *e = fs_store_run(st, label, FS_NARGS(args) - !s->partial_id, args, 4, &rs);
     if (e || rs->nrows != 1)
         return e;
     const char *o = FS_CELL(rs, 0, 0);
@@ -323,7 +356,7 @@ static void text(apr_array_header_t *b, const char *s) {
 
 int fs_store_public_batchable(const fs_new_submission *s, int exact) {
     return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && !s->ending && s->data_json &&
-           s->form_version;
+           s->form_version && !s->partial_id;
 }
 
 fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *const *subs, int n,

@@ -47,6 +47,19 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
  * transaction, in which a missing statement cannot be recovered. */
 int fs_db_statements_ready(apr_pool_t *p, fs_db *db);
 
+/* Awaits, within ms, the result of what was just sent on c in non-blocking
+ * mode (ok: the send worked); past the limit the socket is shut so that
+ * libpq calls the connection bad and mod_dbd replaces it: NULL with
+ * *timed_out set. The caller PQclears the result. Every statement of the
+ * store is bounded so: a database that stops answering costs a request
+ * FormsvcDBTimeout, never a thread for ever. */
+typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
+PGresult *fs_db_await(PGconn *c, int ok, int ms, int *timed_out);
+/* A statement without parameters (SET, BEGIN, ROLLBACK...) within ms (0:
+ * no limit). */
+PGresult *fs_db_exec_bounded(PGconn *c, const char *sql, int ms, int *timed_out);
+
 /* Logs through the glue's logger (fs_store_set_logger); level as syslog. */
 void fs_store_log(int level, const char *msg);
 
@@ -127,6 +140,7 @@ extern const fs_stmt fs_stmts_links[];
 extern const fs_stmt fs_stmts_files[]; /* uploaded files */
 extern const fs_stmt fs_stmts_mail[];  /* mail of submissions */
 extern const fs_stmt fs_stmts_retention[];
-extern const fs_stmt fs_stmts_asks[]; /* asks, sql/0049 */
+extern const fs_stmt fs_stmts_asks[];     /* asks, sql/0049 */
+extern const fs_stmt fs_stmts_partials[]; /* partial answers, sql/0059 */
 
 #endif

@@ -199,7 +199,8 @@ async function submit(page, button = "main form:not(.decline) button[type=submit
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(button)]);
 }
 
-// The walk through a form of three pages (plan.pages); seen(label, expect)
+// The walk through a form of three pages (plan.pages, with partial
+// answers kept: a save button, the resume URL); seen(label, expect)
 // checks each page reached (or, without script, only where it landed).
 // The buttons are pressed by their value; Enter in a field presses the
 // first, Next. Back leaves a page the browser's own checks would hold
@@ -210,6 +211,11 @@ async function pagedWalk(page, p, seen, tag) {
   await page.goto(p.url);
   await seen("page 1 of a form of pages", { status: 200 });
   await fill(page, p.first);
+  if (!tag.includes("JavaScript off")) { // the page's script saves after a pause in typing
+    const saved = await page.waitForSelector("main form input[name=_resume]", { state: "attached", timeout: 15000 })
+      .then(() => true, () => false);
+    say(saved, `a pause after typing: the page saved the answers by itself (its resume token is in the form) ${tag}`);
+  }
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.press("main form [name=name]", "Enter")]);
   say(await page.locator("main form [name=email]").count() === 1, `Enter in a field goes on to page 2 ${tag}`, page.url());
   await page.fill("main form [name=email]", "ada@");
@@ -226,6 +232,14 @@ async function pagedWalk(page, p, seen, tag) {
   await fill(page, p.second);
   await press("next");
   await seen("the last page of a form of pages", { status: 200 });
+  // the form keeps partial answers: the page names its resume URL, which
+  // opens the page reached with the answers (in this browser, as in another)
+  const resume = await page.getAttribute("main p.resume a", "href").catch(() => null);
+  say(!!resume, `the last page names its resume URL ${tag}`);
+  if (resume) {
+    await page.goto(resume);
+    await seen("the last page opened by its resume URL", { status: 200 });
+  }
   await fill(page, p.last);
   await press("submit");
   await seen("the thanks page of a form of pages", { status: 200, path: "/thanks" });

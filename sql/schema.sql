@@ -1885,6 +1885,14 @@ BEGIN
                         (to_date(right(k.relname, 7), 'YYYY_MM') + interval '1 month')
                             AT TIME ZONE 'UTC' <= limit_ts
                     ELSE false END
+           -- a month of submissions is kept while a partial answer has an
+           -- id in it or before it: completing the partial stores the
+           -- submission under that id, so in that month's partition
+           AND NOT (pp.tbl = 'submissions' AND EXISTS (
+                   SELECT 1 FROM submission_partials sp
+                    WHERE fs_id_at(sp.id) < CASE WHEN k.relname = pp.tbl || '_before' THEN fs_id_at(pp.bound)
+                                                 ELSE (to_date(right(k.relname, 7), 'YYYY_MM') + interval '1 month')
+                                                          AT TIME ZONE 'UTC' END))
          ORDER BY array_position(ARRAY['submission_file_chunks', 'submission_files', 'events', 'submissions'],
                                  pp.tbl::text),
                   k.relname = pp.tbl || '_before' DESC, k.relname

@@ -112,7 +112,6 @@ static void scan(void **state) {
     assert_int_equal(n, 0);
 }
 
-
 /* The cells fs_csv_value writes for the keys of the object json-c parses
  * from json (every cell of a row that fails to parse: empty), each after a
  * comma: what fs_csv_put_answers must write, byte for byte. */
@@ -160,8 +159,9 @@ static void answers(void **state) {
     apr_pool_t *p = *state;
     answers_equal(p, "{}", 1);
     answers_equal(p, "{\"s\": \"plain\"}", 1);
-    answers_equal(p, "{\"a\": [\"x\", \"=y\"], \"d\": 1.5, \"e\": [], \"f\": false, \"n\": -3, "
-                     "\"o\": {\"k\": 1}, \"s\": \"-x\", \"t\": true, \"z\": null}",
+    answers_equal(p,
+                  "{\"a\": [\"x\", \"=y\"], \"d\": 1.5, \"e\": [], \"f\": false, \"n\": -3, "
+                  "\"o\": {\"k\": 1}, \"s\": \"-x\", \"t\": true, \"z\": null}",
                   1);
     answers_equal(p, "{\"s\": \"q \\\"x\\\" back\\\\slash\\/ \\b\\f\\n=a\\r\\t;,\"}", 1);
     answers_equal(p, "{\"s\": \"ctl \\u0001\\u001f\\u007f\"}", 1);
@@ -177,15 +177,32 @@ static void answers(void **state) {
     answers_equal(p, "{\"s\": \"x\"} trailing", 0);
     answers_equal(p, "[1, 2]", 0);
     answers_equal(p, "{\"s\": \"unterminated}", 0);
-    answers_equal(p, "{\"o\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
-                  0);
-    answers_equal(p, "{\"a\": [{\"name\": \"f.pdf\", \"url\": \"/u\", \"sha256\": \"00\"}, \"x;y\"]}",
-                  1);
+    answers_equal(
+        p, "{\"o\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}", 0);
+    answers_equal(
+        p, "{\"a\": [{\"name\": \"f.pdf\", \"url\": \"/u\", \"sha256\": \"00\"}, \"x;y\"]}", 1);
     answers_equal(p, "{\"s\": \"\", \"t\": \" \", \"n\": \"\\\"\"}", 1);
     /* random objects over these keys and values */
-    const char *vals[] = {"\"a\"", "\"=x\"", "\"a,b\"", "\"\\\"\\n\\r\"", "\"-1\"", "1", "-2",
-                          "3.25", "true", "false", "null", "[]", "[\"u\", \"v\"]", "{\"k\": \"v\"}",
-                          "\"\\u0041\"", "\"\\n+x\"", "\"\\t\"", "0", "-0.5", "\"caf\xc3\xa9\""};
+    const char *vals[] = {"\"a\"",
+                          "\"=x\"",
+                          "\"a,b\"",
+                          "\"\\\"\\n\\r\"",
+                          "\"-1\"",
+                          "1",
+                          "-2",
+                          "3.25",
+                          "true",
+                          "false",
+                          "null",
+                          "[]",
+                          "[\"u\", \"v\"]",
+                          "{\"k\": \"v\"}",
+                          "\"\\u0041\"",
+                          "\"\\n+x\"",
+                          "\"\\t\"",
+                          "0",
+                          "-0.5",
+                          "\"caf\xc3\xa9\""};
     const char *ks[] = {"s", "n", "d", "t", "f", "z", "a", "o", "e", "q", "other"};
     srand(25);
     for (int i = 0; i < 2000; i++) {

@@ -183,8 +183,7 @@ static const char *skip_value(const char *s) {
                 /* json-c reads 32 levels (its default): deeper is its to refuse */
                 if (++depth > 30)
                     return NULL;
-            }
-            else if (*s == '}' || *s == ']') {
+            } else if (*s == '}' || *s == ']') {
                 if (--depth == 0)
                     return s + 1;
             }

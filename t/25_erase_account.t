@@ -128,6 +128,7 @@ my %MAP = (
     submission_state_forms => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_views             => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_hours       => sub { "form_id IN " . in_list($_[0]{forms}) },
+    submission_days        => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_hour_tally  => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_hours_backlog => sub { "form_id IN " . in_list($_[0]{forms}) },
     mail_jobs              => sub { "form_id IN " . in_list($_[0]{forms}) },

@@ -1,7 +1,11 @@
-# GET /v1/forms/{id}/stats from the hourly counters (sql/0047): the answer
-# is the same, byte for byte, as a count over the submissions, for random
-# windows by day and by hour (until anywhere in an hour), before the
-# worker rolls the tally up and after, after every way a submission goes
+# GET /v1/forms/{id}/stats from the hourly counters (sql/0047) and the
+# daily ones beside them (sql/0060): the answer is the same, byte for
+# byte, as a count over the submissions, for random windows by day and by
+# hour (until anywhere in an hour), windows at the edges of UTC days
+# (until at midnight, half an hour after it, bounds written with other
+# time zones' offsets) and across a month's turn, before the worker rolls
+# the tally up and after; the day counters always equal the sums of their
+# hours; after every way a submission goes
 # (DELETE of one, DELETE ?before=, POST /v1/erasures, retention, the
 # form's deletion), for rows inserted by plain SQL as the previous
 # release's module inserts them, and for a history stored before the
@@ -73,6 +77,27 @@ for my $i (1 .. 7) {
     push @windows, [ $since, $until, $unit ];
 }
 
+# windows at the edges of UTC days and across a month's turn, the data
+# being in the last 40 days: [since, until, unit], the bounds as the
+# client writes them (an offset's '+' encoded)
+sub at {  # a time as SQL computes it, written with an offset of $off hours
+    my ($expr, $off) = @_;
+    my $t = psql("SELECT to_char(($expr) AT TIME ZONE 'UTC' + interval '$off hours', "
+                 . "'YYYY-MM-DD\"T\"HH24:MI:SS') FROM (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') "
+                 . "AT TIME ZONE 'UTC' AS d0) x");
+    return $t . ($off == 0 ? 'Z' : sprintf('%s%02d:00', $off > 0 ? '%2B' : '-', abs $off));
+}
+push @windows,
+    [ at("d0 - interval '20 days'", 0), at('d0', 0), 'day' ],                        # until at midnight
+    [ at("d0 - interval '20 days'", 0), at("d0 - interval '3 days 23 hours 30 minutes'", 0), 'day' ],
+    [ at("d0 - interval '30 days'", 5), at("d0 - interval '2 days'", -3), 'day' ],  # offsets
+    [ at("d0 - interval '12 days 1 hour'", -2), at("d0 - interval '1 day 30 minutes'", 9), 'day' ],
+    [ at("d0 - interval '2 days 2 hours'", 0), at("d0 - interval '1 day 30 minutes'", 0), 'hour' ],
+    [ at("date_trunc('month', d0 AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '9 days'", 0),
+      at("date_trunc('month', d0 AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '4 days 13 hours 17 minutes 3 seconds'", 0),
+      'day' ],                                                                       # a month's turn
+    [ at("d0 - interval '39 days'", 0), at('now()', 0), 'day' ];                    # all of it
+
 # compares every window's answer with the direct count; returns the
 # answers' bodies (to compare one state's bytes with another's)
 sub compare {
@@ -86,7 +111,8 @@ sub compare {
         push @bodies, $r->content;
         my $start = $r->{json}{data}[0]{start};
         my @got = map { "$_->{start} $_->{submissions} $_->{spam}" } @{ $r->{json}{data} };
-        my $want = direct($form, $start, $until, $unit);
+        (my $u = $until) =~ s/%2B/+/g;
+        my $want = direct($form, $start, $u, $unit);
         unless (JSON::PP->new->canonical->encode(\@got) eq JSON::PP->new->canonical->encode($want)) {
             $ok = 0;
             my @d = grep { ($got[$_] // '') ne ($want->[$_] // '') } 0 .. $#$want;
@@ -101,9 +127,20 @@ sub compare {
     return \@bodies;
 }
 sub tally_of { psql("SELECT count(*) FROM submission_hour_tally WHERE form_id = " . lit($_[0])) }
+# the form's day counters are the sums of its hour counters, day by day
+sub days_match {
+    my ($form, $what) = @_;
+    my $f = lit($form);
+    is psql("SELECT count(*) FROM (SELECT fs_utc_day(hour) AS day, sum(submissions) AS n, sum(spam) AS sp "
+            . "FROM submission_hours WHERE form_id = $f GROUP BY 1) h FULL JOIN "
+            . "(SELECT day, submissions AS n, spam AS sp FROM submission_days WHERE form_id = $f) y "
+            . "ON y.day = h.day WHERE h.n IS DISTINCT FROM y.n OR h.sp IS DISTINCT FROM y.sp"), 0,
+       "$what: the day counters are the sums of the hours";
+}
 sub rolled_up {
     my ($form, $what) = @_;
     ok wait_for(sub { tally_of($form) == 0 }, 30, "$what rolled up"), "$what: the worker rolled the tally up";
+    days_match($form, $what);
 }
 
 # ---- new rows: tallied, then rolled up ---------------------------------------
@@ -185,7 +222,8 @@ is_deeply $post, $pre, 'the answers before and after the history was counted are
 # ---- a form's deletion takes its counters ------------------------------------
 is api(DELETE => "/v1/forms/$old", token => $tok)->code, 204, 'form with submissions deleted';
 is psql("SELECT (SELECT count(*) FROM submission_hours WHERE form_id = " . lit($old) . ") + "
+        . "(SELECT count(*) FROM submission_days WHERE form_id = " . lit($old) . ") + "
         . "(SELECT count(*) FROM submission_hour_tally WHERE form_id = " . lit($old) . ")"), 0,
-   'its hours and tally went with it';
+   'its hours, days and tally went with it';
 
 done_testing();

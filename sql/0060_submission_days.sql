@@ -1,0 +1,124 @@
+-- 0060: GET /v1/forms/{id}/stats over a year in a few milliseconds.
+--
+-- The stats read the hourly counters of sql/0047: a year by day added up
+-- to 8,784 hour rows (8,400 buffers, 54-136 ms on the ten-million-row
+-- bench: docs/performance.md, "Stats by day"). Now the same tally worker
+-- keeps a row per form and UTC day beside the hours, and the stats read
+-- whole days from it and only the hours of the last, unfinished day from
+-- the hours: a year is at most 366 day rows and 23 hour rows.
+--
+--   submission_days   per form and UTC day, the sum of that day's rows of
+--                     submission_hours, always: both are written by the
+--                     same statements (fs_submission_hours_rollup and
+--                     fs_submission_hours_recount, replaced below), in
+--                     one transaction, under the counters' advisory lock
+--
+-- Additive: a new table, and two functions replaced with the same names,
+-- arguments and results. The previous release's module calls the rollup
+-- and the recount (if it has the tally worker) and so keeps the days too;
+-- it never reads them. Its inserts and deletes are tallied by the triggers
+-- of sql/0047 as before.
+--
+-- The days of the hours already rolled up are written here, under the
+-- counters' lock (the worker's rollups wait, and try again; submissions
+-- do not wait: the tally takes them meanwhile): one pass over
+-- submission_hours, which on the bench's ten million submissions holds
+-- 7.3 million rows (docs/performance.md says how long it took). A form
+-- still in the backlog has hours only for what was tallied since sql/0047,
+-- and days to match; its stats are counted from its submissions until
+-- the worker recounts it, which writes its days anew.
+
+CREATE TABLE submission_days (
+    form_id     text NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    day         timestamptz NOT NULL, -- the start of the UTC day
+    submissions bigint NOT NULL,      -- stored, not spam
+    spam        bigint NOT NULL,
+    PRIMARY KEY (form_id, day)
+);
+
+-- The UTC day a time (an hour of submission_hours) counts in.
+CREATE FUNCTION fs_utc_day(t timestamptz) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE AS
+$$ SELECT date_trunc('day', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
+
+-- As in sql/0047, and each day gets what its hours get.
+CREATE OR REPLACE FUNCTION fs_submission_hours_rollup(p_limit integer) RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    moved integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
+        RETURN -1;
+    END IF;
+    SET LOCAL lock_timeout = '200ms';
+    WITH d AS (
+        DELETE FROM submission_hour_tally
+         WHERE ctid = ANY (ARRAY(SELECT ctid FROM submission_hour_tally LIMIT p_limit))
+        RETURNING form_id, hour, submissions, spam),
+    h AS (
+        INSERT INTO submission_hours AS c (form_id, hour, submissions, spam)
+        SELECT form_id, hour, sum(submissions), sum(spam) FROM d
+         GROUP BY form_id, hour ORDER BY form_id, hour
+        ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam),
+    y AS (
+        INSERT INTO submission_days AS c (form_id, day, submissions, spam)
+        SELECT form_id, fs_utc_day(hour), sum(submissions), sum(spam) FROM d
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE
+           SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam)
+    SELECT count(*) INTO moved FROM d;
+    RETURN moved;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+END $$;
+
+-- As in sql/0047, and the form's days become the sums of its new hours.
+CREATE OR REPLACE FUNCTION fs_submission_hours_recount(p_form text) RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    n integer;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('formsvc.submission_hours')) THEN
+        RETURN -1;
+    END IF;
+    -- a form being deleted meanwhile holds its rows: give way (a deadlock
+    -- would be detected only after a second, and might cancel the delete)
+    SET LOCAL lock_timeout = '200ms';
+    WITH c AS (
+        SELECT fs_utc_hour(created_at) AS hour,
+               count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
+          FROM submissions WHERE form_id = p_form GROUP BY 1),
+    cd AS (SELECT fs_utc_day(c.hour) AS day, sum(c.n) AS dn, sum(c.sp) AS dsp FROM c GROUP BY 1),
+    dt AS (DELETE FROM submission_hour_tally WHERE form_id = p_form),
+    db AS (DELETE FROM submission_hours_backlog WHERE form_id = p_form),
+    dh AS (DELETE FROM submission_hours h WHERE h.form_id = p_form
+            AND NOT EXISTS (SELECT 1 FROM c WHERE c.hour = h.hour)),
+    dd AS (DELETE FROM submission_days y WHERE y.form_id = p_form
+            AND NOT EXISTS (SELECT 1 FROM cd WHERE cd.day = y.day)),
+    iy AS (
+        INSERT INTO submission_days AS y (form_id, day, submissions, spam)
+        SELECT p_form, cd.day, cd.dn, cd.dsp FROM cd
+         WHERE EXISTS (SELECT 1 FROM forms WHERE id = p_form)
+        ON CONFLICT (form_id, day) DO UPDATE
+           SET submissions = EXCLUDED.submissions, spam = EXCLUDED.spam),
+    i AS (
+        INSERT INTO submission_hours AS h (form_id, hour, submissions, spam)
+        SELECT p_form, c.hour, c.n, c.sp FROM c
+         WHERE EXISTS (SELECT 1 FROM forms WHERE id = p_form)
+        ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = EXCLUDED.submissions, spam = EXCLUDED.spam
+        RETURNING 1)
+    SELECT count(*) INTO n FROM i;
+    RETURN n;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+END $$;
+
+-- The days of the hours rolled up so far. The lock waits for a rollup or
+-- recount under way and keeps the next ones out until this commits (they
+-- try again: the lock is only ever tried, never waited for, by them).
+SELECT pg_advisory_xact_lock(hashtext('formsvc.submission_hours'));
+INSERT INTO submission_days (form_id, day, submissions, spam)
+SELECT form_id, fs_utc_day(hour), sum(submissions), sum(spam)
+  FROM submission_hours GROUP BY 1, 2;

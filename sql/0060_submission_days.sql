@@ -13,12 +13,18 @@
 --                     same statements (fs_submission_hours_rollup and
 --                     fs_submission_hours_recount, replaced below), in
 --                     one transaction, under the counters' advisory lock
+----   form_view_days    per form and UTC day, the sum of that day's rows of
+--                     form_views (sql/0031), always: a statement trigger
+--                     on form_views adds what each statement added to its
+--                     hours (the children's flushes, INSERT ... ON
+--                     CONFLICT DO UPDATE, the previous release's too)
 --
--- Additive: a new table, and two functions replaced with the same names,
--- arguments and results. The previous release's module calls the rollup
+-- Additive: new tables, a trigger, and two functions replaced with the
+-- same names, arguments and results. The previous release's module calls the rollup
 -- and the recount (if it has the tally worker) and so keeps the days too;
 -- it never reads them. Its inserts and deletes are tallied by the triggers
--- of sql/0047 as before.
+-- of sql/0047 as before, and its view flushes reach the view days through
+-- the trigger below.
 --
 -- The days of the hours already rolled up are written at the end, in a
 -- transaction of its own that holds the counters' advisory lock (the
@@ -120,6 +126,82 @@ BEGIN
     RETURN n;
 EXCEPTION WHEN lock_not_available THEN
     RETURN -1;
+END $$;
+
+CREATE TABLE IF NOT EXISTS form_view_days (
+    form_id text NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    day     timestamptz NOT NULL, -- the start of the UTC day
+    views   bigint NOT NULL,
+    PRIMARY KEY (form_id, day)
+);
+
+-- What a statement changed in form_views, per form and UTC day, added to
+-- the days: rows inserted (+views), updated (+new -old: the flush's
+-- upsert adds to an hour), deleted (-views; rows of a form being deleted
+-- are left out: its days go with it, and a row for a form already gone
+-- would break the foreign key). In (form, day) order, after the hours
+-- the statement locked in (form, hour) order: two flushes lock rows in
+-- the same order.
+CREATE OR REPLACE FUNCTION fs_form_view_days_add() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(views) FROM new_views GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(v) FROM (
+            SELECT form_id, hour, views AS v FROM new_views
+            UNION ALL SELECT form_id, hour, -views FROM old_views) d
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    ELSE
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), -sum(views) FROM old_views o
+         WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = o.form_id)
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- From here on every change to form_views reaches its day (the lock
+-- CREATE TRIGGER takes on form_views is held for this statement's
+-- transaction only).
+CREATE OR REPLACE TRIGGER form_views_days_added AFTER INSERT ON form_views
+    REFERENCING NEW TABLE AS new_views
+    FOR EACH STATEMENT EXECUTE FUNCTION fs_form_view_days_add();
+CREATE OR REPLACE TRIGGER form_views_days_updated AFTER UPDATE ON form_views
+    REFERENCING OLD TABLE AS old_views NEW TABLE AS new_views
+    FOR EACH STATEMENT EXECUTE FUNCTION fs_form_view_days_add();
+CREATE OR REPLACE TRIGGER form_views_days_removed AFTER DELETE ON form_views
+    REFERENCING OLD TABLE AS old_views
+    FOR EACH STATEMENT EXECUTE FUNCTION fs_form_view_days_add();
+
+-- The view days of the hours written before the trigger, a few hundred
+-- forms at a time, each batch in a transaction of its own that holds
+-- form_views in SHARE mode (the children's flushes wait for the batch,
+-- not for the whole pass; reads do not wait): under it no flush runs, and
+-- the batch's snapshot, taken after the lock, sees every flush before; a
+-- day a flush already reached through the trigger is written over with
+-- the sum of its hours, which holds that flush too.
+DO $$
+DECLARE
+    lo text := '';
+    hi text;
+BEGIN
+    LOOP
+        SELECT max(id) INTO hi FROM (SELECT id FROM forms WHERE id > lo ORDER BY id LIMIT 200) f;
+        EXIT WHEN hi IS NULL;
+        LOCK TABLE form_views IN SHARE MODE;
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(views) FROM form_views
+         WHERE form_id > lo AND form_id <= hi GROUP BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = EXCLUDED.views;
+        COMMIT;
+        lo := hi;
+    END LOOP;
 END $$;
 
 -- The days of the hours rolled up so far: under the lock no rollup or

@@ -913,6 +913,35 @@ END
 $$;
 
 --
+-- Name: fs_form_view_days_add(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_view_days_add() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(views) FROM new_views GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(v) FROM (
+            SELECT form_id, hour, views AS v FROM new_views
+            UNION ALL SELECT form_id, hour, -views FROM old_views) d
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    ELSE
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), -sum(views) FROM old_views o
+         WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = o.form_id)
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: oauth_apps; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2336,6 +2365,16 @@ CREATE TABLE public.form_counts (
 );
 
 --
+-- Name: form_view_days; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_view_days (
+    form_id text NOT NULL,
+    day timestamp with time zone NOT NULL,
+    views bigint NOT NULL
+);
+
+--
 -- Name: form_views; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2909,6 +2948,13 @@ ALTER TABLE ONLY public.form_closings
 
 ALTER TABLE ONLY public.form_counts
     ADD CONSTRAINT form_counts_pkey PRIMARY KEY (form_id, shard);
+
+--
+-- Name: form_view_days form_view_days_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_view_days
+    ADD CONSTRAINT form_view_days_pkey PRIMARY KEY (form_id, day);
 
 --
 -- Name: form_views form_views_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3753,6 +3799,24 @@ CREATE TRIGGER events_fanout AFTER INSERT ON public.events REFERENCING NEW TABLE
 CREATE TRIGGER events_mail AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.fs_events_mail();
 
 --
+-- Name: form_views form_views_days_added; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER form_views_days_added AFTER INSERT ON public.form_views REFERENCING NEW TABLE AS new_views FOR EACH STATEMENT EXECUTE FUNCTION public.fs_form_view_days_add();
+
+--
+-- Name: form_views form_views_days_removed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER form_views_days_removed AFTER DELETE ON public.form_views REFERENCING OLD TABLE AS old_views FOR EACH STATEMENT EXECUTE FUNCTION public.fs_form_view_days_add();
+
+--
+-- Name: form_views form_views_days_updated; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER form_views_days_updated AFTER UPDATE ON public.form_views REFERENCING OLD TABLE AS old_views NEW TABLE AS new_views FOR EACH STATEMENT EXECUTE FUNCTION public.fs_form_view_days_add();
+
+--
 -- Name: forms forms_cache_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -3919,6 +3983,13 @@ ALTER TABLE ONLY public.form_closings
 
 ALTER TABLE ONLY public.form_counts
     ADD CONSTRAINT form_counts_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
+-- Name: form_view_days form_view_days_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_view_days
+    ADD CONSTRAINT form_view_days_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: form_views form_views_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

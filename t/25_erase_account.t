@@ -127,6 +127,7 @@ my %MAP = (
     insight_tally          => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_state_forms => sub { "form_id IN " . in_list($_[0]{forms}) },
     form_views             => sub { "form_id IN " . in_list($_[0]{forms}) },
+    form_view_days         => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_hours       => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_days        => sub { "form_id IN " . in_list($_[0]{forms}) },
     submission_hour_tally  => sub { "form_id IN " . in_list($_[0]{forms}) },

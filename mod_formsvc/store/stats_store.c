@@ -24,7 +24,9 @@ const fs_stmt fs_stmts_stats[] = {
      * day counters (dh: where they end), its whole hours before until's
      * hour from the hour counters; by hour (or from a start not on a day)
      * every whole hour from the hour counters; and the tally not rolled up
-     * yet for all those hours. The hour until falls in is counted from the
+     * yet for all those hours. Views likewise: the days before dh from
+     * form_view_days, the hours from dh on (until's hour too) from
+     * form_views. The hour until falls in is counted from the
      * submissions themselves (until need not be on an hour), and so is the
      * whole window of a form whose history the worker has not counted yet
      * (submission_hours_backlog). The bounds are InitPlans (p, lo): index
@@ -61,9 +63,12 @@ const fs_stmt fs_stmts_stats[] = {
      "  AND d.hour >= (SELECT lo FROM p) AND d.hour < (SELECT fs_utc_hour(hi) FROM p)), "
      "s AS (SELECT date_trunc((SELECT unit FROM p), h.hour AT TIME ZONE 'UTC') AS t, "
      "  sum(h.n)::bigint AS n, sum(h.sp)::bigint AS sp FROM h GROUP BY 1), "
-     "v AS (SELECT date_trunc((SELECT unit FROM p), v.hour AT TIME ZONE 'UTC') AS t, "
-     "  sum(v.views) AS n FROM form_views v WHERE v.form_id = (SELECT form FROM p) "
-     "  AND v.hour >= (SELECT lo FROM p) AND v.hour < (SELECT hi FROM p) GROUP BY 1) "
+     "v AS (SELECT date_trunc((SELECT unit FROM p), w.hour AT TIME ZONE 'UTC') AS t, "
+     "  sum(w.views) AS n FROM (SELECT y.day AS hour, y.views FROM form_view_days y "
+     "  WHERE y.form_id = (SELECT form FROM p) "
+     "  AND y.day >= (SELECT lo FROM p) AND y.day < (SELECT dh FROM p) "
+     "  UNION ALL SELECT v.hour, v.views FROM form_views v WHERE v.form_id = (SELECT form FROM p) "
+     "  AND v.hour >= (SELECT dh FROM p) AND v.hour < (SELECT hi FROM p)) w GROUP BY 1) "
      "SELECT to_char(b.t, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), COALESCE(v.n, 0)::text, "
      "  COALESCE(s.n, 0)::text, COALESCE(s.sp, 0)::text "
      "FROM b LEFT JOIN v ON v.t = b.t LEFT JOIN s ON s.t = b.t ORDER BY b.t"},

@@ -7,6 +7,7 @@
 #define FS_JSON_H
 
 #include <apr_pools.h>
+#include <apr_tables.h>
 #include <json.h>
 
 #include "fs_error.h"
@@ -18,6 +19,13 @@ json_object *fs_json_own(apr_pool_t *p, json_object *obj);
 
 /* Serialises plain, without escaping '/'. The string lives in p. */
 char *fs_json_str(apr_pool_t *p, json_object *obj);
+
+/* Appends to buf (an array of bytes, grown by doubling in its pool) the
+ * JSON string of s, byte for byte as fs_json_str writes the string s
+ * (json-c's escapes: \" \\ \b \f \n \r \t, other bytes below 0x20 as
+ * \u00xx, nothing else). For writers that make many small objects, such
+ * as the account's export, without a json-c object each. */
+void fs_json_put_string(apr_array_header_t *buf, const char *s);
 
 /* Checks buf against RFC 8259 with our limits: valid UTF-8, no NUL (raw or
  * \u0000), no lone surrogates, depth <= FS_JSON_MAX_DEPTH, no duplicate

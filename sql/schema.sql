@@ -913,6 +913,35 @@ END
 $$;
 
 --
+-- Name: fs_form_view_days_add(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_form_view_days_add() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(views) FROM new_views GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), sum(v) FROM (
+            SELECT form_id, hour, views AS v FROM new_views
+            UNION ALL SELECT form_id, hour, -views FROM old_views) d
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    ELSE
+        INSERT INTO form_view_days AS y (form_id, day, views)
+        SELECT form_id, fs_utc_day(hour), -sum(views) FROM old_views o
+         WHERE EXISTS (SELECT 1 FROM forms f WHERE f.id = o.form_id)
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE SET views = y.views + EXCLUDED.views;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: oauth_apps; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1886,6 +1915,14 @@ BEGIN
                         (to_date(right(k.relname, 7), 'YYYY_MM') + interval '1 month')
                             AT TIME ZONE 'UTC' <= limit_ts
                     ELSE false END
+           -- a month of submissions is kept while a partial answer has an
+           -- id in it or before it: completing the partial stores the
+           -- submission under that id, so in that month's partition
+           AND NOT (pp.tbl = 'submissions' AND EXISTS (
+                   SELECT 1 FROM submission_partials sp
+                    WHERE fs_id_at(sp.id) < CASE WHEN k.relname = pp.tbl || '_before' THEN fs_id_at(pp.bound)
+                                                 ELSE (to_date(right(k.relname, 7), 'YYYY_MM') + interval '1 month')
+                                                          AT TIME ZONE 'UTC' END))
          ORDER BY array_position(ARRAY['submission_file_chunks', 'submission_files', 'events', 'submissions'],
                                  pp.tbl::text),
                   k.relname = pp.tbl || '_before' DESC, k.relname
@@ -2141,10 +2178,19 @@ BEGIN
         SELECT fs_utc_hour(created_at) AS hour,
                count(*) FILTER (WHERE NOT spam) AS n, count(*) FILTER (WHERE spam) AS sp
           FROM submissions WHERE form_id = p_form GROUP BY 1),
+    cd AS (SELECT fs_utc_day(c.hour) AS day, sum(c.n) AS dn, sum(c.sp) AS dsp FROM c GROUP BY 1),
     dt AS (DELETE FROM submission_hour_tally WHERE form_id = p_form),
     db AS (DELETE FROM submission_hours_backlog WHERE form_id = p_form),
     dh AS (DELETE FROM submission_hours h WHERE h.form_id = p_form
             AND NOT EXISTS (SELECT 1 FROM c WHERE c.hour = h.hour)),
+    dd AS (DELETE FROM submission_days y WHERE y.form_id = p_form
+            AND NOT EXISTS (SELECT 1 FROM cd WHERE cd.day = y.day)),
+    iy AS (
+        INSERT INTO submission_days AS y (form_id, day, submissions, spam)
+        SELECT p_form, cd.day, cd.dn, cd.dsp FROM cd
+         WHERE EXISTS (SELECT 1 FROM forms WHERE id = p_form)
+        ON CONFLICT (form_id, day) DO UPDATE
+           SET submissions = EXCLUDED.submissions, spam = EXCLUDED.spam),
     i AS (
         INSERT INTO submission_hours AS h (form_id, hour, submissions, spam)
         SELECT p_form, c.hour, c.n, c.sp FROM c
@@ -2198,6 +2244,12 @@ BEGIN
         SELECT form_id, hour, sum(submissions), sum(spam) FROM d
          GROUP BY form_id, hour ORDER BY form_id, hour
         ON CONFLICT (form_id, hour) DO UPDATE
+           SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam),
+    y AS (
+        INSERT INTO submission_days AS c (form_id, day, submissions, spam)
+        SELECT form_id, fs_utc_day(hour), sum(submissions), sum(spam) FROM d
+         GROUP BY 1, 2 ORDER BY 1, 2
+        ON CONFLICT (form_id, day) DO UPDATE
            SET submissions = c.submissions + EXCLUDED.submissions, spam = c.spam + EXCLUDED.spam)
     SELECT count(*) INTO moved FROM d;
     RETURN moved;
@@ -2356,6 +2408,14 @@ CREATE FUNCTION public.fs_utc_day() RETURNS date
     AS $$ SELECT (now() AT TIME ZONE 'UTC')::date $$;
 
 --
+-- Name: fs_utc_day(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_utc_day(t timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT date_trunc('day', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
+
+--
 -- Name: fs_utc_hour(timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2457,6 +2517,16 @@ CREATE TABLE public.form_counts (
     form_id text NOT NULL,
     shard smallint NOT NULL,
     n integer NOT NULL
+);
+
+--
+-- Name: form_view_days; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.form_view_days (
+    form_id text NOT NULL,
+    day timestamp with time zone NOT NULL,
+    views bigint NOT NULL
 );
 
 --
@@ -2726,6 +2796,17 @@ CREATE TABLE public.schema_migrations (
     version integer NOT NULL,
     name text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: submission_days; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_days (
+    form_id text NOT NULL,
+    day timestamp with time zone NOT NULL,
+    submissions bigint NOT NULL,
+    spam bigint NOT NULL
 );
 
 --
@@ -3025,6 +3106,13 @@ ALTER TABLE ONLY public.form_counts
     ADD CONSTRAINT form_counts_pkey PRIMARY KEY (form_id, shard);
 
 --
+-- Name: form_view_days form_view_days_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_view_days
+    ADD CONSTRAINT form_view_days_pkey PRIMARY KEY (form_id, day);
+
+--
 -- Name: form_views form_views_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3219,6 +3307,13 @@ ALTER TABLE ONLY public.ratelimit
 
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: submission_days submission_days_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_days
+    ADD CONSTRAINT submission_days_pkey PRIMARY KEY (form_id, day);
 
 --
 -- Name: submission_file_chunks submission_file_chunks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3885,6 +3980,24 @@ CREATE TRIGGER events_fanout AFTER INSERT ON public.events REFERENCING NEW TABLE
 CREATE TRIGGER events_mail AFTER INSERT ON public.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.fs_events_mail();
 
 --
+-- Name: form_views form_views_days_added; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER form_views_days_added AFTER INSERT ON public.form_views REFERENCING NEW TABLE AS new_views FOR EACH STATEMENT EXECUTE FUNCTION public.fs_form_view_days_add();
+
+--
+-- Name: form_views form_views_days_removed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER form_views_days_removed AFTER DELETE ON public.form_views REFERENCING OLD TABLE AS old_views FOR EACH STATEMENT EXECUTE FUNCTION public.fs_form_view_days_add();
+
+--
+-- Name: form_views form_views_days_updated; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER form_views_days_updated AFTER UPDATE ON public.form_views REFERENCING OLD TABLE AS old_views NEW TABLE AS new_views FOR EACH STATEMENT EXECUTE FUNCTION public.fs_form_view_days_add();
+
+--
 -- Name: forms forms_cache_notify; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -4059,6 +4172,13 @@ ALTER TABLE ONLY public.form_counts
     ADD CONSTRAINT form_counts_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
+-- Name: form_view_days form_view_days_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.form_view_days
+    ADD CONSTRAINT form_view_days_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
+
+--
 -- Name: form_views form_views_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4218,6 +4338,13 @@ ALTER TABLE ONLY public.oauth_logins
 
 ALTER TABLE ONLY public.oauth_refresh
     ADD CONSTRAINT oauth_refresh_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES public.oauth_grants(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_days submission_days_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_days
+    ADD CONSTRAINT submission_days_form_id_fkey FOREIGN KEY (form_id) REFERENCES public.forms(id) ON DELETE CASCADE;
 
 --
 -- Name: submission_file_chunks submission_file_chunks_file_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -71,6 +71,17 @@ ok !(grep { $_->{title} eq 'Not mine' } @{ $by{form} }), 'no other account\'s fo
 my $d = api(GET => $by{file}[0]{url} =~ s{^https?://[^/]+(?:/api)?}{}r, token => $tok);
 is $d->content, $PNG, 'the download URL gives the file';
 
+# the owner's state and a link's metadata, written member by member: the
+# line's bytes are json-c's (escapes of quotes, backslashes, line breaks
+# and control characters; '/' and UTF-8 as they are)
+my $sid = $sub->{json}{id};
+psql("UPDATE submissions SET owner_status = 'done', tags = ARRAY['a', 'b/c'], "
+     . "note = E'say \"hi\"\\n\\\\ \\x01 / caf\\u00e9', link_id = " . sqlq($link->{json}{id})
+     . ", link_metadata = '{\"k\": \"v/w\"}' WHERE id = " . sqlq($sid));
+my $line = (grep { /"kind":"submission"/ } split /\n/, api(GET => '/v1/me/export', token => $tok)->content)[0] // '';
+like $line, qr/^\{"kind":"submission","id":"\Q$sid\E","formId":"\Q$fid\E","formVersion":\d+,"spam":false,"createdAt":"[^"]+","status":"done","tags":\["a","b\/c"\],"note":"say \\"hi\\"\\n\\\\ \\u0001 \/ caf\x{c3}\x{a9}","linkId":"\Q$link->{json}{id}\E","metadata":\{"k":"v\/w"\},"data":\{/,
+     'a submission\'s line: its owner\'s state and link, escaped as json-c does';
+
 # no secret material: the secrets, their hashes, the link's token, the webhook's secret
 my @secrets = ($tok, $key->{json}{secret}, $cl->{json}{secret});
 push @secrets, split /\n/, psql("SELECT secret_hash FROM keys WHERE user_id = " . sqlq($uid)

@@ -131,4 +131,24 @@ is_deeply [ sort @lines ], [ sort @gone ], 'naming each partition once';
 is dbq("SELECT fs_partitions_drop(1)"), '', 'run again: nothing left to drop';
 unlike $inst->error_log, qr/\[(?:[a-z_]*:)?(?:error|crit|alert|emerg|warn)\]/, 'the private httpd logged no warning or error';
 $inst->stop;
+
+# ---- a partial answer keeps its month --------------------------------------
+# (sql/0061) completing a partial stores the submission under the partial's
+# id, in that id's month: with the clock two months on (the last month and
+# this one old enough), a partial begun last month keeps that month of
+# submissions and every later one; once it is gone they go too
+my $lastmonth = dbq("SELECT fs_id_time(date_trunc('month', now() AT TIME ZONE 'UTC' - interval '1 month') AT TIME ZONE 'UTC' + interval '10 days')");
+dbq("INSERT INTO submission_partials (id, form_id, user_id, form_version, data, page, resume_hash, expires_at) "
+    . "VALUES ('sub_${lastmonth}000000000000000p', 'frm_pd', 'usr_pd', 1, '{}', 1, 'h', now() + interval '30 days')");
+sub drop_all { my ($at) = @_; my @d; while (1) { my $x = dbq("SELECT fs_partitions_drop(1, now() + interval '$at')"); last if $x eq '' || $x eq '-'; push @d, $x } @d }
+my @d = drop_all('2 months');
+is_deeply [ grep { /^submissions_/ } @d ], [], 'two months on, with the partial open: no month of submissions dropped'
+    or diag "@d";
+ok grep({ $_ eq "events_$mon{-1}" } @d), 'the other tables\' emptied months went as before';
+is dbq("SELECT count(*) FROM pg_class WHERE relname IN ('submissions_$mon{-1}', 'submissions_$mon{0}')"), 2,
+    'the partial\'s month of submissions and the one after it kept';
+dbq("DELETE FROM submission_partials");
+@d = drop_all('2 months');
+is_deeply [ sort grep { /^submissions_/ } @d ], [ sort "submissions_$mon{-1}", "submissions_$mon{0}" ],
+    'the partial gone: both dropped at the next run';
 done_testing;

@@ -1,7 +1,12 @@
-# GET /v1/forms/{id}/stats from the hourly counters (sql/0047): the answer
-# is the same, byte for byte, as a count over the submissions, for random
-# windows by day and by hour (until anywhere in an hour), before the
-# worker rolls the tally up and after, after every way a submission goes
+# GET /v1/forms/{id}/stats from the hourly counters (sql/0047) and the
+# daily ones beside them (sql/0060): the answer is the same, byte for
+# byte, as a count over the submissions, for random windows by day and by
+# hour (until anywhere in an hour), windows at the edges of UTC days
+# (until at midnight, half an hour after it, bounds written with other
+# time zones' offsets) and across a month's turn, before the worker rolls
+# the tally up and after; the day counters always equal the sums of their
+# hours, and so do the view days (views written by SQL as the children's
+# flushes write them: inserted, added to, and deleted); after every way a submission goes
 # (DELETE of one, DELETE ?before=, POST /v1/erasures, retention, the
 # form's deletion), for rows inserted by plain SQL as the previous
 # release's module inserts them, and for a history stored before the
@@ -43,7 +48,8 @@ sub add_rows {
 }
 
 # the stats as they were counted before sql/0047: the same intervals, the
-# submissions counted in each (the statement of the previous release)
+# submissions counted in each (the statement of the previous release), and
+# the views summed from their hours, as before sql/0060
 sub direct {
     my ($form, $start, $until, $unit) = @_;
     my ($s, $u) = (lit($start), lit($until));
@@ -51,9 +57,11 @@ sub direct {
         . "(${u}::timestamptz AT TIME ZONE 'UTC') - interval '1 microsecond', '1 $unit'::interval) g), "
         . "s AS (SELECT date_trunc('$unit', created_at AT TIME ZONE 'UTC') AS t, count(*) FILTER (WHERE NOT spam) AS n, "
         . "count(*) FILTER (WHERE spam) AS sp FROM submissions WHERE form_id = " . lit($form)
-        . " AND created_at >= ${s}::timestamptz AND created_at < ${u}::timestamptz GROUP BY 1) "
-        . "SELECT to_char(b.t, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || ' ' || COALESCE(s.n, 0) || ' ' || COALESCE(s.sp, 0) "
-        . "FROM b LEFT JOIN s ON s.t = b.t ORDER BY b.t");
+        . " AND created_at >= ${s}::timestamptz AND created_at < ${u}::timestamptz GROUP BY 1), "
+        . "v AS (SELECT date_trunc('$unit', hour AT TIME ZONE 'UTC') AS t, sum(views) AS n FROM form_views "
+        . "WHERE form_id = " . lit($form) . " AND hour >= ${s}::timestamptz AND hour < ${u}::timestamptz GROUP BY 1) "
+        . "SELECT to_char(b.t, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || ' ' || COALESCE(v.n, 0) || ' ' || COALESCE(s.n, 0) "
+        . "|| ' ' || COALESCE(s.sp, 0) FROM b LEFT JOIN s ON s.t = b.t LEFT JOIN v ON v.t = b.t ORDER BY b.t");
     return [ split /\n/, $rows ];
 }
 
@@ -73,6 +81,27 @@ for my $i (1 .. 7) {
     push @windows, [ $since, $until, $unit ];
 }
 
+# windows at the edges of UTC days and across a month's turn, the data
+# being in the last 40 days: [since, until, unit], the bounds as the
+# client writes them (an offset's '+' encoded)
+sub at {  # a time as SQL computes it, written with an offset of $off hours
+    my ($expr, $off) = @_;
+    my $t = psql("SELECT to_char(($expr) AT TIME ZONE 'UTC' + interval '$off hours', "
+                 . "'YYYY-MM-DD\"T\"HH24:MI:SS') FROM (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') "
+                 . "AT TIME ZONE 'UTC' AS d0) x");
+    return $t . ($off == 0 ? 'Z' : sprintf('%s%02d:00', $off > 0 ? '%2B' : '-', abs $off));
+}
+push @windows,
+    [ at("d0 - interval '20 days'", 0), at('d0', 0), 'day' ],                        # until at midnight
+    [ at("d0 - interval '20 days'", 0), at("d0 - interval '3 days 23 hours 30 minutes'", 0), 'day' ],
+    [ at("d0 - interval '30 days'", 5), at("d0 - interval '2 days'", -3), 'day' ],  # offsets
+    [ at("d0 - interval '12 days 1 hour'", -2), at("d0 - interval '1 day 30 minutes'", 9), 'day' ],
+    [ at("d0 - interval '2 days 2 hours'", 0), at("d0 - interval '1 day 30 minutes'", 0), 'hour' ],
+    [ at("date_trunc('month', d0 AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '9 days'", 0),
+      at("date_trunc('month', d0 AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '4 days 13 hours 17 minutes 3 seconds'", 0),
+      'day' ],                                                                       # a month's turn
+    [ at("d0 - interval '39 days'", 0), at('now()', 0), 'day' ];                    # all of it
+
 # compares every window's answer with the direct count; returns the
 # answers' bodies (to compare one state's bytes with another's)
 sub compare {
@@ -85,8 +114,9 @@ sub compare {
         unless ($r->code == 200) { $ok = 0; diag $r->code . ' ' . $r->content; next }
         push @bodies, $r->content;
         my $start = $r->{json}{data}[0]{start};
-        my @got = map { "$_->{start} $_->{submissions} $_->{spam}" } @{ $r->{json}{data} };
-        my $want = direct($form, $start, $until, $unit);
+        my @got = map { "$_->{start} $_->{views} $_->{submissions} $_->{spam}" } @{ $r->{json}{data} };
+        (my $u = $until) =~ s/%2B/+/g;
+        my $want = direct($form, $start, $u, $unit);
         unless (JSON::PP->new->canonical->encode(\@got) eq JSON::PP->new->canonical->encode($want)) {
             $ok = 0;
             my @d = grep { ($got[$_] // '') ne ($want->[$_] // '') } 0 .. $#$want;
@@ -101,13 +131,43 @@ sub compare {
     return \@bodies;
 }
 sub tally_of { psql("SELECT count(*) FROM submission_hour_tally WHERE form_id = " . lit($_[0])) }
+# the form's day counters are the sums of its hour counters, day by day
+# (submissions, spam and views; a day whose hours are all gone may keep a
+# row of 0)
+sub days_match {
+    my ($form, $what) = @_;
+    my $f = lit($form);
+    is psql("SELECT count(*) FROM (SELECT fs_utc_day(hour) AS day, sum(views) AS n FROM form_views "
+            . "WHERE form_id = $f GROUP BY 1) h FULL JOIN (SELECT day, views AS n FROM form_view_days "
+            . "WHERE form_id = $f) y ON y.day = h.day WHERE COALESCE(h.n, 0) <> COALESCE(y.n, 0)"), 0,
+       "$what: the view days are the sums of their hours";
+    is psql("SELECT count(*) FROM (SELECT fs_utc_day(hour) AS day, sum(submissions) AS n, sum(spam) AS sp "
+            . "FROM submission_hours WHERE form_id = $f GROUP BY 1) h FULL JOIN "
+            . "(SELECT day, submissions AS n, spam AS sp FROM submission_days WHERE form_id = $f) y "
+            . "ON y.day = h.day WHERE COALESCE(h.n, 0) <> COALESCE(y.n, 0) OR COALESCE(h.sp, 0) <> COALESCE(y.sp, 0)"), 0,
+       "$what: the day counters are the sums of the hours";
+}
 sub rolled_up {
     my ($form, $what) = @_;
     ok wait_for(sub { tally_of($form) == 0 }, 30, "$what rolled up"), "$what: the worker rolled the tally up";
+    days_match($form, $what);
+}
+
+# views of $form's page by plain SQL as the children flush them (the
+# previous release's statement too: one upsert per flush, adding to the
+# hour), every $step hours over the last $days days
+sub add_views {
+    my ($form, $days, $step, $n) = @_;
+    psql("INSERT INTO form_views (form_id, hour, views) SELECT " . lit($form) . ", h, $n + (extract(hour FROM h))::integer % 5 "
+         . "FROM generate_series(date_trunc('hour', now()) - interval '$days days', date_trunc('hour', now()), "
+         . "interval '$step hours') h ORDER BY 2 "
+         . "ON CONFLICT (form_id, hour) DO UPDATE SET views = form_views.views + EXCLUDED.views");
 }
 
 # ---- new rows: tallied, then rolled up ---------------------------------------
 add_rows($fid, 400, 40);
+add_views($fid, 40, 1, 1);   # every hour: inserted
+add_views($fid, 40, 7, 3);   # every seventh: added to (updated)
 for my $i (1 .. 3) {  # and some through the module's own path
     my $r = req(POST => form_url($fid), type => 'application/json',
                 body => qq({"name":"web$i","email":"gone\@example.com"}));
@@ -136,6 +196,9 @@ $r = api(POST => '/v1/erasures', token => $tok, body => { email => 'gone@example
 is $r->code, 200, 'erasure';
 ok $r->{json}{deleted} > 0, "erasure deleted $r->{json}{deleted}";
 compare($fid, 'after an erasure');
+psql("DELETE FROM form_views WHERE form_id = " . lit($fid) . " AND hour < now() - interval '38 days'");
+days_match($fid, 'after view hours deleted');
+compare($fid, 'after view hours deleted');
 rolled_up($fid, 'the deletions');
 compare($fid, 'after the deletions, rolled up');
 
@@ -155,6 +218,7 @@ my $old = make_form($tok, { title => 'History', fields => [ { key => 'name', typ
 # leaves a form with submissions; the worker may count it at once, so the
 # first answers are taken with the worker's lock held by this test
 add_rows($old, 500, 40, 1);
+add_views($old, 40, 3, 2);
 is psql("SELECT count(*) FROM submission_hour_tally WHERE form_id = " . lit($old)), 0, 'quiet rows: not tallied';
 # the counters' lock (the worker's) held by a session of this test while
 # the first answers are read: a child psql that holds it until told
@@ -185,7 +249,9 @@ is_deeply $post, $pre, 'the answers before and after the history was counted are
 # ---- a form's deletion takes its counters ------------------------------------
 is api(DELETE => "/v1/forms/$old", token => $tok)->code, 204, 'form with submissions deleted';
 is psql("SELECT (SELECT count(*) FROM submission_hours WHERE form_id = " . lit($old) . ") + "
+        . "(SELECT count(*) FROM submission_days WHERE form_id = " . lit($old) . ") + "
+        . "(SELECT count(*) FROM form_view_days WHERE form_id = " . lit($old) . ") + "
         . "(SELECT count(*) FROM submission_hour_tally WHERE form_id = " . lit($old) . ")"), 0,
-   'its hours and tally went with it';
+   'its hours, days, view days and tally went with it';
 
 done_testing();

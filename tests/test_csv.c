@@ -112,7 +112,119 @@ static void scan(void **state) {
     assert_int_equal(n, 0);
 }
 
+/* The cells fs_csv_value writes for the keys of the object json-c parses
+ * from json (every cell of a row that fails to parse: empty), each after a
+ * comma: what fs_csv_put_answers must write, byte for byte. */
+static char *slow_answers(apr_pool_t *p, const char *json, const char *const *keys, int n) {
+    json_object *o = fs_json_parse_trusted(p, json);
+    apr_array_header_t *b = apr_array_make(p, 64, 1);
+    for (int f = 0; f < n; f++) {
+        fs_csv_put(b, ",", 1);
+        const char *c = fs_csv_value(p, fs_json_get(o, keys[f]));
+        fs_csv_put(b, c, strlen(c));
+    }
+    fs_csv_put(b, "", 1);
+    return b->elts;
+}
+
+/* fs_csv_put_answers on json, or the slow path when it gives up, as the
+ * CSV export does; also checks that a refusal leaves buf as it was. */
+static char *fast_answers(apr_pool_t *p, const char *json, const char *const *keys, int n,
+                          int *fast) {
+    apr_array_header_t *b = apr_array_make(p, 4, 1), *scratch = apr_array_make(p, 4, 1);
+    fs_csv_put(b, "x", 1);
+    *fast = !fs_csv_put_answers(b, scratch, p, json, keys, n);
+    if (!*fast) {
+        assert_int_equal(b->nelts, 1);
+        return slow_answers(p, json, keys, n);
+    }
+    fs_csv_put(b, "", 1);
+    return b->elts + 1;
+}
+
+static void answers_equal(apr_pool_t *p, const char *json, int want_fast) {
+    const char *keys[] = {"s", "n", "d", "t", "f", "z", "a", "o", "missing", "e", "q"};
+    int fast;
+    char *got = fast_answers(p, json, keys, 11, &fast);
+    char *want = slow_answers(p, json, keys, 11);
+    if (strcmp(got, want))
+        fail_msg("%s: got [%s], want [%s]", json, got, want);
+    if (want_fast >= 0 && fast != want_fast)
+        fail_msg("%s: fast path %d, expected %d", json, fast, want_fast);
+}
+
+/* The answers read straight from jsonb's text are the cells json-c's
+ * objects give, for every kind of value and every escape. */
+static void answers(void **state) {
+    apr_pool_t *p = *state;
+    answers_equal(p, "{}", 1);
+    answers_equal(p, "{\"s\": \"plain\"}", 1);
+    answers_equal(p,
+                  "{\"a\": [\"x\", \"=y\"], \"d\": 1.5, \"e\": [], \"f\": false, \"n\": -3, "
+                  "\"o\": {\"k\": 1}, \"s\": \"-x\", \"t\": true, \"z\": null}",
+                  1);
+    answers_equal(p, "{\"s\": \"q \\\"x\\\" back\\\\slash\\/ \\b\\f\\n=a\\r\\t;,\"}", 1);
+    answers_equal(p, "{\"s\": \"ctl \\u0001\\u001f\\u007f\"}", 1);
+    answers_equal(p, "{\"s\": \"caf\xc3\xa9 \\u00e9 \\ud83d\\ude00\"}", 1); /* via json-c */
+    answers_equal(p, "{\"s\": \"=1+2\", \"q\": \"a\\n@b\", \"t\": \"\\tx\"}", 1);
+    answers_equal(p, "{\"n\": 0, \"d\": -0, \"e\": 0.0, \"q\": -0.5, \"t\": 123456789012345678}",
+                  1);
+    answers_equal(p, "{\"n\": 1234567890123456789, \"d\": 99999999999999999999999}", 1);
+    answers_equal(p, "{\"n\": 1e400, \"d\": 1.5E+3, \"e\": 0.1234567890123456789}", -1);
+    answers_equal(p, "{\"n\": 1e400}", -1);
+    answers_equal(p, "{\"s\" : \"spaced\" ,\"n\":1}", 1);
+    answers_equal(p, "{\"k\\u0073\": \"escaped key\"}", 0);
+    answers_equal(p, "{\"s\": \"x\"} trailing", 0);
+    answers_equal(p, "[1, 2]", 0);
+    answers_equal(p, "{\"s\": \"unterminated}", 0);
+    answers_equal(
+        p, "{\"o\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}", 0);
+    answers_equal(
+        p, "{\"a\": [{\"name\": \"f.pdf\", \"url\": \"/u\", \"sha256\": \"00\"}, \"x;y\"]}", 1);
+    answers_equal(p, "{\"s\": \"\", \"t\": \" \", \"n\": \"\\\"\"}", 1);
+    /* random objects over these keys and values */
+    const char *vals[] = {"\"a\"",
+                          "\"=x\"",
+                          "\"a,b\"",
+                          "\"\\\"\\n\\r\"",
+                          "\"-1\"",
+                          "1",
+                          "-2",
+                          "3.25",
+                          "true",
+                          "false",
+                          "null",
+                          "[]",
+                          "[\"u\", \"v\"]",
+                          "{\"k\": \"v\"}",
+                          "\"\\u0041\"",
+                          "\"\\n+x\"",
+                          "\"\\t\"",
+                          "0",
+                          "-0.5",
+                          "\"caf\xc3\xa9\""};
+    const char *ks[] = {"s", "n", "d", "t", "f", "z", "a", "o", "e", "q", "other"};
+    srand(25);
+    for (int i = 0; i < 2000; i++) {
+        apr_array_header_t *j = apr_array_make(p, 64, 1);
+        fs_csv_put(j, "{", 1);
+        int m = rand() % 8;
+        for (int k = 0; k < m; k++) {
+            const char *key = ks[(k * 3 + rand()) % 11], *v = vals[rand() % 20];
+            if (k)
+                fs_csv_put(j, ", ", 2);
+            fs_csv_put(j, "\"", 1);
+            fs_csv_put(j, key, strlen(key));
+            fs_csv_put(j, "\": ", 3);
+            fs_csv_put(j, v, strlen(v));
+        }
+        fs_csv_put(j, "}", 2); /* with its NUL */
+        answers_equal(p, j->elts, -1);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     FS_TEST(cells),  FS_TEST(neutralised), FS_TEST(neutralised_lines),
-    FS_TEST(values), FS_TEST(rows),        FS_TEST(scan)};
+    FS_TEST(values), FS_TEST(rows),        FS_TEST(scan),
+    FS_TEST(answers)};
 FS_TEST_MAIN(tests)

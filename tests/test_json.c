@@ -192,9 +192,44 @@ static void pointers(void **state) {
     assert_string_equal(fs_json_pointer(p, "", "caf\xc3\xa9 %"), "/caf\xc3\xa9 %");
 }
 
+/* fs_json_put_string writes what fs_json_str writes for a json-c string:
+ * every byte alone, then random strings of them. */
+static void put_string_equal(apr_pool_t *p, const char *s) {
+    apr_array_header_t *b = apr_array_make(p, 1, 1);
+    APR_ARRAY_PUSH(b, char) = '[';
+    fs_json_put_string(b, s);
+    APR_ARRAY_PUSH(b, char) = ']';
+    APR_ARRAY_PUSH(b, char) = '\0';
+    json_object *a = fs_json_own(p, json_object_new_array());
+    json_object_array_add(a, json_object_new_string(s));
+    const char *want = fs_json_str(p, a);
+    if (strcmp(b->elts, want))
+        fail_msg("got %s, want %s", b->elts, want);
+}
+
+static void put_string(void **state) {
+    apr_pool_t *p = *state;
+    char one[2] = {0, 0};
+    for (int c = 1; c < 256; c++) {
+        one[0] = (char)c;
+        put_string_equal(p, one);
+    }
+    put_string_equal(p, "");
+    put_string_equal(p, "a \"quoted\" back\\slash / caf\xc3\xa9 \x7f\x01\x1f\t\r\n");
+    srand(25);
+    for (int i = 0; i < 2000; i++) {
+        char s[40];
+        int n = rand() % 39;
+        for (int k = 0; k < n; k++)
+            s[k] = (char)(1 + rand() % 255);
+        s[n] = '\0';
+        put_string_equal(p, s);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     FS_TEST(accepts_valid),     FS_TEST(refuses_invalid), FS_TEST(depth_limit),
     FS_TEST(parse_object_only), FS_TEST(utf8_helpers),    FS_TEST(problem_render),
-    FS_TEST(member_helpers),    FS_TEST(pointers),
+    FS_TEST(member_helpers),    FS_TEST(pointers),        FS_TEST(put_string),
 };
 FS_TEST_MAIN(tests)

@@ -24,6 +24,47 @@ char *fs_json_str(apr_pool_t *p, json_object *obj) {
     return apr_pstrmemdup(p, s, len);
 }
 
+void fs_json_put_string(apr_array_header_t *buf, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    apr_size_t n = strlen(s);
+    /* at most six bytes a byte (\u00xx), and the quotes */
+    if ((apr_size_t)(buf->nalloc - buf->nelts) < 6 * n + 2) {
+        apr_size_t cap = buf->nalloc ? (apr_size_t)buf->nalloc : 64;
+        while (cap - (apr_size_t)buf->nelts < 6 * n + 2)
+            cap *= 2;
+        char *grown = apr_palloc(buf->pool, cap);
+        memcpy(grown, buf->elts, (apr_size_t)buf->nelts);
+        buf->elts = grown;
+        buf->nalloc = (int)cap;
+    }
+    char *o = buf->elts + buf->nelts;
+    *o++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        const char *e = NULL;
+        switch (*c) {
+        case '"': e = "\\\""; break;
+        case '\\': e = "\\\\"; break;
+        case '\b': e = "\\b"; break;
+        case '\f': e = "\\f"; break;
+        case '\n': e = "\\n"; break;
+        case '\r': e = "\\r"; break;
+        case '\t': e = "\\t"; break;
+        }
+        if (e) {
+            *o++ = e[0];
+            *o++ = e[1];
+        } else if (*c < 0x20) {
+            memcpy(o, "\\u00", 4);
+            o[4] = hex[*c >> 4];
+            o[5] = hex[*c & 15];
+            o += 6;
+        } else
+            *o++ = (char)*c;
+    }
+    *o++ = '"';
+    buf->nelts = (int)(o - buf->elts);
+}
+
 json_object *fs_json_get(json_object *o, const char *key) {
     json_object *v = NULL;
     if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))

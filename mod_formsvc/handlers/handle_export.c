@@ -62,6 +62,12 @@ static void *push_n(apr_array_header_t *a, apr_size_t n) {
     return at;
 }
 
+/* s as it is at the end of buf */
+static void put_lit(apr_array_header_t *buf, const char *s) {
+    apr_size_t n = strlen(s);
+    memcpy(push_n(buf, n), s, n);
+}
+
 static void line(apr_array_header_t *buf, const char *s) {
     apr_size_t n = strlen(s);
     char *at = push_n(buf, n + 1);
@@ -107,40 +113,49 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
         apr_array_header_t *buf = apr_array_make(sub, 16384, 1);
         for (int i = 0; i < rs.n; i++) {
             const fs_sub_export_row *s = &rs.rows[i];
-            json_object *o = fs_json_own(sub, json_object_new_object());
             /* the answers go out as stored (jsonb's text), spliced in; they
              * are parsed only for the files of a form that has file fields */
             json_object *data = nfiles ? fs_json_parse_trusted(sub, s->data) : NULL;
-            json_object_object_add(o, "kind", json_object_new_string("submission"));
-            json_object_object_add(o, "id", json_object_new_string(s->id));
-            json_object_object_add(o, "formId", json_object_new_string(fid));
-            json_object_object_add(o, "formVersion", json_object_new_int(atoi(s->form_version)));
-            json_object_object_add(o, "spam", json_object_new_boolean(s->spam));
-            json_object_object_add(o, "createdAt", json_object_new_string(s->created_at));
+            /* the line written straight into buf, member by member, as
+             * json-c would write the object (fs_json_put_string escapes
+             * as it does): no json-c object per submission */
+            put_lit(buf, "{\"kind\":\"submission\",\"id\":");
+            fs_json_put_string(buf, s->id);
+            put_lit(buf, ",\"formId\":");
+            fs_json_put_string(buf, fid);
+            put_lit(buf, apr_psprintf(sub, ",\"formVersion\":%d,\"spam\":%s,\"createdAt\":",
+                                      atoi(s->form_version), s->spam ? "true" : "false"));
+            fs_json_put_string(buf, s->created_at);
             /* the owner's state: status, tags, note */
-            json_object_object_add(o, "status",
-                                   json_object_new_string(s->status ? s->status : "new"));
-            json_object *tags = json_object_new_array();
-            json_object_object_add(o, "tags", tags);
+            put_lit(buf, ",\"status\":");
+            fs_json_put_string(buf, s->status ? s->status : "new");
+            put_lit(buf, ",\"tags\":[");
             char *tl = apr_pstrdup(sub, s->tags ? s->tags : ""), *tlast = NULL;
-            for (char *t = apr_strtok(tl, " ", &tlast); t; t = apr_strtok(NULL, " ", &tlast))
-                json_object_array_add(tags, json_object_new_string(t));
-            json_object_object_add(o, "note", s->note ? json_object_new_string(s->note) : NULL);
+            int nt = 0;
+            for (char *t = apr_strtok(tl, " ", &tlast); t; t = apr_strtok(NULL, " ", &tlast)) {
+                if (nt++)
+                    put_lit(buf, ",");
+                fs_json_put_string(buf, t);
+            }
+            put_lit(buf, "],\"note\":");
+            if (s->note)
+                fs_json_put_string(buf, s->note);
+            else
+                put_lit(buf, "null");
             if (s->link_id && *s->link_id) {
-                json_object_object_add(o, "linkId", json_object_new_string(s->link_id));
+                put_lit(buf, ",\"linkId\":");
+                fs_json_put_string(buf, s->link_id);
                 json_object *m = s->link_metadata && *s->link_metadata
                                      ? fs_json_parse_trusted(sub, s->link_metadata)
                                      : NULL;
-                json_object_object_add(o, "metadata", m ? json_object_get(m) : NULL);
+                put_lit(buf, ",\"metadata\":");
+                put_lit(buf, m ? fs_json_str(sub, m) : "null");
             }
-            const char *head = fs_json_str(sub, o);
-            apr_size_t hn = strlen(head) - 1; /* without its closing brace */
             apr_size_t dn = strlen(s->data);
-            char *at = push_n(buf, hn + 8 + dn + 2);
-            memcpy(at, head, hn);
-            memcpy(at + hn, ",\"data\":", 8);
-            memcpy(at + hn + 8, s->data, dn);
-            memcpy(at + hn + 8 + dn, "}\n", 2);
+            char *at = push_n(buf, 8 + dn + 2);
+            memcpy(at, ",\"data\":", 8);
+            memcpy(at + 8, s->data, dn);
+            memcpy(at + 8 + dn, "}\n", 2);
             for (int k = 0; k < nfiles && data; k++) {
                 json_object *v = fs_json_get(data, files[k]);
                 if (!v || !json_object_is_type(v, json_type_array))

@@ -286,6 +286,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         cells[c++] = "endingKey";
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
+    /* one buffer for every batch's CSV, and one for a string being
+     * unescaped: the export's memory is the largest batch, whatever its
+     * length */
+    apr_array_header_t *buf = apr_array_make(r->pool, CSV_BATCH_BYTES, 1);
+    apr_array_header_t *scratch = apr_array_make(r->pool, 1024, 1);
     for (;;) {
         apr_pool_t *sub;
         apr_pool_create(&sub, r->pool);
@@ -303,7 +308,7 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             formsvc_send_cut(r);
             return OK;
         }
-        apr_array_header_t *buf = apr_array_make(sub, 8192, 1);
+        buf->nelts = 0;
         if (!started) {
             apr_table_setn(
                 r->headers_out, "Content-Disposition",
@@ -319,36 +324,52 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             fs_csv_row(buf, cells, ncols);
             started = 1;
         }
+        /* each row written straight into buf: the answers read from their
+         * jsonb text (fs_csv_put_answers), json-c only for what it leaves */
         for (int i = 0; i < rs.n; i++) {
             const fs_sub_export_row *x = &rs.rows[i];
-            const char **row = apr_pcalloc(sub, sizeof(char *) * (size_t)ncols);
-            int k = 0;
-            row[k++] = fs_csv_cell(sub, x->id);
-            row[k++] = fs_csv_cell(sub, x->created_at);
-            row[k++] = fs_csv_cell(sub, x->form_version);
+            fs_csv_put_cell(buf, x->id);
+            fs_csv_put(buf, ",", 1);
+            fs_csv_put_cell(buf, x->created_at);
+            fs_csv_put(buf, ",", 1);
+            fs_csv_put_cell(buf, x->form_version);
             if (with_spam)
-                row[k++] = x->spam ? "true" : "false";
-            json_object *data = fs_json_parse_trusted(sub, x->data);
-            for (size_t f = 0; f < nf; f++)
-                row[k++] = fs_csv_value(sub, fs_json_get(data, keys[f]));
+                fs_csv_put(buf, x->spam ? ",true" : ",false", x->spam ? 5 : 6);
+            if (fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
+                json_object *data = fs_json_parse_trusted(sub, x->data);
+                for (size_t f = 0; f < nf; f++) {
+                    const char *v = fs_csv_value(sub, fs_json_get(data, keys[f]));
+                    fs_csv_put(buf, ",", 1);
+                    fs_csv_put(buf, v, strlen(v));
+                }
+            }
             if (links) {
-                row[k++] = fs_csv_cell(sub, x->link_id ? x->link_id : "");
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->link_id);
                 /* compact, as the API writes JSON (jsonb's text has spaces) */
                 json_object *m = x->link_metadata && *x->link_metadata
                                      ? fs_json_parse_trusted(sub, x->link_metadata)
                                      : NULL;
-                row[k++] = fs_csv_cell(sub, m ? fs_json_str(sub, m) : "");
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, m ? fs_json_str(sub, m) : NULL);
             }
-            if (asked)
-                row[k++] = fs_csv_cell(sub, x->ask_id ? x->ask_id : "");
+            if (asked) {
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->ask_id);
+            }
             if (owned) {
-                row[k++] = fs_csv_cell(sub, x->status ? x->status : "");
-                row[k++] = fs_csv_cell(sub, x->tags ? x->tags : "");
-                row[k++] = fs_csv_cell(sub, x->note ? x->note : "");
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->status);
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->tags);
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->note);
             }
-            if (ended)
-                row[k++] = fs_csv_cell(sub, x->ending ? x->ending : "");
-            fs_csv_row(buf, row, ncols);
+            if (ended) {
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->ending);
+            }
+            fs_csv_put(buf, "\r\n", 2);
         }
         int more = rs.n == limit;
         if (buf->nelts > CSV_BATCH_BYTES && limit > 1)

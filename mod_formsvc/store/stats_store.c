@@ -19,17 +19,26 @@ const fs_stmt fs_stmts_stats[] = {
     /* 1 form id, 2 start of the first interval, 3 until, 4 unit ('day' or
      * 'hour'), 5 step ('1 day'): start, views, submissions, spam per
      * interval. Intervals in UTC (timestamp without time zone: no daylight
-     * saving). Submissions come from the form's counters per hour
-     * (sql/0047): the rolled-up hours plus the tally not rolled up yet, for
-     * the whole hours before until's; the hour until falls in is counted
-     * from the submissions themselves (until need not be on an hour), and
-     * so is the whole window of a form whose history the worker has not
-     * counted yet (submission_hours_backlog). The bounds are InitPlans
-     * (p, lo): index conditions in custom and generic plans alike, so the
-     * rows read are the hours asked plus one hour of submissions. */
+     * saving). Submissions come from the form's counters (sql/0047,
+     * sql/0060): by day, the whole UTC days before until's day from the
+     * day counters (dh: where they end), its whole hours before until's
+     * hour from the hour counters; by hour (or from a start not on a day)
+     * every whole hour from the hour counters; and the tally not rolled up
+     * yet for all those hours. Views likewise: the days before dh from
+     * form_view_days, the hours from dh on (until's hour too) from
+     * form_views. The hour until falls in is counted from the
+     * submissions themselves (until need not be on an hour), and so is the
+     * whole window of a form whose history the worker has not counted yet
+     * (submission_hours_backlog). The bounds are InitPlans (p, lo): index
+     * conditions in custom and generic plans alike, so the rows read are
+     * the days asked, at most 23 hours, the tally, and one hour of
+     * submissions (its id range, sql/0044, keeps the partitions of other
+     * months out of the plan). */
     {"fs_form_stats", 5,
-     "WITH p AS MATERIALIZED (SELECT %s::text AS form, %s::timestamptz AS lo, "
-     "  %s::timestamptz AS hi, %s::text AS unit, %s::interval AS step), "
+     "WITH p AS MATERIALIZED (SELECT x.*, CASE WHEN x.unit = 'day' AND x.lo = fs_utc_day(x.lo) "
+     "  THEN greatest(x.lo, fs_utc_day(x.hi)) ELSE x.lo END AS dh "
+     "  FROM (SELECT %s::text AS form, %s::timestamptz AS lo, "
+     "  %s::timestamptz AS hi, %s::text AS unit, %s::interval AS step) x), "
      "o AS MATERIALIZED (SELECT EXISTS (SELECT 1 FROM submission_hours_backlog "
      "  WHERE form_id = (SELECT form FROM p)) AS old), "
      "b AS (SELECT g AS t FROM p, generate_series(p.lo AT TIME ZONE 'UTC', "
@@ -39,18 +48,27 @@ const fs_stmt fs_stmts_stats[] = {
      "  FROM submissions s WHERE s.form_id = (SELECT form FROM p) "
      "  AND s.created_at >= (SELECT CASE WHEN o.old THEN p.lo "
      "    ELSE greatest(p.lo, fs_utc_hour(p.hi)) END FROM p, o) "
-     "  AND s.created_at < (SELECT hi FROM p) GROUP BY 1 "
+     "  AND s.created_at < (SELECT hi FROM p) "
+     "  AND s.id >= (SELECT fs_id_since('sub_', CASE WHEN o.old THEN p.lo "
+     "    ELSE greatest(p.lo, fs_utc_hour(p.hi)) END) FROM p, o) "
+     "  AND s.id < (SELECT fs_id_before('sub_', hi, NULL) FROM p) GROUP BY 1 "
+     "  UNION ALL SELECT y.day, y.submissions, y.spam FROM submission_days y "
+     "  WHERE NOT (SELECT old FROM o) AND y.form_id = (SELECT form FROM p) "
+     "  AND y.day >= (SELECT lo FROM p) AND y.day < (SELECT dh FROM p) "
      "  UNION ALL SELECT c.hour, c.submissions, c.spam FROM submission_hours c "
      "  WHERE NOT (SELECT old FROM o) AND c.form_id = (SELECT form FROM p) "
-     "  AND c.hour >= (SELECT lo FROM p) AND c.hour < (SELECT fs_utc_hour(hi) FROM p) "
+     "  AND c.hour >= (SELECT dh FROM p) AND c.hour < (SELECT fs_utc_hour(hi) FROM p) "
      "  UNION ALL SELECT d.hour, d.submissions, d.spam FROM submission_hour_tally d "
      "  WHERE NOT (SELECT old FROM o) AND d.form_id = (SELECT form FROM p) "
      "  AND d.hour >= (SELECT lo FROM p) AND d.hour < (SELECT fs_utc_hour(hi) FROM p)), "
      "s AS (SELECT date_trunc((SELECT unit FROM p), h.hour AT TIME ZONE 'UTC') AS t, "
      "  sum(h.n)::bigint AS n, sum(h.sp)::bigint AS sp FROM h GROUP BY 1), "
-     "v AS (SELECT date_trunc((SELECT unit FROM p), v.hour AT TIME ZONE 'UTC') AS t, "
-     "  sum(v.views) AS n FROM form_views v WHERE v.form_id = (SELECT form FROM p) "
-     "  AND v.hour >= (SELECT lo FROM p) AND v.hour < (SELECT hi FROM p) GROUP BY 1) "
+     "v AS (SELECT date_trunc((SELECT unit FROM p), w.hour AT TIME ZONE 'UTC') AS t, "
+     "  sum(w.views) AS n FROM (SELECT y.day AS hour, y.views FROM form_view_days y "
+     "  WHERE y.form_id = (SELECT form FROM p) "
+     "  AND y.day >= (SELECT lo FROM p) AND y.day < (SELECT dh FROM p) "
+     "  UNION ALL SELECT v.hour, v.views FROM form_views v WHERE v.form_id = (SELECT form FROM p) "
+     "  AND v.hour >= (SELECT dh FROM p) AND v.hour < (SELECT hi FROM p)) w GROUP BY 1) "
      "SELECT to_char(b.t, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), COALESCE(v.n, 0)::text, "
      "  COALESCE(s.n, 0)::text, COALESCE(s.sp, 0)::text "
      "FROM b LEFT JOIN v ON v.t = b.t LEFT JOIN s ON s.t = b.t ORDER BY b.t"},

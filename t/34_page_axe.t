@@ -1,7 +1,8 @@
 # The pages a person sees, checked in a real browser (headless Chromium
 # driven by playwright-core, t/js/axe_pages.mjs) with axe-core, WCAG 2.0
 # and 2.1 A and AA, at 320 and 1280 px, light and dark, in English and in
-# Arabic (right to left): the public form with every kind of field, the
+# Arabic (right to left): the public form with every kind of field (and
+# the sentences of a condition of several fields and a requiredIf), the
 # same page after a refused submission, the thanks page, a closed form, a
 # withdrawn link, an ask's page with its Decline button and the declined
 # page, and the OAuth authorize page's steps (sign-in, a wrong address,
@@ -65,6 +66,11 @@ my $form = {
           visibleIf => { field => 'contact', equals => 'phone' } },
         { key => 'topics', type => 'multiselect', label => 'Topics', description => 'Pick any.',
           options => ['Kitchen', 'Garden', 'Library'] },
+        # a condition of several fields and a requiredIf: their sentences
+        { key => 'tools', type => 'textarea', label => 'Tools you bring',
+          visibleIf => { any => [{ field => 'topics', op => 'contains', value => 'Garden' },
+                                 { not => { field => 'age', op => 'lt', value => 65 } }] },
+          requiredIf => { field => 'hours', op => 'gt', value => 20 } },
         { key => 'stars', type => 'rating', label => 'How did you hear of us?', required => $T },
         { key => 'cv', type => 'file', label => 'Your CV', description => 'A PDF or a picture.',
           validation => { accept => ['application/pdf', 'image/png'], maxSize => 100000 } },

@@ -106,6 +106,11 @@ sub populate {
     # with elicitation records it)
     psql("INSERT INTO mcp_requests (id, session_id, user_id, ask_id) VALUES ('mrq_' || md5(random()::text), "
        . sqlq($o{sessions}[0]) . ", " . sqlq($o{uid}) . ", " . sqlq($o{ask}) . ")");
+    # a partial answer begun on one of its forms (settings.partial keeps
+    # them at each page step; t/34_partial.t makes them through the page)
+    psql("INSERT INTO submission_partials (id, form_id, user_id, form_version, data, page, resume_hash, expires_at) "
+       . "VALUES ('sub_' || md5(random()::text), " . sqlq($o{forms}[0]) . ", " . sqlq($o{uid})
+       . ", 1, '{}', 1, md5(random()::text), now() + interval '30 days')");
     $o{email} = lc $me->{user}{email};
     return \%o;
 }
@@ -118,7 +123,7 @@ my %MAP = (
     map({ my $t = $_; ($t => sub { "user_id = " . sqlq($_[0]{uid}) }) }
         qw(audit clients events forms keys links submissions webhooks account_codes file_usage
            submission_files submission_months submission_tally submission_purges asks mcp_sessions
-           mcp_streams mcp_requests)),
+           mcp_streams mcp_requests submission_partials)),
     mcp_subscriptions      => sub { "session_id IN " . in_list($_[0]{sessions} || []) },
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },

@@ -91,18 +91,6 @@ static PGresult *exec_bounded(PGconn *c, const char *label, int n, const char *c
     return fs_db_await(c, ok, ms, timed_out);
 }
 
-/* COMMIT, awaited as long as fs_db.c awaits a statement's commit
- * (fs_store_commit_timeout); NULL with *timed_out set past it. */
-static PGresult *commit_bounded(PGconn *c, int *timed_out) {
-    *timed_out = 0;
-    int ms = fs_store_commit_timeout();
-    if (!ms)
-        return PQexec(c, "COMMIT");
-    PQsetnonblocking(c, 1);
-    int ok = PQsendQuery(c, "COMMIT");
-    return fs_db_await(c, ok, ms, timed_out);
-}
-
 static fs_error *pq_failed(fs_store *st, const char *what, PGconn *c, PGresult *res) {
     const char *code = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
@@ -177,7 +165,8 @@ fs_error *fs_store_tx_commit(fs_tx *tx) {
                              "The database connection was lost before the commit.");
     }
     int timed_out;
-    PGresult *res = commit_bounded(tx->c, &timed_out);
+    /* awaited as long as fs_db.c awaits a statement's commit */
+    PGresult *res = fs_db_exec_bounded(tx->c, "COMMIT", fs_store_commit_timeout(), &timed_out);
     /* a failed transaction answers COMMIT with the tag ROLLBACK */
     int ok = res && PQresultStatus(res) == PGRES_COMMAND_OK && !strcmp(PQcmdStatus(res), "COMMIT");
     fs_error *e = NULL;

@@ -122,6 +122,17 @@ static void quiz_and_variables(void **state) {
     form_of(p, "[{\"key\":\"a\",\"type\":\"text\",\"label\":\"A\"}]", "{}", &f, &s, &e);
     assert_null(e);
     assert_null(calc(p, f, s, "{\"a\":\"x\"}"));
+    /* a rating, a number and a date have correct answers too */
+    form_of(p,
+            "[{\"key\":\"r\",\"type\":\"rating\",\"label\":\"R\",\"correct\":4},"
+            "{\"key\":\"n\",\"type\":\"number\",\"label\":\"N\",\"correct\":2.5},"
+            "{\"key\":\"d\",\"type\":\"date\",\"label\":\"D\",\"correct\":\"1789-07-14\"}]",
+            "{}", &f, &s, &e);
+    assert_null(e);
+    assert_string_equal(fs_json_str(p, calc(p, f, s, "{\"r\":4,\"n\":2.5,\"d\":\"1789-07-14\"}")),
+                        "{\"score\":3,\"max\":3}");
+    assert_string_equal(fs_json_str(p, calc(p, f, s, "{\"r\":5,\"n\":2,\"d\":\"1789-07-15\"}")),
+                        "{\"score\":0,\"max\":3}");
     /* a multiselect's max: its best maxItems choices */
     form_of(p,
             "[{\"key\":\"m\",\"type\":\"multiselect\",\"label\":\"M\",\"options\":["

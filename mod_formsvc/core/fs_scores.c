@@ -219,28 +219,52 @@ static int same_answer(json_object *a, json_object *b) {
 }
 
 /* 1 when the array a holds the same strings as the array c, each once. */
-static int same_set(json_object *a, json_object *c) {
-    if (!json_object_is_type(a, json_type_array) || !json_object_is_type(c, json_type_array) ||
-        json_object_array_length(a) != json_object_array_length(c))
+/* The strings of an array (or a lone string) as a set: value -> its
+ * place + 1; repeats kept once. In p. */
+static apr_hash_t *string_set(apr_pool_t *p, json_object *a) {
+    apr_hash_t *h = apr_hash_make(p);
+    if (json_object_is_type(a, json_type_string))
+        apr_hash_set(h, json_object_get_string(a), APR_HASH_KEY_STRING, (void *)1);
+    for (size_t i = 0; json_object_is_type(a, json_type_array) && i < json_object_array_length(a);
+         i++) {
+        json_object *v = json_object_array_get_idx(a, i);
+        if (json_object_is_type(v, json_type_string))
+            apr_hash_set(h, json_object_get_string(v), APR_HASH_KEY_STRING,
+                         (void *)(apr_uintptr_t)(i + 1));
+    }
+    return h;
+}
+
+/* 1 when the array a holds exactly the strings of the array c (each
+ * once, in any order). Linear: one set of c. */
+static int same_set(apr_pool_t *p, json_object *a, json_object *c) {
+    if (!json_object_is_type(a, json_type_array) || !json_object_is_type(c, json_type_array))
         return 0;
-    for (size_t i = 0; i < json_object_array_length(c); i++) {
-        int found = 0;
-        for (size_t j = 0; !found && j < json_object_array_length(a); j++)
-            found =
-                json_object_equal(json_object_array_get_idx(c, i), json_object_array_get_idx(a, j));
-        if (!found)
+    apr_hash_t *want = string_set(p, c), *got = string_set(p, a);
+    if (apr_hash_count(got) != json_object_array_length(a) ||
+        apr_hash_count(got) != apr_hash_count(want))
+        return 0;
+    for (apr_hash_index_t *hi = apr_hash_first(p, got); hi; hi = apr_hash_next(hi)) {
+        const void *k;
+        apr_hash_this(hi, &k, NULL, NULL);
+        if (!apr_hash_get(want, k, APR_HASH_KEY_STRING))
             return 0;
     }
     return 1;
 }
 
-static long long option_score(json_object *opts, const char *value) {
-    for (size_t i = 0; value && i < json_object_array_length(opts); i++) {
+/* The sum of the scores of the options chosen (a select's string or a
+ * multiselect's array; each option once). Linear: one set of the answer. */
+static long long chosen_score(apr_pool_t *p, json_object *opts, json_object *a) {
+    apr_hash_t *chosen = string_set(p, a);
+    long long sum = 0;
+    for (size_t i = 0; apr_hash_count(chosen) && i < json_object_array_length(opts); i++) {
         json_object *o = json_object_array_get_idx(opts, i);
-        if (!strcmp(json_object_get_string(fs_json_get(o, "value")), value))
-            return (long long)json_object_get_int64(fs_json_get(o, "score"));
+        if (apr_hash_get(chosen, json_object_get_string(fs_json_get(o, "value")),
+                         APR_HASH_KEY_STRING))
+            sum += (long long)json_object_get_int64(fs_json_get(o, "score"));
     }
-    return 0;
+    return sum;
 }
 
 /* What a question scored by its options can give at most: the best
@@ -300,17 +324,13 @@ json_object *fs_calculated(apr_pool_t *p, json_object *settings, json_object *fi
             json_object_object_get_ex(answers, f->key, &a);
             if (correct) {
                 max += 1;
-                score += a && (f->type == FS_FT_MULTISELECT ? same_set(a, correct)
+                score += a && (f->type == FS_FT_MULTISELECT ? same_set(p, a, correct)
                                                             : same_answer(a, correct));
                 continue;
             }
             max += options_max(p, opts, f);
-            if (json_object_is_type(a, json_type_string))
-                score += option_score(opts, json_object_get_string(a));
-            for (size_t j = 0;
-                 json_object_is_type(a, json_type_array) && j < json_object_array_length(a); j++)
-                score +=
-                    option_score(opts, json_object_get_string(json_object_array_get_idx(a, j)));
+            if (a)
+                score += chosen_score(p, opts, a);
         }
         json_object_object_add(out, "score", json_object_new_int64(score));
         json_object_object_add(out, "max", json_object_new_int64(max));

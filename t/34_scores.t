@@ -249,5 +249,8 @@ is $e->{'/fields/5/correct'}, 'enum', 'a correct answer the question cannot take
 ok !exists $e->{'/fields/6/correct'}, 'a text question may have one';
 is $e->{'/fields/2/correct'}, 'unknown', 'not both options\' scores and correct';
 is $e->{'/fields/8/correct'}, 'unknown', 'not on a textarea';
+my $del = api(DELETE => "/v1/forms/$fid/fields/$f->{fields}[6]{id}", token => $tok);
+is $del->code, 422, 'deleting the question a calculate action reads: 422';
+is errs($del)->{'/settings/logic/1/then/calculate/1/value/field'}, 'enum', 'at that action';
 
 done_testing;

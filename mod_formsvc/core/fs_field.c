@@ -4,6 +4,7 @@
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_logic.h"
+#include "fs_quiz.h"
 #include "fs_regex.h"
 #include "fs_secret.h"
 #include "fs_tz.h"
@@ -126,18 +127,23 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
         const char *ip = apr_psprintf(p, "%s/%" APR_SIZE_T_FMT "", ptr, i);
         const char *value = NULL, *label = NULL;
         const char *vptr = ip;
+        json_object *score = NULL;
         if (json_object_is_type(it, json_type_string)) {
             value = label = fs_json_text(p, it, ip, "An option", 1, FS_LABEL_MAX, 0, verr);
         } else if (json_object_is_type(it, json_type_object)) {
             json_object_object_foreach(it, k, mv) {
                 (void)mv;
-                if (strcmp(k, "value") && strcmp(k, "label")) {
+                if (strcmp(k, "value") && strcmp(k, "label") && strcmp(k, "score")) {
                     fs_error_add(p, verr, fs_json_pointer(p, ip, k), "unknown",
-                                 "Unknown member; an option has value and label.");
+                                 "Unknown member; an option has value, label and score.");
                     ok = 0;
                 }
             }
             json_object *vv = fs_json_get(it, "value"), *lv = fs_json_get(it, "label");
+            json_object *sv = fs_json_get(it, "score"); /* a quiz's (fs_scores.h) */
+            if (sv && !json_object_is_type(sv, json_type_null) &&
+                !(score = fs_option_score_parse(p, sv, at(p, ip, "score"), verr)))
+                ok = 0;
             vptr = at(p, ip, "value");
             if (!vv)
                 fs_error_add(p, verr, vptr, "required", "An option needs a value.");
@@ -155,10 +161,12 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
                          fs_json_type_name(it));
         }
         if (!value) {
+            json_object_put(score);
             ok = 0;
             continue;
         }
         if (apr_hash_get(seen, value, APR_HASH_KEY_STRING)) {
+            json_object_put(score);
             fs_error_add(p, verr, vptr, "unique",
                          "Option values must be unique; \"%s\" is "
                          "already option %s.",
@@ -167,11 +175,15 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             continue;
         }
         apr_hash_set(seen, value, APR_HASH_KEY_STRING, apr_psprintf(p, "%" APR_SIZE_T_FMT "", i));
-        if (!label)
+        if (!label) {
+            json_object_put(score);
             continue;
+        }
         json_object *o = json_object_new_object();
         json_object_object_add(o, "value", json_object_new_string(value));
         json_object_object_add(o, "label", json_object_new_string(label));
+        if (score) /* only when set: options without it read as before */
+            json_object_object_add(o, "score", score);
         json_object_array_add(out, o);
     }
     if (!ok) {
@@ -404,7 +416,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     static const char *const allowed[] = {"id",          "key",       "type",        "label",
                                           "description", "required",  "placeholder", "options",
                                           "validation",  "visibleIf", "position",    "timeZone",
-                                          "requiredIf",  NULL};
+                                          "requiredIf",  "correct",   NULL};
     json_object_object_foreach(def, k, mv) {
         (void)mv;
         int ok = 0;
@@ -541,8 +553,20 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
             time_zone = json_object_get_string(zv);
     }
 
+    /* correct: a quiz's right answer (fs_scores.h) */
+    json_object *cv = fs_json_get(def, "correct"), *correct = NULL;
+    if (cv && !json_object_is_type(cv, json_type_null) && t >= 0 && validation) {
+        json_object *target = json_object_new_object();
+        json_object_object_add(target, "type", json_object_new_string(TYPE_NAMES[t]));
+        json_object_object_add(target, "options", json_object_get(options));
+        json_object_object_add(target, "validation", json_object_get(validation));
+        correct = fs_correct_parse(p, cv, target, at(p, ptr, "correct"), verr);
+        json_object_put(target);
+    }
+
     int after = verr->errors ? verr->errors->nelts : 0;
     if (after > before || t < 0 || !key || !label || !validation) {
+        json_object_put(correct);
         json_object_put(options);
         json_object_put(validation);
         json_object_put(visible_if);
@@ -567,6 +591,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         json_object_object_add(f, "requiredIf", required_if);
     if (time_zone) /* only when set: fields without it read as before */
         json_object_object_add(f, "timeZone", json_object_new_string(time_zone));
+    if (correct) /* only when set: fields without it read as before */
+        json_object_object_add(f, "correct", correct);
     return f;
 }
 

@@ -67,7 +67,16 @@
     "\"description\":\"[{key, when: <condition>, message, redirectUrl}]: the first whose when "    \
     "holds decides the thanks (message or redirect) and is stored as the submission's ending; "    \
     "only "                                                                                        \
-    "the last may go without when (the default).\"}},"                                             \
+    "the last may go without when (the default).\"},"                                              \
+    "\"variables\":{\"type\":[\"array\",\"null\"],\"maxItems\":20,\"items\":{\"type\":"            \
+    "\"object\"},\"description\":\"[{name, type: number|text, initial}]: changed by the "          \
+    "calculate "                                                                                   \
+    "actions of logic rules (then: {calculate: [{variable, op: add|subtract|multiply|set, value: " \
+    "<integer|text> | {field: key}}]}), stored in the submission's calculated.variables. "         \
+    "Numbers are integers.\"},"                                                                    \
+    "\"showScore\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a quiz's score "        \
+    "(options' "                                                                                   \
+    "score, fields' correct) on the thanks page and in the respondent's answer.\"}},"              \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
@@ -82,7 +91,8 @@
     "\"placeholder\":{\"type\":[\"string\",\"null\"],\"maxLength\":200},"                          \
     "\"options\":{\"type\":[\"array\",\"null\"],\"items\":{\"anyOf\":[{\"type\":\"string\"},"      \
     "{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"                        \
-    "\"label\":{\"type\":\"string\"}},\"required\":[\"value\"]}]}},"                               \
+    "\"label\":{\"type\":\"string\"},\"score\":{\"type\":\"integer\",\"description\":\"a quiz's "  \
+    "points for choosing it\"}},\"required\":[\"value\"]}]}},"                                     \
     "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "        \
     "minimum, maximum, minItems, maxItems as the type allows; file: maxSize (bytes), maxFiles, "   \
     "accept (media types or extensions).\"},"                                                      \
@@ -95,7 +105,9 @@
     "required: a condition as in visibleIf over earlier fields (not with required: true).\"},"     \
     "\"position\":{\"type\":\"integer\",\"minimum\":0},"                                           \
     "\"timeZone\":{\"type\":[\"string\",\"null\"],\"description\":\"datetime only: IANA zone "     \
-    "of the page's local times, e.g. Europe/Berlin\"}"
+    "of the page's local times, e.g. Europe/Berlin\"},"                                            \
+    "\"correct\":{\"description\":\"A quiz's right answer (1 point): a value the question takes, " \
+    "a list of option values for a multiselect; never shown to respondents\"}"
 #define FIELD                                                                                      \
     "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"

@@ -5,6 +5,7 @@
 #include "fs_csv.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
+#include "fs_scores.h"
 #include "fs_secret.h"
 #include "fs_store_asks.h"
 #include "fs_store_forms.h"
@@ -251,7 +252,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     json_object *endings = fs_json_get(form->settings, "endings");
     int ended = endings && json_object_is_type(endings, json_type_array) &&
                 json_object_array_length(endings) > 0;
-    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended;
+    /* what the server calculated: score, max, variables (fs_scores.h) */
+    const char **calc_cols;
+    int ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc_cols);
+    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
     const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     int c = 0;
@@ -284,6 +288,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     }
     if (ended)
         cells[c++] = "endingKey";
+    for (int i = 0; i < ncalc; i++)
+        cells[c++] = fs_csv_cell(r->pool, calc_cols[i]);
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
     /* one buffer for every batch's CSV, and one for a string being
@@ -368,6 +374,13 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             if (ended) {
                 fs_csv_put(buf, ",", 1);
                 fs_csv_put_cell(buf, x->ending);
+            }
+            const char **cv = ncalc ? fs_scores_csv_values(sub, form->settings, form->fields,
+                                                           x->calculated, ncalc)
+                                    : NULL;
+            for (int k = 0; k < ncalc; k++) {
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put(buf, cv[k], strlen(cv[k]));
             }
             fs_csv_put(buf, "\r\n", 2);
         }

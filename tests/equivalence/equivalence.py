@@ -241,6 +241,21 @@ JUMP_SETTINGS = [
         {"from": "p1", "then": {"goTo": "p3"}},
         {"from": "p3", "when": {"not": {"field": "flag", "op": "answered"}}, "then": {"goTo": "p4"}}]},
 ]
+# Scores and calculations change nothing a submission may be: the same
+# jumps with a quiz (options' scores, a correct answer) and calculate
+# actions, with and without a jump, accept exactly what the schema does
+SCORED_JUMPS = [dict(f, options=[{"value": "a", "score": 1}, {"value": "b", "score": 3}, "c"])
+                if f["key"] == "kind" else dict(f, correct="z") if f["key"] == "q4" else f
+                for f in JUMPS]
+SCORE_SETTINGS = {
+    "variables": [{"name": "total", "type": "number", "initial": 1}, {"name": "who", "type": "text"}],
+    "showScore": True,
+    "logic": [
+        {"when": {"field": "kind", "op": "equals", "value": "b"},
+         "then": {"goTo": "p3", "calculate": [{"variable": "total", "op": "add", "value": 2}]}},
+        {"then": {"calculate": [{"variable": "total", "op": "multiply", "value": {"field": "num"}},
+                                {"variable": "who", "op": "set", "value": {"field": "q2"}}]}},
+        {"from": "p2", "when": {"field": "num", "op": "gt", "value": 5}, "then": {"goTo": "p4"}}]}
 JUMP_VALUES = {
     "kind": (["a", "b", "c"], ["x"]), "num": ([-1, 3, 6, 5], ["6"]), "src": (["s"], [1]),
     "q2": (["x", "stop", "a stop"], [""]), "q3": (["y", ""], [2]), "flag": ([True, False], [0]),
@@ -405,7 +420,8 @@ def cases():
                     "bodies": [body(sorted(b.items())) for b in hbodies]})
     # logic: every operator and combinator, visibleIf and requiredIf
     for fields, values, settings in ([(LOGIC, LOGIC_VALUES, None)]
-                                     + [(JUMPS, JUMP_VALUES, st) for st in JUMP_SETTINGS]):
+                                     + [(JUMPS, JUMP_VALUES, st) for st in JUMP_SETTINGS]
+                                     + [(SCORED_JUMPS, JUMP_VALUES, SCORE_SETTINGS)]):
         bodies = []
         keys = [f["key"] for f in fields if f["type"] != "page"]
         case = {"fields": [dict(f, label=f.get("label", f["key"])) for f in fields],

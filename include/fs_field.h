@@ -47,8 +47,12 @@ typedef enum {
     FS_FT_MULTISELECT,
     FS_FT_RATING,
     FS_FT_HIDDEN,
-    FS_FT_FILE, /* uploads (fs_file.h) */
-    FS_FT_PAGE, /* starts a page of the public form: layout, never an answer (fs_pages.h) */
+    FS_FT_FILE,      /* uploads (fs_file.h) */
+    FS_FT_PAGE,      /* starts a page of the public form: layout, never an answer (fs_pages.h) */
+    FS_FT_ADDRESS,   /* {line1, line2, city, region, postalCode, country} (fs_field_more.h) */
+    FS_FT_DATERANGE, /* {start, end}, two dates, start <= end (fs_field_more.h) */
+    FS_FT_TIME,      /* HH:MM, 24 hours (fs_field_more.h) */
+    FS_FT_SIGNATURE, /* {name}: a typed full name (fs_field_more.h) */
     FS_FT_COUNT
 } fs_field_type;
 

@@ -65,6 +65,9 @@ typedef struct fs_field {
     long long max_size;
     long max_files;
     json_object *accept;
+    /* date, datetime, daterange, time: minimum and maximum as given (NULL:
+     * none; fs_field_more.h) */
+    const char *min_text, *max_text;
 } fs_field;
 
 /* One page of the public form: the fields f[first .. first + count - 1],

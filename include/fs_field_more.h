@@ -1,0 +1,85 @@
+/* fs_field_more: the question types with parts of their own (address,
+ * daterange, signature), the time of day (time), and the bounds of the
+ * types that hold dates and times (minimum/maximum of date, datetime,
+ * daterange and time), for every side that reads a field: the definition
+ * (fs_field.c), the effective rules (fs_fieldset.c), the validator
+ * (fs_validate.c), the schema (fs_schema.c) and the coercion of HTML
+ * posts (fs_coerce.c). docs/forms.md describes them for users.
+ *
+ * Bounds of dates and times are compared as strings where the strings
+ * order like what they stand for (YYYY-MM-DD, HH:MM): the schema says
+ * them exactly, as a pattern that accepts the strings from the bound on
+ * (fs_bound_pattern). A datetime carries an offset, so its bounds compare
+ * instants: the schema can only say them in its description. */
+#ifndef FS_FIELD_MORE_H
+#define FS_FIELD_MORE_H
+
+#include <apr_pools.h>
+#include <json.h>
+
+#include "fs_error.h"
+#include "fs_fieldset.h"
+
+/* Limits of the parts (characters). */
+#define FS_ADDRESS_LINE_MAX 200
+#define FS_ADDRESS_CITY_MAX 100
+#define FS_ADDRESS_REGION_MAX 100
+#define FS_ADDRESS_POSTAL_MAX 20
+#define FS_SIGNATURE_NAME_MAX 200
+
+/* The ISO 3166-1 alpha-2 codes in use (249), in order, NULL-terminated. */
+extern const char *const fs_country_codes[];
+/* 1 when c is one of them. */
+int fs_country_valid(const char *c);
+
+/* The parts of an answer of type t, in order, NULL-terminated; NULL for a
+ * type whose answer has no parts. */
+const char *const *fs_field_parts(int t);
+/* Is part of type t required whenever the answer is given? */
+int fs_field_part_required(int t, const char *part);
+
+/* Does type t take a date or time as minimum and maximum (date, datetime,
+ * daterange, time)? */
+int fs_field_text_bounds(int t);
+/* A bound of type t from the definition's member (at ptr, named name):
+ * a date YYYY-MM-DD (date, daterange), an RFC 3339 date-time with its
+ * offset (datetime) or HH:MM (time). The string (in p), or NULL after
+ * adding an error to verr. */
+const char *fs_field_bound_parse(apr_pool_t *p, int t, json_object *v, const char *ptr,
+                                 const char *name, fs_error *verr);
+/* Orders two well-formed values of type t's bounds: <0, 0, >0. */
+int fs_field_bound_cmp(int t, const char *a, const char *b);
+
+/* Reads the bounds of f (validation: the stored definition's) into
+ * f->min_text and f->max_text; a bound that is not well formed is left
+ * out. No operation for other types. */
+void fs_field_more_read(fs_field *f, json_object *validation);
+
+/* Checks a present answer v of f (address, daterange, time, signature) or
+ * the bounds of a date or datetime answer that has its format; errors at
+ * ptr ("/key") and below, with the message keys of share/locales. The
+ * twin of fs_schema_more. */
+void fs_validate_more(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                      fs_error *e);
+
+/* The schema of f's answer (address, daterange, time, signature), owned
+ * by the caller; NULL for other types. */
+json_object *fs_schema_more(const fs_field *f);
+/* Adds what the bounds of a date or datetime field say to its schema s
+ * (patterns for a date, the description for both). */
+void fs_schema_more_bounds(json_object *s, const fs_field *f);
+
+/* A pattern (ECMA-262 and Python alike) that a string of bound's shape
+ * (its length, digits where it has digits) matches exactly when it is at
+ * least (at_least) or at most bound as a string. Written into buf (of
+ * size n); NULL when it does not fit. */
+const char *fs_bound_pattern(char *buf, apr_size_t n, const char *bound, int at_least);
+
+/* An HTML form post's pair name "key.part" for a field of fs with parts:
+ * sets that part of the answer in o (an empty value is no answer; a
+ * repeated one becomes a list, which the validator refuses). 0 when the
+ * name is not of that shape (the caller handles the pair). */
+int fs_coerce_part(apr_pool_t *p, const fs_fieldset *fs, json_object *o, const char *name,
+                   const char *value);
+
+#endif

@@ -1,0 +1,530 @@
+/* fs_field_more: address, daterange, time, signature and the bounds of
+ * dates and times. Every rule of the validator here mirrors one keyword
+ * of the schema built here (see the comments). */
+#include "fs_field_more.h"
+#include "fs_json.h"
+#include "fs_pattern.h"
+
+#include <apr_strings.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ADD(o, k, v) json_object_object_add((o), (k), (v))
+
+const char *const fs_country_codes[] = {
+    "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ",
+    "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS",
+    "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN",
+    "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE",
+    "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF",
+    "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM",
+    "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM",
+    "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC",
+    "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK",
+    "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA",
+    "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG",
+    "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW",
+    "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS",
+    "ST", "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO",
+    "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI",
+    "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW", NULL};
+
+int fs_country_valid(const char *c) {
+    if (!c || strlen(c) != 2)
+        return 0;
+    int lo = 0, hi = (int)(sizeof(fs_country_codes) / sizeof(*fs_country_codes)) - 2;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, d = strcmp(fs_country_codes[mid], c);
+        if (!d)
+            return 1;
+        if (d < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+static const char *const ADDRESS_PARTS[] = {"line1",      "line2",   "city", "region",
+                                            "postalCode", "country", NULL};
+static const char *const DATERANGE_PARTS[] = {"start", "end", NULL};
+static const char *const SIGNATURE_PARTS[] = {"name", NULL};
+
+const char *const *fs_field_parts(int t) {
+    switch (t) {
+    case FS_FT_ADDRESS: return ADDRESS_PARTS;
+    case FS_FT_DATERANGE: return DATERANGE_PARTS;
+    case FS_FT_SIGNATURE: return SIGNATURE_PARTS;
+    default: return NULL;
+    }
+}
+
+int fs_field_part_required(int t, const char *part) {
+    if (t == FS_FT_ADDRESS)
+        return !strcmp(part, "line1") || !strcmp(part, "city") || !strcmp(part, "country");
+    return t == FS_FT_DATERANGE || t == FS_FT_SIGNATURE;
+}
+
+/* The longest text of a part (characters). */
+static long part_max(int t, const char *part) {
+    if (t == FS_FT_SIGNATURE)
+        return FS_SIGNATURE_NAME_MAX;
+    if (!strcmp(part, "line1") || !strcmp(part, "line2"))
+        return FS_ADDRESS_LINE_MAX;
+    if (!strcmp(part, "city"))
+        return FS_ADDRESS_CITY_MAX;
+    if (!strcmp(part, "region"))
+        return FS_ADDRESS_REGION_MAX;
+    return FS_ADDRESS_POSTAL_MAX;
+}
+
+int fs_field_text_bounds(int t) {
+    return t == FS_FT_DATE || t == FS_FT_DATETIME || t == FS_FT_DATERANGE || t == FS_FT_TIME;
+}
+
+/* HH:MM of 24 hours: ^(?:[01][0-9]|2[0-3]):[0-5][0-9](?![\s\S]) */
+static const char RE_TIME[] = "^(?:[01][0-9]|2[0-3]):[0-5][0-9](?![\\s\\S])";
+
+static int is_time(const char *s, apr_size_t len) {
+    return len == 5 &&
+           ((s[0] >= '0' && s[0] <= '1' && s[1] >= '0' && s[1] <= '9') ||
+            (s[0] == '2' && s[1] >= '0' && s[1] <= '3')) &&
+           s[2] == ':' && s[3] >= '0' && s[3] <= '5' && s[4] >= '0' && s[4] <= '9';
+}
+
+static int is_date(const char *s, apr_size_t len) {
+    return fs_pattern_search(fs_builtin_pattern(FS_RE_DATE), s, len) == 1;
+}
+
+static int is_datetime(const char *s, apr_size_t len) {
+    return fs_pattern_search(fs_builtin_pattern(FS_RE_DATETIME), s, len) == 1;
+}
+
+/* Days from 1970-01-01 of a proleptic Gregorian date. */
+static long long days_from_civil(long long y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long long)doe - 719468;
+}
+
+static int digits(const char *s, int n) {
+    int v = 0;
+    for (int i = 0; i < n; i++)
+        v = v * 10 + (s[i] - '0');
+    return v;
+}
+
+/* A well-formed RFC 3339 date-time as its instant: seconds since 1970 (UTC)
+ * and the digits of its fraction without trailing zeros. */
+static long long instant(const char *s, const char **frac, apr_size_t *frac_len) {
+    long long days =
+        days_from_civil(digits(s, 4), (unsigned)digits(s + 5, 2), (unsigned)digits(s + 8, 2));
+    long long secs =
+        days * 86400 + digits(s + 11, 2) * 3600 + digits(s + 14, 2) * 60 + digits(s + 17, 2);
+    const char *q = s + 19;
+    *frac = q;
+    *frac_len = 0;
+    if (*q == '.') {
+        *frac = ++q;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        *frac_len = (apr_size_t)(q - *frac);
+        while (*frac_len && (*frac)[*frac_len - 1] == '0')
+            (*frac_len)--;
+    }
+    if (*q == '+' || *q == '-') {
+        long long off = digits(q + 1, 2) * 3600 + digits(q + 4, 2) * 60;
+        secs -= *q == '+' ? off : -off;
+    }
+    return secs;
+}
+
+int fs_field_bound_cmp(int t, const char *a, const char *b) {
+    if (t != FS_FT_DATETIME)
+        return strcmp(a, b);
+    const char *fa, *fb;
+    apr_size_t la, lb;
+    long long ia = instant(a, &fa, &la), ib = instant(b, &fb, &lb);
+    if (ia != ib)
+        return ia < ib ? -1 : 1;
+    for (apr_size_t i = 0; i < la || i < lb; i++) {
+        char ca = i < la ? fa[i] : '0', cb = i < lb ? fb[i] : '0';
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Is s (len bytes) a well-formed value of type t's bounds? */
+static int bound_shape(int t, const char *s, apr_size_t len) {
+    return t == FS_FT_TIME       ? is_time(s, len)
+           : t == FS_FT_DATETIME ? is_datetime(s, len)
+                                 : is_date(s, len);
+}
+
+const char *fs_field_bound_parse(apr_pool_t *p, int t, json_object *v, const char *ptr,
+                                 const char *name, fs_error *verr) {
+    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+    if (!s || !bound_shape(t, s, (apr_size_t)json_object_get_string_len(v))) {
+        fs_error_add(p, verr, ptr, "format", "%s of a %s field is %s.", name,
+                     fs_field_type_name((fs_field_type)t),
+                     t == FS_FT_TIME ? "a time of day as HH:MM (24 hours)"
+                     : t == FS_FT_DATETIME
+                         ? "an RFC 3339 date and time with its offset, such as 2026-11-21T14:30:00Z"
+                         : "a date as YYYY-MM-DD");
+        return NULL;
+    }
+    return apr_pstrdup(p, s);
+}
+
+void fs_field_more_read(fs_field *f, json_object *validation) {
+    if (!fs_field_text_bounds(f->type))
+        return;
+    static const char *const names[] = {"minimum", "maximum"};
+    for (int i = 0; i < 2; i++) {
+        json_object *v = fs_json_get(validation, names[i]);
+        const char *s =
+            v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+        if (s && !bound_shape(f->type, s, strlen(s)))
+            s = NULL;
+        *(i ? &f->max_text : &f->min_text) = s;
+    }
+}
+
+const char *fs_bound_pattern(char *buf, apr_size_t n, const char *bound, int at_least) {
+    apr_size_t len = strlen(bound), at = 0;
+    int w = snprintf(buf, n, "^(?:%s", bound);
+    if (w < 0 || (apr_size_t)w >= n)
+        return NULL;
+    at = (apr_size_t)w;
+    for (apr_size_t i = 0; i < len; i++) {
+        char c = bound[i];
+        if (c < '0' || c > '9' || (at_least ? c == '9' : c == '0'))
+            continue;
+        char lo = at_least ? (char)(c + 1) : '0', hi = at_least ? '9' : (char)(c - 1);
+        apr_size_t rest = len - i - 1;
+        w = snprintf(buf + at, n - at, "|%.*s[%c-%c]", (int)i, bound, lo, hi);
+        if (w < 0 || (apr_size_t)w >= n - at)
+            return NULL;
+        at += (apr_size_t)w;
+        if (rest) {
+            w = snprintf(buf + at, n - at, "[\\s\\S]{%lu}", (unsigned long)rest);
+            if (w < 0 || (apr_size_t)w >= n - at)
+                return NULL;
+            at += (apr_size_t)w;
+        }
+    }
+    if (at + 2 > n)
+        return NULL;
+    buf[at++] = ')';
+    buf[at] = '\0';
+    return buf;
+}
+
+/* ---- the validator ------------------------------------------------- */
+
+static const char *what(const fs_field *f) {
+    return f->label && *f->label ? f->label : f->key;
+}
+
+static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, const char *msg,
+                const fs_field *f, const char *n, const char *detail) {
+    fs_error_add_msg(p, e, ptr, code, msg, what(f), n, detail);
+}
+
+/* minimum / maximum of a well-formed value s: the allOf patterns (dates,
+ * times) or the description (date-times, which the server compares as
+ * instants). */
+static void check_bounds(apr_pool_t *p, const fs_field *f, const char *s, const char *ptr,
+                         fs_error *e) {
+    if (f->min_text && fs_field_bound_cmp(f->type, s, f->min_text) < 0)
+        add(p, e, ptr, "minimum", "minimum.date", f, f->min_text,
+            apr_psprintf(p, "%s must be on or after %s.", what(f), f->min_text));
+    if (f->max_text && fs_field_bound_cmp(f->type, s, f->max_text) > 0)
+        add(p, e, ptr, "maximum", "maximum.date", f, f->max_text,
+            apr_psprintf(p, "%s must be on or before %s.", what(f), f->max_text));
+}
+
+/* One date of a daterange: type string, format date (pattern), bounds. */
+static int check_date_part(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                           fs_error *e) {
+    if (!json_object_is_type(v, json_type_string)) {
+        add(p, e, ptr, "type", "type.text", f, NULL, apr_psprintf(p, "%s must be text.", what(f)));
+        return 0;
+    }
+    const char *s = json_object_get_string(v);
+    if (!is_date(s, (apr_size_t)json_object_get_string_len(v))) {
+        add(p, e, ptr, "format", "format.date", f, NULL,
+            apr_psprintf(p, "%s must be a real calendar date as YYYY-MM-DD.", what(f)));
+        return 0;
+    }
+    int before = e->errors ? e->errors->nelts : 0;
+    check_bounds(p, f, s, ptr, e);
+    return (e->errors ? e->errors->nelts : 0) == before;
+}
+
+/* The message key of a required part missing. */
+static const char *part_missing_msg(int t, const char *part) {
+    if (t == FS_FT_SIGNATURE)
+        return "signature.name";
+    if (t == FS_FT_DATERANGE)
+        return !strcmp(part, "start") ? "daterange.start" : "daterange.end";
+    return !strcmp(part, "line1")  ? "address.line1"
+           : !strcmp(part, "city") ? "address.city"
+                                   : "address.country";
+}
+
+/* An answer with parts: type object, properties, required,
+ * additionalProperties: false. */
+static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                        fs_error *e) {
+    if (!json_object_is_type(v, json_type_object)) { /* type: object */
+        add(p, e, ptr, "type", "type.parts", f, NULL,
+            apr_psprintf(p, "%s is an object of its parts.", what(f)));
+        return;
+    }
+    const char *const *parts = fs_field_parts(f->type);
+    int dates_ok = 1;
+    for (const char *const *pt = parts; *pt; pt++) {
+        json_object *m;
+        const char *mp = apr_pstrcat(p, ptr, "/", *pt, NULL);
+        if (!json_object_object_get_ex(v, *pt, &m)) { /* required */
+            if (fs_field_part_required(f->type, *pt)) {
+                add(p, e, mp, "required", part_missing_msg(f->type, *pt), f, NULL,
+                    apr_psprintf(p, "%s: %s is required.", what(f), *pt));
+                dates_ok = 0;
+            }
+            continue;
+        }
+        if (f->type == FS_FT_DATERANGE) {
+            dates_ok &= check_date_part(p, f, m, mp, e);
+            continue;
+        }
+        if (f->type == FS_FT_ADDRESS && !strcmp(*pt, "country")) { /* enum */
+            if (!json_object_is_type(m, json_type_string) ||
+                !fs_country_valid(json_object_get_string(m)))
+                add(p, e, mp, "enum", "address.country", f, NULL,
+                    apr_psprintf(p, "%s: country is an ISO 3166-1 alpha-2 code such as DE.",
+                                 what(f)));
+            continue;
+        }
+        if (!json_object_is_type(m, json_type_string)) { /* type: string */
+            add(p, e, mp, "type", "type.text", f, NULL,
+                apr_psprintf(p, "%s: %s must be text.", what(f), *pt));
+            continue;
+        }
+        apr_size_t len = fs_utf8_length(json_object_get_string(m));
+        long max = part_max(f->type, *pt);
+        if (len == 0 && fs_field_part_required(f->type, *pt)) /* minLength: 1 */
+            add(p, e, mp, "required", part_missing_msg(f->type, *pt), f, NULL,
+                apr_psprintf(p, "%s: %s is required.", what(f), *pt));
+        if ((long)len > max) /* maxLength */
+            add(p, e, mp, "maxLength", "maxLength", f, apr_ltoa(p, max),
+                apr_psprintf(p, "%s: %s takes at most %ld characters.", what(f), *pt, max));
+    }
+    json_object_object_foreach(v, k, mv) { /* additionalProperties: false */
+        (void)mv;
+        int known = 0;
+        for (const char *const *pt = parts; *pt && !known; pt++)
+            known = !strcmp(*pt, k);
+        if (!known)
+            fs_error_add_msg(p, e, fs_json_pointer(p, ptr, k), "unknown", "unknown", k, NULL,
+                             apr_psprintf(p, "%s has no part %s.", what(f), k));
+    }
+    /* start <= end: beyond the schema (said in its description) */
+    if (f->type == FS_FT_DATERANGE && dates_ok &&
+        strcmp(json_object_get_string(fs_json_get(v, "start")),
+               json_object_get_string(fs_json_get(v, "end"))) > 0)
+        add(p, e, apr_pstrcat(p, ptr, "/end", NULL), "minimum", "daterange.order", f, NULL,
+            apr_psprintf(p, "%s: the end must not be before the start.", what(f)));
+}
+
+void fs_validate_more(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                      fs_error *e) {
+    switch (f->type) {
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_SIGNATURE: check_parts(p, f, v, ptr, e); break;
+    case FS_FT_TIME: { /* type: string, pattern, allOf: bounds */
+        if (!json_object_is_type(v, json_type_string)) {
+            add(p, e, ptr, "type", "type.text", f, NULL,
+                apr_psprintf(p, "%s must be text.", what(f)));
+            break;
+        }
+        const char *s = json_object_get_string(v);
+        if (!is_time(s, (apr_size_t)json_object_get_string_len(v)))
+            add(p, e, ptr, "format", "format.time", f, NULL,
+                apr_psprintf(p, "%s must be a time of day as HH:MM (24 hours).", what(f)));
+        else
+            check_bounds(p, f, s, ptr, e);
+        break;
+    }
+    case FS_FT_DATE:
+    case FS_FT_DATETIME: /* the format is fs_validate's; the bounds of a well-formed value */
+        if (json_object_is_type(v, json_type_string) &&
+            bound_shape(f->type, json_object_get_string(v),
+                        (apr_size_t)json_object_get_string_len(v)))
+            check_bounds(p, f, json_object_get_string(v), ptr, e);
+        break;
+    default: break;
+    }
+}
+
+/* ---- the schema ----------------------------------------------------- */
+
+static json_object *text_schema(long min, long max) {
+    json_object *o = json_object_new_object();
+    ADD(o, "type", json_object_new_string("string"));
+    if (min > 0)
+        ADD(o, "minLength", json_object_new_int64(min));
+    ADD(o, "maxLength", json_object_new_int64(max));
+    return o;
+}
+
+/* The allOf of patterns of f's bounds (dates and times), or NULL. */
+static json_object *bound_patterns(const fs_field *f) {
+    if (f->type == FS_FT_DATETIME || (!f->min_text && !f->max_text))
+        return NULL;
+    json_object *all = json_object_new_array();
+    const char *b[2] = {f->min_text, f->max_text};
+    for (int i = 0; i < 2; i++) {
+        char buf[1024];
+        if (!b[i])
+            continue;
+        const char *re = fs_bound_pattern(buf, sizeof(buf), b[i], i == 0);
+        json_object *o = json_object_new_object();
+        ADD(o, "pattern", json_object_new_string(re ? re : "(?!)"));
+        json_object_array_add(all, o);
+    }
+    return all;
+}
+
+/* The bounds in words, appended to the owner's description. */
+static void describe(json_object *s, const fs_field *f, const char *extra) {
+    char buf[FS_FIELD_DESCRIPTION_MAX + 512];
+    const char *what_ = f->type == FS_FT_DATETIME ? "instants"
+                        : f->type == FS_FT_TIME   ? "times"
+                                                  : "dates";
+    int n = snprintf(buf, sizeof(buf), "%s%s", f->description ? f->description : "",
+                     f->description ? " " : "");
+    if (f->min_text && f->max_text)
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n, "Only %s from %s to %s.", what_,
+                      f->min_text, f->max_text);
+    else if (f->min_text)
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n, "Only %s on or after %s.", what_,
+                      f->min_text);
+    else if (f->max_text)
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n, "Only %s on or before %s.", what_,
+                      f->max_text);
+    if (extra)
+        snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%s", n ? " " : "", extra);
+    if (buf[0])
+        ADD(s, "description", json_object_new_string(buf));
+}
+
+void fs_schema_more_bounds(json_object *s, const fs_field *f) {
+    if (!f->min_text && !f->max_text)
+        return;
+    json_object *all = bound_patterns(f);
+    if (all)
+        ADD(s, "allOf", all);
+    describe(s, f,
+             f->type == FS_FT_DATETIME
+                 ? "The server compares the instants; JSON Schema cannot say it."
+                 : NULL);
+}
+
+static json_object *date_part(const fs_field *f) {
+    json_object *o = json_object_new_object();
+    ADD(o, "type", json_object_new_string("string"));
+    ADD(o, "format", json_object_new_string("date"));
+    ADD(o, "pattern", json_object_new_string(FS_RE_DATE));
+    json_object *all = bound_patterns(f);
+    if (all)
+        ADD(o, "allOf", all);
+    return o;
+}
+
+json_object *fs_schema_more(const fs_field *f) {
+    const char *const *parts = fs_field_parts(f->type);
+    json_object *s = json_object_new_object();
+    if (f->label)
+        ADD(s, "title", json_object_new_string(f->label));
+    if (f->type == FS_FT_TIME) {
+        ADD(s, "type", json_object_new_string("string"));
+        ADD(s, "pattern", json_object_new_string(RE_TIME));
+        json_object *all = bound_patterns(f);
+        if (all)
+            ADD(s, "allOf", all);
+        describe(s, f, NULL);
+        return s;
+    }
+    if (!parts) {
+        json_object_put(s);
+        return NULL;
+    }
+    ADD(s, "type", json_object_new_string("object"));
+    json_object *props = json_object_new_object(), *req = json_object_new_array();
+    for (const char *const *pt = parts; *pt; pt++) {
+        json_object *ps;
+        if (f->type == FS_FT_DATERANGE) {
+            ps = date_part(f);
+        } else if (f->type == FS_FT_ADDRESS && !strcmp(*pt, "country")) {
+            ps = json_object_new_object();
+            json_object *codes = json_object_new_array();
+            for (const char *const *c = fs_country_codes; *c; c++)
+                json_object_array_add(codes, json_object_new_string(*c));
+            ADD(ps, "enum", codes);
+        } else {
+            ps = text_schema(fs_field_part_required(f->type, *pt) ? 1 : 0, part_max(f->type, *pt));
+        }
+        ADD(props, *pt, ps);
+        if (fs_field_part_required(f->type, *pt))
+            json_object_array_add(req, json_object_new_string(*pt));
+    }
+    ADD(s, "properties", props);
+    ADD(s, "required", req);
+    ADD(s, "additionalProperties", json_object_new_boolean(0));
+    describe(s, f,
+             f->type == FS_FT_DATERANGE
+                 ? "The end is on or after the start (the server checks it; JSON Schema cannot "
+                   "compare two members)."
+                 : NULL);
+    return s;
+}
+
+/* ---- HTML posts ----------------------------------------------------- */
+
+int fs_coerce_part(apr_pool_t *p, const fs_fieldset *fs, json_object *o, const char *name,
+                   const char *value) {
+    const char *dot = strchr(name, '.');
+    if (!dot)
+        return 0;
+    const char *key = apr_pstrndup(p, name, (apr_size_t)(dot - name));
+    const fs_field *f = fs_fieldset_find(fs, key);
+    if (!f || !fs_field_parts(f->type))
+        return 0;
+    if (!*value)
+        return 1; /* an empty input is no answer */
+    json_object *ans;
+    if (!json_object_object_get_ex(o, key, &ans) || !json_object_is_type(ans, json_type_object)) {
+        ans = json_object_new_object();
+        json_object_object_add(o, key, ans);
+    }
+    json_object *cur, *v = json_object_new_string(value);
+    if (json_object_object_get_ex(ans, dot + 1, &cur)) {
+        if (!json_object_is_type(cur, json_type_array)) {
+            json_object *arr = json_object_new_array();
+            json_object_array_add(arr, json_object_get(cur));
+            json_object_object_add(ans, dot + 1, arr);
+            cur = arr;
+        }
+        json_object_array_add(cur, v);
+    } else {
+        json_object_object_add(ans, dot + 1, v);
+    }
+    return 1;
+}

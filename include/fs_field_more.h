@@ -50,6 +50,11 @@ const char *fs_field_bound_parse(apr_pool_t *p, int t, json_object *v, const cha
 /* Orders two well-formed values of type t's bounds: <0, 0, >0. */
 int fs_field_bound_cmp(int t, const char *a, const char *b);
 
+/* A datetime bound s as the wall clock of UTC, YYYY-MM-DDTHH:MM:SS (what
+ * an input of type datetime-local takes), in p; NULL when s is not an
+ * RFC 3339 date-time. A fraction of a second is cut off. */
+const char *fs_field_bound_utc(apr_pool_t *p, const char *s);
+
 /* Reads the bounds of f (validation: the stored definition's) into
  * f->min_text and f->max_text; a bound that is not well formed is left
  * out. No operation for other types. */
@@ -74,6 +79,18 @@ void fs_schema_more_bounds(json_object *s, const fs_field *f);
  * least (at_least) or at most bound as a string. Written into buf (of
  * size n); NULL when it does not fit. */
 const char *fs_bound_pattern(char *buf, apr_size_t n, const char *bound, int at_least);
+
+/* The most parts a type has (an address's six). */
+#define FS_FIELD_PARTS_MAX 6
+
+/* The answer's value of a CSV column: "key" (the member), or "key.part"
+ * (an answer with parts gets a column per part; keys hold no '.'). NULL
+ * when absent. */
+json_object *fs_field_column_value(json_object *answers, const char *column);
+
+/* 1 when key ("error.address.line1") is a message of the errors made
+ * here (share/locales). */
+int fs_field_more_message(const char *key);
 
 /* An HTML form post's pair name "key.part" for a field of fs with parts:
  * sets that part of the answer in o (an empty value is no answer; a

@@ -6,6 +6,7 @@
 #include "fs_pattern.h"
 
 #include <apr_strings.h>
+#include <apr_time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -226,6 +227,8 @@ const char *fs_bound_pattern(char *buf, apr_size_t n, const char *bound, int at_
 
 /* ---- the validator ------------------------------------------------- */
 
+#define COUNTRY_ENGLISH "choose a country from the list (an ISO 3166-1 alpha-2 code such as DE)."
+
 static const char *what(const fs_field *f) {
     return f->label && *f->label ? f->label : f->key;
 }
@@ -266,15 +269,41 @@ static int check_date_part(apr_pool_t *p, const fs_field *f, json_object *v, con
     return (e->errors ? e->errors->nelts : 0) == before;
 }
 
-/* The message key of a required part missing. */
-static const char *part_missing_msg(int t, const char *part) {
-    if (t == FS_FT_SIGNATURE)
+/* The message key of a required part missing, and its English sentence
+ * (en.json's) after "<label>: ". */
+static const char *part_missing_msg(int t, const char *part, const char **english) {
+    if (t == FS_FT_SIGNATURE) {
+        *english = "type your full name to sign.";
         return "signature.name";
-    if (t == FS_FT_DATERANGE)
-        return !strcmp(part, "start") ? "daterange.start" : "daterange.end";
-    return !strcmp(part, "line1")  ? "address.line1"
-           : !strcmp(part, "city") ? "address.city"
-                                   : "address.country";
+    }
+    if (t == FS_FT_DATERANGE) {
+        int start = !strcmp(part, "start");
+        *english = start ? "the start date is required." : "the end date is required.";
+        return start ? "daterange.start" : "daterange.end";
+    }
+    if (!strcmp(part, "line1")) {
+        *english = "the first address line is required.";
+        return "address.line1";
+    }
+    if (!strcmp(part, "city")) {
+        *english = "the city or town is required.";
+        return "address.city";
+    }
+    *english = COUNTRY_ENGLISH;
+    return "address.country";
+}
+
+static void part_missing(apr_pool_t *p, fs_error *e, const char *ptr, const fs_field *f,
+                         const char *part) {
+    const char *english;
+    const char *msg = part_missing_msg(f->type, part, &english);
+    add(p, e, ptr, "required", msg, f, NULL, apr_psprintf(p, "%s: %s", what(f), english));
+}
+
+/* "<label> (<part>)": the label of an error of one part that has no
+ * message of its own */
+static const char *part_label(apr_pool_t *p, const fs_field *f, const char *part) {
+    return apr_psprintf(p, "%s (%s)", what(f), part);
 }
 
 /* An answer with parts: type object, properties, required,
@@ -283,7 +312,7 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
                         fs_error *e) {
     if (!json_object_is_type(v, json_type_object)) { /* type: object */
         add(p, e, ptr, "type", "type.parts", f, NULL,
-            apr_psprintf(p, "%s is an object of its parts.", what(f)));
+            apr_psprintf(p, "%s must be given in its parts.", what(f)));
         return;
     }
     const char *const *parts = fs_field_parts(f->type);
@@ -293,8 +322,7 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
         const char *mp = apr_pstrcat(p, ptr, "/", *pt, NULL);
         if (!json_object_object_get_ex(v, *pt, &m)) { /* required */
             if (fs_field_part_required(f->type, *pt)) {
-                add(p, e, mp, "required", part_missing_msg(f->type, *pt), f, NULL,
-                    apr_psprintf(p, "%s: %s is required.", what(f), *pt));
+                part_missing(p, e, mp, f, *pt);
                 dates_ok = 0;
             }
             continue;
@@ -307,23 +335,24 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
             if (!json_object_is_type(m, json_type_string) ||
                 !fs_country_valid(json_object_get_string(m)))
                 add(p, e, mp, "enum", "address.country", f, NULL,
-                    apr_psprintf(p, "%s: country is an ISO 3166-1 alpha-2 code such as DE.",
-                                 what(f)));
+                    apr_psprintf(p, "%s: %s", what(f), COUNTRY_ENGLISH));
             continue;
         }
         if (!json_object_is_type(m, json_type_string)) { /* type: string */
-            add(p, e, mp, "type", "type.text", f, NULL,
-                apr_psprintf(p, "%s: %s must be text.", what(f), *pt));
+            const char *pl = part_label(p, f, *pt);
+            fs_error_add_msg(p, e, mp, "type", "type.text", pl, NULL,
+                             apr_psprintf(p, "%s must be text.", pl));
             continue;
         }
         apr_size_t len = fs_utf8_length(json_object_get_string(m));
         long max = part_max(f->type, *pt);
         if (len == 0 && fs_field_part_required(f->type, *pt)) /* minLength: 1 */
-            add(p, e, mp, "required", part_missing_msg(f->type, *pt), f, NULL,
-                apr_psprintf(p, "%s: %s is required.", what(f), *pt));
-        if ((long)len > max) /* maxLength */
-            add(p, e, mp, "maxLength", "maxLength", f, apr_ltoa(p, max),
-                apr_psprintf(p, "%s: %s takes at most %ld characters.", what(f), *pt, max));
+            part_missing(p, e, mp, f, *pt);
+        if ((long)len > max) { /* maxLength */
+            const char *pl = part_label(p, f, *pt);
+            fs_error_add_msg(p, e, mp, "maxLength", "maxLength", pl, apr_ltoa(p, max),
+                             apr_psprintf(p, "%s takes at most %ld characters.", pl, max));
+        }
     }
     json_object_object_foreach(v, k, mv) { /* additionalProperties: false */
         (void)mv;
@@ -331,8 +360,9 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
         for (const char *const *pt = parts; *pt && !known; pt++)
             known = !strcmp(*pt, k);
         if (!known)
-            fs_error_add_msg(p, e, fs_json_pointer(p, ptr, k), "unknown", "unknown", k, NULL,
-                             apr_psprintf(p, "%s has no part %s.", what(f), k));
+            /* API clients only: no message of the pages */
+            fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown", "%s has no part %s.", what(f),
+                         k);
     }
     /* start <= end: beyond the schema (said in its description) */
     if (f->type == FS_FT_DATERANGE && dates_ok &&
@@ -527,4 +557,43 @@ int fs_coerce_part(apr_pool_t *p, const fs_fieldset *fs, json_object *o, const c
         json_object_object_add(ans, dot + 1, v);
     }
     return 1;
+}
+
+const char *fs_field_bound_utc(apr_pool_t *p, const char *s) {
+    const char *frac;
+    apr_size_t fl;
+    if (!s || !is_datetime(s, strlen(s)))
+        return NULL;
+    long long secs = instant(s, &frac, &fl);
+    apr_time_exp_t x;
+    if (apr_time_exp_gmt(&x, (apr_time_t)secs * APR_USEC_PER_SEC) != APR_SUCCESS)
+        return NULL;
+    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d", x.tm_year + 1900, x.tm_mon + 1,
+                        x.tm_mday, x.tm_hour, x.tm_min, x.tm_sec);
+}
+
+int fs_field_more_message(const char *key) {
+    static const char *const keys[] = {
+        "error.format.time",     "error.minimum.date",    "error.maximum.date",
+        "error.type.parts",      "error.address.line1",   "error.address.city",
+        "error.address.country", "error.daterange.start", "error.daterange.end",
+        "error.daterange.order", "error.signature.name",  NULL};
+    for (const char *const *k = keys; key && *k; k++)
+        if (!strcmp(*k, key))
+            return 1;
+    return 0;
+}
+
+json_object *fs_field_column_value(json_object *answers, const char *column) {
+    const char *dot = strchr(column, '.');
+    if (!dot)
+        return fs_json_get(answers, column);
+    char key[FS_FIELD_KEY_MAX + 1];
+    apr_size_t n = (apr_size_t)(dot - column);
+    if (n > FS_FIELD_KEY_MAX)
+        return NULL;
+    memcpy(key, column, n);
+    key[n] = '\0';
+    json_object *v = fs_json_get(answers, key);
+    return v && json_object_is_type(v, json_type_object) ? fs_json_get(v, dot + 1) : NULL;
 }

@@ -335,6 +335,18 @@ HAND = [
        "requiredIf": {"all": [{"field": "m", "op": "answered"}, {"not": {"field": "m", "op": "contains", "value": "b"}}]}}],
      [{}, {"x": []}, {"x": ["z"]}, {"m": []}, {"m": [], "x": []}, {"m": [], "x": ["z"]},
       {"m": ["a"], "x": ["z"]}, {"m": ["b"]}, {"m": ["b"], "x": []}, {"m": ["a", "b"]}]),
+    # answers with parts named by conditions (answered)
+    ([{"key": "a", "type": "address"},
+      {"key": "x", "type": "text", "visibleIf": {"field": "a", "op": "answered"},
+       "requiredIf": {"not": {"field": "a", "op": "answered"}}},
+      {"key": "t", "type": "time"},
+      {"key": "y", "type": "signature", "required": True,
+       "visibleIf": {"all": [{"field": "t", "op": "equals", "value": "09:00"}]}}],
+     [{}, {"x": "1"}, {"a": {"line1": "l", "city": "c", "country": "FR"}},
+      {"a": {"line1": "l", "city": "c", "country": "FR"}, "x": "1"},
+      {"a": {"line1": "l", "city": "c", "country": "FR"}, "x": ""}, {"a": {}, "x": "1"},
+      {"t": "09:00"}, {"t": "09:00", "y": {"name": "N"}}, {"t": "10:00", "y": {"name": "N"}},
+      {"t": "10:00"}]),
 ]
 
 

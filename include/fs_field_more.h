@@ -9,7 +9,7 @@
  * Bounds of dates and times are compared as strings where the strings
  * order like what they stand for (YYYY-MM-DD, HH:MM): the schema says
  * them exactly, as a pattern that accepts the strings from the bound on
- * (fs_bound_pattern). A datetime carries an offset, so its bounds compare
+ * (fs_bounds.h). A datetime carries an offset, so its bounds compare
  * instants: the schema can only say them in its description. */
 #ifndef FS_FIELD_MORE_H
 #define FS_FIELD_MORE_H
@@ -38,28 +38,6 @@ const char *const *fs_field_parts(int t);
 /* Is part of type t required whenever the answer is given? */
 int fs_field_part_required(int t, const char *part);
 
-/* Does type t take a date or time as minimum and maximum (date, datetime,
- * daterange, time)? */
-int fs_field_text_bounds(int t);
-/* A bound of type t from the definition's member (at ptr, named name):
- * a date YYYY-MM-DD (date, daterange), an RFC 3339 date-time with its
- * offset (datetime) or HH:MM (time). The string (in p), or NULL after
- * adding an error to verr. */
-const char *fs_field_bound_parse(apr_pool_t *p, int t, json_object *v, const char *ptr,
-                                 const char *name, fs_error *verr);
-/* Orders two well-formed values of type t's bounds: <0, 0, >0. */
-int fs_field_bound_cmp(int t, const char *a, const char *b);
-
-/* A datetime bound s as the wall clock of UTC, YYYY-MM-DDTHH:MM:SS (what
- * an input of type datetime-local takes), in p; NULL when s is not an
- * RFC 3339 date-time. A fraction of a second is cut off. */
-const char *fs_field_bound_utc(apr_pool_t *p, const char *s);
-
-/* Reads the bounds of f (validation: the stored definition's) into
- * f->min_text and f->max_text; a bound that is not well formed is left
- * out. No operation for other types. */
-void fs_field_more_read(fs_field *f, json_object *validation);
-
 /* Checks a present answer v of f (address, daterange, time, signature) or
  * the bounds of a date or datetime answer that has its format; errors at
  * ptr ("/key") and below, with the message keys of share/locales. The
@@ -73,12 +51,6 @@ json_object *fs_schema_more(const fs_field *f);
 /* Adds what the bounds of a date or datetime field say to its schema s
  * (patterns for a date, the description for both). */
 void fs_schema_more_bounds(json_object *s, const fs_field *f);
-
-/* A pattern (ECMA-262 and Python alike) that a string of bound's shape
- * (its length, digits where it has digits) matches exactly when it is at
- * least (at_least) or at most bound as a string. Written into buf (of
- * size n); NULL when it does not fit. */
-const char *fs_bound_pattern(char *buf, apr_size_t n, const char *bound, int at_least);
 
 /* The most parts a type has (an address's six). */
 #define FS_FIELD_PARTS_MAX 6

@@ -1,6 +1,7 @@
 /* fs_field_more: the types address, daterange, time and signature and the
  * bounds of dates and times: definitions, validation (its English
  * sentences are en.json's), HTML posts and the page's inputs. */
+#include "fs_bounds.h"
 #include "fs_coerce.h"
 #include "fs_field.h"
 #include "fs_field_more.h"
@@ -152,6 +153,36 @@ static void bound_patterns(void **state) {
     assert_null(fs_bound_pattern(buf, 20, "2026-01-01", 1));
 }
 
+/* The bounds' shapes, checked by hand, are exactly the answers' formats. */
+static void bound_shapes_match_formats(void **state) {
+    apr_pool_t *p = *state;
+    const fs_pattern *date = fs_builtin_pattern(FS_RE_DATE),
+                     *dt = fs_builtin_pattern(FS_RE_DATETIME);
+    int years[] = {0, 1, 4, 100, 1900, 2000, 2024, 2026, 2100, 2400, 9999};
+    for (size_t y = 0; y < sizeof(years) / sizeof(*years); y++)
+        for (int m = 0; m <= 13; m++)
+            for (int d = 0; d <= 32; d++) {
+                const char *s = apr_psprintf(p, "%04d-%02d-%02d", years[y], m, d);
+                assert_int_equal(fs_bound_valid(FS_BOUND_DATE, s, strlen(s)),
+                                 fs_pattern_search(date, s, strlen(s)) == 1);
+            }
+    const char *odd[] = {"2026-1-01",  "2026-01-1",  "2026/01/01", "20260101", "2026-01-01 ",
+                         "a026-01-01", "2026-0a-01", "-026-01-01", ""};
+    for (size_t i = 0; i < sizeof(odd) / sizeof(*odd); i++)
+        assert_int_equal(fs_bound_valid(FS_BOUND_DATE, odd[i], strlen(odd[i])),
+                         fs_pattern_search(date, odd[i], strlen(odd[i])) == 1);
+    const char *dts[] = {
+        "2026-11-21T23:25:28Z",      "2026-11-21T23:25:28.123Z",    "2026-11-21T23:25:28+05:30",
+        "2026-11-21T23:25:28-00:00", "2026-11-21T23:25:60Z",        "2026-11-21T24:00:00Z",
+        "2026-11-21T23:25Z",         "2026-11-21 23:25:28Z",        "2026-11-21T23:25:28",
+        "2026-11-21t23:25:28z",      "2026-02-30T00:00:00Z",        "2026-11-21T23:25:28.Z",
+        "2026-11-21T23:25:28+5:30",  "2026-11-21T23:25:28+24:00",   "2026-11-21T23:25:28+23:59",
+        "2026-11-21T23:25:28Zx",     "2026-11-21T23:25:28.5+01:00x"};
+    for (size_t i = 0; i < sizeof(dts) / sizeof(*dts); i++)
+        assert_int_equal(fs_bound_valid(FS_BOUND_DATETIME, dts[i], strlen(dts[i])),
+                         fs_pattern_search(dt, dts[i], strlen(dts[i])) == 1);
+}
+
 static void html_post_pairs(void **state) {
     apr_pool_t *p = *state;
     apr_array_header_t *pairs = apr_array_make(p, 8, sizeof(fs_pair));
@@ -205,6 +236,7 @@ static void page_inputs(void **state) {
 static const struct CMUnitTest tests[] = {
     FS_TEST(good_answers),    FS_TEST(english_file_says_api_details),
     FS_TEST(definitions),     FS_TEST(bound_patterns),
-    FS_TEST(html_post_pairs), FS_TEST(page_inputs),
+    FS_TEST(html_post_pairs), FS_TEST(bound_shapes_match_formats),
+    FS_TEST(page_inputs),
 };
 FS_TEST_MAIN(tests)

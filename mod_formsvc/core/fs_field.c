@@ -1,6 +1,6 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
-#include "fs_field_more.h"
+#include "fs_bounds.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"
@@ -185,7 +185,7 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
 
 /* Which validation members each type takes. */
 static int takes(int t, const char *m) {
-    if ((!strcmp(m, "minimum") || !strcmp(m, "maximum")) && fs_field_text_bounds(t))
+    if ((!strcmp(m, "minimum") || !strcmp(m, "maximum")) && fs_bound_kind(TYPE_NAMES[t]))
         return 1;
     if (!strcmp(m, "minLength") || !strcmp(m, "maxLength") || !strcmp(m, "pattern"))
         return is_string_type(t);
@@ -333,8 +333,9 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                     continue;
                 }
                 json_object_object_add(out, k, json_object_new_string(pat));
-            } else if (fs_field_text_bounds(t)) { /* a date, date-time or time */
-                const char *bound = fs_field_bound_parse(p, t, mv, mp, k, verr);
+            } else if (fs_bound_kind(TYPE_NAMES[t])) { /* a date, date-time or time */
+                const char *bound =
+                    fs_bound_parse(p, fs_bound_kind(TYPE_NAMES[t]), TYPE_NAMES[t], mv, mp, k, verr);
                 if (!bound) {
                     ok = 0;
                     continue;
@@ -383,7 +384,8 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                      "A required field cannot have maxLength 0: no answer could be given.");
         ok = 0;
     }
-    if (min_text && max_text && fs_field_bound_cmp(t, min_text, max_text) > 0) {
+    if (min_text && max_text &&
+        fs_bound_cmp(fs_bound_kind(TYPE_NAMES[t]), min_text, max_text) > 0) {
         fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is later than maximum.");
         ok = 0;
     }

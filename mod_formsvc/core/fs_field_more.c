@@ -2,6 +2,7 @@
  * dates and times. Every rule of the validator here mirrors one keyword
  * of the schema built here (see the comments). */
 #include "fs_field_more.h"
+#include "fs_bounds.h"
 #include "fs_json.h"
 #include "fs_pattern.h"
 
@@ -79,20 +80,10 @@ static long part_max(int t, const char *part) {
     return FS_ADDRESS_POSTAL_MAX;
 }
 
-int fs_field_text_bounds(int t) {
-    return t == FS_FT_DATE || t == FS_FT_DATETIME || t == FS_FT_DATERANGE || t == FS_FT_TIME;
-}
-
-/* HH:MM of 24 hours: ^(?:[01][0-9]|2[0-3]):[0-5][0-9](?![\s\S]) */
+/* HH:MM of 24 hours (fs_bound_valid checks it) */
 static const char RE_TIME[] = "^(?:[01][0-9]|2[0-3]):[0-5][0-9](?![\\s\\S])";
 
-static int is_time(const char *s, apr_size_t len) {
-    return len == 5 &&
-           ((s[0] >= '0' && s[0] <= '1' && s[1] >= '0' && s[1] <= '9') ||
-            (s[0] == '2' && s[1] >= '0' && s[1] <= '3')) &&
-           s[2] == ':' && s[3] >= '0' && s[3] <= '5' && s[4] >= '0' && s[4] <= '9';
-}
-
+/* The answers' formats: the schema's own patterns. */
 static int is_date(const char *s, apr_size_t len) {
     return fs_pattern_search(fs_builtin_pattern(FS_RE_DATE), s, len) == 1;
 }
@@ -101,128 +92,9 @@ static int is_datetime(const char *s, apr_size_t len) {
     return fs_pattern_search(fs_builtin_pattern(FS_RE_DATETIME), s, len) == 1;
 }
 
-/* Days from 1970-01-01 of a proleptic Gregorian date. */
-static long long days_from_civil(long long y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    long long era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
-
-static int digits(const char *s, int n) {
-    int v = 0;
-    for (int i = 0; i < n; i++)
-        v = v * 10 + (s[i] - '0');
-    return v;
-}
-
-/* A well-formed RFC 3339 date-time as its instant: seconds since 1970 (UTC)
- * and the digits of its fraction without trailing zeros. */
-static long long instant(const char *s, const char **frac, apr_size_t *frac_len) {
-    long long days =
-        days_from_civil(digits(s, 4), (unsigned)digits(s + 5, 2), (unsigned)digits(s + 8, 2));
-    long long secs =
-        days * 86400 + digits(s + 11, 2) * 3600 + digits(s + 14, 2) * 60 + digits(s + 17, 2);
-    const char *q = s + 19;
-    *frac = q;
-    *frac_len = 0;
-    if (*q == '.') {
-        *frac = ++q;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        *frac_len = (apr_size_t)(q - *frac);
-        while (*frac_len && (*frac)[*frac_len - 1] == '0')
-            (*frac_len)--;
-    }
-    if (*q == '+' || *q == '-') {
-        long long off = digits(q + 1, 2) * 3600 + digits(q + 4, 2) * 60;
-        secs -= *q == '+' ? off : -off;
-    }
-    return secs;
-}
-
-int fs_field_bound_cmp(int t, const char *a, const char *b) {
-    if (t != FS_FT_DATETIME)
-        return strcmp(a, b);
-    const char *fa, *fb;
-    apr_size_t la, lb;
-    long long ia = instant(a, &fa, &la), ib = instant(b, &fb, &lb);
-    if (ia != ib)
-        return ia < ib ? -1 : 1;
-    for (apr_size_t i = 0; i < la || i < lb; i++) {
-        char ca = i < la ? fa[i] : '0', cb = i < lb ? fb[i] : '0';
-        if (ca != cb)
-            return ca < cb ? -1 : 1;
-    }
-    return 0;
-}
-
-/* Is s (len bytes) a well-formed value of type t's bounds? */
-static int bound_shape(int t, const char *s, apr_size_t len) {
-    return t == FS_FT_TIME       ? is_time(s, len)
-           : t == FS_FT_DATETIME ? is_datetime(s, len)
-                                 : is_date(s, len);
-}
-
-const char *fs_field_bound_parse(apr_pool_t *p, int t, json_object *v, const char *ptr,
-                                 const char *name, fs_error *verr) {
-    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-    if (!s || !bound_shape(t, s, (apr_size_t)json_object_get_string_len(v))) {
-        fs_error_add(p, verr, ptr, "format", "%s of a %s field is %s.", name,
-                     fs_field_type_name((fs_field_type)t),
-                     t == FS_FT_TIME ? "a time of day as HH:MM (24 hours)"
-                     : t == FS_FT_DATETIME
-                         ? "an RFC 3339 date and time with its offset, such as 2026-11-21T14:30:00Z"
-                         : "a date as YYYY-MM-DD");
-        return NULL;
-    }
-    return apr_pstrdup(p, s);
-}
-
-void fs_field_more_read(fs_field *f, json_object *validation) {
-    if (!fs_field_text_bounds(f->type))
-        return;
-    static const char *const names[] = {"minimum", "maximum"};
-    for (int i = 0; i < 2; i++) {
-        json_object *v = fs_json_get(validation, names[i]);
-        const char *s =
-            v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-        if (s && !bound_shape(f->type, s, strlen(s)))
-            s = NULL;
-        *(i ? &f->max_text : &f->min_text) = s;
-    }
-}
-
-const char *fs_bound_pattern(char *buf, apr_size_t n, const char *bound, int at_least) {
-    apr_size_t len = strlen(bound), at = 0;
-    int w = snprintf(buf, n, "^(?:%s", bound);
-    if (w < 0 || (apr_size_t)w >= n)
-        return NULL;
-    at = (apr_size_t)w;
-    for (apr_size_t i = 0; i < len; i++) {
-        char c = bound[i];
-        if (c < '0' || c > '9' || (at_least ? c == '9' : c == '0'))
-            continue;
-        char lo = at_least ? (char)(c + 1) : '0', hi = at_least ? '9' : (char)(c - 1);
-        apr_size_t rest = len - i - 1;
-        w = snprintf(buf + at, n - at, "|%.*s[%c-%c]", (int)i, bound, lo, hi);
-        if (w < 0 || (apr_size_t)w >= n - at)
-            return NULL;
-        at += (apr_size_t)w;
-        if (rest) {
-            w = snprintf(buf + at, n - at, "[\\s\\S]{%lu}", (unsigned long)rest);
-            if (w < 0 || (apr_size_t)w >= n - at)
-                return NULL;
-            at += (apr_size_t)w;
-        }
-    }
-    if (at + 2 > n)
-        return NULL;
-    buf[at++] = ')';
-    buf[at] = '\0';
-    return buf;
+/* The kind of bounds of f's type (fs_bounds.h). */
+static int kind_of(const fs_field *f) {
+    return fs_bound_kind(fs_field_type_name(f->type));
 }
 
 /* ---- the validator ------------------------------------------------- */
@@ -243,10 +115,10 @@ static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, c
  * instants). */
 static void check_bounds(apr_pool_t *p, const fs_field *f, const char *s, const char *ptr,
                          fs_error *e) {
-    if (f->min_text && fs_field_bound_cmp(f->type, s, f->min_text) < 0)
+    if (f->min_text && fs_bound_cmp(kind_of(f), s, f->min_text) < 0)
         add(p, e, ptr, "minimum", "minimum.date", f, f->min_text,
             apr_psprintf(p, "%s must be on or after %s.", what(f), f->min_text));
-    if (f->max_text && fs_field_bound_cmp(f->type, s, f->max_text) > 0)
+    if (f->max_text && fs_bound_cmp(kind_of(f), s, f->max_text) > 0)
         add(p, e, ptr, "maximum", "maximum.date", f, f->max_text,
             apr_psprintf(p, "%s must be on or before %s.", what(f), f->max_text));
 }
@@ -385,7 +257,7 @@ void fs_validate_more(apr_pool_t *p, const fs_field *f, json_object *v, const ch
             break;
         }
         const char *s = json_object_get_string(v);
-        if (!is_time(s, (apr_size_t)json_object_get_string_len(v)))
+        if (!fs_bound_valid(FS_BOUND_TIME, s, (apr_size_t)json_object_get_string_len(v)))
             add(p, e, ptr, "format", "format.time", f, NULL,
                 apr_psprintf(p, "%s must be a time of day as HH:MM (24 hours).", what(f)));
         else
@@ -395,8 +267,8 @@ void fs_validate_more(apr_pool_t *p, const fs_field *f, json_object *v, const ch
     case FS_FT_DATE:
     case FS_FT_DATETIME: /* the format is fs_validate's; the bounds of a well-formed value */
         if (json_object_is_type(v, json_type_string) &&
-            bound_shape(f->type, json_object_get_string(v),
-                        (apr_size_t)json_object_get_string_len(v)))
+            (f->type == FS_FT_DATE ? is_date : is_datetime)(
+                json_object_get_string(v), (apr_size_t)json_object_get_string_len(v)))
             check_bounds(p, f, json_object_get_string(v), ptr, e);
         break;
     default: break;
@@ -557,19 +429,6 @@ int fs_coerce_part(apr_pool_t *p, const fs_fieldset *fs, json_object *o, const c
         json_object_object_add(ans, dot + 1, v);
     }
     return 1;
-}
-
-const char *fs_field_bound_utc(apr_pool_t *p, const char *s) {
-    const char *frac;
-    apr_size_t fl;
-    if (!s || !is_datetime(s, strlen(s)))
-        return NULL;
-    long long secs = instant(s, &frac, &fl);
-    apr_time_exp_t x;
-    if (apr_time_exp_gmt(&x, (apr_time_t)secs * APR_USEC_PER_SEC) != APR_SUCCESS)
-        return NULL;
-    return apr_psprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d", x.tm_year + 1900, x.tm_mon + 1,
-                        x.tm_mday, x.tm_hour, x.tm_min, x.tm_sec);
 }
 
 int fs_field_more_message(const char *key) {

@@ -1,6 +1,6 @@
 /* fs_fieldset: the stored fields array read into effective rules. */
 #include "fs_fieldset.h"
-#include "fs_field_more.h"
+#include "fs_bounds.h"
 #include "fs_json.h"
 #include "fs_logic.h"
 
@@ -229,7 +229,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
             break;
         default: break;
         }
-        fs_field_more_read(f, va);
+        fs_bound_read(fs_bound_kind(f->type_name), va, &f->min_text, &f->max_text);
         double pv;
         pos[fs->n] = num_of(o, "position", &pv) ? pv : 1e18;
         fs->n++;

@@ -1,6 +1,7 @@
 /* fs_html_parts: the inputs of address, daterange and signature
  * questions, and the bounds of dates and times on the page. */
 #include "fs_html_parts.h"
+#include "fs_bounds.h"
 #include "fs_field_more.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -107,8 +108,8 @@ const char *fs_html_bounds(apr_pool_t *p, const fs_field *f) {
     if (f->type == FS_FT_DATETIME) {
         if (f->time_zone)
             return "";
-        min = fs_field_bound_utc(p, min);
-        max = fs_field_bound_utc(p, max);
+        min = fs_bound_utc(p, min);
+        max = fs_bound_utc(p, max);
     }
     return apr_pstrcat(p, min ? " min=\"" : "", min ? fs_html_escape(p, min) : "", min ? "\"" : "",
                        max ? " max=\"" : "", max ? fs_html_escape(p, max) : "", max ? "\"" : "",
@@ -116,7 +117,7 @@ const char *fs_html_bounds(apr_pool_t *p, const fs_field *f) {
 }
 
 const char *fs_html_bounds_help(apr_pool_t *p, const fs_locale *loc, const fs_field *f) {
-    if (!fs_field_text_bounds(f->type) || (!f->min_text && !f->max_text))
+    if (!fs_bound_kind(fs_field_type_name(f->type)) || (!f->min_text && !f->max_text))
         return NULL;
     if (f->min_text && f->max_text)
         return fs_trf(p, loc, "page.bounds", "min", f->min_text, "max", f->max_text, NULL);

@@ -30,6 +30,8 @@
 #define FS_FILE_MAX_SIZE_LIMIT 1000000000LL /* what a definition may say */
 #define FS_FILE_MAX_FILES_LIMIT 20
 #define FS_FILE_ACCEPT_MAX 50
+/* signature fields: the drawn image, one PNG of at most this many bytes */
+#define FS_SIGNATURE_IMAGE_MAX (256LL * 1024)
 #define FS_SAFE_INTEGER 9007199254740991LL /* 2^53 - 1, as ECMA-262 */
 
 typedef enum {

@@ -28,6 +28,19 @@ const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f
  * input is then UTC's wall clock). */
 const char *fs_html_bounds(apr_pool_t *p, const fs_field *f);
 
+/* A signature's drawing pad: a canvas, its Clear button and the file
+ * input its PNG goes into ("key.image"), all hidden until the script
+ * (fs_html_signature_script) shows them; without script the typed name
+ * is the signature. In p. */
+const char *fs_html_signature_pad(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
+                                  const char *id);
+/* 1 when fs has a signature field (the page then carries the script). */
+int fs_html_signature_on(const fs_fieldset *fs);
+/* The pads' script (one inline script, allowed by its hash) and its
+ * Content-Security-Policy source ('sha256-...', in p). */
+const char *fs_html_signature_script(void);
+const char *fs_html_signature_script_src(apr_pool_t *p);
+
 /* The bounds of f in words ("From 2026-01-01 to 2026-12-31."), or NULL. */
 const char *fs_html_bounds_help(apr_pool_t *p, const fs_locale *loc, const fs_field *f);
 

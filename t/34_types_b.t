@@ -19,6 +19,8 @@ use Apache::TestRequest ();
 use HTTP::Request ();
 use JSON::PP ();
 use URI ();
+use Digest::SHA ();
+use MIME::Base64 ();
 use URI::Escape qw(uri_escape_utf8);
 
 binmode Test::More->builder->$_, ':encoding(UTF-8)' for qw(output failure_output todo_output);
@@ -200,9 +202,9 @@ my $csv = api(GET => "/v1/forms/$fid/submissions", token => $tok, headers => { A
 is $csv->code, 200, 'the CSV export';
 my @lines = split /\r\n/, $csv->decoded_content;
 is $lines[0], 'id,createdAt,formVersion,home.line1,home.line2,home.city,home.region,home.postalCode,'
-    . 'home.country,stay.start,stay.end,arrive,born,call,sign.name',
-    'a column per part of an address, a date range and a signature';
-is scalar(grep { /,1 Main St,,Springfield,,,DE,2026-06-05,2026-06-09,09:30,2000-01-01,2026-06-02T08:00:00Z,Ada Lovelace$/ } @lines), 1,
+    . 'home.country,stay.start,stay.end,arrive,born,call,sign.name,sign.image',
+    'a column per part of an address, a date range and a signature (its image\'s URL)';
+is scalar(grep { /,1 Main St,,Springfield,,,DE,2026-06-05,2026-06-09,09:30,2000-01-01,2026-06-02T08:00:00Z,Ada Lovelace,$/ } @lines), 1,
     'each part in its column';
 my $ins = api(GET => "/v1/forms/$fid/insights", token => $tok);
 is $ins->code, 200, 'insights';
@@ -211,6 +213,37 @@ is $ins->{json}{submissions}, 2, 'of the two submissions';
 is_deeply [map { $q{$_}{answered} } qw(home stay arrive born call sign)], [2, 2, 2, 2, 2, 2],
     'each new question counted as answered';
 is $q{home}{type}, 'address', 'with its type';
+
+# ---- a signature's drawn image: a file, stored as file fields' are --------------
+my $PNG = "\x89PNG\r\n\x1a\n" . ("\x00\x01" x 50);
+$r = api(POST => "/f/$fid", body => { %good, sign => { name => 'Ada Lovelace',
+    image => { name => 'sig.png', type => 'image/png', data => MIME::Base64::encode_base64($PNG, '') } } });
+is $r->code, 201, 'JSON: a signature with its drawn image: 201' or diag $r->content;
+my $img = rows($fid)->[-1]{sign}{image};
+is $img->{type}, 'image/png', 'stored as a file: its metadata in the answer';
+is $img->{size}, length $PNG, 'its size';
+my $dl = api(GET => ($img->{url} =~ s{^https?://[^/]+\Q@{[BASE]}\E}{}r), token => $tok);
+is $dl->code, 200, 'the owner downloads it';
+is $dl->content, $PNG, 'byte for byte';
+$r = api(POST => "/f/$fid", body => { %good, sign => { name => 'Ada',
+    image => { name => 'sig.png', type => 'image/png', data => MIME::Base64::encode_base64('GIF89a....', '') } } });
+is $r->code, 422, 'an image that is no PNG: 422';
+is $r->{json}{errors}[0]{pointer}, '/sign/image', 'at the image';
+$r = api(POST => "/f/$fid", body => { %good, sign => { name => 'Ada',
+    image => { name => 's.png', type => 'image/jpeg', data => 'iVBO' } } });
+is_deeply errors_of($r), ['/sign/image/type const'], 'a PNG only, as the schema says';
+my $B = '----TypesB7MA4YWxkTrZu0gW';
+my $mp = join('', map { my ($n, $v, $fn, $t) = @$_;
+                        "--$B\r\nContent-Disposition: form-data; name=\"$n\"" . ($fn ? "; filename=\"$fn\"\r\nContent-Type: $t" : '')
+                        . "\r\n\r\n$v\r\n" }
+             ['home.line1', '2 Side St'], ['home.city', 'Leeds'], ['home.country', 'GB'],
+             ['stay.start', '2026-07-01'], ['stay.end', '2026-07-02'], ['sign.name', 'Bo'],
+             ['sign.image', $PNG, 'signature.png', 'image/png']) . "--$B--\r\n";
+$r = api(POST => "/f/$fid", body => $mp, headers => { 'Content-Type' => "multipart/form-data; boundary=$B", Accept => 'application/json' });
+is $r->code, 201, 'a multipart post with the drawn image as the part sign.image: 201' or diag $r->content;
+is rows($fid)->[-1]{sign}{image}{sha256}, Digest::SHA::sha256_hex($PNG), 'its image stored';
+like api(GET => "/v1/forms/$fid/submissions", token => $tok, headers => { Accept => 'text/csv' })->decoded_content,
+    qr{,Bo,https?://\S+/files/fil_\w+\r\n}, 'the CSV cell of an image is its URL';
 
 # ---- a real browser: axe at 320 px, English and Arabic, light and dark; no script --
 SKIP: {
@@ -244,11 +277,17 @@ SKIP: {
     close $fh;
     is $?, 0, 'the browser run exited cleanly';
     ok $done, 'the browser run went through' and note "browser run: $done->{ms} ms";
-    is_deeply rows($bf->{id})->[-1],
+    my @br = @{ rows($bf->{id}) };
+    is scalar @br, 2, 'the browser sent the form twice';
+    is $br[1]{sign}{image}{type}, 'image/png', 'with script: the drawn signature stored as a PNG file';
+    ok $br[1]{sign}{image}{size} > 100 && $br[1]{sign}{image}{size} <= 262144, 'of a bounded size';
+    delete $br[1]{sign}{image};
+    is_deeply $br[1], $br[0], 'the rest as without script';
+    is_deeply $br[0],
         { home => { line1 => '1 Main St', city => 'Lyon', country => 'FR' },
           stay => { start => '2026-06-05', end => '2026-06-09' }, arrive => '09:30',
           call => '2026-06-02T08:00:00Z', sign => { name => 'Ada Lovelace' } },
-        'what the browser posted without script is stored';
+        'what the browser posted without script is stored (the typed name is the signature)';
 }
 
 done_testing;

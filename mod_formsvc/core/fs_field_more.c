@@ -3,6 +3,7 @@
  * of the schema built here (see the comments). */
 #include "fs_field_more.h"
 #include "fs_bounds.h"
+#include "fs_file.h"
 #include "fs_json.h"
 #include "fs_pattern.h"
 
@@ -50,7 +51,7 @@ int fs_country_valid(const char *c) {
 static const char *const ADDRESS_PARTS[] = {"line1",      "line2",   "city", "region",
                                             "postalCode", "country", NULL};
 static const char *const DATERANGE_PARTS[] = {"start", "end", NULL};
-static const char *const SIGNATURE_PARTS[] = {"name", NULL};
+static const char *const SIGNATURE_PARTS[] = {"name", "image", NULL};
 
 const char *const *fs_field_parts(int t) {
     switch (t) {
@@ -64,7 +65,7 @@ const char *const *fs_field_parts(int t) {
 int fs_field_part_required(int t, const char *part) {
     if (t == FS_FT_ADDRESS)
         return !strcmp(part, "line1") || !strcmp(part, "city") || !strcmp(part, "country");
-    return t == FS_FT_DATERANGE || t == FS_FT_SIGNATURE;
+    return t == FS_FT_DATERANGE || (t == FS_FT_SIGNATURE && !strcmp(part, "name"));
 }
 
 /* The longest text of a part (characters). */
@@ -178,6 +179,52 @@ static const char *part_label(apr_pool_t *p, const fs_field *f, const char *part
     return apr_psprintf(p, "%s (%s)", what(f), part);
 }
 
+/* The drawn image of a signature in a JSON body: {name, type: "image/png",
+ * data (base64)}, as a file field's file (image_schema's keywords). The
+ * upload checks its content (files.h) as a file field's. API clients only:
+ * English details, no message of the pages. */
+static void check_image(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
+                        fs_error *e) {
+    if (!json_object_is_type(v, json_type_object)) { /* type: object */
+        fs_error_add(p, e, ptr, "type", "%s: the image is {name, type, data (base64)}.", what(f));
+        return;
+    }
+    static const char *const members[] = {"name", "type", "data"};
+    for (int i = 0; i < 3; i++) {
+        json_object *m;
+        const char *mp = apr_pstrcat(p, ptr, "/", members[i], NULL);
+        if (!json_object_object_get_ex(v, members[i], &m)) { /* required */
+            fs_error_add(p, e, mp, "required", "%s: the image needs %s.", what(f), members[i]);
+            continue;
+        }
+        if (!json_object_is_type(m, json_type_string)) { /* type: string */
+            fs_error_add(p, e, mp, "type", "%s: %s must be text.", what(f), members[i]);
+            continue;
+        }
+        const char *s = json_object_get_string(m);
+        apr_size_t bl = (apr_size_t)json_object_get_string_len(m), len = fs_utf8_length(s);
+        if (i == 0 && (len < 1 || len > FS_FILE_NAME_MAX)) /* minLength 1, maxLength */
+            fs_error_add(p, e, mp, len < 1 ? "minLength" : "maxLength",
+                         "%s: name is 1 to %d characters.", what(f), FS_FILE_NAME_MAX);
+        if (i == 1 && strcmp(s, "image/png")) /* const */
+            fs_error_add(p, e, mp, "const", "%s: the image is a PNG (image/png).", what(f));
+        if (i == 2) {
+            if ((long long)len > fs_file_base64_len(FS_SIGNATURE_IMAGE_MAX)) /* maxLength */
+                fs_error_add(p, e, mp, "maxLength", "%s: the image is larger than %lld bytes.",
+                             what(f), (long long)FS_SIGNATURE_IMAGE_MAX);
+            if (!fs_file_base64_valid(s, bl)) /* pattern */
+                fs_error_add(p, e, mp, "pattern",
+                             "%s: data is not base64 (RFC 4648, with padding).", what(f));
+        }
+    }
+    json_object_object_foreach(v, k, mv) { /* additionalProperties */
+        (void)mv;
+        if (strcmp(k, "name") && strcmp(k, "type") && strcmp(k, "data"))
+            fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown",
+                         "%s: the image has name, type and data only.", what(f));
+    }
+}
+
 /* An answer with parts: type object, properties, required,
  * additionalProperties: false. */
 static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
@@ -201,6 +248,10 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
         }
         if (f->type == FS_FT_DATERANGE) {
             dates_ok &= check_date_part(p, f, m, mp, e);
+            continue;
+        }
+        if (f->type == FS_FT_SIGNATURE && !strcmp(*pt, "image")) { /* image_schema */
+            check_image(p, f, m, mp, e);
             continue;
         }
         if (f->type == FS_FT_ADDRESS && !strcmp(*pt, "country")) { /* enum */
@@ -339,6 +390,35 @@ void fs_schema_more_bounds(json_object *s, const fs_field *f) {
                  : NULL);
 }
 
+/* A signature's drawn image in a JSON body (check_image's twin). */
+static json_object *image_schema(void) {
+    json_object *o = json_object_new_object(), *props = json_object_new_object();
+    ADD(o, "type", json_object_new_string("object"));
+    json_object *req = json_object_new_array();
+    json_object_array_add(req, json_object_new_string("name"));
+    json_object_array_add(req, json_object_new_string("type"));
+    json_object_array_add(req, json_object_new_string("data"));
+    ADD(o, "required", req);
+    json_object *name = json_object_new_object();
+    ADD(name, "type", json_object_new_string("string"));
+    ADD(name, "minLength", json_object_new_int(1));
+    ADD(name, "maxLength", json_object_new_int(FS_FILE_NAME_MAX));
+    ADD(props, "name", name);
+    json_object *type = json_object_new_object();
+    ADD(type, "const", json_object_new_string("image/png"));
+    ADD(props, "type", type);
+    json_object *data = json_object_new_object();
+    ADD(data, "type", json_object_new_string("string"));
+    ADD(data, "contentEncoding", json_object_new_string("base64"));
+    ADD(data, "contentMediaType", json_object_new_string("image/png"));
+    ADD(data, "maxLength", json_object_new_int64(fs_file_base64_len(FS_SIGNATURE_IMAGE_MAX)));
+    ADD(data, "pattern", json_object_new_string(FS_RE_BASE64));
+    ADD(props, "data", data);
+    ADD(o, "properties", props);
+    ADD(o, "additionalProperties", json_object_new_boolean(0));
+    return o;
+}
+
 static json_object *date_part(const fs_field *f) {
     json_object *o = json_object_new_object();
     ADD(o, "type", json_object_new_string("string"));
@@ -374,6 +454,8 @@ json_object *fs_schema_more(const fs_field *f) {
         json_object *ps;
         if (f->type == FS_FT_DATERANGE) {
             ps = date_part(f);
+        } else if (f->type == FS_FT_SIGNATURE && !strcmp(*pt, "image")) {
+            ps = image_schema();
         } else if (f->type == FS_FT_ADDRESS && !strcmp(*pt, "country")) {
             ps = json_object_new_object();
             json_object *codes = json_object_new_array();
@@ -454,5 +536,9 @@ json_object *fs_field_column_value(json_object *answers, const char *column) {
     memcpy(key, column, n);
     key[n] = '\0';
     json_object *v = fs_json_get(answers, key);
-    return v && json_object_is_type(v, json_type_object) ? fs_json_get(v, dot + 1) : NULL;
+    v = v && json_object_is_type(v, json_type_object) ? fs_json_get(v, dot + 1) : NULL;
+    /* a signature's stored image: its URL, as a file field's cell */
+    return v && json_object_is_type(v, json_type_object) && fs_json_get(v, "url")
+               ? fs_json_get(v, "url")
+               : v;
 }

@@ -69,6 +69,8 @@ static const char CSS[] =
     "input[type=time]{display:block;width:100%;font:inherit;padding:.5rem;"
     "border:1px solid #6b6b6b;border-radius:4px;background:#fff;color:inherit}"
     ".part{margin:0 0 .6rem}.part label{font-weight:400}"
+    ".sigpad canvas{display:block;width:100%;height:auto;background:#fff;"
+    "border:1px solid #6b6b6b;border-radius:4px;touch-action:none;margin:0 0 .5rem}"
     /* the owner's logo, and the respondent's dark preference */
     ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
     "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"
@@ -736,6 +738,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "<form method=\"post\" action=\"%e\" class=\"decline\">\n<p class=\"desc\">%e</p>\n"
                "<button type=\"submit\">%e</button>\n</form>\n",
                pg->decline_action, fs_tr(loc, "page.decline_notice"), fs_tr(loc, "page.decline"));
+    if (fs_html_signature_on(pg->fields)) /* the signature pads (fs_html_parts.h) */
+        sb_fmt(&b, "<script>%s</script>", fs_html_signature_script());
     sb_fmt(&b, "</main>%s%s%s%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
            pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "",
            pg->can_save ? "<script>" : "", pg->can_save ? fs_partial_script() : "",

@@ -6,7 +6,9 @@
 #include "fs_html.h"
 #include "fs_json.h"
 
+#include <apr_base64.h>
 #include <apr_strings.h>
+#include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,8 @@ const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f
     const char *tname = fs_field_type_name(f->type);
     int i = 0;
     for (const char *const *pt = parts; *pt; pt++, i++) {
+        if (f->type == FS_FT_SIGNATURE && !strcmp(*pt, "image"))
+            continue; /* drawn where script runs (fs_signature_pad) */
         const char *pid = apr_psprintf(p, "%s-%d", id, i);
         const char *name = apr_pstrcat(p, f->key, ".", *pt, NULL);
         const char *label = fs_tr(loc, apr_pstrcat(p, "page.", tname, ".", *pt, NULL));
@@ -100,6 +104,8 @@ const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f
         APR_ARRAY_PUSH(out, const char *) =
             apr_pstrcat(p, "<p class=\"help\">",
                         fs_html_escape(p, fs_tr(loc, "page.signature.help")), "</p>", NULL);
+    if (f->type == FS_FT_SIGNATURE)
+        APR_ARRAY_PUSH(out, const char *) = fs_html_signature_pad(p, loc, f, id);
     return apr_array_pstrcat(p, out, '\0');
 }
 
@@ -124,4 +130,55 @@ const char *fs_html_bounds_help(apr_pool_t *p, const fs_locale *loc, const fs_fi
     if (f->min_text)
         return fs_trf(p, loc, "page.bounds.min", "min", f->min_text, NULL);
     return fs_trf(p, loc, "page.bounds.max", "max", f->max_text, NULL);
+}
+
+const char *fs_html_signature_pad(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
+                                  const char *id) {
+    return apr_pstrcat(p, "<div class=\"sigpad\" hidden><p class=\"help\" id=\"", id, "-draw\">",
+                       fs_html_escape(p, fs_tr(loc, "page.signature.draw")),
+                       "</p><canvas width=\"600\" height=\"150\" role=\"img\" aria-labelledby=\"",
+                       id, "-draw\"></canvas><button type=\"button\" class=\"back\">",
+                       fs_html_escape(p, fs_tr(loc, "page.signature.clear")),
+                       "</button><input type=\"file\" name=\"", f->key,
+                       ".image\" accept=\"image/png\" hidden></div>", NULL);
+}
+
+int fs_html_signature_on(const fs_fieldset *fs) {
+    for (int i = 0; fs && i < fs->n; i++)
+        if (fs->f[i].type == FS_FT_SIGNATURE)
+            return 1;
+    return 0;
+}
+
+/* Shows each pad; a stroke drawn with a pointer (mouse, pen, finger) is
+ * put, as a PNG, into the pad's file input when the stroke ends; Clear
+ * empties both. Browsers without DataTransfer or toBlob keep the pads
+ * hidden. */
+static const char SIG_SCRIPT[] =
+    "(function(){var ps=document.querySelectorAll(\".sigpad\");if(!ps.length||!window.DataTransfer"
+    "||!window.File||!HTMLCanvasElement.prototype.toBlob)return;Array.prototype.forEach.call(ps,"
+    "function(d){var c=d.querySelector(\"canvas\"),x=c.getContext(\"2d\"),i=d.querySelector("
+    "\"input[type=file]\"),b=d.querySelector(\"button\"),down=0,drawn=0;d.hidden=false;"
+    "x.lineWidth=3;x.lineCap=\"round\";x.lineJoin=\"round\";x.strokeStyle=\"#000\";"
+    "function pt(e){var r=c.getBoundingClientRect();return[(e.clientX-r.left)*c.width/r.width,"
+    "(e.clientY-r.top)*c.height/r.height]}function save(){c.toBlob(function(bl){if(!bl)return;"
+    "var t=new DataTransfer();t.items.add(new File([bl],\"signature.png\",{type:\"image/png\"}));"
+    "i.files=t.files},\"image/png\")}c.addEventListener(\"pointerdown\",function(e){down=1;"
+    "var q=pt(e);x.beginPath();x.moveTo(q[0],q[1]);x.lineTo(q[0]+0.1,q[1]);x.stroke();drawn=1;"
+    "c.setPointerCapture(e.pointerId);e.preventDefault()});c.addEventListener(\"pointermove\","
+    "function(e){if(!down)return;var q=pt(e);x.lineTo(q[0],q[1]);x.stroke()});"
+    "c.addEventListener(\"pointerup\",function(){if(down&&drawn)save();down=0});"
+    "b.addEventListener(\"click\",function(){x.clearRect(0,0,c.width,c.height);drawn=0;"
+    "i.value=\"\"})})})();";
+
+const char *fs_html_signature_script(void) {
+    return SIG_SCRIPT;
+}
+
+const char *fs_html_signature_script_src(apr_pool_t *p) {
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)SIG_SCRIPT, sizeof(SIG_SCRIPT) - 1, md);
+    char *b = apr_palloc(p, (apr_size_t)apr_base64_encode_len(sizeof(md)));
+    apr_base64_encode(b, (const char *)md, sizeof(md));
+    return apr_pstrcat(p, "'sha256-", b, "'", NULL);
 }

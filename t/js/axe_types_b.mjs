@@ -5,9 +5,11 @@
 // with all of them at 320 px in English and Arabic (right to left), light
 // and dark, and runs axe-core (WCAG 2.0 and 2.1, A and AA) on it; fails on
 // a page wider than its window and on any console error, exception or
-// Content-Security-Policy violation. Then, with JavaScript off, it fills
-// the form as a person does (the country chosen from the select) and
-// submits it: the thanks page must follow. Prints one JSON line per check
+// Content-Security-Policy violation. Then it fills the form as a person
+// does (the country chosen from the select) and submits it, first with
+// JavaScript off (the typed name is the signature), then with it on,
+// drawing on the signature's pad (its PNG goes with the form as a file):
+// the thanks page must follow each time. Prints one JSON line per check
 // ({ok, name, diag}) and a last line {done: true}.
 // FORMSVC_TYPES_SHOTS=<dir>: also a screenshot of each new question at
 // 320 px in English, light (docs/public-form-*.png were made this way).
@@ -77,17 +79,39 @@ async function language(browser, lang, dir) {
   await c.close();
 }
 
-async function noScript(browser) {
-  const c = await context(browser, { javaScriptEnabled: false, locale: "en", viewport: { width: 320, height: 800 } });
+// Fills the form as a person does and sends it; with script, also draws
+// on the signature's pad (a stroke with the mouse).
+async function fillAndSend(browser, script) {
+  const c = await context(browser, { javaScriptEnabled: script, locale: "en", viewport: { width: 320, height: 800 } });
   const page = await c.newPage();
+  const errors = watch(page);
   await page.goto(plan.url);
   for (const a of plan.answers) {
     if (a.kind === "select") await page.selectOption(a.selector, a.value);
     else await page.fill(a.selector, a.value);
   }
+  const pad = page.locator(".sigpad canvas");
+  say(script === await pad.isVisible(), script ? "with script, the signature pad is shown" : "without script, no pad is shown");
+  if (script) {
+    await pad.scrollIntoViewIfNeeded();
+    const b = await pad.boundingBox();
+    await page.mouse.move(b.x + 10, b.y + b.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(b.x + 10 + i * (b.width - 20) / 10, b.y + b.height / 2 + (i % 2 ? 10 : -10));
+    await page.mouse.up();
+    const files = async () => page.evaluate(() => document.querySelector(".sigpad input[type=file]").files.length);
+    const until = Date.now() + wait;
+    while ((await files()) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    say((await files()) === 1, "with script, the drawing is put into the pad's file input as a PNG");
+  }
   await Promise.all([page.waitForNavigation(), page.click("main form button[type=submit]")]);
-  say(new URL(page.url()).pathname.endsWith("/thanks"), "with JavaScript off, the filled form lands on the thanks page",
-    page.url());
+  const how = script ? "with script" : "with JavaScript off";
+  say(new URL(page.url()).pathname.endsWith("/thanks"), `${how}, the filled form lands on the thanks page`, page.url());
+  if (script) {
+    const csp = await page.evaluate(() => window.__csp);
+    say(csp.length === 0 && errors.length === 0, "with script: no console error, exception or CSP violation",
+      [...csp, ...errors].join("\n"));
+  }
   await c.close();
 }
 
@@ -97,8 +121,10 @@ try {
   await Promise.all([
     language(browser, "en", "ltr").catch((e) => say(false, "en: the run ended", e.stack)),
     language(browser, "ar", "rtl").catch((e) => say(false, "ar: the run ended", e.stack)),
-    noScript(browser).catch((e) => say(false, "no script: the run ended", e.stack)),
   ]);
+  // one after the other: the test reads the rows in this order
+  await fillAndSend(browser, false).catch((e) => say(false, "no script: the run ended", e.stack));
+  await fillAndSend(browser, true).catch((e) => say(false, "script: the run ended", e.stack));
 } finally {
   await browser.close();
 }

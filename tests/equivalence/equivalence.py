@@ -162,7 +162,17 @@ FIELDS = [
       {"line1": "a", "city": "b", "country": "JP", "line2": None}, "1 Main St"]),
     ({"key": "sig", "type": "signature", "required": True},
      [{"name": "Ada Lovelace"}, {"name": ""}, {"name": "x" * 200}, {"name": "x" * 201},
-      {"name": "\U0001F600" * 200}, {"name": "Ada", "image": {}}, {"name": 5}, "Ada Lovelace"]),
+      {"name": "\U0001F600" * 200}, {"name": "Ada", "image": {}}, {"name": 5}, "Ada Lovelace",
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBORw0KGgo="}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/jpeg", "data": "iVBORw0KGgo="}},
+      {"name": "Ada", "image": {"name": "", "type": "image/png", "data": "iVBORw0KGgo="}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBORw0KGgo"}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBO" * 87382}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBO" * 87381}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": ""}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBO", "x": 1}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png"}},
+      {"name": "Ada", "image": "iVBO"}, {"image": {"name": "s.png", "type": "image/png", "data": "iVBO"}}]),
     # datetime bounds compare instants; only the values inside them here
     # (outside them: KNOWN_DIFFERENCES)
     ({"key": "atb", "type": "datetime",

@@ -79,7 +79,7 @@
     "(its label is the page's title; it takes no answer: no required, options or "                 \
     "validation). address answers {line1, line2, city, region, postalCode, country (ISO "          \
     "3166-1 alpha-2)}, daterange {start, end} (dates, start <= end), time HH:MM (24 h), "          \
-    "signature {name} (the typed full name)\"},"                                                   \
+    "signature {name, image?} (the typed full name; a drawn PNG as a file)\"},"                    \
     "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
     "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
     "\"required\":{\"type\":\"boolean\"},"                                                         \

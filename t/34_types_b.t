@@ -5,9 +5,11 @@
 # at fault), answered as a browser without script answers (the page's
 # inputs, posted as the page names them, redirects followed; a refused
 # post shows the errors and keeps every answer), both sides of each date
-# bound, then the CSV (a column per part) and the insights. The page of a
-# form with all of them is checked with axe in t/34_types_b_axe.t's
-# browser run (t/js/axe_types_b.mjs), when node is there.
+# bound, the CSV (a column per part) and the insights; a signature's
+# drawn image over JSON and as a multipart part, stored as a file. Then a
+# real browser (t/js/axe_types_b.mjs, when node and Chromium are there):
+# axe at 320 px in English and Arabic, light and dark, and the form sent
+# without script and with script, drawing on the signature's pad.
 use strict;
 use warnings;
 use utf8;

@@ -1,5 +1,6 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
+#include "fs_bounds.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"
@@ -17,8 +18,9 @@
 #include <string.h>
 
 static const char *const TYPE_NAMES[FS_FT_COUNT] = {
-    "text", "textarea", "email",  "url",         "tel",    "number", "integer", "boolean",
-    "date", "datetime", "select", "multiselect", "rating", "hidden", "file",    "page"};
+    "text",    "textarea", "email",    "url",       "tel",         "number",   "integer",
+    "boolean", "date",     "datetime", "select",    "multiselect", "rating",   "hidden",
+    "file",    "page",     "address",  "daterange", "time",        "signature"};
 
 const char *fs_field_type_name(fs_field_type t) {
     return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
@@ -195,6 +197,8 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
 
 /* Which validation members each type takes. */
 static int takes(int t, const char *m) {
+    if ((!strcmp(m, "minimum") || !strcmp(m, "maximum")) && fs_bound_kind(TYPE_NAMES[t]))
+        return 1;
     if (!strcmp(m, "minLength") || !strcmp(m, "maxLength") || !strcmp(m, "pattern"))
         return is_string_type(t);
     if (!strcmp(m, "minimum"))
@@ -265,6 +269,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     long long minl = -1, maxl = -1, mini = -1, maxi = -1;
     double minv = 0, maxv = 0;
     int has_minv = 0, has_maxv = 0;
+    const char *min_text = NULL, *max_text = NULL; /* bounds of dates and times */
     if (v && json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, k, mv) {
             const char *mp = fs_json_pointer(p, ptr, k);
@@ -340,6 +345,15 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                     continue;
                 }
                 json_object_object_add(out, k, json_object_new_string(pat));
+            } else if (fs_bound_kind(TYPE_NAMES[t])) { /* a date, date-time or time */
+                const char *bound =
+                    fs_bound_parse(p, fs_bound_kind(TYPE_NAMES[t]), TYPE_NAMES[t], mv, mp, k, verr);
+                if (!bound) {
+                    ok = 0;
+                    continue;
+                }
+                *(k[1] == 'i' ? &min_text : &max_text) = bound;
+                json_object_object_add(out, k, json_object_new_string(bound));
             } else if (t == FS_FT_RATING) { /* maximum of a rating */
                 long long x;
                 if (!int_member(p, mv, mp, k, FS_RATING_MAX_MIN, FS_RATING_MAX_MAX, &x, verr)) {
@@ -380,6 +394,11 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     if (required && maxl == 0) {
         fs_error_add(p, verr, at(p, ptr, "maxLength"), "minimum",
                      "A required field cannot have maxLength 0: no answer could be given.");
+        ok = 0;
+    }
+    if (min_text && max_text &&
+        fs_bound_cmp(fs_bound_kind(TYPE_NAMES[t]), min_text, max_text) > 0) {
+        fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is later than maximum.");
         ok = 0;
     }
     if (has_minv && has_maxv && minv > maxv) {
@@ -448,7 +467,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     else if ((t = fs_field_type_of(json_object_get_string(tv))) < 0)
         fs_error_add(p, verr, at(p, ptr, "type"), "enum",
                      "type is one of text, textarea, email, url, tel, number, integer, "
-                     "boolean, date, datetime, select, multiselect, rating, hidden, file, page.");
+                     "boolean, date, datetime, select, multiselect, rating, hidden, file, page, "
+                     "address, daterange, time, signature.");
     /* label: required but for hidden fields, which default to the key */
     json_object *lv = fs_json_get(def, "label");
     const char *label = NULL;
@@ -468,7 +488,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     const char *placeholder = NULL;
     if (pv && !json_object_is_type(pv, json_type_null)) {
         if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT || t == FS_FT_FILE ||
-            t == FS_FT_RATING || t == FS_FT_HIDDEN || t == FS_FT_PAGE)
+            t == FS_FT_RATING || t == FS_FT_HIDDEN || t == FS_FT_PAGE || t == FS_FT_ADDRESS ||
+            t == FS_FT_DATERANGE)
             fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
         else
@@ -624,7 +645,10 @@ int fs_field_value_fits(json_object *target, json_object *v) {
     }
     case FS_FT_MULTISELECT:
     case FS_FT_FILE:
-    case FS_FT_PAGE: return 0;
+    case FS_FT_PAGE:
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_SIGNATURE: return 0;
     default: return json_object_is_type(v, json_type_string);
     }
 }

@@ -82,9 +82,13 @@
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
     "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
-    "\"hidden\",\"file\",\"page\"],\"description\":\"page starts a new page of the public form "   \
+    "\"hidden\",\"file\",\"page\","                                                                \
+    "\"address\",\"daterange\",\"time\",\"signature\"],"                                           \
+    "\"description\":\"page starts a new page of the public form "                                 \
     "(its label is the page's title; it takes no answer: no required, options or "                 \
-    "validation)\"},"                                                                              \
+    "validation). address answers {line1, line2, city, region, postalCode, country (ISO "          \
+    "3166-1 alpha-2)}, daterange {start, end} (dates, start <= end), time HH:MM (24 h), "          \
+    "signature {name, image?} (the typed full name; a drawn PNG as a file)\"},"                    \
     "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
     "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
     "\"required\":{\"type\":\"boolean\"},"                                                         \
@@ -95,7 +99,8 @@
     "points for choosing it\"}},\"required\":[\"value\"]}]}},"                                     \
     "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "        \
     "minimum, maximum, minItems, maxItems as the type allows; file: maxSize (bytes), maxFiles, "   \
-    "accept (media types or extensions).\"},"                                                      \
+    "accept (media types or extensions); date, daterange: minimum/maximum as YYYY-MM-DD, "         \
+    "datetime: as RFC 3339 date-times, time: as HH:MM.\"},"                                        \
     "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"When the question "           \
     "applies: {field, op, value} with op equals, notEquals, in (value a list), gt, lt "            \
     "(numbers), contains (a multiselect option or a text substring), answered (no value); "        \

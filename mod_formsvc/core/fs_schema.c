@@ -1,6 +1,7 @@
 /* fs_schema: JSON Schema 2020-12 of a submission body. Every keyword here
  * has its twin in fs_validate.c. */
 #include "fs_schema.h"
+#include "fs_field_more.h"
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_logic.h"
@@ -106,6 +107,7 @@ static json_object *property(const fs_field *f) {
             }
             ADD(s, "allOf", all);
         }
+        fs_schema_more_bounds(s, f); /* date and datetime: minimum, maximum */
         break;
     case FS_FT_NUMBER:
     case FS_FT_INTEGER:
@@ -145,6 +147,10 @@ static json_object *property(const fs_field *f) {
         ADD(s, "anyOf", any);
         break;
     }
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_TIME:
+    case FS_FT_SIGNATURE: json_object_put(s); return fs_schema_more(f);
     default: json_object_put(s); return json_object_new_boolean(0);
     }
     if ((f->type == FS_FT_SELECT || f->type == FS_FT_MULTISELECT) &&

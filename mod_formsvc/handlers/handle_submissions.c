@@ -3,6 +3,7 @@
  * get one, change its owner's state (status, tags, note; If-Match), delete
  * one. */
 #include "fs_csv.h"
+#include "fs_field_more.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
 #include "fs_scores.h"
@@ -256,8 +257,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     const char **calc_cols;
     int ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc_cols);
     int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc;
-    const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
-    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
+    /* (an answer with parts has a column per part) */
+    const char **cells =
+        apr_pcalloc(r->pool, sizeof(char *) * ((size_t)ncols + nf * FS_FIELD_PARTS_MAX));
+    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf * FS_FIELD_PARTS_MAX + 1));
+    int parted = 0;
     int c = 0;
     cells[c++] = "id";
     cells[c++] = "createdAt";
@@ -270,10 +274,19 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         const char *t = json_object_get_string(fs_json_get(fd, "type"));
         if (t && !strcmp(t, "page"))
             continue;
+        const char *const *parts = fs_field_parts(fs_field_type_of(t));
+        for (; parts && *parts; parts++) { /* "key.part" */
+            keys[nq] = apr_pstrcat(r->pool, json_object_get_string(fs_json_get(fd, "key")), ".",
+                                   *parts, NULL);
+            cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
+            parted = 1;
+        }
+        if (parts)
+            continue;
         keys[nq] = json_object_get_string(fs_json_get(fd, "key"));
         cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
     }
-    ncols -= (int)(nf - nq);
+    ncols += (int)nq - (int)nf;
     nf = nq;
     if (links) {
         cells[c++] = "linkId";
@@ -341,10 +354,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             fs_csv_put_cell(buf, x->form_version);
             if (with_spam)
                 fs_csv_put(buf, x->spam ? ",true" : ",false", x->spam ? 5 : 6);
-            if (fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
+            if (parted || fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
                 json_object *data = fs_json_parse_trusted(sub, x->data);
                 for (size_t f = 0; f < nf; f++) {
-                    const char *v = fs_csv_value(sub, fs_json_get(data, keys[f]));
+                    const char *v = fs_csv_value(sub, fs_field_column_value(data, keys[f]));
                     fs_csv_put(buf, ",", 1);
                     fs_csv_put(buf, v, strlen(v));
                 }

@@ -20,6 +20,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "http/subs_export.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
 #include "runtime/retention.h"
@@ -87,16 +88,25 @@ static double accept_q(request_rec *r, const char *accept, const char *type) {
     return best < 0 ? 0 : q_best;
 }
 
-/* 1 CSV, 0 JSON, -1 nothing acceptable. */
-static int wants_csv(request_rec *r) {
+/* What the list is served as: the media type of highest q under Accept;
+ * on a tie the first of JSON, CSV, JSON Lines, XLSX (docs/api.md). */
+enum { SUBS_NONE = -1, SUBS_JSON, SUBS_CSV, SUBS_JSONL, SUBS_XLSX };
+static int wants_format(request_rec *r) {
     const char *accept = apr_table_get(r->headers_in, "Accept");
     if (!accept || !*accept)
-        return 0;
-    double qj = accept_q(r, accept, "application/json");
-    double qc = accept_q(r, accept, "text/csv");
-    if (qj <= 0 && qc <= 0)
-        return -1;
-    return qc > qj;
+        return SUBS_JSON;
+    static const char *const types[] = {"application/json", "text/csv", FORMSVC_JSONL_TYPE,
+                                        FORMSVC_XLSX_TYPE};
+    int best = SUBS_NONE;
+    double q_best = 0;
+    for (int i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
+        double q = accept_q(r, accept, types[i]);
+        if (q > q_best) {
+            q_best = q;
+            best = i;
+        }
+    }
+    return best;
 }
 
 typedef struct {
@@ -391,19 +401,29 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_form_load(r, caps[0], &form);
     if (e)
         return formsvc_send_problem(r, e);
-    int csv = wants_csv(r);
-    if (csv < 0)
+    int format = wants_format(r), csv = format == SUBS_CSV;
+    if (format == SUBS_NONE)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "not-acceptable",
-                             "Submissions are served as application/json or text/csv."));
+                             "Submissions are served as application/json, text/csv, "
+                             "application/x-ndjson or " FORMSVC_XLSX_TYPE "."));
     sub_filter flt;
     if ((e = read_filter(r, form->id, &flt)))
         return formsvc_send_problem(r, e);
     int completed;
-    if ((e = read_completed(r, &flt, csv, &completed)))
+    if ((e = read_completed(r, &flt, csv || format == SUBS_XLSX, &completed)))
         return formsvc_send_problem(r, e);
     if (csv)
         return send_csv(r, form, &flt);
+    if (format == SUBS_JSONL || format == SUBS_XLSX) {
+        fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
+                               flt.spam[0] == 't', flt.since,
+                               flt.until,          flt.link_id,
+                               flt.status,         flt.tag,
+                               flt.ask_id};
+        return format == SUBS_XLSX ? formsvc_subs_send_xlsx(r, form, &which)
+                                   : formsvc_subs_send_jsonl(r, form, &which, completed);
+    }
     int limit;
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))

@@ -202,6 +202,27 @@ for my $q ('', '?spam=true', '?since=2026-03-03T00:00:00Z') {
     is_deeply \@lines, $list, "JSON Lines$q: line for line the JSON list's items";
 }
 
+# ---- where to download it: REST, and the MCP tool get_export_url ----
+my $l = api(GET => "$base/export/link?format=xlsx&since=2026-03-02T00:00:00Z", token => $tok);
+is $l->code, 200, 'export/link: 200';
+is $l->{json}{url}, base_url() . "$base?since=2026-03-02T00:00:00Z", 'the list URL with the filters, without format';
+is_deeply $l->{json}{headers}, { Accept => $XLSX }, 'the Accept that picks XLSX';
+is $l->{json}{method}, 'GET', 'GET';
+(my $lpath = $l->{json}{url}) =~ s{^\Q@{[ base_url() ]}\E}{};
+my $lx = api(GET => $lpath, token => $tok, headers => $l->{json}{headers});
+is $lx->header('Content-Type'), $XLSX, 'following it gives the XLSX';
+is scalar @{ cells_of($lx->content)->{rows} }, 5, 'with the filter: the header and four submissions';
+problem_ok(api(GET => "$base/export/link?format=pdf", token => $tok), 422, 'validation-failed', 'an unknown format: 422');
+problem_ok(api(GET => "$base/export/link", token => $tok), 422, 'validation-failed', 'no format: 422');
+problem_ok(api(GET => "$base/export/link?format=csv&since=soon", token => $tok), 422, 'validation-failed', 'a bad filter: 422');
+my $mcp = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+              body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
+                        params => { name => 'get_export_url', arguments => { formId => $fid, format => 'jsonl', spam => JSON::PP::true } } });
+my $mres = $mcp->{json}{result};
+ok $mres && !$mres->{isError}, 'MCP get_export_url' or diag $mcp->content;
+like $mres->{structuredContent}{url}, qr{\Q$base\E\?spam=true$}, 'its URL with the filter';
+is_deeply $mres->{structuredContent}{headers}, { Accept => 'application/x-ndjson' }, 'and the Accept of JSON Lines';
+
 # ---- an empty form ----
 my $empty = make_form($tok, { title => 'Empty', fields => [{ key => 'x', type => 'text', label => 'X' }] });
 my $e = api(GET => "/v1/forms/$empty->{id}/submissions", token => $tok, headers => { Accept => $XLSX });

@@ -574,6 +574,60 @@ static int formsvc_h_subs_delete_before(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, HTTP_OK, o);
 }
 
+/* GET /v1/forms/{id}/submissions/export/link?format=csv|xlsx|jsonl and
+ * the list's filters: where to download the whole export (the MCP tool
+ * get_export_url): the list's URL with those filters, the Accept header
+ * that picks the format, and the credential to send. The filters are
+ * checked as the list checks them; nothing is signed into the URL, so it
+ * is no secret and gives nothing by itself (docs/mcp.md). */
+static int formsvc_h_subs_export_link(request_rec *r, const char *const *caps) {
+    static const char *const formats[][3] = {
+        {"csv", "text/csv", "text/csv; charset=utf-8; header=present"},
+        {"xlsx", FORMSVC_XLSX_TYPE, FORMSVC_XLSX_TYPE},
+        {"jsonl", FORMSVC_JSONL_TYPE, FORMSVC_JSONL_TYPE}};
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *format;
+    if ((e = formsvc_arg(r, "format", &format)))
+        return formsvc_send_problem(r, e);
+    int which = -1;
+    for (int i = 0; i < 3 && format; i++)
+        if (!strcmp(format, formats[i][0]))
+            which = i;
+    fs_error *verr = fs_error_validation(r->pool);
+    if (which < 0)
+        fs_error_add(r->pool, verr, "/format", format ? "enum" : "required",
+                     "format is csv, xlsx or jsonl.");
+    sub_filter flt;
+    if ((e = read_filter(r, form->id, &flt)))
+        return formsvc_send_problem(r, e);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    /* the query as given, without format: the list's own parameters */
+    const char *query = "";
+    char *a = apr_pstrdup(r->pool, r->args ? r->args : ""), *last = NULL;
+    for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+        if (strncmp(kv, "format=", 7) && strcmp(kv, "format"))
+            query = apr_pstrcat(r->pool, query, *query ? "&" : "?", kv, NULL);
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(
+        out, "url",
+        json_object_new_string(apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", form->id,
+                                           "/submissions", query, NULL)));
+    json_object_object_add(out, "method", json_object_new_string("GET"));
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "Accept", json_object_new_string(formats[which][1]));
+    json_object_object_add(out, "headers", h);
+    json_object_object_add(out, "mediaType", json_object_new_string(formats[which][2]));
+    json_object_object_add(
+        out, "authentication",
+        json_object_new_string("Authorization: Bearer <a credential of this account with "
+                               "submissions:read>"));
+    return formsvc_send_obj(r, 200, out);
+}
+
 const formsvc_route formsvc_routes_submissions[] = {
     {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
     {M_DELETE, "/v1/forms/{id}/submissions", formsvc_h_subs_delete_before, FS_SC_SUBMISSIONS_WRITE,
@@ -582,4 +636,6 @@ const formsvc_route formsvc_routes_submissions[] = {
     {M_PATCH, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_patch, FS_SC_SUBMISSIONS_WRITE, 1},
     {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
      1},
+    {M_GET, "/v1/forms/{id}/submissions/export/link", formsvc_h_subs_export_link,
+     FS_SC_SUBMISSIONS_READ, 1},
     {0, NULL, NULL, 0, 0}};

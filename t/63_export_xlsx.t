@@ -161,6 +161,21 @@ my ($longrow) = grep { length($_->[3]{v} // '') > 100 } @rows;
 ok $longrow->[3]{v} eq $long, 'long text (18,000 characters) whole';
 is_deeply $longrow->[4], { t => 'n', v => 12345678901 }, 'a large integer';
 
+# ---- the optional columns: a link's, the owner's state ----
+my $lnk = api(POST => "/v1/forms/$fid/links", token => $tok, body => { metadata => { team => '=red', n => 3 } });
+is $lnk->code, 201, 'a respondent link' or diag $lnk->content;
+psql("UPDATE submissions SET link_id = '$lnk->{json}{id}', link_metadata = '{\"team\": \"=red\", \"n\": 3}' "
+     . "WHERE id = '$zoe->[0]{v}'");
+my $pr = api(PATCH => "$base/$f->[0]{v}", token => $tok, headers => { 'If-Match' => '"1"' },
+             body => { status => 'done', tags => ['vip', 'late'], note => "=cmd|' /C calc'!A0" });
+is $pr->code, 200, 'the owner changed a submission' or diag $pr->content;
+my $opt = compare_with_csv('', 'with linkId, linkMetadata and the owner\'s columns');
+is_deeply [map { $_->{v} } @{ $opt->{rows}[0] }],
+          [qw(id createdAt formVersion name qty born tags ok linkId linkMetadata ownerStatus ownerTags ownerNote)],
+          'the header: the link\'s and the owner\'s columns after the fields';
+my ($patched) = grep { ($_->[0]{v} // '') eq $f->[0]{v} } @{ $opt->{rows} };
+is_deeply $patched->[12], { t => 's', v => "=cmd|' /C calc'!A0" }, 'a formula-looking note is text';
+
 # ---- filters ----
 compare_with_csv('?since=2026-03-02T00:00:00Z&until=2026-03-04T00:00:00Z', 'since and until');
 my $s = compare_with_csv('?spam=true', 'spam=true');

@@ -279,9 +279,11 @@ for my $try (1 .. 3) {
     my $start = children();
     my @pids = sort keys %$start;
     $before = 0; $before += $start->{$_} for @pids;
+    # three in a row: a file held per export (7 MB each) would pass the
+    # bound; a workbook kept in memory (its XML: about 100 MB) far more
     my $t0 = Time::HiRes::time();
-    $bx = api(GET => $bigpath, token => $tok, headers => { Accept => $XLSX });
-    $took = Time::HiRes::time() - $t0;
+    $bx = api(GET => $bigpath, token => $tok, headers => { Accept => $XLSX }) for 1 .. 3;
+    $took = (Time::HiRes::time() - $t0) / 3;
     my $end = children();
     $after = 0; $after += $end->{$_} // 0 for @pids;
     last if $same = join(' ', sort keys %$end) eq join(' ', @pids);
@@ -297,11 +299,13 @@ my $nrows = () = $xml =~ /<row /g;
 is $nrows, $N + 1, 'every row in it';
 unlike $xml, qr/<f>/, 'no formula anywhere';
 is_deeply $bs->{rows}[1][4], { t => 'n', v => $N }, 'the newest first, its number a number';
-diag sprintf 'XLSX of %d rows x 2 KB: %.1f MB in %.2f s; RSS of the children %d kB before, %d kB after',
+diag sprintf 'XLSX of %d rows x 2 KB: %.1f MB in %.2f s each; RSS of the children %d kB before three, %d kB after',
     $N, length($bx->content) / 1e6, $took, $before, $after;
 SKIP: {
     skip 'the MPM kept changing its children', 1 unless $same;
-    cmp_ok $after - $before, '<', 4 * 1024, 'the children grew by less than 4 MB (the rows are 12 MB, the file 7 MB)';
+    # a thread's first large export grows its malloc arena by a few MB
+    # (t/26 allows 16 MB for four exports at once)
+    cmp_ok $after - $before, '<', 16 * 1024, 'three exports: the children grew by less than 16 MB (the rows are 12 MB, the file 7 MB each time)';
 }
 
 # an abort while the file is sent: the file is gone (it is unlinked before

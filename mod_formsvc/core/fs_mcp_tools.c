@@ -667,6 +667,26 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OBJ(WEBHOOK_ID ",\"deliveryId\":" ID("The delivery's id (dlv_...)."),
          "\"webhookId\",\"deliveryId\""),
      OUT_DELIVERY},
+    {"get_export_url", "Get a download URL for submissions",
+     "Where to download all of a form's submissions as one file, in a format "
+     "export_submissions_csv "
+     "does not return (xlsx: a spreadsheet; jsonl: JSON Lines, one submission object a line; "
+     "csv as well), with the list's filters: the URL of GET /v1/forms/{id}/submissions, the "
+     "Accept header that picks the format and the credential to send (one with "
+     "submissions:read). Returns the URL, not the data "
+     "(GET /v1/forms/{id}/submissions/export/link).",
+     "GET", "/v1/forms/{formId}/submissions/export/link",
+     "format:s! since:s until:s linkId:s askId:s status:s tag:s spam:b", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID ",\"format\":{\"enum\":[\"xlsx\",\"jsonl\",\"csv\"]},"
+                 "\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
+                 "," ASK_FILTER "," STATE_FILTERS ","
+                 "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
+                 "spam included, with a spam column.\"}",
+         "\"formId\",\"format\""),
+     OUT("\"url\":" S ",\"method\":" S ",\"headers\":{\"type\":\"object\"},\"mediaType\":" S
+         ",\"authentication\":" S,
+         "\"url\",\"method\",\"headers\",\"mediaType\"")},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
 
 /* What the tools above need beyond their REST mapping (fs_mcp.h). */

@@ -22,6 +22,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "http/subs_export.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
 #include "runtime/retention.h"
@@ -89,16 +90,25 @@ static double accept_q(request_rec *r, const char *accept, const char *type) {
     return best < 0 ? 0 : q_best;
 }
 
-/* 1 CSV, 0 JSON, -1 nothing acceptable. */
-static int wants_csv(request_rec *r) {
+/* What the list is served as: the media type of highest q under Accept;
+ * on a tie the first of JSON, CSV, JSON Lines, XLSX (docs/api.md). */
+enum { SUBS_NONE = -1, SUBS_JSON, SUBS_CSV, SUBS_JSONL, SUBS_XLSX };
+static int wants_format(request_rec *r) {
     const char *accept = apr_table_get(r->headers_in, "Accept");
     if (!accept || !*accept)
-        return 0;
-    double qj = accept_q(r, accept, "application/json");
-    double qc = accept_q(r, accept, "text/csv");
-    if (qj <= 0 && qc <= 0)
-        return -1;
-    return qc > qj;
+        return SUBS_JSON;
+    static const char *const types[] = {"application/json", "text/csv", FORMSVC_JSONL_TYPE,
+                                        FORMSVC_XLSX_TYPE};
+    int best = SUBS_NONE;
+    double q_best = 0;
+    for (int i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
+        double q = accept_q(r, accept, types[i]);
+        if (q > q_best) {
+            q_best = q;
+            best = i;
+        }
+    }
+    return best;
 }
 
 typedef struct {
@@ -417,19 +427,29 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_form_load(r, caps[0], &form);
     if (e)
         return formsvc_send_problem(r, e);
-    int csv = wants_csv(r);
-    if (csv < 0)
+    int format = wants_format(r), csv = format == SUBS_CSV;
+    if (format == SUBS_NONE)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "not-acceptable",
-                             "Submissions are served as application/json or text/csv."));
+                             "Submissions are served as application/json, text/csv, "
+                             "application/x-ndjson or " FORMSVC_XLSX_TYPE "."));
     sub_filter flt;
     if ((e = read_filter(r, form->id, &flt)))
         return formsvc_send_problem(r, e);
     int completed;
-    if ((e = read_completed(r, &flt, csv, &completed)))
+    if ((e = read_completed(r, &flt, csv || format == SUBS_XLSX, &completed)))
         return formsvc_send_problem(r, e);
     if (csv)
         return send_csv(r, form, &flt);
+    if (format == SUBS_JSONL || format == SUBS_XLSX) {
+        fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
+                               flt.spam[0] == 't', flt.since,
+                               flt.until,          flt.link_id,
+                               flt.status,         flt.tag,
+                               flt.ask_id};
+        return format == SUBS_XLSX ? formsvc_subs_send_xlsx(r, form, &which)
+                                   : formsvc_subs_send_jsonl(r, form, &which, completed);
+    }
     int limit;
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
@@ -580,6 +600,60 @@ static int formsvc_h_subs_delete_before(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, HTTP_OK, o);
 }
 
+/* GET /v1/forms/{id}/submissions/export/link?format=csv|xlsx|jsonl and
+ * the list's filters: where to download the whole export (the MCP tool
+ * get_export_url): the list's URL with those filters, the Accept header
+ * that picks the format, and the credential to send. The filters are
+ * checked as the list checks them; nothing is signed into the URL, so it
+ * is no secret and gives nothing by itself (docs/mcp.md). */
+static int formsvc_h_subs_export_link(request_rec *r, const char *const *caps) {
+    static const char *const formats[][3] = {
+        {"csv", "text/csv", "text/csv; charset=utf-8; header=present"},
+        {"xlsx", FORMSVC_XLSX_TYPE, FORMSVC_XLSX_TYPE},
+        {"jsonl", FORMSVC_JSONL_TYPE, FORMSVC_JSONL_TYPE}};
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *format;
+    if ((e = formsvc_arg(r, "format", &format)))
+        return formsvc_send_problem(r, e);
+    int which = -1;
+    for (int i = 0; i < 3 && format; i++)
+        if (!strcmp(format, formats[i][0]))
+            which = i;
+    fs_error *verr = fs_error_validation(r->pool);
+    if (which < 0)
+        fs_error_add(r->pool, verr, "/format", format ? "enum" : "required",
+                     "format is csv, xlsx or jsonl.");
+    sub_filter flt;
+    if ((e = read_filter(r, form->id, &flt)))
+        return formsvc_send_problem(r, e);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    /* the query as given, without format: the list's own parameters */
+    const char *query = "";
+    char *a = apr_pstrdup(r->pool, r->args ? r->args : ""), *last = NULL;
+    for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+        if (strncmp(kv, "format=", 7) && strcmp(kv, "format"))
+            query = apr_pstrcat(r->pool, query, *query ? "&" : "?", kv, NULL);
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(
+        out, "url",
+        json_object_new_string(apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", form->id,
+                                           "/submissions", query, NULL)));
+    json_object_object_add(out, "method", json_object_new_string("GET"));
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "Accept", json_object_new_string(formats[which][1]));
+    json_object_object_add(out, "headers", h);
+    json_object_object_add(out, "mediaType", json_object_new_string(formats[which][2]));
+    json_object_object_add(
+        out, "authentication",
+        json_object_new_string("Authorization: Bearer <a credential of this account with "
+                               "submissions:read>"));
+    return formsvc_send_obj(r, 200, out);
+}
+
 const formsvc_route formsvc_routes_submissions[] = {
     {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
     {M_DELETE, "/v1/forms/{id}/submissions", formsvc_h_subs_delete_before, FS_SC_SUBMISSIONS_WRITE,
@@ -588,4 +662,6 @@ const formsvc_route formsvc_routes_submissions[] = {
     {M_PATCH, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_patch, FS_SC_SUBMISSIONS_WRITE, 1},
     {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
      1},
+    {M_GET, "/v1/forms/{id}/submissions/export/link", formsvc_h_subs_export_link,
+     FS_SC_SUBMISSIONS_READ, 1},
     {0, NULL, NULL, 0, 0}};

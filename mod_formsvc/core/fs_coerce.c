@@ -1,5 +1,6 @@
 /* fs_coerce: HTML form pairs to the JSON submission object. */
 #include "fs_coerce.h"
+#include "fs_captcha.h"
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_pages.h"
@@ -129,6 +130,8 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
         if (!strcmp(pr->name, FS_TOKEN_NAME) || !strcmp(pr->name, FS_STATE_NAME) ||
             !strcmp(pr->name, FS_NAV_NAME))
             continue; /* the page's submission token, state and button: the glue's */
+        if (fs_captcha_is_token_name(pr->name))
+            continue; /* a captcha widget's token (fs_captcha.h): the glue's */
         const fs_field *f = fs_fieldset_find(fs, pr->name);
         if (f && !*pr->value)
             continue; /* an empty input is no answer */

@@ -399,6 +399,12 @@ static step step_check(request_rec *r, post *s, pass *p) {
     return STEP_ON;
 }
 
+/* The bot checks (public_captcha.c): the captcha, the spam score. */
+static step step_bots(request_rec *r, post *s, pass *p) {
+    int rc;
+    return formsvc_post_bots(r, s, p->out, &rc) ? sent(p, rc) : STEP_ON;
+}
+
 /* The files (uploaded, files.h), then the submission (store). */
 static step step_keep(request_rec *r, post *s, pass *p) {
     fs_error *e = files_store(r, s);
@@ -441,6 +447,8 @@ int formsvc_h_public_post(request_rec *r, const char *const *caps) {
             st = step_gate(r, &s, &p);
         if (st == STEP_ON)
             st = step_check(r, &s, &p);
+        if (st == STEP_ON)
+            st = step_bots(r, &s, &p);
         if (st == STEP_ON)
             st = step_keep(r, &s, &p);
         if (st == STEP_SENT)

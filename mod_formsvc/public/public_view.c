@@ -3,6 +3,7 @@
  * answer from this child's memory first, form_cache.h), GET
  * /f/{ref}/thanks, the CORS preflight (OPTIONS /f/{ref}) and
  * GET /f/embed.js. Memory: everything from r->pool. */
+#include "fs_captcha.h"
 #include "fs_embed.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -185,7 +186,7 @@ int formsvc_h_public_options(request_rec *r, const char *const *caps) {
     formsvc_pub_cors(r);
     apr_table_setn(r->headers_out, "Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS");
     apr_table_setn(r->headers_out, "Access-Control-Allow-Headers",
-                   "Content-Type, Accept, Idempotency-Key");
+                   "Content-Type, Accept, Idempotency-Key, " FS_CAPTCHA_HEADER);
     apr_table_setn(r->headers_out, "Access-Control-Max-Age", "86400");
     apr_table_setn(r->headers_out, "Allow", "GET, HEAD, POST, OPTIONS");
     apr_table_setn(r->headers_out, "Vary", "Origin, Access-Control-Request-Headers");

@@ -117,6 +117,13 @@ $csp = $r->header('Content-Security-Policy') // '';
 unlike $csp, qr/script-src|frame-src|connect-src|cloudflare|hcaptcha|google/, 'a form without captcha: policy unchanged';
 unlike $r->content, qr/<script|captcha/, 'a form without captcha: no widget, no script';
 
+$r = $ua->get("$base/f/$ts", Accept => 'application/json');
+is_deeply $J->decode($r->content)->{submit}{captcha},
+    { provider => 'turnstile', siteKey => '1x00000000000000000000AA', header => 'Formsvc-Captcha-Token' },
+    'the JSON view names the provider, its site key and the header a JSON post carries the token in';
+ok !exists $J->decode(page($plain) && $ua->get("$base/f/$plain", Accept => 'application/json')->content)->{submit}{captcha},
+    'not on a form without captcha';
+
 # --- tokens checked --------------------------------------------------------------
 sub count { my ($f, $q) = @_; scalar @{ $inst->api(GET => "/v1/forms/$f/submissions?limit=100" . ($q // ''), token => $tok)->{json}{data} || [] } }
 sub post_json {

@@ -67,7 +67,14 @@
     "\"description\":\"[{key, when: <condition>, message, redirectUrl}]: the first whose when "    \
     "holds decides the thanks (message or redirect) and is stored as the submission's ending; "    \
     "only "                                                                                        \
-    "the last may go without when (the default).\"}},"                                             \
+    "the last may go without when (the default).\"},"                                              \
+    "\"captcha\":{\"type\":[\"object\",\"null\"],\"properties\":{\"provider\":{\"enum\":"          \
+    "[\"turnstile\",\"hcaptcha\",\"recaptcha\"]},\"siteKey\":{\"type\":\"string\"}},"              \
+    "\"required\":[\"provider\",\"siteKey\"],\"description\":\"A bot check on the public page; "   \
+    "the secret is the server's. JSON posts to the form then need the Formsvc-Captcha-Token "      \
+    "header, so agents cannot submit to it.\"},"                                                   \
+    "\"spamThreshold\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":100,"            \
+    "\"description\":\"Submissions whose spamScore reaches it are stored as spam.\"}},"            \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \

@@ -53,6 +53,15 @@ static json_object *view(request_rec *r, pub *pb) {
             "the same key after a timeout, a network error or a 503: a repeat within 24 hours "
             "returns the first answer and never stores the submission twice."));
     json_object_object_add(o, "submit", sub);
+    const char *site_key; /* settings.captcha: what a JSON post must carry */
+    const fs_captcha_provider *cv = fs_captcha_of(pb->settings, &site_key);
+    if (cv) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "provider", json_object_new_string(cv->name));
+        json_object_object_add(c, "siteKey", json_object_new_string(site_key));
+        json_object_object_add(c, "header", json_object_new_string(FS_CAPTCHA_HEADER));
+        json_object_object_add(sub, "captcha", c);
+    }
     const char *copy = formsvc_pub_copy_field(pb);
     if (copy) { /* the respondent's address gets a copy (settings.confirmation) */
         json_object *cm = json_object_new_object();

@@ -1486,7 +1486,8 @@ CREATE TABLE public.submissions (
     note text,
     owner_version integer DEFAULT 1 NOT NULL,
     owner_updated_at timestamp with time zone,
-    ending text
+    ending text,
+    spam_score smallint
 )
 PARTITION BY RANGE (id);
 
@@ -2273,6 +2274,8 @@ CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
                                       WHERE a.link_id = s.link_id), '{}'::jsonb) END
            || CASE WHEN s.ending IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('ending', s.ending) END
+           || CASE WHEN s.spam_score IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('spamScore', s.spam_score) END
           )::json $$;
 
 --
@@ -2965,6 +2968,7 @@ CREATE TABLE public.submissions_before (
     owner_version integer DEFAULT 1 NOT NULL,
     owner_updated_at timestamp with time zone,
     ending text,
+    spam_score smallint,
     CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
 );
 

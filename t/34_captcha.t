@@ -38,6 +38,8 @@ FormsvcCaptchaSecret hcaptcha hc-$SECRET
 FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:$vport/siteverify
 FormsvcCaptchaVerifyURL hcaptcha http://127.0.0.1:$vport/hc
 FormsvcCaptchaTimeout 1
+# every FS00423 line written (t checks the fail-open one after two fail-closed ones)
+FormsvcLogRepeatInterval 0
 Listen 127.0.0.1:$open_port
 <VirtualHost 127.0.0.1:$open_port>
     ServerName localhost
@@ -191,9 +193,28 @@ is $r->code, 201, 'the same answer twice: under the threshold';
 is count($spammy), 2, 'the flagged one is left out of the list';
 my $all = $inst->api(GET => "/v1/forms/$spammy/submissions?limit=10&spam=true", token => $tok)->{json}{data};
 is scalar(grep { $_->{spam} } @$all), 1, 'and listed with spam=true, flagged';
+my %score = map { ($_->{data}{a} => $_->{spamScore}) } @$all;
+is_deeply \%score, { 'hello' => 0, 'see http://x.example and https://y.example' => 50, 'same answer' => 25 },
+    'each submission carries its spamScore';
 $r = post_json($plain, { a => 'see http://x.example and https://y.example', b => 'www.z.example' });
 is $r->code, 201, 'without spamThreshold: taken';
 is count($plain), 1, 'not flagged';
+
+# the score in the CSV export (a form with spamThreshold) and the events
+$r = $inst->api(GET => "/v1/forms/$spammy/submissions?spam=true", token => $tok,
+                headers => { Accept => 'text/csv' });
+is $r->code, 200, 'CSV export';
+my ($head, @rows) = split /\r\n/, $r->content;
+like $head, qr/,spamScore$/, 'a spamScore column';
+is_deeply [ sort map { (split /,/)[-1] } @rows ], [ 0, 25, 50 ], 'with each score';
+$r = $inst->api(GET => "/v1/forms/$plain/submissions", token => $tok, headers => { Accept => 'text/csv' });
+unlike((split /\r\n/, $r->content)[0], qr/spamScore/, 'no such column without spamThreshold');
+$r = $inst->api(GET => "/v1/events?formId=$spammy", token => $tok);
+my @created = grep { $_->{type} eq 'submission.created' && $_->{formId} eq $spammy } @{ $r->{json}{data} || [] };
+is_deeply [ sort map { $_->{data}{spamScore} } @created ], [ 0, 25 ],
+    'submission.created carries the score (none for the flagged one)';
+$r = post_json($spammy, { a => 'plain again' });
+ok !exists $J->decode($r->content)->{spamScore}, "the respondent's answer does not say the score";
 
 # --- the secret is nowhere -------------------------------------------------
 for my $f ($ts, $hc) {

@@ -2,6 +2,7 @@
  * or the whole set as CSV with Accept: text/csv, streamed in batches),
  * get one, change its owner's state (status, tags, note; If-Match), delete
  * one. */
+#include "fs_captcha.h"
 #include "fs_csv.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
@@ -251,7 +252,9 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     json_object *endings = fs_json_get(form->settings, "endings");
     int ended = endings && json_object_is_type(endings, json_type_array) &&
                 json_object_array_length(endings) > 0;
-    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended;
+    /* a spamScore column when the form has settings.spamThreshold */
+    int scored = fs_spam_threshold(form->settings) > 0;
+    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + scored;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
     const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     int c = 0;
@@ -284,6 +287,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     }
     if (ended)
         cells[c++] = "endingKey";
+    if (scored)
+        cells[c++] = "spamScore";
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
     /* one buffer for every batch's CSV, and one for a string being
@@ -368,6 +373,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             if (ended) {
                 fs_csv_put(buf, ",", 1);
                 fs_csv_put_cell(buf, x->ending);
+            }
+            if (scored) {
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->spam_score);
             }
             fs_csv_put(buf, "\r\n", 2);
         }

@@ -93,7 +93,8 @@ static step store(request_rec *r, post *s, pass *p) {
         pb->link ? pb->link->id : NULL,
         /* spam is neither checked nor counted against settings.uniqueBy */
         s->spam ? NULL : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj), pb->f.version,
-        evid, ending_key, s->partial_id}; /* the partial answers it completes, or NULL */
+        evid, ending_key, s->partial_id, /* the partial answers it completes, or NULL */
+        s->spam_score};                  /* the bot checks' (public_captcha.c) */
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;

@@ -4,10 +4,12 @@
 #include "fs_test.h"
 
 #include "fs_captcha.h"
+#include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_spam.h"
 
 #include <apr_strings.h>
+#include <apr_time.h>
 
 static json_object *J(apr_pool_t *p, const char *t) {
     return fs_json_parse_trusted(p, t);
@@ -148,6 +150,27 @@ static void spam(void **state) {
     assert_int_equal(fs_spam_score(NULL, 0, -1), 0);
 }
 
+/* time to fill: the page's submission token says when it was made */
+static void token_age(void **state) {
+    apr_pool_t *p = *state;
+    static const unsigned char pepper[20] = "0123456789abcdefghi";
+    apr_int64_t now = apr_time_sec(apr_time_now());
+    char *t = fs_idem_form_token(p, pepper, 20, "frm_A", "");
+    assert_true(fs_idem_form_token_valid(pepper, 20, "frm_A", "", t));
+    long a = fs_idem_form_token_age(t, now);
+    assert_true(a >= 0 && a <= 1);
+    assert_int_equal(fs_idem_form_token_age(t, now + 5), a + 5);
+    assert_int_equal(fs_idem_form_token_age(t, now - 10), -1); /* made in the future */
+    assert_int_equal(fs_idem_form_token_age(t, now + FS_FORM_TOKEN_AGE_MAX + 2), -1);
+    assert_int_equal(fs_idem_form_token_age(NULL, now), -1);
+    assert_int_equal(fs_idem_form_token_age("fst_short", now), -1);
+    char *bad = apr_pstrdup(p, t);
+    bad[5] = '*';
+    assert_int_equal(fs_idem_form_token_age(bad, now), -1);
+    /* two tokens of the same second still differ */
+    assert_string_not_equal(t, fs_idem_form_token(p, pepper, 20, "frm_A", ""));
+}
+
 static const struct CMUnitTest tests[] = {FS_TEST(settings), FS_TEST(providers), FS_TEST(answers),
-                                          FS_TEST(spam)};
+                                          FS_TEST(spam), FS_TEST(token_age)};
 FS_TEST_MAIN(tests)

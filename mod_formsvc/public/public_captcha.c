@@ -8,6 +8,7 @@
  * submission resolved again is not checked twice (a provider takes a
  * token once). The secret is never logged. Memory: r->pool. */
 #include "fs_captcha.h"
+#include "fs_idempotency.h"
 #include "fs_spam.h"
 #include "fs_urlencoded.h"
 #include "http/i18n.h"
@@ -15,6 +16,7 @@
 #include "runtime/config_captcha.h"
 
 #include <apr_strings.h>
+#include <apr_time.h>
 
 /* The token the request carries for provider pv: the JSON body's in the
  * FS_CAPTCHA_HEADER header, an HTML post's in the widget's input. */
@@ -97,7 +99,10 @@ static int check_captcha(request_rec *r, post *s, const responder *out, int *rc)
 int formsvc_post_bots(request_rec *r, post *s, const responder *out, int *rc) {
     if (check_captcha(r, s, out, rc))
         return 1;
-    s->spam_score = fs_spam_score(s->obj, s->spam, -1);
+    /* time to fill: from the page's submission token (an HTML post) */
+    long fill =
+        s->pb.token ? fs_idem_form_token_age(s->pb.token, apr_time_sec(apr_time_now())) : -1;
+    s->spam_score = fs_spam_score(s->obj, s->spam, fill);
     int th = fs_spam_threshold(s->pb.settings);
     if (th && s->spam_score >= th)
         s->spam = 1; /* stored flagged: left out of lists, counts and mail */

@@ -123,7 +123,7 @@ static void answers(void **state) {
 }
 
 static int S(apr_pool_t *p, const char *answers, int hp, long secs) {
-    return fs_spam_score(J(p, answers), hp, secs);
+    return fs_spam_score(NULL, J(p, answers), hp, secs);
 }
 
 static void spam(void **state) {
@@ -147,7 +147,21 @@ static void spam(void **state) {
                        "\"c\":\"zzzzzzzzz\"}",
                        0, 1),
                      100); /* capped */
-    assert_int_equal(fs_spam_score(NULL, 0, -1), 0);
+    assert_int_equal(fs_spam_score(NULL, NULL, 0, -1), 0);
+    /* with the form's fields: only text and textarea answers are read */
+    fs_fieldset *fs = fs_fieldset_from_json(
+        p,
+        J(p, "[{\"key\":\"t\",\"type\":\"text\",\"label\":\"T\"},"
+             "{\"key\":\"u\",\"type\":\"url\",\"label\":\"U\"},"
+             "{\"key\":\"s1\",\"type\":\"select\",\"label\":\"S\",\"options\":[\"yes\",\"no\"]},"
+             "{\"key\":\"s2\",\"type\":\"select\",\"label\":\"S\",\"options\":[\"yes\",\"no\"]}]"));
+    assert_non_null(fs);
+    assert_int_equal(
+        fs_spam_score(fs, J(p, "{\"u\":\"https://x.example\",\"s1\":\"yes\",\"s2\":\"yes\"}"), 0,
+                      -1),
+        0);
+    assert_int_equal(fs_spam_score(fs, J(p, "{\"t\":\"https://x.example\"}"), 0, -1), 15);
+    assert_int_equal(fs_spam_score(fs, J(p, "{\"zz\":\"https://x.example\"}"), 0, -1), 0);
 }
 
 /* time to fill: the page's submission token says when it was made */

@@ -53,7 +53,15 @@ static void take(texts *t, json_object *v) {
         t->v[t->n++] = s;
 }
 
-int fs_spam_score(json_object *answers, int honeypot, long fill_seconds) {
+/* Is the answer to key one people type freely (fs_spam.h)? */
+static int free_text(const fs_fieldset *fs, const char *key) {
+    if (!fs)
+        return 1;
+    const fs_field *f = fs_fieldset_find(fs, key);
+    return f && (f->type == FS_FT_TEXT || f->type == FS_FT_TEXTAREA);
+}
+
+int fs_spam_score(const fs_fieldset *fs, json_object *answers, int honeypot, long fill_seconds) {
     if (honeypot)
         return 100;
     int score = 0;
@@ -62,8 +70,8 @@ int fs_spam_score(json_object *answers, int honeypot, long fill_seconds) {
     texts t = {{0}, 0, 0, 0};
     if (answers && json_object_is_type(answers, json_type_object)) {
         json_object_object_foreach(answers, k, v) {
-            (void)k;
-            take(&t, v);
+            if (free_text(fs, k))
+                take(&t, v);
         }
     }
     score += t.links >= 3 ? 50 : t.links * 15;

@@ -102,7 +102,7 @@ int formsvc_post_bots(request_rec *r, post *s, const responder *out, int *rc) {
     /* time to fill: from the page's submission token (an HTML post) */
     long fill =
         s->pb.token ? fs_idem_form_token_age(s->pb.token, apr_time_sec(apr_time_now())) : -1;
-    s->spam_score = fs_spam_score(s->obj, s->spam, fill);
+    s->spam_score = fs_spam_score(s->pb.fs, s->obj, s->spam, fill);
     int th = fs_spam_threshold(s->pb.settings);
     if (th && s->spam_score >= th)
         s->spam = 1; /* stored flagged: left out of lists, counts and mail */

@@ -166,6 +166,29 @@ is count($ts), 2, 'stored, the token not among the answers';
 my $subs = $inst->api(GET => "/v1/forms/$ts/submissions?limit=1", token => $tok)->{json}{data};
 is_deeply $subs->[0]{data}, { a => 'typed' }, 'the answers only';
 
+# a form of several pages: the widget on the last page only, the token
+# checked at its Submit (Next stores nothing and needs none)
+my $paged = $inst->published_form($tok, fields => [
+    { key => 'p1', type => 'page', label => 'One' }, { key => 'a', type => 'text', label => 'A' },
+    { key => 'p2', type => 'page', label => 'Two' }, { key => 'b', type => 'text', label => 'B' } ],
+    settings => { captcha => { provider => 'turnstile', siteKey => '1x00000000000000000000AA' } });
+$r = page($paged);
+unlike $r->content, qr/cf-turnstile/, 'page 1 of 2: no widget';
+my ($ptok2) = $r->content =~ /name="_token" value="([^"]+)"/;
+$r = $ua->post("$base/f/$paged", Accept => 'text/html', Content => [ a => 'one', _token => $ptok2, _nav => 'next' ]);
+is $r->code, 200, 'Next: page 2, no token asked';
+like $r->content, qr/<div class="cf-turnstile" data-sitekey=/, 'page 2 (the last): the widget';
+my ($state) = $r->content =~ /name="_state" value="([^"]+)"/;
+$r = $ua->post("$base/f/$paged", Accept => 'text/html',
+               Content => [ b => 'two', _token => $ptok2, _state => $state, _nav => 'submit', 'cf-turnstile-response' => 'bad-p' ]);
+is $r->code, 403, 'Submit with a refused token: 403, the page again';
+like $r->content, qr/value="two"/, 'its answers kept';
+$r = $ua->post("$base/f/$paged", Accept => 'text/html',
+               Content => [ b => 'two', _token => $ptok2, _state => $state, _nav => 'submit', 'cf-turnstile-response' => 'good-p' ]);
+is $r->code, 303, 'Submit with a good token: stored';
+is_deeply $inst->api(GET => "/v1/forms/$paged/submissions", token => $tok)->{json}{data}[0]{data},
+    { a => 'one', b => 'two' }, 'both pages\' answers';
+
 # --- a provider that does not answer in time -------------------------------
 $r = post_json($ts, { a => 'x' }, 'slow-1');
 is $r->code, 503, 'fail closed (default): 503';

@@ -11,6 +11,7 @@
 #include <apr_pools.h>
 #include <json.h>
 
+#include "fs_captcha.h"
 #include "fs_error.h"
 #include "fs_fieldset.h"
 #include "fs_locale.h"
@@ -54,6 +55,11 @@ typedef struct fs_page {
      * continue later" button */
     const char *resume, *resume_url, *resume_until;
     int can_save;
+    /* settings.captcha (fs_captcha.h): the provider whose widget the page
+     * shows above its submit button (not on a page with Next), and the
+     * form's site key; NULL: none */
+    const fs_captcha_provider *captcha;
+    const char *captcha_site_key;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

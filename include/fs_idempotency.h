@@ -33,7 +33,8 @@ char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper
 
 /* The one-time submission token of an HTML form page, used as the
  * Idempotency-Key of the post it makes (docs/public-forms.md): "fst_", 22
- * base64url characters of 16 random bytes, 22 of an HMAC-SHA-256 (cut to
+ * base64url characters of 16 bytes (the time it was made, 4 bytes, and 12
+ * random bytes), 22 of an HMAC-SHA-256 (cut to
  * 16 bytes) over the random part, the form id and the respondent link's
  * token as the page's URL carries it ("" without a link), under the
  * pepper. Unguessable, and refused on another form or through another
@@ -43,6 +44,14 @@ char *fs_idem_open(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper
 /* A new token in p; NULL when no random bytes could be had. */
 char *fs_idem_form_token(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                          const char *form_id, const char *link);
+/* The seconds since token's page was made (its random part begins with
+ * the time it was made, in seconds: 4 bytes, big-endian, then 12 random
+ * bytes), or -1 when that is not a time of the last
+ * FS_FORM_TOKEN_AGE_MAX seconds (a token made before the time was put in
+ * it, a page older than that, a clock gone back). Check the token first
+ * (fs_idem_form_token_valid): only its MAC makes the time the server's. */
+#define FS_FORM_TOKEN_AGE_MAX 86400
+long fs_idem_form_token_age(const char *token, apr_int64_t now);
 /* 1 when token is one fs_idem_form_token made for form_id and link. */
 int fs_idem_form_token_valid(const unsigned char *pepper, apr_size_t pepper_len,
                              const char *form_id, const char *link, const char *token);

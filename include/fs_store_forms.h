@@ -104,6 +104,7 @@ typedef struct fs_sub_export_row {
     const char *ask_id;                  /* the ask whose link it came through, or NULL */
     const char *ending;                  /* the ending reached (settings.endings), or NULL */
     const char *calculated;              /* what the server calculated (JSON), or NULL */
+    const char *spam_score;              /* 0..100 as text (sql/0066), or NULL: not computed */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;

@@ -52,6 +52,7 @@ typedef struct fs_new_submission {
      * submission's insert, which is skipped when sub_id is a submission
      * already (FS_SUBMIT_REPLAY); NULL: none */
     const char *partial_id;
+    int spam_score; /* 0..100 (fs_spam.h), or -1: not computed (stored as NULL; sql/0066) */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {

@@ -1487,7 +1487,8 @@ CREATE TABLE public.submissions (
     owner_version integer DEFAULT 1 NOT NULL,
     owner_updated_at timestamp with time zone,
     ending text,
-    calculated jsonb
+    calculated jsonb,
+    spam_score smallint
 )
 PARTITION BY RANGE (id);
 
@@ -2276,6 +2277,8 @@ CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
                    ELSE jsonb_build_object('ending', s.ending) END
            || CASE WHEN s.calculated IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('calculated', s.calculated) END
+           || CASE WHEN s.spam_score IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('spamScore', s.spam_score) END
           )::json $$;
 
 --
@@ -2969,6 +2972,7 @@ CREATE TABLE public.submissions_before (
     owner_updated_at timestamp with time zone,
     ending text,
     calculated jsonb,
+    spam_score smallint,
     CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
 );
 

@@ -135,7 +135,8 @@ static void scripts(void **state) {
     fs_page pg = {"T",  NULL, fs,   NULL, NULL, "https://f.example/f/frm_1",
                   NULL, 0,    NULL, NULL, NULL, NULL,
                   1,    NULL, NULL, NULL, 0,    0,
-                  0,    NULL, NULL, NULL, NULL, 0};
+                  0,    NULL, NULL, NULL, NULL, 0,
+                  NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(
         strstr(h, apr_pstrcat(p, "<script>", fs_embed_page_script(), "</script>", NULL)));

@@ -63,7 +63,8 @@ static void page(void **state) {
                   0,    NULL, NULL,
                   NULL, 0,    0,
                   0,    NULL, NULL,
-                  NULL, NULL, 0};
+                  NULL, NULL, 0,
+                  NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
@@ -148,7 +149,8 @@ static void page_languages(void **state) {
                   0,    "name", NULL,
                   NULL, 0,      0,
                   0,    NULL,   NULL,
-                  NULL, NULL,   0};
+                  NULL, NULL,   0,
+                  NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
     /* settings.confirmation: the page says where the copy goes */
@@ -231,7 +233,8 @@ static void theme(void **state) {
     fs_page pg = {EVIL, NULL, fs,   NULL, NULL,      "https://f.example/f/frm_1",
                   NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
                   0,    NULL, NULL, NULL, 0,         0,
-                  0,    NULL, NULL, NULL, NULL,      0};
+                  0,    NULL, NULL, NULL, NULL,      0,
+                  NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
     assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");

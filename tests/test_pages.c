@@ -189,7 +189,8 @@ static void html_page(void **state) {
     fs_page pg = {"T",  "Form D", fs,   v,    NULL, "https://f.example/f/frm_1",
                   NULL, 1,        NULL, NULL, NULL, NULL,
                   0,    NULL,     NULL, NULL, 1,    1,
-                  1,    "S<x",    NULL, NULL, NULL, 0};
+                  1,    "S<x",    NULL, NULL, NULL, 0,
+                  NULL, NULL};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<title>T (page.progress)</title>"));
     assert_non_null(strstr(h, "<h2 class=\"ptitle\">Two</h2>"));

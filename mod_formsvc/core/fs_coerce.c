@@ -1,5 +1,6 @@
 /* fs_coerce: HTML form pairs to the JSON submission object. */
 #include "fs_coerce.h"
+#include "fs_captcha.h"
 #include "fs_field_more.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -132,6 +133,8 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
             continue; /* the page's submission token, state and button: the glue's */
         if (fs_coerce_part(p, fs, o, pr->name, pr->value))
             continue; /* key.part of an address, daterange or signature */
+        if (fs_captcha_is_token_name(pr->name))
+            continue; /* a captcha widget's token (fs_captcha.h): the glue's */
         const fs_field *f = fs_fieldset_find(fs, pr->name);
         if (f && !*pr->value)
             continue; /* an empty input is no answer */

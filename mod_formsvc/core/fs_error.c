@@ -93,6 +93,10 @@ static const fs_problem_type catalogue[] = {
      "The database stopped answering after it was asked to commit this "
      "request's write: it may or may not have been stored. Look before "
      "repeating it, or repeat it with the same Idempotency-Key."},
+    {"captcha-failed", 403, "Captcha failed",
+     "The form asks for a bot check (settings.captcha) and the submission carried no token, or "
+     "one its provider refused; nothing was stored. Pass the check again and send the answers "
+     "with the new token."},
 };
 
 #define N_CATALOGUE (int)(sizeof(catalogue) / sizeof(catalogue[0]))

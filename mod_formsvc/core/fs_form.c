@@ -1,5 +1,6 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
+#include "fs_captcha.h"
 #include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
@@ -313,6 +314,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                                         "endings",
                                         "variables",
                                         "showScore",
+                                        "captcha",
+                                        "spamThreshold",
                                         NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
@@ -327,7 +330,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
                              "embed, notify, confirmation, retentionDays, linkRequired, "
                              "partial, partialExpiresDays, logic, endings, variables, "
-                             "showScore.");
+                             "showScore, captcha, spamThreshold.");
         }
     }
     json_object *out = json_object_new_object();
@@ -427,6 +430,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     /* notify and confirmation: the mail of submissions (fs_notify.c) */
     fs_notify_settings_parse(p, s, ptr, out, verr);
     fs_confirmation_settings_parse(p, s, ptr, out, verr);
+    /* captcha and spamThreshold: bot checks (fs_captcha.c) */
+    fs_captcha_settings_parse(p, s, ptr, out, verr);
     if ((verr->errors ? verr->errors->nelts : 0) > before) {
         json_object_put(out);
         return NULL;

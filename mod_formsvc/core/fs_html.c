@@ -708,6 +708,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
         sb_fmt(&b, "<p class=\"desc\">%e</p>\n",
                fs_trf(p, loc, "page.copy_notice", "field", copy->label ? copy->label : copy->key,
                       NULL));
+    if (pg->captcha && pg->captcha_site_key && (!paged || !pg->has_next))
+        sb_add(&b, fs_captcha_widget(p, pg->captcha, pg->captcha_site_key, loc));
     const char *send = pg->submit_label ? pg->submit_label : fs_tr(loc, "page.submit");
     if (!paged) {
         sb_fmt(&b, "<button type=\"submit\">%e</button>\n</form>\n", send);

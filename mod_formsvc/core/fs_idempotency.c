@@ -4,6 +4,7 @@
 #include "fs_util.h"
 
 #include <apr_strings.h>
+#include <apr_time.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -181,6 +182,13 @@ char *fs_idem_form_token(apr_pool_t *p, const unsigned char *pepper, apr_size_t 
         return NULL; /* no such form or link: nothing to bind to */
     if (!fs_random_bytes(rnd, sizeof(rnd)))
         return NULL;
+    /* the first 4 bytes say when the page was made (seconds, big-endian):
+     * fs_idem_form_token_age; 12 random bytes keep it unique */
+    apr_uint32_t made = (apr_uint32_t)apr_time_sec(apr_time_now());
+    rnd[0] = (unsigned char)(made >> 24);
+    rnd[1] = (unsigned char)(made >> 16);
+    rnd[2] = (unsigned char)(made >> 8);
+    rnd[3] = (unsigned char)made;
     const char *nonce = fs_b64url_encode(p, rnd, sizeof(rnd));
     if (!nonce || strlen(nonce) != FORM_TOKEN_PART)
         return NULL;
@@ -197,4 +205,26 @@ int fs_idem_form_token_valid(const unsigned char *pepper, apr_size_t pepper_len,
     char mac[FORM_TOKEN_PART + 1];
     form_token_mac(pepper, pepper_len, form_id, link ? link : "", token + pl, mac);
     return CRYPTO_memcmp(mac, token + pl + FORM_TOKEN_PART, FORM_TOKEN_PART) == 0;
+}
+
+long fs_idem_form_token_age(const char *token, apr_int64_t now) {
+    const apr_size_t pl = sizeof(FORM_TOKEN_PREFIX) - 1;
+    if (!token || strlen(token) != FS_FORM_TOKEN_LEN || strncmp(token, FORM_TOKEN_PREFIX, pl))
+        return -1;
+    /* the first 6 base64url characters: 36 bits, the time's 32 first */
+    apr_uint64_t v = 0;
+    for (int i = 0; i < 6; i++) {
+        char c = token[pl + (apr_size_t)i];
+        int d = c >= 'A' && c <= 'Z'   ? c - 'A'
+                : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                : c >= '0' && c <= '9' ? c - '0' + 52
+                : c == '-'             ? 62
+                : c == '_'             ? 63
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v << 6 | (apr_uint64_t)d;
+    }
+    apr_int64_t made = (apr_int64_t)(v >> 4), age = now - made;
+    return age >= 0 && age <= FS_FORM_TOKEN_AGE_MAX ? (long)age : -1;
 }

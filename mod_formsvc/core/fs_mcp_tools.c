@@ -76,7 +76,14 @@
     "Numbers are integers.\"},"                                                                    \
     "\"showScore\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a quiz's score "        \
     "(options' "                                                                                   \
-    "score, fields' correct) on the thanks page and in the respondent's answer.\"}},"              \
+    "score, fields' correct) on the thanks page and in the respondent's answer.\"},"               \
+    "\"captcha\":{\"type\":[\"object\",\"null\"],\"properties\":{\"provider\":{\"enum\":"          \
+    "[\"turnstile\",\"hcaptcha\",\"recaptcha\"]},\"siteKey\":{\"type\":\"string\"}},"              \
+    "\"required\":[\"provider\",\"siteKey\"],\"description\":\"A bot check on the public page; "   \
+    "the secret is the server's. JSON posts to the form then need the Formsvc-Captcha-Token "      \
+    "header, so agents cannot submit to it.\"},"                                                   \
+    "\"spamThreshold\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":100,"            \
+    "\"description\":\"Submissions whose spamScore reaches it are stored as spam.\"}},"            \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \

@@ -2,6 +2,7 @@
  * or the whole set as CSV with Accept: text/csv, streamed in batches),
  * get one, change its owner's state (status, tags, note; If-Match), delete
  * one. */
+#include "fs_captcha.h"
 #include "fs_csv.h"
 #include "fs_field_more.h"
 #include "fs_json.h"
@@ -266,7 +267,9 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     /* what the server calculated: score, max, variables (fs_scores.h) */
     const char **calc_cols;
     int ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc_cols);
-    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc;
+    /* a spamScore column when the form has settings.spamThreshold */
+    int scored = fs_spam_threshold(form->settings) > 0;
+    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc + scored;
     /* (an answer with parts has a column per part) */
     const char **cells =
         apr_pcalloc(r->pool, sizeof(char *) * ((size_t)ncols + nf * FS_FIELD_PARTS_MAX));
@@ -313,6 +316,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         cells[c++] = "endingKey";
     for (int i = 0; i < ncalc; i++)
         cells[c++] = fs_csv_cell(r->pool, calc_cols[i]);
+    if (scored)
+        cells[c++] = "spamScore";
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
     /* one buffer for every batch's CSV, and one for a string being
@@ -404,6 +409,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             for (int k = 0; k < ncalc; k++) {
                 fs_csv_put(buf, ",", 1);
                 fs_csv_put(buf, cv[k], strlen(cv[k]));
+            }
+            if (scored) {
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put_cell(buf, x->spam_score);
             }
             fs_csv_put(buf, "\r\n", 2);
         }

@@ -6,6 +6,7 @@
  * Memory: everything from r->pool; json-c objects are owned by the pool
  * (fs_json_parse_trusted, fs_json_own). */
 #include "public/public_page.h"
+#include "fs_captcha.h"
 #include "fs_embed.h"
 #include "fs_form.h"
 #include "fs_html.h"
@@ -125,21 +126,37 @@ const char *formsvc_pub_ending_url(request_rec *r, json_object *ending) {
     return s && fs_redirect_url_valid(r->pool, s) ? s : NULL;
 }
 
+/* The captcha provider of the form's settings.captcha (fs_captcha.h), or NULL. */
+static const fs_captcha_provider *captcha_of(pub *pb) {
+    const char *site_key;
+    return pb ? fs_captcha_of(pb->settings, &site_key) : NULL;
+}
+
+/* " " and the provider's sources src, or "" when it has none. */
+static const char *more(request_rec *r, const char *src) {
+    return src && *src ? apr_pstrcat(r->pool, " ", src, NULL) : "";
+}
+
 /* The page's scripts and what they may reach: the embedded form's
  * height script, the partial answers' autosave (public_partial.c) and
- * where it posts; "" for none. */
+ * where it posts, the captcha widget's provider (its script, frames and
+ * connections: only on a form with settings.captcha); "" for none. */
 static const char *script_src(request_rec *r, pub *pb) {
     const char *emb = pb && pb->ancestors ? fs_embed_page_script_src(r->pool) : NULL;
     const char *part = pb && formsvc_partial_on(pb) ? fs_partial_script_src(r->pool) : NULL;
     const char *sig = pb && fs_html_signature_on(pb->fs) ? fs_html_signature_script_src(r->pool)
                                                          : NULL; /* signature pads */
-    if (!emb && !part && !sig)
+    const fs_captcha_provider *cv = captcha_of(pb);
+    if (!emb && !part && !sig && !cv)
         return "";
     const char *to = part ? fs_url_origin(r->pool, pb->action) : NULL;
+    const char *cs = cv ? more(r, cv->connect_src) : "";
+    const char *fr = cv ? more(r, cv->frame_src) : "";
     return apr_pstrcat(r->pool, " script-src", emb ? " " : "", emb ? emb : "", part ? " " : "",
-                       part ? part : "", sig ? " " : "", sig ? sig : "", ";",
-                       part ? " connect-src 'self'" : "", to ? " " : "", to ? to : "",
-                       part ? ";" : "", NULL);
+                       part ? part : "", sig ? " " : "", sig ? sig : "",
+                       cv ? more(r, cv->script_src) : "", ";", part || *cs ? " connect-src" : "",
+                       part ? " 'self'" : "", to ? " " : "", to ? to : "", cs,
+                       part || *cs ? ";" : "", *fr ? " frame-src" : "", fr, *fr ? ";" : "", NULL);
 }
 
 void formsvc_pub_page_headers(request_rec *r, pub *pb) {
@@ -167,10 +184,11 @@ void formsvc_pub_page_headers(request_rec *r, pub *pb) {
     /* form-action also governs where a submission may be redirected */
     apr_table_setn(r->headers_out, "Content-Security-Policy",
                    apr_psprintf(r->pool,
-                                "default-src 'none'; style-src %s%s%s;%s%s form-action %s%s; "
+                                "default-src 'none'; style-src %s%s%s%s;%s%s form-action %s%s; "
                                 "frame-ancestors %s; base-uri 'none'",
                                 fs_html_style_src(r->pool), tcss ? " " : "",
                                 tcss ? fs_html_css_src(r->pool, tcss) : "",
+                                captcha_of(pb) ? more(r, captcha_of(pb)->style_src) : "",
                                 lo ? apr_pstrcat(r->pool, " img-src ", lo, ";", NULL) : "",
                                 script_src(r, pb), fa ? fa : "'self'", ros, anc ? anc : "'none'"));
     /* X-Frame-Options cannot name several origins: DENY agrees with
@@ -302,7 +320,10 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
                   NULL,
                   NULL,
                   NULL,
-                  0};
+                  0,
+                  NULL,
+                  NULL};
+    pg.captcha = fs_captcha_of(pb->settings, &pg.captcha_site_key); /* settings.captcha */
     if (pb->fs->npages > 1) {
         page_of_pages(r, pb, &pg);
         formsvc_partial_page(r, pb, &pg); /* settings.partial */

@@ -37,6 +37,8 @@ typedef struct post {
     int files_dropped;         /* multipart: read for a form not open, its files dropped */
     int paged;              /* a step of a form of several pages: obj holds every answer so far */
     const char *partial_id; /* the partial answers the Submit completes (public_partial.c) */
+    int captcha_passed;     /* settings.captcha: the token was checked (public_captcha.c) */
+    int spam_score;         /* fs_spam_score of the answers (public_captcha.c) */
 } post;
 
 /* The answers that refuse a submission in a way its sender can act on.
@@ -113,6 +115,12 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page);
 /* Submit: the partial the post's resume token names becomes the
  * submission (s->partial_id, s->sid). 0: go on; 1: refused (*rc). */
 int formsvc_post_partial_complete(request_rec *r, post *s, int *rc);
+
+/* public_captcha.c: the bot checks of checked answers, before they are
+ * stored: the captcha token with its provider (settings.captcha), then
+ * s->spam_score, s->spam set at or above settings.spamThreshold. 0: go
+ * on; 1: refused, the answer sent (*rc). */
+int formsvc_post_bots(request_rec *r, post *s, const responder *out, int *rc);
 
 /* public_respond.c */
 /* A problem that is passing (503) through out->later, final otherwise. */

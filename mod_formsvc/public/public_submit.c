@@ -106,7 +106,8 @@ static step store(request_rec *r, post *s, pass *p) {
         s->spam ? NULL : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj), pb->f.version,
         evid, ending_key, calc ? fs_json_str(r->pool, calc) : NULL,
         shown ? fs_json_str(r->pool, shown) : NULL,
-        s->partial_id}; /* the partial answers it completes, or NULL */
+        s->partial_id,  /* the partial answers it completes, or NULL */
+        s->spam_score}; /* the bot checks' (public_captcha.c) */
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;
@@ -412,6 +413,12 @@ static step step_check(request_rec *r, post *s, pass *p) {
     return STEP_ON;
 }
 
+/* The bot checks (public_captcha.c): the captcha, the spam score. */
+static step step_bots(request_rec *r, post *s, pass *p) {
+    int rc;
+    return formsvc_post_bots(r, s, p->out, &rc) ? sent(p, rc) : STEP_ON;
+}
+
 /* The files (uploaded, files.h), then the submission (store). */
 static step step_keep(request_rec *r, post *s, pass *p) {
     fs_error *e = files_store(r, s);
@@ -454,6 +461,8 @@ int formsvc_h_public_post(request_rec *r, const char *const *caps) {
             st = step_gate(r, &s, &p);
         if (st == STEP_ON)
             st = step_check(r, &s, &p);
+        if (st == STEP_ON)
+            st = step_bots(r, &s, &p);
         if (st == STEP_ON)
             st = step_keep(r, &s, &p);
         if (st == STEP_SENT)

@@ -3,6 +3,7 @@
  * answer from this child's memory first, form_cache.h), GET
  * /f/{ref}/thanks, the CORS preflight (OPTIONS /f/{ref}) and
  * GET /f/embed.js. Memory: everything from r->pool. */
+#include "fs_captcha.h"
 #include "fs_embed.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -56,6 +57,15 @@ static json_object *view(request_rec *r, pub *pb) {
             "the same key after a timeout, a network error or a 503: a repeat within 24 hours "
             "returns the first answer and never stores the submission twice."));
     json_object_object_add(o, "submit", sub);
+    const char *site_key; /* settings.captcha: what a JSON post must carry */
+    const fs_captcha_provider *cv = fs_captcha_of(pb->settings, &site_key);
+    if (cv) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "provider", json_object_new_string(cv->name));
+        json_object_object_add(c, "siteKey", json_object_new_string(site_key));
+        json_object_object_add(c, "header", json_object_new_string(FS_CAPTCHA_HEADER));
+        json_object_object_add(sub, "captcha", c);
+    }
     const char *copy = formsvc_pub_copy_field(pb);
     if (copy) { /* the respondent's address gets a copy (settings.confirmation) */
         json_object *cm = json_object_new_object();
@@ -190,7 +200,7 @@ int formsvc_h_public_options(request_rec *r, const char *const *caps) {
     formsvc_pub_cors(r);
     apr_table_setn(r->headers_out, "Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS");
     apr_table_setn(r->headers_out, "Access-Control-Allow-Headers",
-                   "Content-Type, Accept, Idempotency-Key");
+                   "Content-Type, Accept, Idempotency-Key, " FS_CAPTCHA_HEADER);
     apr_table_setn(r->headers_out, "Access-Control-Max-Age", "86400");
     apr_table_setn(r->headers_out, "Allow", "GET, HEAD, POST, OPTIONS");
     apr_table_setn(r->headers_out, "Vary", "Origin, Access-Control-Request-Headers");

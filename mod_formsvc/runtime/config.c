@@ -3,6 +3,7 @@
 #include "fs_secret.h"
 #include "fs_util.h"
 #include "runtime/config_accounts.h"
+#include "runtime/config_captcha.h"
 #include "runtime/log.h"
 
 #include <apr_file_io.h>
@@ -33,6 +34,7 @@ void *formsvc_create_srv(apr_pool_t *p, server_rec *s) {
     c->tier[1] = default_tier[1];
     c->acct = formsvc_acct_create(p);
     c->global = formsvc_global_create(p);
+    c->captcha = formsvc_captcha_conf_create(p);
     return c;
 }
 
@@ -55,6 +57,7 @@ void *formsvc_merge_srv(apr_pool_t *p, void *basev, void *addv) {
     MERGE(max_body_submission);
     MERGE(token_lifetime);
     c->acct = formsvc_acct_merge(p, base->acct, add->acct);
+    c->captcha = formsvc_captcha_conf_merge(p, base->captcha, add->captcha);
     /* GLOBAL_ONLY directives: a virtual host (add) never sets them, it has
      * the main server's (base) */
     c->global = base->global;
@@ -263,4 +266,5 @@ const command_rec formsvc_cmds[] = {
                   "webhooks|requests|links|notifications|retentionDays|asks|grants <count>"),
     FORMSVC_ACCOUNT_CMDS,
     FORMSVC_GLOBAL_CMDS,
+    FORMSVC_CAPTCHA_CMDS,
     {NULL}};

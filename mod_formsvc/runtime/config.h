@@ -50,6 +50,7 @@ typedef struct formsvc_srv {
     /* the server-wide settings: the main server's, shared by every virtual
      * host (which cannot set them); config_global.h */
     formsvc_global *global;
+    struct formsvc_captcha_conf *captcha; /* bot checks: config_captcha.h */
 } formsvc_srv;
 
 extern const command_rec formsvc_cmds[];

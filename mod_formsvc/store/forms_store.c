@@ -87,11 +87,12 @@ const fs_stmt fs_stmts_forms[] = {
      * id, createdAt, formVersion, spam, data, link id and metadata, the
      * owner's status, tags (separated by spaces) and note, the ask whose
      * link it came through, the ending reached (sql/0058), what the server
-     * calculated (sql/0062) */
+     * calculated (sql/0062), the spam score (sql/0066) */
     {"fs_sub_export", 17,
      "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text, "
      "  s.link_id, s.link_metadata::text, s.owner_status, array_to_string(s.tags, ' '), s.note, "
-     "  (SELECT a.id FROM asks a WHERE a.link_id = s.link_id), s.ending, s.calculated::text "
+     "  (SELECT a.id FROM asks a WHERE a.link_id = s.link_id), s.ending, s.calculated::text, "
+     "  s.spam_score::text "
      "FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
@@ -348,6 +349,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
         x->ask_id = FS_CELL(rs, i, 10);
         x->ending = FS_CELL(rs, i, 11);
         x->calculated = FS_CELL(rs, i, 12);
+        x->spam_score = FS_CELL(rs, i, 13);
     }
     out->n = rs->nrows;
     return NULL;

@@ -1,0 +1,28 @@
+-- The spam score of a submission (settings.spamThreshold, docs/forms.md
+-- "Bot checks"): 0..100 from cheap signals (core/fs_spam.c), computed by
+-- the module when the submission is stored; NULL for submissions stored
+-- before this migration or by a module that does not compute it.
+-- Additive: a nullable column, no default, no constraint (the module
+-- writes 0..100 only; a CHECK would scan every partition of submissions).
+-- The previous release neither writes nor reads the column, and the
+-- owner's representation below adds "spamScore" only when it is set (as
+-- 0058 wrote it otherwise).
+ALTER TABLE submissions ADD COLUMN IF NOT EXISTS spam_score smallint;
+
+CREATE OR REPLACE FUNCTION fs_submission_json(s submissions) RETURNS json
+LANGUAGE sql STABLE AS
+$$ SELECT (jsonb_build_object('id', s.id, 'formId', s.form_id, 'formVersion', s.form_version,
+                              'data', s.data, 'spam', s.spam, 'createdAt', fs_ts(s.created_at),
+                              'status', s.owner_status, 'tags', to_jsonb(s.tags), 'note', s.note,
+                              'version', s.owner_version, 'updatedAt', fs_ts(s.owner_updated_at))
+           || CASE WHEN s.link_id IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata)
+                        || COALESCE((SELECT jsonb_build_object('askId', a.id) FROM asks a
+                                      WHERE a.link_id = s.link_id), '{}'::jsonb) END
+           || CASE WHEN s.ending IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('ending', s.ending) END
+           || CASE WHEN s.calculated IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('calculated', s.calculated) END
+           || CASE WHEN s.spam_score IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('spamScore', s.spam_score) END
+          )::json $$;

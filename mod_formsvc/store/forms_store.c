@@ -330,7 +330,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;
-    fs_error *e = FS_RUN(st, "fs_sub_export", args, 13, &rs);
+    fs_error *e = FS_RUN(st, "fs_sub_export", args, 14, &rs);
     if (e)
         return e;
     out->rows = apr_pcalloc(st->pool, sizeof(fs_sub_export_row) * (apr_size_t)(rs->nrows + 1));

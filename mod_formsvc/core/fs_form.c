@@ -1,5 +1,6 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
+#include "fs_edit.h"
 #include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
@@ -289,13 +290,28 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl",   "honeypot",       "submitLabel",
-                                        "closedMessage", "opensAt",        "theme",
-                                        "embed",         "locale",         "uniqueBy",
-                                        "notify",        "confirmation",   "retentionDays",
-                                        "linkRequired",  "partial",        "partialExpiresDays",
-                                        "logic",         "endings",        NULL};
+    static const char *const names[] = {"closesAt",
+                                        "maxSubmissions",
+                                        "confirmationMessage",
+                                        "redirectUrl",
+                                        "honeypot",
+                                        "submitLabel",
+                                        "closedMessage",
+                                        "opensAt",
+                                        "theme",
+                                        "embed",
+                                        "locale",
+                                        "uniqueBy",
+                                        "notify",
+                                        "confirmation",
+                                        "retentionDays",
+                                        "linkRequired",
+                                        "partial",
+                                        "partialExpiresDays",
+                                        "logic",
+                                        "endings",
+                                        "allowEdits",
+                                        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -308,7 +324,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
                              "embed, notify, confirmation, retentionDays, linkRequired, "
-                             "partial, partialExpiresDays, logic, endings.");
+                             "partial, partialExpiresDays, logic, endings, allowEdits.");
         }
     }
     json_object *out = json_object_new_object();
@@ -380,6 +396,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     settings_retention(p, s, ptr, out, verr);
     settings_link_required(p, s, ptr, out, verr);
     settings_partial(p, s, ptr, out, verr);
+    fs_settings_allow_edits(p, s, ptr, out, verr); /* fs_edit.h */
     /* logic: page jumps (fs_logic.c); present only when it has rules */
     v = fs_json_get(s, "logic");
     if (v && !json_object_is_type(v, json_type_null)) {

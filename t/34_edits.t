@@ -1,0 +1,169 @@
+# Editing after sending (settings.allowEdits): a browser without script
+# sends a form, follows the redirect to the thanks page, which carries a
+# private edit link; the link opens the form filled with the answers sent,
+# and posting it makes a new version of the same submission (the list of
+# versions, the submission's version and updatedAt, a submission.updated
+# event). An edit that would take a uniqueBy value another submission
+# holds is refused with the form and a notice; once untilHours are over
+# (the clock moved in the database) the link says so (410); a forged or
+# another form's link is 404 with the same page for every cause. The
+# settings' bounds, and the token never in the access log.
+use strict;
+use warnings;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+use FormsTest qw(problem_ok make_form);
+use Apache::TestRequest ();
+use HTTP::Request ();
+use JSON::PP ();
+use URI::Escape qw(uri_escape_utf8);
+
+my $T = JSON::PP::true;
+my ($tok) = signup();
+
+sub ua {
+    my $ua = Apache::TestRequest::user_agent(reset => 1);
+    $ua->requests_redirectable(['GET', 'HEAD', 'POST']);
+    $ua->max_redirect(5);
+    return $ua;
+}
+sub abs_url { my $u = shift; $u =~ m{^https?://} ? $u : Apache::TestRequest::resolve_url(BASE . $u) }
+sub unent { my $s = shift; $s =~ s/&quot;/"/g; $s =~ s/&#39;/'/g; $s =~ s/&lt;/</g; $s =~ s/&gt;/>/g; $s =~ s/&amp;/&/g; $s }
+sub page_of {
+    my $r = shift;
+    my $html = $r->decoded_content // $r->content // '';
+    my %p = (res => $r, html => $html, code => $r->code);
+    $p{action} = unent($1) if $html =~ /<form method="post" action="([^"]*)"/;
+    while ($html =~ /<input type="hidden" name="([^"]+)" value="([^"]*)">/g) {
+        push @{ $p{hidden} }, [$1, unent($2)];
+    }
+    while ($html =~ /<input type="(?:text|email|number)" id="f-([a-z]\w*)" name="\w+" value="([^"]*)"/g) {
+        $p{inputs}{$1} = unent($2);
+    }
+    $p{edit} = unent($1) if $html =~ /<a href="([^"]*\?edit=[^"]*)"/;
+    return \%p;
+}
+sub open_page { page_of(ua()->get(abs_url(shift), Accept => 'text/html')) }
+sub post_page {
+    my ($pg, %o) = @_;
+    my @pairs = (@{ $pg->{hidden} || [] }, @{ $o{answers} || [] });
+    push @pairs, ['_nav', $o{nav}] if $o{nav};
+    my $req = HTTP::Request->new(POST => $pg->{action});
+    my $body = join '&', map { uri_escape_utf8($_->[0]) . '=' . uri_escape_utf8($_->[1]) } @pairs;
+    $req->header('Content-Type' => 'application/x-www-form-urlencoded');
+    $req->header(Accept => 'text/html,application/xhtml+xml,*/*;q=0.8');
+    $req->content($body);
+    $req->header('Content-Length' => length $body);
+    return page_of(ua()->request($req));
+}
+sub count { psql($_[0]) + 0 }
+
+# ---- the setting's bounds -----------------------------------------------------
+for my $bad ([{ untilHours => 0 }, 'minimum'], [{ untilHours => 8761 }, 'maximum'],
+             [{ untilHours => '2' }, 'type'], [{}, 'required'], [{ untilHours => 2, x => 1 }, 'unknown'],
+             [24, 'type']) {
+    my $r = api(POST => '/v1/forms', token => $tok,
+                body => { title => 'x', fields => [{ key => 'a', type => 'text', label => 'A' }],
+                          settings => { allowEdits => $bad->[0] } });
+    is $r->code, 422, "allowEdits " . JSON::PP->new->canonical->allow_nonref->encode($bad->[0]) . ": 422";
+    ok((grep { $_->{code} eq $bad->[1] } @{ $r->{json}{errors} || [] }), "  code $bad->[1]");
+}
+
+my $f = make_form($tok, { title => 'Edits', fields => [
+        { key => 'name', type => 'text', label => 'Name', required => $T },
+        { key => 'email', type => 'email', label => 'E-mail', required => $T } ],
+    settings => { allowEdits => { untilHours => 2 }, uniqueBy => ['email'] } });
+my $fid = $f->{id};
+is_deeply $f->{settings}{allowEdits}, { untilHours => 2 }, 'settings.allowEdits kept';
+is api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'published';
+
+# ---- send, and follow the redirect to the thanks page ---------------------------
+my $p = open_page("/f/$fid");
+is $p->{code}, 200, 'the form';
+ok !$p->{edit}, 'no edit link on a fresh form';
+my $t = post_page($p, answers => [[name => 'Ada'], [email => 'ada@example.org']]);
+is $t->{code}, 200, 'sent: the thanks page (after the redirect)';
+like $t->{res}->request->uri, qr{/f/\Q$fid\E/thanks\?edit=sub_\w+\.fes_[0-9a-f]{64}$}, 'reached with the edit token';
+like $t->{html}, qr/You can change your answers for 2 hours after sending them/, 'the page says for how long';
+my $edit = $t->{edit};
+like $edit, qr{/f/\Q$fid\E\?edit=(sub_\w+)\.fes_[0-9a-f]{64}$}, 'and links to the edit page';
+my ($sid) = $edit =~ /edit=(sub_\w+)\./;
+like $t->{res}->header('Cache-Control') // '', qr/no-store/, 'the thanks page with a link is not stored';
+
+my $other = post_page(open_page("/f/$fid"), answers => [[name => 'Bob'], [email => 'bob@example.org']]);
+is $other->{code}, 200, 'another submission (Bob)';
+
+# ---- the edit page shows the answers sent --------------------------------------
+my $e = open_page($edit);
+is $e->{code}, 200, 'the edit link opens';
+is_deeply $e->{inputs}, { name => 'Ada', email => 'ada@example.org' }, 'the form filled with the answers sent';
+like $e->{html}, qr/You are changing the answers you sent/, 'saying it is an edit';
+like $e->{action}, qr{/f/\Q$fid\E\?edit=\Q$sid\E\.fes_}, 'posting to the edit address';
+my $before = api(GET => "/v1/forms/$fid/submissions/$sid", token => $tok)->{json};
+is $before->{version}, 1, 'the submission: version 1';
+
+# ---- edit ----------------------------------------------------------------------
+my $done = post_page($e, answers => [[name => 'Ada Lovelace'], [email => 'ada@example.org']]);
+is $done->{code}, 200, 'edited: the thanks page again';
+like $done->{res}->request->uri, qr{/thanks\?edit=\Q$sid\E\.}, 'with the same link';
+my $after = api(GET => "/v1/forms/$fid/submissions/$sid", token => $tok)->{json};
+is_deeply $after->{data}, { name => 'Ada Lovelace', email => 'ada@example.org' }, 'the submission shows the new answers';
+is $after->{version}, 2, 'version 2';
+ok $after->{updatedAt} && $after->{updatedAt} ne ($before->{updatedAt} // ''), 'a new updatedAt';
+is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 2, 'still two submissions (no new one)';
+my $v = api(GET => "/v1/forms/$fid/submissions/$sid/versions", token => $tok);
+is $v->code, 200, 'GET .../versions: 200';
+is_deeply [map { $_->{version} } @{ $v->{json}{data} }], [2, 1], 'two versions, newest first';
+is $v->{json}{data}[1]{data}{name}, 'Ada', 'the first as sent';
+is $v->{json}{data}[0]{data}{name}, 'Ada Lovelace', 'the second as edited';
+ok $v->{json}{data}[0]{createdAt}, 'each with its time';
+my $pg = api(GET => "/v1/forms/$fid/submissions/$sid/versions?limit=1", token => $tok);
+is scalar @{ $pg->{json}{data} }, 1, 'paged: limit=1';
+ok $pg->{json}{next_cursor} || $pg->{json}{nextCursor} || $pg->{json}{cursor} || 1, 'a cursor';
+my $never = api(GET => "/v1/forms/$fid/submissions/" . psql("SELECT id FROM submissions WHERE form_id = '$fid' AND id <> '$sid'") . "/versions", token => $tok);
+is scalar @{ $never->{json}{data} }, 1, 'a submission never edited: one version';
+is api(GET => "/v1/forms/$fid/submissions/sub_00000000000000000000000000/versions", token => $tok)->code, 404,
+    'no such submission: 404';
+my $ev = psql("SELECT payload->'data'->>'name' FROM events WHERE type = 'submission.updated' AND submission_id = '$sid'");
+is $ev, 'Ada Lovelace', 'a submission.updated event with the new answers';
+
+# ---- uniqueBy rechecked ----------------------------------------------------------
+my $dup = post_page(open_page($edit), answers => [[name => 'Ada'], [email => 'bob@example.org']]);
+is $dup->{code}, 409, 'an edit taking the e-mail Bob sent: 409';
+like $dup->{html}, qr/An answer with the same E-mail was already received/, 'the form again, saying why';
+is psql("SELECT data->>'email' FROM submissions WHERE id = '$sid'"), 'ada@example.org', 'nothing changed';
+
+# ---- forged, other form's, expired -----------------------------------------------
+(my $forged = $edit) =~ s/fes_([0-9a-f])/'fes_' . ($1 eq '0' ? '1' : '0')/e;
+my $x = open_page($forged);
+is $x->{code}, 404, 'a forged secret: 404';
+like $x->{html}, qr/This link cannot change the answers/, 'a page that says so';
+unlike $x->{html}, qr/Ada/, 'without the answers';
+my $g = make_form($tok, { title => 'Other', fields => [{ key => 'name', type => 'text', label => 'Name' }],
+                          settings => { allowEdits => { untilHours => 2 } } });
+api(POST => "/v1/forms/$g->{id}/publish", token => $tok);
+(my $elsewhere = $edit) =~ s{/f/\Q$fid\E\?}{/f/$g->{id}?};
+is open_page($elsewhere)->{code}, 404, "another form's link: 404";
+my $fp = post_page({ %$e, action => $forged }, answers => [[name => 'X'], [email => 'x@example.org']]);
+is $fp->{code}, 404, 'a post with a forged secret: 404';
+is psql("SELECT data->>'name' FROM submissions WHERE id = '$sid'"), 'Ada Lovelace', 'nothing changed';
+
+psql("UPDATE submissions SET created_at = created_at - interval '3 hours' WHERE id = '$sid'");
+my $old = open_page($edit);
+is $old->{code}, 410, 'after untilHours: 410';
+like $old->{html}, qr/The time to change these answers is over/, 'a page that says so';
+my $late = post_page($e, answers => [[name => 'Late'], [email => 'ada@example.org']]);
+is $late->{code}, 410, 'a post after untilHours: 410';
+is psql("SELECT data->>'name' FROM submissions WHERE id = '$sid'"), 'Ada Lovelace', 'nothing changed';
+
+# ---- the token is not in the access log ----------------------------------------
+my ($secret) = $edit =~ /(fes_[0-9a-f]{64})/;
+my $log = Apache::Test::vars('t_logs') . '/access_log';
+if (-r $log) {
+    open my $fh, '<', $log or die;
+    my $hit = grep { index($_, $secret) >= 0 } <$fh>;
+    is $hit, 0, 'the edit secret is in no access-log line';
+}
+
+done_testing;

@@ -120,7 +120,12 @@ is $v->{json}{data}[0]{data}{name}, 'Ada Lovelace', 'the second as edited';
 ok $v->{json}{data}[0]{createdAt}, 'each with its time';
 my $pg = api(GET => "/v1/forms/$fid/submissions/$sid/versions?limit=1", token => $tok);
 is scalar @{ $pg->{json}{data} }, 1, 'paged: limit=1';
-ok $pg->{json}{next_cursor} || $pg->{json}{nextCursor} || $pg->{json}{cursor} || 1, 'a cursor';
+is $pg->{json}{data}[0]{version}, 2, 'the newest first';
+ok $pg->{json}{nextCursor}, 'and a cursor';
+my $pg2 = api(GET => "/v1/forms/$fid/submissions/$sid/versions?limit=1&cursor=$pg->{json}{nextCursor}", token => $tok);
+is_deeply [map { $_->{version} } @{ $pg2->{json}{data} }], [1], 'the next page: the first version';
+is $pg2->{json}{nextCursor}, undef, 'and no more';
+is api(GET => "/v1/forms/$fid/submissions/$sid/versions?cursor=bogus", token => $tok)->code, 400, 'a bad cursor: 400';
 my $never = api(GET => "/v1/forms/$fid/submissions/" . psql("SELECT id FROM submissions WHERE form_id = '$fid' AND id <> '$sid'") . "/versions", token => $tok);
 is scalar @{ $never->{json}{data} }, 1, 'a submission never edited: one version';
 is api(GET => "/v1/forms/$fid/submissions/sub_00000000000000000000000000/versions", token => $tok)->code, 404,

@@ -223,3 +223,15 @@ BEGIN
     END LOOP;
     RETURN '';
 END $$;
+
+-- The form as the mail worker reads it (sql/0028) with allowEdits when the
+-- form's respondents may edit (not a link-only form): the respondent's
+-- copy (settings.confirmation) then carries the private edit link. The
+-- previous release's worker ignores the extra member.
+CREATE OR REPLACE FUNCTION fs_mail_form_json(f forms) RETURNS jsonb
+LANGUAGE sql STABLE AS
+$$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'fields', f.fields,
+                             'confirmation', f.settings -> 'confirmation')
+          || CASE WHEN f.settings -> 'allowEdits' IS NULL OR f.settings -> 'allowEdits' = 'null'::jsonb
+                       OR f.settings -> 'linkRequired' = 'true'::jsonb THEN '{}'::jsonb
+                  ELSE jsonb_build_object('allowEdits', f.settings -> 'allowEdits') END $$;

@@ -13,7 +13,8 @@ use warnings;
 use Test::More;
 use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
-use FormsTest qw(problem_ok make_form);
+use FormsTest qw(problem_ok make_form verify_account);
+use FormsvcMail qw(wait_mail);
 use Apache::TestRequest ();
 use HTTP::Request ();
 use JSON::PP ();
@@ -130,6 +131,12 @@ my $never = api(GET => "/v1/forms/$fid/submissions/" . psql("SELECT id FROM subm
 is scalar @{ $never->{json}{data} }, 1, 'a submission never edited: one version';
 is api(GET => "/v1/forms/$fid/submissions/sub_00000000000000000000000000/versions", token => $tok)->code, 404,
     'no such submission: 404';
+my $m = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
+            body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
+                      params => { name => 'list_submission_versions', arguments => { formId => $fid, submissionId => $sid } } });
+my $mr = $m->{json}{result}{structuredContent} || {};
+is_deeply [map { $_->{version} } @{ $mr->{data} || [] }], [2, 1], 'MCP list_submission_versions: the same two versions';
+is $mr->{untrustedRespondentData}, $T, 'marked as respondents\' data';
 my $ev = psql("SELECT payload->'data'->>'name' FROM events WHERE type = 'submission.updated' AND submission_id = '$sid'");
 is $ev, 'Ada Lovelace', 'a submission.updated event with the new answers';
 
@@ -161,6 +168,70 @@ like $old->{html}, qr/The time to change these answers is over/, 'a page that sa
 my $late = post_page($e, answers => [[name => 'Late'], [email => 'ada@example.org']]);
 is $late->{code}, 410, 'a post after untilHours: 410';
 is psql("SELECT data->>'name' FROM submissions WHERE id = '$sid'"), 'Ada Lovelace', 'nothing changed';
+
+# ---- an erasure finds an address an edit replaced --------------------------------
+my $ct = post_page(open_page("/f/$fid"), answers => [[name => 'Carol'], [email => 'carol@example.org']]);
+(my $csid) = ($ct->{edit} // '') =~ /edit=(sub_\w+)\./;
+ok $csid, 'Carol sent';
+is post_page(open_page($ct->{edit}), answers => [[name => 'Carol'], [email => 'dave@example.org']])->{code}, 200,
+    'and changed her address';
+my $er = api(POST => '/v1/erasures', token => $tok, body => { email => 'carol@example.org' });
+is $er->code, 200, 'POST /v1/erasures with the address she first sent';
+is count("SELECT count(*) FROM submissions WHERE id = '$csid'"), 0, 'the submission is erased (an old version held it)';
+is count("SELECT count(*) FROM submission_versions WHERE submission_id = '$csid'"), 0, 'with its versions';
+
+# ---- a form of two pages: the edit walks its pages with the answers -------------
+my $mp = make_form($tok, { title => 'Pages', fields => [
+        { key => 'p1', type => 'page', label => 'One' },
+        { key => 'name', type => 'text', label => 'Name', required => $T },
+        { key => 'p2', type => 'page', label => 'Two' },
+        { key => 'city', type => 'text', label => 'City', required => $T } ],
+    settings => { allowEdits => { untilHours => 1 } } });
+my $mid = $mp->{id};
+api(POST => "/v1/forms/$mid/publish", token => $tok);
+my $s1 = post_page(open_page("/f/$mid"), nav => 'next', answers => [[name => 'Grace']]);
+my $st = post_page($s1, nav => 'submit', answers => [[city => 'Arlington']]);
+is $st->{code}, 200, 'two pages sent: the thanks page';
+ok $st->{edit}, 'with the edit link';
+(my $msid) = $st->{edit} =~ /edit=(sub_\w+)\./;
+my $e1 = open_page($st->{edit});
+is_deeply $e1->{inputs}, { name => 'Grace' }, 'the edit opens on page 1 with its answer';
+my $e2 = post_page($e1, nav => 'next', answers => [[name => 'Grace Hopper']]);
+is_deeply $e2->{inputs}, { city => 'Arlington' }, 'Next: page 2 with its answer';
+like $e2->{action}, qr{\?edit=\Q$msid\E\.}, 'still posting to the edit address';
+my $e3 = post_page($e2, nav => 'submit', answers => [[city => 'Washington']]);
+is $e3->{code}, 200, 'Submit: the thanks page';
+is_deeply api(GET => "/v1/forms/$mid/submissions/$msid", token => $tok)->{json}{data},
+    { name => 'Grace Hopper', city => 'Washington' }, 'both pages\' answers changed';
+is count("SELECT count(*) FROM submissions WHERE form_id = '$mid'"), 1, 'one submission';
+
+# ---- a form without allowEdits: no link, and a link made up for it is refused ----
+my $no = make_form($tok, { title => 'No edits', fields => [{ key => 'name', type => 'text', label => 'Name' }] });
+api(POST => "/v1/forms/$no->{id}/publish", token => $tok);
+my $nt = post_page(open_page("/f/$no->{id}"), answers => [[name => 'Z']]);
+is $nt->{code}, 200, 'a form without allowEdits: the thanks page';
+ok !$nt->{edit}, 'without an edit link';
+unlike $nt->{res}->request->uri, qr/edit=/, 'and no token in its address';
+
+# ---- the respondent's copy carries the link (settings.confirmation) -------------------
+my ($vt) = signup();
+verify_account($vt);
+wait_for(sub { api(GET => '/v1/me', token => $vt)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+my $cf = make_form($vt, { title => 'Copy', fields => [
+        { key => 'name', type => 'text', label => 'Name' }, { key => 'email', type => 'email', label => 'E-mail' } ],
+    settings => { allowEdits => { untilHours => 3 },
+                  confirmation => { emailField => 'email', subject => 'Thanks', body => 'Got it.' } } });
+api(POST => "/v1/forms/$cf->{id}/publish", token => $vt);
+my $to = uniq_email();
+my $cs = post_page(open_page("/f/$cf->{id}"), answers => [[name => 'Ida'], [email => $to]]);
+my $mail = wait_mail($to);
+ok $mail, 'the copy is mailed';
+my ($mlink) = ($mail->{body} // '') =~ m{(https?://\S+\?edit=\S+)};
+like $mail->{body} // '', qr/You can change your answers for 3 hours after sending them/, 'it says for how long';
+(my $mpath = $mlink // '') =~ s{^https?://[^/]+}{};
+(my $tpath = $cs->{edit} // 'x') =~ s{^https?://[^/]+}{};
+is $mpath, $tpath, 'with the edit link the thanks page shows';
+is_deeply open_page($mlink // '/')->{inputs}, { name => 'Ida', email => $to }, 'which opens the answers';
 
 # ---- the token is not in the access log ----------------------------------------
 my ($secret) = $edit =~ /(fes_[0-9a-f]{64})/;

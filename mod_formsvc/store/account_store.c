@@ -225,14 +225,18 @@ const fs_stmt fs_stmts_account[] = {
      * trigger of sql/0018), counts them off the totals, and writes one
      * submissions.erased event (count and form ids, never the address)
      * when any went; the partial answers (sql/0059) that answer it go
-     * too, not counted. Returns the count and the form ids (JSON array). */
+     * too, not counted. A submission edited after sending (sql/0065)
+     * goes when any version of its answers held the address. Returns the
+     * count and the form ids (JSON array). */
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
      "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
      "  jsonb_array_elements(f.fields) fl "
      "  WHERE f.user_id = a.uid AND f.deleted_at IS NULL AND fl ->> 'type' = 'email'), "
      "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
-     "  AND s.user_id = a.uid AND lower(btrim(s.data ->> ef.key)) = a.email "
+     "  AND s.user_id = a.uid AND (lower(btrim(s.data ->> ef.key)) = a.email "
+     "    OR EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id "
+     "      AND lower(btrim(v.data ->> ef.key)) = a.email)) "
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "

@@ -22,6 +22,8 @@ use URI::Escape qw(uri_escape_utf8);
 
 my $T = JSON::PP::true;
 my ($tok) = signup();
+verify_account($tok); # more forms than an unverified account's 3, and the respondent's copy
+wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
 
 sub ua {
     my $ua = Apache::TestRequest::user_agent(reset => 1);
@@ -214,9 +216,7 @@ ok !$nt->{edit}, 'without an edit link';
 unlike $nt->{res}->request->uri, qr/edit=/, 'and no token in its address';
 
 # ---- the respondent's copy carries the link (settings.confirmation) -------------------
-my ($vt) = signup();
-verify_account($vt);
-wait_for(sub { api(GET => '/v1/me', token => $vt)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+my $vt = $tok;
 my $cf = make_form($vt, { title => 'Copy', fields => [
         { key => 'name', type => 'text', label => 'Name' }, { key => 'email', type => 'email', label => 'E-mail' } ],
     settings => { allowEdits => { untilHours => 3 },

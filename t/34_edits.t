@@ -102,6 +102,8 @@ my $e = open_page($edit);
 is $e->{code}, 200, 'the edit link opens';
 is_deeply $e->{inputs}, { name => 'Ada', email => 'ada@example.org' }, 'the form filled with the answers sent';
 like $e->{html}, qr/You are changing the answers you sent/, 'saying it is an edit';
+like $e->{res}->header('Cache-Control') // '', qr/no-store/, 'a page with answers: no-store';
+is $e->{res}->header('Referrer-Policy'), 'no-referrer', 'no referrer (its address holds the token)';
 like $e->{action}, qr{/f/\Q$fid\E\?edit=\Q$sid\E\.fes_}, 'posting to the edit address';
 my $before = api(GET => "/v1/forms/$fid/submissions/$sid", token => $tok)->{json};
 is $before->{version}, 1, 'the submission: version 1';

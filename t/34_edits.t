@@ -190,7 +190,7 @@ my $mp = make_form($tok, { title => 'Pages', fields => [
         { key => 'name', type => 'text', label => 'Name', required => $T },
         { key => 'p2', type => 'page', label => 'Two' },
         { key => 'city', type => 'text', label => 'City', required => $T } ],
-    settings => { allowEdits => { untilHours => 1 } } });
+    settings => { allowEdits => { untilHours => 1 }, partial => $T } });
 my $mid = $mp->{id};
 api(POST => "/v1/forms/$mid/publish", token => $tok);
 my $s1 = post_page(open_page("/f/$mid"), nav => 'next', answers => [[name => 'Grace']]);
@@ -200,7 +200,10 @@ ok $st->{edit}, 'with the edit link';
 (my $msid) = $st->{edit} =~ /edit=(sub_\w+)\./;
 my $e1 = open_page($st->{edit});
 is_deeply $e1->{inputs}, { name => 'Grace' }, 'the edit opens on page 1 with its answer';
+unlike $e1->{html}, qr/Save and continue later/, 'an edit offers no "save and continue later" (settings.partial)';
+my $partials = count("SELECT count(*) FROM submission_partials WHERE form_id = '$mid'");
 my $e2 = post_page($e1, nav => 'next', answers => [[name => 'Grace Hopper']]);
+is count("SELECT count(*) FROM submission_partials WHERE form_id = '$mid'"), $partials, 'and its Next keeps no partial answers';
 is_deeply $e2->{inputs}, { city => 'Arlington' }, 'Next: page 2 with its answer';
 like $e2->{action}, qr{\?edit=\Q$msid\E\.}, 'still posting to the edit address';
 my $e3 = post_page($e2, nav => 'submit', answers => [[city => 'Washington']]);

@@ -118,6 +118,11 @@ void formsvc_edit_action(request_rec *r, pub *pb) {
         return;
     pb->action = apr_pstrcat(r->pool, pb->action, strchr(pb->action, '?') ? "&" : "?",
                              FS_EDIT_PARAM "=", t, NULL);
+    /* an edit is of answers sent already: no partial answers are kept at
+     * its page steps (settings.partial, public_partial.c), no "save and
+     * continue later"; this request's copy of the settings only */
+    if (pb->settings)
+        json_object_object_del(pb->settings, "partial");
 }
 
 /* The submission's public view after an edit: what its respondent sent

@@ -40,6 +40,10 @@ char *fs_edit_secret(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepp
 /* The token "<sid>.<secret>" of submission sid, in p. */
 char *fs_edit_token(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                     const char *form_id, const char *sid);
+/* 1 when token has the shape of an edit token ("sub_<26>.fes_<64 hex>"),
+ * whatever its secret: what tells an edit link from a prefill value of a
+ * field keyed like FS_EDIT_PARAM. Reads only the string. */
+int fs_edit_token_well_formed(const char *token);
 /* The submission id token names for form_id when its secret is the one
  * derived for it (constant-time compare), else NULL (malformed, forged or
  * another form's). In p. */

@@ -213,8 +213,10 @@ is_deeply api(GET => "/v1/forms/$mid/submissions/$msid", token => $tok)->{json}{
 is count("SELECT count(*) FROM submissions WHERE form_id = '$mid'"), 1, 'one submission';
 
 # ---- a form without allowEdits: no link, and a link made up for it is refused ----
-my $no = make_form($tok, { title => 'No edits', fields => [{ key => 'name', type => 'text', label => 'Name' }] });
+my $no = make_form($tok, { title => 'No edits', fields => [{ key => 'name', type => 'text', label => 'Name' },
+                                                           { key => 'edit', type => 'text', label => 'Edit' }] });
 api(POST => "/v1/forms/$no->{id}/publish", token => $tok);
+is open_page("/f/$no->{id}?edit=hello")->{inputs}{edit}, 'hello', 'a field keyed edit is still prefilled by a value that is no token';
 my $nt = post_page(open_page("/f/$no->{id}"), answers => [[name => 'Z']]);
 is $nt->{code}, 200, 'a form without allowEdits: the thanks page';
 ok !$nt->{edit}, 'without an edit link';

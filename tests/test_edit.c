@@ -86,6 +86,13 @@ static void token_refusals(void **state) {
                          apr_pstrcat(p, t, "\n", NULL)};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_null(fs_edit_token_check(p, PEPPER, 32, "frm_1", bad[i]));
+    /* the shape alone: a forged secret and another submission's id have it */
+    assert_true(fs_edit_token_well_formed(t));
+    assert_true(fs_edit_token_well_formed(flipped));
+    assert_true(fs_edit_token_well_formed(bad[6]));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (i != 5 && i != 6)
+            assert_false(fs_edit_token_well_formed(bad[i]));
 }
 
 static const struct CMUnitTest tests[] = {

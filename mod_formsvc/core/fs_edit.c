@@ -69,17 +69,28 @@ char *fs_edit_token(apr_pool_t *p, const unsigned char *pepper, apr_size_t peppe
     return s ? apr_pstrcat(p, sid, ".", s, NULL) : NULL;
 }
 
+/* an id is "sub_" and 26 characters */
+#define SID_LEN 30
+
+int fs_edit_token_well_formed(const char *token) {
+    if (!token || strlen(token) != SID_LEN + 1 + strlen(FS_EDIT_SECRET_PREFIX) + SECRET_HEX ||
+        token[SID_LEN] != '.')
+        return 0;
+    char sid[SID_LEN + 1];
+    memcpy(sid, token, SID_LEN);
+    sid[SID_LEN] = '\0';
+    const char *sec = token + SID_LEN + 1, *hex = sec + strlen(FS_EDIT_SECRET_PREFIX);
+    return fs_id_valid(sid, "sub_") &&
+           !strncmp(sec, FS_EDIT_SECRET_PREFIX, strlen(FS_EDIT_SECRET_PREFIX)) &&
+           strspn(hex, "0123456789abcdef") == SECRET_HEX;
+}
+
 const char *fs_edit_token_check(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                                 const char *form_id, const char *token) {
-    const char *dot = token ? strchr(token, '.') : NULL;
-    if (!dot || dot - token > 64 || !form_id)
+    if (!form_id || !fs_edit_token_well_formed(token))
         return NULL;
-    const char *sid = apr_pstrmemdup(p, token, (apr_size_t)(dot - token));
-    const char *sec = dot + 1, *hex = sec + strlen(FS_EDIT_SECRET_PREFIX);
-    if (!fs_id_valid(sid, "sub_") ||
-        strncmp(sec, FS_EDIT_SECRET_PREFIX, strlen(FS_EDIT_SECRET_PREFIX)) ||
-        strlen(hex) != SECRET_HEX || strspn(hex, "0123456789abcdef") != SECRET_HEX)
-        return NULL;
+    const char *sid = apr_pstrmemdup(p, token, SID_LEN);
+    const char *sec = token + SID_LEN + 1;
     const char *want = fs_edit_secret(p, pepper, pepper_len, form_id, sid);
     return want && fs_secret_equal(want, sec) ? sid : NULL;
 }

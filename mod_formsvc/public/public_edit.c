@@ -39,7 +39,8 @@ static const char *asked_token(request_rec *r) {
 }
 
 int formsvc_edit_asked(request_rec *r) {
-    return asked_token(r) != NULL;
+    /* a value of another shape is a prefill of a field keyed "edit" */
+    return fs_edit_token_well_formed(asked_token(r));
 }
 
 /* The edit address of submission sid of pb's form: the form's own

@@ -33,6 +33,10 @@ CREATE TABLE IF NOT EXISTS submission_versions (
     PRIMARY KEY (submission_id, version)
 ) PARTITION BY RANGE (submission_id);
 
+-- an account's versions (its export, GET /v1/me/export, pages by
+-- submission and version)
+CREATE INDEX IF NOT EXISTS submission_versions_user ON submission_versions (user_id, submission_id, version);
+
 INSERT INTO partition_plan (tbl, prefix, bound)
 SELECT 'submission_versions', 'sub_', bound FROM partition_plan WHERE tbl = 'submissions'
 ON CONFLICT (tbl) DO NOTHING;

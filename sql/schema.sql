@@ -3894,6 +3894,18 @@ CREATE INDEX submission_tally_form ON public.submission_tally USING btree (form_
 CREATE INDEX submission_tally_month ON public.submission_tally USING btree (user_id, month) WHERE (month IS NOT NULL);
 
 --
+-- Name: submission_versions_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_versions_user ON ONLY public.submission_versions USING btree (user_id, submission_id, version);
+
+--
+-- Name: submission_versions_before_user_id_submission_id_version_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_versions_before_user_id_submission_id_version_idx ON public.submission_versions_before USING btree (user_id, submission_id, version);
+
+--
 -- Name: submissions_form_created; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4030,6 +4042,12 @@ ALTER INDEX public.submission_files_user ATTACH PARTITION public.submission_file
 --
 
 ALTER INDEX public.submission_versions_pkey ATTACH PARTITION public.submission_versions_before_pkey;
+
+--
+-- Name: submission_versions_before_user_id_submission_id_version_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_versions_user ATTACH PARTITION public.submission_versions_before_user_id_submission_id_version_idx;
 
 --
 -- Name: submissions_before_form_created; Type: INDEX ATTACH; Schema: public; Owner: -

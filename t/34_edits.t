@@ -135,6 +135,11 @@ my $never = api(GET => "/v1/forms/$fid/submissions/" . psql("SELECT id FROM subm
 is scalar @{ $never->{json}{data} }, 1, 'a submission never edited: one version';
 is api(GET => "/v1/forms/$fid/submissions/sub_00000000000000000000000000/versions", token => $tok)->code, 404,
     'no such submission: 404';
+my $x = api(GET => '/v1/me/export', token => $tok);
+my @xv = grep { $_->{kind} eq 'submissionVersion' && $_->{submissionId} eq $sid }
+         map { JSON::PP->new->utf8->decode($_) } split /\n/, $x->content;
+is_deeply [map { "$_->{version}:$_->{data}{name}" } @xv], ['1:Ada', '2:Ada Lovelace'],
+    'the account export has its versions (kind submissionVersion)';
 my $m = api(POST => '/mcp', token => $tok, headers => { Accept => 'application/json, text/event-stream' },
             body => { jsonrpc => '2.0', id => 1, method => 'tools/call',
                       params => { name => 'list_submission_versions', arguments => { formId => $fid, submissionId => $sid } } });

@@ -211,6 +211,20 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT g.id, (jsonb_build_object('kind', 'grant') || fs_grant_json(g, a))::text "
      "FROM oauth_grants g JOIN oauth_apps a ON a.id = g.app_id WHERE g.user_id = %s "
      "  AND (%s::text IS NULL OR g.id > %s::text) ORDER BY g.id LIMIT %s::integer"},
+    /* the versions of edited submissions' answers (sql/0065), by
+     * submission and version (the id: "<submission id>.<version in 10
+     * digits>") */
+    {"fs_export_versions", 4,
+     "SELECT v.submission_id || '.' || lpad(v.version::text, 10, '0'), "
+     "  (jsonb_build_object('kind', 'submissionVersion', 'submissionId', v.submission_id, "
+     "    'formId', v.form_id, 'version', v.version, 'formVersion', v.form_version, "
+     "    'data', v.data, 'createdAt', fs_ts(v.created_at)) "
+     "  || CASE WHEN v.ending IS NULL THEN '{}'::jsonb "
+     "     ELSE jsonb_build_object('ending', v.ending) END)::text "
+     "FROM submission_versions v WHERE v.user_id = %s "
+     "  AND (%s::text IS NULL OR (v.submission_id, v.version) > (SELECT split_part(a.x, '.', 1), "
+     "    split_part(a.x, '.', 2)::integer FROM (SELECT %s::text AS x) a)) "
+     "ORDER BY v.submission_id, v.version LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -426,8 +440,9 @@ fs_error *fs_store_account_purge(fs_store *st) {
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
-        "fs_export_account", "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
-        "fs_export_keys",    "fs_export_clients", "fs_export_audit", "fs_export_grants"};
+        "fs_export_account",  "fs_export_forms",  "fs_export_links",
+        "fs_export_webhooks", "fs_export_keys",   "fs_export_clients",
+        "fs_export_audit",    "fs_export_grants", "fs_export_versions"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

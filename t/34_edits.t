@@ -117,6 +117,7 @@ is_deeply $after->{data}, { name => 'Ada Lovelace', email => 'ada@example.org' }
 is $after->{version}, 2, 'version 2';
 ok $after->{updatedAt} && $after->{updatedAt} ne ($before->{updatedAt} // ''), 'a new updatedAt';
 is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 2, 'still two submissions (no new one)';
+is api(GET => "/v1/forms/$fid", token => $tok)->{json}{submissionCount}, 2, 'submissionCount unchanged by the edit';
 my $v = api(GET => "/v1/forms/$fid/submissions/$sid/versions", token => $tok);
 is $v->code, 200, 'GET .../versions: 200';
 is_deeply [map { $_->{version} } @{ $v->{json}{data} }], [2, 1], 'two versions, newest first';
@@ -216,6 +217,20 @@ is $e3->{code}, 200, 'Submit: the thanks page';
 is_deeply api(GET => "/v1/forms/$mid/submissions/$msid", token => $tok)->{json}{data},
     { name => 'Grace Hopper', city => 'Washington' }, 'both pages\' answers changed';
 is count("SELECT count(*) FROM submissions WHERE form_id = '$mid'"), 1, 'one submission';
+
+# ---- endings are worked out again on the new answers ------------------------------
+my $ef = make_form($tok, { title => 'Endings', fields => [{ key => 'name', type => 'text', label => 'Name', required => $T }],
+    settings => { allowEdits => { untilHours => 1 },
+                  endings => [{ key => 'vip', when => { field => 'name', op => 'equals', value => 'VIP' }, message => 'Welcome, VIP.' },
+                              { key => 'plain', message => 'Thanks.' }] } });
+api(POST => "/v1/forms/$ef->{id}/publish", token => $tok);
+my $et = post_page(open_page("/f/$ef->{id}"), answers => [[name => 'Jo']]);
+like $et->{html}, qr/Thanks\./, 'sent: the plain ending';
+(my $esid) = ($et->{edit} // '') =~ /edit=(sub_\w+)\./;
+my $ee = post_page(open_page($et->{edit}), answers => [[name => 'VIP']]);
+like $ee->{html}, qr/Welcome, VIP\./, 'edited: the thanks page of the ending the new answers reach';
+like $ee->{res}->request->uri, qr{/thanks\?ending=vip&edit=\Q$esid\E\.}, 'with the edit link kept';
+is api(GET => "/v1/forms/$ef->{id}/submissions/$esid", token => $tok)->{json}{ending}, 'vip', 'the submission\'s ending follows';
 
 # ---- a form without allowEdits: no link, and a link made up for it is refused ----
 my $no = make_form($tok, { title => 'No edits', fields => [{ key => 'name', type => 'text', label => 'Name' },

@@ -17,6 +17,7 @@ use FormsTest qw(problem_ok make_form verify_account);
 use FormsvcMail qw(wait_mail);
 use Apache::TestRequest ();
 use HTTP::Request ();
+use HTTP::Request::Common ();
 use JSON::PP ();
 use URI::Escape qw(uri_escape_utf8);
 
@@ -231,6 +232,37 @@ my $ee = post_page(open_page($et->{edit}), answers => [[name => 'VIP']]);
 like $ee->{html}, qr/Welcome, VIP\./, 'edited: the thanks page of the ending the new answers reach';
 like $ee->{res}->request->uri, qr{/thanks\?ending=vip&edit=\Q$esid\E\.}, 'with the edit link kept';
 is api(GET => "/v1/forms/$ef->{id}/submissions/$esid", token => $tok)->{json}{ending}, 'vip', 'the submission\'s ending follows';
+
+# ---- a form with a file field: the files sent are kept ------------------------------
+my $ff = make_form($tok, { title => 'Files', fields => [
+        { key => 'name', type => 'text', label => 'Name', required => $T },
+        { key => 'doc', type => 'file', label => 'Document', required => $T } ],
+    settings => { allowEdits => { untilHours => 1 } } });
+api(POST => "/v1/forms/$ff->{id}/publish", token => $tok);
+my $fp0 = open_page("/f/$ff->{id}");
+like $fp0->{html}, qr/enctype="multipart\/form-data"/, 'the form takes a file';
+my $freq = HTTP::Request::Common::POST($fp0->{action}, Content_Type => 'form-data',
+    Accept => 'text/html,application/xhtml+xml,*/*;q=0.8',
+    Content => [(map { @$_ } @{ $fp0->{hidden} || [] }), name => 'Kim',
+                doc => [undef, 'a.txt', 'Content-Type' => 'text/plain', Content => "hello\n"]]);
+my $ft = page_of(ua()->request($freq));
+is $ft->{code}, 200, 'sent with a file: the thanks page';
+ok $ft->{edit}, 'with the edit link';
+(my $fsid) = ($ft->{edit} // '') =~ /edit=(sub_\w+)\./;
+my $fdoc = api(GET => "/v1/forms/$ff->{id}/submissions/$fsid", token => $tok)->{json}{data}{doc};
+is ref $fdoc, 'ARRAY', 'the file stored';
+my $fe = open_page($ft->{edit});
+is $fe->{code}, 200, 'the edit page';
+unlike $fe->{html}, qr/type="file"/, 'without the file input';
+like $fe->{html}, qr/The files you sent are kept/, 'saying the files are kept';
+is $fe->{inputs}{name}, 'Kim', 'with the other answers';
+my $fdone = post_page($fe, answers => [[name => 'Kim Doe']]);
+is $fdone->{code}, 200, 'edited: the thanks page';
+my $fafter = api(GET => "/v1/forms/$ff->{id}/submissions/$fsid", token => $tok)->{json}{data};
+is $fafter->{name}, 'Kim Doe', 'the new answer';
+is_deeply $fafter->{doc}, $fdoc, 'the file kept as it was';
+my $fid0 = $fdoc->[0]{id} // 'none';
+is api(GET => "/v1/forms/$ff->{id}/submissions/$fsid/files/$fid0", token => $tok)->code, 200, 'and still downloadable';
 
 # ---- a form without allowEdits: no link, and a link made up for it is refused ----
 my $no = make_form($tok, { title => 'No edits', fields => [{ key => 'name', type => 'text', label => 'Name' },

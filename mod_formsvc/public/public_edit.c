@@ -6,8 +6,9 @@
  * posts to the same address, and the post goes through every check a
  * submission goes through (public_submit.c) until it would be stored:
  * there formsvc_edit_store makes a new version of the same submission
- * instead. Edits are offered on forms without file fields and without
- * linkRequired. The token is never logged (the query parameter is a
+ * instead. Edits are offered on forms without linkRequired; the files
+ * sent are kept (an edit shows and checks the form without its file
+ * fields). The token is never logged (the query parameter is a
  * credential's, fs_redact.h). Memory: everything from r->pool. */
 #include "fs_edit.h"
 #include "fs_json.h"
@@ -16,16 +17,56 @@
 #include "fs_store_edits.h"
 #include "fs_unique.h"
 #include "fs_util.h"
+#include "http/files.h"
 #include "public/public_post.h"
 
 #include <apr_strings.h>
 
 /* untilHours when pb's form takes edits from its respondents, else 0. */
 static int edit_hours(const pub *pb) {
-    if (!pb->settings || !pb->fs || fs_fieldset_has_files(pb->fs) ||
-        formsvc_pub_link_required((pub *)pb))
+    if (!pb->settings || !pb->fs || formsvc_pub_link_required((pub *)pb))
         return 0;
     return fs_edit_hours(pb->settings);
+}
+
+/* The keys of the file fields of pb's form as stored (pb->f.fields: also
+ * after without_files), in p; NULL when it has none. */
+static apr_array_header_t *file_keys(apr_pool_t *p, const pub *pb) {
+    json_object *fields = pb->f.fields ? fs_json_parse_trusted(p, pb->f.fields) : NULL;
+    apr_array_header_t *keys = NULL;
+    for (size_t i = 0; fields && json_object_is_type(fields, json_type_array) &&
+                       i < json_object_array_length(fields);
+         i++) {
+        json_object *f = json_object_array_get_idx(fields, i);
+        const char *t = json_object_get_string(fs_json_get(f, "type"));
+        const char *k = json_object_get_string(fs_json_get(f, "key"));
+        if (t && k && !strcmp(t, "file")) {
+            if (!keys)
+                keys = apr_array_make(p, 2, sizeof(const char *));
+            APR_ARRAY_PUSH(keys, const char *) = k;
+        }
+    }
+    return keys;
+}
+
+/* An edit keeps the files sent (they cannot be shown again in a page, and
+ * replacing them is not offered): pb's form as the edit shows and checks
+ * it, without its file fields (a page left with no question goes too).
+ * formsvc_edit_store puts the stored files' answers back. */
+static void without_files(request_rec *r, pub *pb) {
+    if (!pb->fs || !fs_fieldset_has_files(pb->fs) || !pb->fields)
+        return;
+    json_object *kept = fs_json_own(r->pool, json_object_new_array());
+    for (size_t i = 0; i < json_object_array_length(pb->fields); i++) {
+        json_object *f = json_object_array_get_idx(pb->fields, i);
+        const char *t = json_object_get_string(fs_json_get(f, "type"));
+        if (!t || strcmp(t, "file"))
+            json_object_array_add(kept, json_object_get(f));
+    }
+    pb->fields = kept;
+    pb->fs = fs_fieldset_from_json(r->pool, kept);
+    fs_fieldset_logic(r->pool, pb->fs, pb->settings);
+    formsvc_files_ceilings(pb->fs);
 }
 
 static const formsvc_srv *conf(request_rec *r) {
@@ -105,8 +146,11 @@ int formsvc_edit_get(request_rec *r, const char *ref) {
         values = NULL;
     formsvc_edit_action(r, &pb);
     apr_table_setn(r->headers_out, "Referrer-Policy", "no-referrer");
-    return formsvc_pub_html_page(r, 200, &pb, values, NULL,
-                                 fs_tr(formsvc_pub_locale(r, &pb), "edit.notice"));
+    const fs_locale *loc = formsvc_pub_locale(r, &pb);
+    const char *notice = fs_tr(loc, "edit.notice");
+    if (file_keys(r->pool, &pb))
+        notice = apr_pstrcat(r->pool, notice, " ", fs_tr(loc, "edit.files"), NULL);
+    return formsvc_pub_html_page(r, 200, &pb, values, NULL, notice);
 }
 
 void formsvc_edit_action(request_rec *r, pub *pb) {
@@ -124,6 +168,7 @@ void formsvc_edit_action(request_rec *r, pub *pb) {
      * continue later"; this request's copy of the settings only */
     if (pb->settings)
         json_object_object_del(pb->settings, "partial");
+    without_files(r, pb);
 }
 
 /* The submission's public view after an edit: what its respondent sent
@@ -155,6 +200,28 @@ int formsvc_edit_store(request_rec *r, post *s, int *rc) {
     if (!sid) {
         *rc = s->html ? refused(r, pb, 404) : refused_json(r, 404);
         return EDIT_SENT;
+    }
+    if (s->up) { /* nothing of an edit is uploaded (without_files) */
+        formsvc_upload_rollback(s->up);
+        s->up = NULL;
+    }
+    apr_array_header_t *fk = file_keys(r->pool, pb);
+    if (fk) { /* the files sent are kept: their answers as stored */
+        const char *data;
+        int open;
+        json_object *old;
+        fs_error *ge = fs_store_edit_get(formsvc_store(r), sid, pb->f.id, hours, &data, &open);
+        if (ge) {
+            *rc = formsvc_post_refuse(r, s, out, ge);
+            return EDIT_SENT;
+        }
+        if (data && !fs_json_parse_object(r->pool, data, strlen(data), &old))
+            for (int i = 0; i < fk->nelts; i++) {
+                const char *k = APR_ARRAY_IDX(fk, i, const char *);
+                json_object *v = fs_json_get(old, k);
+                if (v)
+                    json_object_object_add(s->obj, k, json_object_get(v));
+            }
     }
     json_object *ending = fs_ending_reached(pb->settings, s->obj);
     fs_edit ed = {pb->f.id,

@@ -217,9 +217,8 @@ static void write_digest(job_ctx *x, json_object *pl) {
 }
 
 /* The respondent's copy of a form whose answers may be changed after
- * sending (settings.allowEdits, fs_edit.h; not on forms with file fields,
- * and the store leaves it out of link-only forms): a paragraph with the
- * private edit link, else "". */
+ * sending (settings.allowEdits, fs_edit.h; the store leaves it out of
+ * link-only forms): a paragraph with the private edit link, else "". */
 static const char *edit_text(job_ctx *x, json_object *form, json_object *sub) {
     json_object *st = fs_json_own(x->p, json_object_new_object());
     json_object *ae = fs_json_get(form, "allowEdits");
@@ -227,8 +226,7 @@ static const char *edit_text(job_ctx *x, json_object *form, json_object *sub) {
         json_object_object_add(st, "allowEdits", json_object_get(ae));
     int hours = fs_edit_hours(st);
     const char *fid = str(form, "id"), *sid = str(sub, "id");
-    const fs_fieldset *fields = fields_of(x, form);
-    if (!hours || !fid || !sid || !fields || fs_fieldset_has_files(fields))
+    if (!hours || !fid || !sid)
         return "";
     formsvc_srv *c = formsvc_conf(x->s);
     const char *tok = fs_edit_token(x->p, c->pepper, c->pepper_len, fid, sid);

@@ -124,6 +124,7 @@ typedef enum {
     FS_EXPORT_CLIENTS,
     FS_EXPORT_AUDIT,
     FS_EXPORT_GRANTS,
+    FS_EXPORT_VERSIONS, /* earlier answers of edited submissions, sql/0065 */
     FS_EXPORT_KINDS
 } fs_export_kind;
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,

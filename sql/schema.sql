@@ -1454,7 +1454,10 @@ END $$;
 CREATE FUNCTION public.fs_mail_form_json(f public.forms) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$ SELECT jsonb_build_object('id', f.id, 'title', f.title, 'fields', f.fields,
-                             'confirmation', f.settings -> 'confirmation') $$;
+                             'confirmation', f.settings -> 'confirmation')
+          || CASE WHEN f.settings -> 'allowEdits' IS NULL OR f.settings -> 'allowEdits' = 'null'::jsonb
+                       OR f.settings -> 'linkRequired' = 'true'::jsonb THEN '{}'::jsonb
+                  ELSE jsonb_build_object('allowEdits', f.settings -> 'allowEdits') END $$;
 
 --
 -- Name: fs_mail_recipients_json(text); Type: FUNCTION; Schema: public; Owner: -
@@ -1925,6 +1928,12 @@ BEGIN
                     WHERE fs_id_at(sp.id) < CASE WHEN k.relname = pp.tbl || '_before' THEN fs_id_at(pp.bound)
                                                  ELSE (to_date(right(k.relname, 7), 'YYYY_MM') + interval '1 month')
                                                           AT TIME ZONE 'UTC' END))
+           -- a month of versions (sql/0065) is kept while its month of
+           -- submissions is: an edit within untilHours (up to a year) of
+           -- a submission in it writes versions there; once the month of
+           -- submissions is gone (emptied, so every version cascaded) it goes
+           AND NOT (pp.tbl = 'submission_versions'
+                    AND to_regclass(quote_ident('submissions' || substr(k.relname, length('submission_versions') + 1))) IS NOT NULL)
          ORDER BY array_position(ARRAY['submission_file_chunks', 'submission_files', 'events', 'submissions'],
                                  pp.tbl::text),
                   k.relname = pp.tbl || '_before' DESC, k.relname
@@ -2115,6 +2124,65 @@ BEGIN
         RAISE EXCEPTION 'fs_quota_admit: unknown quota %', p_kind;
     END IF;
     RETURN used < p_limit;
+END $$;
+
+--
+-- Name: fs_submission_edit(text, text, jsonb, text, text, integer, integer, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_submission_edit(p_id text, p_form text, p_data jsonb, p_uhash text, p_ending text, p_version integer, p_hours integer, p_evid text, p_calc jsonb) RETURNS TABLE(outcome text, json text)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    f record;
+    s submissions;
+BEGIN
+    SELECT fo.id, fo.version INTO f FROM forms fo
+     WHERE fo.id = p_form AND fo.status = 'published' AND fo.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'gone'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF f.version <> p_version THEN
+        RETURN QUERY SELECT 'stale'::text, NULL::text;
+        RETURN;
+    END IF;
+    SELECT * INTO s FROM submissions x WHERE x.id = p_id AND x.form_id = p_form FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'gone'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF s.created_at + make_interval(hours => p_hours) <= now() THEN
+        RETURN QUERY SELECT 'expired'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF p_uhash IS NOT NULL AND p_uhash IS DISTINCT FROM s.uniq_hash
+       AND NOT fs_submission_unique(p_form, p_uhash) THEN
+        RETURN QUERY SELECT 'duplicate'::text, NULL::text;
+        RETURN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id) THEN
+        INSERT INTO submission_versions (submission_id, version, form_id, user_id, form_version,
+                                         data, ending, created_at)
+        VALUES (s.id, 1, s.form_id, s.user_id, s.form_version, s.data, s.ending, s.created_at);
+    END IF;
+    UPDATE submissions x
+       SET data = p_data, uniq_hash = CASE WHEN x.spam THEN x.uniq_hash ELSE p_uhash END,
+           ending = p_ending, calculated = p_calc, form_version = p_version,
+           owner_version = x.owner_version + 1,
+           owner_updated_at = clock_timestamp()
+     WHERE x.id = s.id
+    RETURNING * INTO s;
+    INSERT INTO submission_versions (submission_id, version, form_id, user_id, form_version, data,
+                                     ending, created_at)
+    VALUES (s.id, s.owner_version, s.form_id, s.user_id, s.form_version, s.data, s.ending,
+            s.owner_updated_at);
+    IF NOT s.spam THEN
+        INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
+        VALUES (p_evid, s.user_id, 'submission.updated', s.form_id, s.id,
+                fs_submission_json(s)::jsonb || jsonb_build_object('edited', true));
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, fs_submission_json(s)::text;
 END $$;
 
 --
@@ -2951,6 +3019,37 @@ CREATE TABLE public.submission_tally (
 );
 
 --
+-- Name: submission_versions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_versions (
+    submission_id text NOT NULL,
+    version integer NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    form_version integer NOT NULL,
+    data jsonb NOT NULL,
+    ending text,
+    created_at timestamp with time zone NOT NULL
+)
+PARTITION BY RANGE (submission_id);
+
+--
+-- Name: submission_versions_before; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.submission_versions_before (
+    submission_id text NOT NULL,
+    version integer NOT NULL,
+    form_id text NOT NULL,
+    user_id text NOT NULL,
+    form_version integer NOT NULL,
+    data jsonb NOT NULL,
+    ending text,
+    created_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: submissions_before; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3009,6 +3108,12 @@ ALTER TABLE ONLY public.submission_file_chunks ATTACH PARTITION public.submissio
 --
 
 ALTER TABLE ONLY public.submission_files ATTACH PARTITION public.submission_files_before FOR VALUES FROM (MINVALUE) TO ('fil_<bound>');
+
+--
+-- Name: submission_versions_before; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_versions ATTACH PARTITION public.submission_versions_before FOR VALUES FROM (MINVALUE) TO ('sub_<bound>');
 
 --
 -- Name: submissions_before; Type: TABLE ATTACH; Schema: public; Owner: -
@@ -3392,6 +3497,20 @@ ALTER TABLE ONLY public.submission_purges
 
 ALTER TABLE ONLY public.submission_state_forms
     ADD CONSTRAINT submission_state_forms_pkey PRIMARY KEY (form_id);
+
+--
+-- Name: submission_versions submission_versions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_versions
+    ADD CONSTRAINT submission_versions_pkey PRIMARY KEY (submission_id, version);
+
+--
+-- Name: submission_versions_before submission_versions_before_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.submission_versions_before
+    ADD CONSTRAINT submission_versions_before_pkey PRIMARY KEY (submission_id, version);
 
 --
 -- Name: submissions submissions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -3784,6 +3903,18 @@ CREATE INDEX submission_tally_form ON public.submission_tally USING btree (form_
 CREATE INDEX submission_tally_month ON public.submission_tally USING btree (user_id, month) WHERE (month IS NOT NULL);
 
 --
+-- Name: submission_versions_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_versions_user ON ONLY public.submission_versions USING btree (user_id, submission_id, version);
+
+--
+-- Name: submission_versions_before_user_id_submission_id_version_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX submission_versions_before_user_id_submission_id_version_idx ON public.submission_versions_before USING btree (user_id, submission_id, version);
+
+--
 -- Name: submissions_form_created; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -3914,6 +4045,18 @@ ALTER INDEX public.submission_files_submission ATTACH PARTITION public.submissio
 --
 
 ALTER INDEX public.submission_files_user ATTACH PARTITION public.submission_files_before_user;
+
+--
+-- Name: submission_versions_before_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_versions_pkey ATTACH PARTITION public.submission_versions_before_pkey;
+
+--
+-- Name: submission_versions_before_user_id_submission_id_version_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.submission_versions_user ATTACH PARTITION public.submission_versions_before_user_id_submission_id_version_idx;
 
 --
 -- Name: submissions_before_form_created; Type: INDEX ATTACH; Schema: public; Owner: -
@@ -4451,6 +4594,13 @@ ALTER TABLE ONLY public.submission_tally
 
 ALTER TABLE ONLY public.submission_tally
     ADD CONSTRAINT submission_tally_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: submission_versions submission_versions_submission_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE public.submission_versions
+    ADD CONSTRAINT submission_versions_submission_id_fkey FOREIGN KEY (submission_id) REFERENCES public.submissions(id) ON DELETE CASCADE;
 
 --
 -- Name: submissions submissions_form_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -111,6 +111,11 @@ sub populate {
     psql("INSERT INTO submission_partials (id, form_id, user_id, form_version, data, page, resume_hash, expires_at) "
        . "VALUES ('sub_' || md5(random()::text), " . sqlq($o{forms}[0]) . ", " . sqlq($o{uid})
        . ", 1, '{}', 1, md5(random()::text), now() + interval '30 days')");
+    # a version of an edited submission (settings.allowEdits keeps the
+    # answers of each edit; t/34_edits.t makes them through the page)
+    psql("INSERT INTO submission_versions (submission_id, version, form_id, user_id, form_version, data, created_at) "
+       . "SELECT id, 1, form_id, user_id, form_version, data, created_at FROM submissions WHERE user_id = "
+       . sqlq($o{uid}) . " ORDER BY id LIMIT 1");
     $o{email} = lc $me->{user}{email};
     return \%o;
 }
@@ -123,7 +128,7 @@ my %MAP = (
     map({ my $t = $_; ($t => sub { "user_id = " . sqlq($_[0]{uid}) }) }
         qw(audit clients events forms keys links submissions webhooks account_codes file_usage
            submission_files submission_months submission_tally submission_purges asks mcp_sessions
-           mcp_streams mcp_requests submission_partials)),
+           mcp_streams mcp_requests submission_partials submission_versions)),
     mcp_subscriptions      => sub { "session_id IN " . in_list($_[0]{sessions} || []) },
     deliveries             => sub { "webhook_id IN " . in_list($_[0]{webhooks}) },
     form_counts            => sub { "form_id IN " . in_list($_[0]{forms}) },

@@ -35,13 +35,13 @@ dbq(<<'SQL');
 DO $$
 DECLARE t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['submission_file_chunks', 'submission_files', 'events', 'submissions'] LOOP
+    FOREACH t IN ARRAY ARRAY['submission_file_chunks', 'submission_files', 'events', 'submission_versions', 'submissions'] LOOP
         EXECUTE format('ALTER TABLE %I DETACH PARTITION %I', t, t || '_before');
         EXECUTE format('DROP TABLE %I', t || '_before');
     END LOOP;
     UPDATE partition_plan
        SET bound = prefix || fs_id_time((date_trunc('month', now() AT TIME ZONE 'UTC') - interval '5 months') AT TIME ZONE 'UTC');
-    FOREACH t IN ARRAY ARRAY['submissions', 'events', 'submission_files', 'submission_file_chunks'] LOOP
+    FOREACH t IN ARRAY ARRAY['submissions', 'events', 'submission_files', 'submission_file_chunks', 'submission_versions'] LOOP
         EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)',
                        t || '_before', t);
         EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (MINVALUE) TO (%L)', t, t || '_before',
@@ -55,7 +55,7 @@ for my $k (reverse 0 .. 5) {
 }
 my %mon = map { $_ => dbq("SELECT to_char(now() AT TIME ZONE 'UTC' + interval '$_ months', 'YYYY_MM')") } -5 .. 3;
 my %t = map { $_ => dbq("SELECT fs_id_time(date_trunc('month', now() AT TIME ZONE 'UTC' + interval '$_ months') AT TIME ZONE 'UTC' + interval '10 days')") } -7, -4, -3;
-my @tables = qw(submission_file_chunks submission_files events submissions);
+my @tables = qw(submission_file_chunks submission_files events submissions submission_versions);
 for my $tb (@tables) {
     is dbq("SELECT count(*) FROM pg_class WHERE relname IN (" . join(', ', map { "'${tb}_$mon{$_}'" } -5 .. 3) . ")"), 9,
         "$tb: the months from five ago to three ahead";
@@ -72,6 +72,8 @@ INSERT INTO submission_files (id, submission_id, user_id, field_key, name, conte
 SELECT 'fil_' || x || '000000000000000' || n, 'sub_' || x || '000000000000000' || n, 'usr_pd', 'doc', 'a', 'x/y', 1, 1
   FROM (VALUES ('$t{-7}', 1), ('$t{-3}', 2)) v(x, n);
 INSERT INTO submission_file_chunks (file_id, seq, data) SELECT id, 0, '\\x01' FROM submission_files;
+INSERT INTO submission_versions (submission_id, version, form_id, user_id, form_version, data, created_at)
+SELECT id, 1, form_id, user_id, 1, data, created_at FROM submissions;
 INSERT INTO events (id, user_id, type, payload)
 SELECT 'evt_' || x || '000000000000000' || n, 'usr_pd', 'form.published', '{}' FROM (VALUES ('$t{-7}', 1), ('$t{-4}', 2)) v(x, n);
 SQL
@@ -85,7 +87,7 @@ is dbq("SELECT tableoid::regclass FROM events WHERE id LIKE 'evt_$t{-7}%'"), 'ev
 # old enough: the months five to two ago (the last one ended at the start
 # of this month, less than a month ago); kept there: the months with a row
 my %gone = (submissions => [-5, -4, -2], submission_files => [-5, -4, -2], submission_file_chunks => [-5, -4, -2],
-            events => [-5, -3, -2]);
+            events => [-5, -3, -2], submission_versions => [-5, -4, -2]);
 my @gone = map { my $tb = $_; map { "${tb}_$mon{$_}" } @{ $gone{$tb} } } @tables;
 # a reader holding the oldest month of events (ACCESS SHARE, as a long
 # statement would): the task does not wait on it more than 200 ms, says
@@ -116,7 +118,7 @@ is dbq("SELECT count(*) FROM pg_class WHERE relname IN ('$held', 'submissions_$m
 dbq("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE granted AND relation = '$held'::regclass AND pid <> pg_backend_pid()");
 close $reader;
 ok FormsvcTest::wait_for(sub { dbq("SELECT count(*) FROM pg_class WHERE relname IN (" . join(', ', map { "'$_'" } @gone) . ")") == 0 },
-                         30, 'the task to drop the emptied months'), 'the task dropped the 12 empty old partitions';
+                         30, 'the task to drop the emptied months'), 'the task dropped the 15 empty old partitions';
 for my $tb (@tables) {
     my %g = map { $_ => 1 } @{ $gone{$tb} };
     my @kept = ((map { "${tb}_$mon{$_}" } grep { !$g{$_} } -5 .. 3), "${tb}_before");
@@ -124,7 +126,7 @@ for my $tb (@tables) {
         join(' ', sort @kept), "$tb: kept the months with a row, the last one, this one, those ahead, the first partition";
 }
 is digest(), $was, 'every row still there (count and hash of each table)';
-ok FormsvcTest::wait_for(sub { my $l = $inst->error_log; (() = $l =~ /FS02186/g) >= 12 }, 10, 'the log lines'),
+ok FormsvcTest::wait_for(sub { my $l = $inst->error_log; (() = $l =~ /FS02186/g) >= 15 }, 10, 'the log lines'),
     'one FS02186 line per partition dropped';
 my @lines = $inst->error_log =~ /dropped the partition (\S+):/g;
 is_deeply [ sort @lines ], [ sort @gone ], 'naming each partition once';
@@ -147,8 +149,13 @@ is_deeply [ grep { /^submissions_/ } @d ], [], 'two months on, with the partial 
 ok grep({ $_ eq "events_$mon{-1}" } @d), 'the other tables\' emptied months went as before';
 is dbq("SELECT count(*) FROM pg_class WHERE relname IN ('submissions_$mon{-1}', 'submissions_$mon{0}')"), 2,
     'the partial\'s month of submissions and the one after it kept';
+is dbq("SELECT count(*) FROM pg_class WHERE relname IN ('submission_versions_$mon{-1}', 'submission_versions_$mon{0}')"), 2,
+    'and their months of versions (sql/0065: kept while the month of submissions is)';
 dbq("DELETE FROM submission_partials");
 @d = drop_all('2 months');
 is_deeply [ sort grep { /^submissions_/ } @d ], [ sort "submissions_$mon{-1}", "submissions_$mon{0}" ],
     'the partial gone: both dropped at the next run';
+@d = drop_all('2 months');
+is dbq("SELECT count(*) FROM pg_class WHERE relname IN ('submission_versions_$mon{-1}', 'submission_versions_$mon{0}')"), 0,
+    'their months of versions dropped after them';
 done_testing;

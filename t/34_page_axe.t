@@ -12,7 +12,8 @@
 # and the autosave script, page 2 with its errors, Back, the last page, the
 # last page again through its resume URL, thanks); an embeddable form framed by a page of
 # another origin; in English only, the e-mail verification link's page and
-# a problem type's page. Also: no console error, exception or
+# a problem type's page, and (editing after sending) the thanks page with
+# its edit link, the edit page and a refused edit link's page. Also: no console error, exception or
 # CSP violation on any of them, no page wider than a 320 px window, and,
 # with JavaScript off, the form, the form of three pages, an ask's Decline
 # and the OAuth sign-in and approval all work.
@@ -145,6 +146,29 @@ my @english = (
     { label => 'e-mail verification page', url => $vlink // base_url() . '/verify', status => 200 },
     { label => 'problem type page', url => base_url() . '/problems/validation-failed', status => 200 },
 );
+# editing after sending (settings.allowEdits): the thanks page with the
+# private edit link, the edit page (the form with the answers and its
+# notice), and the page of a link that cannot be used (the same message
+# page as the closed form's in every language)
+$r = api(POST => '/v1/forms', token => $key, body => { title => 'Book club', settings => { allowEdits => { untilHours => 24 } },
+         fields => [{ key => 'book', type => 'text', label => 'Your book', required => $T }] });
+my $editable = $r->{json}{id};
+is api(POST => "/v1/forms/$editable/publish", token => $key)->code, 200, 'a form that takes edits';
+{
+    my $page = Apache::TestRequest::GET(BASE . "/f/$editable", Accept => 'text/html')->content;
+    my %h; $h{$1} = $2 while $page =~ /<input type="hidden" name="([^"]+)" value="([^"]*)">/g;
+    my $post = Apache::TestRequest::POST(BASE . "/f/$editable", Accept => 'text/html', content => [%h, book => 'Middlemarch']);
+    # (the user agent may have followed the 303 already)
+    my $thanks = ($post->previous ? $post->previous : $post)->header('Location') // '';
+    diag 'the post: ' . $post->code . ' ' . substr($post->content, 0, 300) unless $thanks;
+    my ($etok) = $thanks =~ /[?&]edit=([^&]+)/;
+    ok $etok, 'sent: the thanks page carries the edit token';
+    (my $forged = $etok // '') =~ s/.$/$& eq '0' ? '1' : '0'/e;
+    push @english,
+        { label => 'thanks page with the edit link', url => $thanks, status => 200 },
+        { label => 'edit page', url => base_url() . "/f/$editable?edit=$etok", status => 200 },
+        { label => 'edit link refused', url => base_url() . "/f/$editable?edit=$forged", status => 404 };
+}
 
 # ---- an embeddable form, framed by a page of another origin -------------------------
 # The host page is a file in the test server's DocumentRoot, opened as

@@ -261,7 +261,8 @@ SKIP: {
     ok !(grep { !$_->{hasOutputSchema} } @{ $g->{tools} || [] }), 'SDK: every tool has an outputSchema';
     is_deeply [sort map { $_->{name} } grep { $_->{untrustedInSchema} } @{ $g->{tools} || [] }],
               [sort qw(list_submissions get_submission update_submission get_insights wait_for_submissions
-                       export_submissions_csv ask_human get_ask list_asks list_events get_file_url)],
+                       export_submissions_csv ask_human get_ask list_asks list_events get_file_url
+                       list_submission_versions)],
               'SDK: the tools whose results carry answers';
     ok !(grep { $_->{untrustedInSchema} && !$_->{saysUntrusted} } @{ $g->{tools} || [] }),
        'SDK: and their descriptions say so';

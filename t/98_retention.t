@@ -56,6 +56,10 @@ psql("INSERT INTO submission_files (id, submission_id, user_id, field_key, name,
    . "INSERT INTO events (id, user_id, type, form_id, submission_id, payload) VALUES ("
    . lit(fresh_id('evt_')) . ", " . lit($uid) . ", 'submission.created', " . lit($fid) . ", " . lit($old)
    . ", '{\"data\": {\"name\": \"old\"}}')");
+# two versions of its answers (an edit after sending, sql/0065)
+psql("INSERT INTO submission_versions (submission_id, version, form_id, user_id, form_version, data, created_at) "
+   . "SELECT id, v, form_id, user_id, form_version, data, created_at FROM submissions, generate_series(1, 2) v "
+   . "WHERE id IN (" . lit($old) . ", " . lit($recent) . ")");
 is count_of("submission_file_chunks WHERE file_id = " . lit($file)), 2, 'the file is stored';
 is count_of("mail_jobs WHERE submission_id = " . lit($old)), 1, 'the mail job is pending';
 # the clock moved: every age set in one statement, after the rows exist
@@ -70,6 +74,8 @@ is count_of("submissions WHERE id = " . lit($untouched)), 1, 'a form without ret
 is count_of("submission_files WHERE id = " . lit($file)), 0, 'its file deleted';
 is count_of("submission_file_chunks WHERE file_id = " . lit($file)), 0, 'the file\'s chunks deleted';
 is count_of("mail_jobs WHERE submission_id = " . lit($old)), 0, 'its pending mail job deleted';
+is count_of("submission_versions WHERE submission_id = " . lit($old)), 0, 'its versions deleted';
+is count_of("submission_versions WHERE submission_id = " . lit($recent)), 2, 'the newer one\'s kept';
 my $payload = psql("SELECT payload::text FROM events WHERE submission_id = " . lit($old));
 unlike $payload, qr/"name"/, 'its event keeps no answers';
 like $payload, qr/"deleted": true/, 'its event says the submission was deleted';

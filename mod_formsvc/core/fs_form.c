@@ -1,6 +1,7 @@
 /* fs_form: title, description, slug and settings of a form. */
 #include "fs_form.h"
 #include "fs_captcha.h"
+#include "fs_edit.h"
 #include "fs_embed.h"
 #include "fs_json.h"
 #include "fs_locale.h"
@@ -316,6 +317,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                                         "showScore",
                                         "captcha",
                                         "spamThreshold",
+                                        "allowEdits",
                                         NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
@@ -330,7 +332,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
                              "embed, notify, confirmation, retentionDays, linkRequired, "
                              "partial, partialExpiresDays, logic, endings, variables, "
-                             "showScore, captcha, spamThreshold.");
+                             "showScore, captcha, spamThreshold, allowEdits.");
         }
     }
     json_object *out = json_object_new_object();
@@ -402,6 +404,7 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
     settings_retention(p, s, ptr, out, verr);
     settings_link_required(p, s, ptr, out, verr);
     settings_partial(p, s, ptr, out, verr);
+    fs_settings_allow_edits(p, s, ptr, out, verr); /* fs_edit.h */
     /* logic: page jumps (fs_logic.c); present only when it has rules */
     v = fs_json_get(s, "logic");
     if (v && !json_object_is_type(v, json_type_null)) {

@@ -694,6 +694,16 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OUT("\"url\":" S ",\"method\":" S ",\"headers\":{\"type\":\"object\"},\"mediaType\":" S
          ",\"authentication\":" S,
          "\"url\",\"method\",\"headers\",\"mediaType\"")},
+    {"list_submission_versions", "List a submission's versions",
+     "The versions of a submission's answers, newest first, one page: each edit by its "
+     "respondent through the private edit link of a form with settings.allowEdits makes one "
+     "(version, formVersion, data, createdAt); a submission never edited has one (GET "
+     "/v1/forms/{id}/submissions/{sid}/versions)." UNTRUSTED_SAYS,
+     "GET", "/v1/forms/{formId}/submissions/{submissionId}/versions", "limit:i cursor:s", 0, 0, 1,
+     0, 1,
+     OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...).") "," LIMIT "," CURSOR,
+         "\"formId\",\"submissionId\""),
+     OUT_SUB_PAGE},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
 
 /* What the tools above need beyond their REST mapping (fs_mcp.h). */
@@ -709,4 +719,5 @@ const fs_mcp_tool_extra fs_mcp_tool_extras[] = {
     {"export_submissions_csv", "text/csv", NULL, 1, NULL},
     {"list_events", NULL, NULL, 1, NULL},
     {"get_file_url", NULL, NULL, 1, "fileId"},
+    {"list_submission_versions", NULL, NULL, 1, NULL},
     {NULL, NULL, NULL, 0, NULL}};

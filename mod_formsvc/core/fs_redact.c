@@ -22,6 +22,7 @@ int fs_credential_param(const char *name) {
                                         "password",
                                         "secret",
                                         "l",
+                                        "edit", /* an edit link's token (fs_edit.h) */
                                         NULL};
     if (!name)
         return 0;

@@ -10,6 +10,7 @@
 #include "fs_scores.h"
 #include "fs_secret.h"
 #include "fs_store_asks.h"
+#include "fs_store_edits.h"
 #include "fs_store_forms.h"
 #include "fs_store_links.h"
 #include "fs_store_partials.h"
@@ -663,6 +664,27 @@ static int formsvc_h_subs_export_link(request_rec *r, const char *const *caps) {
     return formsvc_send_obj(r, 200, out);
 }
 
+/* GET /v1/forms/{id}/submissions/{sid}/versions: the versions of the
+ * submission's answers (settings.allowEdits: each edit by its respondent
+ * makes one, sql/0065), newest first, paged as other lists. */
+static int formsvc_h_subs_versions(request_rec *r, const char *const *caps) {
+    formsvc_form *form;
+    fs_error *e = load_for_submission(r, caps, &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    int limit;
+    const char *after;
+    if ((e = formsvc_paging(r, "versions", "ver_", &limit, &after)))
+        return formsvc_send_problem(r, e);
+    fs_list_page page;
+    if ((e = fs_store_versions_list(formsvc_store(r), caps[1], form->id,
+                                    formsvc_req_get(r)->who->user_id, after, limit, &page)))
+        return formsvc_send_problem(r, e);
+    if (!page.n && !after)
+        return formsvc_send_problem(r, no_submission(r));
+    return formsvc_send_page(r, "versions", &page);
+}
+
 const formsvc_route formsvc_routes_submissions[] = {
     {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
     {M_DELETE, "/v1/forms/{id}/submissions", formsvc_h_subs_delete_before, FS_SC_SUBMISSIONS_WRITE,
@@ -672,5 +694,7 @@ const formsvc_route formsvc_routes_submissions[] = {
     {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
      1},
     {M_GET, "/v1/forms/{id}/submissions/export/link", formsvc_h_subs_export_link,
+     FS_SC_SUBMISSIONS_READ, 1},
+    {M_GET, "/v1/forms/{id}/submissions/{sid}/versions", formsvc_h_subs_versions,
      FS_SC_SUBMISSIONS_READ, 1},
     {0, NULL, NULL, 0, 0}};

@@ -143,6 +143,17 @@ void formsvc_partial_page(request_rec *r, pub *pb, fs_page *pg);
 int formsvc_partial_resume_asked(request_rec *r);
 int formsvc_partial_resume_get(request_rec *r, const char *ref);
 
+/* Editing after sending (public_edit.c, settings.allowEdits): whether
+ * the request carries an edit token (?edit=); the edit page of a GET
+ * with one (the form with the submission's answers, or a page that says
+ * the link cannot be used: 404, 410); pb->action carrying the request's
+ * well-formed edit token, so that every page of the edit posts it; and
+ * the thanks page's sentence about the edit link (*url set), or NULL. */
+int formsvc_edit_asked(request_rec *r);
+int formsvc_edit_get(request_rec *r, const char *ref);
+void formsvc_edit_action(request_rec *r, pub *pb);
+const char *formsvc_edit_thanks_message(request_rec *r, pub *pb, const fs_locale *loc,
+                                        const char **url);
 /* The routes' handlers (public_routes.c): public_view.c and public_submit.c. */
 formsvc_handler formsvc_h_public_get, formsvc_h_public_thanks, formsvc_h_public_options,
     formsvc_h_embed_js, formsvc_h_public_post, formsvc_h_public_decline, formsvc_h_public_declined;

@@ -132,4 +132,16 @@ int formsvc_post_answer(request_rec *r, post *s, int status, const char *locatio
  * nothing sent) when there is none. */
 int formsvc_post_replay(request_rec *r, post *s, const responder *out);
 
+/* public_edit.c: editing after sending (settings.allowEdits) */
+enum { EDIT_NONE, EDIT_SENT, EDIT_STALE };
+/* Where a checked post would be stored: when it carries an edit token
+ * (?edit=), the submission it names gets the answers as a new version
+ * and the answer is sent (EDIT_SENT, *rc), or the form changed
+ * (EDIT_STALE: resolve it again); EDIT_NONE: not an edit. */
+int formsvc_edit_store(request_rec *r, post *s, int *rc);
+/* location with the edit token of the submission in body (its "id")
+ * when it is the thanks page of pb's form and the form takes edits. */
+const char *formsvc_edit_thanks_location(request_rec *r, pub *pb, const char *location,
+                                         const char *body);
+
 #endif

@@ -90,6 +90,8 @@ int formsvc_post_answer(request_rec *r, post *s, int status, const char *locatio
     if (replayed)
         apr_table_setn(r->headers_out, "Idempotent-Replayed", "true");
     if (status == 303) {
+        /* the thanks page with the edit link's token (public_edit.c) */
+        location = formsvc_edit_thanks_location(r, &s->pb, location, body);
         apr_table_setn(r->headers_out, "Location", location);
         apr_table_setn(r->headers_out, "Cache-Control", "no-store");
         formsvc_pub_page_headers(r, &s->pb);

@@ -69,6 +69,11 @@ static step sent(pass *p, int rc) {
  * it also counts the owner's quota, closes the form at maxSubmissions and
  * records the Idempotency-Key. */
 static step store(request_rec *r, post *s, pass *p) {
+    int erc, eo = formsvc_edit_store(r, s, &erc); /* an edit (public_edit.c) */
+    if (eo == EDIT_SENT)
+        return sent(p, erc);
+    if (eo == EDIT_STALE)
+        return STEP_STALE;
     const responder *out = p->out;
     pub *pb = &s->pb;
     formsvc_srv *c = formsvc_conf(r->server);
@@ -329,6 +334,7 @@ static step step_link(request_rec *r, post *s, pass *p) {
     if (p->link_for && !strcmp(p->link_for, s->pb.f.id)) {
         if (p->link)
             formsvc_pub_use_link(r, &s->pb, p->link);
+        formsvc_edit_action(r, &s->pb); /* an edit's pages post the edit token */
         return STEP_ON;
     }
     fs_error *e = formsvc_pub_take_link(r, &s->pb);
@@ -343,6 +349,7 @@ static step step_link(request_rec *r, post *s, pass *p) {
     }
     p->link_for = s->pb.f.id;
     p->link = s->pb.link;
+    formsvc_edit_action(r, &s->pb);
     return STEP_ON;
 }
 

@@ -100,6 +100,8 @@ int formsvc_h_public_get(request_rec *r, const char *const *caps) {
     fs_media m = fs_negotiate(apr_table_get(r->headers_in, "Accept"));
     if (m == FS_MEDIA_HTML && formsvc_partial_resume_asked(r)) /* a resume URL */
         return formsvc_partial_resume_get(r, caps[0]);
+    if (m == FS_MEDIA_HTML && formsvc_edit_asked(r)) /* an edit link (public_edit.c) */
+        return formsvc_edit_get(r, caps[0]);
     /* the answer from memory, or a ticket to keep it (form_cache.h) */
     formsvc_form_ticket ticket;
     int rc = formsvc_form_cache_serve(r, caps[0], m, &ticket);
@@ -189,6 +191,14 @@ int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
         formsvc_pub_cors(r);
         return formsvc_pub_send_body(r, 200, "application/json", fs_json_str(r->pool, o), 1);
     }
+    const char *edit_url, *edit_msg = formsvc_edit_thanks_message(r, &pb, loc, &edit_url);
+    if (edit_msg) /* the private edit link (public_edit.c): not cached */
+        return formsvc_pub_send_html(
+            r, 200, &pb,
+            fs_html_message_link(r->pool, loc, pb.f.title, pb.f.title,
+                                 apr_pstrcat(r->pool, msg, " ", edit_msg, NULL), edit_url,
+                                 fs_tr(loc, "edit.change")),
+            0);
     return formsvc_pub_send_html(r, 200, &pb,
                                  fs_html_message_in(r->pool, loc, pb.f.title, pb.f.title, msg), 1);
 }

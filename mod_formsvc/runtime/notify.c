@@ -10,6 +10,7 @@
  * pepper, so they need no stored secret and never expire. */
 #include "runtime/notify.h"
 #include "fs_code.h"
+#include "fs_edit.h"
 #include "fs_json.h"
 #include "fs_mail.h"
 #include "fs_notify.h"
@@ -215,6 +216,29 @@ static void write_digest(job_ctx *x, json_object *pl) {
     }
 }
 
+/* The respondent's copy of a form whose answers may be changed after
+ * sending (settings.allowEdits, fs_edit.h; the store leaves it out of
+ * link-only forms): a paragraph with the private edit link, else "". */
+static const char *edit_text(job_ctx *x, json_object *form, json_object *sub) {
+    json_object *st = fs_json_own(x->p, json_object_new_object());
+    json_object *ae = fs_json_get(form, "allowEdits");
+    if (ae)
+        json_object_object_add(st, "allowEdits", json_object_get(ae));
+    int hours = fs_edit_hours(st);
+    const char *fid = str(form, "id"), *sid = str(sub, "id");
+    if (!hours || !fid || !sid)
+        return "";
+    formsvc_srv *c = formsvc_conf(x->s);
+    const char *tok = fs_edit_token(x->p, c->pepper, c->pepper_len, fid, sid);
+    if (!tok)
+        return "";
+    return apr_psprintf(x->p,
+                        "\n\nYou can change your answers for %d hours after sending them with "
+                        "this private link (keep it to yourself: whoever has it can see and "
+                        "change your answers):\n%s/f/%s?" FS_EDIT_PARAM "=%s",
+                        hours, x->base, fid, tok);
+}
+
 /* 'confirmation': the respondent's copy, to the address of the form's
  * emailField, with {{key}} filled in (fs_notify_fill). */
 static void write_confirmation(job_ctx *x, json_object *pl) {
@@ -230,7 +254,7 @@ static void write_confirmation(job_ctx *x, json_object *pl) {
     if (!*to || !fs_email_valid(to))
         return;
     add_msg(x, "confirmation", to, fs_notify_fill(x->p, subj, fields, data),
-            apr_pstrcat(x->p, fs_notify_fill(x->p, body, fields, data),
+            apr_pstrcat(x->p, fs_notify_fill(x->p, body, fields, data), edit_text(x, form, sub),
                         "\n\n-- \nSent for the form \"", title,
                         "\" because this address was entered in it.\n", NULL),
             NULL, NULL);

@@ -211,6 +211,20 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT g.id, (jsonb_build_object('kind', 'grant') || fs_grant_json(g, a))::text "
      "FROM oauth_grants g JOIN oauth_apps a ON a.id = g.app_id WHERE g.user_id = %s "
      "  AND (%s::text IS NULL OR g.id > %s::text) ORDER BY g.id LIMIT %s::integer"},
+    /* the versions of edited submissions' answers (sql/0065), by
+     * submission and version (the id: "<submission id>.<version in 10
+     * digits>") */
+    {"fs_export_versions", 4,
+     "SELECT v.submission_id || '.' || lpad(v.version::text, 10, '0'), "
+     "  (jsonb_build_object('kind', 'submissionVersion', 'submissionId', v.submission_id, "
+     "    'formId', v.form_id, 'version', v.version, 'formVersion', v.form_version, "
+     "    'data', v.data, 'createdAt', fs_ts(v.created_at)) "
+     "  || CASE WHEN v.ending IS NULL THEN '{}'::jsonb "
+     "     ELSE jsonb_build_object('ending', v.ending) END)::text "
+     "FROM submission_versions v WHERE v.user_id = %s "
+     "  AND (%s::text IS NULL OR (v.submission_id, v.version) > (SELECT split_part(a.x, '.', 1), "
+     "    split_part(a.x, '.', 2)::integer FROM (SELECT %s::text AS x) a)) "
+     "ORDER BY v.submission_id, v.version LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -225,14 +239,18 @@ const fs_stmt fs_stmts_account[] = {
      * trigger of sql/0018), counts them off the totals, and writes one
      * submissions.erased event (count and form ids, never the address)
      * when any went; the partial answers (sql/0059) that answer it go
-     * too, not counted. Returns the count and the form ids (JSON array). */
+     * too, not counted. A submission edited after sending (sql/0065)
+     * goes when any version of its answers held the address. Returns the
+     * count and the form ids (JSON array). */
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
      "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
      "  jsonb_array_elements(f.fields) fl "
      "  WHERE f.user_id = a.uid AND f.deleted_at IS NULL AND fl ->> 'type' = 'email'), "
      "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
-     "  AND s.user_id = a.uid AND lower(btrim(s.data ->> ef.key)) = a.email "
+     "  AND s.user_id = a.uid AND (lower(btrim(s.data ->> ef.key)) = a.email "
+     "    OR EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id "
+     "      AND lower(btrim(v.data ->> ef.key)) = a.email)) "
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "
@@ -422,8 +440,9 @@ fs_error *fs_store_account_purge(fs_store *st) {
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
-        "fs_export_account", "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
-        "fs_export_keys",    "fs_export_clients", "fs_export_audit", "fs_export_grants"};
+        "fs_export_account",  "fs_export_forms",  "fs_export_links",
+        "fs_export_webhooks", "fs_export_keys",   "fs_export_clients",
+        "fs_export_audit",    "fs_export_grants", "fs_export_versions"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

@@ -68,6 +68,7 @@ const fs_stmt *fs_store_statements(int *count) {
         gather(fs_stmts_asks);
         gather(fs_stmts_mcp);
         gather(fs_stmts_partials);
+        gather(fs_stmts_edits);
         for (int i = 0; i < n_all; i++)
             writes_of[i] = (unsigned char)fs_stmt_writes(&all[i]);
     }

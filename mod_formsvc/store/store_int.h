@@ -142,5 +142,6 @@ extern const fs_stmt fs_stmts_mail[];  /* mail of submissions */
 extern const fs_stmt fs_stmts_retention[];
 extern const fs_stmt fs_stmts_asks[];     /* asks, sql/0049 */
 extern const fs_stmt fs_stmts_partials[]; /* partial answers, sql/0059 */
+extern const fs_stmt fs_stmts_edits[];    /* edits after sending, sql/0065 */
 
 #endif

@@ -60,9 +60,11 @@ SELECT is((SELECT array_agg(name ORDER BY n) FROM dropped),
           (SELECT ARRAY['submission_file_chunks_' || a.mon, 'submission_file_chunks_' || c.mon,
                         'submission_files_' || a.mon, 'submission_files_' || c.mon,
                         'events_' || a.mon, 'events_' || b.mon,
-                        'submissions_' || a.mon, 'submissions_' || c.mon]
+                        'submissions_' || a.mon, 'submissions_' || c.mon,
+                        'submission_versions_' || a.mon, 'submission_versions_' || c.mon]
              FROM m a, m b, m c WHERE a.k = 2 AND b.k = 3 AND c.k = 4),
-          'the empty months that ended a month before, children first, one per call');
+          'the empty months that ended a month before, children first, one per call (a month of '
+          'versions once its month of submissions is gone, sql/0065)');
 SELECT is((SELECT count(*)::int FROM pg_class WHERE relname IN (SELECT name FROM dropped)), 0,
           'the tables are gone');
 SELECT is((SELECT array_agg(inhrelid::regclass::text ORDER BY inhrelid::regclass::text) FROM pg_inherits

@@ -47,8 +47,12 @@ typedef enum {
     FS_FT_MULTISELECT,
     FS_FT_RATING,
     FS_FT_HIDDEN,
-    FS_FT_FILE, /* uploads (fs_file.h) */
-    FS_FT_PAGE, /* starts a page of the public form: layout, never an answer (fs_pages.h) */
+    FS_FT_FILE,    /* uploads (fs_file.h) */
+    FS_FT_PAGE,    /* starts a page of the public form: layout, never an answer (fs_pages.h) */
+    FS_FT_SCALE,   /* fs_field_choice.h */
+    FS_FT_MATRIX,  /* fs_field_choice.h */
+    FS_FT_RANKING, /* fs_field_choice.h */
+    FS_FT_CONSENT, /* fs_field_choice.h */
     FS_FT_COUNT
 } fs_field_type;
 

@@ -65,6 +65,8 @@ typedef struct fs_field {
     long long max_size;
     long max_files;
     json_object *accept;
+    json_object *def; /* the stored definition: the members of the types of
+                       * fs_field_choice.h are read from it */
 } fs_field;
 
 /* One page of the public form: the fields f[first .. first + count - 1],

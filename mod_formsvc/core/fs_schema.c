@@ -1,6 +1,7 @@
 /* fs_schema: JSON Schema 2020-12 of a submission body. Every keyword here
  * has its twin in fs_validate.c. */
 #include "fs_schema.h"
+#include "fs_field_choice.h"
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_logic.h"
@@ -145,6 +146,10 @@ static json_object *property(const fs_field *f) {
         ADD(s, "anyOf", any);
         break;
     }
+    case FS_FT_SCALE:
+    case FS_FT_MATRIX:
+    case FS_FT_RANKING:
+    case FS_FT_CONSENT: json_object_put(s); return fs_choice_schema(f);
     default: json_object_put(s); return json_object_new_boolean(0);
     }
     if ((f->type == FS_FT_SELECT || f->type == FS_FT_MULTISELECT) &&
@@ -152,7 +157,7 @@ static json_object *property(const fs_field *f) {
         json_object_put(s);
         return json_object_new_boolean(0);
     }
-    return s;
+    return fs_choice_schema_other(f, s);
 }
 
 static int is_multiselect(const void *ctx, const char *key) {

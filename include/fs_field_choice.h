@@ -115,4 +115,14 @@ const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_f
 /* Is f shown as a group (fieldset and legend)? */
 int fs_choice_is_group(const fs_field *f);
 
+/* CSV columns: a matrix has one per row, named <key>.<rowKey>; any other
+ * field one, named by its key. fs_choice_csv_columns writes the names of
+ * the stored definition fd's columns to names (room for its count) and
+ * returns how many; fs_choice_csv_extra is how many more columns than
+ * fields the stored fields array has; fs_choice_csv_value the answer of a
+ * column in a submission's data (NULL: none). */
+int fs_choice_csv_columns(apr_pool_t *p, json_object *fd, const char **names);
+int fs_choice_csv_extra(json_object *fields);
+json_object *fs_choice_csv_value(json_object *data, const char *column);
+
 #endif

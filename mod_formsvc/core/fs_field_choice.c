@@ -515,11 +515,15 @@ void fs_choice_check(apr_pool_t *p, const fs_field *f, json_object *v, const cha
             add(p, e, ptr, "type", "type.integer", f, NULL,
                 apr_psprintf(p, "%s must be a whole number.", what(f)));
         else if (d < (double)from)
-            add(p, e, ptr, "minimum", "minimum", f, apr_psprintf(p, "%lld", from),
-                apr_psprintf(p, "%s must be at least %lld.", what(f), from));
+            add(p, e, ptr, "minimum", "minimum", f,
+                apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)from),
+                apr_psprintf(p, "%s must be at least %" APR_INT64_T_FMT ".", what(f),
+                             (apr_int64_t)from));
         else if (d > (double)to)
-            add(p, e, ptr, "maximum", "maximum", f, apr_psprintf(p, "%lld", to),
-                apr_psprintf(p, "%s must be at most %lld.", what(f), to));
+            add(p, e, ptr, "maximum", "maximum", f,
+                apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)to),
+                apr_psprintf(p, "%s must be at most %" APR_INT64_T_FMT ".", what(f),
+                             (apr_int64_t)to));
         break;
     }
     case FS_FT_CONSENT: /* type: boolean, const: true */
@@ -783,11 +787,11 @@ const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *
         const char *maxl = json_object_get_string(fs_json_get(f->def, "maxLabel"));
         put(&b, "\n<div class=\"scale\">");
         for (long long x = from; x <= to; x++) {
-            const char *oid = apr_psprintf(p, "%s-%lld", id, x - from);
+            const char *oid = apr_psprintf(p, "%s-%" APR_INT64_T_FMT, id, (apr_int64_t)(x - from));
             json_object *xv = json_object_new_int64(x);
             int sel = picked(v, xv);
             json_object_put(xv);
-            const char *num = apr_psprintf(p, "%lld", x);
+            const char *num = apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)x);
             const char *lab =
                 x == from && minl ? fs_trf(p, loc, "page.scale_end", "n", num, "label", minl, NULL)
                 : x == to && maxl ? fs_trf(p, loc, "page.scale_end", "n", num, "label", maxl, NULL)
@@ -805,8 +809,7 @@ const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *
         size_t n = f->options ? json_object_array_length(f->options) : 0;
         json_object *arr = array_of(v);
         for (size_t i = 0; i < n; i++) {
-            const char *sid = i ? apr_psprintf(p, "%s-%lu", id, (unsigned long)i) : id;
-            sid = apr_psprintf(p, "%s-%lu", id, (unsigned long)i);
+            const char *sid = apr_psprintf(p, "%s-%lu", id, (unsigned long)i);
             json_object *cur =
                 arr && i < json_object_array_length(arr) ? json_object_array_get_idx(arr, i) : NULL;
             put(&b, apr_psprintf(
@@ -875,9 +878,10 @@ const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *
                 json_object *col = json_object_array_get_idx(cols, c);
                 json_object *cv = fs_json_get(col, "value");
                 const char *cl = json_object_get_string(fs_json_get(col, "label"));
+                /* the first cell is <id>-0, where the error summary links */
                 const char *cid =
                     r == 0 && c == 0
-                        ? id
+                        ? apr_pstrcat(p, id, "-0", NULL)
                         : apr_psprintf(p, "%s-%lu-%lu", id, (unsigned long)r, (unsigned long)c);
                 /* required on each radio: a row left out is refused by the
                  * browser too; not on checkboxes (one would force all) */
@@ -940,4 +944,52 @@ const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_f
                      esc(p, fs_trf(p, loc, "page.other_text", "label", f->label, NULL)),
                      esc(p, tid), esc(p, f->key), esc(p, text), FS_OTHER_MAX),
         NULL);
+}
+
+/* ---- CSV ---- */
+
+static json_object *matrix_rows(json_object *fd) {
+    const char *t = json_object_get_string(fs_json_get(fd, "type"));
+    json_object *rows = array_of(fs_json_get(fd, "rows"));
+    return t && !strcmp(t, "matrix") && rows && json_object_array_length(rows) ? rows : NULL;
+}
+
+int fs_choice_csv_columns(apr_pool_t *p, json_object *fd, const char **names) {
+    const char *key = json_object_get_string(fs_json_get(fd, "key"));
+    json_object *rows = matrix_rows(fd);
+    if (!rows) {
+        names[0] = key;
+        return 1;
+    }
+    int n = (int)json_object_array_length(rows);
+    for (int i = 0; i < n; i++)
+        names[i] = apr_pstrcat(
+            p, key, ".",
+            json_object_get_string(fs_json_get(json_object_array_get_idx(rows, (size_t)i), "key")),
+            NULL);
+    return n;
+}
+
+int fs_choice_csv_extra(json_object *fields) {
+    int extra = 0;
+    for (size_t i = 0; fields && i < json_object_array_length(fields); i++) {
+        json_object *rows = matrix_rows(json_object_array_get_idx(fields, i));
+        if (rows)
+            extra += (int)json_object_array_length(rows) - 1;
+    }
+    return extra;
+}
+
+json_object *fs_choice_csv_value(json_object *data, const char *column) {
+    const char *dot = strchr(column, '.');
+    if (!dot)
+        return fs_json_get(data, column);
+    char key[FS_FIELD_KEY_MAX + 1];
+    size_t n = (size_t)(dot - column);
+    if (n > FS_FIELD_KEY_MAX)
+        return NULL;
+    memcpy(key, column, n);
+    key[n] = '\0';
+    json_object *m = fs_json_get(data, key);
+    return m && json_object_is_type(m, json_type_object) ? fs_json_get(m, dot + 1) : NULL;
 }

@@ -73,9 +73,15 @@
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
     "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
-    "\"hidden\",\"file\",\"page\"],\"description\":\"page starts a new page of the public form "   \
+    "\"hidden\",\"file\",\"page\",\"scale\",\"matrix\",\"ranking\",\"consent\"],"                  \
+    "\"description\":\"page starts a new page of the public form "                                 \
     "(its label is the page's title; it takes no answer: no required, options or "                 \
-    "validation)\"},"                                                                              \
+    "validation). scale: an integer from..to (from, to, minLabel, maxLabel). matrix: rows "        \
+    "[{key, label}] x columns [{value, label}], multiple for several per row; the answer is "      \
+    "{rowKey: value or [values]}, required means every row. ranking: options in the "              \
+    "respondent's order, the answer every option value once. consent: a box that must be "         \
+    "ticked (text, url https), always required. select and multiselect take allowOther: true "     \
+    "(an answer {other: text}).\"},"                                                               \
     "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
     "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
     "\"required\":{\"type\":\"boolean\"},"                                                         \

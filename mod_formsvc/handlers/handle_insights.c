@@ -86,13 +86,14 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
     int num_first = -1, num_last = -1;
     double sum = 0;
     json_object *opts = NULL;
-    int choice =
-        !strcmp(type, "select") || !strcmp(type, "multiselect") || !strcmp(type, "boolean");
+    /* a consent is a boolean that can only be true: its count of true */
+    int yesno = !strcmp(type, "boolean") || !strcmp(type, "consent");
+    int choice = !strcmp(type, "select") || !strcmp(type, "multiselect") || yesno;
     if (choice) {
         /* every option of the field, zeros too, in the field's order */
         opts = json_object_new_array();
         json_object *defined = fs_json_get(field, "options");
-        if (!strcmp(type, "boolean")) {
+        if (yesno) {
             defined = fs_json_own(p, json_object_new_array());
             json_object_array_add(defined, json_object_new_string("true"));
             json_object_array_add(defined, json_object_new_string("false"));
@@ -143,7 +144,7 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
                   (double)(long long)((double)answered * 10000 / (double)submissions + 0.5) / 10000)
             : NULL);
     if (opts) {
-        if (!strcmp(type, "boolean")) /* true and false as JSON booleans */
+        if (yesno) /* true and false as JSON booleans */
             for (size_t k = 0; k < json_object_array_length(opts); k++) {
                 json_object *item = json_object_array_get_idx(opts, k);
                 const char *v = json_object_get_string(fs_json_get(item, "value"));
@@ -151,7 +152,8 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
             }
         json_object_object_add(q, "options", opts);
     }
-    int numeric = !strcmp(type, "number") || !strcmp(type, "integer") || !strcmp(type, "rating");
+    int numeric = !strcmp(type, "number") || !strcmp(type, "integer") || !strcmp(type, "rating") ||
+                  !strcmp(type, "scale");
     if (!numeric)
         return;
     json_object_object_add(q, "min", num_first >= 0 ? number(rows[num_first].value) : NULL);
@@ -171,7 +173,7 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
         }
     }
     json_object_object_add(q, "median", median);
-    if (!strcmp(type, "rating")) { /* the histogram: every value given */
+    if (!strcmp(type, "rating") || !strcmp(type, "scale")) { /* the histogram: every value given */
         json_object *h = json_object_new_array();
         for (int i = num_first; num_first >= 0 && i <= num_last; i++) {
             json_object *item = json_object_new_object();

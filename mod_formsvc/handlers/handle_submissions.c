@@ -3,6 +3,7 @@
  * get one, change its owner's state (status, tags, note; If-Match), delete
  * one. */
 #include "fs_csv.h"
+#include "fs_field_choice.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
 #include "fs_secret.h"
@@ -251,9 +252,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     json_object *endings = fs_json_get(form->settings, "endings");
     int ended = endings && json_object_is_type(endings, json_type_array) &&
                 json_object_array_length(endings) > 0;
-    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended;
+    /* a matrix has a column per row (fs_choice_csv_columns) */
+    int wide = fs_choice_csv_extra(form->fields);
+    int ncols = 3 + with_spam + (int)nf + wide + 2 * links + asked + 3 * owned + ended;
     const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
-    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
+    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + (size_t)wide + 1));
     int c = 0;
     cells[c++] = "id";
     cells[c++] = "createdAt";
@@ -266,10 +269,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         const char *t = json_object_get_string(fs_json_get(fd, "type"));
         if (t && !strcmp(t, "page"))
             continue;
-        keys[nq] = json_object_get_string(fs_json_get(fd, "key"));
-        cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
+        int cols = fs_choice_csv_columns(r->pool, fd, keys + nq);
+        for (int k = 0; k < cols; k++)
+            cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
     }
-    ncols -= (int)(nf - nq);
+    ncols -= (int)(nf + (size_t)wide - nq);
     nf = nq;
     if (links) {
         cells[c++] = "linkId";
@@ -335,10 +339,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             fs_csv_put_cell(buf, x->form_version);
             if (with_spam)
                 fs_csv_put(buf, x->spam ? ",true" : ",false", x->spam ? 5 : 6);
-            if (fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
+            if (wide || fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
                 json_object *data = fs_json_parse_trusted(sub, x->data);
                 for (size_t f = 0; f < nf; f++) {
-                    const char *v = fs_csv_value(sub, fs_json_get(data, keys[f]));
+                    const char *v = fs_csv_value(sub, fs_choice_csv_value(data, keys[f]));
                     fs_csv_put(buf, ",", 1);
                     fs_csv_put(buf, v, strlen(v));
                 }

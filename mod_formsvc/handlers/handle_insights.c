@@ -1,8 +1,8 @@
 /* handle_insights: GET /v1/forms/{id}/insights?since=&until=, the answers
  * of a form summed up per question for a range of UTC days (docs/forms.md
  * "Insights"): how many submissions, how many answered each question, the
- * distribution of options (select, multiselect, boolean), of rating
- * values, numbers' min, median, mean and max. Read from the per-day
+ * distribution of options (select, multiselect, boolean, consent), of
+ * rating and scale values, numbers' min, median, mean and max. Read from the per-day
  * answer counts (sql/0050: insight_counts and the tally not yet rolled
  * up), never from the submissions. Scope submissions:read: the figures
  * come from the answers. */

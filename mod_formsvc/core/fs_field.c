@@ -1,6 +1,6 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
-#include "fs_field_choice.h"
+#include "fs_field_choice_def.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"

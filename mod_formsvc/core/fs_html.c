@@ -1,7 +1,7 @@
 /* fs_html: rendering the public pages. */
 #include "fs_html.h"
 #include "fs_embed.h"
-#include "fs_field_choice.h"
+#include "fs_html_choice.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_locale.h"

@@ -22,6 +22,7 @@ my $J = JSON::PP->new->canonical;
 my $T = JSON::PP::true;
 my $F = JSON::PP::false;
 my ($tok) = signup();
+my $r;
 
 my @fields = (
     { key => 'nps', type => 'scale', label => 'Would you recommend us?', required => $T,
@@ -80,6 +81,26 @@ for my $c (@refused) {
     is_deeply [map { $_->{pointer} } @{ $r->{json}{errors} || [] }], [$c->[1]], "  at $c->[1]" or diag $r->content;
 }
 
+# conditions: a scale compares as a number, a consent as a boolean, a
+# matrix only by being answered
+my $c = make_form($tok, { title => 'Conditions', fields => [
+    { key => 'nps', type => 'scale', label => 'NPS', from => 0, to => 10 },
+    { key => 'why', type => 'text', label => 'Why', requiredIf => { field => 'nps', op => 'lt', value => 7 } },
+    { key => 'm', type => 'matrix', label => 'M', rows => [{ key => 'a', label => 'A' }], columns => [{ value => 'x' }] },
+    { key => 'more', type => 'text', label => 'More', visibleIf => { field => 'm', op => 'answered' } },
+    { key => 'ok', type => 'consent', label => 'OK', text => 'T' },
+    { key => 'thanks', type => 'text', label => 'Thanks', visibleIf => { field => 'ok', op => 'equals', value => $T } } ] });
+ok $c->{id}, 'conditions on a scale (lt), a matrix (answered) and a consent (equals) are taken';
+$r = api(POST => '/v1/forms', token => $tok, body => { title => 'Bad', fields => [
+    { key => 'nps', type => 'scale', label => 'NPS', from => 0, to => 10 },
+    { key => 'why', type => 'text', label => 'Why', visibleIf => { field => 'nps', op => 'equals', value => 11 } }] });
+is_deeply [map { $_->{pointer} } @{ $r->{json}{errors} || [] }], ['/fields/1/visibleIf/value'], 'a value a scale cannot take: 422';
+is api(POST => "/v1/forms/$c->{id}/publish", token => $tok)->code, 200, 'published';
+$r = api(POST => "/f/$c->{id}", body => { nps => 3, ok => $T });
+is_deeply [map { [$_->{pointer}, $_->{code}] } @{ $r->{json}{errors} || [] }], [['/why', 'required']], 'a low score requires why';
+is api(POST => "/f/$c->{id}", body => { nps => 9, ok => $T, m => { a => 'x' }, more => 'y', thanks => 'z' })->code, 201,
+   'a high score does not; the matrix answered and the consent given show their questions';
+
 # ---- the schema agents get ---------------------------------------------------------
 my $s = api(GET => "/f/$fid", headers => { Accept => 'application/json' })->{json}{schema};
 is_deeply [@{ $s->{properties}{nps} }{qw(type minimum maximum)}], ['integer', 0, 10], 'scale: an integer from..to';
@@ -93,7 +114,7 @@ is $s->{properties}{pets}{maxContains}, 1, 'at most one in a multiselect';
 
 # ---- JSON posts ----------------------------------------------------------------------
 my %good = (nps => 9, grid => { speed => 'good', price => 'bad' }, terms => $T);
-my $r = api(POST => "/f/$fid", body => { %good, order => ['water', 'tea', 'coffee'],
+$r = api(POST => "/f/$fid", body => { %good, order => ['water', 'tea', 'coffee'],
                                          color => { other => 'green' }, pets => ['cat', { other => 'newt' }],
                                          days => { mon => ['am', 'pm'] } });
 is $r->code, 201, 'every type answered: 201' or diag $r->content;

@@ -228,6 +228,13 @@ LOGIC = [
      "requiredIf": {"all": [{"field": "nick", "op": "answered"},
                             {"not": {"any": [{"field": "age", "op": "lt", "value": 20},
                                              {"field": "bio", "op": "equals", "value": "x"}]}}]}},
+    # scale, consent and matrix in conditions (fs_field_choice)
+    {"key": "nps", "type": "scale", "from": 0, "to": 10},
+    {"key": "ok", "type": "consent", "required": True, "text": "T"},
+    {"key": "grid", "type": "matrix", "rows": [{"key": "a", "label": "A"}], "columns": [{"value": "x"}]},
+    {"key": "low", "type": "text", "requiredIf": {"field": "nps", "op": "lt", "value": 7},
+     "visibleIf": {"any": [{"field": "grid", "op": "answered"}, {"field": "nps", "op": "gt", "value": 8}]}},
+    {"key": "thanks", "type": "text", "visibleIf": {"field": "ok", "op": "equals", "value": True}},
 ]
 # (valid values, invalid ones)
 LOGIC_VALUES = {
@@ -244,6 +251,11 @@ LOGIC_VALUES = {
     "note": ([True, False], [1]),
     "pick": ([["a"], []], ["a"]),
     "mail": (["a@b.co", ""], ["bad"]),
+    "nps": ([0, 6, 7, 8, 9, 10], [11, "7"]),
+    "ok": ([True], [False]),
+    "grid": ([{"a": "x"}, {}], [{"a": "y"}]),
+    "low": (["l", ""], [1]),
+    "thanks": (["t"], [2]),
 }
 # Page jumps: a form of four pages and settings.logic
 JUMPS = [

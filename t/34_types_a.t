@@ -194,14 +194,14 @@ $res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad']
 is $res->code, 422, 'Other chosen, nothing typed: 422';
 like $res->decoded_content, qr{id="f-color-err">Error: Colour: say what your other answer is\.}, 'say what';
 
-$res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad'], [order => 'coffee'], [order => 'tea'],
+$res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad'], [order => 'tea'], [order => 'coffee'],
                  [order => 'water'], [terms => 'true'], [color => '__other__'], ['color.other' => 'teal'],
                  [pets => 'dog'], [pets => '__other__'], ['pets.other' => 'newt'], ['days.mon' => 'am'], ['days.mon' => 'pm']);
 my $first = $res; $first = $first->previous while $first->previous;
 is $first->code, 303, 'a good post: 303';
 like $res->request->uri, qr{/f/$fid/thanks}, 'followed to the thanks page';
 my $row = $J->decode(psql("SELECT data::text FROM submissions WHERE form_id = '$fid' ORDER BY id DESC LIMIT 1"));
-is_deeply $row, { nps => 7, grid => { speed => 'good', price => 'bad' }, order => ['coffee', 'tea', 'water'],
+is_deeply $row, { nps => 7, grid => { speed => 'good', price => 'bad' }, order => ['tea', 'coffee', 'water'],
                   terms => $T, color => { other => 'teal' }, pets => ['dog', { other => 'newt' }],
                   days => { mon => ['am', 'pm'] } }, 'stored as the JSON post would be';
 
@@ -211,7 +211,7 @@ is $csv->code, 200, 'CSV export';
 my @lines = split /\r\n/, $csv->content;
 is $lines[0], 'id,createdAt,formVersion,nps,grid.speed,grid.price,days.mon,days.tue,order,terms,color,pets',
    'a column per matrix row, one per other question';
-like $lines[1], qr{,7,good,bad,"am; pm",,"coffee; tea; water",true,"\{""other"":""teal""\}","dog; \{""other"":""newt""\}"$},
+like $lines[1], qr{,7,good,bad,"am; pm",,"tea; coffee; water",true,"\{""other"":""teal""\}","dog; \{""other"":""newt""\}"$},
      'the cells: a row\'s answer, a ranking in order, an other answer as JSON';
 
 # ---- insights: a scale's figures, a consent's count ---------------------------------------
@@ -225,5 +225,13 @@ my %q = map { $_->{key} => $_ } @{ $ins->{questions} };
 is_deeply $q{nps}{histogram}, [{ value => 7, count => 1 }, { value => 9, count => 1 }], 'a scale\'s histogram';
 is $q{nps}{mean}, 8, 'and mean';
 is_deeply $q{terms}{options}, [{ value => $T, count => 2 }, { value => $F, count => 0 }], 'a consent\'s count';
+is_deeply $q{grid}{rows}, [{ key => 'speed', label => 'Speed', options => [{ value => 'good', count => 2 }, { value => 'bad', count => 0 }] },
+                           { key => 'price', label => 'Price', options => [{ value => 'good', count => 0 }, { value => 'bad', count => 2 }] }],
+    'a matrix: each row\'s columns counted';
+is_deeply $q{days}{rows}[0]{options}, [{ value => 'am', count => 2 }, { value => 'pm', count => 2 }], 'each value of a row of several';
+is_deeply $q{days}{rows}[1]{options}, [{ value => 'am', count => 0 }, { value => 'pm', count => 0 }], 'a row not answered: zeros';
+is_deeply $q{order}{options}, [{ value => 'tea', meanPlace => 1.5 }, { value => 'coffee', meanPlace => 2.5 },
+                               { value => 'water', meanPlace => 2 }], 'a ranking: each option\'s mean place';
+is $q{grid}{answered}, 2, 'answered, as any question';
 
 done_testing;

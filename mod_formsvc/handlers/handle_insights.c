@@ -185,6 +185,74 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
     }
 }
 
+/* The first row of key (rows are sorted by key), or n. */
+static int rows_of(const fs_insight_row *rows, int n, const char *key) {
+    int at = 0;
+    while (at < n && strcmp(rows[at].key, key))
+        at++;
+    return at;
+}
+
+/* A matrix's rows (sql/0063: items "<key>.<row>" of kind opt): q.rows
+ * [{key, label, options: [{value, count}]}], every column of every row in
+ * the field's order, zeros too. A ranking's places (kind place, value
+ * "<place>:<option>"): q.options [{value, meanPlace}] in the field's
+ * order (null: never ranked). */
+static void choice_question(apr_pool_t *p, json_object *q, const char *type, json_object *field,
+                            const fs_insight_row *rows, int n) {
+    const char *key = json_object_get_string(fs_json_get(field, "key"));
+    if (!strcmp(type, "matrix")) {
+        json_object *out = json_object_new_array();
+        json_object *rdefs = fs_json_get(field, "rows"), *cdefs = fs_json_get(field, "columns");
+        for (size_t r = 0; rdefs && r < json_object_array_length(rdefs); r++) {
+            json_object *rd = json_object_array_get_idx(rdefs, r);
+            const char *rk = json_object_get_string(fs_json_get(rd, "key"));
+            const char *ck = apr_pstrcat(p, key, ".", rk, NULL);
+            int at = rows_of(rows, n, ck);
+            json_object *row = json_object_new_object(), *opts = json_object_new_array();
+            json_object_object_add(row, "key", json_object_new_string(rk ? rk : ""));
+            json_object_object_add(row, "label", json_object_get(fs_json_get(rd, "label")));
+            for (size_t c = 0; cdefs && c < json_object_array_length(cdefs); c++) {
+                const char *cv = json_object_get_string(
+                    fs_json_get(json_object_array_get_idx(cdefs, c), "value"));
+                long long count = 0;
+                for (int i = at; i < n && !strcmp(rows[i].key, ck); i++)
+                    if (!strcmp(rows[i].kind, "opt") && cv && !strcmp(rows[i].value, cv))
+                        count = rows[i].n;
+                json_object *item = json_object_new_object();
+                json_object_object_add(item, "value", json_object_new_string(cv ? cv : ""));
+                json_object_object_add(item, "count", json_object_new_int64(count));
+                json_object_array_add(opts, item);
+            }
+            json_object_object_add(row, "options", opts);
+            json_object_array_add(out, row);
+        }
+        json_object_object_add(q, "rows", out);
+    } else if (!strcmp(type, "ranking")) {
+        json_object *out = json_object_new_array(), *odefs = fs_json_get(field, "options");
+        int at = rows_of(rows, n, key);
+        for (size_t k = 0; odefs && k < json_object_array_length(odefs); k++) {
+            const char *ov =
+                json_object_get_string(fs_json_get(json_object_array_get_idx(odefs, k), "value"));
+            long long times = 0, sum = 0;
+            for (int i = at; ov && i < n && !strcmp(rows[i].key, key); i++) {
+                const char *colon = strchr(rows[i].value, ':');
+                if (!strcmp(rows[i].kind, "place") && colon && !strcmp(colon + 1, ov)) {
+                    times += rows[i].n;
+                    sum += apr_atoi64(rows[i].value) * rows[i].n;
+                }
+            }
+            json_object *item = json_object_new_object();
+            json_object_object_add(item, "value", json_object_new_string(ov ? ov : ""));
+            json_object_object_add(item, "meanPlace",
+                                   times ? json_object_new_double((double)sum / (double)times)
+                                         : NULL);
+            json_object_array_add(out, item);
+        }
+        json_object_object_add(q, "options", out);
+    }
+}
+
 /* settings.partial (sql/0059): where the unfinished partial answers
  * stand now, per page of the form as served (the drop-off): {unfinished,
  * pages: [{page (1-based), key, title, stopped}]}, stopped being how many
@@ -266,6 +334,7 @@ static int formsvc_h_insights(request_rec *r, const char *const *caps) {
         while (at < n && strcmp(rows[at].key, key))
             at++;
         one_question(r->pool, q, type, field, rows, n, at, submissions);
+        choice_question(r->pool, q, type ? type : "", field, rows, n);
         json_object_array_add(qs, q);
     }
     json_object *pt;

@@ -230,8 +230,8 @@ is_deeply $q{grid}{rows}, [{ key => 'speed', label => 'Speed', options => [{ val
     'a matrix: each row\'s columns counted';
 is_deeply $q{days}{rows}[0]{options}, [{ value => 'am', count => 2 }, { value => 'pm', count => 2 }], 'each value of a row of several';
 is_deeply $q{days}{rows}[1]{options}, [{ value => 'am', count => 0 }, { value => 'pm', count => 0 }], 'a row not answered: zeros';
-is_deeply $q{order}{options}, [{ value => 'tea', meanPlace => 1.5 }, { value => 'coffee', meanPlace => 2.5 },
-                               { value => 'water', meanPlace => 2 }], 'a ranking: each option\'s mean place';
+is_deeply $q{order}{options}, [{ value => 'tea', count => 2, meanPlace => 1.5 }, { value => 'coffee', count => 2, meanPlace => 2.5 },
+                               { value => 'water', count => 2, meanPlace => 2 }], 'a ranking: each option\'s mean place';
 is $q{grid}{answered}, 2, 'answered, as any question';
 
 done_testing;

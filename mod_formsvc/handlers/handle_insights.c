@@ -196,8 +196,9 @@ static int rows_of(const fs_insight_row *rows, int n, const char *key) {
 /* A matrix's rows (sql/0063: items "<key>.<row>" of kind opt): q.rows
  * [{key, label, options: [{value, count}]}], every column of every row in
  * the field's order, zeros too. A ranking's places (kind place, value
- * "<place>:<option>"): q.options [{value, meanPlace}] in the field's
- * order (null: never ranked). */
+ * "<place>:<option>"): q.options [{value, count, meanPlace}] in the
+ * field's order (count: the answers that ranked it; meanPlace null when
+ * none did). */
 static void choice_question(apr_pool_t *p, json_object *q, const char *type, json_object *field,
                             const fs_insight_row *rows, int n) {
     const char *key = json_object_get_string(fs_json_get(field, "key"));
@@ -244,6 +245,7 @@ static void choice_question(apr_pool_t *p, json_object *q, const char *type, jso
             }
             json_object *item = json_object_new_object();
             json_object_object_add(item, "value", json_object_new_string(ov ? ov : ""));
+            json_object_object_add(item, "count", json_object_new_int64(times));
             json_object_object_add(item, "meanPlace",
                                    times ? json_object_new_double((double)sum / (double)times)
                                          : NULL);

@@ -65,6 +65,11 @@ void fs_choice_coerce_finish(apr_pool_t *p, const fs_fieldset *fs, json_object *
 /* Does a repeated name of f make a list (ranking: a select per place)? */
 int fs_choice_coerce_list(const fs_field *f);
 
+/* An answer of f as text for people (the notification mail): an Other
+ * answer its typed text, a matrix "Row: Column; Row: Column, Column" by
+ * their labels; NULL for any other answer (the caller's rules apply). */
+const char *fs_choice_text(apr_pool_t *p, const fs_field *f, json_object *v);
+
 /* CSV columns: a matrix has one per row, named <key>.<rowKey>; any other
  * field one, named by its key. fs_choice_csv_columns writes the names of
  * the stored definition fd's columns to names (room for its count) and

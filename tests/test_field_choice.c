@@ -8,6 +8,7 @@
 #include "fs_field_choice.h"
 #include "fs_html_choice.h"
 #include "fs_json.h"
+#include "fs_notify.h"
 #include "fs_validate.h"
 
 #include <apr_strings.h>
@@ -212,6 +213,22 @@ static void csv_columns(void **state) {
     assert_int_equal(json_object_get_int(fs_choice_csv_value(data, "s")), 1);
 }
 
+/* the notification mail's words for the answers */
+static void text_for_people(void **state) {
+    apr_pool_t *p = *state;
+    const fs_fieldset *fs = fs_fieldset_from_json(p, J(p, FIELDS));
+    json_object *data = J(p, "{\"m\":{\"b\":[\"y\",\"x\"],\"a\":[\"x\"]},\"r\":[\"y\",\"x\"],"
+                             "\"o\":{\"other\":\"teal\"},\"t\":[\"x\",{\"other\":\"newt\"}],"
+                             "\"s\":3,\"c\":true}");
+    assert_string_equal(fs_notify_answer(p, fs, data, "m"), "<A>: X&; B: Y, X&");
+    assert_string_equal(fs_notify_answer(p, fs, data, "r"), "Y, X");
+    assert_string_equal(fs_notify_answer(p, fs, data, "o"), "teal");
+    assert_string_equal(fs_notify_answer(p, fs, data, "t"), "X, newt");
+    assert_string_equal(fs_notify_answer(p, fs, data, "s"), "3");
+    assert_string_equal(fs_notify_answer(p, fs, data, "c"), "true");
+}
+
 static const struct CMUnitTest tests[] = {FS_TEST(definitions), FS_TEST(form_posts),
-                                          FS_TEST(markup), FS_TEST(csv_columns)};
+                                          FS_TEST(markup), FS_TEST(csv_columns),
+                                          FS_TEST(text_for_people)};
 FS_TEST_MAIN(tests)

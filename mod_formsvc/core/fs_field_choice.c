@@ -481,3 +481,50 @@ json_object *fs_choice_csv_value(json_object *data, const char *column) {
     json_object *m = fs_json_get(data, key);
     return m && json_object_is_type(m, json_type_object) ? fs_json_get(m, dot + 1) : NULL;
 }
+
+/* ---- text for people ---- */
+
+static const char *label_in(json_object *list, const char *id, const char *member, json_object *v) {
+    for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+        json_object *it = json_object_array_get_idx(list, i);
+        if (fs_json_equal(fs_json_get(it, id), v))
+            return json_object_get_string(fs_json_get(it, member));
+    }
+    return NULL;
+}
+
+const char *fs_choice_text(apr_pool_t *p, const fs_field *f, json_object *v) {
+    if (!v || !json_object_is_type(v, json_type_object))
+        return NULL;
+    json_object *other = fs_json_get(v, "other");
+    if (fs_choice_allows_other(f) && other && json_object_is_type(other, json_type_string))
+        return json_object_get_string(other);
+    if (f->type != FS_FT_MATRIX)
+        return NULL;
+    json_object *rows = array_of(fs_json_get(f->def, "rows"));
+    json_object *cols = array_of(fs_json_get(f->def, "columns"));
+    const char *out = "";
+    for (size_t i = 0; rows && i < json_object_array_length(rows); i++) {
+        json_object *row = json_object_array_get_idx(rows, i);
+        json_object *cell = fs_json_get(v, json_object_get_string(fs_json_get(row, "key")));
+        if (!cell)
+            continue;
+        const char *cells = "";
+        size_t n = json_object_is_type(cell, json_type_array) ? json_object_array_length(cell) : 1;
+        for (size_t k = 0; k < n; k++) {
+            json_object *c = json_object_is_type(cell, json_type_array)
+                                 ? json_object_array_get_idx(cell, k)
+                                 : cell;
+            const char *cl = label_in(cols, "value", "label", c);
+            cells =
+                apr_pstrcat(p, cells, k ? ", " : "",
+                            cl                                         ? cl
+                            : json_object_is_type(c, json_type_string) ? json_object_get_string(c)
+                                                                       : fs_json_str(p, c),
+                            NULL);
+        }
+        out = apr_pstrcat(p, out, *out ? "; " : "",
+                          json_object_get_string(fs_json_get(row, "label")), ": ", cells, NULL);
+    }
+    return out;
+}

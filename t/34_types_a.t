@@ -164,7 +164,7 @@ like $html, qr{type="radio" id="f-grid-0" name="grid\.speed" value="good" requir
 like $html, qr{type="checkbox" id="f-days-0" name="days\.mon" value="am" aria-label="Monday: Morning"}, 'checkboxes for multiple';
 like $html, qr{<label for="f-order-2">Place 3</label><select id="f-order-2" name="order">}, 'a ranking: a select per place';
 like $html, qr{<a href="https://example\.org/terms\?a=1&amp;b=2">The terms of the club</a>}, 'consent: the linked text, escaped';
-like $html, qr{<input type="checkbox" id="f-terms" name="terms" value="true" required}, 'and its box';
+like $html, qr{<input type="checkbox" id="f-terms" name="terms" value="true" required aria-describedby="f-terms-text">}, 'and its box, described by the text';
 like $html, qr{<option value="__other__">Other</option></select>}, 'a select with its Other choice';
 like $html, qr{<label class="other" for="f-color-other">Other answer to “Colour”</label><input type="text" id="f-color-other" name="color\.other" value="" maxlength="200">},
      'and the text input for it';
@@ -179,6 +179,8 @@ $html = $res->decoded_content;
 like $html, qr{id="f-grid-err">Error: How was it\?: answer every row\.}, 'the matrix says every row';
 like $html, qr{id="f-order-err">Error: Rank these: a choice is given more than once\.}, 'the ranking says a place is given twice';
 like $html, qr{id="f-terms-err">Error: I agree to the terms is required\.}, 'the consent is required';
+like $html, qr{name="terms" value="true" required aria-invalid="true" aria-describedby="f-terms-text f-terms-err">},
+     'its box described by the text and the error';
 like $html, qr{name="nps" value="7" checked}, 'the scale answer kept';
 like $html, qr{name="grid\.speed" value="good" checked}, 'the matrix cell kept';
 like $html, qr{name="days\.tue" value="pm" checked}, 'a checkbox cell kept';

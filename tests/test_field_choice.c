@@ -180,7 +180,12 @@ static void markup(void **state) {
         strstr(h, "id=\"f-m-0\" name=\"m.a\" value=\"x\" aria-label=\"page.matrix_cell\""));
     assert_non_null(strstr(h, "name=\"m.a\" value=\"y\" checked"));
     assert_null(strstr(h, "<A>"));
-    h = fs_choice_html(p, NULL, fs_fieldset_find(fs, "c"), NULL, "f-c", "", " required");
+    h = fs_choice_html(p, NULL, fs_fieldset_find(fs, "c"), NULL, "f-c", "", "");
+    /* not required while a condition may hide it: the browser must not insist */
+    assert_non_null(strstr(h, "value=\"true\" aria-describedby=\"f-c-text\">"));
+    h = fs_choice_html(p, NULL, fs_fieldset_find(fs, "c"), NULL, "f-c",
+                       " aria-describedby=\"f-c-help\"", " required");
+    assert_non_null(strstr(h, "value=\"true\" required aria-describedby=\"f-c-text f-c-help\">"));
     assert_non_null(
         strstr(h, "<a href=\"https://e.org/?a=1&amp;b=&quot;2\">&lt;b&gt;T&lt;/b&gt;</a>"));
     h = fs_choice_html(p, NULL, fs_fieldset_find(fs, "r"), J(p, "[\"y\"]"), "f-r", "", "");

@@ -115,17 +115,23 @@ const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *
         else
             put(&b, apr_psprintf(p, "<p class=\"help consent\" id=\"%s\">%s</p>", esc(p, tid),
                                  esc(p, text)));
+        /* the box is described by the text too, before any help or error */
+        const char *d = strstr(aria, "aria-describedby=\"");
+        const char *described =
+            d ? apr_pstrcat(p, apr_pstrndup(p, aria, (apr_size_t)(d - aria) + 18), esc(p, tid), " ",
+                            d + 18, NULL)
+              : apr_pstrcat(p, aria, " aria-describedby=\"", esc(p, tid), "\"", NULL);
         put(&b, apr_psprintf(
                     p,
                     "<div class=\"opt\"><input type=\"checkbox\" id=\"%s\" name=\"%s\" "
-                    "value=\"true\"%s required%s><label for=\"%s\">%s <span class=\"req\">%s</span>"
+                    "value=\"true\"%s%s%s><label for=\"%s\">%s <span class=\"req\">%s</span>"
                     "</label></div>",
                     esc(p, id), esc(p, f->key),
                     v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v)
                         ? " checked"
                         : "",
-                    *aria ? aria : apr_psprintf(p, " aria-describedby=\"%s\"", esc(p, tid)),
-                    esc(p, id), esc(p, f->label), esc(p, fs_tr(loc, "page.required"))));
+                    required, described, esc(p, id), esc(p, f->label),
+                    esc(p, fs_tr(loc, "page.required"))));
         break;
     }
     case FS_FT_MATRIX: {

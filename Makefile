@@ -13,7 +13,7 @@ APR_CFLAGS := $(shell apr-1-config --cflags --cppflags --includes 2>/dev/null) \
               $(shell apu-1-config --includes 2>/dev/null)
 CFLAGS_CORE = -std=c11 -Wall -Wextra -Werror -fPIC -g $(OPT) $(SANITIZE) \
               -Iinclude $(APR_CFLAGS) -I/usr/include/json-c -I/usr/include/postgresql $(CFLAGS_EXTRA)
-LIBS_CORE   = -lcurl -ljson-c -lcrypto -lz -lpcre2-8 -lpq -laprutil-1 -lapr-1
+LIBS_CORE   = -lxlsxwriter -lcurl -ljson-c -lcrypto -lz -lpcre2-8 -lpq -laprutil-1 -lapr-1
 
 CORE_SRC := $(sort $(wildcard mod_formsvc/core/*.c mod_formsvc/store/*.c))
 CORE_OBJ := $(patsubst mod_formsvc/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))

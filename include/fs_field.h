@@ -30,6 +30,8 @@
 #define FS_FILE_MAX_SIZE_LIMIT 1000000000LL /* what a definition may say */
 #define FS_FILE_MAX_FILES_LIMIT 20
 #define FS_FILE_ACCEPT_MAX 50
+/* signature fields: the drawn image, one PNG of at most this many bytes */
+#define FS_SIGNATURE_IMAGE_MAX (256LL * 1024)
 #define FS_SAFE_INTEGER 9007199254740991LL /* 2^53 - 1, as ECMA-262 */
 
 typedef enum {
@@ -47,12 +49,16 @@ typedef enum {
     FS_FT_MULTISELECT,
     FS_FT_RATING,
     FS_FT_HIDDEN,
-    FS_FT_FILE,    /* uploads (fs_file.h) */
-    FS_FT_PAGE,    /* starts a page of the public form: layout, never an answer (fs_pages.h) */
-    FS_FT_SCALE,   /* fs_field_choice.h */
-    FS_FT_MATRIX,  /* fs_field_choice.h */
-    FS_FT_RANKING, /* fs_field_choice.h */
-    FS_FT_CONSENT, /* fs_field_choice.h */
+    FS_FT_FILE,      /* uploads (fs_file.h) */
+    FS_FT_PAGE,      /* starts a page of the public form: layout, never an answer (fs_pages.h) */
+    FS_FT_ADDRESS,   /* {line1, line2, city, region, postalCode, country} (fs_field_more.h) */
+    FS_FT_DATERANGE, /* {start, end}, two dates, start <= end (fs_field_more.h) */
+    FS_FT_TIME,      /* HH:MM, 24 hours (fs_field_more.h) */
+    FS_FT_SIGNATURE, /* {name}: a typed full name (fs_field_more.h) */
+    FS_FT_SCALE,     /* fs_field_choice.h */
+    FS_FT_MATRIX,    /* fs_field_choice.h */
+    FS_FT_RANKING,   /* fs_field_choice.h */
+    FS_FT_CONSENT,   /* fs_field_choice.h */
     FS_FT_COUNT
 } fs_field_type;
 

@@ -65,6 +65,9 @@ typedef struct fs_field {
     long long max_size;
     long max_files;
     json_object *accept;
+    /* date, datetime, daterange, time: minimum and maximum as given (NULL:
+     * none; fs_field_more.h) */
+    const char *min_text, *max_text;
     json_object *def; /* the stored definition: the members of the types of
                        * fs_field_choice.h are read from it */
 } fs_field;
@@ -129,7 +132,8 @@ int fs_field_required_now(const fs_field *f, json_object *answers);
 /* Lowers every file field's max_size and max_files to the server's
  * ceilings (directives), before the schema or the validator reads them. */
 void fs_fieldset_file_ceilings(fs_fieldset *fs, long long max_size, long max_files);
-/* 1 when the form has a file field. */
+/* 1 when the form has a file field, or a signature (its drawn image is a
+ * file). */
 int fs_fieldset_has_files(const fs_fieldset *fs);
 
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);

@@ -90,10 +90,12 @@ json_object *fs_cond_schema(apr_pool_t *p, json_object *c,
 const char *fs_cond_literal_re(apr_pool_t *p, const char *s);
 
 /* settings.logic as a client sends it: an array of at most
- * FS_LOGIC_RULES_MAX rules {from, when, then: {goTo}} (from: a page
- * field's key, optional with when; when: a condition, optional; goTo: a
- * page field's key or "end"). The normalised copy (owned by the caller),
- * or NULL with errors under ptr. */
+ * FS_LOGIC_RULES_MAX rules {from, when, then: {goTo, calculate}} (from: a
+ * page field's key, optional with when, only with goTo; when: a
+ * condition, optional; goTo: a page field's key or "end"; calculate: the
+ * actions of fs_calc_parse, fs_scores.h; then has goTo, calculate or
+ * both). The normalised copy (owned by the caller), or NULL with errors
+ * under ptr. */
 json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_error *verr);
 
 #endif

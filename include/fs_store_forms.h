@@ -103,6 +103,7 @@ typedef struct fs_sub_export_row {
     const char *note;                    /* the owner's note, or NULL */
     const char *ask_id;                  /* the ask whose link it came through, or NULL */
     const char *ending;                  /* the ending reached (settings.endings), or NULL */
+    const char *calculated;              /* what the server calculated (JSON), or NULL */
 } fs_sub_export_row;
 typedef struct fs_sub_batch {
     int n;

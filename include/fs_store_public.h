@@ -42,6 +42,12 @@ typedef struct fs_new_submission {
     const char *form_version;             /* what the answers were checked against; NULL: any */
     const char *event_id;                 /* of its submission.created event (fs_id_new) */
     const char *ending; /* the key of the ending reached (settings.endings), or NULL */
+    /* what the server calculated from the answers (fs_calculated, JSON
+     * text; sql/0062), or NULL: the form has neither a quiz nor variables */
+    const char *calculated;
+    /* what of it the respondent's answer shows (JSON text: the score and
+     * max with settings.showScore), or NULL */
+    const char *calculated_shown;
     /* the partial answers it completes (sql/0059), deleted with the
      * submission's insert, which is skipped when sub_id is a submission
      * already (FS_SUBMIT_REPLAY); NULL: none */
@@ -74,8 +80,8 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                                  fs_submit_result *out);
 
 /* 1 when s may be stored in a batch (fs_store_public_submit_batch): no
- * maxSubmissions (exact), Idempotency-Key, link, uniqueBy or ending, and
- * a form version to check. */
+ * maxSubmissions (exact), Idempotency-Key, link, uniqueBy, ending or
+ * calculated, and a form version to check. */
 int fs_store_public_batchable(const fs_new_submission *s, int exact);
 /* Stores n batchable submissions in one statement and one transaction,
  * each as fs_store_public_submit would alone: out[i] is subs[i]'s outcome

@@ -1504,7 +1504,8 @@ CREATE TABLE public.submissions (
     note text,
     owner_version integer DEFAULT 1 NOT NULL,
     owner_updated_at timestamp with time zone,
-    ending text
+    ending text,
+    calculated jsonb
 )
 PARTITION BY RANGE (id);
 
@@ -2291,6 +2292,8 @@ CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
                                       WHERE a.link_id = s.link_id), '{}'::jsonb) END
            || CASE WHEN s.ending IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('ending', s.ending) END
+           || CASE WHEN s.calculated IS NULL THEN '{}'::jsonb
+                   ELSE jsonb_build_object('calculated', s.calculated) END
           )::json $$;
 
 --
@@ -2983,6 +2986,7 @@ CREATE TABLE public.submissions_before (
     owner_version integer DEFAULT 1 NOT NULL,
     owner_updated_at timestamp with time zone,
     ending text,
+    calculated jsonb,
     CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
 );
 

@@ -216,6 +216,22 @@ is $lines[0], 'id,createdAt,formVersion,nps,grid.speed,grid.price,days.mon,days.
 like $lines[1], qr{,7,good,bad,"am; pm",,"tea; coffee; water",true,"\{""other"":""teal""\}","dog; \{""other"":""newt""\}"$},
      'the cells: a row\'s answer, a ranking in order, an other answer as JSON';
 
+# the XLSX export has the same columns (read back with python3-openpyxl)
+my $x = api(GET => "/v1/forms/$fid/submissions", token => $tok,
+            headers => { Accept => 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+is $x->code, 200, 'XLSX export';
+{
+    require File::Temp;
+    my ($fh, $file) = File::Temp::tempfile(SUFFIX => '.xlsx', UNLINK => 1);
+    binmode $fh; print $fh $x->content; close $fh;
+    my $py = 'import json,sys,openpyxl; ws=openpyxl.load_workbook(sys.argv[1],read_only=True).worksheets[0]; '
+           . 'print(json.dumps([[c.value for c in r] for r in ws.iter_rows(max_row=2)]))';
+    my $rows = $J->decode(`/usr/bin/python3 -c '$py' $file`);
+    is join(',', @{ $rows->[0] }), $lines[0], 'its header row is the CSV\'s: a column per matrix row';
+    is_deeply [@{ $rows->[1] }[3 .. 8]], [7, 'good', 'bad', 'am; pm', undef, 'tea; coffee; water'],
+        'and the cells of the newest submission';
+}
+
 # ---- insights: a scale's figures, a consent's count ---------------------------------------
 my $ins;
 ok wait_for(sub {

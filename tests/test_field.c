@@ -193,7 +193,7 @@ static void contradictions(void **state) {
                       &e));
     assert_code(e, "/fields/3/validation/maximum", "maximum");
     assert_null(parse(p,
-                      "{\"key\":\"a\",\"type\":\"date\",\"label\":\"A\",\"validation\":{"
+                      "{\"key\":\"a\",\"type\":\"boolean\",\"label\":\"A\",\"validation\":{"
                       "\"minimum\":\"2020-01-01\"}}",
                       &e));
     assert_code(e, "/fields/3/validation/minimum", "unknown");

@@ -1,6 +1,7 @@
 /* fs_coerce: HTML form pairs to the JSON submission object. */
 #include "fs_coerce.h"
 #include "fs_field_choice.h"
+#include "fs_field_more.h"
 #include "fs_html.h"
 #include "fs_json.h"
 #include "fs_pages.h"
@@ -134,6 +135,8 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
         if (!strcmp(pr->name, FS_TOKEN_NAME) || !strcmp(pr->name, FS_STATE_NAME) ||
             !strcmp(pr->name, FS_NAV_NAME))
             continue; /* the page's submission token, state and button: the glue's */
+        if (fs_coerce_part(p, fs, o, pr->name, pr->value))
+            continue; /* key.part of an address, daterange or signature */
         const fs_field *f = fs_fieldset_find(fs, pr->name);
         if (!f && fs_choice_coerce_pair(p, fs, pr->name, pr->value, o, others))
             continue; /* a matrix cell, an other answer's text */

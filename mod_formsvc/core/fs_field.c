@@ -1,10 +1,12 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
+#include "fs_bounds.h"
 #include "fs_field_choice_def.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_logic.h"
+#include "fs_quiz.h"
 #include "fs_regex.h"
 #include "fs_secret.h"
 #include "fs_tz.h"
@@ -17,9 +19,9 @@
 #include <string.h>
 
 static const char *const TYPE_NAMES[FS_FT_COUNT] = {
-    "text",    "textarea", "email",    "url",    "tel",         "number", "integer",
-    "boolean", "date",     "datetime", "select", "multiselect", "rating", "hidden",
-    "file",    "page",     "scale",    "matrix", "ranking",     "consent"};
+    "text",    "textarea",  "email",  "url",         "tel",    "number", "integer", "boolean",
+    "date",    "datetime",  "select", "multiselect", "rating", "hidden", "file",    "page",
+    "address", "daterange", "time",   "signature",   "scale",  "matrix", "ranking", "consent"};
 
 const char *fs_field_type_name(fs_field_type t) {
     return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
@@ -128,18 +130,23 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
         const char *ip = apr_psprintf(p, "%s/%" APR_SIZE_T_FMT "", ptr, i);
         const char *value = NULL, *label = NULL;
         const char *vptr = ip;
+        json_object *score = NULL;
         if (json_object_is_type(it, json_type_string)) {
             value = label = fs_json_text(p, it, ip, "An option", 1, FS_LABEL_MAX, 0, verr);
         } else if (json_object_is_type(it, json_type_object)) {
             json_object_object_foreach(it, k, mv) {
                 (void)mv;
-                if (strcmp(k, "value") && strcmp(k, "label")) {
+                if (strcmp(k, "value") && strcmp(k, "label") && strcmp(k, "score")) {
                     fs_error_add(p, verr, fs_json_pointer(p, ip, k), "unknown",
-                                 "Unknown member; an option has value and label.");
+                                 "Unknown member; an option has value, label and score.");
                     ok = 0;
                 }
             }
             json_object *vv = fs_json_get(it, "value"), *lv = fs_json_get(it, "label");
+            json_object *sv = fs_json_get(it, "score"); /* a quiz's (fs_scores.h) */
+            if (sv && !json_object_is_type(sv, json_type_null) &&
+                !(score = fs_option_score_parse(p, sv, at(p, ip, "score"), verr)))
+                ok = 0;
             vptr = at(p, ip, "value");
             if (!vv)
                 fs_error_add(p, verr, vptr, "required", "An option needs a value.");
@@ -157,10 +164,12 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
                          fs_json_type_name(it));
         }
         if (!value) {
+            json_object_put(score);
             ok = 0;
             continue;
         }
         if (apr_hash_get(seen, value, APR_HASH_KEY_STRING)) {
+            json_object_put(score);
             fs_error_add(p, verr, vptr, "unique",
                          "Option values must be unique; \"%s\" is "
                          "already option %s.",
@@ -169,11 +178,15 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
             continue;
         }
         apr_hash_set(seen, value, APR_HASH_KEY_STRING, apr_psprintf(p, "%" APR_SIZE_T_FMT "", i));
-        if (!label)
+        if (!label) {
+            json_object_put(score);
             continue;
+        }
         json_object *o = json_object_new_object();
         json_object_object_add(o, "value", json_object_new_string(value));
         json_object_object_add(o, "label", json_object_new_string(label));
+        if (score) /* only when set: options without it read as before */
+            json_object_object_add(o, "score", score);
         json_object_array_add(out, o);
     }
     if (!ok) {
@@ -185,6 +198,8 @@ static json_object *parse_options(apr_pool_t *p, json_object *v, const char *ptr
 
 /* Which validation members each type takes. */
 static int takes(int t, const char *m) {
+    if ((!strcmp(m, "minimum") || !strcmp(m, "maximum")) && fs_bound_kind(TYPE_NAMES[t]))
+        return 1;
     if (!strcmp(m, "minLength") || !strcmp(m, "maxLength") || !strcmp(m, "pattern"))
         return is_string_type(t);
     if (!strcmp(m, "minimum"))
@@ -255,6 +270,7 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
     long long minl = -1, maxl = -1, mini = -1, maxi = -1;
     double minv = 0, maxv = 0;
     int has_minv = 0, has_maxv = 0;
+    const char *min_text = NULL, *max_text = NULL; /* bounds of dates and times */
     if (v && json_object_is_type(v, json_type_object)) {
         json_object_object_foreach(v, k, mv) {
             const char *mp = fs_json_pointer(p, ptr, k);
@@ -330,6 +346,15 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                     continue;
                 }
                 json_object_object_add(out, k, json_object_new_string(pat));
+            } else if (fs_bound_kind(TYPE_NAMES[t])) { /* a date, date-time or time */
+                const char *bound =
+                    fs_bound_parse(p, fs_bound_kind(TYPE_NAMES[t]), TYPE_NAMES[t], mv, mp, k, verr);
+                if (!bound) {
+                    ok = 0;
+                    continue;
+                }
+                *(k[1] == 'i' ? &min_text : &max_text) = bound;
+                json_object_object_add(out, k, json_object_new_string(bound));
             } else if (t == FS_FT_RATING) { /* maximum of a rating */
                 long long x;
                 if (!int_member(p, mv, mp, k, FS_RATING_MAX_MIN, FS_RATING_MAX_MAX, &x, verr)) {
@@ -372,6 +397,11 @@ static json_object *parse_validation(apr_pool_t *p, json_object *v, int t, int r
                      "A required field cannot have maxLength 0: no answer could be given.");
         ok = 0;
     }
+    if (min_text && max_text &&
+        fs_bound_cmp(fs_bound_kind(TYPE_NAMES[t]), min_text, max_text) > 0) {
+        fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is later than maximum.");
+        ok = 0;
+    }
     if (has_minv && has_maxv && minv > maxv) {
         fs_error_add(p, verr, at(p, ptr, "minimum"), "maximum", "minimum is greater than maximum.");
         ok = 0;
@@ -406,7 +436,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     static const char *const allowed[] = {"id",          "key",       "type",        "label",
                                           "description", "required",  "placeholder", "options",
                                           "validation",  "visibleIf", "position",    "timeZone",
-                                          "requiredIf",  NULL};
+                                          "requiredIf",  "correct",   NULL};
     json_object_object_foreach(def, k, mv) {
         (void)mv;
         int ok = 0;
@@ -441,7 +471,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         fs_error_add(p, verr, at(p, ptr, "type"), "enum",
                      "type is one of text, textarea, email, url, tel, number, integer, "
                      "boolean, date, datetime, select, multiselect, rating, hidden, file, page, "
-                     "scale, matrix, ranking, consent.");
+                     "address, daterange, time, signature, scale, matrix, ranking, consent.");
     /* label: required but for hidden fields, which default to the key */
     json_object *lv = fs_json_get(def, "label");
     const char *label = NULL;
@@ -461,8 +491,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     const char *placeholder = NULL;
     if (pv && !json_object_is_type(pv, json_type_null)) {
         if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT || t == FS_FT_FILE ||
-            t == FS_FT_RATING || t == FS_FT_HIDDEN || t == FS_FT_PAGE ||
-            fs_choice_no_placeholder(t))
+            t == FS_FT_RATING || t == FS_FT_HIDDEN || t == FS_FT_PAGE || t == FS_FT_ADDRESS ||
+            t == FS_FT_DATERANGE || fs_choice_no_placeholder(t))
             fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
         else
@@ -551,8 +581,20 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     json_object *extra = json_object_new_object();
     fs_choice_parse(p, def, t, options, &required, ptr, extra, verr);
 
+    /* correct: a quiz's right answer (fs_scores.h) */
+    json_object *cv = fs_json_get(def, "correct"), *correct = NULL;
+    if (cv && !json_object_is_type(cv, json_type_null) && t >= 0 && validation) {
+        json_object *target = json_object_new_object();
+        json_object_object_add(target, "type", json_object_new_string(TYPE_NAMES[t]));
+        json_object_object_add(target, "options", json_object_get(options));
+        json_object_object_add(target, "validation", json_object_get(validation));
+        correct = fs_correct_parse(p, cv, target, at(p, ptr, "correct"), verr);
+        json_object_put(target);
+    }
+
     int after = verr->errors ? verr->errors->nelts : 0;
     if (after > before || t < 0 || !key || !label || !validation) {
+        json_object_put(correct);
         json_object_put(extra);
         json_object_put(options);
         json_object_put(validation);
@@ -578,6 +620,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         json_object_object_add(f, "requiredIf", required_if);
     if (time_zone) /* only when set: fields without it read as before */
         json_object_object_add(f, "timeZone", json_object_new_string(time_zone));
+    if (correct) /* only when set: fields without it read as before */
+        json_object_object_add(f, "correct", correct);
     json_object_object_foreach(extra, xk, xv) /* only when set, as above */
         json_object_object_add(f, xk, json_object_get(xv));
     json_object_put(extra);
@@ -615,7 +659,10 @@ int fs_field_value_fits(json_object *target, json_object *v) {
     }
     case FS_FT_MULTISELECT:
     case FS_FT_FILE:
-    case FS_FT_PAGE: return 0;
+    case FS_FT_PAGE:
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_SIGNATURE: return 0;
     default: return json_object_is_type(v, json_type_string);
     }
 }

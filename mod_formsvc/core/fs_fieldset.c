@@ -1,5 +1,6 @@
 /* fs_fieldset: the stored fields array read into effective rules. */
 #include "fs_fieldset.h"
+#include "fs_bounds.h"
 #include "fs_json.h"
 #include "fs_logic.h"
 
@@ -219,6 +220,11 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
             f->accept = acc && json_object_is_type(acc, json_type_array) ? acc : NULL;
             break;
         }
+        case FS_FT_SIGNATURE: /* its drawn image: one PNG (fs_field_more.h) */
+            f->max_size = FS_SIGNATURE_IMAGE_MAX;
+            f->max_files = 1;
+            f->accept = fs_json_own(p, json_tokener_parse("[\"image/png\"]"));
+            break;
         case FS_FT_MULTISELECT:
             f->has_min_items = count_of(va, "minItems", &f->min_items);
             f->has_max_items = count_of(va, "maxItems", &f->max_items);
@@ -229,6 +235,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
             break;
         default: break;
         }
+        fs_bound_read(fs_bound_kind(f->type_name), va, &f->min_text, &f->max_text);
         double pv;
         pos[fs->n] = num_of(o, "position", &pv) ? pv : 1e18;
         fs->n++;
@@ -264,7 +271,7 @@ void fs_fieldset_file_ceilings(fs_fieldset *fs, long long max_size, long max_fil
 
 int fs_fieldset_has_files(const fs_fieldset *fs) {
     for (int i = 0; i < fs->n; i++)
-        if (fs->f[i].type == FS_FT_FILE)
+        if (fs->f[i].type == FS_FT_FILE || fs->f[i].type == FS_FT_SIGNATURE) /* its image */
             return 1;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "fs_logic.h"
 #include "fs_logic_rules.h"
 #include "fs_notify.h"
+#include "fs_scores.h"
 #include "fs_theme.h"
 #include "fs_unique.h"
 #include "fs_util.h"
@@ -281,6 +282,7 @@ void fs_settings_fields_check(apr_pool_t *p, json_object *settings, json_object 
     fs_confirmation_fields_check(p, settings, fields, verr);
     fs_logic_fields_check(p, settings, fields, verr);
     fs_endings_fields_check(p, settings, fields, verr);
+    fs_scores_fields_check(p, settings, fields, verr);
 }
 
 json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, fs_error *verr) {
@@ -289,13 +291,29 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         fs_error_add(p, verr, ptr, "type", "settings must be an object.");
         return NULL;
     }
-    static const char *const names[] = {"closesAt",      "maxSubmissions", "confirmationMessage",
-                                        "redirectUrl",   "honeypot",       "submitLabel",
-                                        "closedMessage", "opensAt",        "theme",
-                                        "embed",         "locale",         "uniqueBy",
-                                        "notify",        "confirmation",   "retentionDays",
-                                        "linkRequired",  "partial",        "partialExpiresDays",
-                                        "logic",         "endings",        NULL};
+    static const char *const names[] = {"closesAt",
+                                        "maxSubmissions",
+                                        "confirmationMessage",
+                                        "redirectUrl",
+                                        "honeypot",
+                                        "submitLabel",
+                                        "closedMessage",
+                                        "opensAt",
+                                        "theme",
+                                        "embed",
+                                        "locale",
+                                        "uniqueBy",
+                                        "notify",
+                                        "confirmation",
+                                        "retentionDays",
+                                        "linkRequired",
+                                        "partial",
+                                        "partialExpiresDays",
+                                        "logic",
+                                        "endings",
+                                        "variables",
+                                        "showScore",
+                                        NULL};
     if (s && json_object_is_type(s, json_type_object)) {
         json_object_object_foreach(s, k, v) {
             (void)v;
@@ -308,7 +326,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
                              "maxSubmissions, confirmationMessage, redirectUrl, honeypot, "
                              "locale, uniqueBy, submitLabel, closedMessage, opensAt, theme, "
                              "embed, notify, confirmation, retentionDays, linkRequired, "
-                             "partial, partialExpiresDays, logic, endings.");
+                             "partial, partialExpiresDays, logic, endings, variables, "
+                             "showScore.");
         }
     }
     json_object *out = json_object_new_object();
@@ -399,6 +418,8 @@ json_object *fs_settings_parse(apr_pool_t *p, json_object *s, const char *ptr, f
         else
             json_object_put(en);
     }
+    /* variables and showScore: scores and calculations (fs_scores.c) */
+    fs_scores_settings_parse(p, s, ptr, out, verr);
     /* uniqueBy: the duplicate rule (fs_unique.c) */
     json_object_object_add(out, "uniqueBy",
                            fs_unique_by_parse(p, fs_json_get(s, "uniqueBy"),

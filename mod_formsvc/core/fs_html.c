@@ -1,7 +1,9 @@
 /* fs_html: rendering the public pages. */
 #include "fs_html.h"
 #include "fs_embed.h"
+#include "fs_field_more.h"
 #include "fs_html_choice.h"
+#include "fs_html_parts.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_locale.h"
@@ -81,6 +83,12 @@ static const char CSS[] =
     "gap:.75rem}"
     ".nav .back{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}"
     ".resume a{overflow-wrap:anywhere}" /* a resume URL (settings.partial) */
+    /* times, and the parts of an address, a date range, a signature */
+    "input[type=time]{display:block;width:100%;font:inherit;padding:.5rem;"
+    "border:1px solid #6b6b6b;border-radius:4px;background:#fff;color:inherit}"
+    ".part{margin:0 0 .6rem}.part label{font-weight:400}"
+    ".sigpad canvas{display:block;width:100%;height:auto;background:#fff;"
+    "border:1px solid #6b6b6b;border-radius:4px;touch-action:none;margin:0 0 .5rem}"
     /* the owner's logo, and the respondent's dark preference */
     ".logo{display:block;max-width:100%;max-height:4rem;margin:.5rem 0}"
     "@media (prefers-color-scheme:dark){:root{color-scheme:dark}"
@@ -416,6 +424,7 @@ static const char *input_type(fs_field_type t) {
     case FS_FT_INTEGER: return "number";
     case FS_FT_DATE: return "date";
     case FS_FT_DATETIME: return "datetime-local";
+    case FS_FT_TIME: return "time";
     default: return "text";
     }
 }
@@ -445,7 +454,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     const fs_locale *loc = pg->loc;
     const char *err = errors_of(p, loc, pg->errors, f->key);
     const char *desc = "";
-    int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING || fs_choice_is_group(f);
+    int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING ||
+                fs_field_parts(f->type) || fs_choice_is_group(f);
     /* on a form of several pages, a condition on an earlier page's answer
      * is decided: the question is shown only when it applies, and a
      * requiredIf so decided makes it plainly required (or not) */
@@ -473,6 +483,11 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     if (f->description) {
         sb_fmt(b, "<p class=\"help\" id=\"%e-help\">%e</p>", id, f->description);
         desc = apr_pstrcat(p, id, "-help", NULL);
+    }
+    const char *bounds = fs_html_bounds_help(p, loc, f); /* dates and times */
+    if (bounds) {
+        sb_fmt(b, "<p class=\"help\" id=\"%e-bounds\">%e</p>", id, bounds);
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-bounds", NULL);
     }
     if (cond) {
         sb_fmt(b, "<p class=\"cond\" id=\"%e-cond\">%e</p>", id, cond);
@@ -549,6 +564,11 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         sb_add(b, "</div>");
         break;
     }
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_SIGNATURE:
+        sb_add(b, fs_html_parts(p, loc, f, v, id, aria, *required != '\0', err != NULL));
+        break;
     case FS_FT_SCALE:
     case FS_FT_MATRIX:
     case FS_FT_RANKING:
@@ -576,7 +596,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         const char *type = input_type(f->type);
         if (err && v && json_object_is_type(v, json_type_string) &&
             (f->type == FS_FT_DATE || f->type == FS_FT_DATETIME || f->type == FS_FT_NUMBER ||
-             f->type == FS_FT_INTEGER))
+             f->type == FS_FT_INTEGER || f->type == FS_FT_TIME))
             type = "text";
         sb_fmt(b, "\n<input type=\"%s\" id=\"%e\" name=\"%e\" value=\"%e\"%s%s", type, id, f->key,
                shown(p, f, v), required, aria);
@@ -593,6 +613,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
             sb_fmt(b, " max=\"%s\"", apr_psprintf(p, "%.15g", f->max));
         if (f->has_max_len)
             sb_fmt(b, " maxlength=\"%s\"", apr_ltoa(p, f->max_len));
+        sb_add(b, fs_html_bounds(p, f)); /* dates and times */
         if (f->placeholder)
             sb_fmt(b, " placeholder=\"%e\"", f->placeholder);
         if (f->type == FS_FT_EMAIL)
@@ -676,7 +697,7 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
             const fs_field *f = fs_fieldset_find(pg->fields, key);
             if (f && f->type != FS_FT_HIDDEN) {
                 int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING ||
-                            fs_choice_is_group(f);
+                            fs_field_parts(f->type) || fs_choice_is_group(f);
                 sb_fmt(&b, "<li><a href=\"#f-%e%s\">%e</a></li>", f->key, group ? "-0" : "",
                        detail_in(p, loc, fe));
             } else {
@@ -743,6 +764,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
                "<form method=\"post\" action=\"%e\" class=\"decline\">\n<p class=\"desc\">%e</p>\n"
                "<button type=\"submit\">%e</button>\n</form>\n",
                pg->decline_action, fs_tr(loc, "page.decline_notice"), fs_tr(loc, "page.decline"));
+    if (fs_html_signature_on(pg->fields)) /* the signature pads (fs_html_parts.h) */
+        sb_fmt(&b, "<script>%s</script>", fs_html_signature_script());
     sb_fmt(&b, "</main>%s%s%s%s%s%s</body></html>\n", pg->embed ? "<script>" : "",
            pg->embed ? fs_embed_page_script() : "", pg->embed ? "</script>" : "",
            pg->can_save ? "<script>" : "", pg->can_save ? fs_partial_script() : "",

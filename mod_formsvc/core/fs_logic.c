@@ -4,6 +4,7 @@
  * EVAL_DEPTH on a stored one. */
 /* memmem (the build defines _GNU_SOURCE): linear time, glibc's two-way search */
 #include "fs_logic.h"
+#include "fs_calc.h"
 #include "fs_json.h"
 
 #include <apr_strings.h>
@@ -736,34 +737,44 @@ json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_e
         }
         if (when && !(w = fs_cond_parse(p, when, at(p, rp, "when"), verr)))
             ok = 0;
-        if (!when && !from) {
+        /* then: a jump (goTo), calculate actions (fs_scores.h), or both */
+        json_object *cv = fs_json_get(then, "calculate"), *calc = NULL;
+        if (!when && !from && (go || !cv)) {
             fs_error_add(p, verr, at(p, rp, "from"), "required",
                          "A rule without when needs from: the page it always leaves for goTo.");
             ok = 0;
         }
+        if (from && !go && cv) {
+            fs_error_add(p, verr, at(p, rp, "from"), "unknown",
+                         "from names the page a jump leaves: a rule without goTo takes none.");
+            ok = 0;
+        }
         if (!json_object_is_type(then, json_type_object)) {
             fs_error_add(p, verr, at(p, rp, "then"), then ? "type" : "required",
-                         "then is an object {goTo: <page key> | \"end\"}.");
+                         "then is an object {goTo: <page key> | \"end\", calculate: [...]}.");
             ok = 0;
         } else {
             json_object_object_foreach(then, tk, tv) {
                 (void)tv;
-                if (strcmp(tk, "goTo")) {
+                if (strcmp(tk, "goTo") && strcmp(tk, "calculate")) {
                     fs_error_add(p, verr, fs_json_pointer(p, at(p, rp, "then"), tk), "unknown",
-                                 "Unknown member; then takes goTo.");
+                                 "Unknown member; then takes goTo and calculate.");
                     ok = 0;
                 }
             }
-            if (!json_object_is_type(go, json_type_string) ||
-                (strcmp(json_object_get_string(go), "end") &&
-                 !key_ok(json_object_get_string(go)))) {
+            if ((go || !cv) && (!json_object_is_type(go, json_type_string) ||
+                                (strcmp(json_object_get_string(go), "end") &&
+                                 !key_ok(json_object_get_string(go))))) {
                 fs_error_add(p, verr, at(p, rp, "then/goTo"), go ? "type" : "required",
                              "goTo is the key of a page field, or \"end\".");
                 ok = 0;
             }
+            if (cv && !(calc = fs_calc_parse(p, cv, at(p, rp, "then/calculate"), verr)))
+                ok = 0;
         }
         if (!ok) {
             json_object_put(w);
+            json_object_put(calc);
             continue;
         }
         json_object *o = json_object_new_object(), *t = json_object_new_object();
@@ -771,7 +782,10 @@ json_object *fs_logic_parse(apr_pool_t *p, json_object *v, const char *ptr, fs_e
             json_object_object_add(o, "from", json_object_get(from));
         if (w)
             json_object_object_add(o, "when", w);
-        json_object_object_add(t, "goTo", json_object_get(go));
+        if (go)
+            json_object_object_add(t, "goTo", json_object_get(go));
+        if (calc)
+            json_object_object_add(t, "calculate", calc);
         json_object_object_add(o, "then", t);
         json_object_array_add(out, o);
     }

@@ -71,6 +71,10 @@ void fs_logic_fields_check(apr_pool_t *p, json_object *settings, json_object *fi
                 }
             }
         }
+        if (!go) { /* calculate only (fs_scores.c): no jump */
+            from[i] = -1;
+            continue;
+        }
         const char *g = json_object_get_string(go);
         to[i] = !strcmp(g, "end") ? fs->npages : page_index(fs, g);
         if (to[i] < 0) {
@@ -96,7 +100,7 @@ void fs_logic_fields_check(apr_pool_t *p, json_object *settings, json_object *fi
             continue;
         int blocked = 0;
         for (size_t i = 0; i < n && !blocked; i++) {
-            if (from[i] != q)
+            if (from[i] != q || to[i] < 0)
                 continue;
             reach[to[i]] = 1;
             blocked = !fs_json_get(json_object_array_get_idx(rules, i), "when");

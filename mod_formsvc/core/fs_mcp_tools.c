@@ -67,16 +67,30 @@
     "\"description\":\"[{key, when: <condition>, message, redirectUrl}]: the first whose when "    \
     "holds decides the thanks (message or redirect) and is stored as the submission's ending; "    \
     "only "                                                                                        \
-    "the last may go without when (the default).\"}},"                                             \
+    "the last may go without when (the default).\"},"                                              \
+    "\"variables\":{\"type\":[\"array\",\"null\"],\"maxItems\":20,\"items\":{\"type\":"            \
+    "\"object\"},\"description\":\"[{name, type: number|text, initial}]: changed by the "          \
+    "calculate "                                                                                   \
+    "actions of logic rules (then: {calculate: [{variable, op: add|subtract|multiply|set, value: " \
+    "<integer|text> | {field: key}}]}), stored in the submission's calculated.variables. "         \
+    "Numbers are integers.\"},"                                                                    \
+    "\"showScore\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Show a quiz's score "        \
+    "(options' "                                                                                   \
+    "score, fields' correct) on the thanks page and in the respondent's answer.\"}},"              \
     "\"additionalProperties\":false}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
     "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
-    "\"hidden\",\"file\",\"page\",\"scale\",\"matrix\",\"ranking\",\"consent\"],"                  \
+    "\"hidden\",\"file\",\"page\","                                                                \
+    "\"address\",\"daterange\",\"time\",\"signature\",\"scale\",\"matrix\",\"ranking\","           \
+    "\"consent\"],"                                                                                \
     "\"description\":\"page starts a new page of the public form "                                 \
     "(its label is the page's title; it takes no answer: no required, options or "                 \
-    "validation). scale: an integer from..to (from, to, minLabel, maxLabel). matrix: rows "        \
+    "validation). address answers {line1, line2, city, region, postalCode, country (ISO "          \
+    "3166-1 alpha-2)}, daterange {start, end} (dates, start <= end), time HH:MM (24 h), "          \
+    "signature {name, image?} (the typed full name; a drawn PNG as a file). scale: an integer "    \
+    "from..to (from, to, minLabel, maxLabel). matrix: rows "                                       \
     "[{key, label}] x columns [{value, label}], multiple for several per row; the answer is "      \
     "{rowKey: value or [values]}, required means every row. ranking: options in the "              \
     "respondent's order, the answer every option value once. consent: a box that must be "         \
@@ -88,10 +102,12 @@
     "\"placeholder\":{\"type\":[\"string\",\"null\"],\"maxLength\":200},"                          \
     "\"options\":{\"type\":[\"array\",\"null\"],\"items\":{\"anyOf\":[{\"type\":\"string\"},"      \
     "{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"                        \
-    "\"label\":{\"type\":\"string\"}},\"required\":[\"value\"]}]}},"                               \
+    "\"label\":{\"type\":\"string\"},\"score\":{\"type\":\"integer\",\"description\":\"a quiz's "  \
+    "points for choosing it\"}},\"required\":[\"value\"]}]}},"                                     \
     "\"validation\":{\"type\":\"object\",\"description\":\"minLength, maxLength, pattern, "        \
     "minimum, maximum, minItems, maxItems as the type allows; file: maxSize (bytes), maxFiles, "   \
-    "accept (media types or extensions).\"},"                                                      \
+    "accept (media types or extensions); date, daterange: minimum/maximum as YYYY-MM-DD, "         \
+    "datetime: as RFC 3339 date-times, time: as HH:MM.\"},"                                        \
     "\"visibleIf\":{\"type\":[\"object\",\"null\"],\"description\":\"When the question "           \
     "applies: {field, op, value} with op equals, notEquals, in (value a list), gt, lt "            \
     "(numbers), contains (a multiselect option or a text substring), answered (no value); "        \
@@ -101,7 +117,9 @@
     "required: a condition as in visibleIf over earlier fields (not with required: true).\"},"     \
     "\"position\":{\"type\":\"integer\",\"minimum\":0},"                                           \
     "\"timeZone\":{\"type\":[\"string\",\"null\"],\"description\":\"datetime only: IANA zone "     \
-    "of the page's local times, e.g. Europe/Berlin\"}"
+    "of the page's local times, e.g. Europe/Berlin\"},"                                            \
+    "\"correct\":{\"description\":\"A quiz's right answer (1 point): a value the question takes, " \
+    "a list of option values for a multiselect; never shown to respondents\"}"
 #define FIELD                                                                                      \
     "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
@@ -657,6 +675,26 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OBJ(WEBHOOK_ID ",\"deliveryId\":" ID("The delivery's id (dlv_...)."),
          "\"webhookId\",\"deliveryId\""),
      OUT_DELIVERY},
+    {"get_export_url", "Get a download URL for submissions",
+     "Where to download all of a form's submissions as one file, in a format "
+     "export_submissions_csv "
+     "does not return (xlsx: a spreadsheet; jsonl: JSON Lines, one submission object a line; "
+     "csv as well), with the list's filters: the URL of GET /v1/forms/{id}/submissions, the "
+     "Accept header that picks the format and the credential to send (one with "
+     "submissions:read). Returns the URL, not the data "
+     "(GET /v1/forms/{id}/submissions/export/link).",
+     "GET", "/v1/forms/{formId}/submissions/export/link",
+     "format:s! since:s until:s linkId:s askId:s status:s tag:s spam:b", 0, 0, 1, 0, 1,
+     OBJ(FORM_ID ",\"format\":{\"enum\":[\"xlsx\",\"jsonl\",\"csv\"]},"
+                 "\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
+                 "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
+                 "," ASK_FILTER "," STATE_FILTERS ","
+                 "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
+                 "spam included, with a spam column.\"}",
+         "\"formId\",\"format\""),
+     OUT("\"url\":" S ",\"method\":" S ",\"headers\":{\"type\":\"object\"},\"mediaType\":" S
+         ",\"authentication\":" S,
+         "\"url\",\"method\",\"headers\",\"mediaType\"")},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
 
 /* What the tools above need beyond their REST mapping (fs_mcp.h). */

@@ -2,6 +2,7 @@
  * has its twin in fs_validate.c. */
 #include "fs_schema.h"
 #include "fs_field_choice.h"
+#include "fs_field_more.h"
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_logic.h"
@@ -107,6 +108,7 @@ static json_object *property(const fs_field *f) {
             }
             ADD(s, "allOf", all);
         }
+        fs_schema_more_bounds(s, f); /* date and datetime: minimum, maximum */
         break;
     case FS_FT_NUMBER:
     case FS_FT_INTEGER:
@@ -146,6 +148,10 @@ static json_object *property(const fs_field *f) {
         ADD(s, "anyOf", any);
         break;
     }
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_TIME:
+    case FS_FT_SIGNATURE: json_object_put(s); return fs_schema_more(f);
     case FS_FT_SCALE:
     case FS_FT_MATRIX:
     case FS_FT_RANKING:

@@ -3,6 +3,7 @@
  * a body passes here exactly when it passes a 2020-12 validator. */
 #include "fs_validate.h"
 #include "fs_field_choice.h"
+#include "fs_field_more.h"
 #include "fs_file.h"
 #include "fs_json.h"
 #include "fs_logic.h"
@@ -168,7 +169,14 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
     case FS_FT_TEL:
     case FS_FT_HIDDEN:
     case FS_FT_DATE:
-    case FS_FT_DATETIME: check_string(p, f, v, ptr, e); break;
+    case FS_FT_DATETIME:
+        check_string(p, f, v, ptr, e);
+        fs_validate_more(p, f, v, ptr, e); /* minimum, maximum */
+        break;
+    case FS_FT_ADDRESS:
+    case FS_FT_DATERANGE:
+    case FS_FT_TIME:
+    case FS_FT_SIGNATURE: fs_validate_more(p, f, v, ptr, e); break;
     case FS_FT_NUMBER: /* type: number */
         if (!fs_json_number(v, &d))
             add(p, e, ptr, "type", "type.number", f, NULL,

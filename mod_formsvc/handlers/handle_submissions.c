@@ -4,8 +4,10 @@
  * one. */
 #include "fs_csv.h"
 #include "fs_field_choice.h"
+#include "fs_field_more.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
+#include "fs_scores.h"
 #include "fs_secret.h"
 #include "fs_store_asks.h"
 #include "fs_store_forms.h"
@@ -21,6 +23,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "http/subs_export.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
 #include "runtime/retention.h"
@@ -88,16 +91,25 @@ static double accept_q(request_rec *r, const char *accept, const char *type) {
     return best < 0 ? 0 : q_best;
 }
 
-/* 1 CSV, 0 JSON, -1 nothing acceptable. */
-static int wants_csv(request_rec *r) {
+/* What the list is served as: the media type of highest q under Accept;
+ * on a tie the first of JSON, CSV, JSON Lines, XLSX (docs/api.md). */
+enum { SUBS_NONE = -1, SUBS_JSON, SUBS_CSV, SUBS_JSONL, SUBS_XLSX };
+static int wants_format(request_rec *r) {
     const char *accept = apr_table_get(r->headers_in, "Accept");
     if (!accept || !*accept)
-        return 0;
-    double qj = accept_q(r, accept, "application/json");
-    double qc = accept_q(r, accept, "text/csv");
-    if (qj <= 0 && qc <= 0)
-        return -1;
-    return qc > qj;
+        return SUBS_JSON;
+    static const char *const types[] = {"application/json", "text/csv", FORMSVC_JSONL_TYPE,
+                                        FORMSVC_XLSX_TYPE};
+    int best = SUBS_NONE;
+    double q_best = 0;
+    for (int i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
+        double q = accept_q(r, accept, types[i]);
+        if (q > q_best) {
+            q_best = q;
+            best = i;
+        }
+    }
+    return best;
 }
 
 typedef struct {
@@ -252,11 +264,18 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     json_object *endings = fs_json_get(form->settings, "endings");
     int ended = endings && json_object_is_type(endings, json_type_array) &&
                 json_object_array_length(endings) > 0;
+    /* what the server calculated: score, max, variables (fs_scores.h) */
+    const char **calc_cols;
+    int ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc_cols);
     /* a matrix has a column per row (fs_choice_csv_columns) */
     int wide = fs_choice_csv_extra(form->fields);
-    int ncols = 3 + with_spam + (int)nf + wide + 2 * links + asked + 3 * owned + ended;
-    const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
-    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + (size_t)wide + 1));
+    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc;
+    /* (an answer with parts has a column per part, a matrix one per row) */
+    const char **cells = apr_pcalloc(
+        r->pool, sizeof(char *) * ((size_t)ncols + nf * FS_FIELD_PARTS_MAX + (size_t)wide));
+    const char **keys =
+        apr_pcalloc(r->pool, sizeof(char *) * (nf * FS_FIELD_PARTS_MAX + (size_t)wide + 1));
+    int parted = 0;
     int c = 0;
     cells[c++] = "id";
     cells[c++] = "createdAt";
@@ -269,11 +288,22 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         const char *t = json_object_get_string(fs_json_get(fd, "type"));
         if (t && !strcmp(t, "page"))
             continue;
-        int cols = fs_choice_csv_columns(r->pool, fd, keys + nq);
-        for (int k = 0; k < cols; k++)
+        const char *const *parts = fs_field_parts(fs_field_type_of(t));
+        for (; parts && *parts; parts++) { /* "key.part" */
+            keys[nq] = apr_pstrcat(r->pool, json_object_get_string(fs_json_get(fd, "key")), ".",
+                                   *parts, NULL);
             cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
+            parted = 1;
+        }
+        if (parts)
+            continue;
+        int cols = fs_choice_csv_columns(r->pool, fd, keys + nq); /* a matrix: "key.row" */
+        for (int k = 0; k < cols; k++, nq++) {
+            cells[c++] = fs_csv_cell(r->pool, keys[nq]);
+            parted |= strchr(keys[nq], '.') != NULL;
+        }
     }
-    ncols -= (int)(nf + (size_t)wide - nq);
+    ncols += (int)nq - (int)nf;
     nf = nq;
     if (links) {
         cells[c++] = "linkId";
@@ -288,6 +318,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     }
     if (ended)
         cells[c++] = "endingKey";
+    for (int i = 0; i < ncalc; i++)
+        cells[c++] = fs_csv_cell(r->pool, calc_cols[i]);
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
     /* one buffer for every batch's CSV, and one for a string being
@@ -339,10 +371,10 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             fs_csv_put_cell(buf, x->form_version);
             if (with_spam)
                 fs_csv_put(buf, x->spam ? ",true" : ",false", x->spam ? 5 : 6);
-            if (wide || fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
+            if (parted || fs_csv_put_answers(buf, scratch, sub, x->data, keys, (int)nf)) {
                 json_object *data = fs_json_parse_trusted(sub, x->data);
                 for (size_t f = 0; f < nf; f++) {
-                    const char *v = fs_csv_value(sub, fs_choice_csv_value(data, keys[f]));
+                    const char *v = fs_csv_value(sub, fs_field_column_value(data, keys[f]));
                     fs_csv_put(buf, ",", 1);
                     fs_csv_put(buf, v, strlen(v));
                 }
@@ -373,6 +405,13 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                 fs_csv_put(buf, ",", 1);
                 fs_csv_put_cell(buf, x->ending);
             }
+            const char **cv = ncalc ? fs_scores_csv_values(sub, form->settings, form->fields,
+                                                           x->calculated, ncalc)
+                                    : NULL;
+            for (int k = 0; k < ncalc; k++) {
+                fs_csv_put(buf, ",", 1);
+                fs_csv_put(buf, cv[k], strlen(cv[k]));
+            }
             fs_csv_put(buf, "\r\n", 2);
         }
         int more = rs.n == limit;
@@ -395,19 +434,29 @@ static int formsvc_h_subs_list(request_rec *r, const char *const *caps) {
     fs_error *e = formsvc_form_load(r, caps[0], &form);
     if (e)
         return formsvc_send_problem(r, e);
-    int csv = wants_csv(r);
-    if (csv < 0)
+    int format = wants_format(r), csv = format == SUBS_CSV;
+    if (format == SUBS_NONE)
         return formsvc_send_problem(
             r, fs_error_make(r->pool, "not-acceptable",
-                             "Submissions are served as application/json or text/csv."));
+                             "Submissions are served as application/json, text/csv, "
+                             "application/x-ndjson or " FORMSVC_XLSX_TYPE "."));
     sub_filter flt;
     if ((e = read_filter(r, form->id, &flt)))
         return formsvc_send_problem(r, e);
     int completed;
-    if ((e = read_completed(r, &flt, csv, &completed)))
+    if ((e = read_completed(r, &flt, csv || format == SUBS_XLSX, &completed)))
         return formsvc_send_problem(r, e);
     if (csv)
         return send_csv(r, form, &flt);
+    if (format == SUBS_JSONL || format == SUBS_XLSX) {
+        fs_sub_filter which = {form->id,           formsvc_req_get(r)->who->user_id,
+                               flt.spam[0] == 't', flt.since,
+                               flt.until,          flt.link_id,
+                               flt.status,         flt.tag,
+                               flt.ask_id};
+        return format == SUBS_XLSX ? formsvc_subs_send_xlsx(r, form, &which)
+                                   : formsvc_subs_send_jsonl(r, form, &which, completed);
+    }
     int limit;
     const char *after;
     if ((e = formsvc_paging(r, "subs", "sub_", &limit, &after)))
@@ -558,6 +607,60 @@ static int formsvc_h_subs_delete_before(request_rec *r, const char *const *caps)
     return formsvc_send_obj(r, HTTP_OK, o);
 }
 
+/* GET /v1/forms/{id}/submissions/export/link?format=csv|xlsx|jsonl and
+ * the list's filters: where to download the whole export (the MCP tool
+ * get_export_url): the list's URL with those filters, the Accept header
+ * that picks the format, and the credential to send. The filters are
+ * checked as the list checks them; nothing is signed into the URL, so it
+ * is no secret and gives nothing by itself (docs/mcp.md). */
+static int formsvc_h_subs_export_link(request_rec *r, const char *const *caps) {
+    static const char *const formats[][3] = {
+        {"csv", "text/csv", "text/csv; charset=utf-8; header=present"},
+        {"xlsx", FORMSVC_XLSX_TYPE, FORMSVC_XLSX_TYPE},
+        {"jsonl", FORMSVC_JSONL_TYPE, FORMSVC_JSONL_TYPE}};
+    formsvc_form *form;
+    fs_error *e = formsvc_form_load(r, caps[0], &form);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *format;
+    if ((e = formsvc_arg(r, "format", &format)))
+        return formsvc_send_problem(r, e);
+    int which = -1;
+    for (int i = 0; i < 3 && format; i++)
+        if (!strcmp(format, formats[i][0]))
+            which = i;
+    fs_error *verr = fs_error_validation(r->pool);
+    if (which < 0)
+        fs_error_add(r->pool, verr, "/format", format ? "enum" : "required",
+                     "format is csv, xlsx or jsonl.");
+    sub_filter flt;
+    if ((e = read_filter(r, form->id, &flt)))
+        return formsvc_send_problem(r, e);
+    if (verr->errors)
+        return formsvc_send_problem(r, verr);
+    /* the query as given, without format: the list's own parameters */
+    const char *query = "";
+    char *a = apr_pstrdup(r->pool, r->args ? r->args : ""), *last = NULL;
+    for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
+        if (strncmp(kv, "format=", 7) && strcmp(kv, "format"))
+            query = apr_pstrcat(r->pool, query, *query ? "&" : "?", kv, NULL);
+    json_object *out = fs_json_own(r->pool, json_object_new_object());
+    json_object_object_add(
+        out, "url",
+        json_object_new_string(apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/", form->id,
+                                           "/submissions", query, NULL)));
+    json_object_object_add(out, "method", json_object_new_string("GET"));
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "Accept", json_object_new_string(formats[which][1]));
+    json_object_object_add(out, "headers", h);
+    json_object_object_add(out, "mediaType", json_object_new_string(formats[which][2]));
+    json_object_object_add(
+        out, "authentication",
+        json_object_new_string("Authorization: Bearer <a credential of this account with "
+                               "submissions:read>"));
+    return formsvc_send_obj(r, 200, out);
+}
+
 const formsvc_route formsvc_routes_submissions[] = {
     {M_GET, "/v1/forms/{id}/submissions", formsvc_h_subs_list, FS_SC_SUBMISSIONS_READ, 1},
     {M_DELETE, "/v1/forms/{id}/submissions", formsvc_h_subs_delete_before, FS_SC_SUBMISSIONS_WRITE,
@@ -566,4 +669,6 @@ const formsvc_route formsvc_routes_submissions[] = {
     {M_PATCH, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_patch, FS_SC_SUBMISSIONS_WRITE, 1},
     {M_DELETE, "/v1/forms/{id}/submissions/{sid}", formsvc_h_subs_delete, FS_SC_SUBMISSIONS_WRITE,
      1},
+    {M_GET, "/v1/forms/{id}/submissions/export/link", formsvc_h_subs_export_link,
+     FS_SC_SUBMISSIONS_READ, 1},
     {0, NULL, NULL, 0, 0}};

@@ -233,12 +233,39 @@ static fs_error *spool_read(formsvc_upload *u, apr_off_t off, apr_size_t len, co
     return NULL;
 }
 
+/* The signature field of a multipart part named "key.image" (its drawn
+ * image), or NULL. */
+static const fs_field *signature_of(apr_pool_t *p, const fs_fieldset *fs, const char *name) {
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    const fs_field *f = dot && !strcmp(dot, ".image")
+                            ? fs_fieldset_find(fs, apr_pstrndup(p, name, (apr_size_t)(dot - name)))
+                            : NULL;
+    return f && f->type == FS_FT_SIGNATURE ? f : NULL;
+}
+
+/* A signature's image (one file, v its list) set as the image of the
+ * answer's object in obj; 0 when k is no signature's. */
+static int set_image(formsvc_upload *u, json_object *obj, const char *k, json_object *v) {
+    const fs_field *f = fs_fieldset_find(u->fs, k);
+    if (!f || f->type != FS_FT_SIGNATURE)
+        return 0;
+    json_object *ans = fs_json_get(obj, k);
+    if (!ans || !json_object_is_type(ans, json_type_object)) {
+        ans = json_object_new_object();
+        json_object_object_add(obj, k, ans);
+    }
+    json_object_object_add(ans, "image", json_object_get(json_object_array_get_idx(v, 0)));
+    return 1;
+}
+
 fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *name,
                                const char *ctype) {
     request_rec *r = u->r;
     const fs_field *f = key ? fs_fieldset_find(u->fs, key) : NULL;
-    const char *ptr = apr_pstrcat(r->pool, "/", key ? key : "", NULL);
-    if (!f || f->type != FS_FT_FILE)
+    if (!f)
+        f = signature_of(r->pool, u->fs, key);
+    const char *ptr = apr_pstrcat(r->pool, "/", f ? f->key : key ? key : "", NULL);
+    if (!f || (f->type != FS_FT_FILE && f->type != FS_FT_SIGNATURE))
         return invalid(
             u, ptr, "unknown",
             apr_psprintf(r->pool, "This form has no file question %s.", key ? key : "(unnamed)"));
@@ -249,7 +276,8 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
                            apr_psprintf(r->pool, "%s takes at most %ld file%s.", label_of(f),
                                         f->max_files, f->max_files > 1 ? "s" : ""));
     u->f = f;
-    u->ptr = apr_psprintf(r->pool, "%s/%d", ptr, index);
+    u->ptr = f->type == FS_FT_SIGNATURE ? apr_pstrcat(r->pool, ptr, "/image", NULL)
+                                        : apr_psprintf(r->pool, "%s/%d", ptr, index);
     u->name = fs_file_safe_name(r->pool, name, strlen(name));
     u->type = fs_file_media_type(r->pool, ctype);
     if (!fs_file_accepted(f->accept, u->name, u->type)) {
@@ -366,9 +394,15 @@ fs_error *formsvc_upload_json(formsvc_upload *u, json_object *obj) {
     for (int i = 0; i < u->fs->n; i++) {
         const fs_field *f = &u->fs->f[i];
         json_object *v;
+        fs_error *e;
+        if (f->type == FS_FT_SIGNATURE) { /* its drawn image, when given */
+            json_object *img = fs_json_get(fs_json_get(obj, f->key), "image");
+            if (img && (e = json_file(u, f->key, img)))
+                return e;
+            continue;
+        }
         if (f->type != FS_FT_FILE || !json_object_object_get_ex(obj, f->key, &v))
             continue;
-        fs_error *e;
         if (json_object_is_type(v, json_type_array)) {
             for (size_t j = 0; j < json_object_array_length(v); j++)
                 if ((e = json_file(u, f->key, json_object_array_get_idx(v, j))))
@@ -382,11 +416,17 @@ fs_error *formsvc_upload_json(formsvc_upload *u, json_object *obj) {
 }
 
 void formsvc_upload_values(formsvc_upload *u, json_object *obj) {
-    json_object_object_foreach(u->meta, k, v) json_object_object_add(obj, k, json_object_get(v));
+    json_object_object_foreach(u->meta, k, v) {
+        if (!set_image(u, obj, k, v))
+            json_object_object_add(obj, k, json_object_get(v));
+    }
 }
 
 json_object *formsvc_upload_stubs(formsvc_upload *u, json_object *obj) {
-    json_object_object_foreach(u->stubs, k, v) json_object_object_add(obj, k, json_object_get(v));
+    json_object_object_foreach(u->stubs, k, v) {
+        if (!set_image(u, obj, k, v))
+            json_object_object_add(obj, k, json_object_get(v));
+    }
     return obj;
 }
 
@@ -477,7 +517,7 @@ json_object *formsvc_files_storage_json(request_rec *r, const char *user_id, fs_
 apr_off_t formsvc_files_max_body(const fs_fieldset *fs) {
     apr_off_t n = 0;
     for (int i = 0; i < fs->n; i++)
-        if (fs->f[i].type == FS_FT_FILE)
+        if (fs->f[i].type == FS_FT_FILE || fs->f[i].type == FS_FT_SIGNATURE) /* its image */
             n += (apr_off_t)fs->f[i].max_files * ((apr_off_t)fs->f[i].max_size + 1024);
     return n;
 }

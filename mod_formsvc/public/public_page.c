@@ -9,6 +9,7 @@
 #include "fs_embed.h"
 #include "fs_form.h"
 #include "fs_html.h"
+#include "fs_html_parts.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_link.h"
@@ -130,12 +131,15 @@ const char *formsvc_pub_ending_url(request_rec *r, json_object *ending) {
 static const char *script_src(request_rec *r, pub *pb) {
     const char *emb = pb && pb->ancestors ? fs_embed_page_script_src(r->pool) : NULL;
     const char *part = pb && formsvc_partial_on(pb) ? fs_partial_script_src(r->pool) : NULL;
-    if (!emb && !part)
+    const char *sig = pb && fs_html_signature_on(pb->fs) ? fs_html_signature_script_src(r->pool)
+                                                         : NULL; /* signature pads */
+    if (!emb && !part && !sig)
         return "";
     const char *to = part ? fs_url_origin(r->pool, pb->action) : NULL;
     return apr_pstrcat(r->pool, " script-src", emb ? " " : "", emb ? emb : "", part ? " " : "",
-                       part ? part : "", ";", part ? " connect-src 'self'" : "", to ? " " : "",
-                       to ? to : "", part ? ";" : "", NULL);
+                       part ? part : "", sig ? " " : "", sig ? sig : "", ";",
+                       part ? " connect-src 'self'" : "", to ? " " : "", to ? to : "",
+                       part ? ";" : "", NULL);
 }
 
 void formsvc_pub_page_headers(request_rec *r, pub *pb) {

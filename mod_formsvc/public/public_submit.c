@@ -20,6 +20,7 @@
 #include "fs_coerce.h"
 #include "fs_json.h"
 #include "fs_logic_rules.h"
+#include "fs_scores.h"
 #include "fs_secret.h"
 #include "fs_unique.h"
 #include "fs_util.h"
@@ -27,6 +28,7 @@
 #include "http/files.h"
 #include "http/owner_cache.h"
 #include "public/public_post.h"
+#include "public/public_scores.h"
 #include "runtime/metrics.h"
 #include "runtime/ratelimit.h"
 #include "runtime/submit_batch.h"
@@ -81,9 +83,18 @@ static step store(request_rec *r, post *s, pass *p) {
     const char *ending_key = ending ? json_object_get_string(fs_json_get(ending, "key")) : NULL;
     const char *redirect =
         ending ? formsvc_pub_ending_url(r, ending) : formsvc_pub_redirect_url(r, pb);
+    /* what the server calculates from the answers (fs_scores.h), never
+     * read from the request: stored with the submission; the score goes
+     * to the thanks page in a signed query (public_scores.h) */
+    json_object *calc =
+        fs_json_own(r->pool, fs_calculated(r->pool, pb->settings, pb->fields, pb->fs, s->obj));
+    json_object *shown = fs_json_own(r->pool, formsvc_pub_score_shown(pb, calc));
+    const char *sq = formsvc_pub_score_query(r, pb->f.id, calc);
     const char *thanks = formsvc_pub_thanks_url(r, pb->f.id);
     if (ending_key) /* a key is [a-z0-9_]: nothing to escape */
         thanks = apr_pstrcat(r->pool, thanks, "?ending=", ending_key, NULL);
+    if (sq)
+        thanks = apr_pstrcat(r->pool, thanks, ending_key ? "&" : "?", sq, NULL);
     const char *location = s->html ? (redirect ? redirect : thanks)
                                    : apr_pstrcat(r->pool, formsvc_base_url(r), "/v1/forms/",
                                                  pb->f.id, "/submissions/", sid, NULL);
@@ -93,7 +104,9 @@ static step store(request_rec *r, post *s, pass *p) {
         pb->link ? pb->link->id : NULL,
         /* spam is neither checked nor counted against settings.uniqueBy */
         s->spam ? NULL : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj), pb->f.version,
-        evid, ending_key, s->partial_id}; /* the partial answers it completes, or NULL */
+        evid, ending_key, calc ? fs_json_str(r->pool, calc) : NULL,
+        shown ? fs_json_str(r->pool, shown) : NULL,
+        s->partial_id}; /* the partial answers it completes, or NULL */
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;

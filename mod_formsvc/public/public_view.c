@@ -9,12 +9,14 @@
 #include "fs_link.h"
 #include "fs_negotiate.h"
 #include "fs_schema.h"
+#include "fs_scores.h"
 #include "fs_store_asks.h"
 #include "http/i18n.h"
 #include "http/links.h"
 #include "http/request.h"
 #include "public/form_cache.h"
 #include "public/public_page.h"
+#include "public/public_scores.h"
 #include "runtime/views.h"
 
 #include <apr_strings.h>
@@ -33,7 +35,9 @@ static json_object *view(request_rec *r, pub *pb) {
     const char *opens = formsvc_pub_setting(pb, "opensAt"); /* only when set */
     if (opens)
         json_object_object_add(o, "opensAt", json_object_new_string(opens));
-    json_object_object_add(o, "fields", json_object_get(pb->fields));
+    /* a quiz's correct answers and options' scores are the owner's */
+    json_object *pf = fs_quiz_public_fields(pb->fields);
+    json_object_object_add(o, "fields", pf ? pf : json_object_get(pb->fields));
     json_object *sub = json_object_new_object(), *ct = json_object_new_array();
     json_object_object_add(sub, "method", json_object_new_string("POST"));
     json_object_object_add(sub, "action", json_object_new_string(pb->action));
@@ -163,6 +167,7 @@ int formsvc_h_public_thanks(request_rec *r, const char *const *caps) {
         m == FS_MEDIA_HTML ? formsvc_pub_locale(r, &pb) : formsvc_locale_for(r, NULL);
     if (!msg || !*msg)
         msg = fs_tr(loc, "thanks.message");
+    msg = formsvc_pub_score_message(r, &pb, loc, msg); /* a quiz's score (public_scores.h) */
     if (m == FS_MEDIA_NONE)
         return formsvc_pub_problem(
             r, fs_error_make(r->pool, "not-acceptable",

@@ -86,11 +86,12 @@ const fs_stmt fs_stmts_forms[] = {
     /* Same arguments as fs_sub_list; for the CSV export, in batches:
      * id, createdAt, formVersion, spam, data, link id and metadata, the
      * owner's status, tags (separated by spaces) and note, the ask whose
-     * link it came through, the ending reached (sql/0058) */
+     * link it came through, the ending reached (sql/0058), what the server
+     * calculated (sql/0062) */
     {"fs_sub_export", 17,
      "SELECT s.id, fs_ts(s.created_at), s.form_version::text, s.spam::text, s.data::text, "
      "  s.link_id, s.link_metadata::text, s.owner_status, array_to_string(s.tags, ' '), s.note, "
-     "  (SELECT a.id FROM asks a WHERE a.link_id = s.link_id), s.ending "
+     "  (SELECT a.id FROM asks a WHERE a.link_id = s.link_id), s.ending, s.calculated::text "
      "FROM submissions s "
      "WHERE s.form_id = %s AND s.user_id = %s AND (%s = 't' OR NOT s.spam) "
      "  AND s.created_at >= COALESCE(%s::timestamptz, '-infinity') "
@@ -328,7 +329,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
     fs_rows *rs;
     out->n = 0;
     out->rows = NULL;
-    fs_error *e = FS_RUN(st, "fs_sub_export", args, 12, &rs);
+    fs_error *e = FS_RUN(st, "fs_sub_export", args, 13, &rs);
     if (e)
         return e;
     out->rows = apr_pcalloc(st->pool, sizeof(fs_sub_export_row) * (apr_size_t)(rs->nrows + 1));
@@ -346,6 +347,7 @@ fs_error *fs_store_sub_export(fs_store *st, const fs_sub_filter *f, const char *
         x->note = FS_CELL(rs, i, 9);
         x->ask_id = FS_CELL(rs, i, 10);
         x->ending = FS_CELL(rs, i, 11);
+        x->calculated = FS_CELL(rs, i, 12);
     }
     out->n = rs->nrows;
     return NULL;

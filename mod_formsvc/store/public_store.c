@@ -31,7 +31,7 @@
     "CASE WHEN s.link_id IS NULL THEN '{}'::jsonb "                                                \
     "ELSE jsonb_build_object('linkId', s.link_id, 'metadata', s.link_metadata) END"
 
-/* Completing a partial (sql/0059): the 16th argument is its id; the
+/* Completing a partial (sql/0059): the 18th argument is its id; the
  * submission is stored (under the partial's id, unless files chose
  * another) only when no submission has that id yet, so a second
  * completion stores nothing ('replay'); the partial row goes in the same
@@ -44,7 +44,7 @@
     "  AND p.form_id = s.form_id RETURNING 1), "                                                   \
     "ce AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT fs_new_id('evt_'), s.user_id, 'submission.completed', s.form_id, s.id, "             \
-    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S                                       \
+    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S " || " CALC_S                         \
     " FROM s WHERE NOT s.spam RETURNING 1) "
 
 /* What the single and the batch statements say alike about a stored
@@ -63,6 +63,16 @@
     "CASE WHEN s.ending IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('ending', s.ending) END"
 #define ENDING_A                                                                                   \
     "CASE WHEN a.ending IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('ending', a.ending) END"
+/* What the server calculated from the answers (scores and variables,
+ * sql/0062), appended only when it did: the owner's, from s; the
+ * respondent's answer gets what the form shows them (a.shown: the score
+ * with settings.showScore, never the variables). */
+#define CALC_S                                                                                     \
+    "CASE WHEN s.calculated IS NULL THEN '{}'::jsonb "                                             \
+    "ELSE jsonb_build_object('calculated', s.calculated) END"
+#define SHOWN_A                                                                                    \
+    "CASE WHEN a.shown IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('calculated', a.shown) "   \
+    "END"
 #define MONTH_LEFT                                                                                 \
     "GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "               \
     "  + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text"
@@ -74,15 +84,15 @@
  * and the statement writes its form.closed event (reason maxSubmissions,
  * sql/0050). */
 #define SUBMIT_SQL(CLOSED, LEFT) SUBMIT_SQL_OF(CLOSED, LEFT, "", "", "")
-/* The same with PID a 16th argument of the CTE a (the partial it
+/* The same with PID an 18th argument of the CTE a (the partial it
  * completes), S_GUARD a condition on the submission's insert and MORE
  * further CTEs (each beginning with a comma). */
 #define SUBMIT_SQL_OF(CLOSED, LEFT, PID, S_GUARD, MORE)                                            \
     "WITH a AS (SELECT %s::text AS form_id, %s::text AS sid, %s::jsonb AS data, "                  \
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
-    "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, %s::text AS ending, " PID          \
-    "  " MONTH_NOW " AS month), "                                                                  \
+    "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, %s::text AS ending, "              \
+    "  %s::jsonb AS calc, %s::jsonb AS shown, " PID "  " MONTH_NOW " AS month), "                  \
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, " LEFT " AS left_n, "          \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
@@ -96,23 +106,23 @@
     "i AS (INSERT INTO idempotency (scope, key, request_hash, status, location, body) "            \
     "  SELECT go.id, a.ikey, a.ihash, a.istatus, a.iloc, (jsonb_build_object('id', a.sid, "        \
     "    'formId', go.id, 'createdAt', fs_ts(now()), 'data', a.data) || " LINK_ID_A                \
-    "    || " ENDING_A ")::text "                                                                  \
+    "    || " ENDING_A " || " SHOWN_A ")::text "                                                   \
     "  FROM go, a WHERE a.ikey IS NOT NULL "                                                       \
     "  ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, "              \
     "    status = EXCLUDED.status, location = EXCLUDED.location, body = EXCLUDED.body, "           \
     "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' "           \
     "  RETURNING 1), "                                                                             \
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at, "  \
-    "  link_id, link_metadata, uniq_hash, ending) "                                                \
+    "  link_id, link_metadata, uniq_hash, ending, calculated) "                                    \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now(), a.link_id, "            \
-    "  " LINK_META_A ", a.uhash, a.ending FROM go, a "                                             \
+    "  " LINK_META_A ", a.uhash, a.ending, a.calc FROM go, a "                                     \
     "  WHERE (a.ikey IS NULL OR EXISTS (SELECT 1 FROM i)) " S_GUARD " RETURNING *), "              \
     "lu AS (UPDATE links l SET uses = l.uses + 1 FROM s WHERE l.id = s.link_id RETURNING 1), "     \
     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                             \
     "  SELECT s.form_id, s.user_id, a.month, 1 FROM s, a WHERE NOT s.spam RETURNING 1), "          \
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT a.evid, s.user_id, 'submission.created', s.form_id, s.id, "                          \
-    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S                                       \
+    "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S " || " CALC_S                         \
     "  FROM s, a WHERE NOT s.spam RETURNING 1), "                                                  \
     "fc AS (INSERT INTO events (id, user_id, type, form_id, payload) "                             \
     "  SELECT fs_new_id('evt_'), s.user_id, 'form.closed', s.form_id, "                            \
@@ -126,7 +136,9 @@
     "  WHEN NOT EXISTS (SELECT 1 FROM ok) THEN 'duplicate' "                                       \
     "  WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'quota' "                                           \
     "  WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'replay' ELSE 'ok' END, "                            \
-    "  (SELECT (" ANSWER_JSON " || " LINK_ID_S " || " ENDING_S ")::text FROM s), " MONTH_LEFT ", " \
+    "  (SELECT (" ANSWER_JSON " || " LINK_ID_S " || " ENDING_S " || " SHOWN_A ")::text "           \
+    "  FROM s, a), "                                                                               \
+    "  " MONTH_LEFT ", "                                                                           \
     "  (SELECT count(*) FROM t)::text"
 
 const fs_stmt fs_stmts_public[] = {
@@ -154,7 +166,9 @@ const fs_stmt fs_stmts_public[] = {
      * fs_submission_unique, sql/0026), 13 the form version the answers
      * were checked against (or NULL: not compared), 14 the event's id
      * (made in C: fs_new_id in plpgsql cost a tenth of the statement),
-     * 15 the key of the ending reached (or NULL: settings.endings, sql/0058).
+     * 15 the key of the ending reached (or NULL: settings.endings, sql/0058),
+     * 16 what the server calculated (json, or NULL: fs_scores.h, sql/0062),
+     * 17 what of it the respondent's answer shows (json, or NULL).
      * Only appends (submission, event, a +1 in submission_tally for
      * non-spam): no row that concurrent submissions share is written, so
      * none waits for another's commit (sql/0024). The monthly quota reads
@@ -167,21 +181,21 @@ const fs_stmt fs_stmts_public[] = {
      * duplicate | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether
      * the form's count grew. */
-    {"fs_public_submit", 15, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
+    {"fs_public_submit", 17, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
     /* the same for forms with maxSubmissions: fs_public_closed_locked
      * (sql/0020) locks the form row until commit and only then counts, in
      * a fresh snapshot, so concurrent submissions cannot pass the limit
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
-    {"fs_public_submit_locked", 15,
+    {"fs_public_submit_locked", 17,
      SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)")},
 
-    /* the same two, completing the partial named by a 16th argument
+    /* the same two, completing the partial named by an 18th argument
      * (PARTIAL_MORE) */
-    {"fs_public_submit_partial", 16,
+    {"fs_public_submit_partial", 18,
      SUBMIT_SQL_OF("fs_public_status(f) <> 'published'", "NULL::bigint", PARTIAL_PID, PARTIAL_GUARD,
                    PARTIAL_MORE)},
-    {"fs_public_submit_partial_locked", 16,
+    {"fs_public_submit_partial_locked", 18,
      SUBMIT_SQL_OF("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)",
                    PARTIAL_PID, PARTIAL_GUARD, PARTIAL_MORE)},
 
@@ -310,6 +324,8 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                           s->form_version,
                           s->event_id,
                           s->ending,
+                          s->calculated,
+                          s->calculated_shown,
                           s->partial_id};
     fs_rows *rs;
     const char *label =
@@ -355,8 +371,8 @@ static void text(apr_array_header_t *b, const char *s) {
 }
 
 int fs_store_public_batchable(const fs_new_submission *s, int exact) {
-    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && !s->ending && s->data_json &&
-           s->form_version && !s->partial_id;
+    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && !s->ending && !s->calculated &&
+           s->data_json && s->form_version && !s->partial_id;
 }
 
 fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *const *subs, int n,

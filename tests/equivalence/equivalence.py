@@ -126,6 +126,59 @@ FIELDS = [
       [{"name": "a", "type": "t/x", "data": "JVBE"}] * 3,
       [], "a.pdf", 5, [{"name": "a"}], [["x"]]]),
     ({"key": "cv", "type": "file", "required": True}, [{"name": "a", "type": "t/x", "data": ""}, None]),
+    # date bounds: as patterns over YYYY-MM-DD, exact
+    ({"key": "dayb", "type": "date", "validation": {"minimum": "2026-01-15", "maximum": "2026-12-31"}},
+     ["2026-06-30", "2026-01-15", "2026-12-31", "2026-01-14", "2027-01-01", "2025-06-30",
+      "2026-02-29", "2026-1-20", "2026-10-05", "2026-01-20", "2026-01-09", "2100-01-01",
+      "1999-12-31", "2026-12-30", "2026-11-31"]),
+    ({"key": "dayleap", "type": "date", "validation": {"minimum": "2000-02-29"}},
+     ["2000-02-29", "2000-02-28", "2000-03-01", "1999-12-31", "2001-01-01", "9999-12-31"]),
+    ({"key": "tm", "type": "time", "validation": {"minimum": "08:30", "maximum": "17:45"}},
+     ["12:00", "08:30", "17:45", "08:29", "17:46", "07:59", "18:00", "09:00", "24:00", "9:00",
+      "09:60", "12:00:00", "12:00\n", " 12:00", "17:40", "08:35", "12:0"]),
+    ({"key": "tm2", "type": "time"},
+     ["00:00", "23:59", "24:00", "ab:cd", "19:99", "20:00", "2:00", "\u0661\u0662:00"]),
+    ({"key": "stay", "type": "daterange", "validation": {"minimum": "2026-06-01", "maximum": "2026-09-30"}},
+     [{"start": "2026-06-01", "end": "2026-06-03"}, {"start": "2026-06-02", "end": "2026-06-02"},
+      {"start": "2026-05-31", "end": "2026-06-03"}, {"start": "2026-06-02", "end": "2026-10-01"},
+      {"start": "2026-06-02"}, {"end": "2026-06-02"}, {"start": "2026-06-02", "end": "2026-13-01"},
+      {"start": "x", "end": "y"}, {"start": "2026-06-02", "end": "2026-06-05", "x": 1},
+      {"start": 20260602, "end": "2026-06-05"}, "2026-06-02", ["2026-06-02", "2026-06-03"]]),
+    ({"key": "addr", "type": "address", "required": True},
+     [{"line1": "1 Main St", "city": "Springfield", "country": "US"},
+      {"line1": "1 Main St", "line2": "Flat 2", "city": "Springfield", "region": "IL",
+       "postalCode": "62701", "country": "US"},
+      {"line1": "Hauptstr. 1", "line2": "", "city": "K\u00f6ln", "region": "", "postalCode": "", "country": "DE"},
+      {"line1": "1 Main St", "city": "Springfield"}, {"line1": "1 Main St", "country": "US"},
+      {"city": "Springfield", "country": "US"}, {"line1": "", "city": "x", "country": "US"},
+      {"line1": "a", "city": "", "country": "US"}, {"line1": "a", "city": "b", "country": "us"},
+      {"line1": "a", "city": "b", "country": "XX"}, {"line1": "a", "city": "b", "country": "USA"},
+      {"line1": "a", "city": "b", "country": 1}, {"line1": 5, "city": "b", "country": "FR"},
+      {"line1": "a" * 200, "city": "b" * 100, "country": "JP", "postalCode": "1" * 20},
+      {"line1": "a" * 201, "city": "b", "country": "JP"}, {"line1": "a", "city": "b" * 101, "country": "JP"},
+      {"line1": "a", "city": "b", "country": "JP", "postalCode": "1" * 21},
+      {"line1": "a", "city": "b", "country": "JP", "region": "r" * 101},
+      {"line1": "a", "city": "b", "country": "JP", "street": "x"},
+      {"line1": "a", "city": "b", "country": "JP", "line2": None}, "1 Main St"]),
+    ({"key": "sig", "type": "signature", "required": True},
+     [{"name": "Ada Lovelace"}, {"name": ""}, {"name": "x" * 200}, {"name": "x" * 201},
+      {"name": "\U0001F600" * 200}, {"name": "Ada", "image": {}}, {"name": 5}, "Ada Lovelace",
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBORw0KGgo="}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/jpeg", "data": "iVBORw0KGgo="}},
+      {"name": "Ada", "image": {"name": "", "type": "image/png", "data": "iVBORw0KGgo="}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBORw0KGgo"}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBO" * 87382}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBO" * 87381}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": ""}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png", "data": "iVBO", "x": 1}},
+      {"name": "Ada", "image": {"name": "s.png", "type": "image/png"}},
+      {"name": "Ada", "image": "iVBO"}, {"image": {"name": "s.png", "type": "image/png", "data": "iVBO"}}]),
+    # datetime bounds compare instants; only the values inside them here
+    # (outside them: KNOWN_DIFFERENCES)
+    ({"key": "atb", "type": "datetime",
+      "validation": {"minimum": "2026-01-01T00:00:00Z", "maximum": "2026-12-31T23:59:59.5+01:00"}},
+     ["2026-06-01T12:00:00Z", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00",
+      "2026-12-31T22:59:59.5Z", "2026-12-31T22:59:59.50000Z", "2026-13-01T00:00:00Z"]),
     # scale, matrix, ranking, consent, the other answer (fs_field_choice)
     ({"key": "nps", "type": "scale", "from": 0, "to": 10, "minLabel": "No", "maxLabel": "Yes"},
      [0, 10, -1, 11, 5, 5.0, 5.5, "5", True, None, "RAW:1e1", "RAW:7.0"]),
@@ -157,6 +210,20 @@ FIELDS = [
      [["a"], [{"other": "q"}], ["a", {"other": "q"}], [{"other": "q"}, {"other": "r"}],
       [{"other": "q"}, {"other": "q"}], [{"other": ""}], [{"x": 1}], ["a", "b", {"other": "q"}],
       ["a", "b", "c", {"other": "q"}], [{"other": "x" * 201}], [], {"other": "q"}]),
+]
+
+# What JSON Schema cannot say, so the schema accepts and the server refuses
+# (each said in the property's description): a daterange whose end is
+# before its start, and a datetime outside its bounds (instants with
+# offsets do not order as strings). The test checks that these, and only
+# these, differ.
+KNOWN_DIFFERENCES = [
+    ({"key": "stay", "type": "daterange"},
+     [{"start": "2026-06-03", "end": "2026-06-02"}, {"start": "2027-01-01", "end": "2026-12-31"}]),
+    ({"key": "atb", "type": "datetime",
+      "validation": {"minimum": "2026-01-01T00:00:00Z", "maximum": "2026-12-31T23:59:59.5+01:00"}},
+     ["2025-12-31T23:59:59Z", "2026-01-01T00:30:00+01:00", "2026-12-31T22:59:59.51Z",
+      "2026-12-31T23:59:59.5+00:00", "2027-01-01T00:00:00Z"]),
 ]
 
 # Conditional questions: (fields, extra bodies)
@@ -284,6 +351,21 @@ JUMP_SETTINGS = [
         {"from": "p1", "then": {"goTo": "p3"}},
         {"from": "p3", "when": {"not": {"field": "flag", "op": "answered"}}, "then": {"goTo": "p4"}}]},
 ]
+# Scores and calculations change nothing a submission may be: the same
+# jumps with a quiz (options' scores, a correct answer) and calculate
+# actions, with and without a jump, accept exactly what the schema does
+SCORED_JUMPS = [dict(f, options=[{"value": "a", "score": 1}, {"value": "b", "score": 3}, "c"])
+                if f["key"] == "kind" else dict(f, correct="z") if f["key"] == "q4" else f
+                for f in JUMPS]
+SCORE_SETTINGS = {
+    "variables": [{"name": "total", "type": "number", "initial": 1}, {"name": "who", "type": "text"}],
+    "showScore": True,
+    "logic": [
+        {"when": {"field": "kind", "op": "equals", "value": "b"},
+         "then": {"goTo": "p3", "calculate": [{"variable": "total", "op": "add", "value": 2}]}},
+        {"then": {"calculate": [{"variable": "total", "op": "multiply", "value": {"field": "num"}},
+                                {"variable": "who", "op": "set", "value": {"field": "q2"}}]}},
+        {"from": "p2", "when": {"field": "num", "op": "gt", "value": 5}, "then": {"goTo": "p4"}}]}
 JUMP_VALUES = {
     "kind": (["a", "b", "c"], ["x"]), "num": ([-1, 3, 6, 5], ["6"]), "src": (["s"], [1]),
     "q2": (["x", "stop", "a stop"], [""]), "q3": (["y", ""], [2]), "flag": ([True, False], [0]),
@@ -321,6 +403,18 @@ HAND = [
        "requiredIf": {"all": [{"field": "m", "op": "answered"}, {"not": {"field": "m", "op": "contains", "value": "b"}}]}}],
      [{}, {"x": []}, {"x": ["z"]}, {"m": []}, {"m": [], "x": []}, {"m": [], "x": ["z"]},
       {"m": ["a"], "x": ["z"]}, {"m": ["b"]}, {"m": ["b"], "x": []}, {"m": ["a", "b"]}]),
+    # answers with parts named by conditions (answered)
+    ([{"key": "a", "type": "address"},
+      {"key": "x", "type": "text", "visibleIf": {"field": "a", "op": "answered"},
+       "requiredIf": {"not": {"field": "a", "op": "answered"}}},
+      {"key": "t", "type": "time"},
+      {"key": "y", "type": "signature", "required": True,
+       "visibleIf": {"all": [{"field": "t", "op": "equals", "value": "09:00"}]}}],
+     [{}, {"x": "1"}, {"a": {"line1": "l", "city": "c", "country": "FR"}},
+      {"a": {"line1": "l", "city": "c", "country": "FR"}, "x": "1"},
+      {"a": {"line1": "l", "city": "c", "country": "FR"}, "x": ""}, {"a": {}, "x": "1"},
+      {"t": "09:00"}, {"t": "09:00", "y": {"name": "N"}}, {"t": "10:00", "y": {"name": "N"}},
+      {"t": "10:00"}]),
 ]
 
 
@@ -393,6 +487,8 @@ def cases():
         out.append({"fields": [f], "bodies": bodies})
     # one form with every field, random bodies
     allf = [f for f, _ in FIELDS if f["key"] not in ("nopat", "noopts")]
+    # (the datetime with bounds: random bodies would try its known difference)
+    allf = [f for f in allf if f["key"] != "atb"]
     vals = {f["key"]: values + COMMON_BAD for f, values in FIELDS if f in allf}
     good = {f["key"]: values[0] for f, values in FIELDS if f in allf}
     bodies = [body(sorted(good.items()))]
@@ -448,7 +544,8 @@ def cases():
                     "bodies": [body(sorted(b.items())) for b in hbodies]})
     # logic: every operator and combinator, visibleIf and requiredIf
     for fields, values, settings in ([(LOGIC, LOGIC_VALUES, None)]
-                                     + [(JUMPS, JUMP_VALUES, st) for st in JUMP_SETTINGS]):
+                                     + [(JUMPS, JUMP_VALUES, st) for st in JUMP_SETTINGS]
+                                     + [(SCORED_JUMPS, JUMP_VALUES, SCORE_SETTINGS)]):
         bodies = []
         keys = [f["key"] for f in fields if f["type"] != "page"]
         case = {"fields": [dict(f, label=f.get("label", f["key"])) for f in fields],
@@ -470,6 +567,10 @@ def cases():
             for b in repairs(case, members, values, rnd):
                 bodies.append(b)
         out.append(case)
+    # the known differences, each body marked
+    for f, values in KNOWN_DIFFERENCES:
+        out.append({"fields": [f], "bodies": [body([(f["key"], v)]) for v in values],
+                    "known": True})
     return out
 
 
@@ -479,7 +580,7 @@ def main():
     res = subprocess.run([exe], input=json.dumps({"cases": cs}).encode(),
                          capture_output=True, check=True)
     results = json.loads(res.stdout)["results"]
-    total = disagree = accepted = 0
+    total = disagree = accepted = known = 0
     case_accepted = {}
     for case, r in zip(cs, results):
         schema = r["schema"]
@@ -496,6 +597,14 @@ def main():
                 disagree += 1
                 continue
             ref = v.is_valid(json.loads(text))
+            if case.get("known"):  # must differ exactly so: schema yes, server no
+                if ref and not server:
+                    known += 1
+                else:
+                    disagree += 1
+                    print("KNOWN DIFFERENCE NOT SEEN server=%s jsonschema=%s body=%s"
+                          % (server, ref, text[:300]))
+                continue
             total += 1
             accepted += ref
             case_accepted[id(case)] = case_accepted.get(id(case), 0) + ref
@@ -507,6 +616,7 @@ def main():
                           % (server, ref, text[:300], codes, errs))
     print("equivalence: %d bodies over %d forms, %d accepted, %d disagreements"
           % (total, len(cs), accepted, disagree))
+    print("  known differences (end before start, datetime bounds): %d, as documented" % known)
     logic = [c for c in cs if c["fields"] in (LOGIC,) or "settings" in c
              or any("requiredIf" in f for f in c["fields"])]
     print("  forms with logic: %s accepted" % ", ".join(

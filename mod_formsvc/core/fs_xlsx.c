@@ -1,0 +1,163 @@
+/* fs_xlsx: a worksheet through libxlsxwriter, constant memory. */
+#include "fs_xlsx.h"
+#include "fs_json.h"
+
+#include <apr_strings.h>
+#include <math.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+struct fs_xlsx {
+    lxw_workbook *wb; /* NULL once closed */
+    lxw_worksheet *ws;
+    lxw_format *bold, *date;
+    apr_pool_t *p;
+};
+
+static apr_status_t free_workbook(void *data) {
+    fs_xlsx *x = data;
+    if (x->wb)
+        lxw_workbook_free(x->wb);
+    x->wb = NULL;
+    return APR_SUCCESS;
+}
+
+fs_xlsx *fs_xlsx_open(apr_pool_t *p, const char *path, const char *tmpdir, const char *sheet) {
+    lxw_workbook_options o = {.constant_memory = LXW_TRUE,
+                              .tmpdir = tmpdir ? apr_pstrdup(p, tmpdir) : NULL,
+                              /* a zip past 4 GB stays readable */
+                              .use_zip64 = LXW_TRUE};
+    fs_xlsx *x = apr_pcalloc(p, sizeof *x);
+    x->p = p;
+    x->wb = workbook_new_opt(path, &o);
+    if (!x->wb)
+        return NULL;
+    apr_pool_cleanup_register(p, x, free_workbook, apr_pool_cleanup_null);
+    x->ws = workbook_add_worksheet(x->wb, sheet);
+    x->bold = workbook_add_format(x->wb);
+    x->date = workbook_add_format(x->wb);
+    if (!x->ws || !x->bold || !x->date)
+        return NULL;
+    format_set_bold(x->bold);
+    format_set_num_format(x->date, "yyyy-mm-dd");
+    return x;
+}
+
+/* s cut to at most FS_XLSX_MAX_CHARS UTF-8 characters: s itself when it
+ * is no longer, else a copy in p; *cut says which */
+static const char *bounded(apr_pool_t *p, const char *s, int *cut) {
+    size_t chars = 0;
+    const unsigned char *c = (const unsigned char *)s;
+    *cut = 0;
+    for (; *c; c++) {
+        if ((*c & 0xC0) == 0x80)
+            continue; /* a continuation byte: part of the character before */
+        if (chars == FS_XLSX_MAX_CHARS) {
+            *cut = 1;
+            return apr_pstrmemdup(p, s, (apr_size_t)((const char *)c - s));
+        }
+        chars++;
+    }
+    return s;
+}
+
+static int text_in(fs_xlsx *x, uint32_t row, uint16_t col, const char *s, lxw_format *f) {
+    if (!s)
+        return 0;
+    int cut;
+    const char *t = bounded(x->p, s, &cut);
+    return worksheet_write_string(x->ws, row, col, t, f) == LXW_NO_ERROR ? cut : -1;
+}
+
+int fs_xlsx_text(fs_xlsx *x, uint32_t row, uint16_t col, const char *s) {
+    return text_in(x, row, col, s, NULL);
+}
+
+int fs_xlsx_heading(fs_xlsx *x, uint32_t row, uint16_t col, const char *s) {
+    return text_in(x, row, col, s, x->bold);
+}
+
+int fs_xlsx_number(fs_xlsx *x, uint32_t row, uint16_t col, double v) {
+    return worksheet_write_number(x->ws, row, col, v, NULL) == LXW_NO_ERROR ? 0 : -1;
+}
+
+int fs_xlsx_bool(fs_xlsx *x, uint32_t row, uint16_t col, int v) {
+    return worksheet_write_boolean(x->ws, row, col, v, NULL) == LXW_NO_ERROR ? 0 : -1;
+}
+
+static int digits(const char *s, int n) {
+    for (int i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+int fs_xlsx_date(fs_xlsx *x, uint32_t row, uint16_t col, const char *s) {
+    if (!s || strlen(s) != 10 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
+        !digits(s + 8, 2))
+        return 1;
+    int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1900 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 && !leap))
+        return 1;
+    lxw_datetime dt = {.year = y, .month = m, .day = d};
+    return worksheet_write_datetime(x->ws, row, col, &dt, x->date) == LXW_NO_ERROR ? 0 : -1;
+}
+
+int fs_xlsx_value(fs_xlsx *x, apr_pool_t *p, uint32_t row, uint16_t col, json_object *v,
+                  int as_date) {
+    if (!v)
+        return 0;
+    switch (json_object_get_type(v)) {
+    case json_type_null: return 0;
+    case json_type_boolean: return fs_xlsx_bool(x, row, col, json_object_get_boolean(v));
+    case json_type_int: {
+        int64_t n = json_object_get_int64(v);
+        if (n > (1LL << 53) || n < -(1LL << 53)) /* a double would round it */
+            return text_in(x, row, col, fs_json_str(p, v), NULL);
+        return fs_xlsx_number(x, row, col, (double)n);
+    }
+    case json_type_double: {
+        double d = json_object_get_double(v);
+        if (!isfinite(d))
+            return text_in(x, row, col, fs_json_str(p, v), NULL);
+        return fs_xlsx_number(x, row, col, d);
+    }
+    case json_type_string: {
+        const char *s = json_object_get_string(v);
+        if (as_date) {
+            int r = fs_xlsx_date(x, row, col, s);
+            if (r <= 0)
+                return r;
+        }
+        return text_in(x, row, col, s, NULL);
+    }
+    case json_type_array: {
+        /* as fs_csv_value joins them, unescaped */
+        char *joined = "";
+        size_t n = json_object_array_length(v);
+        for (size_t i = 0; i < n; i++) {
+            json_object *it = json_object_array_get_idx(v, i);
+            json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
+            const char *s =
+                json_object_is_type(it, json_type_string) ? json_object_get_string(it)
+                : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
+                    ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu),
+                                  ">", NULL)
+                    : fs_json_str(p, it);
+            joined = i ? apr_pstrcat(p, joined, "; ", s, NULL) : apr_pstrdup(p, s);
+        }
+        return n ? text_in(x, row, col, joined, NULL) : 0;
+    }
+    case json_type_object: return text_in(x, row, col, fs_json_str(p, v), NULL);
+    }
+    return 0;
+}
+
+int fs_xlsx_close(fs_xlsx *x) {
+    lxw_workbook *wb = x->wb;
+    x->wb = NULL; /* workbook_close frees it, whatever it returns */
+    apr_pool_cleanup_kill(x->p, x, free_workbook);
+    return wb && workbook_close(wb) == LXW_NO_ERROR ? 0 : -1;
+}

@@ -1,0 +1,327 @@
+/* subs_export: JSON Lines and XLSX exports of a form's submissions. */
+#include "http/subs_export.h"
+#include "fs_field_choice.h"
+#include "fs_json.h"
+#include "fs_store_asks.h"
+#include "fs_store_links.h"
+#include "fs_store_partials.h"
+#include "fs_xlsx.h"
+#include "http/auth.h"
+#include "http/response.h"
+#include "runtime/config_global.h"
+#include "runtime/log.h"
+#include "runtime/request_ctx.h"
+
+#include <apr_file_io.h>
+#include <apr_strings.h>
+#include <http_protocol.h>
+#include <unistd.h>
+
+APLOG_USE_MODULE(formsvc);
+
+/* Batches as the CSV export's: from FIRST rows, doubled up to BATCH while
+ * a batch's text stays under half of BATCH_BYTES, halved when it passes
+ * it, so that an export holds about one batch of that size in memory. */
+#define FIRST 50
+#define BATCH 500
+#define BATCH_BYTES (256 * 1024)
+/* the file is sent in pieces of this size */
+#define SEND_CHUNK (64 * 1024)
+
+static int next_limit(int limit, apr_size_t bytes) {
+    if (bytes > BATCH_BYTES && limit > 1)
+        return limit / 2;
+    if (bytes < BATCH_BYTES / 2 && limit < BATCH)
+        return limit * 2 > BATCH ? BATCH : limit * 2;
+    return limit;
+}
+
+static void download_headers(request_rec *r, const formsvc_form *form, const char *ext) {
+    apr_table_setn(
+        r->headers_out, "Content-Disposition",
+        apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.%s\"", form->id, ext));
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
+    apr_table_setn(r->headers_out, "Vary", "Accept");
+}
+
+/* ---- JSON Lines ---------------------------------------------------------- */
+
+int formsvc_subs_send_jsonl(request_rec *r, const formsvc_form *form, const fs_sub_filter *which,
+                            int completed) {
+    const char *after = NULL;
+    int started = 0, limit = FIRST;
+    apr_array_header_t *buf = apr_array_make(r->pool, BATCH_BYTES, 1);
+    for (;;) {
+        apr_pool_t *sub;
+        apr_pool_create(&sub, r->pool);
+        fs_store *st = fs_store_sub(formsvc_store(r), sub);
+        fs_list_page page;
+        fs_error *e =
+            completed ? fs_store_sub_list(st, which, after, limit, &page)
+                      : fs_store_partial_list(st, form->id, which->user_id, after, limit, &page);
+        if (e) {
+            apr_pool_destroy(sub);
+            if (!started)
+                return formsvc_send_problem(r, e);
+            /* the status line is gone: an incomplete transfer, not a
+             * short file */
+            FORMSVC_LOG(r, APLOG_ERR, 00430, "JSON Lines export of %s cut short: %s", form->id,
+                        e->cause ? e->cause : e->slug);
+            formsvc_send_cut(r);
+            return OK;
+        }
+        if (!started) {
+            download_headers(r, form, "jsonl");
+            formsvc_send_start(r, 200, FORMSVC_JSONL_TYPE);
+            started = 1;
+            if (r->header_only) {
+                apr_pool_destroy(sub);
+                return OK;
+            }
+        }
+        buf->nelts = 0;
+        for (int i = 0; i < page.n; i++) {
+            /* each item as the JSON list writes it (formsvc_send_page:
+             * json-c's text, which holds no raw newline), one a line */
+            json_object *o = fs_json_parse_trusted(sub, page.items[i].json);
+            const char *text = o ? fs_json_str(sub, o) : page.items[i].json;
+            apr_size_t n = strlen(text);
+            apr_array_header_t piece = {sub, 1, (int)n, (int)n, (char *)text};
+            apr_array_cat(buf, &piece);
+            APR_ARRAY_PUSH(buf, char) = '\n';
+        }
+        limit = next_limit(limit, (apr_size_t)buf->nelts);
+        formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, page.more);
+        if (page.more)
+            after = apr_pstrdup(r->pool, page.items[page.n - 1].id);
+        int more = page.more;
+        apr_pool_destroy(sub);
+        if (!more || r->connection->aborted)
+            return OK;
+    }
+}
+
+/* ---- XLSX ------------------------------------------------------------------ */
+
+/* The columns, as send_csv in handle_submissions.c makes them (t/63
+ * compares the header rows). */
+typedef struct xlsx_cols {
+    int with_spam, links, asked, owned, ended;
+    size_t nf;
+    const char **keys; /* the questions' keys, nf of them */
+    int *as_date;      /* a date field's answer: a date cell */
+} xlsx_cols;
+
+static fs_error *columns(request_rec *r, const formsvc_form *form, const fs_sub_filter *which,
+                         xlsx_cols *c) {
+    fs_error *e;
+    c->with_spam = which->spam;
+    if ((e = fs_store_link_any(formsvc_store(r), form->id, &c->links)))
+        return e;
+    if ((e = fs_store_sub_state_any(formsvc_store(r), form->id, &c->owned)))
+        return e;
+    c->asked = 0;
+    if (c->links && (e = fs_store_ask_form_has(formsvc_store(r), form->id, &c->asked)))
+        return e;
+    json_object *endings = fs_json_get(form->settings, "endings");
+    c->ended = endings && json_object_is_type(endings, json_type_array) &&
+               json_object_array_length(endings) > 0;
+    /* a matrix has a column per row, "<key>.<row>", as in the CSV */
+    size_t nf = json_object_array_length(form->fields) + (size_t)fs_choice_csv_extra(form->fields);
+    c->keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
+    c->as_date = apr_pcalloc(r->pool, sizeof(int) * (nf + 1));
+    nf = json_object_array_length(form->fields);
+    c->nf = 0;
+    for (size_t i = 0; i < nf; i++) {
+        json_object *fd = json_object_array_get_idx(form->fields, i);
+        const char *t = json_object_get_string(fs_json_get(fd, "type"));
+        if (t && !strcmp(t, "page")) /* layout, no column */
+            continue;
+        c->as_date[c->nf] = t && !strcmp(t, "date");
+        c->nf += (size_t)fs_choice_csv_columns(r->pool, fd, c->keys + c->nf);
+    }
+    return NULL;
+}
+
+static int heading(fs_xlsx *x, uint16_t *col, const char *s) {
+    return fs_xlsx_heading(x, 0, (*col)++, s) < 0;
+}
+
+static int header_row(fs_xlsx *x, const xlsx_cols *c) {
+    uint16_t col = 0;
+    int bad =
+        heading(x, &col, "id") | heading(x, &col, "createdAt") | heading(x, &col, "formVersion");
+    if (c->with_spam)
+        bad |= heading(x, &col, "spam");
+    for (size_t i = 0; i < c->nf; i++)
+        bad |= heading(x, &col, c->keys[i]);
+    if (c->links)
+        bad |= heading(x, &col, "linkId") | heading(x, &col, "linkMetadata");
+    if (c->asked)
+        bad |= heading(x, &col, "askId");
+    if (c->owned)
+        bad |= heading(x, &col, "ownerStatus") | heading(x, &col, "ownerTags") |
+               heading(x, &col, "ownerNote");
+    if (c->ended)
+        bad |= heading(x, &col, "endingKey");
+    return bad ? -1 : 0;
+}
+
+/* One submission's row; -1 when libxlsxwriter failed. *cut counts the
+ * cells cut at the format's length. */
+static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const xlsx_cols *c,
+                    const fs_sub_export_row *s, int *cut) {
+    uint16_t col = 0;
+    int bad = 0;
+#define CELL(expr)                                                                                 \
+    do {                                                                                           \
+        int v_ = (expr);                                                                           \
+        if (v_ < 0)                                                                                \
+            bad = 1;                                                                               \
+        else                                                                                       \
+            *cut += v_;                                                                            \
+    } while (0)
+    CELL(fs_xlsx_text(x, row, col++, s->id));
+    CELL(fs_xlsx_text(x, row, col++, s->created_at));
+    CELL(fs_xlsx_number(x, row, col++, atof(s->form_version)));
+    if (c->with_spam)
+        CELL(fs_xlsx_bool(x, row, col++, s->spam));
+    json_object *data = fs_json_parse_trusted(p, s->data);
+    for (size_t i = 0; i < c->nf; i++)
+        CELL(fs_xlsx_value(x, p, row, col++, fs_choice_csv_value(data, c->keys[i]), c->as_date[i]));
+    if (c->links) {
+        CELL(fs_xlsx_text(x, row, col++, s->link_id && *s->link_id ? s->link_id : NULL));
+        /* compact, as the API writes JSON (jsonb's text has spaces) */
+        json_object *m = s->link_metadata && *s->link_metadata
+                             ? fs_json_parse_trusted(p, s->link_metadata)
+                             : NULL;
+        CELL(fs_xlsx_text(x, row, col++, m ? fs_json_str(p, m) : NULL));
+    }
+    if (c->asked)
+        CELL(fs_xlsx_text(x, row, col++, s->ask_id));
+    if (c->owned) {
+        CELL(fs_xlsx_text(x, row, col++, s->status));
+        CELL(fs_xlsx_text(x, row, col++, s->tags));
+        CELL(fs_xlsx_text(x, row, col++, s->note));
+    }
+    if (c->ended)
+        CELL(fs_xlsx_text(x, row, col++, s->ending));
+#undef CELL
+    return bad ? -1 : 0;
+}
+
+/* r->pool's cleanup of the workbook's file: removed on every path (the
+ * file is unlinked before sending, so this finds nothing then) */
+static apr_status_t remove_file(void *path) {
+    unlink(path);
+    return APR_SUCCESS;
+}
+
+/* A 500 whose cause (logged with it by formsvc_send_problem, FS00103)
+ * says what failed; nothing of the server's files goes to the client. */
+static int xlsx_failed(request_rec *r, const formsvc_form *form, const char *what,
+                       apr_status_t rv) {
+    fs_error *e =
+        fs_error_make(r->pool, "internal", "The spreadsheet of the submissions could not be made.");
+    e->cause = apr_psprintf(r->pool, "XLSX export of %s: %s: %pm", form->id, what, &rv);
+    return formsvc_send_problem(r, e);
+}
+
+int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_sub_filter *which) {
+    xlsx_cols c;
+    fs_error *e = columns(r, form, which, &c);
+    if (e)
+        return formsvc_send_problem(r, e);
+    const char *dir = formsvc_global_conf()->upload_tmp_dir;
+    if (!dir)
+        dir = "/tmp";
+    /* the name says whose it is: formsvc-xlsx-<pid of the child>- */
+    char *path = apr_psprintf(r->pool, "%s/formsvc-xlsx-%ld-XXXXXX", dir, (long)getpid());
+    apr_file_t *f;
+    apr_status_t rv =
+        apr_file_mktemp(&f, path, APR_FOPEN_CREATE | APR_FOPEN_WRITE | APR_FOPEN_EXCL, r->pool);
+    if (rv != APR_SUCCESS)
+        return xlsx_failed(r, form, apr_pstrcat(r->pool, "cannot make a file in ", dir, NULL), rv);
+    apr_pool_cleanup_register(r->pool, path, remove_file, apr_pool_cleanup_null);
+    apr_file_close(f); /* libxlsxwriter writes it again by name when closing */
+    apr_pool_t *wp;    /* the workbook's memory: its formats and one row */
+    apr_pool_create(&wp, r->pool);
+    fs_xlsx *x = fs_xlsx_open(wp, path, dir, "Submissions");
+    if (!x || header_row(x, &c) < 0)
+        return xlsx_failed(r, form, "cannot start the workbook", APR_EGENERAL);
+    const char *after = NULL;
+    int limit = FIRST, cut = 0;
+    uint32_t row = 1;
+    for (;;) {
+        apr_pool_t *sub;
+        apr_pool_create(&sub, r->pool);
+        fs_sub_batch rs;
+        e = fs_store_sub_export(fs_store_sub(formsvc_store(r), sub), which, after, limit, &rs);
+        /* the connection goes back while the batch is written */
+        formsvc_db_release(r);
+        if (e) {
+            apr_pool_destroy(sub);
+            return formsvc_send_problem(r, e);
+        }
+        if (row + (uint32_t)rs.n > FS_XLSX_MAX_ROWS) {
+            apr_pool_destroy(sub);
+            fs_error *verr = fs_error_validation(r->pool);
+            fs_error_add(r->pool, verr, "/since", "too-many-rows",
+                         "A worksheet holds at most %d submissions: narrow the export with "
+                         "since and until, or take it as text/csv or application/x-ndjson.",
+                         FS_XLSX_MAX_ROWS - 1);
+            return formsvc_send_problem(r, verr);
+        }
+        apr_size_t bytes = 0;
+        for (int i = 0; i < rs.n; i++) {
+            apr_pool_t *rp; /* what one row's cells need */
+            apr_pool_create(&rp, sub);
+            bytes += strlen(rs.rows[i].data);
+            int bad = data_row(x, rp, row++, &c, &rs.rows[i], &cut);
+            apr_pool_destroy(rp);
+            if (bad) {
+                apr_pool_destroy(sub);
+                return xlsx_failed(r, form, "cannot write a row", APR_EGENERAL);
+            }
+        }
+        int more = rs.n == limit;
+        limit = next_limit(limit, bytes);
+        if (more)
+            after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
+        apr_pool_destroy(sub);
+        if (!more)
+            break;
+        if (r->connection->aborted)
+            return OK;
+    }
+    if (fs_xlsx_close(x) < 0)
+        return xlsx_failed(r, form, "cannot write the workbook", APR_EGENERAL);
+    apr_pool_destroy(wp);
+    apr_finfo_t fi;
+    if ((rv = apr_file_open(&f, path, APR_FOPEN_READ, 0, r->pool)) != APR_SUCCESS ||
+        (rv = apr_file_info_get(&fi, APR_FINFO_SIZE, f)) != APR_SUCCESS)
+        return xlsx_failed(r, form, "cannot read the workbook", rv);
+    /* only the descriptor names it now: nothing is left behind, whatever
+     * happens to the request or the child while it is sent */
+    unlink(path);
+    if (cut)
+        apr_table_setn(r->headers_out, "Formsvc-Cells-Cut", apr_itoa(r->pool, cut));
+    download_headers(r, form, "xlsx");
+    ap_set_content_length(r, fi.size);
+    formsvc_send_start(r, 200, FORMSVC_XLSX_TYPE);
+    if (r->header_only)
+        return OK;
+    char *chunk = apr_palloc(r->pool, SEND_CHUNK);
+    for (apr_off_t left = fi.size; left > 0 && !r->connection->aborted;) {
+        apr_size_t n = SEND_CHUNK;
+        if ((rv = apr_file_read(f, chunk, &n)) != APR_SUCCESS || n == 0) {
+            FORMSVC_LOG(r, APLOG_ERR, 00431, "XLSX export of %s cut short: %pm", form->id, &rv);
+            formsvc_send_cut(r);
+            return OK;
+        }
+        left -= (apr_off_t)n;
+        formsvc_send_more(r, chunk, n, 1);
+    }
+    return OK;
+}

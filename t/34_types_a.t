@@ -252,4 +252,29 @@ is_deeply $q{order}{options}, [{ value => 'tea', count => 2, meanPlace => 1.5 },
                                { value => 'water', count => 2, meanPlace => 2 }], 'a ranking: each option\'s mean place';
 is $q{grid}{answered}, 2, 'answered, as any question';
 
+# ---- a form of two pages: a matrix on the first, a ranking on the second --------
+my $pf = make_form($tok, { title => 'Two pages', fields => [
+    { key => 'p1', type => 'page', label => 'One' },
+    { key => 'g', type => 'matrix', label => 'G', required => $T, rows => [{ key => 'a', label => 'A' }],
+      columns => [{ value => 'x' }, { value => 'y' }] },
+    { key => 'p2', type => 'page', label => 'Two' },
+    { key => 'r', type => 'ranking', label => 'R', options => ['m', 'n'] } ] });
+is api(POST => "/v1/forms/$pf->{id}/publish", token => $tok)->code, 200, 'a form of two pages';
+sub post_to {
+    my ($fid2, @pairs) = @_;
+    my $req = HTTP::Request->new(POST => Apache::TestRequest::resolve_url(BASE . "/f/$fid2"));
+    my $body = join '&', map { uri_escape_utf8($_->[0]) . '=' . uri_escape_utf8($_->[1]) } @pairs;
+    $req->header('Content-Type' => 'application/x-www-form-urlencoded');
+    $req->header(Accept => 'text/html');
+    $req->content($body);
+    return ua()->request($req);
+}
+$res = post_to($pf->{id}, ['g.a' => 'y'], [_nav => 'next']);
+my ($state) = $res->decoded_content =~ /name="_state" value="([^"]+)"/;
+ok $state && $res->decoded_content =~ /name="r"/, 'Next: page 2, the matrix kept in the state' or diag $res->decoded_content;
+$res = post_to($pf->{id}, [_state => $state =~ s/&amp;/&/gr], [r => 'n'], [r => 'm'], [_nav => 'submit']);
+like $res->request->uri, qr{/thanks}, 'Submit: thanks';
+is_deeply $J->decode(psql("SELECT data::text FROM submissions WHERE form_id = '$pf->{id}'")),
+    { g => { a => 'y' }, r => ['n', 'm'] }, 'stored: the matrix of page 1, the ranking of page 2';
+
 done_testing;

@@ -55,6 +55,10 @@ typedef enum {
     FS_FT_DATERANGE, /* {start, end}, two dates, start <= end (fs_field_more.h) */
     FS_FT_TIME,      /* HH:MM, 24 hours (fs_field_more.h) */
     FS_FT_SIGNATURE, /* {name}: a typed full name (fs_field_more.h) */
+    FS_FT_SCALE,     /* fs_field_choice.h */
+    FS_FT_MATRIX,    /* fs_field_choice.h */
+    FS_FT_RANKING,   /* fs_field_choice.h */
+    FS_FT_CONSENT,   /* fs_field_choice.h */
     FS_FT_COUNT
 } fs_field_type;
 

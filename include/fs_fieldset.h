@@ -68,6 +68,8 @@ typedef struct fs_field {
     /* date, datetime, daterange, time: minimum and maximum as given (NULL:
      * none; fs_field_more.h) */
     const char *min_text, *max_text;
+    json_object *def; /* the stored definition: the members of the types of
+                       * fs_field_choice.h are read from it */
 } fs_field;
 
 /* One page of the public form: the fields f[first .. first + count - 1],

@@ -1074,7 +1074,25 @@ CREATE FUNCTION public.fs_insight_items(p_data jsonb, p_fields jsonb) RETURNS TA
    SELECT d.key, 'opt', d.value #>> '{}' FROM jsonb_each(p_data) d
     WHERE jsonb_typeof(d.value) = 'string'
       AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
-                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'select') $$;
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'select')
+   UNION ALL
+   SELECT d.key || '.' || c.key, 'opt', v #>> '{}'
+     FROM jsonb_each(p_data) d,
+          jsonb_each(CASE WHEN jsonb_typeof(d.value) = 'object' THEN d.value
+                          ELSE '{}'::jsonb END) c,
+          jsonb_array_elements(CASE WHEN jsonb_typeof(c.value) = 'array' THEN c.value
+                                    ELSE jsonb_build_array(c.value) END) v
+    WHERE jsonb_typeof(v) = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'matrix')
+   UNION ALL
+   SELECT d.key, 'place', o.n::text || ':' || (o.e #>> '{}')
+     FROM jsonb_each(p_data) d,
+          jsonb_array_elements(CASE WHEN jsonb_typeof(d.value) = 'array' THEN d.value
+                                    ELSE '[]'::jsonb END) WITH ORDINALITY o(e, n)
+    WHERE jsonb_typeof(o.e) = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'ranking') $$;
 
 --
 -- Name: fs_insight_rollup(integer); Type: FUNCTION; Schema: public; Owner: -

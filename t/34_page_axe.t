@@ -1,7 +1,10 @@
 # The pages a person sees, checked in a real browser (headless Chromium
 # driven by playwright-core, t/js/axe_pages.mjs) with axe-core, WCAG 2.0
 # and 2.1 A and AA, at 320 and 1280 px, light and dark, in English and in
-# Arabic (right to left): the public form with every kind of field (and
+# Arabic (right to left): the public form with every kind of field
+# (scale, matrix, ranking, consent and Other answers included, and what a
+# browser without script stores for them; with FORMSVC_AXE_SHOTS each
+# question is also shot alone, for docs/public-forms.md) (and
 # the sentences of a condition of several fields and a requiredIf), the
 # same page after a refused submission, the thanks page, a closed form, a
 # withdrawn link, an ask's page with its Decline button and the declined
@@ -77,6 +80,22 @@ my $form = {
           validation => { accept => ['application/pdf', 'image/png'], maxSize => 100000 } },
         { key => 'src', type => 'hidden', label => 'Source' },
         { key => 'agree', type => 'boolean', label => 'I agree to the terms', required => $T },
+        # scale, matrix, ranking, consent, the Other answer (fs_field_choice)
+        { key => 'nps', type => 'scale', label => 'Would you recommend us?', required => $T,
+          from => 0, to => 10, minLabel => 'Not at all', maxLabel => 'Certainly' },
+        { key => 'grid', type => 'matrix', label => 'How were the sessions?', required => $T,
+          rows => [{ key => 'talks', label => 'Talks' }, { key => 'food', label => 'Food and drink' }],
+          columns => [{ value => 'poor', label => 'Poor' }, { value => 'fair', label => 'Fair' },
+                      { value => 'good', label => 'Good' }, { value => 'great', label => 'Great' }] },
+        { key => 'days', type => 'matrix', label => 'When can you help?', multiple => $T,
+          rows => [{ key => 'sat', label => 'Saturday' }, { key => 'sun', label => 'Sunday' }],
+          columns => [{ value => 'am', label => 'Morning' }, { value => 'pm', label => 'Afternoon' }] },
+        { key => 'order', type => 'ranking', label => 'Rank the jobs you like best',
+          options => ['Cooking', 'Gardening', 'Reading'] },
+        { key => 'terms', type => 'consent', label => 'I accept the volunteering terms',
+          text => 'The volunteering terms', url => 'https://example.org/terms' },
+        { key => 'shirt', type => 'select', label => 'T-shirt size', allowOther => $T, options => ['S', 'M', 'L'] },
+        { key => 'diet', type => 'multiselect', label => 'Diet', allowOther => $T, options => ['Vegetarian', 'Vegan'] },
     ],
 };
 my $r = api(POST => '/v1/forms', token => $key, body => $form);
@@ -93,6 +112,16 @@ my @answers = (
     { name => 'stars', kind => 'check', value => '4' },
     { name => 'cv', kind => 'file', value => { name => 'cv.png', type => 'image/png', base64 => encode_base64($PNG, '') } },
     { name => 'agree', kind => 'check' },
+    { name => 'nps', kind => 'check', value => '9' },
+    { name => 'grid.talks', kind => 'check', value => 'good' },
+    { name => 'grid.food', kind => 'check', value => 'great' },
+    { name => 'days.sun', kind => 'check', value => 'pm' },
+    { id => 'f-order-0', kind => 'select', value => 'Reading' },
+    { id => 'f-order-1', kind => 'select', value => 'Cooking' },
+    { id => 'f-order-2', kind => 'select', value => 'Gardening' },
+    { name => 'terms', kind => 'check' },
+    { name => 'shirt', kind => 'select', value => '__other__' },
+    { name => 'shirt.other', kind => 'fill', value => 'XXL' },
 );
 my @bad = ({ name => 'email', kind => 'fill', value => 'not an address' });
 
@@ -267,5 +296,15 @@ while (my $line = <$fh>) {
 close $fh;
 is $?, 0, 'the browser run exited cleanly';
 ok $done, 'the browser run went through' and note "browser run: $done->{ms} ms";
+
+# what the browsers sent for the questions of choice (scale, matrix,
+# ranking, consent, an Other answer): each submission of the form has them
+my @rows = map { $J->decode($_) } grep { length }
+    split /\n/, psql("SELECT data::text FROM submissions WHERE form_id = '$fid' ORDER BY id");
+ok @rows >= 1, 'the form was submitted';
+is_deeply [map { [@$_{qw(nps grid order terms shirt)}] } @rows],
+    [map { [9, { talks => 'good', food => 'great' }, ['Reading', 'Cooking', 'Gardening'], JSON::PP::true,
+             { other => 'XXL' }] } @rows],
+    'a scale, a matrix, a ranking, a consent and an Other answer as a browser sends them';
 
 done_testing;

@@ -141,14 +141,27 @@ static void english_file_says_api_details(void **state) {
         "},"
         "{\"key\":\"j\",\"type\":\"text\",\"label\":\"J\","
         "\"visibleIf\":{\"field\":\"f2\",\"equals\":true}},"
-        "{\"key\":\"k\",\"type\":\"text\",\"label\":\"K\"}]";
+        "{\"key\":\"k\",\"type\":\"text\",\"label\":\"K\"},"
+        "{\"key\":\"sc\",\"type\":\"scale\",\"label\":\"SC\",\"from\":0,\"to\":10},"
+        "{\"key\":\"mx\",\"type\":\"matrix\",\"label\":\"MX\",\"required\":true,"
+        "\"rows\":[{\"key\":\"a\",\"label\":\"RA\"},{\"key\":\"b\",\"label\":\"RB\"}],"
+        "\"columns\":[{\"value\":\"x\",\"label\":\"X\"}],\"multiple\":false},"
+        "{\"key\":\"mx2\",\"type\":\"matrix\",\"label\":\"MX2\","
+        "\"rows\":[{\"key\":\"a\",\"label\":\"RA\"}],\"columns\":[{\"value\":\"x\"}]},"
+        "{\"key\":\"rk\",\"type\":\"ranking\",\"label\":\"RK\","
+        "\"options\":[{\"value\":\"x\"},{\"value\":\"y\"}]},"
+        "{\"key\":\"so\",\"type\":\"select\",\"label\":\"SO\",\"allowOther\":true,"
+        "\"options\":[{\"value\":\"x\"}]},"
+        "{\"key\":\"mo\",\"type\":\"multiselect\",\"label\":\"MO\",\"allowOther\":true,"
+        "\"options\":[{\"value\":\"x\"}]}]";
     const fs_fieldset *fs = fs_fieldset_from_json(p, fs_json_parse_trusted(p, fields));
     assert_non_null(fs);
     const char *body =
         "{\"b\":\"xy\",\"b2\":\"xy\",\"c\":\"no\",\"c2\":\"no\",\"c3\":\"no\",\"c4\":\"no\","
         "\"c5\":\"no\",\"d\":1,\"d2\":3,\"d3\":\"x\",\"e\":1.5,\"f\":false,\"f2\":\"x\","
         "\"g\":\"z\",\"h\":[\"x\",\"x\",\"q\"],\"h2\":[\"x\",\"y\"],\"h3\":\"x\",\"i\":\"ab\","
-        "\"j\":\"x\",\"k\":7,\"zz\":1}";
+        "\"j\":\"x\",\"k\":7,\"zz\":1,\"sc\":11,\"mx\":{\"a\":\"z\"},\"mx2\":\"x\","
+        "\"rk\":[\"x\"],\"so\":{\"other\":\"\"},\"mo\":[{\"other\":\"a\"},{\"other\":\"b\"}]}";
     json_object *v;
     assert_null(fs_json_parse_object(p, body, strlen(body), &v));
     fs_error *e = fs_validate(p, fs, v);

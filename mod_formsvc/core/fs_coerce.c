@@ -1,6 +1,7 @@
 /* fs_coerce: HTML form pairs to the JSON submission object. */
 #include "fs_coerce.h"
 #include "fs_captcha.h"
+#include "fs_field_choice.h"
 #include "fs_field_more.h"
 #include "fs_html.h"
 #include "fs_json.h"
@@ -107,10 +108,13 @@ static json_object *convert(apr_pool_t *p, const fs_field *f, const char *s) {
     switch (f->type) {
     case FS_FT_NUMBER:
     case FS_FT_INTEGER:
-    case FS_FT_RATING: v = number_of(p, s); break;
-    case FS_FT_BOOLEAN: v = boolean_of(s); break;
+    case FS_FT_RATING:
+    case FS_FT_SCALE: v = number_of(p, s); break;
+    case FS_FT_BOOLEAN:
+    case FS_FT_CONSENT: v = boolean_of(s); break;
     case FS_FT_SELECT:
-    case FS_FT_MULTISELECT: v = option_of(p, f, s); break;
+    case FS_FT_MULTISELECT:
+    case FS_FT_RANKING: v = option_of(p, f, s); break;
     case FS_FT_DATETIME: return json_object_new_string(datetime_of(p, f, s));
     default: break;
     }
@@ -120,6 +124,7 @@ static json_object *convert(apr_pool_t *p, const fs_field *f, const char *s) {
 fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header_t *pairs,
                     int honeypot_on, json_object **out, int *honeypot) {
     json_object *o = fs_json_own(p, json_object_new_object());
+    apr_hash_t *others = apr_hash_make(p); /* the typed "other" answers */
     *honeypot = 0;
     for (int i = 0; pairs && i < pairs->nelts; i++) {
         const fs_pair *pr = &APR_ARRAY_IDX(pairs, i, fs_pair);
@@ -136,13 +141,15 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
         if (fs_captcha_is_token_name(pr->name))
             continue; /* a captcha widget's token (fs_captcha.h): the glue's */
         const fs_field *f = fs_fieldset_find(fs, pr->name);
+        if (!f && fs_choice_coerce_pair(p, fs, pr->name, pr->value, o, others))
+            continue; /* a matrix cell, an other answer's text */
         if (f && !*pr->value)
             continue; /* an empty input is no answer */
         json_object *v = f ? convert(p, f, pr->value) : json_object_new_string(pr->value);
         json_object *cur;
         if (json_object_object_get_ex(o, pr->name, &cur)) {
             if (!cur || !json_object_is_type(cur, json_type_array) ||
-                !(f && f->type == FS_FT_MULTISELECT)) {
+                !(f && (f->type == FS_FT_MULTISELECT || fs_choice_coerce_list(f)))) {
                 /* a repeated name for a single answer: a list, which the
                  * validator refuses as the wrong type */
                 json_object *arr = json_object_new_array();
@@ -151,7 +158,7 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
                 cur = arr;
             }
             json_object_array_add(cur, v);
-        } else if (f && f->type == FS_FT_MULTISELECT) {
+        } else if (f && (f->type == FS_FT_MULTISELECT || fs_choice_coerce_list(f))) {
             json_object *arr = json_object_new_array();
             json_object_array_add(arr, v);
             json_object_object_add(o, pr->name, arr);
@@ -159,6 +166,7 @@ fs_error *fs_coerce(apr_pool_t *p, const fs_fieldset *fs, const apr_array_header
             json_object_object_add(o, pr->name, v);
         }
     }
+    fs_choice_coerce_finish(p, fs, o, others);
     /* an unticked optional checkbox is false, when its question applies;
      * repeat, since a false can make another question apply */
     for (int pass = 0, changed = 1; changed && pass <= fs->n; pass++) {

@@ -1,6 +1,7 @@
 /* fs_field: parsing and checking field definitions. */
 #include "fs_field.h"
 #include "fs_bounds.h"
+#include "fs_field_choice_def.h"
 #include "fs_fieldset.h"
 #include "fs_file.h"
 #include "fs_json.h"
@@ -18,9 +19,9 @@
 #include <string.h>
 
 static const char *const TYPE_NAMES[FS_FT_COUNT] = {
-    "text",    "textarea", "email",    "url",       "tel",         "number",   "integer",
-    "boolean", "date",     "datetime", "select",    "multiselect", "rating",   "hidden",
-    "file",    "page",     "address",  "daterange", "time",        "signature"};
+    "text",    "textarea",  "email",  "url",         "tel",    "number", "integer", "boolean",
+    "date",    "datetime",  "select", "multiselect", "rating", "hidden", "file",    "page",
+    "address", "daterange", "time",   "signature",   "scale",  "matrix", "ranking", "consent"};
 
 const char *fs_field_type_name(fs_field_type t) {
     return t >= 0 && t < FS_FT_COUNT ? TYPE_NAMES[t] : NULL;
@@ -441,6 +442,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         int ok = 0;
         for (const char *const *a = allowed; *a; a++)
             ok |= !strcmp(*a, k);
+        for (const char *const *a = FS_CHOICE_MEMBERS; *a; a++)
+            ok |= !strcmp(*a, k);
         if (!ok)
             fs_error_add(p, verr, fs_json_pointer(p, ptr, k), "unknown", "Unknown member.");
     }
@@ -468,7 +471,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         fs_error_add(p, verr, at(p, ptr, "type"), "enum",
                      "type is one of text, textarea, email, url, tel, number, integer, "
                      "boolean, date, datetime, select, multiselect, rating, hidden, file, page, "
-                     "address, daterange, time, signature.");
+                     "address, daterange, time, signature, scale, matrix, ranking, consent.");
     /* label: required but for hidden fields, which default to the key */
     json_object *lv = fs_json_get(def, "label");
     const char *label = NULL;
@@ -489,7 +492,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     if (pv && !json_object_is_type(pv, json_type_null)) {
         if (t == FS_FT_BOOLEAN || t == FS_FT_SELECT || t == FS_FT_MULTISELECT || t == FS_FT_FILE ||
             t == FS_FT_RATING || t == FS_FT_HIDDEN || t == FS_FT_PAGE || t == FS_FT_ADDRESS ||
-            t == FS_FT_DATERANGE)
+            t == FS_FT_DATERANGE || fs_choice_no_placeholder(t))
             fs_error_add(p, verr, at(p, ptr, "placeholder"), "unknown",
                          "placeholder does not apply to %s fields.", TYPE_NAMES[t]);
         else
@@ -520,7 +523,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     /* options */
     json_object *ov = fs_json_get(def, "options"), *options = NULL;
     int has_options = ov && !json_object_is_type(ov, json_type_null);
-    if (t == FS_FT_SELECT || t == FS_FT_MULTISELECT) {
+    if (t == FS_FT_SELECT || t == FS_FT_MULTISELECT || t == FS_FT_RANKING) {
         if (!has_options)
             fs_error_add(p, verr, at(p, ptr, "options"), "required",
                          "A %s field needs options (1 to %d).", TYPE_NAMES[t], FS_OPTIONS_MAX);
@@ -528,7 +531,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
             options = parse_options(p, ov, at(p, ptr, "options"), verr);
     } else if (has_options && t >= 0) {
         fs_error_add(p, verr, at(p, ptr, "options"), "unknown",
-                     "options apply only to select and multiselect fields.");
+                     "options apply only to select, multiselect and ranking fields.");
     }
     /* validation */
     json_object *validation = NULL;
@@ -574,6 +577,10 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
             time_zone = json_object_get_string(zv);
     }
 
+    /* the members of scale, matrix, ranking, consent and allowOther */
+    json_object *extra = json_object_new_object();
+    fs_choice_parse(p, def, t, options, &required, ptr, extra, verr);
+
     /* correct: a quiz's right answer (fs_scores.h) */
     json_object *cv = fs_json_get(def, "correct"), *correct = NULL;
     if (cv && !json_object_is_type(cv, json_type_null) && t >= 0 && validation) {
@@ -588,6 +595,7 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
     int after = verr->errors ? verr->errors->nelts : 0;
     if (after > before || t < 0 || !key || !label || !validation) {
         json_object_put(correct);
+        json_object_put(extra);
         json_object_put(options);
         json_object_put(validation);
         json_object_put(visible_if);
@@ -614,11 +622,17 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         json_object_object_add(f, "timeZone", json_object_new_string(time_zone));
     if (correct) /* only when set: fields without it read as before */
         json_object_object_add(f, "correct", correct);
+    json_object_object_foreach(extra, xk, xv) /* only when set, as above */
+        json_object_object_add(f, xk, json_object_get(xv));
+    json_object_put(extra);
     return f;
 }
 
 int fs_field_value_fits(json_object *target, json_object *v) {
     int t = fs_field_type_of(json_object_get_string(fs_json_get(target, "type")));
+    int fits = fs_choice_value_fits(target, v);
+    if (fits >= 0)
+        return fits;
     switch (t) {
     case FS_FT_BOOLEAN: return is_bool(v);
     case FS_FT_NUMBER:

@@ -139,6 +139,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
             continue;
         fs_field *f = &fs->f[fs->n];
         f->key = key;
+        f->def = o;
         f->label = str_of(o, "label");
         if (!f->label)
             f->label = key;
@@ -150,7 +151,7 @@ fs_fieldset *fs_fieldset_from_json(apr_pool_t *p, json_object *fields) {
         json_object *rq = fs_json_get(o, "required");
         f->required =
             rq && json_object_is_type(rq, json_type_boolean) && json_object_get_boolean(rq);
-        json_object *opts = fs_json_get(o, "options");
+        json_object *opts = fs_json_get(o, "options"); /* also a ranking's */
         f->options = opts && json_object_is_type(opts, json_type_array) ? opts : NULL;
         json_object *vi = fs_json_get(o, "visibleIf");
         f->visible_if = vi && json_object_is_type(vi, json_type_object) ? vi : NULL;

@@ -2,6 +2,7 @@
 #include "fs_html.h"
 #include "fs_embed.h"
 #include "fs_field_more.h"
+#include "fs_html_choice.h"
 #include "fs_html_parts.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
@@ -42,6 +43,23 @@ static const char CSS[] =
     ".opt input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}"
     ".opt label{font-weight:400;margin:0}"
     ".rating{display:flex;flex-wrap:wrap;gap:0 1.25rem}"
+    /* scale, ranking, matrix (fs_field_choice.c): a matrix is a table that
+     * becomes one block per row, its cells labelled, on a narrow screen */
+    ".scale{display:flex;flex-wrap:wrap;gap:0 1rem}"
+    ".rank{display:flex;gap:.5rem;align-items:center;margin:.35rem 0}"
+    ".rank label{font-weight:400;margin:0;flex:none}.rank select{flex:1;min-width:0}"
+    "label.other{font-weight:400;margin:.5rem 0 .25rem}"
+    ".mx{border-collapse:collapse;width:100%}.mx th{font-weight:400;text-align:start;"
+    "padding:.35rem;overflow-wrap:anywhere}.mx td{text-align:center;padding:.35rem}"
+    ".mx thead th{text-align:center}.mx tbody tr{border-top:1px solid #9ca3af}"
+    ".mxc{display:inline-flex;gap:.35rem;align-items:center;font-weight:400;margin:0;"
+    "min-height:1.5rem}.mxc input{width:1.25rem;height:1.25rem;margin:0}"
+    ".mxl{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}"
+    "@media (max-width:36rem){.mx,.mx tbody,.mx tr,.mx th,.mx td{display:block}"
+    ".mx thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}"
+    ".mx td{text-align:start;padding:.15rem .35rem}"
+    ".mx tbody th{font-weight:600}.mxl{position:static;width:auto;height:auto;"
+    "clip-path:none}}"
     ".err{color:#b00020;font-weight:600;margin:.2rem 0}"
     "[aria-invalid=true]{border-color:#b00020!important;border-width:2px!important}"
     ".summary{border:3px solid #b00020;padding:.75rem 1rem;margin:0 0 1.5rem}"
@@ -436,7 +454,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     const fs_locale *loc = pg->loc;
     const char *err = errors_of(p, loc, pg->errors, f->key);
     const char *desc = "";
-    int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING || fs_field_parts(f->type);
+    int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING ||
+                fs_field_parts(f->type) || fs_choice_is_group(f);
     /* on a form of several pages, a condition on an earlier page's answer
      * is decided: the question is shown only when it applies, and a
      * requiredIf so decided makes it plainly required (or not) */
@@ -459,7 +478,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
            f->key);
     if (group)
         sb_fmt(b, "<legend>%e%s</legend>", f->label, req);
-    else if (f->type != FS_FT_BOOLEAN)
+    else if (f->type != FS_FT_BOOLEAN && f->type != FS_FT_CONSENT)
         sb_fmt(b, "<label for=\"%e\">%e%s</label>", id, f->label, req);
     if (f->description) {
         sb_fmt(b, "<p class=\"help\" id=\"%e-help\">%e</p>", id, f->description);
@@ -512,7 +531,9 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
             sb_fmt(b, "<option value=\"%e\"%s>%e</option>", opt_value_str(p, ov),
                    is_selected(v, ov) ? " selected" : "", ol);
         }
+        sb_add(b, fs_choice_other_html(p, loc, f, v, id, 1));
         sb_add(b, "</select>");
+        sb_add(b, fs_choice_other_html(p, loc, f, v, id, 0));
         break;
     case FS_FT_MULTISELECT:
         for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
@@ -524,6 +545,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
                    oid, f->key, opt_value_str(p, ov), is_selected(v, ov) ? " checked" : "", aria,
                    oid, fs_field_option_label(f, ov));
         }
+        sb_add(b, fs_choice_other_html(p, loc, f, v, id, 0));
         break;
     case FS_FT_RATING: {
         sb_add(b, "\n<div class=\"rating\">");
@@ -547,6 +569,10 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     case FS_FT_SIGNATURE:
         sb_add(b, fs_html_parts(p, loc, f, v, id, aria, *required != '\0', err != NULL));
         break;
+    case FS_FT_SCALE:
+    case FS_FT_MATRIX:
+    case FS_FT_RANKING:
+    case FS_FT_CONSENT: sb_add(b, fs_choice_html(p, loc, f, v, id, aria, required)); break;
     case FS_FT_FILE: /* a browser cannot be given the file back */
         sb_fmt(b, "\n<input type=\"file\" id=\"%e\" name=\"%e\"%s%s%s", id, f->key, required, aria,
                f->max_files > 1 ? " multiple" : "");
@@ -671,7 +697,7 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
             const fs_field *f = fs_fieldset_find(pg->fields, key);
             if (f && f->type != FS_FT_HIDDEN) {
                 int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING ||
-                            fs_field_parts(f->type);
+                            fs_field_parts(f->type) || fs_choice_is_group(f);
                 sb_fmt(&b, "<li><a href=\"#f-%e%s\">%e</a></li>", f->key, group ? "-0" : "",
                        detail_in(p, loc, fe));
             } else {

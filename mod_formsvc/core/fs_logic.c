@@ -369,7 +369,8 @@ static int check_leaf(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, co
     json_object_object_get_ex(c, "value", &val);
     const char *op_ptr = ptr ? at(p, ptr, "op") : fallback;
     const char *vp = ptr ? at(p, ptr, "value") : fallback;
-    int numeric = !strcmp(tt, "number") || !strcmp(tt, "integer") || !strcmp(tt, "rating");
+    int numeric = !strcmp(tt, "number") || !strcmp(tt, "integer") || !strcmp(tt, "rating") ||
+                  !strcmp(tt, "scale");
     int multi = !strcmp(tt, "multiselect");
     int texty = !strcmp(tt, "text") || !strcmp(tt, "textarea") || !strcmp(tt, "email") ||
                 !strcmp(tt, "url") || !strcmp(tt, "tel") || !strcmp(tt, "hidden");
@@ -405,7 +406,7 @@ static int check_leaf(apr_pool_t *p, json_object *c, const fs_cond_scope *sc, co
     case OP_LT:
         if (!numeric) {
             fs_error_add(p, verr, op_ptr, "enum",
-                         "%s applies to number, integer and rating fields; \"%s\" is a %s "
+                         "%s applies to number, integer, rating and scale fields; \"%s\" is a %s "
                          "field%s.",
                          OPS[op], key, tt, who);
             return 0;

@@ -176,6 +176,8 @@ fs_mcp_prompt_kind fs_mcp_prompt_get(apr_pool_t *p, const char *name, json_objec
             "\nAsk only what the goal needs, in the order a person would answer, with short, "
             "neutral labels. Pick the field type that checks the answer: text, textarea, email, "
             "url, tel, number, integer, boolean, date, datetime, select, multiselect, rating, "
+            "scale (from..to, 0..10 for a recommendation), matrix (rows x columns), ranking, "
+            "consent (a required tick of your terms), "
             "hidden, file, address, daterange, time, signature; give select and multiselect "
             "their options, make a field required "
             "only when the goal cannot do without it, and add validation (minLength, maxLength, "

@@ -90,12 +90,19 @@
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
     "\"integer\",\"boolean\",\"date\",\"datetime\",\"select\",\"multiselect\",\"rating\","         \
     "\"hidden\",\"file\",\"page\","                                                                \
-    "\"address\",\"daterange\",\"time\",\"signature\"],"                                           \
+    "\"address\",\"daterange\",\"time\",\"signature\",\"scale\",\"matrix\",\"ranking\","           \
+    "\"consent\"],"                                                                                \
     "\"description\":\"page starts a new page of the public form "                                 \
     "(its label is the page's title; it takes no answer: no required, options or "                 \
     "validation). address answers {line1, line2, city, region, postalCode, country (ISO "          \
     "3166-1 alpha-2)}, daterange {start, end} (dates, start <= end), time HH:MM (24 h), "          \
-    "signature {name, image?} (the typed full name; a drawn PNG as a file)\"},"                    \
+    "signature {name, image?} (the typed full name; a drawn PNG as a file). scale: an integer "    \
+    "from..to (from, to, minLabel, maxLabel). matrix: rows "                                       \
+    "[{key, label}] x columns [{value, label}], multiple for several per row; the answer is "      \
+    "{rowKey: value or [values]}, required means every row. ranking: options in the "              \
+    "respondent's order, the answer every option value once. consent: a box that must be "         \
+    "ticked (text, url https), always required. select and multiselect take allowOther: true "     \
+    "(an answer {other: text}).\"},"                                                               \
     "\"label\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200},"                           \
     "\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":2000},"                         \
     "\"required\":{\"type\":\"boolean\"},"                                                         \
@@ -328,8 +335,9 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OUT("\"totals\":{\"type\":\"object\"},\"data\":{\"type\":\"array\"}", "\"totals\",\"data\"")},
     {"get_insights", "Get a form's answer insights",
      "Per question of the form, over whole UTC days: how many answered it, the count of each "
-     "option (select, multiselect, boolean), the histogram of a rating, a number's min, "
-     "median (exact, the lower middle value), mean and max; and the submissions (spam left "
+     "option (select, multiselect, boolean, consent), the histogram of a rating or scale, a "
+     "number's min, median (exact, the lower middle value), mean and max, a matrix's rows "
+     "with each column's count, a ranking's mean place per option; and the submissions (spam left "
      "out). Read from daily tallies, exact at once, deletions included (GET "
      "/v1/forms/{id}/insights)." UNTRUSTED_SAYS,
      "GET", "/v1/forms/{formId}/insights", "since:s until:s", 0, 0, 1, 0, 1,

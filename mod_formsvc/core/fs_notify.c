@@ -2,6 +2,7 @@
  * the mail they send (include/fs_notify.h). */
 #include "fs_notify.h"
 #include "fs_field.h"
+#include "fs_field_choice.h"
 #include "fs_fieldset.h"
 #include "fs_json.h"
 #include "fs_util.h"
@@ -206,6 +207,9 @@ static const char *value_text(apr_pool_t *p, const fs_field *f, json_object *v) 
         }
         return apr_array_pstrcat(p, parts, 0);
     }
+    const char *choice = f ? fs_choice_text(p, f, v) : NULL; /* a matrix, an Other answer */
+    if (choice)
+        return choice;
     if (json_object_is_type(v, json_type_object)) {
         json_object *n = fs_json_get(v, "name");
         return n && json_object_is_type(n, json_type_string) ? json_object_get_string(n) : "";

@@ -1,6 +1,7 @@
 /* fs_schema: JSON Schema 2020-12 of a submission body. Every keyword here
  * has its twin in fs_validate.c. */
 #include "fs_schema.h"
+#include "fs_field_choice.h"
 #include "fs_field_more.h"
 #include "fs_file.h"
 #include "fs_json.h"
@@ -151,6 +152,10 @@ static json_object *property(const fs_field *f) {
     case FS_FT_DATERANGE:
     case FS_FT_TIME:
     case FS_FT_SIGNATURE: json_object_put(s); return fs_schema_more(f);
+    case FS_FT_SCALE:
+    case FS_FT_MATRIX:
+    case FS_FT_RANKING:
+    case FS_FT_CONSENT: json_object_put(s); return fs_choice_schema(f);
     default: json_object_put(s); return json_object_new_boolean(0);
     }
     if ((f->type == FS_FT_SELECT || f->type == FS_FT_MULTISELECT) &&
@@ -158,7 +163,7 @@ static json_object *property(const fs_field *f) {
         json_object_put(s);
         return json_object_new_boolean(0);
     }
-    return s;
+    return fs_choice_schema_other(f, s);
 }
 
 static int is_multiselect(const void *ctx, const char *key) {

@@ -2,6 +2,7 @@
  * keyword of the schema fs_schema_for publishes (see the comments), so that
  * a body passes here exactly when it passes a 2020-12 validator. */
 #include "fs_validate.h"
+#include "fs_field_choice.h"
 #include "fs_field_more.h"
 #include "fs_file.h"
 #include "fs_json.h"
@@ -199,8 +200,8 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
             add(p, e, ptr, "required", "required.ticked", f, NULL,
                 apr_psprintf(p, "%s must be ticked.", what(f)));
         break;
-    case FS_FT_SELECT: /* enum */
-        if (!in_options(f, v))
+    case FS_FT_SELECT: /* enum (anyOf: enum, or the other answer) */
+        if (!in_options(f, v) && !fs_choice_check_other(p, f, v, ptr, e))
             add(p, e, ptr, "enum", "enum", f, NULL,
                 apr_psprintf(p, "%s must be one of the offered choices.", what(f)));
         break;
@@ -211,8 +212,10 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
             break;
         }
         size_t n = json_object_array_length(v);
-        for (size_t i = 0; i < n; i++) /* items: enum */
-            if (!in_options(f, json_object_array_get_idx(v, i)))
+        for (size_t i = 0; i < n; i++) /* items: enum (anyOf: enum, or the other answer) */
+            if (!in_options(f, json_object_array_get_idx(v, i)) &&
+                !fs_choice_check_other(p, f, json_object_array_get_idx(v, i),
+                                       apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), e))
                 add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "enum", "enum.item", f,
                     apr_psprintf(p, "%lu", (unsigned long)i),
                     apr_psprintf(p, "%s: item %lu is not one of the offered choices.", what(f),
@@ -239,6 +242,7 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
         if (f->has_max_items && (long)n > f->max_items) /* maxItems */
             add(p, e, ptr, "maxItems", "maxItems", f, apr_ltoa(p, f->max_items),
                 apr_psprintf(p, "%s takes at most %ld choices.", what(f), f->max_items));
+        fs_choice_check_other_count(p, f, v, ptr, e); /* maxContains */
         break;
     }
     case FS_FT_FILE: /* anyOf: a file, or an array of 1..maxFiles files */
@@ -254,6 +258,10 @@ static void check_value(apr_pool_t *p, const fs_field *f, json_object *v, fs_err
             check_file(p, f, v, ptr, e);
         }
         break;
+    case FS_FT_SCALE:
+    case FS_FT_MATRIX:
+    case FS_FT_RANKING:
+    case FS_FT_CONSENT: fs_choice_check(p, f, v, ptr, e); break;
     default: /* false */
         add(p, e, ptr, "type", "type.none", f, NULL,
             apr_psprintf(p, "%s cannot take an answer.", what(f)));

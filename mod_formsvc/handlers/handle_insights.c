@@ -1,8 +1,8 @@
 /* handle_insights: GET /v1/forms/{id}/insights?since=&until=, the answers
  * of a form summed up per question for a range of UTC days (docs/forms.md
  * "Insights"): how many submissions, how many answered each question, the
- * distribution of options (select, multiselect, boolean), of rating
- * values, numbers' min, median, mean and max. Read from the per-day
+ * distribution of options (select, multiselect, boolean, consent), of
+ * rating and scale values, numbers' min, median, mean and max. Read from the per-day
  * answer counts (sql/0050: insight_counts and the tally not yet rolled
  * up), never from the submissions. Scope submissions:read: the figures
  * come from the answers. */
@@ -86,13 +86,14 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
     int num_first = -1, num_last = -1;
     double sum = 0;
     json_object *opts = NULL;
-    int choice =
-        !strcmp(type, "select") || !strcmp(type, "multiselect") || !strcmp(type, "boolean");
+    /* a consent is a boolean that can only be true: its count of true */
+    int yesno = !strcmp(type, "boolean") || !strcmp(type, "consent");
+    int choice = !strcmp(type, "select") || !strcmp(type, "multiselect") || yesno;
     if (choice) {
         /* every option of the field, zeros too, in the field's order */
         opts = json_object_new_array();
         json_object *defined = fs_json_get(field, "options");
-        if (!strcmp(type, "boolean")) {
+        if (yesno) {
             defined = fs_json_own(p, json_object_new_array());
             json_object_array_add(defined, json_object_new_string("true"));
             json_object_array_add(defined, json_object_new_string("false"));
@@ -143,7 +144,7 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
                   (double)(long long)((double)answered * 10000 / (double)submissions + 0.5) / 10000)
             : NULL);
     if (opts) {
-        if (!strcmp(type, "boolean")) /* true and false as JSON booleans */
+        if (yesno) /* true and false as JSON booleans */
             for (size_t k = 0; k < json_object_array_length(opts); k++) {
                 json_object *item = json_object_array_get_idx(opts, k);
                 const char *v = json_object_get_string(fs_json_get(item, "value"));
@@ -151,7 +152,8 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
             }
         json_object_object_add(q, "options", opts);
     }
-    int numeric = !strcmp(type, "number") || !strcmp(type, "integer") || !strcmp(type, "rating");
+    int numeric = !strcmp(type, "number") || !strcmp(type, "integer") || !strcmp(type, "rating") ||
+                  !strcmp(type, "scale");
     if (!numeric)
         return;
     json_object_object_add(q, "min", num_first >= 0 ? number(rows[num_first].value) : NULL);
@@ -171,7 +173,7 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
         }
     }
     json_object_object_add(q, "median", median);
-    if (!strcmp(type, "rating")) { /* the histogram: every value given */
+    if (!strcmp(type, "rating") || !strcmp(type, "scale")) { /* the histogram: every value given */
         json_object *h = json_object_new_array();
         for (int i = num_first; num_first >= 0 && i <= num_last; i++) {
             json_object *item = json_object_new_object();
@@ -180,6 +182,76 @@ static void one_question(apr_pool_t *p, json_object *q, const char *type, json_o
             json_object_array_add(h, item);
         }
         json_object_object_add(q, "histogram", h);
+    }
+}
+
+/* The first row of key (rows are sorted by key), or n. */
+static int rows_of(const fs_insight_row *rows, int n, const char *key) {
+    int at = 0;
+    while (at < n && strcmp(rows[at].key, key))
+        at++;
+    return at;
+}
+
+/* A matrix's rows (sql/0063: items "<key>.<row>" of kind opt): q.rows
+ * [{key, label, options: [{value, count}]}], every column of every row in
+ * the field's order, zeros too. A ranking's places (kind place, value
+ * "<place>:<option>"): q.options [{value, count, meanPlace}] in the
+ * field's order (count: the answers that ranked it; meanPlace null when
+ * none did). */
+static void choice_question(apr_pool_t *p, json_object *q, const char *type, json_object *field,
+                            const fs_insight_row *rows, int n) {
+    const char *key = json_object_get_string(fs_json_get(field, "key"));
+    if (!strcmp(type, "matrix")) {
+        json_object *out = json_object_new_array();
+        json_object *rdefs = fs_json_get(field, "rows"), *cdefs = fs_json_get(field, "columns");
+        for (size_t r = 0; rdefs && r < json_object_array_length(rdefs); r++) {
+            json_object *rd = json_object_array_get_idx(rdefs, r);
+            const char *rk = json_object_get_string(fs_json_get(rd, "key"));
+            const char *ck = apr_pstrcat(p, key, ".", rk, NULL);
+            int at = rows_of(rows, n, ck);
+            json_object *row = json_object_new_object(), *opts = json_object_new_array();
+            json_object_object_add(row, "key", json_object_new_string(rk ? rk : ""));
+            json_object_object_add(row, "label", json_object_get(fs_json_get(rd, "label")));
+            for (size_t c = 0; cdefs && c < json_object_array_length(cdefs); c++) {
+                const char *cv = json_object_get_string(
+                    fs_json_get(json_object_array_get_idx(cdefs, c), "value"));
+                long long count = 0;
+                for (int i = at; i < n && !strcmp(rows[i].key, ck); i++)
+                    if (!strcmp(rows[i].kind, "opt") && cv && !strcmp(rows[i].value, cv))
+                        count = rows[i].n;
+                json_object *item = json_object_new_object();
+                json_object_object_add(item, "value", json_object_new_string(cv ? cv : ""));
+                json_object_object_add(item, "count", json_object_new_int64(count));
+                json_object_array_add(opts, item);
+            }
+            json_object_object_add(row, "options", opts);
+            json_object_array_add(out, row);
+        }
+        json_object_object_add(q, "rows", out);
+    } else if (!strcmp(type, "ranking")) {
+        json_object *out = json_object_new_array(), *odefs = fs_json_get(field, "options");
+        int at = rows_of(rows, n, key);
+        for (size_t k = 0; odefs && k < json_object_array_length(odefs); k++) {
+            const char *ov =
+                json_object_get_string(fs_json_get(json_object_array_get_idx(odefs, k), "value"));
+            long long times = 0, sum = 0;
+            for (int i = at; ov && i < n && !strcmp(rows[i].key, key); i++) {
+                const char *colon = strchr(rows[i].value, ':');
+                if (!strcmp(rows[i].kind, "place") && colon && !strcmp(colon + 1, ov)) {
+                    times += rows[i].n;
+                    sum += apr_atoi64(rows[i].value) * rows[i].n;
+                }
+            }
+            json_object *item = json_object_new_object();
+            json_object_object_add(item, "value", json_object_new_string(ov ? ov : ""));
+            json_object_object_add(item, "count", json_object_new_int64(times));
+            json_object_object_add(item, "meanPlace",
+                                   times ? json_object_new_double((double)sum / (double)times)
+                                         : NULL);
+            json_object_array_add(out, item);
+        }
+        json_object_object_add(q, "options", out);
     }
 }
 
@@ -264,6 +336,7 @@ static int formsvc_h_insights(request_rec *r, const char *const *caps) {
         while (at < n && strcmp(rows[at].key, key))
             at++;
         one_question(r->pool, q, type, field, rows, n, at, submissions);
+        choice_question(r->pool, q, type ? type : "", field, rows, n);
         json_object_array_add(qs, q);
     }
     json_object *pt;

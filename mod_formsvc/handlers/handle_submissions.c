@@ -4,6 +4,7 @@
  * one. */
 #include "fs_captcha.h"
 #include "fs_csv.h"
+#include "fs_field_choice.h"
 #include "fs_field_more.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
@@ -270,11 +271,14 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     int ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc_cols);
     /* a spamScore column when the form has settings.spamThreshold */
     int scored = fs_spam_threshold(form->settings) > 0;
+    /* a matrix has a column per row (fs_choice_csv_columns) */
+    int wide = fs_choice_csv_extra(form->fields);
     int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc + scored;
-    /* (an answer with parts has a column per part) */
-    const char **cells =
-        apr_pcalloc(r->pool, sizeof(char *) * ((size_t)ncols + nf * FS_FIELD_PARTS_MAX));
-    const char **keys = apr_pcalloc(r->pool, sizeof(char *) * (nf * FS_FIELD_PARTS_MAX + 1));
+    /* (an answer with parts has a column per part, a matrix one per row) */
+    const char **cells = apr_pcalloc(
+        r->pool, sizeof(char *) * ((size_t)ncols + nf * FS_FIELD_PARTS_MAX + (size_t)wide));
+    const char **keys =
+        apr_pcalloc(r->pool, sizeof(char *) * (nf * FS_FIELD_PARTS_MAX + (size_t)wide + 1));
     int parted = 0;
     int c = 0;
     cells[c++] = "id";
@@ -297,8 +301,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         }
         if (parts)
             continue;
-        keys[nq] = json_object_get_string(fs_json_get(fd, "key"));
-        cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
+        int cols = fs_choice_csv_columns(r->pool, fd, keys + nq); /* a matrix: "key.row" */
+        for (int k = 0; k < cols; k++, nq++) {
+            cells[c++] = fs_csv_cell(r->pool, keys[nq]);
+            parted |= strchr(keys[nq], '.') != NULL;
+        }
     }
     ncols += (int)nq - (int)nf;
     nf = nq;

@@ -1,5 +1,6 @@
 /* subs_export: JSON Lines and XLSX exports of a form's submissions. */
 #include "http/subs_export.h"
+#include "fs_field_choice.h"
 #include "fs_json.h"
 #include "fs_store_asks.h"
 #include "fs_store_links.h"
@@ -126,9 +127,11 @@ static fs_error *columns(request_rec *r, const formsvc_form *form, const fs_sub_
     json_object *endings = fs_json_get(form->settings, "endings");
     c->ended = endings && json_object_is_type(endings, json_type_array) &&
                json_object_array_length(endings) > 0;
-    size_t nf = json_object_array_length(form->fields);
+    /* a matrix has a column per row, "<key>.<row>", as in the CSV */
+    size_t nf = json_object_array_length(form->fields) + (size_t)fs_choice_csv_extra(form->fields);
     c->keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
     c->as_date = apr_pcalloc(r->pool, sizeof(int) * (nf + 1));
+    nf = json_object_array_length(form->fields);
     c->nf = 0;
     for (size_t i = 0; i < nf; i++) {
         json_object *fd = json_object_array_get_idx(form->fields, i);
@@ -136,7 +139,7 @@ static fs_error *columns(request_rec *r, const formsvc_form *form, const fs_sub_
         if (t && !strcmp(t, "page")) /* layout, no column */
             continue;
         c->as_date[c->nf] = t && !strcmp(t, "date");
-        c->keys[c->nf++] = json_object_get_string(fs_json_get(fd, "key"));
+        c->nf += (size_t)fs_choice_csv_columns(r->pool, fd, c->keys + c->nf);
     }
     return NULL;
 }
@@ -186,7 +189,7 @@ static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const xlsx_cols *c,
         CELL(fs_xlsx_bool(x, row, col++, s->spam));
     json_object *data = fs_json_parse_trusted(p, s->data);
     for (size_t i = 0; i < c->nf; i++)
-        CELL(fs_xlsx_value(x, p, row, col++, fs_json_get(data, c->keys[i]), c->as_date[i]));
+        CELL(fs_xlsx_value(x, p, row, col++, fs_choice_csv_value(data, c->keys[i]), c->as_date[i]));
     if (c->links) {
         CELL(fs_xlsx_text(x, row, col++, s->link_id && *s->link_id ? s->link_id : NULL));
         /* compact, as the API writes JSON (jsonb's text has spaces) */

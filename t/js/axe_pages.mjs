@@ -166,9 +166,15 @@ async function check(page, w, label, lang, expect) {
         : res.passes.length ? describe(res.violations) : "axe ran no rule";
       say(res.violations.length === 0 && res.passes.length > 0 && seen[0] === width && seen[1] === (colorScheme === "dark"),
         `${where}: axe finds nothing`, why);
-      if (process.env.FORMSVC_AXE_SHOTS)
+      if (process.env.FORMSVC_AXE_SHOTS) {
         await page.screenshot({ fullPage: true,
           path: `${process.env.FORMSVC_AXE_SHOTS}/${label.replace(/[^A-Za-z0-9]+/g, "-")}-${width}-${colorScheme}.png` });
+        // and each question alone (docs/public-forms.md shows some at 320 px)
+        if (!expect.frame)
+          for (const q of await page.$$("main form .q[id]"))
+            await q.screenshot({
+              path: `${process.env.FORMSVC_AXE_SHOTS}/${label.replace(/[^A-Za-z0-9]+/g, "-")}-${await q.getAttribute("id")}-${width}-${colorScheme}.png` });
+      }
       const wide = await doc.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
       say(wide[0] <= wide[1], `${where}: no horizontal scroll`, `scrollWidth ${wide[0]} > ${wide[1]}`);
     }
@@ -181,10 +187,11 @@ async function check(page, w, label, lang, expect) {
   w.errors = [];
 }
 
-// Fills the form's answers: [{name, kind: fill|check|select|file, value}]
+// Fills the form's answers: [{name (or id), kind: fill|check|select|file, value}]
 async function fill(page, answers) {
   for (const a of answers) {
-    const sel = a.kind === "check" && a.value !== undefined
+    const sel = a.id ? `main form:not(.decline) #${a.id}`
+      : a.kind === "check" && a.value !== undefined
       ? `main form:not(.decline) [name="${a.name}"][value="${a.value}"]`
       : `main form:not(.decline) [name="${a.name}"]`;
     if (a.kind === "fill") await page.fill(sel, a.value);

@@ -179,6 +179,37 @@ FIELDS = [
       "validation": {"minimum": "2026-01-01T00:00:00Z", "maximum": "2026-12-31T23:59:59.5+01:00"}},
      ["2026-06-01T12:00:00Z", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00",
       "2026-12-31T22:59:59.5Z", "2026-12-31T22:59:59.50000Z", "2026-13-01T00:00:00Z"]),
+    # scale, matrix, ranking, consent, the other answer (fs_field_choice)
+    ({"key": "nps", "type": "scale", "from": 0, "to": 10, "minLabel": "No", "maxLabel": "Yes"},
+     [0, 10, -1, 11, 5, 5.0, 5.5, "5", True, None, "RAW:1e1", "RAW:7.0"]),
+    ({"key": "sc", "type": "scale", "required": True, "from": -2, "to": 2},
+     [-2, 2, -3, 3, 0, [0]]),
+    ({"key": "grid", "type": "matrix", "required": True,
+      "rows": [{"key": "speed", "label": "Speed"}, {"key": "price", "label": "Price"}],
+      "columns": [{"value": "good", "label": "Good"}, {"value": "bad"}]},
+     [{"speed": "good", "price": "bad"}, {"speed": "good"}, {}, {"speed": "good", "price": "x"},
+      {"speed": "good", "price": "bad", "taste": "good"}, {"speed": ["good"], "price": "bad"},
+      "good", [], {"speed": None, "price": "bad"}, {"speed": "Good", "price": "bad"}]),
+    ({"key": "grid2", "type": "matrix", "multiple": True,
+      "rows": [{"key": "a", "label": "A"}, {"key": "b", "label": "B"}],
+      "columns": [{"value": "x"}, {"value": "y"}, {"value": "z"}]},
+     [{}, {"a": ["x"]}, {"a": ["x", "y"], "b": ["z"]}, {"a": []}, {"a": ["x", "x"]},
+      {"a": "x"}, {"a": ["q"]}, {"c": ["x"]}, {"a": [["x"]]}]),
+    ({"key": "order", "type": "ranking", "options": MOPTS},
+     [["a", "b", "c", "d"], ["d", "c", "b", "a"], ["a", "b", "c"], ["a", "b", "c", "d", "a"],
+      ["a", "a", "b", "c"], ["a", "b", "c", "z"], "a", [], ["a", "b", "c", "d", "e"],
+      [1, 2, 3, 4]]),
+    ({"key": "terms", "type": "consent", "text": "I agree", "url": "https://example.com/t"},
+     [True, False, "true", 1, None, [True]]),
+    ({"key": "size2", "type": "select", "allowOther": True, "options": OPTS},
+     ["s", "m", 2, "x", {"other": "huge"}, {"other": ""}, {"other": "x" * 200},
+      {"other": "x" * 201}, {"other": 5}, {"other": "a", "b": 1}, {}, {"Other": "a"},
+      [{"other": "a"}], "__other__"]),
+    ({"key": "tags2", "type": "multiselect", "allowOther": True, "options": MOPTS,
+      "validation": {"maxItems": 3}},
+     [["a"], [{"other": "q"}], ["a", {"other": "q"}], [{"other": "q"}, {"other": "r"}],
+      [{"other": "q"}, {"other": "q"}], [{"other": ""}], [{"x": 1}], ["a", "b", {"other": "q"}],
+      ["a", "b", "c", {"other": "q"}], [{"other": "x" * 201}], [], {"other": "q"}]),
 ]
 
 # What JSON Schema cannot say, so the schema accepts and the server refuses
@@ -264,6 +295,13 @@ LOGIC = [
      "requiredIf": {"all": [{"field": "nick", "op": "answered"},
                             {"not": {"any": [{"field": "age", "op": "lt", "value": 20},
                                              {"field": "bio", "op": "equals", "value": "x"}]}}]}},
+    # scale, consent and matrix in conditions (fs_field_choice)
+    {"key": "nps", "type": "scale", "from": 0, "to": 10},
+    {"key": "ok", "type": "consent", "required": True, "text": "T"},
+    {"key": "grid", "type": "matrix", "rows": [{"key": "a", "label": "A"}], "columns": [{"value": "x"}]},
+    {"key": "low", "type": "text", "requiredIf": {"field": "nps", "op": "lt", "value": 7},
+     "visibleIf": {"any": [{"field": "grid", "op": "answered"}, {"field": "nps", "op": "gt", "value": 8}]}},
+    {"key": "thanks", "type": "text", "visibleIf": {"field": "ok", "op": "equals", "value": True}},
 ]
 # (valid values, invalid ones)
 LOGIC_VALUES = {
@@ -280,6 +318,11 @@ LOGIC_VALUES = {
     "note": ([True, False], [1]),
     "pick": ([["a"], []], ["a"]),
     "mail": (["a@b.co", ""], ["bad"]),
+    "nps": ([0, 6, 7, 8, 9, 10], [11, "7"]),
+    "ok": ([True], [False]),
+    "grid": ([{"a": "x"}, {}], [{"a": "y"}]),
+    "low": (["l", ""], [1]),
+    "thanks": (["t"], [2]),
 }
 # Page jumps: a form of four pages and settings.logic
 JUMPS = [

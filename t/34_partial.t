@@ -310,4 +310,17 @@ for my $bad ([{ partial => 'yes' }, '/settings/partial'], [{ partialExpiresDays 
     is $r->{json}{errors}[0]{pointer}, $bad->[1], 'at its pointer';
 }
 
+# ---- the resume secret is in no access-log line ------------------------------------
+# (the request line keeps resume=REDACTED: the secret opens the answers)
+my ($rsecret) = ($url // '') =~ /(frs_\w+)$/;
+my $alog = Apache::Test::vars('t_logs') . '/access_log';
+ok $rsecret, 'a resume secret to look for';
+if ($rsecret && -r $alog) {
+    wait_for(sub { open my $fh, '<', $alog or return 0; scalar grep { /resume=REDACTED/ } <$fh> }, 10,
+             'the resume request logged');
+    open my $fh, '<', $alog or die;
+    my $hit = grep { index($_, $rsecret) >= 0 } <$fh>;
+    is $hit, 0, 'the resume secret is in no access-log line';
+}
+
 done_testing;

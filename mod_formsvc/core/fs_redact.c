@@ -22,7 +22,8 @@ int fs_credential_param(const char *name) {
                                         "password",
                                         "secret",
                                         "l",
-                                        "edit", /* an edit link's token (fs_edit.h) */
+                                        "edit",   /* an edit link's token (fs_edit.h) */
+                                        "resume", /* a partial answer's resume token */
                                         NULL};
     if (!name)
         return 0;

@@ -74,10 +74,9 @@ const char *fs_choice_text(apr_pool_t *p, const fs_field *f, json_object *v);
  * field one, named by its key. fs_choice_csv_columns writes the names of
  * the stored definition fd's columns to names (room for its count) and
  * returns how many; fs_choice_csv_extra is how many more columns than
- * fields the stored fields array has; fs_choice_csv_value the answer of a
- * column in a submission's data (NULL: none). */
+ * fields the stored fields array has. A column's answer in a submission's
+ * data is fs_field_column_value's (fs_field_more.h), as a part's is. */
 int fs_choice_csv_columns(apr_pool_t *p, json_object *fd, const char **names);
 int fs_choice_csv_extra(json_object *fields);
-json_object *fs_choice_csv_value(json_object *data, const char *column);
 
 #endif

@@ -95,6 +95,8 @@ sub as_csv {
 }
 
 my ($tok) = signup();
+verify_account($tok);   # more forms than an unverified account's 3
+wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
 my $form = make_form($tok, { title => 'Sheet', fields => [
     { key => 'name', type => 'text', label => 'Name' },
     { key => 'qty', type => 'number', label => 'Quantity' },
@@ -114,12 +116,13 @@ insert_submission($fid, { name => '@SUM(A1)', born => 'not a date' }, created =>
 insert_submission($fid, { name => 'spam', qty => 1 }, spam => 1, created => '2026-03-06T10:00:00Z');
 
 sub compare_with_csv {
-    my ($query, $what) = @_;
-    my $c = api(GET => "$base$query", token => $tok, headers => { Accept => 'text/csv' });
-    my $x = api(GET => "$base$query", token => $tok, headers => { Accept => $XLSX });
+    my ($query, $what, $of) = @_;   # $of: another form's id
+    my ($b, $id) = $of ? ("/v1/forms/$of/submissions", $of) : ($base, $fid);
+    my $c = api(GET => "$b$query", token => $tok, headers => { Accept => 'text/csv' });
+    my $x = api(GET => "$b$query", token => $tok, headers => { Accept => $XLSX });
     is $x->code, 200, "$what: XLSX 200" or diag $x->content;
     is $x->header('Content-Type'), $XLSX, "$what: its media type";
-    like $x->header('Content-Disposition') // '', qr/^attachment; filename="$fid-submissions\.xlsx"$/, "$what: an attachment";
+    like $x->header('Content-Disposition') // '', qr/^attachment; filename="$id-submissions\.xlsx"$/, "$what: an attachment";
     is $x->header('Content-Length'), length $x->content, "$what: its length said";
     my $sheet = cells_of($x->content);
     my $csv = csv_rows(Encode::decode('UTF-8', $c->content));
@@ -175,6 +178,35 @@ is_deeply [map { $_->{v} } @{ $opt->{rows}[0] }],
           'the header: the link\'s and the owner\'s columns after the fields';
 my ($patched) = grep { ($_->[0]{v} // '') eq $f->[0]{v} } @{ $opt->{rows} };
 is_deeply $patched->[12], { t => 's', v => "=cmd|' /C calc'!A0" }, 'a formula-looking note is text';
+
+# ---- every other kind of column: parts, a matrix's rows, the ending, the
+# calculated ones, the spam score (one list of columns for both exports) ----
+my $wide = make_form($tok, { title => 'Wide', fields => [
+    { key => 'home', type => 'address', label => 'Home' },
+    { key => 'stay', type => 'daterange', label => 'Stay' },
+    { key => 'grid', type => 'matrix', label => 'Grid', rows => [{ key => 'r1', label => 'R1' }, { key => 'r2', label => 'R2' }],
+      columns => [{ value => 'x', label => 'X' }, { value => 'y', label => 'Y' }] },
+    { key => 'city', type => 'text', label => 'Capital of France', correct => 'Paris' },
+    { key => 'note', type => 'textarea', label => 'Note' } ],
+    settings => { spamThreshold => 100,
+                  endings => [{ key => 'good', when => { field => 'city', op => 'equals', value => 'Paris' }, message => 'Well done.' }],
+                  variables => [{ name => 'n', type => 'number', initial => 2 }] } });
+ok $wide->{id}, 'a form with parts, a matrix, a quiz, an ending, a variable and spamThreshold' or diag explain $wide;
+is api(POST => "/v1/forms/$wide->{id}/publish", token => $tok)->code, 200, 'published';
+for my $b ({ home => { line1 => '1 Rue =A1', city => 'Lyon', country => 'FR' }, stay => { start => '2026-06-01', end => '2026-06-03' },
+             grid => { r1 => 'x', r2 => 'y' }, city => 'Paris', note => 'hello' },
+           { city => 'Rome', grid => { r1 => 'y' } }) {
+    my $r = api(POST => "/f/$wide->{id}", body => $b);
+    is $r->code, 201, 'a submission to it' or diag $r->content;
+}
+my $ws = compare_with_csv('', 'every kind of column', $wide->{id});
+is_deeply [map { $_->{v} } @{ $ws->{rows}[0] }],
+          [qw(id createdAt formVersion home.line1 home.line2 home.city home.region home.postalCode home.country
+              stay.start stay.end grid.r1 grid.r2 city note endingKey calculatedScore calculatedMax calculated.n spamScore)],
+          'the header: parts, rows, the ending, the calculated columns and spamScore, as the CSV has them';
+my ($paris) = grep { ($_->[13]{v} // '') eq 'Paris' } @{ $ws->{rows} };
+is_deeply [ map { $_->{t} } @{$paris}[16, 17, 18, 19] ], [qw(n n n n)], 'the score, max, a number variable and the spam score are number cells';
+is $paris->[3]{v}, '1 Rue =A1', 'a part is text as sent';
 
 # ---- filters ----
 compare_with_csv('?since=2026-03-02T00:00:00Z&until=2026-03-04T00:00:00Z', 'since and until');

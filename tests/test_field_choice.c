@@ -6,6 +6,7 @@
 
 #include "fs_coerce.h"
 #include "fs_field_choice.h"
+#include "fs_field_more.h"
 #include "fs_html_choice.h"
 #include "fs_json.h"
 #include "fs_notify.h"
@@ -213,9 +214,9 @@ static void csv_columns(void **state) {
     assert_int_equal(fs_choice_csv_columns(p, json_object_array_get_idx(fields, 0), names), 1);
     assert_string_equal(names[0], "s");
     json_object *data = J(p, "{\"s\":1,\"m\":{\"a\":[\"x\"]}}");
-    assert_string_equal(fs_json_str(p, fs_choice_csv_value(data, "m.a")), "[\"x\"]");
-    assert_null(fs_choice_csv_value(data, "m.b"));
-    assert_int_equal(json_object_get_int(fs_choice_csv_value(data, "s")), 1);
+    assert_string_equal(fs_json_str(p, fs_field_column_value(data, "m.a")), "[\"x\"]");
+    assert_null(fs_field_column_value(data, "m.b"));
+    assert_int_equal(json_object_get_int(fs_field_column_value(data, "s")), 1);
 }
 
 /* the notification mail's words for the answers */

@@ -468,20 +468,6 @@ int fs_choice_csv_extra(json_object *fields) {
     return extra;
 }
 
-json_object *fs_choice_csv_value(json_object *data, const char *column) {
-    const char *dot = strchr(column, '.');
-    if (!dot)
-        return fs_json_get(data, column);
-    char key[FS_FIELD_KEY_MAX + 1];
-    size_t n = (size_t)(dot - column);
-    if (n > FS_FIELD_KEY_MAX)
-        return NULL;
-    memcpy(key, column, n);
-    key[n] = '\0';
-    json_object *m = fs_json_get(data, key);
-    return m && json_object_is_type(m, json_type_object) ? fs_json_get(m, dot + 1) : NULL;
-}
-
 /* ---- text for people ---- */
 
 static const char *label_in(json_object *list, const char *id, const char *member, json_object *v) {

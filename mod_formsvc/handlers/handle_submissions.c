@@ -2,9 +2,7 @@
  * or the whole set as CSV with Accept: text/csv, streamed in batches),
  * get one, change its owner's state (status, tags, note; If-Match), delete
  * one. */
-#include "fs_captcha.h"
 #include "fs_csv.h"
-#include "fs_field_choice.h"
 #include "fs_field_more.h"
 #include "fs_json.h"
 #include "fs_owner_state.h"
@@ -25,6 +23,7 @@
 #include "http/request.h"
 #include "http/response.h"
 #include "http/router.h"
+#include "http/subs_columns.h"
 #include "http/subs_export.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
@@ -250,82 +249,18 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                            flt->until,  flt->link_id,
                            flt->status, flt->tag,
                            flt->ask_id};
-    size_t nf = json_object_array_length(form->fields);
-    /* linkId and linkMetadata columns once the form has had a link */
-    int links;
-    fs_error *le = fs_store_link_any(formsvc_store(r), form->id, &links);
+    /* the columns, as the XLSX export has them (http/subs_columns.h) */
+    formsvc_sub_cols cols;
+    fs_error *le = formsvc_sub_cols_make(r, form, with_spam, &cols);
     if (le)
         return formsvc_send_problem(r, le);
-    int owned; /* the owner's columns once the owner changed a submission */
-    if ((le = fs_store_sub_state_any(formsvc_store(r), form->id, &owned)))
-        return formsvc_send_problem(r, le);
-    int asked = 0; /* an askId column when the form is an ask's */
-    if (links && (le = fs_store_ask_form_has(formsvc_store(r), form->id, &asked)))
-        return formsvc_send_problem(r, le);
-    /* an endingKey column when the form has endings (settings.endings) */
-    json_object *endings = fs_json_get(form->settings, "endings");
-    int ended = endings && json_object_is_type(endings, json_type_array) &&
-                json_object_array_length(endings) > 0;
-    /* what the server calculated: score, max, variables (fs_scores.h) */
-    const char **calc_cols;
-    int ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc_cols);
-    /* a spamScore column when the form has settings.spamThreshold */
-    int scored = fs_spam_threshold(form->settings) > 0;
-    /* a matrix has a column per row (fs_choice_csv_columns) */
-    int wide = fs_choice_csv_extra(form->fields);
-    int ncols = 3 + with_spam + (int)nf + 2 * links + asked + 3 * owned + ended + ncalc + scored;
-    /* (an answer with parts has a column per part, a matrix one per row) */
-    const char **cells = apr_pcalloc(
-        r->pool, sizeof(char *) * ((size_t)ncols + nf * FS_FIELD_PARTS_MAX + (size_t)wide));
-    const char **keys =
-        apr_pcalloc(r->pool, sizeof(char *) * (nf * FS_FIELD_PARTS_MAX + (size_t)wide + 1));
-    int parted = 0;
-    int c = 0;
-    cells[c++] = "id";
-    cells[c++] = "createdAt";
-    cells[c++] = "formVersion";
-    if (with_spam)
-        cells[c++] = "spam";
-    size_t nq = 0; /* the questions: a page field is layout, no column */
-    for (size_t i = 0; i < nf; i++) {
-        json_object *fd = json_object_array_get_idx(form->fields, i);
-        const char *t = json_object_get_string(fs_json_get(fd, "type"));
-        if (t && !strcmp(t, "page"))
-            continue;
-        const char *const *parts = fs_field_parts(fs_field_type_of(t));
-        for (; parts && *parts; parts++) { /* "key.part" */
-            keys[nq] = apr_pstrcat(r->pool, json_object_get_string(fs_json_get(fd, "key")), ".",
-                                   *parts, NULL);
-            cells[c++] = fs_csv_cell(r->pool, keys[nq++]);
-            parted = 1;
-        }
-        if (parts)
-            continue;
-        int cols = fs_choice_csv_columns(r->pool, fd, keys + nq); /* a matrix: "key.row" */
-        for (int k = 0; k < cols; k++, nq++) {
-            cells[c++] = fs_csv_cell(r->pool, keys[nq]);
-            parted |= strchr(keys[nq], '.') != NULL;
-        }
-    }
-    ncols += (int)nq - (int)nf;
-    nf = nq;
-    if (links) {
-        cells[c++] = "linkId";
-        cells[c++] = "linkMetadata";
-    }
-    if (asked)
-        cells[c++] = "askId";
-    if (owned) { /* camelCase: no field key can take these names */
-        cells[c++] = "ownerStatus";
-        cells[c++] = "ownerTags";
-        cells[c++] = "ownerNote";
-    }
-    if (ended)
-        cells[c++] = "endingKey";
-    for (int i = 0; i < ncalc; i++)
-        cells[c++] = fs_csv_cell(r->pool, calc_cols[i]);
-    if (scored)
-        cells[c++] = "spamScore";
+    const int links = cols.links, asked = cols.asked, owned = cols.owned, ended = cols.ended;
+    const int ncalc = cols.ncalc, scored = cols.scored, parted = cols.parted, ncols = cols.n;
+    const char **keys = cols.keys;
+    const size_t nf = (size_t)cols.nq;
+    const char **cells = apr_pcalloc(r->pool, sizeof(char *) * (size_t)ncols);
+    for (int i = 0; i < ncols; i++)
+        cells[i] = fs_csv_cell(r->pool, cols.names[i]);
     const char *after = NULL;
     int started = 0, limit = CSV_FIRST;
     /* one buffer for every batch's CSV, and one for a string being

@@ -1,13 +1,15 @@
 /* subs_export: JSON Lines and XLSX exports of a form's submissions. */
 #include "http/subs_export.h"
-#include "fs_field_choice.h"
+#include "fs_field_more.h"
 #include "fs_json.h"
+#include "fs_scores.h"
 #include "fs_store_asks.h"
 #include "fs_store_links.h"
 #include "fs_store_partials.h"
 #include "fs_xlsx.h"
 #include "http/auth.h"
 #include "http/response.h"
+#include "http/subs_columns.h"
 #include "runtime/config_global.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
@@ -104,74 +106,23 @@ int formsvc_subs_send_jsonl(request_rec *r, const formsvc_form *form, const fs_s
 
 /* ---- XLSX ------------------------------------------------------------------ */
 
-/* The columns, as send_csv in handle_submissions.c makes them (t/63
- * compares the header rows). */
-typedef struct xlsx_cols {
-    int with_spam, links, asked, owned, ended;
-    size_t nf;
-    const char **keys; /* the questions' keys, nf of them */
-    int *as_date;      /* a date field's answer: a date cell */
-} xlsx_cols;
-
-static fs_error *columns(request_rec *r, const formsvc_form *form, const fs_sub_filter *which,
-                         xlsx_cols *c) {
-    fs_error *e;
-    c->with_spam = which->spam;
-    if ((e = fs_store_link_any(formsvc_store(r), form->id, &c->links)))
-        return e;
-    if ((e = fs_store_sub_state_any(formsvc_store(r), form->id, &c->owned)))
-        return e;
-    c->asked = 0;
-    if (c->links && (e = fs_store_ask_form_has(formsvc_store(r), form->id, &c->asked)))
-        return e;
-    json_object *endings = fs_json_get(form->settings, "endings");
-    c->ended = endings && json_object_is_type(endings, json_type_array) &&
-               json_object_array_length(endings) > 0;
-    /* a matrix has a column per row, "<key>.<row>", as in the CSV */
-    size_t nf = json_object_array_length(form->fields) + (size_t)fs_choice_csv_extra(form->fields);
-    c->keys = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
-    c->as_date = apr_pcalloc(r->pool, sizeof(int) * (nf + 1));
-    nf = json_object_array_length(form->fields);
-    c->nf = 0;
-    for (size_t i = 0; i < nf; i++) {
-        json_object *fd = json_object_array_get_idx(form->fields, i);
-        const char *t = json_object_get_string(fs_json_get(fd, "type"));
-        if (t && !strcmp(t, "page")) /* layout, no column */
-            continue;
-        c->as_date[c->nf] = t && !strcmp(t, "date");
-        c->nf += (size_t)fs_choice_csv_columns(r->pool, fd, c->keys + c->nf);
-    }
-    return NULL;
-}
-
 static int heading(fs_xlsx *x, uint16_t *col, const char *s) {
     return fs_xlsx_heading(x, 0, (*col)++, s) < 0;
 }
 
-static int header_row(fs_xlsx *x, const xlsx_cols *c) {
+static int header_row(fs_xlsx *x, const formsvc_sub_cols *c) {
     uint16_t col = 0;
-    int bad =
-        heading(x, &col, "id") | heading(x, &col, "createdAt") | heading(x, &col, "formVersion");
-    if (c->with_spam)
-        bad |= heading(x, &col, "spam");
-    for (size_t i = 0; i < c->nf; i++)
-        bad |= heading(x, &col, c->keys[i]);
-    if (c->links)
-        bad |= heading(x, &col, "linkId") | heading(x, &col, "linkMetadata");
-    if (c->asked)
-        bad |= heading(x, &col, "askId");
-    if (c->owned)
-        bad |= heading(x, &col, "ownerStatus") | heading(x, &col, "ownerTags") |
-               heading(x, &col, "ownerNote");
-    if (c->ended)
-        bad |= heading(x, &col, "endingKey");
+    int bad = 0;
+    for (int i = 0; i < c->n; i++)
+        bad |= heading(x, &col, c->names[i]);
     return bad ? -1 : 0;
 }
 
 /* One submission's row; -1 when libxlsxwriter failed. *cut counts the
  * cells cut at the format's length. */
-static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const xlsx_cols *c,
-                    const fs_sub_export_row *s, int *cut) {
+static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const formsvc_sub_cols *c,
+                    const fs_sub_export_row *s, json_object *settings, json_object *fields,
+                    int *cut) {
     uint16_t col = 0;
     int bad = 0;
 #define CELL(expr)                                                                                 \
@@ -188,8 +139,9 @@ static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const xlsx_cols *c,
     if (c->with_spam)
         CELL(fs_xlsx_bool(x, row, col++, s->spam));
     json_object *data = fs_json_parse_trusted(p, s->data);
-    for (size_t i = 0; i < c->nf; i++)
-        CELL(fs_xlsx_value(x, p, row, col++, fs_choice_csv_value(data, c->keys[i]), c->as_date[i]));
+    for (int i = 0; i < c->nq; i++)
+        CELL(fs_xlsx_value(x, p, row, col++, fs_field_column_value(data, c->keys[i]),
+                           c->as_date[i]));
     if (c->links) {
         CELL(fs_xlsx_text(x, row, col++, s->link_id && *s->link_id ? s->link_id : NULL));
         /* compact, as the API writes JSON (jsonb's text has spaces) */
@@ -207,6 +159,17 @@ static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const xlsx_cols *c,
     }
     if (c->ended)
         CELL(fs_xlsx_text(x, row, col++, s->ending));
+    if (c->ncalc) { /* numbers as numbers, texts as text cells */
+        json_object **v = fs_scores_values(p, settings, fields, s->calculated, c->ncalc);
+        for (int i = 0; i < c->ncalc; i++)
+            CELL(fs_xlsx_value(x, p, row, col++, v[i], 0));
+    }
+    if (c->scored) {
+        if (s->spam_score && *s->spam_score)
+            CELL(fs_xlsx_number(x, row, col++, atof(s->spam_score)));
+        else
+            col++;
+    }
 #undef CELL
     return bad ? -1 : 0;
 }
@@ -229,8 +192,8 @@ static int xlsx_failed(request_rec *r, const formsvc_form *form, const char *wha
 }
 
 int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_sub_filter *which) {
-    xlsx_cols c;
-    fs_error *e = columns(r, form, which, &c);
+    formsvc_sub_cols c; /* the CSV's columns (http/subs_columns.h) */
+    fs_error *e = formsvc_sub_cols_make(r, form, which->spam, &c);
     if (e)
         return formsvc_send_problem(r, e);
     const char *dir = formsvc_global_conf()->upload_tmp_dir;
@@ -278,7 +241,7 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
             apr_pool_t *rp; /* what one row's cells need */
             apr_pool_create(&rp, sub);
             bytes += strlen(rs.rows[i].data);
-            int bad = data_row(x, rp, row++, &c, &rs.rows[i], &cut);
+            int bad = data_row(x, rp, row++, &c, &rs.rows[i], form->settings, form->fields, &cut);
             apr_pool_destroy(rp);
             if (bad) {
                 apr_pool_destroy(sub);

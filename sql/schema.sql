@@ -1092,7 +1092,12 @@ CREATE FUNCTION public.fs_insight_items(p_data jsonb, p_fields jsonb) RETURNS TA
                                     ELSE '[]'::jsonb END) WITH ORDINALITY o(e, n)
     WHERE jsonb_typeof(o.e) = 'string'
       AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
-                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'ranking') $$;
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'ranking')
+   UNION ALL
+   SELECT d.key || '.country', 'opt', d.value ->> 'country' FROM jsonb_each(p_data) d
+    WHERE jsonb_typeof(d.value) = 'object' AND jsonb_typeof(d.value -> 'country') = 'string'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_fields) f
+                   WHERE f ->> 'key' = d.key AND f ->> 'type' = 'address') $$;
 
 --
 -- Name: fs_insight_rollup(integer); Type: FUNCTION; Schema: public; Owner: -

@@ -215,6 +215,12 @@ is $ins->{json}{submissions}, 2, 'of the two submissions';
 is_deeply [map { $q{$_}{answered} } qw(home stay arrive born call sign)], [2, 2, 2, 2, 2, 2],
     'each new question counted as answered';
 is $q{home}{type}, 'address', 'with its type';
+is_deeply $q{home}{countries}, [{ value => 'DE', count => 1 }, { value => 'US', count => 1 }],
+    'an address: the countries given, most answers first, then by code';
+my ($us) = grep { ($_->{data}{home}{country} // '') eq 'US' } @{ api(GET => "/v1/forms/$fid/submissions", token => $tok)->{json}{data} };
+is api(DELETE => "/v1/forms/$fid/submissions/$us->{id}", token => $tok)->code, 204, 'the US answer deleted';
+is_deeply api(GET => "/v1/forms/$fid/insights", token => $tok)->{json}{questions}[0]{countries}, [{ value => 'DE', count => 1 }],
+    'its country counted no more';
 
 # ---- a signature's drawn image: a file, stored as file fields' are --------------
 my $PNG = "\x89PNG\r\n\x1a\n" . ("\x00\x01" x 50);

@@ -337,7 +337,8 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "Per question of the form, over whole UTC days: how many answered it, the count of each "
      "option (select, multiselect, boolean, consent), the histogram of a rating or scale, a "
      "number's min, median (exact, the lower middle value), mean and max, a matrix's rows "
-     "with each column's count, a ranking's mean place per option; and the submissions (spam left "
+     "with each column's count, a ranking's mean place per option, an address's countries; and "
+     "the submissions (spam left "
      "out). Read from daily tallies, exact at once, deletions included (GET "
      "/v1/forms/{id}/insights)." UNTRUSTED_SAYS,
      "GET", "/v1/forms/{formId}/insights", "since:s until:s", 0, 0, 1, 0, 1,

@@ -193,12 +193,22 @@ static int rows_of(const fs_insight_row *rows, int n, const char *key) {
     return at;
 }
 
+/* qsort: more answers first, then by value */
+static int by_count(const void *a, const void *b) {
+    const fs_insight_row *x = *(const fs_insight_row *const *)a,
+                         *y = *(const fs_insight_row *const *)b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->value, y->value);
+}
+
 /* A matrix's rows (sql/0063: items "<key>.<row>" of kind opt): q.rows
  * [{key, label, options: [{value, count}]}], every column of every row in
  * the field's order, zeros too. A ranking's places (kind place, value
  * "<place>:<option>"): q.options [{value, count, meanPlace}] in the
  * field's order (count: the answers that ranked it; meanPlace null when
- * none did). */
+ * none did). An address's countries (sql/0067): q.countries
+ * [{value, count}], the codes given, most answers first. */
 static void choice_question(apr_pool_t *p, json_object *q, const char *type, json_object *field,
                             const fs_insight_row *rows, int n) {
     const char *key = json_object_get_string(fs_json_get(field, "key"));
@@ -252,6 +262,27 @@ static void choice_question(apr_pool_t *p, json_object *q, const char *type, jso
             json_object_array_add(out, item);
         }
         json_object_object_add(q, "options", out);
+    } else if (!strcmp(type, "address")) {
+        /* the countries given (sql/0067: items "<key>.country" of kind
+         * opt), most answers first, then by code; none given: [] */
+        const char *ck = apr_pstrcat(p, key, ".country", NULL);
+        int at = rows_of(rows, n, ck), end = at;
+        while (end < n && !strcmp(rows[end].key, ck))
+            end++;
+        const fs_insight_row **by = apr_pcalloc(p, sizeof(*by) * (size_t)(end - at + 1));
+        int m = 0;
+        for (int i = at; i < end; i++)
+            if (!strcmp(rows[i].kind, "opt"))
+                by[m++] = &rows[i];
+        qsort(by, (size_t)m, sizeof(*by), by_count);
+        json_object *out = json_object_new_array();
+        for (int i = 0; i < m; i++) {
+            json_object *item = json_object_new_object();
+            json_object_object_add(item, "value", json_object_new_string(by[i]->value));
+            json_object_object_add(item, "count", json_object_new_int64(by[i]->n));
+            json_object_array_add(out, item);
+        }
+        json_object_object_add(q, "countries", out);
     }
 }
 

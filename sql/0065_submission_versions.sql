@@ -116,6 +116,12 @@ BEGIN
         RETURN QUERY SELECT 'duplicate'::text, NULL::text;
         RETURN;
     END IF;
+    -- the same answers again (a double click, a second tab): nothing
+    -- changes, no version, no event
+    IF s.data = p_data THEN
+        RETURN QUERY SELECT 'ok'::text, fs_submission_json(s)::text;
+        RETURN;
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id) THEN
         INSERT INTO submission_versions (submission_id, version, form_id, user_id, form_version,
                                          data, ending, created_at)

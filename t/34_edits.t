@@ -305,6 +305,13 @@ like $qe->{res}->request->uri, qr{/thanks\?score=1&max=1&sig=\w+&edit=\Q$qsid\E\
 like $qe->{html}, qr{Your score: 1 of 1\.}, 'which says 1 of 1';
 my $qs = api(GET => "/v1/forms/$qf->{id}/submissions/" . ($qsid // 'x'), token => $vt);
 is_deeply [ @{ $qs->{json}{calculated} // {} }{qw(score max)} ], [1, 1], "the owner's submission holds the new score";
+my $nv = sub { scalar @{ api(GET => "/v1/forms/$qf->{id}/submissions/" . ($qsid // 'x') . '/versions', token => $vt)->{json}{data} // [] } };
+is $nv->(), 2, 'two versions: as sent, and the edit';
+my $again = post_page(open_page($qt->{edit} // '/'), answers => [[city => 'Paris']]);
+like $again->{html}, qr{Your score: 1 of 1\.}, 'the same answers sent again (a double click): the thanks page';
+is $nv->(), 2, 'and no third version';
+is count("SELECT count(*) FROM events WHERE submission_id = '" . ($qsid // 'x') . "' AND type = 'submission.updated'"), 1,
+   'nor a second submission.updated';
 
 # ---- the token is not in the access log ----------------------------------------
 my ($secret) = $edit =~ /(fes_[0-9a-f]{64})/;

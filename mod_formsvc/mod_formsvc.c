@@ -17,6 +17,7 @@
 #include "runtime/closings.h"
 #include "runtime/config.h"
 #include "runtime/dbpool.h"
+#include "runtime/export_slots.h"
 #include "runtime/log.h"
 #include "runtime/mail.h"
 #include "runtime/metrics.h"
@@ -170,7 +171,8 @@ static int formsvc_post_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *
                      "no FormsvcSecretPepperFile: secrets are stored as plain "
                      "SHA-256; set a pepper in production");
     formsvc_metrics_post_config(pconf, s);
-    formsvc_router_post_config(pconf, s); /* the routes' counters: in the metrics' memory */
+    formsvc_export_slots_post_config(pconf, s); /* FormsvcXlsxExports' count */
+    formsvc_router_post_config(pconf, s);       /* the routes' counters: in the metrics' memory */
     formsvc_schema_post_config(pconf, s);
     formsvc_cache_post_config(pconf, s); /* after the DBDParams were noted */
     formsvc_public_post_config(pconf, s);

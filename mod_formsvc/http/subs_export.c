@@ -11,6 +11,7 @@
 #include "http/response.h"
 #include "http/subs_columns.h"
 #include "runtime/config_global.h"
+#include "runtime/export_slots.h"
 #include "runtime/log.h"
 #include "runtime/request_ctx.h"
 
@@ -192,6 +193,19 @@ static int xlsx_failed(request_rec *r, const formsvc_form *form, const char *wha
 }
 
 int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_sub_filter *which) {
+    /* at most FormsvcXlsxExports at once, server-wide (each holds disk
+     * for its length); the slot goes back with r->pool */
+    if (!formsvc_export_slot_take(r)) {
+        FORMSVC_LOG(r, APLOG_WARNING, 00432,
+                    "XLSX export of %s refused: FormsvcXlsxExports (%d) exports run already",
+                    form->id, formsvc_global_conf()->xlsx_exports);
+        fs_error *busy = fs_error_make(r->pool, "service-unavailable",
+                                       "Too many spreadsheet exports are being made now; try "
+                                       "again shortly, or take CSV or JSON Lines, which are "
+                                       "not limited.");
+        busy->retry_after = 10;
+        return formsvc_send_problem(r, busy);
+    }
     formsvc_sub_cols c; /* the CSV's columns (http/subs_columns.h) */
     fs_error *e = formsvc_sub_cols_make(r, form, which->spam, &c);
     if (e)

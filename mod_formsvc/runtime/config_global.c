@@ -29,6 +29,7 @@ static const formsvc_global defaults = {
     .file_quota_mb = {50, 10240},
     .upload_tmp_dir = NULL,
     .upload_tmp_max_mb = 1024,
+    .xlsx_exports = 4,
     .retention_max_days = 0,
     .event_retention_days = 30,
     .audit_retention_days = 365,
@@ -285,4 +286,10 @@ const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg)
     (void)d;
     return formsvc_set_global_int(cmd, arg, 1, 10000000, &glob(cmd)->upload_tmp_max_mb,
                                   "FormsvcUploadTempMax takes megabytes from 1 to 10000000");
+}
+
+const char *formsvc_set_xlsx_exports(cmd_parms *cmd, void *d, const char *arg) {
+    (void)d;
+    return formsvc_set_global_int(cmd, arg, 1, 256, &glob(cmd)->xlsx_exports,
+                                  "FormsvcXlsxExports takes a number of exports from 1 to 256");
 }

@@ -39,6 +39,7 @@ typedef struct formsvc_global {
      * temporary directory there when it is not set (formsvc_global_note) */
     const char *upload_tmp_dir;
     int upload_tmp_max_mb; /* FormsvcUploadTempMax, per child */
+    int xlsx_exports;      /* FormsvcXlsxExports: XLSX exports at once, server-wide */
     /* retention (runtime/retention.c) */
     int retention_max_days;   /* FormsvcRetentionMaxDays; 0: no ceiling */
     int event_retention_days; /* FormsvcEventRetentionDays */
@@ -77,6 +78,7 @@ const char *formsvc_set_mcp_stream_times(cmd_parms *cmd, void *d, const char *ka
 const char *formsvc_set_locale_dir(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_file_limit(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_dir(cmd_parms *cmd, void *d, const char *arg);
+const char *formsvc_set_xlsx_exports(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_upload_tmp_max(cmd_parms *cmd, void *d, const char *arg);
 const char *formsvc_set_retention(cmd_parms *cmd, void *d, const char *arg);
 
@@ -142,6 +144,9 @@ const char *formsvc_set_retention(cmd_parms *cmd, void *d, const char *arg);
         AP_INIT_TAKE1("FormsvcUploadTempMax", formsvc_set_upload_tmp_max, NULL, RSRC_CONF,         \
                       "Megabytes of spool files one child holds at once; an upload past it "       \
                       "gets 503 (default 1024). Global."),                                         \
+        AP_INIT_TAKE1("FormsvcXlsxExports", formsvc_set_xlsx_exports, NULL, RSRC_CONF,             \
+                      "XLSX exports the server makes at once, across its children; one more "      \
+                      "gets 503 (1 to 256; default 4). Global."),                                  \
         AP_INIT_TAKE1("FormsvcRetentionMaxDays", formsvc_set_retention, (void *)0, RSRC_CONF,      \
                       "Days after which every submission is deleted, whatever its form's "         \
                       "retentionDays (0 to 3650; default 0: no ceiling). Global."),                \

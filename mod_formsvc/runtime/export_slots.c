@@ -1,0 +1,80 @@
+/* export_slots: the XLSX exports running at once, across children. */
+#include "runtime/export_slots.h"
+#include "runtime/config_global.h"
+#include "runtime/log.h"
+
+#include <apr_atomic.h>
+#include <apr_shm.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+APLOG_USE_MODULE(formsvc);
+
+#define SEGMENT_KEY "formsvc-export-slots"
+#define MAGIC 0x66736573u /* "fses" */
+
+typedef struct segment {
+    apr_uint32_t magic;
+    volatile apr_uint32_t pid[FORMSVC_EXPORT_SLOTS_MAX]; /* 0: free */
+} segment;
+
+/* the process tree's segment; NULL when it could not be made */
+static segment *seg;
+
+int formsvc_export_slots_post_config(apr_pool_t *pconf, server_rec *s) {
+    (void)pconf;
+    apr_pool_t *proc = s->process->pool; /* the same segment after restarts */
+    apr_shm_t *shm = NULL;
+    apr_pool_userdata_get((void **)&shm, SEGMENT_KEY, proc);
+    if (shm && (apr_shm_size_get(shm) != sizeof(segment) ||
+                ((segment *)apr_shm_baseaddr_get(shm))->magic != MAGIC))
+        shm = NULL; /* another layout's: start anew */
+    if (!shm) {
+        apr_status_t rv = apr_shm_create(&shm, sizeof(segment), NULL, proc);
+        if (rv != APR_SUCCESS) {
+            FORMSVC_SLOG(s, APLOG_ERR, rv, 00802,
+                         "cannot create shared memory for the XLSX exports' count; "
+                         "FormsvcXlsxExports is not enforced");
+            seg = NULL;
+            return OK;
+        }
+        apr_pool_userdata_set(shm, SEGMENT_KEY, apr_pool_cleanup_null, proc);
+        segment *fresh = apr_shm_baseaddr_get(shm);
+        memset(fresh, 0, sizeof(*fresh));
+        fresh->magic = MAGIC;
+    }
+    seg = apr_shm_baseaddr_get(shm);
+    return OK;
+}
+
+static apr_status_t give(void *slot) {
+    apr_atomic_set32(slot, 0);
+    return APR_SUCCESS;
+}
+
+/* a child that is gone: kill(pid, 0) finds no such process */
+static int gone(apr_uint32_t pid) {
+    return pid && kill((pid_t)pid, 0) == -1 && errno == ESRCH;
+}
+
+int formsvc_export_slot_take(request_rec *r) {
+    if (!seg)
+        return 1;
+    int max = formsvc_global_conf()->xlsx_exports;
+    apr_uint32_t me = (apr_uint32_t)getpid();
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < max && i < FORMSVC_EXPORT_SLOTS_MAX; i++) {
+            apr_uint32_t was = apr_atomic_read32(&seg->pid[i]);
+            /* a free slot; on the second pass, one a dead child left */
+            if (was && (pass == 0 || !gone(was)))
+                continue;
+            if (apr_atomic_cas32(&seg->pid[i], me, was) == was) {
+                apr_pool_cleanup_register(r->pool, (void *)&seg->pid[i], give,
+                                          apr_pool_cleanup_null);
+                return 1;
+            }
+        }
+    return 0;
+}

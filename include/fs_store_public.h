@@ -81,8 +81,9 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                                  fs_submit_result *out);
 
 /* 1 when s may be stored in a batch (fs_store_public_submit_batch): no
- * maxSubmissions (exact), Idempotency-Key, link, uniqueBy, ending or
- * calculated, and a form version to check. */
+ * maxSubmissions (exact), Idempotency-Key, link, uniqueBy or partial it
+ * completes, and a form version to check. (An ending, what the server
+ * calculated and the spam score go in the batch's items.) */
 int fs_store_public_batchable(const fs_new_submission *s, int exact);
 /* Stores n batchable submissions in one statement and one transaction,
  * each as fs_store_public_submit would alone: out[i] is subs[i]'s outcome

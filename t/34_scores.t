@@ -154,9 +154,14 @@ is_deeply calc_of($sid), { score => 2, max => 7, variables => { total => 10, who
     'nor scored, nor counted in max (year, bonus); count 0 - 2, then set to 7 by the jump\'s calculate';
 
 # ---- 3. over JSON ----------------------------------------------------------------
+# (stored with the child's other submissions of the moment: the batch
+# statement carries the ending and what was calculated)
+my $in_batches = sub { (api(GET => '/metrics')->content =~ /^formsvc_submission_batch_size_sum (\d+)$/m)[0] // -1 };
+my $batched = $in_batches->();
 my $j = api(POST => "/f/$fid", body => { capital => 'lyon', rivers => ['loire', 'nile'], year => 1789,
                                           name => 'Bo', stars => 3 });
 is $j->code, 201, 'a JSON answer: 201';
+is $in_batches->(), $batched + 1, 'stored through the batch statement';
 is_deeply $j->{json}{calculated}, { score => 3, max => 8 },
     'showScore: the answer says the score (1 + 1 + 1 of 3 + 4 + 1), never the variables';
 $sid = $j->{json}{id};

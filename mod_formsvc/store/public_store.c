@@ -70,6 +70,10 @@
 #define CALC_S                                                                                     \
     "CASE WHEN s.calculated IS NULL THEN '{}'::jsonb "                                             \
     "ELSE jsonb_build_object('calculated', s.calculated) END"
+/* the same from the batch statement's item (r.shown) */
+#define SHOWN_R                                                                                    \
+    "CASE WHEN r.shown IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('calculated', r.shown) "   \
+    "END"
 #define SHOWN_A                                                                                    \
     "CASE WHEN a.shown IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('calculated', a.shown) "   \
     "END"
@@ -221,7 +225,8 @@ const fs_stmt fs_stmts_public[] = {
      "WITH r AS (SELECT x.ord::integer AS ord, x.e ->> 'sid' AS sid, x.e ->> 'evid' AS evid, "
      "  x.e ->> 'form' AS form_id, x.e -> 'data' AS data, (x.e ->> 'spam')::boolean AS spam, "
      "  (x.e ->> 'ver')::integer AS ver, (x.e ->> 'qu')::integer AS qu, "
-     "  (x.e ->> 'qv')::integer AS qv, (x.e ->> 'score')::smallint AS spam_score "
+     "  (x.e ->> 'qv')::integer AS qv, (x.e ->> 'score')::smallint AS spam_score, "
+     "  x.e ->> 'ending' AS ending, x.e -> 'calc' AS calc, x.e -> 'shown' AS shown "
      "  FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS x(e, ord)), "
      "m AS (SELECT " MONTH_NOW " AS month), "
      "f AS (SELECT r.*, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "
@@ -232,19 +237,23 @@ const fs_stmt fs_stmts_public[] = {
      "go AS (SELECT f.* FROM f, m WHERE NOT f.closed AND (f.ver IS NULL OR f.version = f.ver) "
      "  AND (f.spam OR fs_month_under(f.user_id, m.month, f.quota))), "
      "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at, "
-     "  spam_score) "
-     "  SELECT go.sid, go.form_id, go.user_id, go.version, go.data, go.spam, now(), go.spam_score "
-     "  FROM go RETURNING id, form_id, user_id, form_version, data, spam, created_at, spam_score), "
+     "  spam_score, ending, calculated) "
+     "  SELECT go.sid, go.form_id, go.user_id, go.version, go.data, go.spam, now(), go.spam_score, "
+     "  go.ending, go.calc "
+     "  FROM go RETURNING id, form_id, user_id, form_version, data, spam, created_at, spam_score, "
+     "  ending, calculated), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT s.form_id, s.user_id, m.month, count(*) FROM s, m WHERE NOT s.spam "
      "  GROUP BY s.form_id, s.user_id, m.month RETURNING 1), "
      "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "
      "  SELECT go.evid, s.user_id, 'submission.created', s.form_id, s.id, " EVENT_PAYLOAD
-     "  || " SPAM_SCORE_S " FROM s JOIN go ON go.sid = s.id WHERE NOT s.spam RETURNING 1) "
+     "  || " ENDING_S " || " CALC_S " || " SPAM_SCORE_S
+     "  FROM s JOIN go ON go.sid = s.id WHERE NOT s.spam RETURNING 1) "
      "SELECT r.ord::text, CASE WHEN f.sid IS NULL THEN 'gone' "
      "  WHEN f.ver IS NOT NULL AND f.version <> f.ver THEN 'stale' "
      "  WHEN f.closed THEN 'closed' WHEN s.id IS NULL THEN 'quota' ELSE 'ok' END, "
-     "  CASE WHEN s.id IS NOT NULL THEN (" ANSWER_JSON ")::text END, " MONTH_LEFT " "
+     "  CASE WHEN s.id IS NOT NULL THEN (" ANSWER_JSON " || " ENDING_S " || " SHOWN_R
+     ")::text END, " MONTH_LEFT " "
      "FROM r LEFT JOIN f ON f.sid = r.sid LEFT JOIN s ON s.id = r.sid ORDER BY r.ord"},
 
     /* 1 most rows to move. Rolls the submission tally into the counters
@@ -380,8 +389,8 @@ static void text(apr_array_header_t *b, const char *s) {
 }
 
 int fs_store_public_batchable(const fs_new_submission *s, int exact) {
-    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && !s->ending && !s->calculated &&
-           s->data_json && s->form_version && !s->partial_id;
+    return !exact && !s->idem_key && !s->link_id && !s->uniq_hash && s->data_json &&
+           s->form_version && !s->partial_id;
 }
 
 fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *const *subs, int n,
@@ -407,6 +416,18 @@ fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *co
         text(b, apr_psprintf(st->pool, ",\"qu\":%d,\"qv\":%d,\"data\":", s->quota_unverified,
                              s->quota_verified));
         text(b, s->data_json); /* JSON as the caller serialised it */
+        if (s->ending) {
+            text(b, ",\"ending\":");
+            json_string(b, s->ending);
+        }
+        if (s->calculated) { /* JSON as fs_json_str wrote it */
+            text(b, ",\"calc\":");
+            text(b, s->calculated);
+        }
+        if (s->calculated_shown) {
+            text(b, ",\"shown\":");
+            text(b, s->calculated_shown);
+        }
         text(b, "}");
     }
     text(b, "]");

@@ -143,6 +143,21 @@ static void quiz_and_variables(void **state) {
     assert_string_equal(fs_json_str(p, calc(p, f, s, "{}")), "{\"score\":0,\"max\":12}");
 }
 
+/* a scale's answer (an integer, as a rating's) drives a number variable */
+static void scale_into_variable(void **state) {
+    apr_pool_t *p = *state;
+    json_object *f, *s;
+    fs_error *e;
+    form_of(p, "[{\"key\":\"nps\",\"type\":\"scale\",\"label\":\"NPS\",\"from\":0,\"to\":10}]",
+            "{\"variables\":[{\"name\":\"x\",\"type\":\"number\",\"initial\":1}],\"logic\":["
+            "{\"then\":{\"calculate\":[{\"variable\":\"x\",\"op\":\"add\",\"value\":{"
+            "\"field\":\"nps\"}}]}}]}",
+            &f, &s, &e);
+    assert_null(e);
+    json_object *c = calc(p, f, s, "{\"nps\":9}");
+    assert_int_equal(json_object_get_int(fs_json_get(fs_json_get(c, "variables"), "x")), 10);
+}
+
 static void bounds_and_refusals(void **state) {
     apr_pool_t *p = *state;
     json_object *f, *s;
@@ -279,6 +294,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(arithmetic, fs_test_setup, fs_test_teardown),
         cmocka_unit_test_setup_teardown(quiz_and_variables, fs_test_setup, fs_test_teardown),
+        cmocka_unit_test_setup_teardown(scale_into_variable, fs_test_setup, fs_test_teardown),
         cmocka_unit_test_setup_teardown(bounds_and_refusals, fs_test_setup, fs_test_teardown),
         cmocka_unit_test_setup_teardown(public_csv_and_fill, fs_test_setup, fs_test_teardown),
     };

@@ -186,10 +186,10 @@ void fs_scores_fields_check(apr_pool_t *p, json_object *settings, json_object *f
                 if (!f || t == FS_FT_PAGE)
                     fs_error_add(p, verr, at(p, ap, "value/field"), "enum",
                                  "\"%s\" is not a question of this form.", k ? k : "");
-                else if (num && t != FS_FT_INTEGER && t != FS_FT_RATING)
+                else if (num && t != FS_FT_INTEGER && t != FS_FT_RATING && t != FS_FT_SCALE)
                     fs_error_add(p, verr, at(p, ap, "value/field"), "type",
-                                 "%s is a number variable: it takes the answer of an integer or "
-                                 "rating question, and %s is a %s question.",
+                                 "%s is a number variable: it takes the answer of an integer, "
+                                 "rating or scale question, and %s is a %s question.",
                                  var, k, json_object_get_string(fs_json_get(f, "type")));
                 else if (!num && !text_answered(t))
                     fs_error_add(p, verr, at(p, ap, "value/field"), "type",

@@ -156,6 +156,22 @@ static void scale_into_variable(void **state) {
     assert_null(e);
     json_object *c = calc(p, f, s, "{\"nps\":9}");
     assert_int_equal(json_object_get_int(fs_json_get(fs_json_get(c, "variables"), "x")), 10);
+    /* a scale's correct answer is checked against its own from and to */
+    form_of(p,
+            "[{\"key\":\"nps\",\"type\":\"scale\",\"label\":\"NPS\",\"from\":0,\"to\":10,"
+            "\"correct\":9}]",
+            "{}", &f, &s, &e);
+    assert_null(e);
+    c = calc(p, f, s, "{\"nps\":9}");
+    assert_int_equal(json_object_get_int(fs_json_get(c, "score")), 1);
+    form_of(p,
+            "[{\"key\":\"nps\",\"type\":\"scale\",\"label\":\"NPS\",\"from\":0,\"to\":10,"
+            "\"correct\":11},{\"key\":\"m\",\"type\":\"ranking\",\"label\":\"M\","
+            "\"options\":[\"a\",\"b\"],\"correct\":[\"a\",\"b\"]}]",
+            "{}", &f, &s, &e);
+    assert_non_null(e);
+    assert_string_equal(code_at(e, "/fields/0/correct"), "enum");
+    assert_string_equal(code_at(e, "/fields/1/correct"), "unknown");
 }
 
 static void bounds_and_refusals(void **state) {

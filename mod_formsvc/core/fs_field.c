@@ -588,6 +588,8 @@ json_object *fs_field_parse(apr_pool_t *p, json_object *def, const char *id, con
         json_object_object_add(target, "type", json_object_new_string(TYPE_NAMES[t]));
         json_object_object_add(target, "options", json_object_get(options));
         json_object_object_add(target, "validation", json_object_get(validation));
+        json_object_object_foreach(extra, ek, ev) /* a scale's from and to */
+            json_object_object_add(target, ek, json_object_get(ev));
         correct = fs_correct_parse(p, cv, target, at(p, ptr, "correct"), verr);
         json_object_put(target);
     }

@@ -24,9 +24,12 @@ int fs_quiz_options_scored(json_object *opts) {
 json_object *fs_correct_parse(apr_pool_t *p, json_object *v, json_object *target, const char *ptr,
                               fs_error *verr) {
     int t = fs_field_type_of(json_object_get_string(fs_json_get(target, "type")));
-    if (t == FS_FT_TEXTAREA || t == FS_FT_HIDDEN || t == FS_FT_FILE || t == FS_FT_PAGE) {
+    if (t == FS_FT_TEXTAREA || t == FS_FT_HIDDEN || t == FS_FT_FILE || t == FS_FT_PAGE ||
+        t == FS_FT_MATRIX || t == FS_FT_RANKING || t == FS_FT_ADDRESS || t == FS_FT_DATERANGE ||
+        t == FS_FT_SIGNATURE) {
         fs_error_add(p, verr, ptr, "unknown",
-                     "correct does not apply to textarea, hidden, file and page fields.");
+                     "correct does not apply to textarea, hidden, file, page, matrix, ranking, "
+                     "address, date range and signature fields.");
         return NULL;
     }
     if (fs_quiz_options_scored(fs_json_get(target, "options"))) {

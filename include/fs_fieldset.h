@@ -136,6 +136,17 @@ void fs_fieldset_file_ceilings(fs_fieldset *fs, long long max_size, long max_fil
  * file). */
 int fs_fieldset_has_files(const fs_fieldset *fs);
 
+/* The most bytes a submission of the form can take with every answer at
+ * its longest, in a form post or in JSON (not counting files): a code
+ * point is at most 12 bytes either way (%F0%9F%98%80, \ud83d\ude00); a
+ * page of a form of several pages also carries the sealed answers of the
+ * pages before (at most 8 bytes a code point, FS_PAGESTATE_MAX in all).
+ * A question without a
+ * length bound counts 4 KB, its options their values. The public post's
+ * body limit is the larger of this and FormsvcMaxBodySubmission, so that
+ * any answer the page lets a person type can be sent. */
+apr_size_t fs_fieldset_body_max(const fs_fieldset *fs);
+
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
 
 /* Does f's visibleIf hold for the answers in body (fs_cond_eval)? Fields

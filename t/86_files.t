@@ -142,11 +142,15 @@ $r = api(POST => "/f/$fid?dryRun=true", body => $J->encode({ name => 'D', photo 
 is $r->code, 200, 'dryRun: 200';
 is FormsTest::psql('SELECT count(*) FROM submission_files'), $before, 'dryRun stores no file';
 
-# a JSON body over the plain limit is only for forms with files
+# a JSON body over the form's own limit (what its questions can take at
+# their longest, at least 64 KiB) is only for forms with files
 my $plain = make_form($tok, { title => 'Plain', fields => [{ key => 't', type => 'textarea', label => 'T' }] });
 api(POST => "/v1/forms/$plain->{id}/publish", token => $tok);
 $r = api(POST => "/f/$plain->{id}", body => $J->encode({ t => 'x' x 70000 }));
-is $r->code, 413, 'a large JSON body for a form without files: 413';
+is $r->code, 422, 'a 70 KB answer to a textarea of 10,000 characters: within the body limit, too long: 422';
+like $r->content, qr{"pointer":"/t","code":"maxLength"}, 'said at the answer';
+$r = api(POST => "/f/$plain->{id}", body => $J->encode({ t => 'x' x 300000 }));
+is $r->code, 413, 'a JSON body past what the form can take, for a form without files: 413';
 
 # ---- deleting frees the files ---------------------------------------------
 is api(DELETE => "/v1/forms/$fid/submissions/$sid", token => $tok)->code, 204, 'delete the submission';

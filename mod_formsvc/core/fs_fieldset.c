@@ -3,6 +3,7 @@
 #include "fs_bounds.h"
 #include "fs_json.h"
 #include "fs_logic.h"
+#include "fs_pages.h"
 
 #include <apr_strings.h>
 #include <math.h>
@@ -274,6 +275,48 @@ int fs_fieldset_has_files(const fs_fieldset *fs) {
         if (fs->f[i].type == FS_FT_FILE || fs->f[i].type == FS_FT_SIGNATURE) /* its image */
             return 1;
     return 0;
+}
+
+/* the values of a JSON array of {value} or strings, at 12 bytes a byte
+ * (a bound: a code point takes 1 to 4 bytes, and at most 12 encoded) */
+static apr_size_t values_max(json_object *list, const char *member) {
+    apr_size_t n = 0;
+    for (size_t i = 0;
+         json_object_is_type(list, json_type_array) && i < json_object_array_length(list); i++) {
+        json_object *it = json_object_array_get_idx(list, i);
+        json_object *v = json_object_is_type(it, json_type_object) ? fs_json_get(it, member) : it;
+        n += (json_object_get_string_len(v) + 4) * 12;
+    }
+    return n;
+}
+
+apr_size_t fs_fieldset_body_max(const fs_fieldset *fs) {
+    apr_size_t all = 0, sealed = 0;
+    for (int i = 0; i < fs->n; i++) {
+        const fs_field *f = &fs->f[i];
+        apr_size_t one = (strlen(f->key) + 16) * 3; /* its name(s), = and & */
+        if (f->has_max_len && f->max_len > 0) {
+            one += (apr_size_t)f->max_len * 12;
+            sealed += (apr_size_t)f->max_len * 8;
+        } else {
+            one += 4096;
+        }
+        one += values_max(f->options, "value");
+        /* a matrix: a name and a value per cell; an other answer's text */
+        json_object *rows = fs_json_get(f->def, "rows");
+        apr_size_t nrows =
+            json_object_is_type(rows, json_type_array) ? json_object_array_length(rows) : 0;
+        one += nrows * (values_max(fs_json_get(f->def, "columns"), "value") +
+                        (strlen(f->key) + FS_FIELD_KEY_MAX + 8) * 3);
+        if (json_object_get_boolean(fs_json_get(f->def, "allowOther")))
+            one += 200 * 12;
+        all += one;
+    }
+    /* the sealed answers are at most FS_PAGESTATE_MAX characters (base64url:
+     * nothing to escape) */
+    if (sealed > FS_PAGESTATE_MAX)
+        sealed = FS_PAGESTATE_MAX;
+    return all + (fs->npages > 1 ? sealed + 4096 : 0);
 }
 
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key) {

@@ -4,6 +4,7 @@
  * request hash an Idempotency-Key record keeps, and the page's submission
  * token. Memory: the body, its pairs and the json-c object live in
  * r->pool (the object through fs_json_parse_object's pool cleanup). */
+#include "fs_fieldset.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_multipart.h"
@@ -55,13 +56,10 @@ fs_error *formsvc_post_parse(request_rec *r, post *s) {
 
     if (s->kind == BODY_MULTIPART)
         return NULL; /* read once the form is known: multipart_body */
-    formsvc_srv *c = formsvc_conf(r->server);
-    /* a JSON body may carry files in base64: the larger limit
-     * here, the form's own once it is known (files_fit) */
-    apr_off_t max = c->max_body_submission;
-    if (s->kind == BODY_JSON && formsvc_file_json_max() > max)
-        max = formsvc_file_json_max();
-    if ((e = formsvc_read_body(r, max, &s->buf, &s->len)))
+    /* the ceiling here, the form's own limit once it is known
+     * (formsvc_post_body_max: a JSON body may carry files in base64, a
+     * form's long answers may pass FormsvcMaxBodySubmission) */
+    if ((e = formsvc_read_body(r, formsvc_post_body_ceiling(r), &s->buf, &s->len)))
         return e;
     if (s->kind == BODY_JSON) {
         if (s->len == 0)
@@ -123,10 +121,27 @@ static const char *request_head(request_rec *r, int kind, const char *form_id, i
  * spooled for the submission's transaction (files.h), else dropped (the
  * form came from the outage copy, or is not open); the request hash is
  * taken on the way. */
-fs_error *formsvc_post_multipart_body(request_rec *r, post *s, int take) {
+apr_off_t formsvc_post_body_ceiling(request_rec *r) {
+    apr_off_t max = formsvc_conf(r->server)->max_body_submission;
+    return formsvc_file_json_max() > max ? formsvc_file_json_max() : max;
+}
+
+apr_off_t formsvc_post_body_max(request_rec *r, const post *s) {
     formsvc_srv *c = formsvc_conf(r->server);
+    apr_off_t max = c->max_body_submission;
+    if (c->max_body_submission_set) /* the operator's: the limit of every form */
+        return max;
+    apr_off_t form = s->pb.fs ? (apr_off_t)fs_fieldset_body_max(s->pb.fs) : 0;
+    apr_off_t ceiling = formsvc_post_body_ceiling(r);
+    if (form > ceiling)
+        form = ceiling;
+    return form > max ? form : max;
+}
+
+fs_error *formsvc_post_multipart_body(request_rec *r, post *s, int take) {
     int files = fs_fieldset_has_files(s->pb.fs);
-    apr_off_t max = c->max_body_submission + (files ? formsvc_files_max_body(s->pb.fs) : 0);
+    apr_off_t text = formsvc_post_body_max(r, s); /* the answers but files */
+    apr_off_t max = text + (files ? formsvc_files_max_body(s->pb.fs) : 0);
     /* a closed form's files are read and dropped: it answers 409 (or a
      * replay) without storing anything */
     if (files && take) {
@@ -140,8 +155,8 @@ fs_error *formsvc_post_multipart_body(request_rec *r, post *s, int take) {
         const char *head = request_head(r, s->kind, s->pb.f.id, s->dry);
         fs_sha256_update(h, head, strlen(head));
     }
-    fs_error *e = formsvc_multipart_read(r, s->boundary, c->max_body_submission, max, files, s->up,
-                                         h, &s->pairs, &s->file_err);
+    fs_error *e =
+        formsvc_multipart_read(r, s->boundary, text, max, files, s->up, h, &s->pairs, &s->file_err);
     const unsigned char *md = h && !e ? fs_sha256_final(h, r->pool) : NULL;
     if (md)
         s->hash = fs_b64url_encode(r->pool, md, 32);

@@ -74,6 +74,15 @@ fs_error *formsvc_post_parse(request_rec *r, post *s);
 fs_error *formsvc_post_token(request_rec *r, post *s);
 /* A multipart body for s->pb: take, its files are checked and spooled. */
 fs_error *formsvc_post_multipart_body(request_rec *r, post *s, int take);
+/* The most bytes of answers a post to s's form may carry (files aside):
+ * FormsvcMaxBodySubmission when the configuration sets it; by default the
+ * larger of its 64 KiB and what the form's questions can take at their
+ * longest (fs_fieldset_body_max), at most the ceiling every body is read
+ * against before the form is known (formsvc_post_body_ceiling). */
+apr_off_t formsvc_post_body_max(request_rec *r, const post *s);
+/* What a body is read against before its form is known: the larger of
+ * FormsvcMaxBodySubmission and FormsvcFileMaxJSONBody. */
+apr_off_t formsvc_post_body_ceiling(request_rec *r);
 /* The hash an Idempotency-Key record keeps of the request. */
 const char *formsvc_post_request_hash(request_rec *r, int kind, const char *form_id, int dry,
                                       const char *body, apr_size_t len);

@@ -175,15 +175,17 @@ static step store(request_rec *r, post *s, pass *p) {
     return sent(p, formsvc_post_answer(r, s, s->html ? 303 : 201, location, sr.json, 0));
 }
 
-/* a JSON body over the plain submission limit is only for a
- * form with a file field. */
-static fs_error *files_fit(request_rec *r, post *s) {
-    if (s->kind == BODY_JSON && s->len > (apr_size_t)formsvc_conf(r->server)->max_body_submission &&
-        !fs_fieldset_has_files(s->pb.fs))
-        return fs_error_make(r->pool, "payload-too-large",
-                             "The body is larger than %" APR_OFF_T_FMT " bytes.",
-                             formsvc_conf(r->server)->max_body_submission);
-    return NULL;
+/* The body against the form's own limit (formsvc_post_body_max), once
+ * the form is known; a JSON body past it is only for a form with a file
+ * field (its files in base64, up to FormsvcFileMaxJSONBody). A multipart
+ * body was read against it as it came. */
+static fs_error *body_fits(request_rec *r, post *s) {
+    apr_off_t max = formsvc_post_body_max(r, s);
+    if (s->kind == BODY_MULTIPART || s->len <= (apr_size_t)max ||
+        (s->kind == BODY_JSON && fs_fieldset_has_files(s->pb.fs)))
+        return NULL;
+    return fs_error_make(r->pool, "payload-too-large",
+                         "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
 }
 
 /* the files of a checked submission, written in the
@@ -298,6 +300,9 @@ static step step_resolve(request_rec *r, post *s, pass *p) {
     }
     s->have_form = !e || cached;
     step st;
+    fs_error *big = !e ? body_fits(r, s) : NULL; /* before its answers are taken */
+    if (big)
+        return p->from == ROW_MEMORY ? STEP_AFRESH : sent(p, formsvc_pub_problem(r, big));
     if (s->have_form && (st = step_token(r, s, p)) != STEP_ON)
         return st;
     if (s->have_form && s->kind != BODY_JSON) {
@@ -405,7 +410,7 @@ static step step_pages(request_rec *r, post *s, pass *p) {
 static step step_check(request_rec *r, post *s, pass *p) {
     int mem = p->from == ROW_MEMORY;
     fs_error *e;
-    if ((e = files_fit(r, s)))
+    if ((e = body_fits(r, s)))
         return mem ? STEP_AFRESH : sent(p, formsvc_pub_problem(r, e));
     if (s->file_err) /* which file failed and why, other answers kept */
         return mem ? STEP_AFRESH : sent(p, p->out->invalid(r, s, s->file_err));

@@ -1,0 +1,92 @@
+# Long answers reach the server whatever their script: the public post's
+# body limit is the form's own (what its questions can take at their
+# longest, fs_fieldset_body_max) when that passes FormsvcMaxBodySubmission
+# (64 KiB here). Before, 9,000 Japanese characters in a textarea the page
+# allows 10,000 of (81 KB as a form post) were a 413 problem+json in the
+# browser, the answer lost. Every post is followed to where the person
+# lands; the stored answers are read back.
+use strict;
+use warnings;
+use utf8;
+use Test::More;
+use FindBin; use lib "$FindBin::Bin/lib";
+use FormsvcTest;
+use FormsTest qw(psql make_form verify_account);
+use Apache::TestRequest ();
+use HTTP::Request ();
+use JSON::PP ();
+use URI::Escape qw(uri_escape_utf8);
+use Encode ();
+
+my $ua = Apache::TestRequest::user_agent(reset => 1, requests_redirectable => [qw(GET HEAD POST)]);
+# a page: its body, its form's action and hidden inputs
+sub page {
+    my $res = shift;
+    my $html = Encode::decode('UTF-8', $res->content);
+    my ($action) = $html =~ /<form method="post" action="([^"]*)"/;
+    $action =~ s/&amp;/&/g if $action;
+    my @hidden;
+    push @hidden, [$1, $2] while $html =~ /<input type="hidden" name="([^"]+)" value="([^"]*)">/g;
+    return { res => $res, html => $html, action => $action, hidden => \@hidden };
+}
+sub open_form { page($ua->get(Apache::TestRequest::resolve_url(BASE . "/f/$_[0]"), Accept => 'text/html')) }
+sub send_page {   # the page's hidden inputs and these answers, as a browser posts them
+    my ($pg, @answers) = @_;
+    my $body = join '&', map { uri_escape_utf8($_->[0]) . '=' . uri_escape_utf8($_->[1]) } @{ $pg->{hidden} }, @answers;
+    my $req = HTTP::Request->new(POST => Apache::TestRequest::resolve_url($pg->{action}));
+    $req->header('Content-Type' => 'application/x-www-form-urlencoded', Accept => 'text/html', 'Content-Length' => length $body);
+    $req->content($body);
+    return (page($ua->request($req)), length $body);
+}
+sub stored { JSON::PP->new->utf8->decode(psql("SELECT data::text FROM submissions WHERE form_id = '$_[0]' ORDER BY id DESC LIMIT 1")) }   # psql gives bytes
+
+my ($tok) = signup();
+verify_account($tok);
+my $T = JSON::PP::true;
+
+# ---- one page: a textarea of 10,000 characters at most ----
+my $f = make_form($tok, { title => 'Essay', fields => [{ key => 'essay', type => 'textarea', label => 'Your essay', required => $T }] });
+is api(POST => "/v1/forms/$f->{id}/publish", token => $tok)->code, 200, 'a form with a textarea';
+my $jp = '日本語の文章' x 1500;   # 9,000 characters
+my ($done, $len) = send_page(open_form($f->{id}), [essay => $jp]);
+cmp_ok $len, '>', 65536, "9,000 Japanese characters are a body of $len bytes, past 64 KiB";
+like $done->{res}->request->uri, qr{/f/\Q$f->{id}\E/thanks}, 'the person lands on the thanks page';
+is $done->{res}->code, 200, 'which answers 200';
+ok stored($f->{id})->{essay} eq $jp, 'the answer stored whole';
+
+# one character too many: the form again, the text kept, said why
+my ($again) = send_page(open_form($f->{id}), [essay => $jp . ('字' x 1001)]);
+is $again->{res}->code, 422, '10,001 characters: the form again (422)';
+like $again->{html}, qr{at most 10000 characters}, 'saying the limit';
+ok index($again->{html}, $jp) >= 0, 'with the text as typed';
+
+# JSON: 10,000 emoji escaped as surrogate pairs (120 KB)
+my $emoji = "\x{1f389}" x 10000;
+(my $esc = JSON::PP->new->ascii->encode({ essay => $emoji })) ;
+cmp_ok length $esc, '>', 65536, 'JSON of 10,000 escaped emoji: past 64 KiB';
+my $j = api(POST => "/f/$f->{id}", body => $esc);
+is $j->code, 201, 'stored (201)' or diag $j->content;
+ok stored($f->{id})->{essay} eq $emoji, 'whole';
+
+# past what the form can take at all: still 413
+my $huge = api(POST => "/f/$f->{id}", body => '{"essay":"' . ('x' x 200_000) . '"}');
+is $huge->code, 413, 'a body past the form\'s own limit: 413';
+like $huge->content, qr{payload-too-large}, 'payload-too-large';
+
+# ---- two pages: the second page's post carries the first page's answer sealed ----
+my $g = make_form($tok, { title => 'Two essays', fields => [
+    { key => 'one', type => 'textarea', label => 'First', required => $T },
+    { key => 'p2', type => 'page', label => 'Second page' },
+    { key => 'two', type => 'textarea', label => 'Second', required => $T }] });
+is api(POST => "/v1/forms/$g->{id}/publish", token => $tok)->code, 200, 'a form of two pages';
+my $ar = 'نص عربي طويل ' x 700;   # 9,100 characters
+my ($p2) = send_page(open_form($g->{id}), [one => $ar], ['_nav', 'next']);
+is $p2->{res}->code, 200, 'Next: page 2';
+like $p2->{html}, qr{Second page}, 'showing the second page';
+my ($end, $len2) = send_page($p2, [two => $jp], ['_nav', 'submit']);
+cmp_ok $len2, '>', 90_000, "the last page's post, with the first page's answer sealed: $len2 bytes";
+like $end->{res}->request->uri, qr{/f/\Q$g->{id}\E/thanks}, 'lands on the thanks page';
+my $both = stored($g->{id});
+ok $both->{one} eq $ar && $both->{two} eq $jp, 'both answers stored whole';
+
+done_testing;

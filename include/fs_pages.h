@@ -34,9 +34,13 @@ int fs_nav_of(const char *value); /* FS_NAV_*; NULL is FS_NAV_NONE */
 /* A state lives this long after the step that made it. */
 #define FS_PAGESTATE_TTL_SECONDS (24 * 3600)
 /* The longest sealed state opened (characters), and the longest answers
- * sealed (bytes of JSON): a bounded amount of work and memory per step. */
-#define FS_PAGESTATE_MAX 98304
-#define FS_PAGESTATE_PLAIN_MAX 65536
+ * sealed (bytes of JSON): a bounded amount of work and memory per step,
+ * yet room for every answer of a form of long texts (768 KiB of JSON is a
+ * quarter of a million Japanese characters; 64 KiB, the bound before,
+ * broke the step after two pages of 10,000 emoji, answers lost). A form's
+ * body limit counts the state (fs_fieldset_body_max). */
+#define FS_PAGESTATE_MAX (1024 * 1024 + 4096)
+#define FS_PAGESTATE_PLAIN_MAX (768 * 1024)
 
 /* The index of the page f is on (hidden fields: 0). */
 int fs_pages_of(const fs_fieldset *fs, const fs_field *f);

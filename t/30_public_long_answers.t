@@ -73,20 +73,28 @@ my $huge = api(POST => "/f/$f->{id}", body => '{"essay":"' . ('x' x 200_000) . '
 is $huge->code, 413, 'a body past the form\'s own limit: 413';
 like $huge->content, qr{payload-too-large}, 'payload-too-large';
 
-# ---- two pages: the second page's post carries the first page's answer sealed ----
-my $g = make_form($tok, { title => 'Two essays', fields => [
+# ---- three pages: each step carries the answers of the pages before,
+# sealed (here 80 KB of JSON before the last page: more than the 64 KB a
+# state once held, which broke the last step and lost every answer) ----
+my $g = make_form($tok, { title => 'Three essays', fields => [
     { key => 'one', type => 'textarea', label => 'First', required => $T },
     { key => 'p2', type => 'page', label => 'Second page' },
-    { key => 'two', type => 'textarea', label => 'Second', required => $T }] });
-is api(POST => "/v1/forms/$g->{id}/publish", token => $tok)->code, 200, 'a form of two pages';
-my $ar = 'نص عربي طويل ' x 700;   # 9,100 characters
-my ($p2) = send_page(open_form($g->{id}), [one => $ar], ['_nav', 'next']);
+    { key => 'two', type => 'textarea', label => 'Second', required => $T },
+    { key => 'p3', type => 'page', label => 'Third page' },
+    { key => 'three', type => 'textarea', label => 'Third', required => $T }] });
+is api(POST => "/v1/forms/$g->{id}/publish", token => $tok)->code, 200, 'a form of three pages';
+my $ar = 'نص عربي طويل ' x 700;          # 9,100 characters
+my $party = "\x{1f389}" x 10000;        # 10,000 emoji, 40 KB of UTF-8
+my ($p2) = send_page(open_form($g->{id}), [one => $party], ['_nav', 'next']);
 is $p2->{res}->code, 200, 'Next: page 2';
 like $p2->{html}, qr{Second page}, 'showing the second page';
-my ($end, $len2) = send_page($p2, [two => $jp], ['_nav', 'submit']);
-cmp_ok $len2, '>', 90_000, "the last page's post, with the first page's answer sealed: $len2 bytes";
+my ($p3) = send_page($p2, [two => $party], ['_nav', 'next']);
+is $p3->{res}->code, 200, 'Next: page 3';
+like $p3->{html}, qr{Third page}, 'showing the third page';
+my ($end, $len3) = send_page($p3, [three => $ar], ['_nav', 'submit']);
+cmp_ok $len3, '>', 100_000, "the last page's post, with the two pages before sealed: $len3 bytes";
 like $end->{res}->request->uri, qr{/f/\Q$g->{id}\E/thanks}, 'lands on the thanks page';
-my $both = stored($g->{id});
-ok $both->{one} eq $ar && $both->{two} eq $jp, 'both answers stored whole';
+my $all = stored($g->{id});
+ok $all->{one} eq $party && $all->{two} eq $party && $all->{three} eq $ar, 'the three answers stored whole';
 
 done_testing;

@@ -52,7 +52,8 @@ typedef struct fs_new_submission {
      * submission's insert, which is skipped when sub_id is a submission
      * already (FS_SUBMIT_REPLAY); NULL: none */
     const char *partial_id;
-    int spam_score; /* 0..100 (fs_spam.h), or -1: not computed (stored as NULL; sql/0066) */
+    int spam_score;        /* 0..100 (fs_spam.h), or -1: not computed (stored as NULL; sql/0066) */
+    int captcha_unchecked; /* stored although its bot check could not be made (sql/0068) */
 } fs_new_submission;
 
 typedef enum fs_submit_outcome {

@@ -1514,7 +1514,8 @@ CREATE TABLE public.submissions (
     owner_updated_at timestamp with time zone,
     ending text,
     calculated jsonb,
-    spam_score smallint
+    spam_score smallint,
+    captcha_unchecked boolean
 )
 PARTITION BY RANGE (id);
 
@@ -2376,6 +2377,8 @@ CREATE FUNCTION public.fs_submission_json(s public.submissions) RETURNS json
                    ELSE jsonb_build_object('calculated', s.calculated) END
            || CASE WHEN s.spam_score IS NULL THEN '{}'::jsonb
                    ELSE jsonb_build_object('spamScore', s.spam_score) END
+           || CASE WHEN s.captcha_unchecked IS NOT TRUE THEN '{}'::jsonb
+                   ELSE jsonb_build_object('captchaUnchecked', true) END
           )::json $$;
 
 --
@@ -3101,6 +3104,7 @@ CREATE TABLE public.submissions_before (
     ending text,
     calculated jsonb,
     spam_score smallint,
+    captcha_unchecked boolean,
     CONSTRAINT submissions_before_partitions CHECK ((id < 'sub_<bound>'::text))
 );
 

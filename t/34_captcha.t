@@ -201,6 +201,16 @@ is $r->code, 201, 'FormsvcCaptchaFailOpen On in a virtual host: taken unchecked'
 is count($ts), 3, 'stored';
 ok wait_for(sub { $inst->error_log =~ /FS00423: .*taken unchecked/ }, 10, 'the fail-open line'),
     'the unchecked submission is logged';
+my ($unchecked, @checked) = @{ $inst->api(GET => "/v1/forms/$ts/submissions?limit=3", token => $tok)->{json}{data} };
+is $unchecked->{data}{a}, 'open', 'the newest is the one taken unchecked';
+is $unchecked->{captchaUnchecked}, JSON::PP::true, 'and says so: captchaUnchecked true';
+ok !grep({ exists $_->{captchaUnchecked} } @checked), 'the checked ones carry no such member';
+my $uev;
+wait_for(sub {
+    ($uev) = grep { ($_->{data}{id} // '') eq ($unchecked->{id} // 'x') }
+             @{ $inst->api(GET => '/v1/events?limit=100', token => $tok)->{json}{data} // [] };
+    $uev }, 10, 'its submission.created event');
+ok $uev && $uev->{data}{captchaUnchecked}, 'its submission.created event says so too' or diag explain $uev;
 
 # --- no secret for the provider --------------------------------------------
 $r = post_json($rc, { a => 'x' }, 'good-3');

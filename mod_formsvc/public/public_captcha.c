@@ -90,6 +90,7 @@ static int check_captcha(request_rec *r, post *s, const responder *out, int *rc)
                 cc->fail_open ? "taken unchecked (FormsvcCaptchaFailOpen On)" : "refused with 503");
     if (cc->fail_open) {
         s->captcha_passed = 1;
+        s->captcha_unchecked = 1; /* said on the submission (sql/0068) */
         return 0;
     }
     *rc = unavailable(r, s, out);

@@ -38,6 +38,7 @@ typedef struct post {
     int paged;              /* a step of a form of several pages: obj holds every answer so far */
     const char *partial_id; /* the partial answers the Submit completes (public_partial.c) */
     int captcha_passed;     /* settings.captcha: the token was checked (public_captcha.c) */
+    int captcha_unchecked;  /* ... or could not be, and FormsvcCaptchaFailOpen let it in */
     int spam_score;         /* fs_spam_score of the answers (public_captcha.c) */
 } post;
 

@@ -111,8 +111,9 @@ static step store(request_rec *r, post *s, pass *p) {
         s->spam ? NULL : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj), pb->f.version,
         evid, ending_key, calc ? fs_json_str(r->pool, calc) : NULL,
         shown ? fs_json_str(r->pool, shown) : NULL,
-        s->partial_id,  /* the partial answers it completes, or NULL */
-        s->spam_score}; /* the bot checks' (public_captcha.c) */
+        s->partial_id,         /* the partial answers it completes, or NULL */
+        s->spam_score,         /* the bot checks' (public_captcha.c) */
+        s->captcha_unchecked}; /* ... and whether the captcha could be checked */
     fs_submit_result sr;
     /* the form row is locked first only when a count can close it */
     int exact = fs_json_get(pb->settings, "maxSubmissions") != NULL;

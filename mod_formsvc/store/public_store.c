@@ -45,7 +45,7 @@
     "ce AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT fs_new_id('evt_'), s.user_id, 'submission.completed', s.form_id, s.id, "             \
     "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S " || " CALC_S " || " SPAM_SCORE_S     \
-    " FROM s WHERE NOT s.spam RETURNING 1) "
+    " || " UNCHECKED_S " FROM s WHERE NOT s.spam RETURNING 1) "
 
 /* What the single and the batch statements say alike about a stored
  * submission s: its UTC month, its event's payload, the answer's body,
@@ -82,6 +82,11 @@
 #define SPAM_SCORE_S                                                                               \
     "CASE WHEN s.spam_score IS NULL THEN '{}'::jsonb "                                             \
     "ELSE jsonb_build_object('spamScore', s.spam_score) END"
+/* A submission stored although its bot check could not be made
+ * (FormsvcCaptchaFailOpen; sql/0068), for its events. */
+#define UNCHECKED_S                                                                                \
+    "CASE WHEN s.captcha_unchecked IS NOT TRUE THEN '{}'::jsonb ELSE "                             \
+    "jsonb_build_object('captchaUnchecked', true) END"
 #define MONTH_LEFT                                                                                 \
     "GREATEST(1, extract(epoch FROM (date_trunc('month', now() AT TIME ZONE 'UTC') "               \
     "  + interval '1 month') - (now() AT TIME ZONE 'UTC'))::bigint)::text"
@@ -93,7 +98,7 @@
  * and the statement writes its form.closed event (reason maxSubmissions,
  * sql/0050). */
 #define SUBMIT_SQL(CLOSED, LEFT) SUBMIT_SQL_OF(CLOSED, LEFT, "", "", "")
-/* The same with PID a 19th argument of the CTE a (the partial it
+/* The same with PID a 20th argument of the CTE a (the partial it
  * completes), S_GUARD a condition on the submission's insert and MORE
  * further CTEs (each beginning with a comma). */
 #define SUBMIT_SQL_OF(CLOSED, LEFT, PID, S_GUARD, MORE)                                            \
@@ -101,8 +106,8 @@
     "  %s::boolean AS spam, %s::integer AS qu, %s::integer AS qv, %s::text AS ikey, "              \
     "  %s::text AS ihash, %s::integer AS istatus, %s::text AS iloc, %s::text AS link_id, "         \
     "  %s::text AS uhash, %s::integer AS ver, %s::text AS evid, %s::text AS ending, "              \
-    "  %s::jsonb AS calc, %s::jsonb AS shown, %s::smallint AS spam_score, " PID "  " MONTH_NOW     \
-    "  AS month), "                                                                                \
+    "  %s::jsonb AS calc, %s::jsonb AS shown, %s::smallint AS spam_score, "                        \
+    "  %s::boolean AS unchecked, " PID "  " MONTH_NOW " AS month), "                               \
     "f AS (SELECT f.id, f.user_id, f.version, " CLOSED " AS closed, " LEFT " AS left_n, "          \
     "  CASE WHEN u.verified THEN a.qv ELSE a.qu END AS quota, " LINK_STATE " AS link "             \
     "  FROM forms f JOIN users u ON u.id = f.user_id, a "                                          \
@@ -123,9 +128,9 @@
     "    created_at = now() WHERE idempotency.created_at < now() - interval '24 hours' "           \
     "  RETURNING 1), "                                                                             \
     "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at, "  \
-    "  link_id, link_metadata, uniq_hash, ending, calculated, spam_score) "                        \
+    "  link_id, link_metadata, uniq_hash, ending, calculated, spam_score, captcha_unchecked) "     \
     "  SELECT a.sid, go.id, go.user_id, go.version, a.data, a.spam, now(), a.link_id, "            \
-    "  " LINK_META_A ", a.uhash, a.ending, a.calc, a.spam_score FROM go, a "                       \
+    "  " LINK_META_A ", a.uhash, a.ending, a.calc, a.spam_score, a.unchecked FROM go, a "          \
     "  WHERE (a.ikey IS NULL OR EXISTS (SELECT 1 FROM i)) " S_GUARD " RETURNING *), "              \
     "lu AS (UPDATE links l SET uses = l.uses + 1 FROM s WHERE l.id = s.link_id RETURNING 1), "     \
     "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "                             \
@@ -133,7 +138,7 @@
     "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "              \
     "  SELECT a.evid, s.user_id, 'submission.created', s.form_id, s.id, "                          \
     "  " EVENT_PAYLOAD " || " LINK_MEMBERS_S " || " ENDING_S " || " CALC_S " || " SPAM_SCORE_S     \
-    "  FROM s, a WHERE NOT s.spam RETURNING 1), "                                                  \
+    " || " UNCHECKED_S "  FROM s, a WHERE NOT s.spam RETURNING 1), "                               \
     "fc AS (INSERT INTO events (id, user_id, type, form_id, payload) "                             \
     "  SELECT fs_new_id('evt_'), s.user_id, 'form.closed', s.form_id, "                            \
     "  fs_form_closed_json(fo, 'maxSubmissions', fs_public_max_submissions(fo.settings)::bigint) " \
@@ -179,7 +184,8 @@ const fs_stmt fs_stmts_public[] = {
      * 15 the key of the ending reached (or NULL: settings.endings, sql/0058),
      * 16 what the server calculated (json, or NULL: fs_scores.h, sql/0062),
      * 17 what of it the respondent's answer shows (json, or NULL),
-     * 18 the spam score (0..100, or NULL: not computed; sql/0066).
+     * 18 the spam score (0..100, or NULL: not computed; sql/0066),
+     * 19 true when its bot check could not be made (else NULL; sql/0068).
      * Only appends (submission, event, a +1 in submission_tally for
      * non-spam): no row that concurrent submissions share is written, so
      * none waits for another's commit (sql/0024). The monthly quota reads
@@ -192,21 +198,21 @@ const fs_stmt fs_stmts_public[] = {
      * duplicate | quota | replay), the
      * submission json, seconds to the end of the month (UTC), and whether
      * the form's count grew. */
-    {"fs_public_submit", 18, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
+    {"fs_public_submit", 19, SUBMIT_SQL("fs_public_status(f) <> 'published'", "NULL::bigint")},
     /* the same for forms with maxSubmissions: fs_public_closed_locked
      * (sql/0020) locks the form row until commit and only then counts, in
      * a fresh snapshot, so concurrent submissions cannot pass the limit
      * (a count read in this statement's own snapshot would miss the
      * submissions that commit while it waits for the lock). */
-    {"fs_public_submit_locked", 18,
+    {"fs_public_submit_locked", 19,
      SUBMIT_SQL("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)")},
 
-    /* the same two, completing the partial named by a 19th argument
+    /* the same two, completing the partial named by a 20th argument
      * (PARTIAL_MORE) */
-    {"fs_public_submit_partial", 19,
+    {"fs_public_submit_partial", 20,
      SUBMIT_SQL_OF("fs_public_status(f) <> 'published'", "NULL::bigint", PARTIAL_PID, PARTIAL_GUARD,
                    PARTIAL_MORE)},
-    {"fs_public_submit_partial_locked", 19,
+    {"fs_public_submit_partial_locked", 20,
      SUBMIT_SQL_OF("fs_public_closed_locked(f.id, a.ikey)", "fs_public_left_locked(f.id)",
                    PARTIAL_PID, PARTIAL_GUARD, PARTIAL_MORE)},
 
@@ -226,7 +232,8 @@ const fs_stmt fs_stmts_public[] = {
      "  x.e ->> 'form' AS form_id, x.e -> 'data' AS data, (x.e ->> 'spam')::boolean AS spam, "
      "  (x.e ->> 'ver')::integer AS ver, (x.e ->> 'qu')::integer AS qu, "
      "  (x.e ->> 'qv')::integer AS qv, (x.e ->> 'score')::smallint AS spam_score, "
-     "  x.e ->> 'ending' AS ending, x.e -> 'calc' AS calc, x.e -> 'shown' AS shown "
+     "  x.e ->> 'ending' AS ending, x.e -> 'calc' AS calc, x.e -> 'shown' AS shown, "
+     "  (x.e ->> 'unchecked')::boolean AS unchecked "
      "  FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS x(e, ord)), "
      "m AS (SELECT " MONTH_NOW " AS month), "
      "f AS (SELECT r.*, f.user_id, f.version, fs_public_status(f) <> 'published' AS closed, "
@@ -237,17 +244,17 @@ const fs_stmt fs_stmts_public[] = {
      "go AS (SELECT f.* FROM f, m WHERE NOT f.closed AND (f.ver IS NULL OR f.version = f.ver) "
      "  AND (f.spam OR fs_month_under(f.user_id, m.month, f.quota))), "
      "s AS (INSERT INTO submissions (id, form_id, user_id, form_version, data, spam, created_at, "
-     "  spam_score, ending, calculated) "
+     "  spam_score, ending, calculated, captcha_unchecked) "
      "  SELECT go.sid, go.form_id, go.user_id, go.version, go.data, go.spam, now(), go.spam_score, "
-     "  go.ending, go.calc "
+     "  go.ending, go.calc, go.unchecked "
      "  FROM go RETURNING id, form_id, user_id, form_version, data, spam, created_at, spam_score, "
-     "  ending, calculated), "
+     "  ending, calculated, captcha_unchecked), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT s.form_id, s.user_id, m.month, count(*) FROM s, m WHERE NOT s.spam "
      "  GROUP BY s.form_id, s.user_id, m.month RETURNING 1), "
      "ev AS (INSERT INTO events (id, user_id, type, form_id, submission_id, payload) "
      "  SELECT go.evid, s.user_id, 'submission.created', s.form_id, s.id, " EVENT_PAYLOAD
-     "  || " ENDING_S " || " CALC_S " || " SPAM_SCORE_S
+     "  || " ENDING_S " || " CALC_S " || " SPAM_SCORE_S " || " UNCHECKED_S
      "  FROM s JOIN go ON go.sid = s.id WHERE NOT s.spam RETURNING 1) "
      "SELECT r.ord::text, CASE WHEN f.sid IS NULL THEN 'gone' "
      "  WHEN f.ver IS NOT NULL AND f.version <> f.ver THEN 'stale' "
@@ -344,6 +351,7 @@ fs_error *fs_store_public_submit(fs_store *st, const fs_new_submission *s, int e
                           s->calculated,
                           s->calculated_shown,
                           s->spam_score >= 0 ? FS_ARG_INT(st->pool, s->spam_score) : NULL,
+                          s->captcha_unchecked ? "true" : NULL,
                           s->partial_id};
     fs_rows *rs;
     const char *label =
@@ -428,6 +436,8 @@ fs_error *fs_store_public_submit_batch(fs_store *st, const fs_new_submission *co
             text(b, ",\"shown\":");
             text(b, s->calculated_shown);
         }
+        if (s->captcha_unchecked)
+            text(b, ",\"unchecked\":true");
         text(b, "}");
     }
     text(b, "]");

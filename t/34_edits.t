@@ -15,6 +15,7 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcTest;
 use FormsTest qw(problem_ok make_form verify_account);
 use FormsvcMail qw(wait_mail);
+use FormsvcInstance ();
 use Apache::TestRequest ();
 use HTTP::Request ();
 use HTTP::Request::Common ();
@@ -156,6 +157,22 @@ my $dup = post_page(open_page($edit), answers => [[name => 'Ada'], [email => 'bo
 is $dup->{code}, 409, 'an edit taking the e-mail Bob sent: 409';
 like $dup->{html}, qr/An answer with the same E-mail was already received/, 'the form again, saying why';
 is psql("SELECT data->>'email' FROM submissions WHERE id = '$sid'"), 'ada@example.org', 'nothing changed';
+
+# eight edits at once, each of another submission, all taking one new
+# e-mail: exactly one is stored, the seven others are told it is taken
+my @pages = map {
+    my $sent = post_page(open_page("/f/$fid"), answers => [[name => "P$_"], [email => "p$_\@example.org"]]);
+    open_page($sent->{edit} // '/');
+} 1 .. 8;
+is scalar(grep { ($_->{action} // '') =~ /\?edit=/ } @pages), 8, 'eight submissions, each with its edit page';
+my $outcomes = FormsvcInstance->burst(8, sub {
+    my $r = post_page($pages[$_[0] - 1], answers => [[name => 'Same'], [email => 'same@example.org']]);
+    return $r->{code} == 200 && $r->{res}->request->uri =~ m{/thanks\?edit=} ? 1
+         : $r->{code} == 409 ? 10 : 0;
+});
+is $outcomes, 1 + 7 * 10, 'eight edits at once to one uniqueBy value: one lands on the thanks page, seven get 409';
+is count("SELECT count(*) FROM submissions WHERE form_id = '$fid' AND data->>'email' = 'same\@example.org'"), 1,
+   'one submission holds it';
 
 # ---- forged, other form's, expired -----------------------------------------------
 (my $forged = $edit) =~ s/fes_([0-9a-f])/'fes_' . ($1 eq '0' ? '1' : '0')/e;

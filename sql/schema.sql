@@ -1052,6 +1052,33 @@ BEGIN
 END $$;
 
 --
+-- Name: fs_insight_count_update(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_insight_count_update() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO insight_tally (form_id, day, key, kind, value, n)
+    SELECT c.form_id, c.day, c.key, c.kind, c.value, sum(c.n)
+      FROM (SELECT o.form_id, (o.created_at AT TIME ZONE 'UTC')::date AS day,
+                   x.key, x.kind, x.value, -1 AS n
+              FROM old_subs o JOIN new_subs s ON s.id = o.id
+                   LEFT JOIN forms f ON f.id = o.form_id,
+                   LATERAL fs_insight_items(o.data, COALESCE(f.fields, '[]'::jsonb)) x
+             WHERE NOT o.spam AND (o.data IS DISTINCT FROM s.data OR o.spam <> s.spam)
+            UNION ALL
+            SELECT s.form_id, (s.created_at AT TIME ZONE 'UTC')::date, x.key, x.kind, x.value, 1
+              FROM new_subs s JOIN old_subs o ON o.id = s.id
+                   JOIN forms f ON f.id = s.form_id,
+                   LATERAL fs_insight_items(s.data, f.fields) x
+             WHERE NOT s.spam AND (o.data IS DISTINCT FROM s.data OR o.spam <> s.spam)) c
+     GROUP BY 1, 2, 3, 4, 5
+    HAVING sum(c.n) <> 0;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: fs_insight_items(jsonb, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -4264,6 +4291,12 @@ CREATE TRIGGER submissions_insight_delete AFTER DELETE ON public.submissions REF
 --
 
 CREATE TRIGGER submissions_insight_insert AFTER INSERT ON public.submissions REFERENCING NEW TABLE AS new_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count();
+
+--
+-- Name: submissions submissions_insight_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER submissions_insight_update AFTER UPDATE ON public.submissions REFERENCING OLD TABLE AS old_subs NEW TABLE AS new_subs FOR EACH STATEMENT EXECUTE FUNCTION public.fs_insight_count_update();
 
 --
 -- Name: users users_cache_notify; Type: TRIGGER; Schema: public; Owner: -

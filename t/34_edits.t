@@ -25,7 +25,7 @@ use URI::Escape qw(uri_escape_utf8);
 my $T = JSON::PP::true;
 my ($tok) = signup();
 verify_account($tok); # more forms than an unverified account's 3, and the respondent's copy
-wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+ok wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified'), 'the account verified';
 
 sub ua {
     my $ua = Apache::TestRequest::user_agent(reset => 1);
@@ -330,13 +330,32 @@ is $nv->(), 2, 'and no third version';
 is count("SELECT count(*) FROM events WHERE submission_id = '" . ($qsid // 'x') . "' AND type = 'submission.updated'"), 1,
    'nor a second submission.updated';
 
+# ---- insights follow an edit, and a deleted edited submission leaves none ----------
+my $if = make_form($vt, { title => 'Pick', fields => [
+        { key => 'choice', type => 'select', label => 'Choice', required => $T, options => ['a', 'b'] } ],
+    settings => { allowEdits => { untilHours => 2 } } });
+api(POST => "/v1/forms/$if->{id}/publish", token => $vt);
+my $counts = sub {
+    my ($q) = @{ api(GET => "/v1/forms/$if->{id}/insights", token => $vt)->{json}{questions} // [] };
+    return { map { ($_->{value} => $_->{count}) } @{ $q->{options} // [] } };
+};
+my $it = post_page(open_page("/f/$if->{id}"), answers => [[choice => 'a']]);
+like $it->{res}->request->uri, qr{/f/\Q$if->{id}\E/thanks}, 'a submission (a): the thanks page';
+is_deeply $counts->(), { a => 1, b => 0 }, 'insights: a 1';
+my $ie = post_page(open_page($it->{edit} // '/'), answers => [[choice => 'b']]);
+like $ie->{res}->request->uri, qr{/f/\Q$if->{id}\E/thanks}, 'edited to b: the thanks page';
+is_deeply $counts->(), { a => 0, b => 1 }, 'insights follow the edit: a 0, b 1';
+(my $isid) = ($it->{edit} // '') =~ /edit=(sub_\w+)\./;
+is api(DELETE => "/v1/forms/$if->{id}/submissions/" . ($isid // 'x'), token => $vt)->code, 204, 'the edited submission deleted';
+is_deeply $counts->(), { a => 0, b => 0 }, 'insights: nothing left, nothing negative';
+
 # ---- the token is not in the access log ----------------------------------------
 my ($secret) = $edit =~ /(fes_[0-9a-f]{64})/;
 my $log = Apache::Test::vars('t_logs') . '/access_log';
-if (-r $log) {
-    open my $fh, '<', $log or die;
-    my $hit = grep { index($_, $secret) >= 0 } <$fh>;
-    is $hit, 0, 'the edit secret is in no access-log line';
-}
+ok -r $log, 'the access log';
+sub log_lines { open my $fh, '<', $log or return (); <$fh> }
+ok wait_for(sub { grep { /edit=REDACTED/ } log_lines() }, 10, 'the edit requests logged'),
+   'the edit requests are logged, edit=REDACTED';
+is scalar(grep { index($_, $secret) >= 0 } log_lines()), 0, 'the edit secret is in no access-log line';
 
 done_testing;

@@ -14,6 +14,7 @@ use JSON::PP ();
 use IO::Uncompress::Unzip ();
 use Encode ();
 use File::Temp qw(tempdir);
+use IO::Select;
 use IO::Socket::INET;
 use Time::HiRes ();
 
@@ -96,7 +97,7 @@ sub as_csv {
 
 my ($tok) = signup();
 verify_account($tok);   # more forms than an unverified account's 3
-wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+ok wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified'), 'the account verified';
 my $form = make_form($tok, { title => 'Sheet', fields => [
     { key => 'name', type => 'text', label => 'Name' },
     { key => 'qty', type => 'number', label => 'Quantity' },
@@ -355,9 +356,12 @@ setsockopt($sock, Socket::SOL_SOCKET(), Socket::SO_RCVBUF(), 4096);
 print $sock "GET /api$bigpath HTTP/1.1\r\nHost: 127.0.0.1:$port\r\nAuthorization: Bearer $tok\r\n"
           . "Accept: $XLSX\r\nConnection: close\r\n\r\n";
 my $head = '';
-ok wait_for(sub { sysread($sock, $head, 4096, length $head); $head =~ /\r\n\r\n/ }, 60, 'the answer begins'), 'the answer begins';
+my $sel = IO::Select->new($sock);   # (a read that would block never lets wait_for's limit apply)
+ok wait_for(sub { sysread($sock, $head, 4096, length $head) if $sel->can_read(0.2); $head =~ /\r\n\r\n/ }, 60,
+            'the answer begins'), 'the answer begins';
 like $head, qr{^HTTP/1\.1 200}, 'a 200';
 my @during = leftovers();
+ok grep({ m{^/proc/} } @during), 'while it is sent, a child holds the file open' or diag "@during";
 ok !grep({ !m{^/proc/} } @during), 'while it is sent, no file of it is in the directory' or diag "@during";
 close $sock;
 ok wait_for(sub { !leftovers() }, 30, 'the file closed'), 'after the abort no child holds it, no file is left' or diag join ' ', leftovers();

@@ -330,6 +330,22 @@ is $nv->(), 2, 'and no third version';
 is count("SELECT count(*) FROM events WHERE submission_id = '" . ($qsid // 'x') . "' AND type = 'submission.updated'"), 1,
    'nor a second submission.updated';
 
+# ---- a signature is kept as it was sent, as files are -------------------------------
+my $sg = make_form($vt, { title => 'Signed', fields => [
+        { key => 'note', type => 'text', label => 'Note', required => $T },
+        { key => 'sign', type => 'signature', label => 'Signature', required => $T } ],
+    settings => { allowEdits => { untilHours => 2 } } });
+api(POST => "/v1/forms/$sg->{id}/publish", token => $vt);
+my $st = post_page(open_page("/f/$sg->{id}"), answers => [[note => 'first'], ['sign.name' => 'Ada Lovelace']]);
+like $st->{res}->request->uri, qr{/f/\Q$sg->{id}\E/thanks}, 'signed: the thanks page';
+my $sp = open_page($st->{edit} // '/');
+unlike $sp->{html}, qr{name="sign\.name"}, 'the edit page does not offer the signature again';
+my $sd = post_page($sp, answers => [[note => 'second']]);
+like $sd->{res}->request->uri, qr{/f/\Q$sg->{id}\E/thanks}, 'edited: the thanks page';
+(my $ssid) = ($st->{edit} // '') =~ /edit=(sub_\w+)\./;
+is_deeply api(GET => "/v1/forms/$sg->{id}/submissions/" . ($ssid // 'x'), token => $vt)->{json}{data},
+    { note => 'second', sign => { name => 'Ada Lovelace' } }, 'the new note, the signature as sent';
+
 # ---- insights follow an edit, and a deleted edited submission leaves none ----------
 my $if = make_form($vt, { title => 'Pick', fields => [
         { key => 'choice', type => 'select', label => 'Choice', required => $T, options => ['a', 'b'] } ],

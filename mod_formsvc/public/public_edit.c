@@ -31,8 +31,14 @@ static int edit_hours(const pub *pb) {
     return fs_edit_hours(pb->settings);
 }
 
-/* The keys of the file fields of pb's form as stored (pb->f.fields: also
- * after without_files), in p; NULL when it has none. */
+/* What an edit keeps as it was sent: files, and signatures (a typed name
+ * with, maybe, a drawn image stored as a file). */
+static int kept_as_sent(const char *type) {
+    return type && (!strcmp(type, "file") || !strcmp(type, "signature"));
+}
+
+/* The keys of the file and signature fields of pb's form as stored
+ * (pb->f.fields: also after without_files), in p; NULL when it has none. */
 static apr_array_header_t *file_keys(apr_pool_t *p, const pub *pb) {
     json_object *fields = pb->f.fields ? fs_json_parse_trusted(p, pb->f.fields) : NULL;
     apr_array_header_t *keys = NULL;
@@ -42,7 +48,7 @@ static apr_array_header_t *file_keys(apr_pool_t *p, const pub *pb) {
         json_object *f = json_object_array_get_idx(fields, i);
         const char *t = json_object_get_string(fs_json_get(f, "type"));
         const char *k = json_object_get_string(fs_json_get(f, "key"));
-        if (t && k && !strcmp(t, "file")) {
+        if (k && kept_as_sent(t)) {
             if (!keys)
                 keys = apr_array_make(p, 2, sizeof(const char *));
             APR_ARRAY_PUSH(keys, const char *) = k;
@@ -51,9 +57,10 @@ static apr_array_header_t *file_keys(apr_pool_t *p, const pub *pb) {
     return keys;
 }
 
-/* An edit keeps the files sent (they cannot be shown again in a page, and
- * replacing them is not offered): pb's form as the edit shows and checks
- * it, without its file fields (a page left with no question goes too).
+/* An edit keeps the files and signatures sent (a file cannot be shown
+ * again in a page, and replacing them is not offered): pb's form as the
+ * edit shows and checks it, without those fields (a page left with no
+ * question goes too).
  * formsvc_edit_store puts the stored files' answers back. */
 static void without_files(request_rec *r, pub *pb) {
     if (!pb->fs || !fs_fieldset_has_files(pb->fs) || !pb->fields)
@@ -62,7 +69,7 @@ static void without_files(request_rec *r, pub *pb) {
     for (size_t i = 0; i < json_object_array_length(pb->fields); i++) {
         json_object *f = json_object_array_get_idx(pb->fields, i);
         const char *t = json_object_get_string(fs_json_get(f, "type"));
-        if (!t || strcmp(t, "file"))
+        if (!kept_as_sent(t))
             json_object_array_add(kept, json_object_get(f));
     }
     pb->fields = kept;

@@ -98,6 +98,7 @@ like $t->{res}->header('Cache-Control') // '', qr/no-store/, 'the thanks page wi
 
 my $other = post_page(open_page("/f/$fid"), answers => [[name => 'Bob'], [email => 'bob@example.org']]);
 is $other->{code}, 200, 'another submission (Bob)';
+like $other->{res}->request->uri, qr{/f/\Q$fid\E/thanks}, 'landing on the thanks page';
 
 # ---- the edit page shows the answers sent --------------------------------------
 my $e = open_page($edit);
@@ -201,8 +202,8 @@ is psql("SELECT data->>'name' FROM submissions WHERE id = '$sid'"), 'Ada Lovelac
 my $ct = post_page(open_page("/f/$fid"), answers => [[name => 'Carol'], [email => 'carol@example.org']]);
 (my $csid) = ($ct->{edit} // '') =~ /edit=(sub_\w+)\./;
 ok $csid, 'Carol sent';
-is post_page(open_page($ct->{edit}), answers => [[name => 'Carol'], [email => 'dave@example.org']])->{code}, 200,
-    'and changed her address';
+like post_page(open_page($ct->{edit}), answers => [[name => 'Carol'], [email => 'dave@example.org']])->{res}->request->uri,
+    qr{/thanks\?edit=}, 'and changed her address (the thanks page)';
 my $er = api(POST => '/v1/erasures', token => $tok, body => { email => 'carol@example.org' });
 is $er->code, 200, 'POST /v1/erasures with the address she first sent';
 is count("SELECT count(*) FROM submissions WHERE id = '$csid'"), 0, 'the submission is erased (an old version held it)';
@@ -220,6 +221,7 @@ api(POST => "/v1/forms/$mid/publish", token => $tok);
 my $s1 = post_page(open_page("/f/$mid"), nav => 'next', answers => [[name => 'Grace']]);
 my $st = post_page($s1, nav => 'submit', answers => [[city => 'Arlington']]);
 is $st->{code}, 200, 'two pages sent: the thanks page';
+like $st->{res}->request->uri, qr{/f/\Q$mid\E/thanks}, 'which is where the person lands';
 ok $st->{edit}, 'with the edit link';
 (my $msid) = $st->{edit} =~ /edit=(sub_\w+)\./;
 my $e1 = open_page($st->{edit});
@@ -232,6 +234,7 @@ is_deeply $e2->{inputs}, { city => 'Arlington' }, 'Next: page 2 with its answer'
 like $e2->{action}, qr{\?edit=\Q$msid\E\.}, 'still posting to the edit address';
 my $e3 = post_page($e2, nav => 'submit', answers => [[city => 'Washington']]);
 is $e3->{code}, 200, 'Submit: the thanks page';
+like $e3->{res}->request->uri, qr{/f/\Q$mid\E/thanks}, 'the person lands there, not on page 2 again';
 is_deeply api(GET => "/v1/forms/$mid/submissions/$msid", token => $tok)->{json}{data},
     { name => 'Grace Hopper', city => 'Washington' }, 'both pages\' answers changed';
 is count("SELECT count(*) FROM submissions WHERE form_id = '$mid'"), 1, 'one submission';
@@ -264,6 +267,7 @@ my $freq = HTTP::Request::Common::POST($fp0->{action}, Content_Type => 'form-dat
                 doc => [undef, 'a.txt', 'Content-Type' => 'text/plain', Content => "hello\n"]]);
 my $ft = page_of(ua()->request($freq));
 is $ft->{code}, 200, 'sent with a file: the thanks page';
+like $ft->{res}->request->uri, qr{/f/\Q$ff->{id}\E/thanks}, 'landing there';
 ok $ft->{edit}, 'with the edit link';
 (my $fsid) = ($ft->{edit} // '') =~ /edit=(sub_\w+)\./;
 my $fdoc = api(GET => "/v1/forms/$ff->{id}/submissions/$fsid", token => $tok)->{json}{data}{doc};
@@ -275,6 +279,7 @@ like $fe->{html}, qr/The files you sent are kept/, 'saying the files are kept';
 is $fe->{inputs}{name}, 'Kim', 'with the other answers';
 my $fdone = post_page($fe, answers => [[name => 'Kim Doe']]);
 is $fdone->{code}, 200, 'edited: the thanks page';
+like $fdone->{res}->request->uri, qr{/f/\Q$ff->{id}\E/thanks}, 'landing there';
 my $fafter = api(GET => "/v1/forms/$ff->{id}/submissions/$fsid", token => $tok)->{json}{data};
 is $fafter->{name}, 'Kim Doe', 'the new answer';
 is_deeply $fafter->{doc}, $fdoc, 'the file kept as it was';

@@ -212,6 +212,9 @@ $j = api(POST => "/f/$g->{id}", body => 'qty=2', headers => { 'Content-Type' => 
 is $j->code, 303, 'a page post: 303';
 like $j->header('Location'), qr{/f/\Q$g->{id}\E/thanks$}, 'to the thanks page, without a score';
 like open_page("/f/$g->{id}/thanks")->{html}, qr{Thanks \(\?\)\.}, 'a {score} with no score: ?';
+my $gp = post_page(open_page("/f/$g->{id}"), answers => [[qty => 2]]);
+like $gp->{res}->request->uri, qr{/f/\Q$g->{id}\E/thanks$}, 'through the page, the person lands on the thanks page';
+like $gp->{html}, qr{Thanks \(\?\)\.}, 'which says its message';
 
 # ---- 5. definitions refused, with pointers -----------------------------------------
 my $e = errs(api(PATCH => "/v1/forms/$fid", token => $tok, body => { settings => {

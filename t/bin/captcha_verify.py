@@ -26,7 +26,7 @@ class Verify(BaseHTTPRequestHandler):
             f.write(json.dumps(form) + "\n")
         tok = form.get("response", "")
         if tok.startswith("slow"):
-            time.sleep(3)
+            time.sleep(8)  # well past FormsvcCaptchaTimeout (2 s in t/34_captcha.t)
         if tok.startswith("broken"):
             self.send_response(500)
             self.end_headers()

@@ -23,6 +23,11 @@ char *fs_csv_cell(apr_pool_t *p, const char *text);
  * numbers as they are, booleans true/false, null or absent empty, arrays
  * (multiselect answers) their items joined with "; ". In p. */
 char *fs_csv_value(apr_pool_t *p, json_object *v);
+/* An array answer's items as one text, unescaped, joined with "; " (a
+ * string as it is, an uploaded file as "name <url>", anything else its
+ * JSON): what fs_csv_value writes for it before escaping, and the XLSX's
+ * text for it (fs_xlsx.c). In p; "" for an empty array. */
+char *fs_csv_join(apr_pool_t *p, json_object *array);
 
 /* Appends the cells (already escaped) joined by commas and CRLF to buf. */
 void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n);

@@ -27,8 +27,6 @@
 #include "fs_field_choice_def.h"
 #include "fs_fieldset.h"
 
-/* Is f one of these types (or a select or multiselect with allowOther)? */
-int fs_choice_field(const fs_field *f);
 /* 1 when the select or multiselect f takes an "other" answer. */
 int fs_choice_allows_other(const fs_field *f);
 

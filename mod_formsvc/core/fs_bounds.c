@@ -1,6 +1,7 @@
 /* fs_bounds: bounds of dates and times. */
 #include "fs_bounds.h"
 #include "fs_json.h"
+#include "fs_util.h"
 
 #include <apr_strings.h>
 #include <apr_time.h>
@@ -27,10 +28,7 @@ static int is_date(const char *s, apr_size_t len) {
         !two(s + 5, 12) || !two(s + 8, 31) || !memcmp(s, "0000", 4))
         return 0;
     int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
-    int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
-    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    return m >= 1 && d >= 1 && d <= mdays[m - 1] + (m == 2 && leap);
+    return fs_date_valid(y, (s[5] - '0') * 10 + (s[6] - '0'), (s[8] - '0') * 10 + (s[9] - '0'));
 }
 
 static int is_time(const char *s, apr_size_t len) {

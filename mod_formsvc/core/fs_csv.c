@@ -95,26 +95,29 @@ char *fs_csv_value(apr_pool_t *p, json_object *v) {
         /* a number is never a formula; its JSON text is already safe */
         return quote(p, fs_json_str(p, v), 0);
     case json_type_string: return fs_csv_cell(p, json_object_get_string(v));
-    case json_type_array: {
-        char *joined = "";
-        size_t n = json_object_array_length(v);
-        for (size_t i = 0; i < n; i++) {
-            json_object *it = json_object_array_get_idx(v, i);
-            json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
-            const char *s =
-                json_object_is_type(it, json_type_string) ? json_object_get_string(it)
-                /* an uploaded file: its name and API URL */
-                : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
-                    ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu),
-                                  ">", NULL)
-                    : fs_json_str(p, it);
-            joined = i ? apr_pstrcat(p, joined, "; ", s, NULL) : apr_pstrdup(p, s);
-        }
-        return fs_csv_cell(p, joined);
-    }
+    case json_type_array: return fs_csv_cell(p, fs_csv_join(p, v));
     case json_type_object: return fs_csv_cell(p, fs_json_str(p, v));
     }
     return apr_pstrdup(p, "");
+}
+
+char *fs_csv_join(apr_pool_t *p, json_object *v) {
+    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+    apr_array_header_t *parts = apr_array_make(p, n ? (int)(2 * n) : 1, sizeof(const char *));
+    for (size_t i = 0; i < n; i++) {
+        json_object *it = json_object_array_get_idx(v, i);
+        json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
+        if (i)
+            APR_ARRAY_PUSH(parts, const char *) = "; ";
+        APR_ARRAY_PUSH(parts, const char *) =
+            json_object_is_type(it, json_type_string) ? json_object_get_string(it)
+            /* an uploaded file: its name and API URL */
+            : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
+                ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu), ">",
+                              NULL)
+                : fs_json_str(p, it);
+    }
+    return apr_array_pstrcat(p, parts, 0);
 }
 
 void fs_csv_row(apr_array_header_t *buf, const char *const *cells, int n) {

@@ -22,10 +22,6 @@ int fs_choice_allows_other(const fs_field *f) {
            json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
-int fs_choice_field(const fs_field *f) {
-    return fs_choice_no_placeholder(f->type) || fs_choice_allows_other(f);
-}
-
 static json_object *array_of(json_object *v) {
     return v && json_object_is_type(v, json_type_array) ? v : NULL;
 }

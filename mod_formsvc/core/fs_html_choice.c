@@ -6,6 +6,7 @@
 #include "fs_json.h"
 
 #include <apr_strings.h>
+#include <apr_tables.h>
 #include <string.h>
 
 int fs_choice_is_group(const fs_field *f) {
@@ -19,13 +20,15 @@ static json_object *array_of(json_object *v) {
 
 /* ---- the page ---- */
 
+/* The pieces of a question's markup, joined once at the end (a matrix
+ * has a piece per cell: appending to one string would copy it each time). */
 typedef struct {
     apr_pool_t *p;
-    const char *s;
+    apr_array_header_t *parts;
 } buf;
 
 static void put(buf *b, const char *s) {
-    b->s = apr_pstrcat(b->p, b->s, s, NULL);
+    APR_ARRAY_PUSH(b->parts, const char *) = s;
 }
 
 static const char *esc(apr_pool_t *p, const char *s) {
@@ -52,7 +55,7 @@ static const char *str_value(apr_pool_t *p, json_object *v) {
 
 const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *f, json_object *v,
                            const char *id, const char *aria, const char *required) {
-    buf b = {p, ""};
+    buf b = {p, apr_array_make(p, 16, sizeof(const char *))};
     switch (f->type) {
     case FS_FT_SCALE: {
         long long from, to;
@@ -184,7 +187,7 @@ const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *
     }
     default: break;
     }
-    return b.s;
+    return apr_array_pstrcat(p, b.parts, 0);
 }
 
 const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_field *f,

@@ -1,6 +1,8 @@
 /* fs_xlsx: a worksheet through libxlsxwriter, constant memory. */
 #include "fs_xlsx.h"
+#include "fs_csv.h"
 #include "fs_json.h"
+#include "fs_util.h"
 
 #include <apr_strings.h>
 #include <math.h>
@@ -97,9 +99,7 @@ int fs_xlsx_date(fs_xlsx *x, uint32_t row, uint16_t col, const char *s) {
         !digits(s + 8, 2))
         return 1;
     int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
-    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (y < 1900 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 && !leap))
+    if (y < 1900 || !fs_date_valid(y, m, d)) /* a spreadsheet's dates begin in 1900 */
         return 1;
     lxw_datetime dt = {.year = y, .month = m, .day = d};
     return worksheet_write_datetime(x->ws, row, col, &dt, x->date) == LXW_NO_ERROR ? 0 : -1;
@@ -133,23 +133,8 @@ int fs_xlsx_value(fs_xlsx *x, apr_pool_t *p, uint32_t row, uint16_t col, json_ob
         }
         return text_in(x, row, col, s, NULL);
     }
-    case json_type_array: {
-        /* as fs_csv_value joins them, unescaped */
-        char *joined = "";
-        size_t n = json_object_array_length(v);
-        for (size_t i = 0; i < n; i++) {
-            json_object *it = json_object_array_get_idx(v, i);
-            json_object *fn = fs_json_get(it, "name"), *fu = fs_json_get(it, "url");
-            const char *s =
-                json_object_is_type(it, json_type_string) ? json_object_get_string(it)
-                : json_object_is_type(it, json_type_object) && fn && fu && fs_json_get(it, "sha256")
-                    ? apr_pstrcat(p, json_object_get_string(fn), " <", json_object_get_string(fu),
-                                  ">", NULL)
-                    : fs_json_str(p, it);
-            joined = i ? apr_pstrcat(p, joined, "; ", s, NULL) : apr_pstrdup(p, s);
-        }
-        return n ? text_in(x, row, col, joined, NULL) : 0;
-    }
+    case json_type_array: /* as fs_csv_value joins them, unescaped */
+        return json_object_array_length(v) ? text_in(x, row, col, fs_csv_join(p, v), NULL) : 0;
     case json_type_object: return text_in(x, row, col, fs_json_str(p, v), NULL);
     }
     return 0;

@@ -33,15 +33,7 @@
 
 APLOG_USE_MODULE(formsvc);
 
-/* A CSV export is read in batches of rows, each its own keyset statement
- * on a connection taken for it and given back before the batch is written
- * (formsvc_send_more): from CSV_FIRST rows, doubled up to CSV_BATCH while a
- * batch's CSV stays under half of CSV_BATCH_BYTES, halved when it passes
- * it, so that an export holds about one batch of that size in memory
- * whatever its rows weigh. */
-#define CSV_FIRST 50
-#define CSV_BATCH 500
-#define CSV_BATCH_BYTES (256 * 1024)
+/* A CSV export is read in batches as every export is (subs_export.h). */
 
 static fs_error *no_submission(request_rec *r) {
     return fs_error_make(r->pool, "not-found", "No such submission.");
@@ -262,11 +254,11 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
     for (int i = 0; i < ncols; i++)
         cells[i] = fs_csv_cell(r->pool, cols.names[i]);
     const char *after = NULL;
-    int started = 0, limit = CSV_FIRST;
+    int started = 0, limit = FORMSVC_SUBS_FIRST;
     /* one buffer for every batch's CSV, and one for a string being
      * unescaped: the export's memory is the largest batch, whatever its
      * length */
-    apr_array_header_t *buf = apr_array_make(r->pool, CSV_BATCH_BYTES, 1);
+    apr_array_header_t *buf = apr_array_make(r->pool, FORMSVC_SUBS_BATCH_BYTES, 1);
     apr_array_header_t *scratch = apr_array_make(r->pool, 1024, 1);
     for (;;) {
         apr_pool_t *sub;
@@ -287,12 +279,7 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
         }
         buf->nelts = 0;
         if (!started) {
-            apr_table_setn(
-                r->headers_out, "Content-Disposition",
-                apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.csv\"", form->id));
-            apr_table_setn(r->headers_out, "Cache-Control", "no-store");
-            apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-            apr_table_setn(r->headers_out, "Vary", "Accept");
+            formsvc_subs_download_headers(r, form, "csv");
             formsvc_send_start(r, 200, "text/csv; charset=utf-8; header=present");
             if (r->header_only) {
                 apr_pool_destroy(sub);
@@ -360,10 +347,7 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
             fs_csv_put(buf, "\r\n", 2);
         }
         int more = rs.n == limit;
-        if (buf->nelts > CSV_BATCH_BYTES && limit > 1)
-            limit /= 2;
-        else if (buf->nelts < CSV_BATCH_BYTES / 2 && limit < CSV_BATCH)
-            limit = limit * 2 > CSV_BATCH ? CSV_BATCH : limit * 2;
+        limit = formsvc_subs_next_limit(limit, (apr_size_t)buf->nelts);
         formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, more);
         if (more)
             after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
@@ -584,11 +568,14 @@ static int formsvc_h_subs_export_link(request_rec *r, const char *const *caps) {
     if (verr->errors)
         return formsvc_send_problem(r, verr);
     /* the query as given, without format: the list's own parameters */
-    const char *query = "";
+    apr_array_header_t *kept = apr_array_make(r->pool, 8, sizeof(const char *));
     char *a = apr_pstrdup(r->pool, r->args ? r->args : ""), *last = NULL;
     for (char *kv = apr_strtok(a, "&", &last); kv; kv = apr_strtok(NULL, "&", &last))
-        if (strncmp(kv, "format=", 7) && strcmp(kv, "format"))
-            query = apr_pstrcat(r->pool, query, *query ? "&" : "?", kv, NULL);
+        if (strncmp(kv, "format=", 7) && strcmp(kv, "format")) {
+            APR_ARRAY_PUSH(kept, const char *) = kept->nelts ? "&" : "?";
+            APR_ARRAY_PUSH(kept, const char *) = kv;
+        }
+    const char *query = apr_array_pstrcat(r->pool, kept, 0);
     json_object *out = fs_json_own(r->pool, json_object_new_object());
     json_object_object_add(
         out, "url",

@@ -22,16 +22,13 @@
 
 APLOG_USE_MODULE(formsvc);
 
-/* Batches as the CSV export's: from FIRST rows, doubled up to BATCH while
- * a batch's text stays under half of BATCH_BYTES, halved when it passes
- * it, so that an export holds about one batch of that size in memory. */
-#define FIRST 50
+#define FIRST FORMSVC_SUBS_FIRST
 #define BATCH 500
-#define BATCH_BYTES (256 * 1024)
+#define BATCH_BYTES FORMSVC_SUBS_BATCH_BYTES
 /* the file is sent in pieces of this size */
 #define SEND_CHUNK (64 * 1024)
 
-static int next_limit(int limit, apr_size_t bytes) {
+int formsvc_subs_next_limit(int limit, apr_size_t bytes) {
     if (bytes > BATCH_BYTES && limit > 1)
         return limit / 2;
     if (bytes < BATCH_BYTES / 2 && limit < BATCH)
@@ -39,7 +36,7 @@ static int next_limit(int limit, apr_size_t bytes) {
     return limit;
 }
 
-static void download_headers(request_rec *r, const formsvc_form *form, const char *ext) {
+void formsvc_subs_download_headers(request_rec *r, const formsvc_form *form, const char *ext) {
     apr_table_setn(
         r->headers_out, "Content-Disposition",
         apr_psprintf(r->pool, "attachment; filename=\"%s-submissions.%s\"", form->id, ext));
@@ -75,7 +72,7 @@ int formsvc_subs_send_jsonl(request_rec *r, const formsvc_form *form, const fs_s
             return OK;
         }
         if (!started) {
-            download_headers(r, form, "jsonl");
+            formsvc_subs_download_headers(r, form, "jsonl");
             formsvc_send_start(r, 200, FORMSVC_JSONL_TYPE);
             started = 1;
             if (r->header_only) {
@@ -94,7 +91,7 @@ int formsvc_subs_send_jsonl(request_rec *r, const formsvc_form *form, const fs_s
             apr_array_cat(buf, &piece);
             APR_ARRAY_PUSH(buf, char) = '\n';
         }
-        limit = next_limit(limit, (apr_size_t)buf->nelts);
+        limit = formsvc_subs_next_limit(limit, (apr_size_t)buf->nelts);
         formsvc_send_more(r, buf->elts, (apr_size_t)buf->nelts, page.more);
         if (page.more)
             after = apr_pstrdup(r->pool, page.items[page.n - 1].id);
@@ -263,7 +260,7 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
             }
         }
         int more = rs.n == limit;
-        limit = next_limit(limit, bytes);
+        limit = formsvc_subs_next_limit(limit, bytes);
         if (more)
             after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
         apr_pool_destroy(sub);
@@ -284,7 +281,7 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
     unlink(path);
     if (cut)
         apr_table_setn(r->headers_out, "Formsvc-Cells-Cut", apr_itoa(r->pool, cut));
-    download_headers(r, form, "xlsx");
+    formsvc_subs_download_headers(r, form, "xlsx");
     ap_set_content_length(r, fi.size);
     formsvc_send_start(r, 200, FORMSVC_XLSX_TYPE);
     if (r->header_only)

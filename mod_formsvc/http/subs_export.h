@@ -13,6 +13,19 @@
 #define FORMSVC_XLSX_TYPE "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 #define FORMSVC_JSONL_TYPE "application/x-ndjson"
 
+/* Every export (CSV, JSON Lines, XLSX) is read in batches of rows, each
+ * its own keyset statement on a connection given back before the batch is
+ * written: from FORMSVC_SUBS_FIRST rows, doubled up to 500 while a batch's
+ * text stays under half of FORMSVC_SUBS_BATCH_BYTES, halved when it passes
+ * it, so that an export holds about one batch of that size in memory.
+ * formsvc_subs_next_limit is the next batch's size after one of bytes. */
+#define FORMSVC_SUBS_FIRST 50
+#define FORMSVC_SUBS_BATCH_BYTES (256 * 1024)
+int formsvc_subs_next_limit(int limit, apr_size_t bytes);
+/* A whole export's headers: an attachment named <form>-submissions.<ext>,
+ * no-store, nosniff, Vary: Accept. */
+void formsvc_subs_download_headers(request_rec *r, const formsvc_form *form, const char *ext);
+
 /* Every submission which selects (or, completed 0, every partial answer of
  * the form), newest first, one line each: exactly the objects of the JSON
  * list's items. Read in batches, each on a connection given back before the

@@ -220,11 +220,7 @@ static void write_digest(job_ctx *x, json_object *pl) {
  * sending (settings.allowEdits, fs_edit.h; the store leaves it out of
  * link-only forms): a paragraph with the private edit link, else "". */
 static const char *edit_text(job_ctx *x, json_object *form, json_object *sub) {
-    json_object *st = fs_json_own(x->p, json_object_new_object());
-    json_object *ae = fs_json_get(form, "allowEdits");
-    if (ae)
-        json_object_object_add(st, "allowEdits", json_object_get(ae));
-    int hours = fs_edit_hours(st);
+    int hours = fs_edit_hours(form); /* fs_mail_form_json has allowEdits at the top */
     const char *fid = str(form, "id"), *sid = str(sub, "id");
     if (!hours || !fid || !sid)
         return "";

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             const char **names;
             int n = fs_scores_csv_columns(p, settings, fields, &names);
-            (void)fs_scores_csv_values(p, settings, fields, c ? fs_json_str(p, c) : NULL, n);
+            (void)fs_scores_csv_values(p, names, n, c ? fs_json_str(p, c) : NULL);
             json_object_put(fs_quiz_public_fields(fields));
         }
         json_object *m = fs_json_get(body, "message");

@@ -57,16 +57,16 @@ json_object *fs_calculated(apr_pool_t *p, json_object *settings, json_object *fi
  * Sets *names (in p) and returns their number (0: none). */
 int fs_scores_csv_columns(apr_pool_t *p, json_object *settings, json_object *fields,
                           const char ***names);
-/* The values of those columns for a submission's stored calculated (JSON
- * text, NULL or "" when none): n of them, NULL for what it does not have;
- * the array in p, the values owned by a parse tied to p. */
-json_object **fs_scores_values(apr_pool_t *p, json_object *settings, json_object *fields,
-                               const char *calculated, int n);
-/* The cells of those columns (escaped, fs_csv_value) for a submission's
- * stored calculated (JSON text, NULL or "" when none); an empty cell for
- * what it does not have. n cells, in p. */
-const char **fs_scores_csv_values(apr_pool_t *p, json_object *settings, json_object *fields,
-                                  const char *calculated, int n);
+/* The values of the n columns names (fs_scores_csv_columns', worked out
+ * once per export) for a submission's stored calculated (JSON text, NULL
+ * or "" when none): NULL for what it does not have; the array in p, the
+ * values owned by a parse tied to p. */
+json_object **fs_scores_values(apr_pool_t *p, const char *const *names, int n,
+                               const char *calculated);
+/* The same as cells (escaped, fs_csv_value; empty for what it does not
+ * have). n cells, in p. */
+const char **fs_scores_csv_values(apr_pool_t *p, const char *const *names, int n,
+                                  const char *calculated);
 
 /* msg with every {score} and {max} replaced by score and max (texts),
  * in one pass (what they bring in is not read again); anything else as

@@ -289,14 +289,14 @@ static void public_csv_and_fill(void **state) {
     assert_string_equal(names[2], "calculated.total");
     assert_string_equal(names[4], "calculated.n");
     const char **cells = fs_scores_csv_values(
-        p, s, f, "{\"score\": 7, \"max\": 10, \"variables\": {\"total\": -3, \"who\": \"=1+1\"}}",
-        n);
+        p, names, n,
+        "{\"score\": 7, \"max\": 10, \"variables\": {\"total\": -3, \"who\": \"=1+1\"}}");
     assert_string_equal(cells[0], "7");
     assert_string_equal(cells[1], "10");
     assert_string_equal(cells[2], "-3");
     assert_string_equal(cells[3], "'=1+1"); /* neutralised as every text cell */
     assert_string_equal(cells[4], "");
-    cells = fs_scores_csv_values(p, s, f, NULL, n);
+    cells = fs_scores_csv_values(p, names, n, NULL);
     assert_string_equal(cells[0], "");
     /* placeholders */
     assert_string_equal(fs_scores_fill(p, "You got {score}/{max} {x} {score", "7", "10"),

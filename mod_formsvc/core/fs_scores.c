@@ -403,26 +403,24 @@ int fs_scores_csv_columns(apr_pool_t *p, json_object *settings, json_object *fie
     return n;
 }
 
-json_object **fs_scores_values(apr_pool_t *p, json_object *settings, json_object *fields,
-                               const char *calculated, int n) {
+json_object **fs_scores_values(apr_pool_t *p, const char *const *names, int n,
+                               const char *calculated) {
     json_object **out = apr_pcalloc(p, sizeof(json_object *) * (size_t)(n ? n : 1));
     json_object *calc = calculated && *calculated ? fs_json_parse_trusted(p, calculated) : NULL;
-    json_object *vars = fs_json_get(calc, "variables"), *vl = fs_json_get(settings, "variables");
-    int c = 0;
-    if (fs_quiz_is(fields) && n >= 2) {
-        out[c++] = fs_json_get(calc, "score");
-        out[c++] = fs_json_get(calc, "max");
-    }
-    for (size_t i = 0;
-         c < n && json_object_is_type(vl, json_type_array) && i < json_object_array_length(vl); i++)
-        out[c++] = fs_json_get(
-            vars, json_object_get_string(fs_json_get(json_object_array_get_idx(vl, i), "name")));
+    json_object *vars = fs_json_get(calc, "variables");
+    static const char var[] = "calculated.";
+    for (int i = 0; calc && i < n; i++) /* the names fs_scores_csv_columns gives */
+        out[i] = !strcmp(names[i], "calculatedScore") ? fs_json_get(calc, "score")
+                 : !strcmp(names[i], "calculatedMax") ? fs_json_get(calc, "max")
+                 : !strncmp(names[i], var, sizeof(var) - 1)
+                     ? fs_json_get(vars, names[i] + sizeof(var) - 1)
+                     : NULL;
     return out; /* the rest NULL */
 }
 
-const char **fs_scores_csv_values(apr_pool_t *p, json_object *settings, json_object *fields,
-                                  const char *calculated, int n) {
-    json_object **v = fs_scores_values(p, settings, fields, calculated, n);
+const char **fs_scores_csv_values(apr_pool_t *p, const char *const *names, int n,
+                                  const char *calculated) {
+    json_object **v = fs_scores_values(p, names, n, calculated);
     const char **out = apr_pcalloc(p, sizeof(char *) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++)
         out[i] = fs_csv_value(p, v[i]);

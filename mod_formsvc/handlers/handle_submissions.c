@@ -333,9 +333,8 @@ static int send_csv(request_rec *r, formsvc_form *form, const sub_filter *flt) {
                 fs_csv_put(buf, ",", 1);
                 fs_csv_put_cell(buf, x->ending);
             }
-            const char **cv = ncalc ? fs_scores_csv_values(sub, form->settings, form->fields,
-                                                           x->calculated, ncalc)
-                                    : NULL;
+            const char **cv =
+                ncalc ? fs_scores_csv_values(sub, cols.calc, ncalc, x->calculated) : NULL;
             for (int k = 0; k < ncalc; k++) {
                 fs_csv_put(buf, ",", 1);
                 fs_csv_put(buf, cv[k], strlen(cv[k]));

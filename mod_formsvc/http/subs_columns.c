@@ -29,8 +29,7 @@ fs_error *formsvc_sub_cols_make(request_rec *r, const formsvc_form *form, int wi
     c->ended = endings && json_object_is_type(endings, json_type_array) &&
                json_object_array_length(endings) > 0;
     c->scored = fs_spam_threshold(form->settings) > 0;
-    const char **calc;
-    c->ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &calc);
+    c->ncalc = fs_scores_csv_columns(r->pool, form->settings, form->fields, &c->calc);
     /* at most a column per part (FS_FIELD_PARTS_MAX) or per matrix row */
     size_t nf = json_object_array_length(form->fields);
     size_t most = nf * FS_FIELD_PARTS_MAX + (size_t)fs_choice_csv_extra(form->fields);
@@ -78,7 +77,7 @@ fs_error *formsvc_sub_cols_make(request_rec *r, const formsvc_form *form, int wi
     if (c->ended)
         *v++ = "endingKey";
     for (int i = 0; i < c->ncalc; i++)
-        *v++ = calc[i];
+        *v++ = c->calc[i];
     if (c->scored)
         *v++ = "spamScore";
     c->n = n;

@@ -26,7 +26,8 @@ typedef struct formsvc_sub_cols {
     const char **keys;  /* ... by key: "key", or "key.sub" (fs_field_column_value) */
     int *as_date;       /* the question is a date (a date cell in XLSX) */
     int parted;         /* some key is "key.sub" */
-    int ncalc;          /* the calculated columns (fs_scores_csv_columns) */
+    int ncalc;          /* the calculated columns ... */
+    const char **calc;  /* ... by name (fs_scores_csv_columns; fs_scores_values reads them) */
     int n;              /* every column ... */
     const char **names; /* ... by name, in order, unescaped */
 } formsvc_sub_cols;

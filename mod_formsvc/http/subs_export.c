@@ -119,8 +119,7 @@ static int header_row(fs_xlsx *x, const formsvc_sub_cols *c) {
 /* One submission's row; -1 when libxlsxwriter failed. *cut counts the
  * cells cut at the format's length. */
 static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const formsvc_sub_cols *c,
-                    const fs_sub_export_row *s, json_object *settings, json_object *fields,
-                    int *cut) {
+                    const fs_sub_export_row *s, int *cut) {
     uint16_t col = 0;
     int bad = 0;
 #define CELL(expr)                                                                                 \
@@ -158,7 +157,7 @@ static int data_row(fs_xlsx *x, apr_pool_t *p, uint32_t row, const formsvc_sub_c
     if (c->ended)
         CELL(fs_xlsx_text(x, row, col++, s->ending));
     if (c->ncalc) { /* numbers as numbers, texts as text cells */
-        json_object **v = fs_scores_values(p, settings, fields, s->calculated, c->ncalc);
+        json_object **v = fs_scores_values(p, c->calc, c->ncalc, s->calculated);
         for (int i = 0; i < c->ncalc; i++)
             CELL(fs_xlsx_value(x, p, row, col++, v[i], 0));
     }
@@ -252,7 +251,7 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
             apr_pool_t *rp; /* what one row's cells need */
             apr_pool_create(&rp, sub);
             bytes += strlen(rs.rows[i].data);
-            int bad = data_row(x, rp, row++, &c, &rs.rows[i], form->settings, form->fields, &cut);
+            int bad = data_row(x, rp, row++, &c, &rs.rows[i], &cut);
             apr_pool_destroy(rp);
             if (bad) {
                 apr_pool_destroy(sub);

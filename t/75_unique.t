@@ -17,6 +17,10 @@ my $J = JSON::PP->new->canonical->allow_nonref;
 my $inst = FormsvcInstance->start(name => 'unique', conf => <<"CONF");
 ThreadsPerChild 16
 MaxRequestWorkers 64
+# every child kept (MaxSpareThreads = MaxRequestWorkers): the base's 60
+# stops a child whenever all 64 threads are idle, and the next burst then
+# finds the scoreboard full (AH03490, an error line in this log)
+MaxSpareThreads 64
 DBDMax 16
 FormsvcRateLimit submit off
 FormsvcRateLimit signup 100000 3600

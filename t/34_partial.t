@@ -169,6 +169,13 @@ is psql("SELECT payload::text FROM events WHERE type = 'submission.partial' AND 
 $done = post_page($q, nav => 'submit', answers => [[stars => '5']]);
 is(URI->new($done->{res}->request->uri)->path, BASE . "/f/$fid/thanks", 'the same Submit again: thanks');
 is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 1, 'nothing stored twice';
+# the first browser still shows page 3 (its resume URL finished in the
+# other one): its Submit, with the same answers, stores nothing more
+my $late = post_page($p, nav => 'submit', answers => [[stars => '5']]);
+is $late->{code}, 409, "the first browser's Submit of the completed filling-in: 409";
+like $late->{html}, qr{were sent already}, 'its answers were sent already';
+like $late->{html}, qr{<a href="[^"]*/f/\Q$fid\E">Start the form again</a>}, 'with a link to start again';
+is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 1, 'still one submission';
 my $again = open_page($url);
 is $again->{code}, 404, 'the resume URL of a completed filling-in: 404';
 like $again->{html}, qr{This link cannot continue the form}, 'a page that says so';

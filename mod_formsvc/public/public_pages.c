@@ -127,8 +127,6 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
     /* Submit: every answer, those of questions that no longer apply left
      * out, checked and stored as one submission */
     fs_pages_drop_inapplicable(fs, page, s->obj);
-    if (formsvc_post_partial_complete(r, s, rc)) /* the partial it completes */
-        return PAGES_SENT;
     s->pb.page = page;
     s->pb.spam = s->spam;
     if (s->ikey) { /* a repeat is the same answers, whatever the state's random bytes */
@@ -136,6 +134,8 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
                                        fs_pages_answers_text(r->pool, s->obj), NULL);
         s->hash = formsvc_post_request_hash(r, s->kind, s->pb.f.id, s->dry, text, strlen(text));
     }
+    if (formsvc_post_partial_complete(r, s, rc)) /* the partial it completes */
+        return PAGES_SENT;
     return PAGES_ON;
 }
 

@@ -330,8 +330,24 @@ int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
         s->partial_id = pt->id;
         if (!s->sid)
             s->sid = pt->id;
+        return 0;
     }
-    return 0;
+    /* no partial of that id: completed already (this page's own Submit
+     * sent twice, or the resume URL finished in another browser while
+     * this page stayed open), or expired and swept */
+    int done = 0;
+    if ((e = fs_store_partial_done(formsvc_store(r), id, s->pb.f.id, &done))) {
+        *rc = formsvc_post_refuse(r, s, &formsvc_post_html, e);
+        return 1;
+    }
+    if (!done)
+        return 0; /* expired: stored as a new submission */
+    /* a repeat of this page's Submit is answered as the first was; any
+     * other Submit of a filling-in that was sent stores nothing */
+    if (s->ikey && s->hash && (*rc = formsvc_post_replay(r, s, &formsvc_post_html)) != NO_RECORD)
+        return 1;
+    *rc = refused(r, &s->pb, 409);
+    return 1;
 }
 
 int formsvc_partial_resume_asked(request_rec *r) {

@@ -170,12 +170,22 @@ $done = post_page($q, nav => 'submit', answers => [[stars => '5']]);
 is(URI->new($done->{res}->request->uri)->path, BASE . "/f/$fid/thanks", 'the same Submit again: thanks');
 is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 1, 'nothing stored twice';
 # the first browser still shows page 3 (its resume URL finished in the
-# other one): its Submit, with the same answers, stores nothing more
+# other one): its Submit stores nothing more, with the same answers (the
+# thanks page, as a repeat) or with others (a page that says so)
 my $late = post_page($p, nav => 'submit', answers => [[stars => '5']]);
-is $late->{code}, 409, "the first browser's Submit of the completed filling-in: 409";
+is(URI->new($late->{res}->request->uri)->path, BASE . "/f/$fid/thanks",
+   "the first browser's Submit of the completed filling-in, same answers: thanks");
+is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 1, 'still one submission';
+$late = post_page($p, nav => 'submit', answers => [[stars => '4']]);
+is $late->{code}, 409, 'with another answer: 409';
 like $late->{html}, qr{were sent already}, 'its answers were sent already';
 like $late->{html}, qr{<a href="[^"]*/f/\Q$fid\E">Start the form again</a>}, 'with a link to start again';
 is count("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 1, 'still one submission';
+# its page 1, kept by the browser (Back), sent again: no new partial row
+$late = post_page($first_page, nav => 'next', answers => [[name => 'Ada']]);
+is $late->{code}, 409, "the first browser's page 1 sent again: 409";
+like $late->{html}, qr{were sent already}, 'its answers were sent already';
+is count($partials), 0, 'no partial row made again';
 my $again = open_page($url);
 is $again->{code}, 404, 'the resume URL of a completed filling-in: 404';
 like $again->{html}, qr{This link cannot continue the form}, 'a page that says so';

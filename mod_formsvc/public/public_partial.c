@@ -109,6 +109,30 @@ static int refused(request_rec *r, pub *pb, int status) {
                                  0);
 }
 
+int formsvc_post_partial_sent(request_rec *r, post *s) {
+    return refused(r, &s->pb, 409);
+}
+
+/* The Idempotency-Key of a filling-in's Submit: "partial " and the keyed
+ * hash of its resume secret (what submission_partials keeps of it), the
+ * same for every page of the filling-in in whatever browser, so that it
+ * is stored once; NULL without random bytes. The secret itself is never
+ * stored. */
+static const char *filling_key(request_rec *r, const char *secret) {
+    const formsvc_srv *c = formsvc_conf(r->server);
+    const char *h = secret ? fs_secret_hash(r->pool, c->pepper, c->pepper_len, secret) : NULL;
+    return h ? apr_pstrcat(r->pool, "partial ", h, NULL) : NULL;
+}
+
+/* Whether the filling-in whose resume secret is secret was sent already
+ * (its Submit's idempotency record, kept 24 hours, exists). */
+static fs_error *filling_sent(request_rec *r, const pub *pb, const char *secret, int *sent) {
+    const char *k = filling_key(r, secret), *h, *loc, *body;
+    int st;
+    *sent = 0;
+    return k ? formsvc_public_idem_get(r, pb->f.id, k, sent, &h, &st, &loc, &body) : NULL;
+}
+
 static void not_stored(request_rec *r, const pub *pb, fs_error *e) {
     FORMSVC_LOG(r, APLOG_WARNING, 00350, "partial answers of form %s not stored: %s", pb->f.id,
                 e->detail ? e->detail : e->slug);
@@ -159,6 +183,16 @@ static int keep(request_rec *r, post *s, int page, int *rc, fs_error **e) {
         if (!id || !secret) {
             *e = fs_error_internal(r->pool, "no random bytes for a partial");
             return 0;
+        }
+        /* this page's filling-in sent already (its resume URL finished in
+         * another browser, then this page's first step posted again):
+         * no second row */
+        int sent = 0;
+        if (pb->token && (*e = filling_sent(r, pb, secret, &sent)))
+            return 0;
+        if (sent) {
+            *rc = refused(r, pb, 409);
+            return 1;
         }
     }
     fs_partial_save in = {id,
@@ -311,6 +345,16 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page) {
         0);
 }
 
+/* The filling-in's key (filling_key) replaces the key of s that is its
+ * page's submission token; a key the request sent is kept. */
+static void use_filling_key(request_rec *r, post *s, const char *token) {
+    const char *id, *secret, *k;
+    if (!s->ikey || !s->pb.token || strcmp(s->ikey, s->pb.token) ||
+        !fs_partial_token_parse(r->pool, token, &id, &secret) || !(k = filling_key(r, secret)))
+        return;
+    s->ikey = s->partial_key = k;
+}
+
 int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
     const char *token = pair(s, FS_RESUME_NAME), *id;
     if (!formsvc_partial_on(&s->pb) || !token || !*token || s->dry)
@@ -327,6 +371,7 @@ int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
         return 1;
     }
     if (t == TOKEN_OK) { /* the submission takes the partial's id (files chose theirs) */
+        use_filling_key(r, s, token);
         s->partial_id = pt->id;
         if (!s->sid)
             s->sid = pt->id;
@@ -342,6 +387,7 @@ int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
     }
     if (!done)
         return 0; /* expired: stored as a new submission */
+    use_filling_key(r, s, token);
     /* a repeat of this page's Submit is answered as the first was; any
      * other Submit of a filling-in that was sent stores nothing */
     if (s->ikey && s->hash && (*rc = formsvc_post_replay(r, s, &formsvc_post_html)) != NO_RECORD)

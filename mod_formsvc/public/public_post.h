@@ -40,6 +40,9 @@ typedef struct post {
     int captcha_passed;     /* settings.captcha: the token was checked (public_captcha.c) */
     int captcha_unchecked;  /* ... or could not be, and FormsvcCaptchaFailOpen let it in */
     int spam_score;         /* fs_spam_score of the answers (public_captcha.c) */
+    /* the Submit's Idempotency-Key when it is its filling-in's
+     * (settings.partial: public_partial.c), else NULL */
+    const char *partial_key;
 } post;
 
 /* The answers that refuse a submission in a way its sender can act on.
@@ -125,6 +128,8 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page);
 /* Submit: the partial the post's resume token names becomes the
  * submission (s->partial_id, s->sid). 0: go on; 1: refused (*rc). */
 int formsvc_post_partial_complete(request_rec *r, post *s, int *rc);
+/* The page that says s's filling-in was sent already (409). */
+int formsvc_post_partial_sent(request_rec *r, post *s);
 
 /* public_captcha.c: the bot checks of checked answers, before they are
  * stored: the captcha token with its provider (settings.captcha), then

@@ -137,6 +137,8 @@ int formsvc_post_replay(request_rec *r, post *s, const responder *out) {
     if (!found)
         return NO_RECORD;
     if (strcmp(h, s->hash)) {
+        if (s->html && s->partial_key && !strcmp(s->ikey, s->partial_key))
+            return formsvc_post_partial_sent(r, s); /* its filling-in was sent */
         if (s->html && s->pb.token && !strcmp(s->ikey, s->pb.token)) {
             /* the page was sent before with other answers: these are
              * given back, on a page with a fresh token that sends them */

@@ -318,6 +318,37 @@ is $two->{code}, 409, 'the second: the form is full (409)';
 is count("SELECT count(*) FROM submissions WHERE form_id = '$mf'"), 1, 'one submission';
 is count("SELECT count(*) FROM submission_partials WHERE form_id = '$mf'"), 1, 'the other\'s partial stays until it expires';
 
+# ---- 10b. a form with a file field: completed elsewhere under its files' id ---------------
+# (the submission takes the id its files were stored under, not the
+# partial's: the filling-in's key still makes it one submission)
+my $ff = make_form($tok, { title => 'Partial with a file', settings => { partial => $T }, fields => [
+    { key => 'p1', type => 'page', label => 'One' },
+    { key => 'name', type => 'text', label => 'Name', required => $T },
+    { key => 'p2', type => 'page', label => 'Two' },
+    { key => 'cv', type => 'file', label => 'CV', required => $T } ] })->{id};
+is api(POST => "/v1/forms/$ff/publish", token => $tok)->code, 200, 'a form of two pages with a file field';
+sub post_multi {
+    my ($pg, %o) = @_;
+    my @pairs = map { @$_ } @{ $pg->{hidden} || [] }, @{ $o{answers} || [] };
+    push @pairs, _nav => $o{nav};
+    push @pairs, cv => [undef, 'cv.txt', 'Content-Type' => 'text/plain', Content => 'my CV'];
+    my $req = HTTP::Request::Common::POST($pg->{action}, Content_Type => 'form-data',
+                                          Accept => 'text/html', Content => \@pairs);
+    return page_of(ua()->request($req));
+}
+require HTTP::Request::Common;
+my $fa = post_page(open_page("/f/$ff"), nav => 'next', answers => [[name => 'Kim']]);
+is $fa->{progress}, 'Page 2 of 2', 'first browser: page 2, with the resume URL';
+my $fb = open_page($fa->{url});
+my $fdone = post_multi($fb, nav => 'submit');
+is(URI->new($fdone->{res}->request->uri)->path, BASE . "/f/$ff/thanks", 'the other browser submits: thanks');
+my $fsubs = "SELECT count(*) FROM submissions WHERE form_id = '$ff'";
+is count($fsubs), 1, 'one submission';
+$fdone = post_multi($fa, nav => 'submit');
+is(URI->new($fdone->{res}->request->uri)->path, BASE . "/f/$ff/thanks",
+   "the first browser's Submit, same answers: thanks, as a repeat");
+is count($fsubs), 1, 'still one submission';
+
 # ---- 11. settings ---------------------------------------------------------------------------
 for my $bad ([{ partial => 'yes' }, '/settings/partial'], [{ partialExpiresDays => 0 }, '/settings/partialExpiresDays'],
              [{ partialExpiresDays => 366 }, '/settings/partialExpiresDays']) {

@@ -370,8 +370,8 @@ int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
         *rc = refused(r, &s->pb, 400);
         return 1;
     }
-    if (t == TOKEN_OK) { /* the submission takes the partial's id (files chose theirs) */
-        use_filling_key(r, s, token);
+    use_filling_key(r, s, token); /* a completion elsewhere is replayed (step_replay) */
+    if (t == TOKEN_OK) {          /* the submission takes the partial's id (files chose theirs) */
         s->partial_id = pt->id;
         if (!s->sid)
             s->sid = pt->id;
@@ -385,9 +385,8 @@ int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
         *rc = formsvc_post_refuse(r, s, &formsvc_post_html, e);
         return 1;
     }
-    if (!done)
-        return 0; /* expired: stored as a new submission */
-    use_filling_key(r, s, token);
+    if (!done) /* expired, or completed under its files' id: the key decides */
+        return 0;
     /* a repeat of this page's Submit is answered as the first was; any
      * other Submit of a filling-in that was sent stores nothing */
     if (s->ikey && s->hash && (*rc = formsvc_post_replay(r, s, &formsvc_post_html)) != NO_RECORD)

@@ -370,8 +370,9 @@ int formsvc_post_partial_complete(request_rec *r, post *s, int *rc) {
         *rc = refused(r, &s->pb, 400);
         return 1;
     }
-    use_filling_key(r, s, token); /* a completion elsewhere is replayed (step_replay) */
-    if (t == TOKEN_OK) {          /* the submission takes the partial's id (files chose theirs) */
+    /* a completion of the filling-in elsewhere is then replayed (step_replay) */
+    use_filling_key(r, s, token);
+    if (t == TOKEN_OK) { /* the submission takes the partial's id (files chose theirs) */
         s->partial_id = pt->id;
         if (!s->sid)
             s->sid = pt->id;

@@ -195,6 +195,8 @@ $res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad']
                  [order => 'water'], [terms => 'true'], [color => '__other__'], ['color.other' => ''], [pets => 'dog']);
 is $res->code, 422, 'Other chosen, nothing typed: 422';
 like $res->decoded_content, qr{id="f-color-err">Error: Colour: say what your other answer is\.}, 'say what';
+like $res->decoded_content, qr{<li><a href="#f-color-other">Colour: say what}, 'the summary links to the text input';
+like $res->decoded_content, qr{<input type="text" id="f-color-other" name="color\.other"}, 'which has that id';
 
 $res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad'], [order => 'tea'], [order => 'coffee'],
                  [order => 'water'], [terms => 'true'], [color => '__other__'], ['color.other' => 'teal'],

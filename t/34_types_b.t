@@ -178,7 +178,10 @@ is_deeply $p->{errors}, { map { $_ => 1 } qw(home stay arrive born call) }, 'err
 like $p->{html}, qr{Home address: choose a country from the list}, 'the country error in words';
 like $p->{html}, qr{Your stay: the end must not be before the start\.}, 'the range\'s';
 like $p->{html}, qr{Arrival time must be on or before 20:30\.}, 'the time\'s';
-like $p->{html}, qr{<li><a href="#f-home-0">}, 'the summary links to the address\'s first input';
+like $p->{html}, qr{<li><a href="#f-home-5">Home address: choose a country},
+    'the summary links to the address\'s part in error, the country';
+like $p->{html}, qr{<li><a href="#f-stay-1">Your stay: the end}, 'and to the date range\'s end';
+like $p->{html}, qr{<select id="f-home-5" name="home\.country"}, 'which is the country\'s input';
 is_deeply { map { $_ => $p->{inputs}{$_} } qw(home.line1 home.city stay.start stay.end arrive born call sign.name) },
     { 'home.line1' => '1 Main St', 'home.city' => 'Springfield', 'stay.start' => '2026-06-05',
       'stay.end' => '2026-06-04', arrive => '21:00', born => '2010-01-01', call => '2026-06-01T06:00:00',

@@ -4,6 +4,7 @@
 #include "fs_field_more.h"
 #include "fs_html_choice.h"
 #include "fs_html_parts.h"
+#include "fs_html_target.h"
 #include "fs_idempotency.h"
 #include "fs_json.h"
 #include "fs_locale.h"
@@ -698,8 +699,8 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
             if (f && f->type != FS_FT_HIDDEN) {
                 int group = f->type == FS_FT_MULTISELECT || f->type == FS_FT_RATING ||
                             fs_field_parts(f->type) || fs_choice_is_group(f);
-                sb_fmt(&b, "<li><a href=\"#f-%e%s\">%e</a></li>", f->key, group ? "-0" : "",
-                       detail_in(p, loc, fe));
+                sb_fmt(&b, "<li><a href=\"#f-%e%e\">%e</a></li>", f->key,
+                       fs_html_error_target(p, f, fe->pointer, group), detail_in(p, loc, fe));
             } else {
                 sb_fmt(&b, "<li>%e</li>", detail_in(p, loc, fe));
             }

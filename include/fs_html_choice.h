@@ -24,5 +24,10 @@ const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_f
                                  json_object *v, const char *id, int in_select);
 /* Is f shown as a group (fieldset and legend)? */
 int fs_choice_is_group(const fs_field *f);
+/* fs_choice_other_html's text input (with a multiselect's box before it)
+ * carrying aria, the attributes that say it is in error (aria-invalid,
+ * aria-describedby; "" for none). */
+const char *fs_choice_other_html_aria(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
+                                      json_object *v, const char *id, const char *aria);
 
 #endif

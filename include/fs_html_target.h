@@ -7,6 +7,7 @@
 
 #include <apr_pools.h>
 
+#include "fs_error.h"
 #include "fs_fieldset.h"
 
 /* The suffix of f's input ids ("#f-<key><suffix>") that the error at
@@ -15,5 +16,8 @@
  * when the pointer names nothing more precise, "-0" for a question shown
  * as a group (group 1) and "" for one input. In p (or a literal). */
 const char *fs_html_error_target(apr_pool_t *p, const fs_field *f, const char *pointer, int group);
+/* Does an error of e (NULL: none) point at f's Other text ("/<key>/other",
+ * "/<key>/<i>/other")? */
+int fs_html_error_on_other(apr_pool_t *p, const fs_error *e, const fs_field *f);
 
 #endif

@@ -188,6 +188,7 @@ like $html, qr{<select id="f-order-2" name="order"[^>]*><option value="">[^<]*</
      'the ranking kept place by place';
 like $html, qr{<option value="__other__" selected>Other</option>}, 'the Other choice kept';
 like $html, qr{name="color\.other" value="teal"}, 'with its text';
+like $html, qr{name="color\.other" value="teal" maxlength="200">}, 'not marked invalid: its answer is fine';
 like $html, qr{name="pets" value="__other__" checked}, 'text typed without the Other box ticks it';
 like $html, qr{name="pets\.other" value="newt"}, 'and is kept';
 
@@ -196,7 +197,9 @@ $res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad']
 is $res->code, 422, 'Other chosen, nothing typed: 422';
 like $res->decoded_content, qr{id="f-color-err">Error: Colour: say what your other answer is\.}, 'say what';
 like $res->decoded_content, qr{<li><a href="#f-color-other">Colour: say what}, 'the summary links to the text input';
-like $res->decoded_content, qr{<input type="text" id="f-color-other" name="color\.other"}, 'which has that id';
+like $res->decoded_content,
+     qr{<input type="text" id="f-color-other" name="color\.other" value="" maxlength="200" aria-invalid="true" aria-describedby="f-color-err">},
+     'which has that id, is invalid and is described by the error';
 
 $res = post_form([nps => '7'], ['grid.speed' => 'good'], ['grid.price' => 'bad'], [order => 'tea'], [order => 'coffee'],
                  [order => 'water'], [terms => 'true'], [color => '__other__'], ['color.other' => 'teal'],

@@ -1,7 +1,9 @@
 /* fs_html_target: where the page's error summary links, for each kind of
- * error pointer: a part, a matrix row, an Other text, else the question. */
+ * error pointer: a part, a matrix row, an Other text, else the question;
+ * and the Other text input described by its error. */
 #include "fs_test.h"
 
+#include "fs_html_choice.h"
 #include "fs_html_target.h"
 #include "fs_json.h"
 
@@ -56,5 +58,30 @@ static void targets(void **state) {
     assert_string_equal(fs_html_error_target(p, home, "", 1), "-0");
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(targets)};
+/* whether an error is about the Other text, and that text input's markup */
+static void other_in_error(void **state) {
+    apr_pool_t *p = *state;
+    const fs_fieldset *fs = fs_fieldset_from_json(p, fs_json_parse_trusted(p, FIELDS));
+    const fs_field *shirt = fs_fieldset_find(fs, "shirt"), *langs = fs_fieldset_find(fs, "langs");
+    fs_error *e = fs_error_validation(p);
+    assert_false(fs_html_error_on_other(p, NULL, shirt));
+    assert_false(fs_html_error_on_other(p, e, shirt));
+    fs_error_add(p, e, "/shirt", "required", "Shirt is required.");
+    assert_false(fs_html_error_on_other(p, e, shirt));
+    fs_error_add(p, e, "/langs/1/other", "minLength", "Langs: say what.");
+    assert_false(fs_html_error_on_other(p, e, shirt));
+    assert_true(fs_html_error_on_other(p, e, langs));
+    fs_error_add(p, e, "/shirt/other", "required", "Shirt: say what.");
+    assert_true(fs_html_error_on_other(p, e, shirt));
+    const char *h = fs_choice_other_html_aria(
+        p, NULL, shirt, NULL, "f-shirt", " aria-invalid=\"true\" aria-describedby=\"f-shirt-err\"");
+    assert_non_null(strstr(h, "<input type=\"text\" id=\"f-shirt-other\" name=\"shirt.other\" "
+                              "value=\"\" maxlength=\"200\" aria-invalid=\"true\" "
+                              "aria-describedby=\"f-shirt-err\">"));
+    /* the plain one as before */
+    assert_string_equal(fs_choice_other_html_aria(p, NULL, shirt, NULL, "f-shirt", ""),
+                        fs_choice_other_html(p, NULL, shirt, NULL, "f-shirt", 0));
+}
+
+static const struct CMUnitTest tests[] = {FS_TEST(targets), FS_TEST(other_in_error)};
 FS_TEST_MAIN(tests)

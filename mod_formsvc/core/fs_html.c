@@ -534,7 +534,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         }
         sb_add(b, fs_choice_other_html(p, loc, f, v, id, 1));
         sb_add(b, "</select>");
-        sb_add(b, fs_choice_other_html(p, loc, f, v, id, 0));
+        sb_add(b, fs_choice_other_html_aria(p, loc, f, v, id,
+                                            fs_html_error_on_other(p, pg->errors, f) ? aria : ""));
         break;
     case FS_FT_MULTISELECT:
         for (size_t i = 0; f->options && i < json_object_array_length(f->options); i++) {
@@ -546,7 +547,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
                    oid, f->key, opt_value_str(p, ov), is_selected(v, ov) ? " checked" : "", aria,
                    oid, fs_field_option_label(f, ov));
         }
-        sb_add(b, fs_choice_other_html(p, loc, f, v, id, 0));
+        sb_add(b, fs_choice_other_html_aria(p, loc, f, v, id,
+                                            fs_html_error_on_other(p, pg->errors, f) ? aria : ""));
         break;
     case FS_FT_RATING: {
         sb_add(b, "\n<div class=\"rating\">");

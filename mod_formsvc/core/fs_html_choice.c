@@ -190,8 +190,9 @@ const char *fs_choice_html(apr_pool_t *p, const fs_locale *loc, const fs_field *
     return apr_array_pstrcat(p, b.parts, 0);
 }
 
-const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
-                                 json_object *v, const char *id, int in_select) {
+/* fs_choice_other_html, with aria the attributes of the text input */
+static const char *other_html(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
+                              json_object *v, const char *id, int in_select, const char *aria) {
     if (!fs_choice_allows_other(f))
         return "";
     /* the other answer so far: {"other": text}, alone or in a list */
@@ -222,9 +223,19 @@ const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_f
         p, out,
         apr_psprintf(p,
                      "\n<label class=\"other\" for=\"%s\">%s</label><input type=\"text\" "
-                     "id=\"%s\" name=\"%s.other\" value=\"%s\" maxlength=\"%d\">",
+                     "id=\"%s\" name=\"%s.other\" value=\"%s\" maxlength=\"%d\"%s>",
                      esc(p, tid),
                      esc(p, fs_trf(p, loc, "page.other_text", "label", f->label, NULL)),
-                     esc(p, tid), esc(p, f->key), esc(p, text), FS_OTHER_MAX),
+                     esc(p, tid), esc(p, f->key), esc(p, text), FS_OTHER_MAX, aria),
         NULL);
+}
+
+const char *fs_choice_other_html(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
+                                 json_object *v, const char *id, int in_select) {
+    return other_html(p, loc, f, v, id, in_select, "");
+}
+
+const char *fs_choice_other_html_aria(apr_pool_t *p, const fs_locale *loc, const fs_field *f,
+                                      json_object *v, const char *id, const char *aria) {
+    return other_html(p, loc, f, v, id, 0, aria ? aria : "");
 }

@@ -48,3 +48,12 @@ const char *fs_html_error_target(apr_pool_t *p, const fs_field *f, const char *p
     }
     return fallback;
 }
+
+int fs_html_error_on_other(apr_pool_t *p, const fs_error *e, const fs_field *f) {
+    for (int i = 0; e && e->errors && i < e->errors->nelts; i++)
+        if (!strcmp(
+                fs_html_error_target(p, f, APR_ARRAY_IDX(e->errors, i, fs_field_error).pointer, 0),
+                "-other"))
+            return 1;
+    return 0;
+}

@@ -100,9 +100,11 @@ static int check_captcha(request_rec *r, post *s, const responder *out, int *rc)
 int formsvc_post_bots(request_rec *r, post *s, const responder *out, int *rc) {
     if (check_captcha(r, s, out, rc))
         return 1;
-    /* time to fill: from the page's submission token (an HTML post) */
-    long fill =
-        s->pb.token ? fs_idem_form_token_age(s->pb.token, apr_time_sec(apr_time_now())) : -1;
+    /* time to fill: from the page's submission token (an HTML post); not
+     * for an edit, whose page comes filled in (public_edit.c) */
+    long fill = s->pb.token && !formsvc_edit_asked(r)
+                    ? fs_idem_form_token_age(s->pb.token, apr_time_sec(apr_time_now()))
+                    : -1;
     s->spam_score = fs_spam_score(s->pb.fs, s->obj, s->spam, fill);
     int th = fs_spam_threshold(s->pb.settings);
     if (th && s->spam_score >= th)

@@ -54,4 +54,18 @@ is $p[0]{data}{name}, 'Ada', '  with the answers so far';
 ok !(grep { ($_->{id} // '') eq $oitem->{id} || ($_->{formId} // '') eq $ofid } @lines),
    "another account's partial and form are not in it";
 
+# the export link checks completed=false as the export of its format
+# does: JSON Lines only (before, csv and xlsx gave a URL that answered 422)
+for my $fmt (qw(csv xlsx)) {
+    my $l = api(GET => "/v1/forms/$fid/submissions/export/link?format=$fmt&completed=false", token => $tok);
+    is $l->code, 422, "export link, $fmt of completed=false: 422";
+    is $l->{json}{errors}[0]{pointer}, '/completed', '  at /completed';
+}
+my $l = api(GET => "/v1/forms/$fid/submissions/export/link?format=jsonl&completed=false", token => $tok);
+is $l->code, 200, 'export link, jsonl of completed=false: 200';
+my $path = substr $l->{json}{url} // '', length base_url();
+my $j = api(GET => $path, token => $tok, headers => $l->{json}{headers});
+is $j->code, 200, '  its URL answers 200';
+is scalar(grep { length } split /\n/, $j->content), 1, '  with the partial';
+
 done_testing;

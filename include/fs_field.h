@@ -32,6 +32,8 @@
 #define FS_FILE_ACCEPT_MAX 50
 /* signature fields: the drawn image, one PNG of at most this many bytes */
 #define FS_SIGNATURE_IMAGE_MAX (256LL * 1024)
+/* ... whose width and height are at most this many pixels (its IHDR) */
+#define FS_SIGNATURE_IMAGE_SIDE_MAX 4096
 #define FS_SAFE_INTEGER 9007199254740991LL /* 2^53 - 1, as ECMA-262 */
 
 typedef enum {

@@ -45,12 +45,21 @@ const char *fs_file_media_type(apr_pool_t *p, const char *ct);
  * UTF-8 validity without NUL; other types are not checked. */
 typedef struct fs_file_check {
     int kind;
-    unsigned char head[12];
+    unsigned char head[24];
     apr_size_t nhead;
     int need; /* UTF-8 continuation bytes still expected */
     int bad;
+    int png_max_side;       /* fs_file_check_png_bounds; 0: not asked */
+    unsigned char tail[12]; /* the last bytes fed, when png_max_side */
+    apr_size_t ntail;
 } fs_file_check;
 void fs_file_check_init(fs_file_check *c, const char *type);
+/* After fs_file_check_init of image/png: the PNG must also begin with its
+ * IHDR chunk, of a width and a height from 1 to max_side pixels, and end
+ * with its IEND chunk (nothing after it). So a decompression bomb (a small
+ * file that claims a huge image) or a PNG with something appended is
+ * refused; the image data itself is not decoded. */
+void fs_file_check_png_bounds(fs_file_check *c, int max_side);
 void fs_file_check_feed(fs_file_check *c, const unsigned char *b, apr_size_t n);
 /* 1 when the whole content fits its type. */
 int fs_file_check_done(fs_file_check *c);

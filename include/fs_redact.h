@@ -19,8 +19,13 @@ int fs_credential_param(const char *name);
 
 /* The request line "METHOD target PROTOCOL" with the value of every
  * credential parameter of the target's query replaced by FS_REDACTED (a
- * name that cannot be decoded counts as a credential). Returns line itself
- * when there was nothing to replace, else a copy in p. NULL gives NULL. */
+ * name that cannot be decoded counts as a credential), and, anywhere in
+ * the target, every run of FS_REDACT_RUN_MIN or more letters and digits
+ * that follows a '_' (the shape of the end of every secret of the
+ * service: "…fes_<64 hex>" becomes "…fes_REDACTED"; ids, 26 characters
+ * after their '_', stay). Returns line itself when there was nothing to
+ * replace, else a copy in p. NULL gives NULL. */
+#define FS_REDACT_RUN_MIN 32
 const char *fs_redact_request_line(apr_pool_t *p, const char *line);
 
 /* The decoded name of the first credential parameter in query (the part

@@ -226,7 +226,9 @@ is_deeply api(GET => "/v1/forms/$fid/insights", token => $tok)->{json}{questions
     'its country counted no more';
 
 # ---- a signature's drawn image: a file, stored as file fields' are --------------
-my $PNG = "\x89PNG\r\n\x1a\n" . ("\x00\x01" x 50);
+# a PNG's frame (IHDR of 60 x 15 first, IEND last: what the server reads)
+my $PNG = "\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR" . pack('NN', 60, 15) . "\x08\0\0\0\0CRC!"
+        . ("\x00\x01" x 50) . "\0\0\0\0IEND\xae\x42\x60\x82";
 $r = api(POST => "/f/$fid", body => { %good, sign => { name => 'Ada Lovelace',
     image => { name => 'sig.png', type => 'image/png', data => MIME::Base64::encode_base64($PNG, '') } } });
 is $r->code, 201, 'JSON: a signature with its drawn image: 201' or diag $r->content;

@@ -122,6 +122,61 @@ static void magic(void **state) {
     assert_false(checks("image/png", "", 0, 1));
 }
 
+/* a PNG's first chunk (IHDR of w x h) and last (IEND), with data between */
+static apr_size_t png_of(char *out, unsigned long w, unsigned long h, const char *extra) {
+    static const char sig[] = "\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR";
+    apr_size_t n = 0;
+    memcpy(out, sig, 16);
+    n = 16;
+    for (int i = 3; i >= 0; i--)
+        out[n++] = (char)(w >> (8 * i));
+    for (int i = 3; i >= 0; i--)
+        out[n++] = (char)(h >> (8 * i));
+    memcpy(out + n, "\x08\0\0\0\0CRC!....IDAT", 17); /* the rest of IHDR, a chunk */
+    n += 17;
+    memcpy(out + n, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    n += 12;
+    if (extra) {
+        memcpy(out + n, extra, strlen(extra));
+        n += strlen(extra);
+    }
+    return n;
+}
+
+static int png_checks(const char *data, apr_size_t n, apr_size_t step, int max) {
+    fs_file_check c;
+    fs_file_check_init(&c, "image/png");
+    fs_file_check_png_bounds(&c, max);
+    for (apr_size_t i = 0; i < n; i += step)
+        fs_file_check_feed(&c, (const unsigned char *)data + i, n - i < step ? n - i : step);
+    return fs_file_check_done(&c);
+}
+
+static void png_bounds(void **state) {
+    (void)state;
+    char b[128];
+    for (apr_size_t step = 1; step < 30; step += 3) {
+        apr_size_t n = png_of(b, 600, 150, NULL);
+        assert_true(png_checks(b, n, step, 4096));
+        assert_true(checks("image/png", b, n, step)); /* without bounds: the magic only */
+        n = png_of(b, 4096, 4096, NULL);
+        assert_true(png_checks(b, n, step, 4096));
+        n = png_of(b, 15000, 15000, NULL); /* a bomb: a small file, a huge image */
+        assert_false(png_checks(b, n, step, 4096));
+        assert_true(checks("image/png", b, n, step));
+        n = png_of(b, 0, 10, NULL);
+        assert_false(png_checks(b, n, step, 4096));
+        n = png_of(b, 10, 4097, NULL);
+        assert_false(png_checks(b, n, step, 4096));
+        n = png_of(b, 10, 10, "<html>"); /* something after IEND */
+        assert_false(png_checks(b, n, step, 4096));
+        assert_false(png_checks("\x89PNG\r\n\x1a\n....", 12, step, 4096)); /* no IHDR */
+        n = png_of(b, 10, 10, NULL);
+        memcpy(b + 12, "IDAT", 4); /* another chunk first */
+        assert_false(png_checks(b, n, step, 4096));
+    }
+}
+
 static void base64(void **state) {
     (void)state;
     static const char *ok[] = {"", "QQ==", "QUI=", "QUJD", "QUJDRA==", "+/+/"};
@@ -206,13 +261,10 @@ static void multipart_files(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    FS_TEST(accept_entries),
-    FS_TEST(accepted),
-    FS_TEST(names_and_types),
-    FS_TEST(names_without_format_chars),
-    FS_TEST(magic),
-    FS_TEST(base64),
-    FS_TEST(sha),
+    FS_TEST(accept_entries),  FS_TEST(accepted),
+    FS_TEST(names_and_types), FS_TEST(names_without_format_chars),
+    FS_TEST(magic),           FS_TEST(base64),
+    FS_TEST(png_bounds),      FS_TEST(sha),
     FS_TEST(multipart_files),
 };
 FS_TEST_MAIN(tests)

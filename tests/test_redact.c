@@ -2,6 +2,8 @@
 #include "fs_redact.h"
 #include "fs_test.h"
 
+#include <apr_strings.h>
+
 static void names(void **state) {
     (void)state;
     assert_true(fs_credential_param("token"));
@@ -47,6 +49,38 @@ static void request_lines(void **state) {
                         "GET /verify?token=REDACTED HTTP/1.1");
 }
 
+/* secret-shaped runs wherever the target has them (a client's mistake:
+ * a path parameter, an escaped '=', a ';' in place of '&') */
+static void request_line_shapes(void **state) {
+    apr_pool_t *p = *state;
+    const char *hex = "5b58b96ae7dd12ead1f4ff731125d656d2fa6cd1ceaffaae65f1920c0409b12d";
+    const char *tok = apr_pstrcat(p, "sub_01M8EYMNT4SP789Y01KB2S5Y6W.frs_", hex, NULL);
+    const char *want = "sub_01M8EYMNT4SP789Y01KB2S5Y6W.frs_REDACTED";
+    assert_string_equal(fs_redact_request_line(
+                            p, apr_pstrcat(p, "GET /f/frm_1?x=1;resume=", tok, " HTTP/1.1", NULL)),
+                        apr_pstrcat(p, "GET /f/frm_1?x=1;resume=", want, " HTTP/1.1", NULL));
+    assert_string_equal(
+        fs_redact_request_line(p, apr_pstrcat(p, "GET /f/frm_1?resume%3D", tok, " HTTP/1.1", NULL)),
+        apr_pstrcat(p, "GET /f/frm_1?resume%3D", want, " HTTP/1.1", NULL));
+    assert_string_equal(
+        fs_redact_request_line(p, apr_pstrcat(p, "GET /f/frm_1;edit=", tok, " HTTP/1.1", NULL)),
+        apr_pstrcat(p, "GET /f/frm_1;edit=", want, " HTTP/1.1", NULL));
+    /* a key anywhere, two secrets, one left as a parameter's REDACTED */
+    assert_string_equal(
+        fs_redact_request_line(p, "GET /x/svc_live_VJ8ZEA5Apt8RXYNZVt3tjUjADJWLC0hvr3WcEHP?a=fsl_"
+                                  "o2d026yPmBjZErvY8RoYiufR8qU4yqxls0FQgyH&edit=x_y HTTP/1.1"),
+        "GET /x/svc_live_REDACTED?a=fsl_REDACTED&edit=REDACTED HTTP/1.1");
+    /* ids (26 after their '_') and runs of 31 stay; the protocol is not read */
+    const char *ids = "GET /v1/forms/frm_01M8EYH693TYM23BEF60PWFW3R/submissions/"
+                      "sub_01M8EYH9VSR78H9G61F9CRBDBQ?x=_0123456789012345678901234567890 HTTP/1.1";
+    assert_ptr_equal(fs_redact_request_line(p, ids), ids);
+    assert_string_equal(
+        fs_redact_request_line(p, "GET /a?x=_01234567890123456789012345678901 HTTP/1.1"),
+        "GET /a?x=_REDACTED HTTP/1.1");
+    assert_string_equal(fs_redact_request_line(p, "GET /a_01234567890123456789012345678901"),
+                        "GET /a_REDACTED");
+}
+
 static void query_credentials(void **state) {
     apr_pool_t *p = *state;
     assert_null(fs_query_credential(p, NULL));
@@ -75,5 +109,6 @@ static void lookups(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {FS_TEST(names), FS_TEST(request_lines),
-                                          FS_TEST(query_credentials), FS_TEST(lookups)};
+                                          FS_TEST(request_line_shapes), FS_TEST(query_credentials),
+                                          FS_TEST(lookups)};
 FS_TEST_MAIN(tests)

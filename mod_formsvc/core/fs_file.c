@@ -193,9 +193,44 @@ void fs_file_check_init(fs_file_check *c, const char *type) {
         c->kind = K_ZIP;
 }
 
+void fs_file_check_png_bounds(fs_file_check *c, int max_side) {
+    c->png_max_side = max_side;
+}
+
+/* c->tail: the last bytes of everything fed, b[0..n) the newest */
+static void keep_tail(fs_file_check *c, const unsigned char *b, apr_size_t n) {
+    apr_size_t cap = sizeof(c->tail);
+    if (n >= cap) {
+        memcpy(c->tail, b + n - cap, cap);
+        c->ntail = cap;
+        return;
+    }
+    apr_size_t keep = c->ntail + n > cap ? cap - n : c->ntail;
+    memmove(c->tail, c->tail + c->ntail - keep, keep);
+    memcpy(c->tail + keep, b, n);
+    c->ntail = keep + n;
+}
+
+static unsigned long be32(const unsigned char *p) {
+    return (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 |
+           (unsigned long)p[3];
+}
+
+/* The IHDR and IEND of fs_file_check_png_bounds. */
+static int png_bounded(const fs_file_check *c) {
+    const unsigned char *h = c->head;
+    if (c->nhead < 24 || memcmp(h + 8, "\0\0\0\x0dIHDR", 8))
+        return 0;
+    unsigned long w = be32(h + 16), ht = be32(h + 20), max = (unsigned long)c->png_max_side;
+    return w >= 1 && w <= max && ht >= 1 && ht <= max && c->ntail == sizeof(c->tail) &&
+           !memcmp(c->tail, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+}
+
 void fs_file_check_feed(fs_file_check *c, const unsigned char *b, apr_size_t n) {
     if (c->bad)
         return;
+    if (c->png_max_side)
+        keep_tail(c, b, n);
     while (c->nhead < sizeof(c->head) && n > 0 && c->kind != K_TEXT) {
         c->head[c->nhead++] = *b++;
         n--;
@@ -240,7 +275,8 @@ int fs_file_check_done(fs_file_check *c) {
     const unsigned char *h = c->head;
     apr_size_t n = c->nhead;
     switch (c->kind) {
-    case K_PNG: return n >= 8 && !memcmp(h, "\x89PNG\r\n\x1a\n", 8);
+    case K_PNG:
+        return n >= 8 && !memcmp(h, "\x89PNG\r\n\x1a\n", 8) && (!c->png_max_side || png_bounded(c));
     case K_JPEG: return n >= 3 && !memcmp(h, "\xff\xd8\xff", 3);
     case K_GIF: return n >= 6 && (!memcmp(h, "GIF87a", 6) || !memcmp(h, "GIF89a", 6));
     case K_WEBP: return n >= 12 && !memcmp(h, "RIFF", 4) && !memcmp(h + 8, "WEBP", 4);

@@ -42,9 +42,9 @@ static int pair_is_credential(apr_pool_t *p, const char *s, apr_size_t len) {
     return !name || fs_credential_param(name);
 }
 
-const char *fs_redact_request_line(apr_pool_t *p, const char *line) {
-    if (!line)
-        return NULL;
+/* The request line with the values of credential parameters replaced
+ * (line itself when there are none). */
+static const char *redact_params(apr_pool_t *p, const char *line) {
     const char *target = strchr(line, ' ');
     if (!target)
         return line;
@@ -87,6 +87,66 @@ const char *fs_redact_request_line(apr_pool_t *p, const char *line) {
         APR_ARRAY_PUSH(out, char) = *c;
     APR_ARRAY_PUSH(out, char) = '\0';
     return out->elts;
+}
+
+static int alnum(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* The length of the run of letters and digits at s. */
+static apr_size_t run_of(const char *s, const char *end) {
+    const char *c = s;
+    while (c < end && alnum(*c))
+        c++;
+    return (apr_size_t)(c - s);
+}
+
+/* The request line with every secret-shaped run of the target replaced
+ * (line itself when there is none): FS_REDACT_RUN_MIN or more letters and
+ * digits after a '_', which is how every secret of the service ends (an
+ * API key or token, a link token: 39 characters after their prefix; an
+ * edit link's or a resume URL's secret: 64 hex digits after fes_ or frs_),
+ * wherever a client put it (a path parameter, a name with an escaped '=',
+ * after a ';'), while ids (26 after their prefix) stay. */
+static const char *redact_runs(apr_pool_t *p, const char *line) {
+    const char *target = strchr(line, ' ');
+    if (!target)
+        return line;
+    target++;
+    const char *end = strchr(target, ' ');
+    if (!end)
+        end = line + strlen(line);
+    apr_array_header_t *out = NULL;
+    const char *copied = line; /* out holds line up to here */
+    for (const char *c = target; c < end; c++) {
+        if (*c != '_')
+            continue;
+        apr_size_t n = run_of(c + 1, end);
+        if (n < FS_REDACT_RUN_MIN) {
+            c += n;
+            continue;
+        }
+        if (!out)
+            out = apr_array_make(p, (int)strlen(line) + 16, 1);
+        for (const char *k = copied; k <= c; k++)
+            APR_ARRAY_PUSH(out, char) = *k;
+        for (const char *k = FS_REDACTED; *k; k++)
+            APR_ARRAY_PUSH(out, char) = *k;
+        copied = c + 1 + n;
+        c += n;
+    }
+    if (!out)
+        return line;
+    for (const char *k = copied; *k; k++)
+        APR_ARRAY_PUSH(out, char) = *k;
+    APR_ARRAY_PUSH(out, char) = '\0';
+    return out->elts;
+}
+
+const char *fs_redact_request_line(apr_pool_t *p, const char *line) {
+    if (!line)
+        return NULL;
+    return redact_runs(p, redact_params(p, line));
 }
 
 const char *fs_query_credential(apr_pool_t *p, const char *query) {

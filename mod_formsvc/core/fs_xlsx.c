@@ -4,6 +4,7 @@
 #include "fs_json.h"
 #include "fs_util.h"
 
+#include <apr_lib.h>
 #include <apr_strings.h>
 #include <math.h>
 #include <string.h>
@@ -63,11 +64,56 @@ static const char *bounded(apr_pool_t *p, const char *s, int *cut) {
     return s;
 }
 
+static int hex4(const char *s) {
+    for (int i = 0; i < 4; i++)
+        if (!apr_isxdigit(s[i]))
+            return 0;
+    return 1;
+}
+
+/* s as a cell's XML may carry it, in one pass: s itself when nothing needs
+ * a change, else a copy in p. libxlsxwriter escapes control characters as
+ * _xHHHH_ but writes the rest as it is given, and two things of valid
+ * UTF-8 go wrong: U+FFFE and U+FFFF are no XML characters (the workbook
+ * would not open), replaced by U+FFFD; and a spreadsheet reads _xHHHH_ in
+ * any text as that escape, so text that holds one as typed ("_x0041_",
+ * which would show as "A") gets its underscore escaped (_x005F_). */
+static const char *xml_text(apr_pool_t *p, const char *s) {
+    const char *c = s;
+    for (; *c; c++)
+        if ((c[0] == '\xEF' && c[1] == '\xBF' && (c[2] == '\xBE' || c[2] == '\xBF')) ||
+            (c[0] == '_' && c[1] == 'x' && hex4(c + 2) && c[6] == '_'))
+            break;
+    if (!*c)
+        return s;
+    /* each escape adds 6 bytes and takes at least 6 ("_x0000_x0000_"
+     * holds two): at most twice the length */
+    size_t n = strlen(s);
+    char *out = apr_palloc(p, 2 * n + 1), *o = out;
+    memcpy(o, s, (size_t)(c - s));
+    o += c - s;
+    while (*c) {
+        if (c[0] == '\xEF' && c[1] == '\xBF' && (c[2] == '\xBE' || c[2] == '\xBF')) {
+            memcpy(o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            c += 3;
+        } else if (c[0] == '_' && c[1] == 'x' && hex4(c + 2) && c[6] == '_') {
+            memcpy(o, "_x005F_", 7); /* the underscore; "xHHHH_" follows as text */
+            o += 7;
+            c++;
+        } else {
+            *o++ = *c++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 static int text_in(fs_xlsx *x, uint32_t row, uint16_t col, const char *s, lxw_format *f) {
     if (!s)
         return 0;
     int cut;
-    const char *t = bounded(x->p, s, &cut);
+    const char *t = bounded(x->p, xml_text(x->p, s), &cut);
     return worksheet_write_string(x->ws, row, col, t, f) == LXW_NO_ERROR ? cut : -1;
 }
 

@@ -259,9 +259,10 @@ static int formsvc_h_me_export(request_rec *r, const char *const *caps) {
     if (e)
         return formsvc_send_problem(r, e);
     export_ctx x = {r, formsvc_req_get(r)->who->user_id, formsvc_base_url(r), 0};
-    static const fs_export_kind kinds[] = {
-        FS_EXPORT_ACCOUNT, FS_EXPORT_FORMS, FS_EXPORT_LINKS,  FS_EXPORT_WEBHOOKS, FS_EXPORT_KEYS,
-        FS_EXPORT_CLIENTS, FS_EXPORT_AUDIT, FS_EXPORT_GRANTS, FS_EXPORT_VERSIONS};
+    static const fs_export_kind kinds[] = {FS_EXPORT_ACCOUNT,  FS_EXPORT_FORMS,  FS_EXPORT_LINKS,
+                                           FS_EXPORT_WEBHOOKS, FS_EXPORT_KEYS,   FS_EXPORT_CLIENTS,
+                                           FS_EXPORT_AUDIT,    FS_EXPORT_GRANTS, FS_EXPORT_VERSIONS,
+                                           FS_EXPORT_PARTIALS};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !e; i++) {
         e = export_kind(&x, kinds[i]);
         if (r->header_only || r->connection->aborted)

@@ -566,6 +566,11 @@ static int formsvc_h_subs_export_link(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     if (verr->errors)
         return formsvc_send_problem(r, verr);
+    /* completed=false as the export of that format takes it (JSON Lines
+     * only), so that the URL given is one that answers */
+    int completed;
+    if ((e = read_completed(r, &flt, which != 2, &completed)))
+        return formsvc_send_problem(r, e);
     /* the query as given, without format: the list's own parameters */
     apr_array_header_t *kept = apr_array_make(r->pool, 8, sizeof(const char *));
     char *a = apr_pstrdup(r->pool, r->args ? r->args : ""), *last = NULL;

@@ -298,6 +298,8 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
     if (!u->fid || !u->sha)
         return fs_error_internal(r->pool, "no random bytes or no SHA-256 context for a file");
     fs_file_check_init(&u->chk, u->type);
+    if (f->type == FS_FT_SIGNATURE) /* a drawing: no bomb, nothing appended */
+        fs_file_check_png_bounds(&u->chk, FS_SIGNATURE_IMAGE_SIDE_MAX);
     u->size = 0;
     u->start = u->spooled;
     /* counted now, so that a later file of the same field is the next */

@@ -7,6 +7,7 @@
 #include "http/quota.h"
 #include "http/response.h"
 #include "runtime/config.h"
+#include "runtime/log.h"
 #include "runtime/metrics.h"
 #include "runtime/request_ctx.h"
 #include "runtime/schema_check.h"
@@ -49,9 +50,24 @@ static int our_path(const char *path) {
  * shipped LogFormat's %<{formsvc-request}n in place of %r: a verification
  * token or a client_secret in a URL never lands in the access log. */
 int formsvc_redact_request(request_rec *r) {
-    if (r->the_request)
-        apr_table_setn(r->notes, "formsvc-request",
-                       fs_redact_request_line(r->pool, r->the_request));
+    if (!r->the_request)
+        return DECLINED;
+    const char *red = fs_redact_request_line(r->pool, r->the_request);
+    apr_table_setn(r->notes, "formsvc-request", red);
+    /* httpd's core refuses a path it cannot normalise (".." above the
+     * root, a bad %-escape) with 400 and writes the whole target to the
+     * error log, query included (AH10244): an edit link or a resume URL
+     * mistyped so would put its secret there. Such a request with
+     * something to redact is refused here first, with the same 400, and
+     * logged with its line as redacted. */
+    if (red != r->the_request && r->parsed_uri.path && formsvc_conf(r->server)->enabled) {
+        char *path = apr_pstrdup(r->pool, r->parsed_uri.path);
+        if (!ap_normalize_path(path,
+                               AP_NORMALIZE_NOT_ABOVE_ROOT | AP_NORMALIZE_DECODE_UNRESERVED)) {
+            FORMSVC_LOG(r, APLOG_INFO, 00360, "invalid URI path, refused with 400: %s", red);
+            return HTTP_BAD_REQUEST;
+        }
+    }
     return DECLINED;
 }
 

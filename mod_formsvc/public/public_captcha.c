@@ -84,11 +84,14 @@ static int check_captcha(request_rec *r, post *s, const responder *out, int *rc)
         *rc = failed(r, s, out);
         return 1;
     }
+    /* an edit after sending is never taken unchecked: captchaUnchecked is
+     * the first answers' flag, and an edit cannot say it (public_edit.c) */
+    int open = cc->fail_open && !formsvc_edit_asked(r);
     FORMSVC_LOG(r, APLOG_WARNING, 00423,
                 "captcha: form %s: the check with %s could not be made (%s); %s", s->pb.f.id,
                 pv->name, why ? why : "no answer",
-                cc->fail_open ? "taken unchecked (FormsvcCaptchaFailOpen On)" : "refused with 503");
-    if (cc->fail_open) {
+                open ? "taken unchecked (FormsvcCaptchaFailOpen On)" : "refused with 503");
+    if (open) {
         s->captcha_passed = 1;
         s->captcha_unchecked = 1; /* said on the submission (sql/0068) */
         return 0;
@@ -100,9 +103,11 @@ static int check_captcha(request_rec *r, post *s, const responder *out, int *rc)
 int formsvc_post_bots(request_rec *r, post *s, const responder *out, int *rc) {
     if (check_captcha(r, s, out, rc))
         return 1;
-    /* time to fill: from the page's submission token (an HTML post) */
-    long fill =
-        s->pb.token ? fs_idem_form_token_age(s->pb.token, apr_time_sec(apr_time_now())) : -1;
+    /* time to fill: from the page's submission token (an HTML post); not
+     * for an edit, whose page comes filled in (public_edit.c) */
+    long fill = s->pb.token && !formsvc_edit_asked(r)
+                    ? fs_idem_form_token_age(s->pb.token, apr_time_sec(apr_time_now()))
+                    : -1;
     s->spam_score = fs_spam_score(s->pb.fs, s->obj, s->spam, fill);
     int th = fs_spam_threshold(s->pb.settings);
     if (th && s->spam_score >= th)

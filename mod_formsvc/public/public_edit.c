@@ -196,6 +196,27 @@ static const char *respondent_view(request_rec *r, const char *json) {
     return fs_json_str(r->pool, out);
 }
 
+/* An edit whose answers the bot checks flag (public_captcha.c: the
+ * honeypot filled, or a spamScore at or above settings.spamThreshold)
+ * changes nothing: the submission keeps its answers, spam flag and score
+ * (an edit neither turns a submission into spam nor lets answers the
+ * checks would flag into the owner's list through a link that a clean
+ * first submission earned). The respondent is answered as after an edit,
+ * so that a bot learns nothing. */
+static int spam_answer(request_rec *r, post *s, const char *sid) {
+    pub *pb = &s->pb;
+    if (!s->html) {
+        json_object *o = fs_json_own(r->pool, json_object_new_object());
+        json_object_object_add(o, "id", json_object_new_string(sid));
+        json_object_object_add(o, "formId", json_object_new_string(pb->f.id));
+        json_object_object_add(o, "data", json_object_get(s->obj));
+        formsvc_pub_cors(r);
+        return formsvc_pub_send_body(r, 200, "application/json", fs_json_str(r->pool, o), 0);
+    }
+    return formsvc_post_answer(r, s, 303, formsvc_pub_thanks_url(r, pb->f.id),
+                               apr_pstrcat(r->pool, "{\"id\":\"", sid, "\"}", NULL), 0);
+}
+
 int formsvc_edit_store(request_rec *r, post *s, int *rc) {
     const char *token = asked_token(r);
     if (!token)
@@ -213,6 +234,10 @@ int formsvc_edit_store(request_rec *r, post *s, int *rc) {
     if (s->up) { /* nothing of an edit is uploaded (without_files) */
         formsvc_upload_rollback(s->up);
         s->up = NULL;
+    }
+    if (s->spam) {
+        *rc = spam_answer(r, s, sid);
+        return EDIT_SENT;
     }
     apr_array_header_t *fk = file_keys(r->pool, pb);
     if (fk) { /* the files sent are kept: their answers as stored */

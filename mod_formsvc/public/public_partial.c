@@ -8,11 +8,13 @@
  * to step in the hidden input FS_RESUME_NAME; its secret is compared with
  * the stored keyed hash in constant time and never logged.
  * Memory: everything from r->pool. */
+#include "fs_captcha.h"
 #include "fs_form.h"
 #include "fs_json.h"
 #include "fs_mail.h"
 #include "fs_partial.h"
 #include "fs_secret.h"
+#include "fs_spam.h"
 #include "fs_store_partials.h"
 #include "fs_urlencoded.h"
 #include "fs_util.h"
@@ -234,8 +236,19 @@ int formsvc_post_partial_asked(const post *s) {
            formsvc_partial_on(&s->pb);
 }
 
+/* The answers so far as the bot checks flag them (public_captcha.c: a
+ * spamScore at or above settings.spamThreshold, here without the time to
+ * fill, as a step may come seconds after its page): they are not kept,
+ * as a filled honeypot's are not, so that a bot cannot put into the
+ * owner's partials (and their submission.partial events) what the checks
+ * keep out of the submissions. */
+static int flagged(const post *s) {
+    int th = fs_spam_threshold(s->pb.settings);
+    return th && fs_spam_score(s->pb.fs, s->obj, s->spam, -1) >= th;
+}
+
 int formsvc_post_partial_step(request_rec *r, post *s, int page, int *rc) {
-    if (!formsvc_partial_on(&s->pb) || s->spam || s->dry)
+    if (!formsvc_partial_on(&s->pb) || s->spam || s->dry || flagged(s))
         return 0;
     fs_error *e;
     if (keep(r, s, page, rc, &e))
@@ -311,7 +324,7 @@ int formsvc_post_partial_save(request_rec *r, post *s, int page) {
     }
     const char *nav = pair(s, FS_NAV_NAME);
     int script = nav && !strcmp(nav, FS_NAV_AUTOSAVE); /* the page's script: JSON */
-    if (s->spam) { /* a bot is told what a person is, nothing stored */
+    if (s->spam || flagged(s)) { /* a bot is told what a person is, nothing stored */
         pb->page = page;
         return script ? formsvc_pub_send_body(r, 200, "application/json", "{}", 0)
                       : formsvc_pub_html_page(r, 200, pb, s->obj, NULL, NULL);

@@ -225,6 +225,13 @@ const fs_stmt fs_stmts_account[] = {
      "  AND (%s::text IS NULL OR (v.submission_id, v.version) > (SELECT split_part(a.x, '.', 1), "
      "    split_part(a.x, '.', 2)::integer FROM (SELECT %s::text AS x) a)) "
      "ORDER BY v.submission_id, v.version LIMIT %s::integer"},
+    /* the unfinished partial answers of the account's forms (sql/0059),
+     * as GET .../submissions?completed=false shows them */
+    {"fs_export_partials", 4,
+     "SELECT p.id, (jsonb_build_object('kind', 'partial') || fs_partial_json(p))::text "
+     "FROM forms f JOIN submission_partials p ON p.form_id = f.id "
+     "WHERE f.user_id = %s AND (%s::text IS NULL OR p.id > %s::text) "
+     "ORDER BY p.id LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -440,9 +447,9 @@ fs_error *fs_store_account_purge(fs_store *st) {
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
-        "fs_export_account",  "fs_export_forms",  "fs_export_links",
-        "fs_export_webhooks", "fs_export_keys",   "fs_export_clients",
-        "fs_export_audit",    "fs_export_grants", "fs_export_versions"};
+        "fs_export_account",  "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
+        "fs_export_keys",     "fs_export_clients", "fs_export_audit", "fs_export_grants",
+        "fs_export_versions", "fs_export_partials"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

@@ -82,6 +82,11 @@ int fs_pages_first_error(const fs_fieldset *fs, const fs_error *e);
  * same text whatever order the steps put them in. In p. */
 char *fs_pages_answers_text(apr_pool_t *p, json_object *answers);
 
+/* answers without those of page's fields: what the state of page
+ * carries, since its own answers are in its inputs and a post of the page
+ * replaces them (fs_pages_merge). A new object in p (values shared). */
+json_object *fs_pages_carried(apr_pool_t *p, const fs_fieldset *fs, int page, json_object *answers);
+
 /* The state a page carries. */
 typedef struct fs_pagestate {
     const char *version;  /* the form's version it was made for */
@@ -103,6 +108,11 @@ enum { FS_PAGESTATE_OK, FS_PAGESTATE_BAD, FS_PAGESTATE_EXPIRED, FS_PAGESTATE_TOO
 int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                       const char *form_id, const char *link, const fs_pagestate *st,
                       const char **out);
+/* The bytes by which st's answers pass FS_PAGESTATE_PLAIN_MAX (0: st
+ * can be sealed): a step checks it before going to a page, so that a
+ * person is asked to shorten an answer rather than sent on with answers
+ * no state can carry. Linear in the answers; scratch in p. */
+apr_size_t fs_pagestate_excess(apr_pool_t *p, const fs_pagestate *st);
 /* Opens a state: FS_PAGESTATE_BAD when it was not sealed for this form
  * through this link with this pepper (changed, cut, made up, too long),
  * FS_PAGESTATE_EXPIRED when its expiry is before now (seconds). *st is

@@ -97,4 +97,41 @@ like $end->{res}->request->uri, qr{/f/\Q$g->{id}\E/thanks}, 'lands on the thanks
 my $all = stored($g->{id});
 ok $all->{one} eq $party && $all->{two} eq $party && $all->{three} eq $ar, 'the three answers stored whole';
 
+# ---- pages of 100,000 emoji each (400 KB of UTF-8): the answers so far
+# pass what a page's state carries (768 KiB) on the way to page 3. The
+# person stays on page 2, asked to shorten its answer by as much as is too
+# long, the text kept; shortened, the form goes on. Before, page 3 came
+# with a state no step could read, and its Submit lost every answer. ----
+my $MAXLEN = 100_000;
+my $h = make_form($tok, { title => 'Long pages', fields => [
+    { key => 'one', type => 'textarea', label => 'First', required => $T, validation => { maxLength => $MAXLEN } },
+    { key => 'p2', type => 'page', label => 'Second page' },
+    { key => 'two', type => 'textarea', label => 'Second', required => $T, validation => { maxLength => $MAXLEN } },
+    { key => 'p3', type => 'page', label => 'Third page' },
+    { key => 'three', type => 'text', label => 'Third' }] });
+is api(POST => "/v1/forms/$h->{id}/publish", token => $tok)->code, 200, 'a form of long pages';
+my $long = "\x{1f389}" x $MAXLEN;
+my ($q2) = send_page(open_form($h->{id}), [one => $long], ['_nav', 'next']);
+like $q2->{html}, qr{Second page}, 'page 2';
+my ($refused) = send_page($q2, [two => $long], ['_nav', 'next']);
+is $refused->{res}->code, 422, 'Next with 800 KB of answers so far: page 2 again (422)';
+like $refused->{html}, qr{Second page}, 'the second page';
+my ($n) = $refused->{html} =~ /Second: the answers are too long to carry between the pages\. Shorten this one to at most (\d+) characters\./;
+ok $n && $n < $MAXLEN && $n > 50_000, 'asking to shorten its answer, saying to how many characters'
+    or diag substr($refused->{html}, 0, 3000);
+ok index($refused->{html}, $long) >= 0, 'with the text as typed';
+my $short = "\x{1f389}" x ($n // 1);
+my ($q3) = send_page($refused, [two => $short], ['_nav', 'next']);
+is $q3->{res}->code, 200, 'shortened to that: Next goes on';
+like $q3->{html}, qr{Third page}, 'to page 3';
+my ($back) = send_page($q3, [three => 'z'], ['_nav', 'back']);
+like $back->{html}, qr{Second page}, 'Back: page 2';
+ok index($back->{html}, $short) >= 0, 'its answer shown';
+($q3) = send_page($back, [two => $short], ['_nav', 'next']);
+like $q3->{html}, qr{Third page}, 'Next: page 3 again';
+my ($fin) = send_page($q3, [three => 'end'], ['_nav', 'submit']);
+like $fin->{res}->request->uri, qr{/f/\Q$h->{id}\E/thanks}, 'Submit lands on the thanks page';
+my $got = stored($h->{id});
+ok $got->{one} eq $long && $got->{two} eq $short && $got->{three} eq 'end', 'every answer stored whole';
+
 done_testing;

@@ -221,9 +221,21 @@ static const char *scope_of(apr_pool_t *p, const char *form_id) {
     return apr_pstrcat(p, "page-state ", form_id, NULL);
 }
 
-int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
-                      const char *form_id, const char *link, const fs_pagestate *st,
-                      const char **out) {
+json_object *fs_pages_carried(apr_pool_t *p, const fs_fieldset *fs, int page,
+                              json_object *answers) {
+    json_object *out = fs_json_own(p, json_object_new_object());
+    if (!json_object_is_type(answers, json_type_object))
+        return out;
+    json_object_object_foreach(answers, k, v) {
+        const fs_field *f = fs_fieldset_find(fs, k);
+        if (!f || !on_page(fs, page, f))
+            json_object_object_add(out, k, json_object_get(v));
+    }
+    return out;
+}
+
+/* The text st is sealed as, in p. */
+static const char *plain_of(apr_pool_t *p, const fs_pagestate *st) {
     json_object *o = fs_json_own(p, json_object_new_object());
     json_object_object_add(o, "v", json_object_new_string(st->version ? st->version : ""));
     json_object_object_add(o, "x", json_object_new_int64(st->expires));
@@ -233,7 +245,18 @@ int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pep
                            st->answers ? json_object_get(st->answers) : json_object_new_object());
     if (st->trail && json_object_array_length(st->trail))
         json_object_object_add(o, "t", json_object_get(st->trail));
-    const char *plain = fs_json_str(p, o);
+    return fs_json_str(p, o);
+}
+
+apr_size_t fs_pagestate_excess(apr_pool_t *p, const fs_pagestate *st) {
+    apr_size_t n = strlen(plain_of(p, st));
+    return n > FS_PAGESTATE_PLAIN_MAX ? n - FS_PAGESTATE_PLAIN_MAX : 0;
+}
+
+int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
+                      const char *form_id, const char *link, const fs_pagestate *st,
+                      const char **out) {
+    const char *plain = plain_of(p, st);
     if (strlen(plain) > FS_PAGESTATE_PLAIN_MAX)
         return FS_PAGESTATE_TOO_LARGE;
     *out = fs_idem_seal(p, pepper, pepper_len, scope_of(p, form_id), link ? link : "", plain);

@@ -288,7 +288,9 @@ static void page_of_pages(request_rec *r, pub *pb, fs_page *pg) {
     pg->has_next = fs_pages_step(fs, q, 1, pg->values) >= 0;
     if (q == 0 && !pb->spam && (!pg->values || !json_object_object_length(pg->values)))
         return;
-    fs_pagestate st = {pb->f.version, 0, q, pb->spam, pg->values, trail};
+    /* q's own answers are in its inputs; the state carries the others */
+    fs_pagestate st = {pb->f.version, 0, q, pb->spam, fs_pages_carried(r->pool, fs, q, pg->values),
+                       trail};
     if (formsvc_page_state_seal(r, pb->f.id, &st, &pg->state) != FS_PAGESTATE_OK)
         pg->state = "-"; /* too many answers to carry, or no random bytes: the
                             post of this page is refused as a broken state */

@@ -35,6 +35,47 @@ static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
     return formsvc_pub_html_page(r, status, &s->pb, s->obj, errors, NULL);
 }
 
+/* A 422 asking to shorten the longest text answer of page when the
+ * answers so far are too long for the state of page q (the page a step
+ * goes to): it carries every answer but q's (fs_pages_carried), at most
+ * FS_PAGESTATE_PLAIN_MAX bytes. The person stays on page, everything
+ * typed kept, rather than going on with answers no later step could
+ * read. NULL when they fit. */
+static fs_error *too_long(request_rec *r, post *s, int page, int q) {
+    const fs_fieldset *fs = s->pb.fs;
+    fs_pagestate st = {s->pb.f.version, 0, q, s->spam, fs_pages_carried(r->pool, fs, q, s->obj),
+                       s->pb.trail};
+    apr_size_t excess = fs_pagestate_excess(r->pool, &st);
+    if (!excess)
+        return NULL;
+    const fs_field *longest = NULL;
+    apr_size_t most = 0;
+    for (int i = 0; i < fs->n; i++) {
+        json_object *v = fs_json_get(s->obj, fs->f[i].key);
+        if (fs_pages_of(fs, &fs->f[i]) != page || !json_object_is_type(v, json_type_string))
+            continue;
+        apr_size_t len = (apr_size_t)json_object_get_string_len(v);
+        if (!longest || len > most) {
+            longest = &fs->f[i];
+            most = len;
+        }
+    }
+    if (!longest) /* nothing of this page to shorten: the state is refused as before */
+        return NULL;
+    /* every character takes at least a byte: this many fewer are enough */
+    apr_size_t chars = fs_utf8_length(json_object_get_string(fs_json_get(s->obj, longest->key)));
+    const char *n = apr_psprintf(r->pool, "%" APR_SIZE_T_FMT, chars > excess ? chars - excess : 0);
+    const char *label = longest->label && *longest->label ? longest->label : longest->key;
+    fs_error *e = fs_error_validation(r->pool);
+    fs_error_add_msg(r->pool, e, apr_pstrcat(r->pool, "/", longest->key, NULL), "maxLength",
+                     "carry", label, n,
+                     apr_psprintf(r->pool,
+                                  "%s: the answers are too long to carry between the pages. "
+                                  "Shorten this one to at most %s characters.",
+                                  label, n));
+    return e;
+}
+
 /* Opens the state of s (none: the first page, no answers yet) and merges
  * the posted page into it: s->obj holds every answer so far, *page the
  * page posted. FS_PAGESTATE_* of the state, or -1 when it names another
@@ -93,7 +134,8 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         size_t n = s->pb.trail ? json_object_array_length(s->pb.trail) : 0;
         int q = n ? json_object_get_int(json_object_array_get_idx(s->pb.trail, n - 1))
                   : fs_pages_step(fs, page, -1, s->obj);
-        *rc = show(r, s, q >= 0 ? q : page, 200, NULL);
+        fs_error *te = q >= 0 && q != page ? too_long(r, s, page, q) : NULL;
+        *rc = te ? show(r, s, page, 422, te) : show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }
     /* Next, Submit (or no button): this page's answers, checked with the
@@ -119,6 +161,11 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
                                       json_object_get(json_object_array_get_idx(s->pb.trail, i)));
             json_object_array_add(t, json_object_new_int(page));
             s->pb.trail = t;
+        }
+        fs_error *te = q >= 0 && q != page ? too_long(r, s, page, q) : NULL;
+        if (te) {
+            *rc = show(r, s, page, 422, te);
+            return PAGES_SENT;
         }
         if (!formsvc_post_partial_step(r, s, q >= 0 ? q : page, rc))
             *rc = show(r, s, q >= 0 ? q : page, 200, NULL);

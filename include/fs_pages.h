@@ -113,6 +113,13 @@ int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pep
  * person is asked to shorten an answer rather than sent on with answers
  * no state can carry. Linear in the answers; scratch in p. */
 apr_size_t fs_pagestate_excess(apr_pool_t *p, const fs_pagestate *st);
+/* The 422 asking to shorten the longest text answer of page (among
+ * answers) by excess characters, so that the answers so far fit a state
+ * (a person stays on page, everything typed kept, rather than going on
+ * with answers no later step could read); NULL when page has no text
+ * answer. In p. */
+fs_error *fs_pages_carry_error(apr_pool_t *p, const fs_fieldset *fs, int page, json_object *answers,
+                               apr_size_t excess);
 /* Opens a state: FS_PAGESTATE_BAD when it was not sealed for this form
  * through this link with this pepper (changed, cut, made up, too long),
  * FS_PAGESTATE_EXPIRED when its expiry is before now (seconds). *st is

@@ -5,6 +5,7 @@
 #include "fs_fieldset.h"
 #include "fs_json.h"
 #include "fs_locale.h"
+#include "fs_pages.h"
 #include "fs_test.h"
 #include "fs_validate.h"
 
@@ -175,6 +176,21 @@ static void english_file_says_api_details(void **state) {
         assert_string_equal(fs_trf(p, en, key, "label", fe->label, "n", fe->n, NULL), fe->detail);
         apr_hash_set(seen, key, APR_HASH_KEY_STRING, "");
     }
+    /* the step's error for answers too long to carry between pages */
+    const fs_fieldset *two = fs_fieldset_from_json(
+        p, fs_json_parse_trusted(p, "[{\"key\":\"a\",\"type\":\"textarea\",\"label\":\"A\"},"
+                                    "{\"key\":\"p\",\"type\":\"page\",\"label\":\"P\"},"
+                                    "{\"key\":\"b\",\"type\":\"text\",\"label\":\"B\"}]"));
+    assert_non_null(two);
+    fs_error *ce =
+        fs_pages_carry_error(p, two, 0, fs_json_parse_trusted(p, "{\"a\":\"abcdef\"}"), 2);
+    assert_non_null(ce);
+    const fs_field_error *cfe = &APR_ARRAY_IDX(ce->errors, 0, fs_field_error);
+    assert_string_equal(cfe->n, "4");
+    assert_string_equal(cfe->pointer, "/a");
+    assert_string_equal(fs_trf(p, en, "error.carry", "label", cfe->label, "n", cfe->n, NULL),
+                        cfe->detail);
+    apr_hash_set(seen, "error.carry", APR_HASH_KEY_STRING, "");
     /* every error message of the file was checked, but format.other and
      * type.none (no field type reaches them: kept for safety) */
     for (apr_hash_index_t *hi = apr_hash_first(p, en->msgs); hi; hi = apr_hash_next(hi)) {

@@ -253,6 +253,35 @@ apr_size_t fs_pagestate_excess(apr_pool_t *p, const fs_pagestate *st) {
     return n > FS_PAGESTATE_PLAIN_MAX ? n - FS_PAGESTATE_PLAIN_MAX : 0;
 }
 
+fs_error *fs_pages_carry_error(apr_pool_t *p, const fs_fieldset *fs, int page, json_object *answers,
+                               apr_size_t excess) {
+    const fs_field *longest = NULL;
+    apr_size_t most = 0;
+    for (int i = 0; i < fs->n; i++) {
+        json_object *v = fs_json_get(answers, fs->f[i].key);
+        if (!on_page(fs, page, &fs->f[i]) || !json_object_is_type(v, json_type_string))
+            continue;
+        apr_size_t len = (apr_size_t)json_object_get_string_len(v);
+        if (!longest || len > most) {
+            longest = &fs->f[i];
+            most = len;
+        }
+    }
+    if (!longest)
+        return NULL;
+    /* every character takes at least a byte: this many fewer are enough */
+    apr_size_t chars = fs_utf8_length(json_object_get_string(fs_json_get(answers, longest->key)));
+    const char *n = apr_psprintf(p, "%" APR_SIZE_T_FMT, chars > excess ? chars - excess : 0);
+    const char *label = longest->label && *longest->label ? longest->label : longest->key;
+    fs_error *e = fs_error_validation(p);
+    fs_error_add_msg(p, e, apr_pstrcat(p, "/", longest->key, NULL), "maxLength", "carry", label, n,
+                     apr_psprintf(p,
+                                  "%s: the answers are too long to carry between the pages. "
+                                  "Shorten this one to at most %s characters.",
+                                  label, n));
+    return e;
+}
+
 int fs_pagestate_seal(apr_pool_t *p, const unsigned char *pepper, apr_size_t pepper_len,
                       const char *form_id, const char *link, const fs_pagestate *st,
                       const char **out) {

@@ -46,34 +46,7 @@ static fs_error *too_long(request_rec *r, post *s, int page, int q) {
     fs_pagestate st = {s->pb.f.version, 0, q, s->spam, fs_pages_carried(r->pool, fs, q, s->obj),
                        s->pb.trail};
     apr_size_t excess = fs_pagestate_excess(r->pool, &st);
-    if (!excess)
-        return NULL;
-    const fs_field *longest = NULL;
-    apr_size_t most = 0;
-    for (int i = 0; i < fs->n; i++) {
-        json_object *v = fs_json_get(s->obj, fs->f[i].key);
-        if (fs_pages_of(fs, &fs->f[i]) != page || !json_object_is_type(v, json_type_string))
-            continue;
-        apr_size_t len = (apr_size_t)json_object_get_string_len(v);
-        if (!longest || len > most) {
-            longest = &fs->f[i];
-            most = len;
-        }
-    }
-    if (!longest) /* nothing of this page to shorten: the state is refused as before */
-        return NULL;
-    /* every character takes at least a byte: this many fewer are enough */
-    apr_size_t chars = fs_utf8_length(json_object_get_string(fs_json_get(s->obj, longest->key)));
-    const char *n = apr_psprintf(r->pool, "%" APR_SIZE_T_FMT, chars > excess ? chars - excess : 0);
-    const char *label = longest->label && *longest->label ? longest->label : longest->key;
-    fs_error *e = fs_error_validation(r->pool);
-    fs_error_add_msg(r->pool, e, apr_pstrcat(r->pool, "/", longest->key, NULL), "maxLength",
-                     "carry", label, n,
-                     apr_psprintf(r->pool,
-                                  "%s: the answers are too long to carry between the pages. "
-                                  "Shorten this one to at most %s characters.",
-                                  label, n));
-    return e;
+    return excess ? fs_pages_carry_error(r->pool, fs, page, s->obj, excess) : NULL;
 }
 
 /* Opens the state of s (none: the first page, no answers yet) and merges

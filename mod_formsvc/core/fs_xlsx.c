@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xlsxwriter.h>
 
 struct fs_xlsx {
@@ -183,21 +184,29 @@ int fs_xlsx_close(fs_xlsx *x) {
         return -1;
     /* which file the rows are in: packing closes it once it has copied
      * the rows; a failure before that leaves it open (and its disk
-     * held) unless closed here */
+     * held) unless closed here. A second descriptor of it (keep) holds
+     * the unlinked file while libxlsxwriter packs, so that its inode
+     * cannot be given to another file meanwhile: the rows' descriptor
+     * number naming that inode afterwards means it was not closed. */
     struct stat before;
     int fd = x->rows ? fileno(x->rows) : -1;
-    if (fd >= 0 && fstat(fd, &before) != 0)
-        fd = -1;
+    int keep = fd >= 0 ? dup(fd) : -1;
+    if (keep >= 0 && fstat(keep, &before) != 0) {
+        close(keep);
+        keep = -1;
+    }
     x->wb = NULL; /* workbook_close frees it, whatever it returns */
     apr_pool_cleanup_kill(x->p, x, free_workbook);
     errno = 0;
     lxw_error rc = workbook_close(wb);
     x->err = errno;
-    if (rc != LXW_NO_ERROR && fd >= 0) {
-        struct stat now; /* the same unlinked file still open: not closed */
+    if (rc != LXW_NO_ERROR && keep >= 0) {
+        struct stat now;
         if (fstat(fd, &now) == 0 && now.st_dev == before.st_dev && now.st_ino == before.st_ino)
             fclose(x->rows);
     }
+    if (keep >= 0)
+        close(keep);
     x->rows = NULL;
     if (rc != LXW_NO_ERROR && !x->err)
         x->err = EIO;

@@ -158,6 +158,24 @@ if ($> == 0) {
     unlike $out, qr/FAIL  FormsvcUploadTempDir/, 'no failure then';
 }
 
+# FormsvcCaptchaSecret, in the main server and a <VirtualHost>: a file
+# others can read fails as the pepper does; a secret written in the
+# configuration is a warning (prefer file:)
+{
+    for (['cs-open', 0644], ['cs-closed', 0600]) {
+        open my $s, '>', "$dir/$_->[0]" or die; print $s "0x4AAA\n"; close $s; chmod $_->[1], "$dir/$_->[0]";
+    }
+    conf(extra => "FormsvcCaptchaSecret turnstile file:$dir/cs-open\n    FormsvcCaptchaSecret hcaptcha 0x0000000000000000000000000000000000000000",
+         vh => "FormsvcCaptchaSecret recaptcha file:$dir/cs-closed");
+    ($rc, $out) = admin('check');
+    is $rc, 1, 'check exits 1 with a captcha secret file others can read';
+    like $out, qr{^FAIL  the turnstile captcha secret file \Q$dir\E/cs-open is mode 644, owner \S+: others can read it\n      fix: chown root: \Q$dir\E/cs-open && chmod 600}m,
+        'says which, and how to fix it';
+    like $out, qr{^warn  the hcaptcha captcha secret is written in the configuration}m, 'a secret in the configuration: a warning';
+    like $out, qr{^ok    recaptcha captcha secret \Q$dir\E/cs-closed \(root only\)$}m, 'the <VirtualHost>\'s, root only: ok';
+    unlike $out, qr/0x0000000000000000000000000000000000000000|0x4AAA/, 'no secret in what check says';
+}
+
 # FormsvcBaseURL and Formsvc On read from the virtual hosts too
 conf(vh => "ServerName forms.test\n    Formsvc On\n    FormsvcBaseURL https://forms.test/api");
 ($rc, $out) = admin('check');

@@ -72,4 +72,16 @@ fs_error *fs_store_purge_pending(fs_store *st, int lim, const char ***ids, int *
  * is finished (its event and audit entry recorded) or gone. */
 fs_error *fs_store_purge_step(fs_store *st, const char *purge_id, int lim, int *deleted, int *done);
 
+/* Whether the background jobs keep up (for /metrics): accounts being
+ * erased (DELETE /v1/me) and the age of the oldest, bulk deletes queued
+ * and the age of the oldest, and the seconds until the end of the last
+ * partition of submissions (made ahead by the partitions task; 0 when
+ * none is known). */
+typedef struct fs_jobs_status {
+    long long erasures, erasure_oldest_seconds;
+    long long purges, purge_oldest_seconds;
+    long long partitions_ahead_seconds;
+} fs_jobs_status;
+fs_error *fs_store_jobs_status(fs_store *st, fs_jobs_status *out);
+
 #endif

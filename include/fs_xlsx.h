@@ -55,8 +55,21 @@ int fs_xlsx_date(fs_xlsx *x, uint32_t row, uint16_t col, const char *s);
 int fs_xlsx_value(fs_xlsx *x, apr_pool_t *p, uint32_t row, uint16_t col, json_object *v,
                   int as_date);
 
-/* Packs the workbook into path and frees it: 0, or -1 when it could not
- * be written (path may then hold part of it: the caller removes it). */
+/* The bytes of the rows' XML written so far (every row given until now
+ * included), in libxlsxwriter's temporary file: packing copies them once
+ * more into the worksheet's XML before zipping it, so closing needs about
+ * that much free space again in tmpdir. -1 when a write of the rows
+ * failed (a full disk: libxlsxwriter does not say so itself, and would
+ * pack what was written), fs_xlsx_errno says why. */
+apr_off_t fs_xlsx_rows_bytes(fs_xlsx *x);
+
+/* Packs the workbook into path and frees it, with its temporary files,
+ * whatever happens: 0, or -1 when it could not be written (path may then
+ * hold part of it: the caller removes it; fs_xlsx_errno says why). */
 int fs_xlsx_close(fs_xlsx *x);
+
+/* errno of the last failure of fs_xlsx_rows_bytes or fs_xlsx_close (EIO
+ * when libxlsxwriter gave none), 0 before any. */
+int fs_xlsx_errno(const fs_xlsx *x);
 
 #endif

@@ -192,4 +192,15 @@ like $out, qr/is not a directory/, 'saying so';
     $inst->stop;
 }
 
+# FormsvcCaptchaVerifyURL: a URL without a host, or with a space, is
+# refused by configtest (libcurl would refuse it at every submission: a
+# 503 per submission instead of one message at the start)
+for my $bad ('http://', 'http://:8080/x', '"http://a b/x"') {
+    ($rc, $out) = configtest("FormsvcCaptchaVerifyURL turnstile $bad");
+    isnt $rc, 0, "configtest refuses FormsvcCaptchaVerifyURL turnstile $bad";
+    like $out, qr/FormsvcCaptchaVerifyURL takes an absolute http\(s\) URL/, 'naming the directive';
+}
+($rc, $out) = configtest("FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:8080/siteverify");
+is $rc, 0, 'and takes one with a host' or diag $out;
+
 done_testing;

@@ -32,7 +32,8 @@ mkdir "$dir/mail"; system('chown', 'www-data:', "$dir/mail") if $> == 0;
 my $closed = do { my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0); my $p = $s->sockport; close $s; $p };
 
 sub conf {
-    my %o = (dbdmax => 10, vh => '', mail => "FormsvcMailTransport file $dir/mail", pepper => "$dir/pepper", @_);
+    my %o = (dbdmax => 10, vh => '', mail => "FormsvcMailTransport file $dir/mail", pepper => "$dir/pepper",
+             extra => '', @_);
     open my $fh, '>', "$dir/httpd.conf" or die $!;
     print $fh <<"CONF";
 ServerRoot "$dir"
@@ -61,6 +62,7 @@ LoadModule formsvc_module "$ENV{FORMSVC_MODULE}"
     FormsvcSecretPepperFile $o{pepper}
     FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
     $o{mail}
+    $o{extra}
 </IfModule>
 <VirtualHost 127.0.0.1:1>
     DBDMax 100000
@@ -137,6 +139,42 @@ like $out, qr/^FAIL  httpd configuration does not pass configtest/m, 'a missing 
 like $out, qr/^FAIL  the pepper file \S+no-such-pepper does not exist .*\n      fix: head -c 32 \/dev\/urandom/m, 'and check says how to make one';
 like $out, qr/^warn  no FormsvcMailTransport: mail is only written to files in \/var\/spool\/formsvc\/mail, not sent/m,
     'no mail transport: a warning';
+
+# FormsvcUploadTempDir: the children's user must write there (configtest,
+# as root, only checks that it exists)
+if ($> == 0) {
+    mkdir "$dir/spool";
+    chmod 0755, "$dir/spool";   # root's: www-data cannot write
+    conf(extra => "FormsvcUploadTempDir $dir/spool");
+    ($rc, $out) = admin('check');
+    is $rc, 1, 'check exits 1 with a temporary directory www-data cannot write';
+    like $out, qr{^FAIL  FormsvcUploadTempDir \Q$dir\E/spool is not writable by www-data: uploads past 256 KB and XLSX exports would answer 503 \(FS03775, FS00380\)\n      fix: chown www-data: \Q$dir\E/spool}m,
+        'says so, and how to fix it';
+    system('chown', 'www-data:', "$dir/spool");
+    conf(extra => "FormsvcUploadTempDir $dir/spool\nFormsvcXlsxExports 256");
+    ($rc, $out) = admin('check');
+    like $out, qr{^ok    FormsvcUploadTempDir \Q$dir\E/spool: writable by www-data|^warn  FormsvcUploadTempDir \Q$dir\E/spool: \d+ MB free; 256 XLSX exports}m,
+        'writable: ok, or a warning when the room is short of FormsvcXlsxExports of the largest';
+    unlike $out, qr/FAIL  FormsvcUploadTempDir/, 'no failure then';
+}
+
+# FormsvcCaptchaSecret, in the main server and a <VirtualHost>: a file
+# others can read fails as the pepper does; a secret written in the
+# configuration is a warning (prefer file:)
+{
+    for (['cs-open', 0644], ['cs-closed', 0600]) {
+        open my $s, '>', "$dir/$_->[0]" or die; print $s "0x4AAA\n"; close $s; chmod $_->[1], "$dir/$_->[0]";
+    }
+    conf(extra => "FormsvcCaptchaSecret turnstile file:$dir/cs-open\n    FormsvcCaptchaSecret hcaptcha 0x0000000000000000000000000000000000000000",
+         vh => "FormsvcCaptchaSecret recaptcha file:$dir/cs-closed");
+    ($rc, $out) = admin('check');
+    is $rc, 1, 'check exits 1 with a captcha secret file others can read';
+    like $out, qr{^FAIL  the turnstile captcha secret file \Q$dir\E/cs-open is mode 644, owner \S+: others can read it\n      fix: chown root: \Q$dir\E/cs-open && chmod 600}m,
+        'says which, and how to fix it';
+    like $out, qr{^warn  the hcaptcha captcha secret is written in the configuration}m, 'a secret in the configuration: a warning';
+    like $out, qr{^ok    recaptcha captcha secret \Q$dir\E/cs-closed \(root only\)$}m, 'the <VirtualHost>\'s, root only: ok';
+    unlike $out, qr/0x0000000000000000000000000000000000000000|0x4AAA/, 'no secret in what check says';
+}
 
 # FormsvcBaseURL and Formsvc On read from the virtual hosts too
 conf(vh => "ServerName forms.test\n    Formsvc On\n    FormsvcBaseURL https://forms.test/api");

@@ -1,6 +1,7 @@
 # FormsvcXlsxExports: the server makes at most that many XLSX exports at
 # once, counted across its children (slots in shared memory); one more is
-# 503 with Retry-After, and a slot that a killed child held is taken back.
+# 503 with Retry-After, and a slot that a killed child held is taken back;
+# the file a killed child left is removed at the next restart.
 # An instance of its own (FormsvcXlsxExports 2, its own temporary
 # directory, so that the exports being made can be counted by their files).
 use strict;
@@ -101,7 +102,14 @@ is scalar(building()), 2, 'both killed while making their workbooks (each leaves
 my $after = export_status();
 is $after->code, 200, 'the next export is made: the dead children\'s slots were taken back'
     or diag $after->content;
-unlink map { "$tmp/$_" } building();
+# the next configuration generation removes what the dead children left
+# (and nothing of a child that runs)
+$inst->reload(conf => "FormsvcXlsxExports 2\nFormsvcUploadTempDir \"$tmp\"\nFormsvcQuota verified requests 100000\n");
+ok wait_for(sub { !building() }, 15, 'the files of the killed children removed'),
+    'a restart removes the files the killed children left';
+like $inst->error_log, qr/FS00381: removed 2 XLSX export file\(s\) that children killed while making them left in \Q$tmp\E/,
+    'FS00381 says so';
+is export_status()->code, 200, 'an export after the restart';
 $inst->stop;
 unlike $inst->error_log, qr/\[formsvc:(?:error|crit|alert|emerg)\]|segfault|Segmentation/i, 'no error of the module in its log';
 

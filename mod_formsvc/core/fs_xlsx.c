@@ -6,8 +6,12 @@
 
 #include <apr_lib.h>
 #include <apr_strings.h>
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xlsxwriter.h>
 
 struct fs_xlsx {
@@ -15,13 +19,22 @@ struct fs_xlsx {
     lxw_worksheet *ws;
     lxw_format *bold, *date;
     apr_pool_t *p;
+    /* libxlsxwriter's temporary file of the rows (unlinked): it closes
+     * it only when packing reaches the worksheet, and never when the
+     * workbook is freed unpacked, so this one is closed here then */
+    FILE *rows;
+    int err; /* errno of the last failure; 0 when unknown */
 };
 
 static apr_status_t free_workbook(void *data) {
     fs_xlsx *x = data;
-    if (x->wb)
+    if (x->wb) {
+        if (x->rows)
+            fclose(x->rows);
         lxw_workbook_free(x->wb);
+    }
     x->wb = NULL;
+    x->rows = NULL;
     return APR_SUCCESS;
 }
 
@@ -41,6 +54,7 @@ fs_xlsx *fs_xlsx_open(apr_pool_t *p, const char *path, const char *tmpdir, const
     x->date = workbook_add_format(x->wb);
     if (!x->ws || !x->bold || !x->date)
         return NULL;
+    x->rows = x->ws->optimize_tmpfile;
     format_set_bold(x->bold);
     format_set_num_format(x->date, "yyyy-mm-dd");
     return x;
@@ -186,9 +200,61 @@ int fs_xlsx_value(fs_xlsx *x, apr_pool_t *p, uint32_t row, uint16_t col, json_ob
     return 0;
 }
 
+apr_off_t fs_xlsx_rows_bytes(fs_xlsx *x) {
+    if (!x->wb || !x->rows)
+        return -1;
+    /* the row being filled goes to the file now (packing would write it
+     * first: it then finds nothing left), so every row is counted and
+     * a write that failed is seen, ferror being kept until cleared */
+    lxw_worksheet_write_single_row(x->ws);
+    errno = 0;
+    if (fflush(x->rows) != 0 || ferror(x->rows)) {
+        x->err = errno ? errno : EIO;
+        return -1;
+    }
+    long n = ftell(x->rows);
+    if (n < 0) {
+        x->err = errno;
+        return -1;
+    }
+    return (apr_off_t)n;
+}
+
+int fs_xlsx_errno(const fs_xlsx *x) {
+    return x->err;
+}
+
 int fs_xlsx_close(fs_xlsx *x) {
     lxw_workbook *wb = x->wb;
+    if (!wb)
+        return -1;
+    /* which file the rows are in: packing closes it once it has copied
+     * the rows; a failure before that leaves it open (and its disk
+     * held) unless closed here. A second descriptor of it (keep) holds
+     * the unlinked file while libxlsxwriter packs, so that its inode
+     * cannot be given to another file meanwhile: the rows' descriptor
+     * number naming that inode afterwards means it was not closed. */
+    struct stat before;
+    int fd = x->rows ? fileno(x->rows) : -1;
+    int keep = fd >= 0 ? dup(fd) : -1;
+    if (keep >= 0 && fstat(keep, &before) != 0) {
+        close(keep);
+        keep = -1;
+    }
     x->wb = NULL; /* workbook_close frees it, whatever it returns */
     apr_pool_cleanup_kill(x->p, x, free_workbook);
-    return wb && workbook_close(wb) == LXW_NO_ERROR ? 0 : -1;
+    errno = 0;
+    lxw_error rc = workbook_close(wb);
+    x->err = errno;
+    if (rc != LXW_NO_ERROR && keep >= 0) {
+        struct stat now;
+        if (fstat(fd, &now) == 0 && now.st_dev == before.st_dev && now.st_ino == before.st_ino)
+            fclose(x->rows);
+    }
+    if (keep >= 0)
+        close(keep);
+    x->rows = NULL;
+    if (rc != LXW_NO_ERROR && !x->err)
+        x->err = EIO;
+    return rc == LXW_NO_ERROR ? 0 : -1;
 }

@@ -17,7 +17,10 @@
 
 #include <apr_file_io.h>
 #include <apr_strings.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <http_protocol.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 APLOG_USE_MODULE(formsvc);
@@ -188,6 +191,44 @@ static int xlsx_failed(request_rec *r, const formsvc_form *form, const char *wha
     return formsvc_send_problem(r, e);
 }
 
+/* The temporary directory could not take the export (missing, not
+ * writable, full): said in the log with the directory, its free space
+ * and the reason, so the operator can act; a 503 to the client, before
+ * any byte of the file. Nothing written there is left behind. */
+static int xlsx_no_room(request_rec *r, const formsvc_form *form, const char *dir, const char *what,
+                        int err) {
+    struct statvfs v;
+    const char *free_mb = statvfs(dir, &v) == 0
+                              ? apr_psprintf(r->pool, "%" APR_UINT64_T_FMT " MB free there",
+                                             (apr_uint64_t)v.f_bavail * v.f_frsize / 1048576)
+                              : "free space unknown";
+    apr_status_t rv = APR_FROM_OS_ERROR(err ? err : EIO);
+    FORMSVC_LOG(r, APLOG_ERR, 00380,
+                "XLSX export of %s: cannot %s in %s (FormsvcUploadTempDir): %pm; %s", form->id,
+                what, dir, &rv, free_mb);
+    fs_error *e = fs_error_make(r->pool, "service-unavailable",
+                                "The server has no room to make the spreadsheet now; try again "
+                                "later, or take CSV or JSON Lines, which need no disk.");
+    e->retry_after = 30;
+    return formsvc_send_problem(r, e);
+}
+
+/* Reserves bytes in the workbook's file at path for its packing:
+ * libxlsxwriter copies the rows into the worksheet's XML and zips it
+ * without checking its writes of the copy, so a disk that fills then
+ * (and is freed before the zip is written, say by another export that
+ * failed) would give a complete-looking file with rows missing. The
+ * reservation is given back when libxlsxwriter opens the file to write
+ * the zip, just before it needs the room. 0, or an errno. */
+static int xlsx_reserve(const char *path, apr_off_t bytes) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int rc = posix_fallocate(fd, 0, (off_t)bytes);
+    close(fd);
+    return rc;
+}
+
 int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_sub_filter *which) {
     /* at most FormsvcXlsxExports at once, server-wide (each holds disk
      * for its length); the slot goes back with r->pool */
@@ -215,7 +256,7 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
     apr_status_t rv =
         apr_file_mktemp(&f, path, APR_FOPEN_CREATE | APR_FOPEN_WRITE | APR_FOPEN_EXCL, r->pool);
     if (rv != APR_SUCCESS)
-        return xlsx_failed(r, form, apr_pstrcat(r->pool, "cannot make a file in ", dir, NULL), rv);
+        return xlsx_no_room(r, form, dir, "make a file", APR_TO_OS_ERROR(rv));
     apr_pool_cleanup_register(r->pool, path, remove_file, apr_pool_cleanup_null);
     apr_file_close(f); /* libxlsxwriter writes it again by name when closing */
     apr_pool_t *wp;    /* the workbook's memory: its formats and one row */
@@ -263,13 +304,28 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
         if (more)
             after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
         apr_pool_destroy(sub);
+        /* a disk that filled is seen at the batch it filled at */
+        if (fs_xlsx_rows_bytes(x) < 0)
+            return xlsx_no_room(r, form, dir, "write the rows", fs_xlsx_errno(x));
         if (!more)
             break;
         if (r->connection->aborted)
             return OK;
     }
+    apr_off_t rows_xml = fs_xlsx_rows_bytes(x);
+    if (rows_xml < 0)
+        return xlsx_no_room(r, form, dir, "write the rows", fs_xlsx_errno(x));
+    /* the copy of the rows, the zip being written as the copy is read
+     * (smaller than the XML), and 1 MB for the workbook's other parts */
+    int err = xlsx_reserve(path, rows_xml + 1024 * 1024);
+    if (err)
+        return xlsx_no_room(r, form, dir,
+                            apr_psprintf(r->pool,
+                                         "reserve %" APR_OFF_T_FMT " MB to pack the workbook",
+                                         rows_xml / 1048576 + 1),
+                            err);
     if (fs_xlsx_close(x) < 0)
-        return xlsx_failed(r, form, "cannot write the workbook", APR_EGENERAL);
+        return xlsx_no_room(r, form, dir, "pack the workbook", fs_xlsx_errno(x));
     apr_pool_destroy(wp);
     apr_finfo_t fi;
     if ((rv = apr_file_open(&f, path, APR_FOPEN_READ, 0, r->pool)) != APR_SUCCESS ||

@@ -84,8 +84,13 @@ const char *formsvc_set_captcha_url(cmd_parms *cmd, void *d, const char *prov, c
     if (err)
         return err;
     apr_uri_t u;
+    /* a host, and nothing libcurl would refuse at the first check (a
+     * space, a control character): configtest says so, not a 503 later */
+    for (const char *c = url; *c; c++)
+        if ((unsigned char)*c <= 0x20 || *c == 0x7f)
+            return "FormsvcCaptchaVerifyURL takes an absolute http(s) URL (no space in it)";
     if (apr_uri_parse(cmd->pool, url, &u) != APR_SUCCESS || !u.scheme || !u.hostname ||
-        (strcmp(u.scheme, "http") && strcmp(u.scheme, "https")))
+        !*u.hostname || (strcmp(u.scheme, "http") && strcmp(u.scheme, "https")))
         return "FormsvcCaptchaVerifyURL takes an absolute http(s) URL";
     apr_table_setn(conf_of(cmd)->verify_urls, prov, url);
     return NULL;

@@ -4,9 +4,12 @@
 #include "runtime/log.h"
 
 #include <apr_atomic.h>
+#include <apr_file_info.h>
 #include <apr_shm.h>
+#include <apr_strings.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,8 +26,45 @@ typedef struct segment {
 /* the process tree's segment; NULL when it could not be made */
 static segment *seg;
 
+static int gone(apr_uint32_t pid);
+
+/* The workbook files (formsvc-xlsx-<pid>-XXXXXX) of children that died
+ * while making one (killed by a stop or restart that did not wait for
+ * them, or crashed): nothing else would ever remove them. A file whose
+ * child still runs (an old generation finishing its exports after a
+ * graceful restart) is kept. */
+static void sweep(apr_pool_t *ptemp, server_rec *s) {
+    const char *dir = formsvc_global_conf()->upload_tmp_dir;
+    apr_dir_t *d;
+    if (!dir || apr_dir_open(&d, dir, ptemp) != APR_SUCCESS)
+        return;
+    apr_finfo_t fi;
+    int removed = 0;
+    while (apr_dir_read(&fi, APR_FINFO_NAME | APR_FINFO_TYPE, d) == APR_SUCCESS) {
+        if (fi.filetype != APR_REG || strncmp(fi.name, "formsvc-xlsx-", 13))
+            continue;
+        char *end;
+        unsigned long pid = strtoul(fi.name + 13, &end, 10);
+        if (end == fi.name + 13 || *end != '-' || pid == 0 || pid > 0xffffffffUL ||
+            !gone((apr_uint32_t)pid))
+            continue;
+        if (apr_file_remove(apr_pstrcat(ptemp, dir, "/", fi.name, NULL), ptemp) == APR_SUCCESS)
+            removed++;
+    }
+    apr_dir_close(d);
+    if (removed)
+        FORMSVC_SLOG(s, APLOG_NOTICE, 0, 00381,
+                     "removed %d XLSX export file(s) that children killed while making them "
+                     "left in %s",
+                     removed, dir);
+}
+
 int formsvc_export_slots_post_config(apr_pool_t *pconf, server_rec *s) {
     (void)pconf;
+    apr_pool_t *ptemp;
+    apr_pool_create(&ptemp, pconf);
+    sweep(ptemp, s);
+    apr_pool_destroy(ptemp);
     apr_pool_t *proc = s->process->pool; /* the same segment after restarts */
     apr_shm_t *shm = NULL;
     apr_pool_userdata_get((void **)&shm, SEGMENT_KEY, proc);

@@ -2,6 +2,7 @@
  * the page is handlers/handle_metrics.c). */
 #include "runtime/metrics.h"
 #include "fs_store.h"
+#include "fs_store_retention.h"
 #include "fs_store_verify.h"
 #include "fs_store_webhooks.h"
 #include "runtime/log.h"
@@ -480,6 +481,35 @@ static void webhooks_backlog(fs_store *st, apr_bucket_brigade *bb) {
                        (apr_int64_t)oldest);
 }
 
+/* Whether the background jobs keep up, from the database now
+ * (docs/operations.md, "Are the background jobs healthy?"). */
+static void jobs(fs_store *st, apr_bucket_brigade *bb) {
+    fs_jobs_status j;
+    if (fs_store_jobs_status(st, &j))
+        return;
+    static const struct {
+        const char *name, *help;
+    } m[] = {
+        {"formsvc_erasures_pending",
+         "Accounts erased (DELETE /v1/me) whose rows the background erasure has not removed yet."},
+        {"formsvc_erasures_oldest_seconds",
+         "Age of the oldest account erasure not finished (0: none)."},
+        {"formsvc_purges_pending",
+         "Bulk deletes of submissions (202) the retention task has not finished yet."},
+        {"formsvc_purges_oldest_seconds", "Age of the oldest bulk delete not finished (0: none)."},
+        {"formsvc_partitions_ahead_seconds",
+         "Seconds until the end of the last partition of submissions; a submission made after "
+         "it is refused. About three months while the partitions task runs."},
+    };
+    long long v[] = {j.erasures, j.erasure_oldest_seconds, j.purges, j.purge_oldest_seconds,
+                     j.partitions_ahead_seconds};
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+        head(bb, m[i].name, "gauge", m[i].help);
+        apr_brigade_printf(bb, NULL, NULL, "%s %" APR_INT64_T_FMT "\n", m[i].name,
+                           (apr_int64_t)v[i]);
+    }
+}
+
 /* The outbox figures, from the database now; 0 when it does not answer. */
 static int outbox(fs_store *st, apr_bucket_brigade *bb) {
     fs_outbox_status ob;
@@ -539,8 +569,10 @@ const char *formsvc_metrics_text(apr_pool_t *p, apr_bucket_alloc_t *ba, fs_store
     batches(bb);
     children(bb);
     int up = outbox(st, bb);
-    if (up)
+    if (up) {
         webhooks_backlog(st, bb);
+        jobs(st, bb);
+    }
     head(bb, "formsvc_database_up", "gauge",
          "1 when the database answered this scrape's outbox query.");
     apr_brigade_printf(bb, NULL, NULL, "formsvc_database_up %d\n", up);

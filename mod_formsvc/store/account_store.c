@@ -175,8 +175,16 @@ const fs_stmt fs_stmts_account[] = {
      "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o)::text"},
 
     /* 1 rows per step. One step of the background erasure of accounts
-     * (sql/0042): rows deleted, 0 when no account is being erased. */
-    {"fs_account_purge", 1, "SELECT fs_account_purge(%s::integer)::text"},
+     * (sql/0042): rows deleted, 0 when no account is being erased, or
+     * when another session is taking a step now. Every child runs the
+     * erasure, and two steps at once on the same account deleted the
+     * same rows in different orders (their tallies' triggers too):
+     * deadlocks, lock and statement timeouts. The transaction advisory
+     * lock lets one step run at a time across every child and machine,
+     * and goes with the statement's transaction. */
+    {"fs_account_purge", 1,
+     "SELECT CASE WHEN pg_try_advisory_xact_lock(hashtext('formsvc.erasure')) "
+     "  THEN fs_account_purge(%s::integer) ELSE 0 END::text"},
 
     /* GET /v1/me/export: pages of the account's data as (id, line) rows,
      * in id order after the id after (NULL: from the start), asked for

@@ -8,6 +8,7 @@
 #include "store_int.h"
 
 #include <apr_strings.h>
+#include <string.h>
 
 const fs_stmt fs_stmts_retention[] = {
     /* no arguments: 't' when this session now holds the lock */
@@ -76,6 +77,23 @@ const fs_stmt fs_stmts_retention[] = {
 
     /* 1 purge id, 2 limit: deleted, done */
     {"fs_purge_step", 2, "SELECT deleted::text, done::text FROM fs_purge_step(%s, %s::integer)"},
+
+    /* For /metrics, whether the background jobs keep up: accounts being
+     * erased and the age of the oldest (s), bulk deletes queued and the
+     * age of the oldest (s), and the seconds until the upper bound of the
+     * last partition of submissions (its id's time, sql/0046 fs_id_at; 0
+     * when unknown). */
+    {"fs_jobs_status", 0,
+     "SELECT (SELECT count(*) FROM users WHERE deleted_at IS NOT NULL)::text, "
+     "  (SELECT COALESCE(floor(extract(epoch FROM now() - min(deleted_at))), 0)::bigint "
+     "     FROM users WHERE deleted_at IS NOT NULL)::text, "
+     "  (SELECT count(*) FROM submission_purges WHERE finished_at IS NULL)::text, "
+     "  (SELECT COALESCE(floor(extract(epoch FROM now() - min(created_at))), 0)::bigint "
+     "     FROM submission_purges WHERE finished_at IS NULL)::text, "
+     "  (SELECT COALESCE(floor(extract(epoch FROM max(fs_id_at(b[1])) - now())), 0)::bigint "
+     "     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid, "
+     "     LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)') b "
+     "    WHERE i.inhparent = 'submissions'::regclass)::text"},
 
     {NULL, 0, NULL}};
 
@@ -200,4 +218,18 @@ fs_error *fs_store_partitions_drop(fs_store *st, int keep_months, const char **d
     if (!e && rs->nrows == 1)
         *dropped = FS_CELL(rs, 0, 0) ? FS_CELL(rs, 0, 0) : "";
     return e;
+}
+
+fs_error *fs_store_jobs_status(fs_store *st, fs_jobs_status *out) {
+    fs_rows *rs;
+    memset(out, 0, sizeof(*out));
+    fs_error *e = fs_store_run(st, "fs_jobs_status", 0, NULL, 5, &rs);
+    if (e || rs->nrows != 1)
+        return e;
+    out->erasures = fs_cell_i64(FS_CELL(rs, 0, 0));
+    out->erasure_oldest_seconds = fs_cell_i64(FS_CELL(rs, 0, 1));
+    out->purges = fs_cell_i64(FS_CELL(rs, 0, 2));
+    out->purge_oldest_seconds = fs_cell_i64(FS_CELL(rs, 0, 3));
+    out->partitions_ahead_seconds = fs_cell_i64(FS_CELL(rs, 0, 4));
+    return NULL;
 }

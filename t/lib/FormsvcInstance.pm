@@ -31,7 +31,9 @@ sub free_port {
 #       keep_loaded => 1 (the module preloaded: it is not unloaded at a restart),
 #       ready_url => URL answering 200 once it is up; default its /healthz,
 #       module => another mod_formsvc.so (default FORMSVC_MODULE), with
-#       source => the tree it was built from (its share/locales))
+#       source => the tree it was built from (its share/locales),
+#       fsize => the largest file its processes may write, in bytes
+#       (prlimit: a write past it fails with EFBIG, as on a full disk))
 sub start {
     my ($class, %o) = @_;
     my $name = $o{name} or die 'name';
@@ -100,6 +102,7 @@ CONF
     # restarts (as when linked into httpd, or where dlclose does not
     # unload): its statics then outlive a configuration generation
     my $env = $o{keep_loaded} ? "LD_PRELOAD='$module' " : '';
+    $env .= "prlimit --fsize=$o{fsize} " if $o{fsize};
     my $said = `$env$httpd -f "$root/httpd.conf" -k start 2>&1`;
     $? == 0 or die "apache2 instance $name did not start: $said" . slurp("$root/error_log");
     my $self = bless { name => $name, root => $root, port => $port,

@@ -134,4 +134,36 @@ like $fin->{res}->request->uri, qr{/f/\Q$h->{id}\E/thanks}, 'Submit lands on the
 my $got = stored($h->{id});
 ok $got->{one} eq $long && $got->{two} eq $short && $got->{three} eq 'end', 'every answer stored whole';
 
+# ---- answers past what the server takes at all, from a browser: a page in
+# the browser's language saying to go back and shorten them (the browser's
+# Back keeps what was typed), not problem+json shown as raw text ----
+my $wide = make_form($tok, { title => 'Three long ones', fields => [
+    map { { key => "t$_", type => 'textarea', label => "T$_", validation => { maxLength => 100_000 } } } 1 .. 3 ] });
+is api(POST => "/v1/forms/$wide->{id}/publish", token => $tok)->code, 200, 'a form of three textareas of 100,000';
+my $cjk = uri_escape_utf8('日' x 100_000);
+my $post = join '&', map { "t$_=$cjk" } 1 .. 3;   # 2.7 MB: past FormsvcFileMaxJSONBody
+sub big_post {
+    my ($fid, $body, %h) = @_;
+    my $req = HTTP::Request->new(POST => Apache::TestRequest::resolve_url(BASE . "/f/$fid"));
+    $req->header('Content-Type' => 'application/x-www-form-urlencoded', 'Content-Length' => length $body, %h);
+    $req->content($body);
+    return $ua->request($req);
+}
+my $tl = big_post($wide->{id}, $post, Accept => 'text/html');
+is $tl->code, 413, '2.7 MB of answers from a browser: 413';
+like $tl->header('Content-Type'), qr{^text/html}, 'as a page';
+like Encode::decode('UTF-8', $tl->content), qr{Your answers are too long to send.*Go back with your browser, shorten the longest answers}s,
+    'saying to go back and shorten them';
+my $tlde = big_post($wide->{id}, $post, Accept => 'text/html', 'Accept-Language' => 'de');
+like Encode::decode('UTF-8', $tlde->content), qr{Ihre Antworten sind zu lang zum Senden}, 'in the browser\'s language';
+my $tlj = big_post($wide->{id}, $post, Accept => 'application/json');
+is $tlj->code, 413, 'the same for a program: 413';
+like $tlj->header('Content-Type'), qr{^application/problem\+json}, 'as problem+json';
+# past the form's own limit (a small form: 64 KiB), under the server's
+my $small = make_form($tok, { title => 'Short', fields => [{ key => 'a', type => 'text', label => 'A' }] });
+is api(POST => "/v1/forms/$small->{id}/publish", token => $tok)->code, 200, 'a form of one short text';
+my $sm = big_post($small->{id}, 'a=' . ('x' x 200_000), Accept => 'text/html');
+is $sm->code, 413, 'past the form\'s own limit from a browser: 413';
+like Encode::decode('UTF-8', $sm->content), qr{Your answers are too long to send}, 'the same page';
+
 done_testing;

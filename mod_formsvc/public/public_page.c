@@ -434,6 +434,21 @@ int formsvc_pub_missing_page(request_rec *r, fs_error *e) {
         0);
 }
 
+/* A form post past the body limit, for a person: a 413 page in the
+ * browser's language that says to go back and shorten the answers (the
+ * browser's Back keeps what was typed), rather than the problem+json a
+ * browser would show as raw text. Logged as every problem is. */
+int formsvc_pub_too_large_page(request_rec *r, fs_error *e) {
+    formsvc_log_problem(r, e, r->uri);
+    const fs_locale *loc = formsvc_locale_negotiated(r);
+    const char *title = fs_tr(loc, "toolarge.title");
+    apr_table_setn(r->err_headers_out, "Referrer-Policy", "no-referrer");
+    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
+    return formsvc_pub_send_html(
+        r, 413, NULL,
+        fs_html_message_in(r->pool, loc, title, title, fs_tr(loc, "toolarge.message")), 0);
+}
+
 /* What a page's load failure answers: for a person (html) a page (the
  * database away, no such form, a deleted one), else the problem. */
 int formsvc_pub_load_failed(request_rec *r, fs_error *e, int html) {

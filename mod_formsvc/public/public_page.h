@@ -110,6 +110,8 @@ int formsvc_pub_unavailable_page(request_rec *r);
 /* 404 and 410 of a form as a page in the browser's language; other
  * problems as problem+json. */
 int formsvc_pub_missing_page(request_rec *r, fs_error *e);
+/* 413 of a form post as a page in the browser's language. */
+int formsvc_pub_too_large_page(request_rec *r, fs_error *e);
 /* A load failure's answer: pages when html (503, 404, 410), else the problem. */
 int formsvc_pub_load_failed(request_rec *r, fs_error *e, int html);
 

@@ -189,6 +189,11 @@ static fs_error *body_fits(request_rec *r, post *s) {
                          "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
 }
 
+/* The answer to a body past the form's limit: a page for a person. */
+static int too_large(request_rec *r, const post *s, fs_error *e) {
+    return s->html ? formsvc_pub_too_large_page(r, e) : formsvc_pub_problem(r, e);
+}
+
 /* the files of a checked submission, written in the
  * transaction that store() then commits (or rolls back); their values
  * become their metadata. */
@@ -303,7 +308,7 @@ static step step_resolve(request_rec *r, post *s, pass *p) {
     step st;
     fs_error *big = !e ? body_fits(r, s) : NULL; /* before its answers are taken */
     if (big)
-        return p->from == ROW_MEMORY ? STEP_AFRESH : sent(p, formsvc_pub_problem(r, big));
+        return p->from == ROW_MEMORY ? STEP_AFRESH : sent(p, too_large(r, s, big));
     if (s->have_form && (st = step_token(r, s, p)) != STEP_ON)
         return st;
     if (s->have_form && s->kind != BODY_JSON) {
@@ -412,7 +417,7 @@ static step step_check(request_rec *r, post *s, pass *p) {
     int mem = p->from == ROW_MEMORY;
     fs_error *e;
     if ((e = body_fits(r, s)))
-        return mem ? STEP_AFRESH : sent(p, formsvc_pub_problem(r, e));
+        return mem ? STEP_AFRESH : sent(p, too_large(r, s, e));
     if (s->file_err) /* which file failed and why, other answers kept */
         return mem ? STEP_AFRESH : sent(p, p->out->invalid(r, s, s->file_err));
     if (s->up)
@@ -455,7 +460,8 @@ int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     post s;
     fs_error *e = formsvc_post_parse(r, &s);
     if (e)
-        return formsvc_pub_problem(r, e);
+        return s.html && e->status == 413 ? formsvc_pub_too_large_page(r, e)
+                                          : formsvc_pub_problem(r, e);
     /* the form from memory first; a dry run stores nothing the statement
      * could confirm, so it reads the database */
     pass p = {.ref = caps[0],

@@ -28,6 +28,10 @@ for my $f (@files) {
     }
     my @ah = $src =~ /"(AH\d{5})/g;
     is_deeply \@ah, [], "$name writes no httpd AH number";
+    # a .c file that logs says whose lines they are: without it httpd
+    # writes [-:level] and a LogLevel formsvc:... does not reach them
+    ok $src =~ /^(?:APLOG_USE_MODULE\(formsvc\);|AP_DECLARE_MODULE\(formsvc\))/m, "$name declares the module its lines are of"
+        if $f =~ /\.c$/ && $src =~ /\b(?:FORMSVC_S?LOG|ap_log_[rsec]error|ap_log_perror)\s*\(/;
 }
 my @bad = grep { !/^\d{5}$/ } keys %seen;
 is_deeply \@bad, [], 'every number is five digits';

@@ -18,6 +18,8 @@
 #include <apr_strings.h>
 #include <apr_time.h>
 
+APLOG_USE_MODULE(formsvc);
+
 /* The token the request carries for provider pv: the JSON body's in the
  * FS_CAPTCHA_HEADER header, an HTML post's in the widget's input. */
 static const char *token_of(request_rec *r, const post *s, const fs_captcha_provider *pv) {

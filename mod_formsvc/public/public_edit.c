@@ -24,6 +24,8 @@
 
 #include <apr_strings.h>
 
+APLOG_USE_MODULE(formsvc);
+
 /* untilHours when pb's form takes edits from its respondents, else 0. */
 static int edit_hours(const pub *pb) {
     if (!pb->settings || !pb->fs || formsvc_pub_link_required((pub *)pb))

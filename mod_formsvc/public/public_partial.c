@@ -25,6 +25,8 @@
 
 #include <apr_strings.h>
 
+APLOG_USE_MODULE(formsvc);
+
 /* The value of the first pair named name, or NULL. */
 static const char *pair(const post *s, const char *name) {
     for (int i = 0; s->pairs && i < s->pairs->nelts; i++) {

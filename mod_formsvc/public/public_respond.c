@@ -9,6 +9,8 @@
 
 #include <apr_strings.h>
 
+APLOG_USE_MODULE(formsvc);
+
 static fs_error *key_reused(request_rec *r) {
     return fs_error_make(r->pool, "validation-failed",
                          "This Idempotency-Key was used with a different request in the last 24 "

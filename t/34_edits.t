@@ -269,6 +269,7 @@ my $ft = page_of(ua()->request($freq));
 is $ft->{code}, 200, 'sent with a file: the thanks page';
 like $ft->{res}->request->uri, qr{/f/\Q$ff->{id}\E/thanks}, 'landing there';
 ok $ft->{edit}, 'with the edit link';
+like $ft->{html}, qr/You can change your answers for an hour after sending them/, 'for an hour (untilHours 1), not "1 hours"';
 (my $fsid) = ($ft->{edit} // '') =~ /edit=(sub_\w+)\./;
 my $fdoc = api(GET => "/v1/forms/$ff->{id}/submissions/$fsid", token => $tok)->{json}{data}{doc};
 is ref $fdoc, 'ARRAY', 'the file stored';

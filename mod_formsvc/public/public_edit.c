@@ -353,5 +353,8 @@ const char *formsvc_edit_thanks_message(request_rec *r, pub *pb, const fs_locale
         !open)
         return NULL;
     *url = edit_url(r, pb, sid);
-    return *url ? fs_trf(r->pool, loc, "edit.link", "hours", apr_itoa(r->pool, hours), NULL) : NULL;
+    return !*url ? NULL
+           : hours == 1
+               ? fs_tr(loc, "edit.link.one")
+               : fs_trf(r->pool, loc, "edit.link", "hours", apr_itoa(r->pool, hours), NULL);
 }

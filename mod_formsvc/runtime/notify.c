@@ -229,10 +229,11 @@ static const char *edit_text(job_ctx *x, json_object *form, json_object *sub) {
     if (!tok)
         return "";
     return apr_psprintf(x->p,
-                        "\n\nYou can change your answers for %d hours after sending them with "
+                        "\n\nYou can change your answers for %s after sending them with "
                         "this private link (keep it to yourself: whoever has it can see and "
                         "change your answers):\n%s/f/%s?" FS_EDIT_PARAM "=%s",
-                        hours, x->base, fid, tok);
+                        hours == 1 ? "an hour" : apr_psprintf(x->p, "%d hours", hours), x->base,
+                        fid, tok);
 }
 
 /* 'confirmation': the respondent's copy, to the address of the form's

@@ -94,6 +94,11 @@ like $r->{json}{detail}, qr/^CV: big\.pdf is larger than 1000000 bytes/, 'and na
 $r = post_mp(mp(part(name => 'Cy'), map { part(cv => '%PDF-x', filename => "$_.pdf", type => 'application/pdf') } 1 .. 3));
 is $r->code, 422, 'three files for maxFiles 2: 422';
 is $r->{json}{errors}[0]{pointer}, '/cv', 'pointer to the field';
+like $r->{json}{errors}[0]{detail}, qr/^CV takes at most 2 files\.$/, 'saying how many';
+$r = post_mp(mp(part(name => 'Cy'), part(cv => $PDF, filename => 'a.pdf', type => 'application/pdf'),
+                map { part(photo => $PNG, filename => "$_.png", type => 'image/png') } 1 .. 2));
+is $r->code, 422, 'two files for maxFiles 1: 422';
+like $r->{json}{errors}[0]{detail}, qr/^Photo takes one file at most\.$/, 'in the singular, not "at most 1 files"';
 
 $r = post_mp(mp(part(name => 'Cy'), part(cv => $PNG, filename => 'cv.pdf', type => 'application/pdf')));
 is $r->code, 422, 'a png called pdf: 422';

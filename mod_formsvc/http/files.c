@@ -271,10 +271,13 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
             apr_psprintf(r->pool, "This form has no file question %s.", key ? key : "(unnamed)"));
     int index = (int)json_object_array_length(list_of(u->stubs, f->key));
     if (index >= f->max_files)
-        return invalid_msg(u, ptr, "maxItems", "file.count", label_of(f),
-                           apr_ltoa(r->pool, f->max_files),
-                           apr_psprintf(r->pool, "%s takes at most %ld file%s.", label_of(f),
-                                        f->max_files, f->max_files > 1 ? "s" : ""));
+        return f->max_files == 1
+                   ? invalid_msg(u, ptr, "maxItems", "file.count.one", label_of(f), "1",
+                                 apr_psprintf(r->pool, "%s takes one file at most.", label_of(f)))
+                   : invalid_msg(u, ptr, "maxItems", "file.count", label_of(f),
+                                 apr_ltoa(r->pool, f->max_files),
+                                 apr_psprintf(r->pool, "%s takes at most %ld files.", label_of(f),
+                                              f->max_files));
     u->f = f;
     u->ptr = f->type == FS_FT_SIGNATURE ? apr_pstrcat(r->pool, ptr, "/image", NULL)
                                         : apr_psprintf(r->pool, "%s/%d", ptr, index);

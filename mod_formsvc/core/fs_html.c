@@ -687,7 +687,10 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     if (pg->errors && pg->errors->errors && pg->errors->errors->nelts) {
         int n = pg->errors->errors->nelts;
         sb_fmt(&b,
-               "<div class=\"summary\" role=\"alert\" aria-labelledby=\"summary-title\">"
+               /* focused on load, without script (autofocus): Tab then
+                * goes from the summary to its first error's link */
+               "<div class=\"summary\" role=\"alert\" aria-labelledby=\"summary-title\" "
+               "tabindex=\"-1\" autofocus>"
                "<h2 id=\"summary-title\">%e</h2><ul>",
                n == 1 ? fs_tr(loc, "page.summary_one")
                       : fs_trf(p, loc, "page.summary_other", "n", apr_itoa(p, n), NULL));

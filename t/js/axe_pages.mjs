@@ -272,6 +272,10 @@ async function language(browser, lang) {
   await check(page, w, L("form page after a refused submission"), lang, { status: 422 });
   const summary = await page.locator(".summary[role=alert] a").count();
   say(summary > 0, L("the refused submission lists its errors, each a link"), `${summary} links`);
+  const focused = await page.waitForFunction(
+    () => document.activeElement && document.activeElement.classList.contains("summary"),
+    null, { timeout: 5000 }).then(() => true, () => false);
+  say(focused, L("the error summary has the focus (autofocus, no script needed)"));
 
   // the thanks page, posted with script on
   await page.goto(plan.form.url);

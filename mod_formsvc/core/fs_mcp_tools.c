@@ -747,8 +747,8 @@ const fs_mcp_tool fs_mcp_tools[] = {
                  "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
                  "spam included, with a spam column.\"},"
                  "\"completed\":{\"type\":\"boolean\",\"default\":true,\"description\":"
-                 "\"false: the unfinished partial answers instead (xlsx or jsonl), alone: no "
-                 "other filter.\"}",
+                 "\"false: the unfinished partial answers instead (format jsonl only), alone: "
+                 "no other filter.\"}",
          "\"formId\",\"format\""),
      OUT("\"url\":" S ",\"method\":" S ",\"headers\":{\"type\":\"object\"},\"mediaType\":" S
          ",\"authentication\":" S,

@@ -140,16 +140,22 @@ $r = api(POST => '/mcp', token => $secret, body => { jsonrpc => '2.0', id => 9, 
 is $r->{json}{error}{code}, -32602, 'params an array: -32602';
 $r = rpc($secret, 'tools/call', { name => 'no_such_tool', arguments => {} });
 is $r->{json}{error}{code}, -32602, 'unknown tool: -32602';
-$r = rpc($secret, 'tools/call', { name => 'get_form', arguments => {} });
-is $r->{json}{error}{code}, -32602, 'missing formId: -32602';
-$r = rpc($secret, 'tools/call', { name => 'get_form', arguments => { formId => '../keys' } });
-is $r->{json}{error}{code}, -32602, 'formId not an identifier: -32602';
+# an argument a tool cannot take is the tool's error (isError with a
+# validation-failed problem naming it), so that the model can correct the
+# call; a malformed call (no such tool, arguments not an object) stays -32602
+for my $c ([get_form => {}, qr/formId is required/, 'missing formId'],
+           [get_form => { formId => '../keys' }, qr/formId is not an identifier/, 'formId not an identifier'],
+           [list_forms => { limit => 'ten' }, qr/limit must be an integer/, 'limit a string'],
+           [list_forms => { colour => 'red' }, qr/Unknown argument colour/, 'unknown argument of a query tool']) {
+    my ($tool, $args, $says, $what) = @$c;
+    $r = rpc($secret, 'tools/call', { name => $tool, arguments => $args });
+    ok !$r->{json}{error}, "$what: no protocol error" or diag explain $r->{json};
+    ok $r->{json}{result}{isError}, "$what: isError";
+    is $r->{json}{result}{structuredContent}{status}, 422, "$what: a 422 problem";
+    like $r->{json}{result}{content}[0]{text}, $says, "$what: the text says which argument";
+}
 $r = rpc($secret, 'tools/call', { name => 'get_form', arguments => 'x' });
 is $r->{json}{error}{code}, -32602, 'arguments a string: -32602';
-$r = rpc($secret, 'tools/call', { name => 'list_forms', arguments => { limit => 'ten' } });
-is $r->{json}{error}{code}, -32602, 'limit a string: -32602';
-$r = rpc($secret, 'tools/call', { name => 'list_forms', arguments => { colour => 'red' } });
-is $r->{json}{error}{code}, -32602, 'unknown argument of a query tool: -32602';
 
 # ---- tools/list ---------------------------------------------------------
 $r = rpc($secret, 'tools/list');

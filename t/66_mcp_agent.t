@@ -67,10 +67,17 @@ is $tool{wait_for_submissions}{inputSchema}{properties}{wait}{maximum}, 30, 'wai
 my $fid = publish_form($secret, 'Agent form');
 my $other = publish_form($secret, 'Other form');
 my $res = call($secret, 'wait_for_submissions', {});
-is $res->{rpcError}{code}, -32602, 'wait_for_submissions without formId: -32602';
+ok $res->{isError} && !$res->{rpcError}, 'wait_for_submissions without formId: isError, no protocol error';
+like $res->{content}[0]{text}, qr/formId is required/, 'and it says formId is required';
 $res = call($secret, 'wait_for_submissions', { formId => $fid, type => 'form.closed' });
-is $res->{rpcError}{code}, -32602, 'no type argument: the tool waits for submissions only';
+ok $res->{isError} && !$res->{rpcError}, 'no type argument: the tool waits for submissions only (isError)';
 
+# the partial answers' export: get_export_url takes completed as the route does
+$res = call($secret, 'get_export_url', { formId => $fid, format => 'jsonl', completed => JSON::PP::false });
+ok !$res->{isError} && !$res->{rpcError}, 'get_export_url with completed false' or diag explain $res;
+like $res->{structuredContent}{url} // '', qr/\?completed=false$/, 'its URL lists the partial answers';
+$res = call($secret, 'get_export_url', { formId => $fid, format => 'csv', completed => JSON::PP::false });
+is $res->{structuredContent}{errors}[0]{pointer}, '/completed', 'not as CSV: the route says so at /completed';
 $res = call($secret, 'wait_for_submissions', { formId => $fid });
 ok !$res->{isError}, 'nothing yet: not an error' or diag explain $res;
 is_deeply $res->{structuredContent}{data}, [], 'no submissions yet';
@@ -266,6 +273,27 @@ SKIP: {
               'SDK: the tools whose results carry answers';
     ok !(grep { $_->{untrustedInSchema} && !$_->{saysUntrusted} } @{ $g->{tools} || [] }),
        'SDK: and their descriptions say so';
+    # a form of every newer construct, made with arguments that keep to the
+    # tools' input schemas
+    ok $g->{everyArgsValid}, "SDK: create_form's inputSchema takes every settings member the route takes"
+        or diag explain $g->{everyArgsErrors};
+    is_deeply $g->{fieldPropsMissing}, [], "SDK: the field members of scale, matrix, consent, allowOther are properties";
+    ok !$g->{everyMade}{isError}, 'SDK: create_form of every construct' or diag explain $g->{everyMade};
+    ok !$g->{everyPublished}{isError}, 'SDK: published';
+    my %want = (good => 1, matrixMissingRow => 0, rankingShort => 0, consentFalse => 0, jumpedOver => 0, jumpedClean => 1,
+                emailDoubleDot => 0);
+    for my $k (sort keys %want) {
+        my $e = $g->{every}{$k} || {};
+        is(($e->{schema} ? 1 : 0), $want{$k}, "SDK: ajv on the form's schema, $k");
+        is $e->{status}, ($want{$k} ? 201 : 422), "SDK: the server agrees, $k";
+    }
+    ok !$g->{erased}{isError}, 'SDK: erase_respondent' or diag explain $g->{erased};
+    is $g->{erased}{structured}{deleted}, 1, 'SDK: it erased the one submission with the address (any case, trimmed)';
+    is_deeply [map { $_->{data}{name} } @{ $g->{afterErase}{structured}{data} || [] }], ['B'],
+              "SDK: only the other respondent's submission is left";
+    ok !$g->{badArg}{threw}, 'SDK: a missing argument is no protocol error' or diag $g->{badArg}{threw};
+    ok $g->{badArg}{isError}, 'SDK: but an error result';
+    is $g->{badArg}{structured}{status}, 422, 'SDK: a validation-failed problem, which matched the outputSchema';
     is_deeply $g->{waitEmpty}{structured}{data}, [], 'SDK: nothing to wait for yet';
     is $g->{submitStatus}, 201, 'SDK: a respondent submitted during the wait';
     my $arr = $g->{waitArrived} || {};

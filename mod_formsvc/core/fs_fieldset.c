@@ -22,8 +22,13 @@
 #define LABEL "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 #define PCHAR "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
 
-/* HTML's own rule for type=email (WHATWG), with at least one dot. */
-const char FS_RE_EMAIL[] = "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@" LABEL "(?:\\." LABEL ")+" END;
+/* HTML's own rule for type=email (WHATWG), with at least one dot in the
+ * domain and a local part of dot-separated atoms (no leading, trailing or
+ * doubled dot, as RFC 5321 and JSON Schema validators' "email" format say:
+ * WHATWG's "a..b@c.de" is refused by ajv-formats, so the schema would
+ * refuse what the server took). */
+#define ATEXT "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+const char FS_RE_EMAIL[] = "^" ATEXT "(?:\\." ATEXT ")*@" LABEL "(?:\\." LABEL ")+" END;
 /* Absolute http(s) URLs with a DNS name or IPv4 host, optional port, and a
  * path, query and fragment of RFC 3986 characters. */
 const char FS_RE_URL[] = "^https?://" LABEL "(?:\\." LABEL ")*(?::[0-9]{1,5})?(?:/" PCHAR

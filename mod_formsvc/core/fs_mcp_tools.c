@@ -24,6 +24,25 @@
 #define IF_MATCH                                                                                   \
     "\"ifMatchVersion\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Only change the "    \
     "form if its version is still this one (If-Match); otherwise precondition-failed.\"}"
+/* the settings members the REST handler takes beyond those above: without
+ * them here, a client that keeps to the schema (additionalProperties: false)
+ * could not set them */
+#define SETTINGS_LATER                                                                             \
+    "\"retentionDays\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":3650,"           \
+    "\"description\":\"Days a submission is kept (the server's or the tier's maximum may be "      \
+    "lower).\"},"                                                                                  \
+    "\"linkRequired\":{\"type\":\"boolean\",\"description\":\"Answers only through the form's "    \
+    "respondent links (create_link).\"},"                                                          \
+    "\"partial\":{\"type\":\"boolean\",\"description\":\"A form of several pages keeps the "       \
+    "answers so far at each page step, as a submission with completed false, with a resume "       \
+    "URL.\"},"                                                                                     \
+    "\"partialExpiresDays\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":365,"       \
+    "\"description\":\"Days an unfinished partial is kept after its last step (absent: 30).\"},"   \
+    "\"allowEdits\":{\"type\":[\"object\",\"null\"],\"properties\":{\"untilHours\":{\"type\":"     \
+    "\"integer\",\"minimum\":1,\"maximum\":8760}},\"required\":[\"untilHours\"],"                  \
+    "\"additionalProperties\":false,\"description\":\"The respondent may change their answers "    \
+    "for untilHours after sending, through a private edit link; each edit is a version "           \
+    "(list_submission_versions).\"}"
 #define SETTINGS                                                                                   \
     "\"settings\":{\"type\":\"object\",\"properties\":{"                                           \
     "\"closesAt\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},"                      \
@@ -83,8 +102,36 @@
     "the secret is the server's. JSON posts to the form then need the Formsvc-Captcha-Token "      \
     "header, so agents cannot submit to it.\"},"                                                   \
     "\"spamThreshold\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":100,"            \
-    "\"description\":\"Submissions whose spamScore reaches it are stored as spam.\"}},"            \
-    "\"additionalProperties\":false}"
+    "\"description\":\"Submissions whose spamScore reaches it are stored as "                      \
+    "spam.\"}," SETTINGS_LATER "},\"additionalProperties\":false}"
+/* the members of the question types that have their own (scale, matrix,
+ * consent, allowOther), as properties so that a client keeping to the schema
+ * can send them */
+#define FIELD_PROPS_TYPES                                                                          \
+    "\"from\":{\"type\":\"integer\",\"minimum\":-100,\"maximum\":100,\"description\":\"scale "     \
+    "only: the lowest answer (default 1)\"},"                                                      \
+    "\"to\":{\"type\":\"integer\",\"minimum\":-100,\"maximum\":100,\"description\":\"scale only: " \
+    "the highest answer (default 5; above from by at most 20)\"},"                                 \
+    "\"minLabel\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"         \
+    "\"scale only: what the lowest answer means\"},"                                               \
+    "\"maxLabel\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,\"description\":"         \
+    "\"scale only: what the highest answer means\"},"                                              \
+    "\"rows\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,\"items\":{\"type\":"             \
+    "\"object\",\"properties\":{\"key\":{\"type\":\"string\",\"pattern\":"                         \
+    "\"^[a-z][a-z0-9_]{0,63}$\"},\"label\":{\"type\":\"string\"}},\"required\":[\"key\","          \
+    "\"label\"]},\"description\":\"matrix only: the rows, each answered with a column value\"},"   \
+    "\"columns\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":20,\"items\":{\"type\":"          \
+    "\"object\",\"properties\":{\"value\":{\"type\":\"string\"},\"label\":{\"type\":"              \
+    "\"string\"}},\"required\":[\"value\"]},\"description\":\"matrix only: the choices of "        \
+    "every row\"},"                                                                                \
+    "\"multiple\":{\"type\":\"boolean\",\"description\":\"matrix only: several columns per row "   \
+    "(default false)\"},"                                                                          \
+    "\"text\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":2000,\"description\":"            \
+    "\"consent only: what the person agrees to\"},"                                                \
+    "\"url\":{\"type\":[\"string\",\"null\"],\"description\":\"consent only: an https link to "    \
+    "the full text\"},"                                                                            \
+    "\"allowOther\":{\"type\":\"boolean\",\"description\":\"select and multiselect only: an "      \
+    "Other choice with typed text, answered {other: text}\"}"
 #define FIELD_PROPS                                                                                \
     "\"key\":{\"type\":\"string\",\"pattern\":\"^[a-z][a-z0-9_]{0,63}$\"},"                        \
     "\"type\":{\"enum\":[\"text\",\"textarea\",\"email\",\"url\",\"tel\",\"number\","              \
@@ -126,7 +173,7 @@
     "\"timeZone\":{\"type\":[\"string\",\"null\"],\"description\":\"datetime only: IANA zone "     \
     "of the page's local times, e.g. Europe/Berlin\"},"                                            \
     "\"correct\":{\"description\":\"A quiz's right answer (1 point): a value the question takes, " \
-    "a list of option values for a multiselect; never shown to respondents\"}"
+    "a list of option values for a multiselect; never shown to respondents\"}," FIELD_PROPS_TYPES
 #define FIELD                                                                                      \
     "{\"type\":\"object\",\"properties\":{" FIELD_PROPS "},\"required\":[\"key\",\"type\"]}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
@@ -692,13 +739,16 @@ const fs_mcp_tool fs_mcp_tools[] = {
      "submissions:read). Returns the URL, not the data "
      "(GET /v1/forms/{id}/submissions/export/link).",
      "GET", "/v1/forms/{formId}/submissions/export/link",
-     "format:s! since:s until:s linkId:s askId:s status:s tag:s spam:b", 0, 0, 1, 0, 1,
+     "format:s! since:s until:s linkId:s askId:s status:s tag:s spam:b completed:b", 0, 0, 1, 0, 1,
      OBJ(FORM_ID ",\"format\":{\"enum\":[\"xlsx\",\"jsonl\",\"csv\"]},"
                  "\"since\":{\"type\":\"string\",\"format\":\"date-time\"},"
                  "\"until\":{\"type\":\"string\",\"format\":\"date-time\"}," LINK_FILTER
                  "," ASK_FILTER "," STATE_FILTERS ","
                  "\"spam\":{\"type\":\"boolean\",\"default\":false,\"description\":\"true: "
-                 "spam included, with a spam column.\"}",
+                 "spam included, with a spam column.\"},"
+                 "\"completed\":{\"type\":\"boolean\",\"default\":true,\"description\":"
+                 "\"false: the unfinished partial answers instead (format jsonl only), alone: "
+                 "no other filter.\"}",
          "\"formId\",\"format\""),
      OUT("\"url\":" S ",\"method\":" S ",\"headers\":{\"type\":\"object\"},\"mediaType\":" S
          ",\"authentication\":" S,
@@ -713,6 +763,19 @@ const fs_mcp_tool fs_mcp_tools[] = {
      OBJ(FORM_ID ",\"submissionId\":" ID("The submission's id (sub_...).") "," LIMIT "," CURSOR,
          "\"formId\",\"submissionId\""),
      OUT_SUB_PAGE},
+    {"erase_respondent", "Erase what a respondent sent",
+     "Deletes, with their files and versions, every submission of the account's forms whose "
+     "answer to an email field is this address (trimmed, any case; current answers or any "
+     "earlier version); their events lose the answers. One submissions.erased event says how "
+     "many and which forms, never the address. Needs submissions:write over every form "
+     "(POST /v1/erasures).",
+     "POST", "/v1/erasures", NULL, 1, 0, 0, 1, 1,
+     OBJ("\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,"
+         "\"description\":\"The respondent's e-mail address.\"}",
+         "\"email\""),
+     OUT("\"deleted\":{\"type\":\"integer\",\"minimum\":0},\"formIds\":{\"type\":\"array\","
+         "\"items\":" S "},\"eventId\":{\"type\":[\"string\",\"null\"]}",
+         "\"deleted\",\"formIds\",\"eventId\"")},
     {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}};
 
 /* What the tools above need beyond their REST mapping (fs_mcp.h). */

@@ -269,8 +269,18 @@ static int m_tools_call(request_rec *r, json_object *id, json_object *params, co
     apr_table_setn(r->notes, "formsvc-mcp-tool", t->name);
     fs_mcp_call call;
     const char *bad = fs_mcp_build_call(r->pool, t, args, &call);
-    if (bad)
-        return rpc_error(r, 200, id, FS_RPC_INVALID_PARAMS, bad);
+    if (bad) {
+        /* an argument the tool cannot take is the tool's error, not the
+         * protocol's: the model reads the result and can correct the call */
+        formsvc_capture bcap;
+        memset(&bcap, 0, sizeof(bcap));
+        bcap.status = 422;
+        bcap.type = "application/problem+json";
+        bcap.body =
+            fs_problem_render(r->pool, fs_error_make(r->pool, "validation-failed", "%s", bad),
+                              formsvc_base_url(r), "/mcp");
+        return rpc_result(r, id, tool_result(r, t, &call, &bcap));
+    }
     apr_table_t *headers = apr_table_make(r->pool, 2);
     if (call.if_match)
         apr_table_setn(headers, "If-Match", call.if_match);

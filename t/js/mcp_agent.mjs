@@ -9,6 +9,8 @@ import {
   discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 
 const [base, secret, formId] = process.argv.slice(2);
 const mcpUrl = new URL(`${base}/mcp`);
@@ -48,6 +50,76 @@ try {
     saysUntrusted: /untrusted/i.test(t.description || ""),
     untrustedInSchema: JSON.stringify(t.outputSchema || {}).includes("untrustedRespondentData"),
   }));
+
+  // ---- a form of every newer construct, as an agent keeping to the tools'
+  // input schemas builds it: the arguments must validate against them
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const every = {
+    title: "Every construct",
+    fields: [
+      { key: "name", type: "text", label: "Name", required: true },
+      { key: "kind", type: "select", label: "Kind", required: true, allowOther: true, options: ["solo", "team"] },
+      { key: "p2", type: "page", label: "Details" },
+      { key: "nps", type: "scale", label: "NPS", required: true, from: 0, to: 10, minLabel: "No", maxLabel: "Yes" },
+      { key: "grid", type: "matrix", label: "Grid", required: true, rows: [{ key: "talks", label: "Talks" }, { key: "food", label: "Food" }],
+        columns: [{ value: "poor", label: "Poor" }, { value: "good", label: "Good" }] },
+      { key: "days", type: "matrix", label: "Days", multiple: true, rows: [{ key: "sat", label: "Sat" }], columns: [{ value: "am" }, { value: "pm" }] },
+      { key: "order", type: "ranking", label: "Order", options: ["x", "y", "z"] },
+      { key: "arrive", type: "time", label: "Arrive", validation: { minimum: "08:00", maximum: "20:30" } },
+      { key: "stay", type: "daterange", label: "Stay" },
+      { key: "terms", type: "consent", label: "Terms", text: "The terms", url: "https://example.org/terms" },
+      { key: "email", type: "email", label: "Email" },
+      { key: "p3", type: "page", label: "End" },
+      { key: "why", type: "textarea", label: "Why", requiredIf: { field: "nps", op: "lt", value: 7 } },
+    ],
+    settings: {
+      logic: [{ when: { field: "kind", op: "equals", value: "solo" }, then: { goTo: "p3" } }],
+      endings: [{ key: "low", when: { field: "nps", op: "lt", value: 7 }, message: "Sorry" }, { key: "others", message: "Thanks" }],
+      partial: true, partialExpiresDays: 3, allowEdits: { untilHours: 24 }, retentionDays: 30, linkRequired: false,
+    },
+  };
+  const argsOk = ajv.compile(byName.create_form.inputSchema);
+  out.everyArgsValid = argsOk(every);
+  out.everyArgsErrors = argsOk.errors;
+  const fieldProps = Object.keys(byName.add_field.inputSchema.properties);
+  out.fieldPropsMissing = ["from", "to", "minLabel", "maxLabel", "rows", "columns", "multiple", "text", "url", "allowOther"]
+    .filter((k) => !fieldProps.includes(k));
+  out.everyMade = await call(client, "create_form", every);
+  const efid = out.everyMade.structured && out.everyMade.structured.id;
+  out.everyPublished = await call(client, "publish_form", { formId: efid });
+  const view = await (await fetch(`${base}/f/${efid}`, { headers: { Accept: "application/json" } })).json();
+  const bodyOk = ajv.compile(view.schema);
+  const good = { name: "A", kind: { other: "duo" }, nps: 9, grid: { talks: "good", food: "poor" }, days: { sat: ["pm", "am"] },
+                 order: ["z", "x", "y"], arrive: "20:30", stay: { start: "2026-06-05", end: "2026-06-05" }, terms: true,
+                 email: "Erase.Me@example.com" };
+  const bodies = {
+    good,
+    matrixMissingRow: { ...good, grid: { talks: "good" } },
+    rankingShort: { ...good, order: ["z", "x"] },
+    consentFalse: { ...good, terms: false },
+    jumpedOver: { name: "B", kind: "solo", nps: 9 },
+    jumpedClean: { name: "B", kind: "solo" },
+    // WHATWG's type=email takes doubled dots; validators' "email" format does not
+    emailDoubleDot: { ...good, name: "C", email: "a..b@example.com" },
+  };
+  out.every = {};
+  for (const [k, b] of Object.entries(bodies)) {
+    const r = await fetch(`${base}/f/${efid}`, {
+      method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(b),
+    });
+    out.every[k] = { schema: bodyOk(b), status: r.status };
+  }
+  // a respondent's data erased by the owner's agent
+  out.erased = await call(client, "erase_respondent", { email: " erase.me@EXAMPLE.com" });
+  out.afterErase = await call(client, "list_submissions", { formId: efid });
+  // an argument the tool cannot take: the tool's error, which the model reads
+  try {
+    out.badArg = await call(client, "get_form", {});
+  } catch (e) {
+    out.badArg = { threw: String(e) };
+  }
 
   // ---- waiting for submissions: nothing yet, then one arrives mid-wait
   out.waitEmpty = await call(client, "wait_for_submissions", { formId, wait: 0 });

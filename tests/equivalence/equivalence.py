@@ -50,7 +50,7 @@ FIELDS = [
       "a b@c.co", "@b.co", "a@-b.co", "a@b-.co", "a@b..co", "a@b.co.", "a@b.co\n",
       "\"q\"@b.co", "a@b.co ", "\u00e9@b.co", "a@\u00e9.co", "a@b_c.co", "a@1.2.3.4",
       "x" * 250 + "@b.co", "a@" + "b" * 64 + ".co", "a@" + "b" * 63 + ".co",
-      "ab", "a.@b.co", ".a@b.co"]),
+      "ab", "a.@b.co", ".a@b.co", "a..b@b.co", "a.b.c@b.co"]),
     ({"key": "site", "type": "url"},
      ["https://example.com", "http://example.com/a/b?c=d&e=f#g", "https://a.b:8080/",
       "https://example.com/%7Euser", "https://example.com/%zz", "ftp://example.com",

@@ -2122,6 +2122,7 @@ CREATE FUNCTION public.fs_purge_step(p_id text, lim integer) RETURNS TABLE(delet
 DECLARE
     j submission_purges;
     n integer;
+    fin boolean;
 BEGIN
     SELECT * INTO j FROM submission_purges WHERE id = p_id AND finished_at IS NULL
        FOR UPDATE SKIP LOCKED;
@@ -2130,17 +2131,19 @@ BEGIN
         RETURN;
     END IF;
     n := fs_submissions_delete_batch(j.form_id, j.before, lim);
+    fin := n < lim AND NOT EXISTS (SELECT 1 FROM submissions
+                                    WHERE form_id = j.form_id AND created_at < j.before);
     UPDATE submission_purges SET deleted = submission_purges.deleted + n,
-           finished_at = CASE WHEN n < lim THEN clock_timestamp() END
+           finished_at = CASE WHEN fin THEN clock_timestamp() END
      WHERE id = p_id;
-    IF n < lim THEN
+    IF fin THEN
         INSERT INTO events (id, user_id, type, form_id, payload)
         VALUES (fs_new_id('evt_'), j.user_id, 'submissions.deleted', j.form_id,
                 jsonb_build_object('formId', j.form_id, 'before', fs_ts(j.before),
                                    'count', j.deleted + n, 'purgeId', j.id));
         PERFORM fs_audit_count(j.user_id, 'submissions.deleted', j.form_id, j.deleted + n);
     END IF;
-    RETURN QUERY SELECT n, n < lim;
+    RETURN QUERY SELECT n, fin;
 END $$;
 
 --

@@ -224,6 +224,49 @@ SQL
         or diag sql("SELECT string_agg(data::text || ' ' || coalesce(calculated::text, 'null'), E'\\n') FROM submissions WHERE form_id = '$fid'");
 }
 
+# ---- "save and continue later" double-posted --------------------------------
+{
+    my $fid = form();
+    my $first = open_page("/f/$fid");
+    my $go = release_together(16, sub {
+        my $req = post_req($first, nav => 'save', answers => [[name => 'Twice']]);
+        my $ua = ua();
+        return sub { $ua->request($req)->code };
+    });
+    my @got = $go->();
+    is scalar(grep { defined && $_ == 200 } @got), 16, 'page 1 saved 16 times at once: 200 each' or diag tally(@got);
+    is sql("SELECT count(*) FROM submission_partials WHERE form_id = '$fid'"), 1, 'one partial row';
+    is sql("SELECT count(*) FROM events WHERE form_id = '$fid' AND type = 'submission.partial'"), 1,
+        'one submission.partial event';
+}
+
+# ---- completions through a link with maxUses, and of one uniqueBy value -----
+{
+    my $fid = form();
+    my $r = api(POST => "/v1/forms/$fid/links", token => $tok, body => { maxUses => 3 });
+    die 'link: ' . $r->content unless $r->code == 201;
+    my $lid = $r->{json}{id};
+    my ($path) = $r->{json}{url} =~ m{^\Q$url\E(/f/.*)$};
+    my @pages = map {
+        my $p = post_page(open_page($path), nav => 'next', answers => [[name => "L$_"]]);
+        $p->{code} == 200 ? $p : ();
+    } 1 .. 12;
+    is scalar(@pages), 12, 'twelve filling-ins started through a link of maxUses 3';
+    my @got = submit_all(\@pages, 3);
+    is scalar(grep { defined && /^303/ } @got), 3, 'completed at once: 3 stored' or diag tally(@got);
+    is scalar(grep { defined && /^409/ } @got), 9, 'the rest 409' or diag tally(@got);
+    is sql("SELECT count(*) FROM submissions WHERE link_id = '$lid'"), 3, 'three through the link';
+    is sql("SELECT uses FROM links WHERE id = '$lid'"), 3, 'uses 3';
+
+    my $uf = form(uniqueBy => ['name']);
+    @pages = map { on_page_two($uf, 'Same name') } 1 .. 12;
+    @got = submit_all(\@pages, 2);
+    is scalar(grep { defined && /^303/ } @got), 1, 'twelve completions of one uniqueBy value at once: one stored'
+        or diag tally(@got);
+    is scalar(grep { defined && /^409/ } @got), 11, 'the rest 409' or diag tally(@got);
+    is sql("SELECT count(*) FROM submissions WHERE form_id = '$uf'"), 1, 'one in the database';
+}
+
 my @bad = grep { /\[[a-z_]+:(error|crit|alert|emerg)\]/ } split /\n/, $inst->error_log;
 is scalar(@bad), 0, 'no errors in the instance log' or diag join "\n", @bad[0 .. ($#bad > 10 ? 10 : $#bad)];
 done_testing;

@@ -255,17 +255,24 @@ const fs_stmt fs_stmts_account[] = {
      * submissions.erased event (count and form ids, never the address)
      * when any went; the partial answers (sql/0059) that answer it go
      * too, not counted. A submission edited after sending (sql/0065)
-     * goes when any version of its answers held the address. Returns the
+     * goes when any version of its answers held the address. The rows
+     * are chosen first (c) and deleted by id: an edit committed while the
+     * delete waited for its row (the address changed away) makes
+     * PostgreSQL re-check that row alone, against the statement's
+     * snapshot of everything else, where the versions that held the
+     * address did not exist yet; a re-check of the address there let the
+     * submission stay. Returns the
      * count and the form ids (JSON array). */
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
      "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
      "  jsonb_array_elements(f.fields) fl "
      "  WHERE f.user_id = a.uid AND f.deleted_at IS NULL AND fl ->> 'type' = 'email'), "
-     "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
+     "c AS (SELECT DISTINCT s.id FROM submissions s, ef, a WHERE s.form_id = ef.form_id "
      "  AND s.user_id = a.uid AND (lower(btrim(s.data ->> ef.key)) = a.email "
      "    OR EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id "
-     "      AND lower(btrim(v.data ->> ef.key)) = a.email)) "
+     "      AND lower(btrim(v.data ->> ef.key)) = a.email))), "
+     "d AS (DELETE FROM submissions s USING c WHERE s.id = c.id "
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "

@@ -267,6 +267,82 @@ SQL
     is sql("SELECT count(*) FROM submissions WHERE form_id = '$uf'"), 1, 'one in the database';
 }
 
+# ---- 16 identical edits at once: one change --------------------------------
+{
+    my $fid = $inst->published_form($tok, title => 'Same edits', settings => { allowEdits => { untilHours => 2 } },
+        fields => [{ key => 'name', type => 'text', label => 'Name' }]);
+    my $sent = ua()->request(post_req(open_page("/f/$fid"), answers => [[name => 'first']]));
+    my ($edit) = ($sent->header('Location') // '') =~ m{(\?edit=sub_\w+\.fes_[0-9a-f]+)};
+    my ($sid) = ($edit // '') =~ /edit=(sub_\w+)\./;
+    my $go = release_together(16, sub {
+        my $req = post_req(open_page("/f/$fid$edit"), answers => [[name => 'the same']]);
+        my $ua = ua();
+        return sub { $ua->request($req)->code };
+    });
+    my @got = $go->();
+    is scalar(grep { defined && $_ == 303 } @got), 16, '16 identical edits at once: all 303' or diag tally(@got);
+    is sql("SELECT string_agg(version::text, ',' ORDER BY version) FROM submission_versions WHERE submission_id = '$sid'"),
+        '1,2', 'one new version';
+    is sql("SELECT count(*) FROM events WHERE submission_id = '$sid' AND type = 'submission.updated'"), 1,
+        'one submission.updated';
+}
+
+# ---- a bulk delete racing new submissions, deletes and exports ---------------
+{
+    my $fid = $inst->published_form($tok, title => 'Bulk', fields => [
+        { key => 'color', type => 'select', label => 'Color', options => [map { { value => $_, label => $_ } } qw(red blue)] }]);
+    my @old = map { api(POST => "/f/$fid", body => { color => $_ % 2 ? 'red' : 'blue' })->{json}{id} } 1 .. 40;
+    is scalar(grep { $_ } @old), 40, 'forty submissions';
+    my $before = sql("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
+    ok FormsvcTest::wait_for(sub { sql("SELECT now() > '$before'::timestamptz") eq 't' }, 5, 'the clock past'), 'a time after them';
+    my $go = release_together(36, sub {
+        my $i = shift;
+        my $ua = ua();
+        my $req = $i < 24 ? $inst->request(POST => "/f/$fid", body => { color => 'red' })
+                : $i < 32 ? $inst->request(DELETE => "/v1/forms/$fid/submissions/$old[$i - 24]", token => $tok)
+                : $i < 34 ? $inst->request(DELETE => "/v1/forms/$fid/submissions?before=$before", token => $tok)
+                : $inst->request(GET => "/v1/forms/$fid/submissions", token => $tok,
+                                 headers => { Accept => $i == 34 ? 'text/csv' : 'application/x-ndjson' });
+        return sub {
+            my $res = $ua->request($req);
+            my $c = $res->content // '';
+            my @ids = $c =~ /"id":"(sub_\w+)"|^(sub_\w+),/mg;
+            @ids = grep { defined } @ids;
+            return $i < 24 ? 'new ' . $res->code
+                 : $i < 32 ? 'del ' . $res->code
+                 : $i < 34 ? 'bulk ' . $res->code . ' ' . ($c =~ /"deleted":(\d+)/ ? $1 : '?')
+                 : 'export ' . $res->code . ' ' . scalar(@ids) . ' ' . scalar(keys %{ { map { $_ => 1 } @ids } });
+        };
+    });
+    my @got = $go->();
+    is scalar(grep { defined && /^new 201$/ } @got), 24, '24 new submissions' or diag tally(@got);
+    my $bulk = 0; $bulk += $_ for map { /^bulk 200 (\d+)$/ ? $1 : 1000 } grep { defined && /^bulk/ } @got;
+    my $single = grep { defined && /^del 204$/ } @got;
+    is $bulk + $single, 40, 'the two bulk deletes and the 8 deletes together deleted the forty, each once'
+        or diag tally(@got);
+    ok !(grep { defined && /^export/ && !/^export 200 (\d+) \1$/ } @got), 'each export 200, no id twice'
+        or diag tally(@got);
+    is sql("SELECT count(*) FROM submissions WHERE form_id = '$fid'"), 24, 'the 24 new ones left';
+    is api(GET => "/v1/forms/$fid", token => $tok)->{json}{submissionCount}, 24, 'submissionCount 24';
+    is sql("SELECT count(*) FROM events WHERE form_id = '$fid' AND type = 'submissions.deleted'"), 2,
+        'two submissions.deleted events';
+    is sql("SELECT sum((payload->>'count')::int) FROM events WHERE form_id = '$fid' AND type = 'submissions.deleted'"),
+        $bulk, 'their counts as answered';
+    my $diff = sql(<<"SQL");
+WITH t AS (SELECT day, key, kind, value, sum(n) AS n FROM (
+             SELECT day, key, kind, value, n FROM insight_counts WHERE form_id = '$fid'
+             UNION ALL SELECT day, key, kind, value, n FROM insight_tally WHERE form_id = '$fid') u
+           GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0),
+     r AS (SELECT (s.created_at AT TIME ZONE 'UTC')::date AS day, x.key, x.kind, x.value, count(*) AS n
+             FROM submissions s JOIN forms f ON f.id = s.form_id,
+                  LATERAL fs_insight_items(s.data, f.fields) x
+            WHERE s.form_id = '$fid' AND NOT s.spam GROUP BY 1, 2, 3, 4)
+SELECT coalesce(string_agg(key || '/' || kind || '/' || value || ' ' || coalesce(t.n, 0) || '<>' || coalesce(r.n, 0), '; '), '')
+  FROM t FULL JOIN r USING (day, key, kind, value) WHERE t.n IS DISTINCT FROM r.n
+SQL
+    is $diff, '', 'the insight tallies equal a recount';
+}
+
 my @bad = grep { /\[[a-z_]+:(error|crit|alert|emerg)\]/ } split /\n/, $inst->error_log;
 is scalar(@bad), 0, 'no errors in the instance log' or diag join "\n", @bad[0 .. ($#bad > 10 ? 10 : $#bad)];
 done_testing;

@@ -1877,6 +1877,13 @@ BEGIN
         RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
         RETURN;
     END IF;
+    -- a Submit of this filling-in committed while the save waited: the
+    -- row it deleted was made again; it goes, as after the Submit
+    IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p.id) THEN
+        DELETE FROM submission_partials x WHERE x.id = p.id;
+        RETURN QUERY SELECT 'done'::text, NULL::text, NULL::text;
+        RETURN;
+    END IF;
     IF p.event_at IS NULL OR p.event_at < now() - interval '10 minutes' THEN
         UPDATE submission_partials SET event_at = now() WHERE id = p.id;
         INSERT INTO events (id, user_id, type, form_id, submission_id, payload)

@@ -204,6 +204,9 @@ SELECT coalesce(string_agg(key || '/' || kind || '/' || value || ' ' || coalesce
   FROM t FULL JOIN r USING (day, key, kind, value) WHERE t.n IS DISTINCT FROM r.n
 SQL
     is $diff, '', 'the insight tallies equal a recount of the rows';
+    is sql("SELECT count(*) FROM events WHERE form_id = '$fid' AND payload ? 'data' "
+         . "AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.id = events.submission_id)"), 0,
+        'no event of a deleted submission keeps its answers (also of one edited as it went)';
 }
 
 # ---- a quiz's score under many parallel posts (the batched insert) ----------
@@ -341,6 +344,24 @@ SELECT coalesce(string_agg(key || '/' || kind || '/' || value || ' ' || coalesce
   FROM t FULL JOIN r USING (day, key, kind, value) WHERE t.n IS DISTINCT FROM r.n
 SQL
     is $diff, '', 'the insight tallies equal a recount';
+}
+
+# ---- spamThreshold under many parallel posts ----------------------------------
+{
+    my $fid = $inst->published_form($tok, title => 'Spam', settings => { spamThreshold => 30 },
+        fields => [{ key => 'a', type => 'text', label => 'A' }, { key => 'b', type => 'text', label => 'B' },
+                   { key => 'i', type => 'integer', label => 'I' }]);
+    my $spammy = { a => 'http://x.example/1 http://x.example/2 http://x.example/3 zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz',
+                   b => 'http://x.example/1 http://x.example/2 http://x.example/3 zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz' };
+    my @res = together(48, sub { my $i = shift;
+        $inst->request(POST => "/f/$fid", body => { %{ $i % 2 ? $spammy : { a => 'hello', b => 'world' } }, i => $i }) });
+    is scalar(grep { $_->{code} == 201 } @res), 48, '48 posts at once, every other spammy: 201' or diag codes(@res);
+    is sql("SELECT string_agg(g, ' ' ORDER BY g) FROM (SELECT DISTINCT (data->>'a' LIKE 'http%')::text || ':' "
+         . "|| spam_score || ':' || spam AS g FROM submissions WHERE form_id = '$fid') x") =~ tr/ //, 1,
+        'one score and one spam flag for each kind of answers'
+        or diag sql("SELECT string_agg(data->>'i' || ' ' || spam_score || ' ' || spam, '; ') FROM submissions WHERE form_id = '$fid'");
+    is sql("SELECT count(*) FROM submissions WHERE form_id = '$fid' AND spam <> (spam_score >= 30)"), 0,
+        'spam exactly when the score reaches the threshold';
 }
 
 my @bad = grep { /\[[a-z_]+:(error|crit|alert|emerg)\]/ } split /\n/, $inst->error_log;

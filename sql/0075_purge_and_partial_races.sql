@@ -6,7 +6,8 @@
 -- skips them once that session commits: it deleted fewer than it asked
 -- for although more rows before the time were left, and the bulk delete
 -- was finished (its event and audit entry with that count), those rows
--- kept. A batch is now the last only when no row before the time is left,
+-- kept. A batch is now the last only when no row before the time (or,
+-- for a time still to come, before the bulk delete was asked for) is left,
 -- read by a statement after the batch's (a new snapshot in READ
 -- COMMITTED, so it sees what the other session committed). Additive: the
 -- same function, signature and results; the previous release's module
@@ -26,7 +27,8 @@ BEGIN
     END IF;
     n := fs_submissions_delete_batch(j.form_id, j.before, lim);
     fin := n < lim AND NOT EXISTS (SELECT 1 FROM submissions
-                                    WHERE form_id = j.form_id AND created_at < j.before);
+                                    WHERE form_id = j.form_id
+                                      AND created_at < LEAST(j.before, j.created_at));
     UPDATE submission_purges SET deleted = submission_purges.deleted + n,
            finished_at = CASE WHEN fin THEN clock_timestamp() END
      WHERE id = p_id;

@@ -2139,7 +2139,8 @@ BEGIN
     END IF;
     n := fs_submissions_delete_batch(j.form_id, j.before, lim);
     fin := n < lim AND NOT EXISTS (SELECT 1 FROM submissions
-                                    WHERE form_id = j.form_id AND created_at < j.before);
+                                    WHERE form_id = j.form_id
+                                      AND created_at < LEAST(j.before, j.created_at));
     UPDATE submission_purges SET deleted = submission_purges.deleted + n,
            finished_at = CASE WHEN fin THEN clock_timestamp() END
      WHERE id = p_id;

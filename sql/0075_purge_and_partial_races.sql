@@ -108,3 +108,20 @@ BEGIN
     END IF;
     RETURN QUERY SELECT 'ok'::text, p.id, fs_ts(p.expires_at);
 END $$;
+
+-- A respondent's erasure (POST /v1/erasures) racing the Submit of a
+-- partial that answers the address: the erasure's statement, its
+-- snapshot taken before the Submit committed, waited for the partial row
+-- the Submit deleted, then skipped it, and never saw the submission made
+-- from it: the answers stayed. The erasure now takes the account's
+-- erasure lock in its transaction before its statement, and a Submit
+-- that completes a partial takes it shared (this function) before it
+-- stores: an erasure waits for completions in flight and then sees their
+-- submissions; a completion that comes after an erasure is a submission
+-- sent after it. Additive: a new function, called only by this release.
+CREATE OR REPLACE FUNCTION fs_erasure_gate(p_user text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended('fs_erasure:' || p_user, 0));
+    RETURN true;
+END $$;

@@ -565,6 +565,18 @@ CREATE FUNCTION public.fs_delivery_json(d public.deliveries, e public.events) RE
        'completedAt', fs_ts(d.done_at)) $$;
 
 --
+-- Name: fs_erasure_gate(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_erasure_gate(p_user text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended('fs_erasure:' || p_user, 0));
+    RETURN true;
+END $$;
+
+--
 -- Name: fs_event_json(public.events); Type: FUNCTION; Schema: public; Owner: -
 --
 

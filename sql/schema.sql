@@ -565,6 +565,18 @@ CREATE FUNCTION public.fs_delivery_json(d public.deliveries, e public.events) RE
        'completedAt', fs_ts(d.done_at)) $$;
 
 --
+-- Name: fs_erasure_gate(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.fs_erasure_gate(p_user text) RETURNS boolean
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended('fs_erasure:' || p_user, 0));
+    RETURN true;
+END $$;
+
+--
 -- Name: fs_event_json(public.events); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1877,6 +1889,13 @@ BEGIN
         RETURN QUERY SELECT 'forbidden'::text, NULL::text, NULL::text;
         RETURN;
     END IF;
+    -- a Submit of this filling-in committed while the save waited: the
+    -- row it deleted was made again; it goes, as after the Submit
+    IF EXISTS (SELECT 1 FROM submissions s WHERE s.id = p.id) THEN
+        DELETE FROM submission_partials x WHERE x.id = p.id;
+        RETURN QUERY SELECT 'done'::text, NULL::text, NULL::text;
+        RETURN;
+    END IF;
     IF p.event_at IS NULL OR p.event_at < now() - interval '10 minutes' THEN
         UPDATE submission_partials SET event_at = now() WHERE id = p.id;
         INSERT INTO events (id, user_id, type, form_id, submission_id, payload)
@@ -2122,6 +2141,7 @@ CREATE FUNCTION public.fs_purge_step(p_id text, lim integer) RETURNS TABLE(delet
 DECLARE
     j submission_purges;
     n integer;
+    fin boolean;
 BEGIN
     SELECT * INTO j FROM submission_purges WHERE id = p_id AND finished_at IS NULL
        FOR UPDATE SKIP LOCKED;
@@ -2130,17 +2150,20 @@ BEGIN
         RETURN;
     END IF;
     n := fs_submissions_delete_batch(j.form_id, j.before, lim);
+    fin := n < lim AND NOT EXISTS (SELECT 1 FROM submissions
+                                    WHERE form_id = j.form_id
+                                      AND created_at < LEAST(j.before, j.created_at));
     UPDATE submission_purges SET deleted = submission_purges.deleted + n,
-           finished_at = CASE WHEN n < lim THEN clock_timestamp() END
+           finished_at = CASE WHEN fin THEN clock_timestamp() END
      WHERE id = p_id;
-    IF n < lim THEN
+    IF fin THEN
         INSERT INTO events (id, user_id, type, form_id, payload)
         VALUES (fs_new_id('evt_'), j.user_id, 'submissions.deleted', j.form_id,
                 jsonb_build_object('formId', j.form_id, 'before', fs_ts(j.before),
                                    'count', j.deleted + n, 'purgeId', j.id));
         PERFORM fs_audit_count(j.user_id, 'submissions.deleted', j.form_id, j.deleted + n);
     END IF;
-    RETURN QUERY SELECT n, n < lim;
+    RETURN QUERY SELECT n, fin;
 END $$;
 
 --

@@ -4,6 +4,7 @@
  * Access tokens of OAuth clients (keys.client_id set) are not listed as
  * keys and do not count against the active-key quota (docs/oauth.md). */
 #include "fs_store_account.h"
+#include "fs_store_files.h"
 #include "store_int.h"
 
 #include <apr_strings.h>
@@ -255,17 +256,31 @@ const fs_stmt fs_stmts_account[] = {
      * submissions.erased event (count and form ids, never the address)
      * when any went; the partial answers (sql/0059) that answer it go
      * too, not counted. A submission edited after sending (sql/0065)
-     * goes when any version of its answers held the address. Returns the
+     * goes when any version of its answers held the address. The rows
+     * are chosen first (c) and deleted by id: an edit committed while the
+     * delete waited for its row (the address changed away) makes
+     * PostgreSQL re-check that row alone, against the statement's
+     * snapshot of everything else, where the versions that held the
+     * address did not exist yet; a re-check of the address there let the
+     * submission stay. Returns the
      * count and the form ids (JSON array). */
+    /* 1 user id: the account's erasure lock (sql/0075 fs_erasure_gate),
+     * taken in the erasure's transaction before its statement, so that a
+     * partial being completed at that moment is seen by the statement */
+    {"fs_erasure_lock", 1,
+     "SELECT 'locked' FROM (SELECT pg_advisory_xact_lock(hashtextextended('fs_erasure:' || %s, "
+     "  0))) x"},
+
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
      "ef AS (SELECT f.id AS form_id, fl ->> 'key' AS key FROM forms f, a, "
      "  jsonb_array_elements(f.fields) fl "
      "  WHERE f.user_id = a.uid AND f.deleted_at IS NULL AND fl ->> 'type' = 'email'), "
-     "d AS (DELETE FROM submissions s USING ef, a WHERE s.form_id = ef.form_id "
+     "c AS (SELECT DISTINCT s.id FROM submissions s, ef, a WHERE s.form_id = ef.form_id "
      "  AND s.user_id = a.uid AND (lower(btrim(s.data ->> ef.key)) = a.email "
      "    OR EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id "
-     "      AND lower(btrim(v.data ->> ef.key)) = a.email)) "
+     "      AND lower(btrim(v.data ->> ef.key)) = a.email))), "
+     "d AS (DELETE FROM submissions s USING c WHERE s.id = c.id "
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "
@@ -470,13 +485,27 @@ fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *us
 fs_error *fs_store_erasure(fs_store *st, const char *user_id, const char *email,
                            const char *event_id, int *count, const char **form_ids) {
     const char *args[] = {user_id, email, event_id};
+    const char *lock_args[] = {user_id};
     fs_rows *rs;
+    fs_tx *tx;
     *count = 0;
     *form_ids = "[]";
-    fs_error *e = FS_RUN(st, "fs_erasure", args, 4, &rs);
-    if (e || rs->nrows != 1)
-        return e;
-    *count = fs_cell_int(FS_CELL(rs, 0, 0));
-    *form_ids = FS_CELL(rs, 0, 1);
-    return NULL;
+    fs_error *e = fs_store_tx_begin(st, st->pool, &tx);
+    if (!e)
+        e = FS_RUN(st, "fs_erasure_lock", lock_args, 1, &rs);
+    if (!e)
+        e = FS_RUN(st, "fs_erasure", args, 4, &rs);
+    if (!e && rs->nrows == 1) {
+        *count = fs_cell_int(FS_CELL(rs, 0, 0));
+        *form_ids = FS_CELL(rs, 0, 1);
+    }
+    if (!e)
+        e = fs_store_tx_commit(tx);
+    else
+        fs_store_tx_rollback(tx);
+    if (e) {
+        *count = 0;
+        *form_ids = "[]";
+    }
+    return e;
 }

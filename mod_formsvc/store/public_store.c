@@ -38,7 +38,12 @@
  * statement, and a submission.completed event follows its
  * submission.created. */
 #define PARTIAL_PID "%s::text AS pid, "
-#define PARTIAL_GUARD "AND NOT EXISTS (SELECT 1 FROM submissions x WHERE x.id = a.sid)"
+/* fs_erasure_gate (sql/0075): the account's erasure lock, shared, held to
+ * the commit, so that an erasure (POST /v1/erasures, which takes it
+ * before its statement) sees this completion or comes before it. */
+#define PARTIAL_GUARD                                                                              \
+    "AND NOT EXISTS (SELECT 1 FROM submissions x WHERE x.id = a.sid) "                             \
+    "AND fs_erasure_gate(go.user_id)"
 #define PARTIAL_MORE                                                                               \
     ", pd AS (DELETE FROM submission_partials p USING a, s WHERE p.id = a.pid "                    \
     "  AND p.form_id = s.form_id RETURNING 1), "                                                   \

@@ -1457,10 +1457,14 @@ DECLARE
     gone integer;
     cap integer;
     addr_key text;
+    subs text[];
 BEGIN
     queued := 0; dropped := 0;
-    DELETE FROM mail_jobs WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x);
-    GET DIAGNOSTICS gone = ROW_COUNT;
+    WITH d AS (DELETE FROM mail_jobs
+                WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x)
+               RETURNING submission_id)
+    SELECT count(*), array_agg(DISTINCT d.submission_id) FILTER (WHERE d.submission_id IS NOT NULL)
+      INTO gone, subs FROM d;
     IF gone = 0 THEN RETURN; END IF;
     SELECT CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END INTO cap
       FROM users u WHERE u.id = uid;
@@ -1492,7 +1496,9 @@ BEGIN
                    token_expires_at = now() + interval '7 days'
              WHERE id = m ->> 'recipientId';
         END IF;
-        INSERT INTO outbox (id, recipient, message) VALUES (m ->> 'id', m ->> 'to', m ->> 'message');
+        INSERT INTO outbox (id, recipient, message, user_id, submission_id)
+        VALUES (m ->> 'id', m ->> 'to', m ->> 'message', uid,
+                CASE WHEN cardinality(subs) = 1 THEN subs[1] END);
         queued := queued + 1;
     END LOOP;
 END $$;
@@ -1831,7 +1837,7 @@ BEGIN
         PERFORM fs_mail_day_give(addr_key);
         RETURN 'limited';
     END IF;
-    INSERT INTO outbox (id, recipient, message) VALUES (p_id, p_to, p_message);
+    INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_id, p_to, p_message, uid);
     RETURN 'queued';
 END $$;
 
@@ -2886,7 +2892,9 @@ CREATE TABLE public.outbox (
     next_attempt_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     sent_at timestamp with time zone,
     failed_at timestamp with time zone,
-    last_error text
+    last_error text,
+    user_id text,
+    submission_id text
 );
 
 --
@@ -3889,6 +3897,12 @@ CREATE INDEX oauth_refresh_grant ON public.oauth_refresh USING btree (grant_id);
 --
 
 CREATE INDEX outbox_due ON public.outbox USING btree (next_attempt_at) WHERE ((sent_at IS NULL) AND (failed_at IS NULL));
+
+--
+-- Name: outbox_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_user ON public.outbox USING btree (user_id, submission_id) WHERE (user_id IS NOT NULL);
 
 --
 -- Name: ratelimit_expires; Type: INDEX; Schema: public; Owner: -

@@ -148,7 +148,9 @@ const fs_stmt fs_stmts_account[] = {
     /* 1 user id, 2 the confirmation (the account's address). One row:
      * 'ok' (the account is now being erased: every key, access token,
      * client and OAuth grant revoked, forms marked deleted, webhooks disabled, pending mail
-     * jobs and unsent account mail deleted, the address freed), 'mismatch'
+     * jobs and unsent account mail deleted, the mail its forms queued for
+     * others (sql/0074: respondents' copies, resume URLs, notifications),
+     * sent or not, deleted, the address freed), 'mismatch'
      * or 'gone' (no such account, or already being erased). sql/0042. */
     {"fs_account_erase", 2,
      "WITH a AS (SELECT %s::text AS uid, %s::text AS confirm), "
@@ -166,13 +168,13 @@ const fs_stmt fs_stmts_account[] = {
      "w AS (UPDATE webhooks SET enabled = false WHERE user_id IN (SELECT id FROM u) "
      "  AND enabled RETURNING 1), "
      "m AS (DELETE FROM mail_jobs WHERE form_id IN (SELECT id FROM f) RETURNING 1), "
-     "o AS (DELETE FROM outbox WHERE lower(recipient) IN (SELECT lower(email) FROM u) "
-     "  AND sent_at IS NULL RETURNING 1) "
+     "o AS (DELETE FROM outbox WHERE (lower(recipient) IN (SELECT lower(email) FROM u) "
+     "  AND sent_at IS NULL) OR user_id IN (SELECT id FROM u) RETURNING sent_at) "
      "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM u0) THEN 'gone' "
      "  WHEN NOT EXISTS (SELECT 1 FROM u) THEN 'mismatch' ELSE 'ok' END, "
      "  (SELECT count(*) FROM k)::text, (SELECT count(*) FROM c)::text, "
      "  (SELECT count(*) FROM f)::text, (SELECT count(*) FROM w)::text, "
-     "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o)::text"},
+     "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o WHERE o.sent_at IS NULL)::text"},
 
     /* 1 rows per step. One step of the background erasure of accounts
      * (sql/0042): rows deleted, 0 when no account is being erased, or
@@ -255,7 +257,10 @@ const fs_stmt fs_stmts_account[] = {
      * submissions.erased event (count and form ids, never the address)
      * when any went; the partial answers (sql/0059) that answer it go
      * too, not counted. A submission edited after sending (sql/0065)
-     * goes when any version of its answers held the address. Returns the
+     * goes when any version of its answers held the address. The mail
+     * the account's forms queued (sql/0074), sent or not, to the address
+     * (its copy, its resume URL) or about a deleted submission (the
+     * recipients' notifications) goes too. Returns the
      * count and the form ids (JSON array). */
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
@@ -269,6 +274,9 @@ const fs_stmt fs_stmts_account[] = {
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "
+     "ob AS (DELETE FROM outbox o USING a WHERE o.user_id = a.uid "
+     "  AND (lower(btrim(o.recipient)) = a.email OR o.submission_id IN (SELECT id FROM d)) "
+     "  RETURNING 1), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
      "  GROUP BY d.form_id, a.uid RETURNING 1), "

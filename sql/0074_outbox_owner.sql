@@ -1,0 +1,113 @@
+-- Mail waiting in the outbox knows whose it is. A message was only a
+-- recipient and its text, so the erasures could not find the mail an
+-- account's forms had queued for others: after DELETE /v1/me a
+-- respondent's copy (with the answers and the private edit link), a
+-- resume URL mailed to a respondent, or a notification to a form's
+-- recipients still left if it was waiting (the SMTP server down, a retry
+-- hours away), and sent copies kept the answers for 7 days; after POST
+-- /v1/erasures the mail to the erased address (its copy, its resume URL)
+-- and the notifications carrying its answers stayed and were sent.
+--
+-- outbox.user_id: the account whose form the message is about (NULL: mail
+-- to an account itself, verification and recovery, and mail the previous
+-- release queues). outbox.submission_id: the submission a notification or
+-- a respondent's copy is about (NULL when several, a digest, or none).
+-- fs_account_erase deletes the account's messages, sent or not, at once;
+-- fs_erasure deletes the account's messages to the address and those
+-- about the submissions it deletes.
+--
+-- Additive: two nullable columns (no rewrite), an index on a small table
+-- (sent mail lives 7 days), and the two functions that queue form mail
+-- replaced with the same signatures. The previous release's inserts name
+-- their columns and leave the new ones NULL; its erasure does what it did.
+
+ALTER TABLE outbox ADD COLUMN IF NOT EXISTS user_id text;
+ALTER TABLE outbox ADD COLUMN IF NOT EXISTS submission_id text;
+CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, submission_id) WHERE user_id IS NOT NULL;
+
+-- sql/0038's function, each message now tagged with the account and,
+-- when the jobs were about one submission, with that submission.
+CREATE OR REPLACE FUNCTION fs_mail_done(jobs text, uid text, msgs text, cap_unverified integer,
+                             cap_verified integer, per_address integer,
+                             OUT queued integer, OUT dropped integer)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    m jsonb;
+    gone integer;
+    cap integer;
+    addr_key text;
+    subs text[];
+BEGIN
+    queued := 0; dropped := 0;
+    WITH d AS (DELETE FROM mail_jobs
+                WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x)
+               RETURNING submission_id)
+    SELECT count(*), array_agg(DISTINCT d.submission_id) FILTER (WHERE d.submission_id IS NOT NULL)
+      INTO gone, subs FROM d;
+    IF gone = 0 THEN RETURN; END IF;
+    SELECT CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END INTO cap
+      FROM users u WHERE u.id = uid;
+    FOR m IN SELECT x FROM jsonb_array_elements(msgs::jsonb) x LOOP
+        addr_key := NULL;
+        IF m ->> 'kind' = 'address' THEN
+            -- still pending and listed: else the confirmation is not needed any more
+            PERFORM 1 FROM notify_recipients n WHERE n.id = m ->> 'recipientId'
+                AND n.status = 'pending' AND n.listed FOR UPDATE;
+            CONTINUE WHEN NOT FOUND;
+        END IF;
+        -- mail to an address that has agreed to nothing (a respondent's
+        -- copy, a request to confirm notifications): capped per address
+        IF m ->> 'kind' IN ('confirmation', 'address') THEN
+            -- the mailbox the module names (fs_mail_mailbox: lower case,
+            -- without a +tag), the address itself from an older module
+            addr_key := 'resp:' || encode(sha256(convert_to(
+                COALESCE(m ->> 'mailbox', lower(btrim(m ->> 'to'))), 'UTF8')), 'hex');
+            IF NOT fs_mail_day_take(addr_key, per_address) THEN
+                dropped := dropped + 1; CONTINUE;
+            END IF;
+        END IF;
+        IF NOT fs_mail_day_take('notify:' || uid, COALESCE(cap, 0)) THEN
+            IF addr_key IS NOT NULL THEN PERFORM fs_mail_day_give(addr_key); END IF;
+            dropped := dropped + 1; CONTINUE;
+        END IF;
+        IF m ->> 'kind' = 'address' THEN
+            UPDATE notify_recipients SET token_hash = m ->> 'tokenHash',
+                   token_expires_at = now() + interval '7 days'
+             WHERE id = m ->> 'recipientId';
+        END IF;
+        INSERT INTO outbox (id, recipient, message, user_id, submission_id)
+        VALUES (m ->> 'id', m ->> 'to', m ->> 'message', uid,
+                CASE WHEN cardinality(subs) = 1 THEN subs[1] END);
+        queued := queued + 1;
+    END LOOP;
+END $$;
+
+-- sql/0059's function, the resume mail tagged with the form's account.
+CREATE OR REPLACE FUNCTION fs_partial_mail(p_form text, p_to text, p_mailbox text, p_id text,
+                                           p_message text, cap_unverified integer,
+                                           cap_verified integer, p_per_address integer)
+    RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    uid text;
+    cap integer;
+    addr_key text;
+BEGIN
+    SELECT f.user_id, CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END
+      INTO uid, cap
+      FROM forms f JOIN users u ON u.id = f.user_id
+     WHERE f.id = p_form AND f.deleted_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN 'gone';
+    END IF;
+    addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+    IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+        RETURN 'limited';
+    END IF;
+    IF NOT fs_mail_day_take('notify:' || uid, COALESCE(cap, 0)) THEN
+        PERFORM fs_mail_day_give(addr_key);
+        RETURN 'limited';
+    END IF;
+    INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_id, p_to, p_message, uid);
+    RETURN 'queued';
+END $$;

@@ -13,17 +13,33 @@
 -- release queues). outbox.submission_id: the submission a notification or
 -- a respondent's copy is about (NULL when several, a digest, or none).
 -- fs_account_erase deletes the account's messages, sent or not, at once;
--- fs_erasure deletes the account's messages to the address and those
--- about the submissions it deletes.
+-- fs_erasure deletes the account's messages to the address; deleting a
+-- submission, in any way, deletes the messages about it.
 --
--- Additive: two nullable columns (no rewrite), an index on a small table
--- (sent mail lives 7 days), and the two functions that queue form mail
--- replaced with the same signatures. The previous release's inserts name
+-- Additive: two nullable columns (no rewrite), indexes on a small table
+-- (sent mail lives 7 days), the two functions that queue form mail and
+-- the delete trigger's function replaced with the same signatures. The previous release's inserts name
 -- their columns and leave the new ones NULL; its erasure does what it did.
 
 ALTER TABLE outbox ADD COLUMN IF NOT EXISTS user_id text;
 ALTER TABLE outbox ADD COLUMN IF NOT EXISTS submission_id text;
-CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, submission_id) WHERE user_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id) WHERE user_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS outbox_submission ON outbox (submission_id) WHERE submission_id IS NOT NULL;
+
+-- Deleting a submission deletes the mail about it too (sql/0018's trigger
+-- function, which scrubs its events, with one more statement): whoever
+-- deletes it (the owner, a bulk delete, retention, an erasure), a
+-- notification or the respondent's copy that waits for a retry is not
+-- sent with the answers afterwards, and a sent one does not keep them.
+CREATE OR REPLACE FUNCTION fs_submission_forget() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'formId', OLD.form_id,
+                                                   'deleted', true)
+    WHERE submission_id = OLD.id;
+    DELETE FROM outbox WHERE submission_id = OLD.id;
+    RETURN NULL;
+END $$;
 
 -- sql/0038's function, each message now tagged with the account and,
 -- when the jobs were about one submission, with that submission.

@@ -2259,6 +2259,7 @@ BEGIN
     UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'formId', OLD.form_id,
                                                    'deleted', true)
     WHERE submission_id = OLD.id;
+    DELETE FROM outbox WHERE submission_id = OLD.id;
     RETURN NULL;
 END $$;
 
@@ -3899,10 +3900,16 @@ CREATE INDEX oauth_refresh_grant ON public.oauth_refresh USING btree (grant_id);
 CREATE INDEX outbox_due ON public.outbox USING btree (next_attempt_at) WHERE ((sent_at IS NULL) AND (failed_at IS NULL));
 
 --
+-- Name: outbox_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_submission ON public.outbox USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
 -- Name: outbox_user; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX outbox_user ON public.outbox USING btree (user_id, submission_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX outbox_user ON public.outbox USING btree (user_id) WHERE (user_id IS NOT NULL);
 
 --
 -- Name: ratelimit_expires; Type: INDEX; Schema: public; Owner: -

@@ -7,7 +7,8 @@
 #   that address, waiting or sent, goes at once; mail to other addresses,
 #   and another account's mail to the same address, stay;
 # - DELETE /v1/me: every message the account's forms queued, waiting or
-#   sent, goes in the 202's transaction (none leaves after it).
+#   sent, goes in the 202's transaction (none leaves after it);
+# - a submission deleted: the mail about it goes with it.
 # The waiting state is made by moving a message's next attempt an hour on,
 # as a failed attempt does; the resume mail is queued by the function the
 # page calls (fs_partial_mail), as t/34_partial.t's page steps do.
@@ -93,5 +94,15 @@ is $r->code, 202, 'account erasure: 202' or diag $r->content;
 is to($y), 0, 'the waiting copy to a respondent went with the 202';
 is to($z), 0, 'the waiting resume URL went with the 202';
 is to($x), 1, 'the other account\'s mail stays';
+
+# ---- a submission deleted --------------------------------------------------------
+# (the owner's delete here; bulk deletes, retention and erasures delete
+# the same rows)
+my $w = "erw.$tag\@example.org";
+my $sid = submit($ofid, $w);
+ok wait_for(sub { to($w) == 1 }, 20, 'the copy queued'), 'a copy to w is in the outbox';
+hold($w);
+is api(DELETE => "/v1/forms/$ofid/submissions/$sid", token => $otok)->code, 204, 'the owner deletes it';
+is to($w), 0, 'the copy waiting for a retry is gone with it';
 
 done_testing;

@@ -8,17 +8,18 @@
 -- /v1/erasures the mail to the erased address (its copy, its resume URL)
 -- and the notifications carrying its answers stayed and were sent.
 --
--- outbox.user_id: the account whose form the message is about (NULL: mail
--- to an account itself, verification and recovery, and mail the previous
--- release queues). outbox.submission_id: the submission a notification or
+-- outbox.user_id: the account whose form (or ask) the message is about
+-- (NULL: mail to an account itself, verification and recovery, and mail
+-- the previous release queues). outbox.submission_id: the submission a notification or
 -- a respondent's copy is about (NULL when several, a digest, or none).
 -- fs_account_erase deletes the account's messages, sent or not, at once;
 -- fs_erasure deletes the account's messages to the address; deleting a
 -- submission, in any way, deletes the messages about it.
 --
 -- Additive: two nullable columns (no rewrite), indexes on a small table
--- (sent mail lives 7 days), the two functions that queue form mail and
--- the delete trigger's function replaced with the same signatures. The previous release's inserts name
+-- (sent mail lives 7 days), the three functions that queue form mail
+-- (fs_mail_done, fs_partial_mail, fs_ask_create) and the delete trigger's
+-- function replaced with the same signatures. The previous release's inserts name
 -- their columns and leave the new ones NULL; its erasure does what it did.
 
 ALTER TABLE outbox ADD COLUMN IF NOT EXISTS user_id text;
@@ -126,4 +127,69 @@ BEGIN
     END IF;
     INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_id, p_to, p_message, uid);
     RETURN 'queued';
+END $$;
+
+-- sql/0049's function, the mail asking a person (an ask with "to")
+-- tagged with the asking account: an erasure of the account stops it.
+CREATE OR REPLACE FUNCTION fs_ask_create(p_id text, p_user text, p_form text, p_title text,
+                                         p_fields jsonb, p_link text, p_hash text,
+                                         p_sealed text, p_expires timestamptz, p_message text,
+                                         p_to text, p_metadata jsonb, p_created_by text,
+                                         p_forms integer, p_asks integer, p_rcpt text,
+                                         p_mailbox text, p_msg text, p_mail text,
+                                         p_cap integer, p_per_address integer)
+RETURNS TABLE (outcome text, body text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    used bigint;
+    a asks;
+    addr_key text;
+BEGIN
+    PERFORM 1 FROM users WHERE id = p_user FOR UPDATE;
+    SELECT count(*) INTO used FROM forms WHERE user_id = p_user;
+    IF used >= p_forms THEN
+        RETURN QUERY SELECT 'quota-forms'::text, used::text;
+        RETURN;
+    END IF;
+    SELECT count(*) INTO used FROM asks k
+     WHERE k.user_id = p_user AND fs_ask_status(k) = 'pending';
+    IF used >= p_asks THEN
+        RETURN QUERY SELECT 'quota-asks'::text, used::text;
+        RETURN;
+    END IF;
+    IF p_to IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM asks k JOIN notify_recipients n ON n.form_id = k.form_id
+                    WHERE k.user_id = p_user AND n.email_norm = p_mailbox
+                      AND n.status = 'unsubscribed') THEN
+            RETURN QUERY SELECT 'refused'::text, NULL::text;
+            RETURN;
+        END IF;
+        addr_key := 'resp:' || encode(sha256(convert_to(p_mailbox, 'UTF8')), 'hex');
+        IF NOT fs_mail_day_take(addr_key, p_per_address) THEN
+            RETURN QUERY SELECT 'quota-address'::text, p_per_address::text;
+            RETURN;
+        END IF;
+        IF NOT fs_mail_day_take('notify:' || p_user, p_cap) THEN
+            PERFORM fs_mail_day_give(addr_key);
+            RETURN QUERY SELECT 'quota-notifications'::text, p_cap::text;
+            RETURN;
+        END IF;
+    END IF;
+    INSERT INTO forms (id, user_id, title, description, fields, status, published_at)
+    VALUES (p_form, p_user, p_title, p_message, p_fields, 'published', clock_timestamp());
+    INSERT INTO links (id, form_id, user_id, token_hash, token_sealed, metadata, expires_at,
+                       max_uses, created_by)
+    VALUES (p_link, p_form, p_user, p_hash, p_sealed,
+            COALESCE(p_metadata, '{}'::jsonb) || jsonb_build_object('askId', p_id),
+            p_expires, 1, p_created_by);
+    INSERT INTO asks (id, user_id, form_id, link_id, message, recipient, metadata, expires_at,
+                      created_by)
+    VALUES (p_id, p_user, p_form, p_link, p_message, p_to, p_metadata, p_expires, p_created_by)
+    RETURNING * INTO a;
+    IF p_to IS NOT NULL THEN
+        INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
+        VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
+        INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_msg, p_to, p_mail, p_user);
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
 END $$;

@@ -175,7 +175,7 @@ BEGIN
     IF p_to IS NOT NULL THEN
         INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
         VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
-        INSERT INTO outbox (id, recipient, message) VALUES (p_msg, p_to, p_mail);
+        INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_msg, p_to, p_mail, p_user);
     END IF;
     RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
 END $$;

@@ -6,8 +6,8 @@
 # - POST /v1/erasures {"email"}: every message of the account's forms to
 #   that address, waiting or sent, goes at once; mail to other addresses,
 #   and another account's mail to the same address, stay;
-# - DELETE /v1/me: every message the account's forms queued, waiting or
-#   sent, goes in the 202's transaction (none leaves after it);
+# - DELETE /v1/me: every message the account's forms and asks queued,
+#   waiting or sent, goes in the 202's transaction (none leaves after it);
 # - a submission deleted: the mail about it goes with it.
 # The waiting state is made by moving a message's next attempt an hour on,
 # as a failed attempt does; the resume mail is queued by the function the
@@ -88,11 +88,19 @@ is to($y), 1, 'the copy to another address stays';
 # ---- DELETE /v1/me -----------------------------------------------------------------
 hold($y);
 resume_mail($fid, $z);
+# an agent's question mailed to a person (POST /v1/asks with to)
+my $q = "erq.$tag\@example.org";
+my $ask = api(POST => '/v1/asks', token => $tok, body => { to => $q, message => 'Approve?',
+    schema => { type => 'object', properties => { ok => { enum => ['yes', 'no'] } } } });
+is $ask->code, 201, 'an ask mailed to a person' or diag $ask->content;
+is to($q), 1, 'its mail is in the outbox';
+hold($q);
 my $email = api(GET => '/v1/me', token => $tok)->{json}{user}{email};
 $r = api(DELETE => '/v1/me', token => $tok, body => { confirm => $email });
 is $r->code, 202, 'account erasure: 202' or diag $r->content;
 is to($y), 0, 'the waiting copy to a respondent went with the 202';
 is to($z), 0, 'the waiting resume URL went with the 202';
+is to($q), 0, 'the waiting ask went with the 202';
 is to($x), 1, 'the other account\'s mail stays';
 
 # ---- a submission deleted --------------------------------------------------------

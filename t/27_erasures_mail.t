@@ -58,9 +58,10 @@ sub resume_mail {
     my $id = 'msg_' . $tag . '_' . int(rand 1e9);
     my $o = psql("SELECT fs_partial_mail(" . join(', ', map { sqlq($_) } $fid, $addr, lc $addr, $id,
                  "To: $addr\r\nSubject: resume\r\n\r\nhttps://forms.example/f/$fid?resume=secret\r\n")
-                 . ", 100, 100, 100)");
+                 . ", 100, 100, 100); "
+                 # held in the same transaction: the mail worker never sees it
+                 . "UPDATE outbox SET attempts = 1, next_attempt_at = now() + interval '1 hour' WHERE id = " . sqlq($id));
     is $o, 'queued', "a resume URL mailed to $addr is queued";
-    hold($addr);
 }
 
 my ($tok, $fid) = account("ours$$");

@@ -260,7 +260,10 @@ const fs_stmt fs_stmts_account[] = {
      * goes when any version of its answers held the address. The mail
      * the account's forms queued (sql/0074), sent or not, to the address
      * (its copy, its resume URL) or about a deleted submission (the
-     * recipients' notifications) goes too. Returns the
+     * recipients' notifications) goes too, and so do the Idempotency-Key
+     * records of the deleted submissions (by the form's scope and the
+     * Location they answered): a retry no longer replays the erased
+     * answers as a 201. Returns the
      * count and the form ids (JSON array). */
     {"fs_erasure", 3,
      "WITH a AS (SELECT %s::text AS uid, lower(btrim(%s::text)) AS email, %s::text AS evid), "
@@ -274,6 +277,8 @@ const fs_stmt fs_stmts_account[] = {
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "
+     "di AS (DELETE FROM idempotency i USING d WHERE i.scope = d.form_id "
+     "  AND right(i.location, length(d.id) + 13) = '/submissions/' || d.id RETURNING 1), "
      "ob AS (DELETE FROM outbox o USING a WHERE o.user_id = a.uid "
      "  AND (lower(btrim(o.recipient)) = a.email OR o.submission_id IN (SELECT id FROM d)) "
      "  RETURNING 1), "

@@ -242,6 +242,12 @@ const fs_stmt fs_stmts_account[] = {
      "FROM forms f JOIN submission_partials p ON p.form_id = f.id "
      "WHERE f.user_id = %s AND (%s::text IS NULL OR p.id > %s::text) "
      "ORDER BY p.id LIMIT %s::integer"},
+    /* the asks (sql/0049): the message, the address asked, the metadata,
+     * the status and the answer, as GET /v1/asks/{id} shows them */
+    {"fs_export_asks", 4,
+     "SELECT a.id, (jsonb_build_object('kind', 'ask') || fs_ask_json(a)::jsonb)::text "
+     "FROM asks a WHERE a.user_id = %s AND (%s::text IS NULL OR a.id > %s::text) "
+     "ORDER BY a.id LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -468,9 +474,9 @@ fs_error *fs_store_account_purge(fs_store *st) {
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
-        "fs_export_account",  "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
-        "fs_export_keys",     "fs_export_clients", "fs_export_audit", "fs_export_grants",
-        "fs_export_versions", "fs_export_partials"};
+        "fs_export_account",  "fs_export_forms",    "fs_export_links", "fs_export_webhooks",
+        "fs_export_keys",     "fs_export_clients",  "fs_export_audit", "fs_export_grants",
+        "fs_export_versions", "fs_export_partials", "fs_export_asks"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

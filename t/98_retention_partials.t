@@ -36,7 +36,9 @@ my $plain = make_form($tok, { title => 'Kept', fields => [ { key => 'email', typ
 my $old = partial($kept->{id}, 40);
 my $recent = partial($kept->{id}, 10);
 my $elsewhere = partial($plain->{id}, 40);
-is exists_p($old) + exists_p($recent) + exists_p($elsewhere), 3, 'three partial answers';
+# (the old one may already be gone: the task runs every second; psql dies
+# when an insert fails)
+is exists_p($recent) + exists_p($elsewhere), 2, 'the partial answers are written';
 ok wait_for(sub { !exists_p($old) }, 20, 'the retention task'),
    'a partial last changed 40 days ago, of a form kept 30 days, is deleted (its expiry is later)';
 is exists_p($recent), 1, 'one last changed 10 days ago stays';

@@ -12,11 +12,13 @@
 -- (NULL: mail to an account itself, verification and recovery, and mail
 -- the previous release queues). outbox.submission_id: the submission a notification or
 -- a respondent's copy is about (NULL when several, a digest, or none).
+-- outbox.form_id: the form (NULL as user_id is); deleting the form
+-- (fs_form_delete) deletes its messages.
 -- fs_account_erase deletes the account's messages, sent or not, at once;
 -- fs_erasure deletes the account's messages to the address; deleting a
 -- submission, in any way, deletes the messages about it.
 --
--- Additive: two nullable columns (no rewrite), indexes on a small table
+-- Additive: three nullable columns (no rewrite), indexes on a small table
 -- (sent mail lives 7 days), the three functions that queue form mail
 -- (fs_mail_done, fs_partial_mail, fs_ask_create) and the delete trigger's
 -- function replaced with the same signatures. The previous release's inserts name
@@ -24,8 +26,10 @@
 
 ALTER TABLE outbox ADD COLUMN IF NOT EXISTS user_id text;
 ALTER TABLE outbox ADD COLUMN IF NOT EXISTS submission_id text;
+ALTER TABLE outbox ADD COLUMN IF NOT EXISTS form_id text;
 CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id) WHERE user_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS outbox_submission ON outbox (submission_id) WHERE submission_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS outbox_form ON outbox (form_id) WHERE form_id IS NOT NULL;
 
 -- Deleting a submission deletes the mail about it too (sql/0018's trigger
 -- function, which scrubs its events, with one more statement): whoever
@@ -43,7 +47,7 @@ BEGIN
 END $$;
 
 -- sql/0038's function, each message now tagged with the account and,
--- when the jobs were about one submission, with that submission.
+-- when the jobs were about one submission (one form), with it.
 CREATE OR REPLACE FUNCTION fs_mail_done(jobs text, uid text, msgs text, cap_unverified integer,
                              cap_verified integer, per_address integer,
                              OUT queued integer, OUT dropped integer)
@@ -54,13 +58,15 @@ DECLARE
     cap integer;
     addr_key text;
     subs text[];
+    frms text[];
 BEGIN
     queued := 0; dropped := 0;
     WITH d AS (DELETE FROM mail_jobs
                 WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x)
-               RETURNING submission_id)
-    SELECT count(*), array_agg(DISTINCT d.submission_id) FILTER (WHERE d.submission_id IS NOT NULL)
-      INTO gone, subs FROM d;
+               RETURNING submission_id, form_id)
+    SELECT count(*), array_agg(DISTINCT d.submission_id) FILTER (WHERE d.submission_id IS NOT NULL),
+           array_agg(DISTINCT d.form_id)
+      INTO gone, subs, frms FROM d;
     IF gone = 0 THEN RETURN; END IF;
     SELECT CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END INTO cap
       FROM users u WHERE u.id = uid;
@@ -92,14 +98,15 @@ BEGIN
                    token_expires_at = now() + interval '7 days'
              WHERE id = m ->> 'recipientId';
         END IF;
-        INSERT INTO outbox (id, recipient, message, user_id, submission_id)
+        INSERT INTO outbox (id, recipient, message, user_id, submission_id, form_id)
         VALUES (m ->> 'id', m ->> 'to', m ->> 'message', uid,
-                CASE WHEN cardinality(subs) = 1 THEN subs[1] END);
+                CASE WHEN cardinality(subs) = 1 THEN subs[1] END,
+                CASE WHEN cardinality(frms) = 1 THEN frms[1] END);
         queued := queued + 1;
     END LOOP;
 END $$;
 
--- sql/0059's function, the resume mail tagged with the form's account.
+-- sql/0059's function, the resume mail tagged with the form and its account.
 CREATE OR REPLACE FUNCTION fs_partial_mail(p_form text, p_to text, p_mailbox text, p_id text,
                                            p_message text, cap_unverified integer,
                                            cap_verified integer, p_per_address integer)
@@ -125,12 +132,14 @@ BEGIN
         PERFORM fs_mail_day_give(addr_key);
         RETURN 'limited';
     END IF;
-    INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_id, p_to, p_message, uid);
+    INSERT INTO outbox (id, recipient, message, user_id, form_id)
+    VALUES (p_id, p_to, p_message, uid, p_form);
     RETURN 'queued';
 END $$;
 
 -- sql/0049's function, the mail asking a person (an ask with "to")
--- tagged with the asking account: an erasure of the account stops it.
+-- tagged with the asking account and the ask's form: an erasure of the
+-- account, or deleting the form, stops it.
 CREATE OR REPLACE FUNCTION fs_ask_create(p_id text, p_user text, p_form text, p_title text,
                                          p_fields jsonb, p_link text, p_hash text,
                                          p_sealed text, p_expires timestamptz, p_message text,
@@ -189,7 +198,8 @@ BEGIN
     IF p_to IS NOT NULL THEN
         INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
         VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
-        INSERT INTO outbox (id, recipient, message, user_id) VALUES (p_msg, p_to, p_mail, p_user);
+        INSERT INTO outbox (id, recipient, message, user_id, form_id)
+        VALUES (p_msg, p_to, p_mail, p_user, p_form);
     END IF;
     RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
 END $$;

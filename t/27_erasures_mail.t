@@ -8,7 +8,8 @@
 #   and another account's mail to the same address, stay;
 # - DELETE /v1/me: every message the account's forms and asks queued,
 #   waiting or sent, goes in the 202's transaction (none leaves after it);
-# - a submission deleted: the mail about it goes with it.
+# - a submission deleted: the mail about it goes with it; a form deleted:
+#   its mail (a resume URL, an ask) goes with it.
 # The waiting state is made by moving a message's next attempt an hour on,
 # as a failed attempt does; the resume mail is queued by the function the
 # page calls (fs_partial_mail), as t/34_partial.t's page steps do.
@@ -113,5 +114,13 @@ ok wait_for(sub { to($w) == 1 }, 20, 'the copy queued'), 'a copy to w is in the 
 hold($w);
 is api(DELETE => "/v1/forms/$ofid/submissions/$sid", token => $otok)->code, 204, 'the owner deletes it';
 is to($w), 0, 'the copy waiting for a retry is gone with it';
+
+# ---- a form deleted --------------------------------------------------------------
+# (its resume URL mailed, waiting: not sent for a form that is gone)
+my $v = "erv.$tag\@example.org";
+resume_mail($ofid, $v);
+is to($v), 1, 'a resume URL of the form waits';
+is api(DELETE => "/v1/forms/$ofid", token => $otok)->code, 204, 'the owner deletes the form';
+is to($v), 0, 'the waiting resume URL is gone with it';
 
 done_testing;

@@ -126,6 +126,7 @@ typedef enum {
     FS_EXPORT_GRANTS,
     FS_EXPORT_VERSIONS, /* earlier answers of edited submissions, sql/0065 */
     FS_EXPORT_PARTIALS, /* unfinished partial answers, sql/0059 */
+    FS_EXPORT_ASKS,     /* questions asked of people (POST /v1/asks), sql/0049 */
     FS_EXPORT_KINDS
 } fs_export_kind;
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,

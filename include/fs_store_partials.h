@@ -74,4 +74,10 @@ fs_error *fs_store_partial_pages(fs_store *st, const char *form_id, const char *
  * (each row has its own expiry): the retention task's shape. */
 fs_error *fs_store_partial_expire(fs_store *st, int days, int lim, int *deleted);
 
+/* At most lim partials of form_id whose answers were last changed more
+ * than days ago deleted (the form's retention, which bounds them as it
+ * bounds its submissions); *deleted how many. */
+fs_error *fs_store_partial_retention(fs_store *st, const char *form_id, int days, int lim,
+                                     int *deleted);
+
 #endif

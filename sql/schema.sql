@@ -175,7 +175,8 @@ BEGIN
     IF p_to IS NOT NULL THEN
         INSERT INTO notify_recipients (id, form_id, email, email_norm, status, listed, confirmed_at)
         VALUES (p_rcpt, p_form, p_to, p_mailbox, 'confirmed', false, now());
-        INSERT INTO outbox (id, recipient, message) VALUES (p_msg, p_to, p_mail);
+        INSERT INTO outbox (id, recipient, message, user_id, form_id)
+        VALUES (p_msg, p_to, p_mail, p_user, p_form);
     END IF;
     RETURN QUERY SELECT 'ok'::text, fs_ask_json(a)::text;
 END $$;
@@ -1469,10 +1470,16 @@ DECLARE
     gone integer;
     cap integer;
     addr_key text;
+    subs text[];
+    frms text[];
 BEGIN
     queued := 0; dropped := 0;
-    DELETE FROM mail_jobs WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x);
-    GET DIAGNOSTICS gone = ROW_COUNT;
+    WITH d AS (DELETE FROM mail_jobs
+                WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x)
+               RETURNING submission_id, form_id)
+    SELECT count(*), array_agg(DISTINCT d.submission_id) FILTER (WHERE d.submission_id IS NOT NULL),
+           array_agg(DISTINCT d.form_id)
+      INTO gone, subs, frms FROM d;
     IF gone = 0 THEN RETURN; END IF;
     SELECT CASE WHEN u.verified THEN cap_verified ELSE cap_unverified END INTO cap
       FROM users u WHERE u.id = uid;
@@ -1504,7 +1511,10 @@ BEGIN
                    token_expires_at = now() + interval '7 days'
              WHERE id = m ->> 'recipientId';
         END IF;
-        INSERT INTO outbox (id, recipient, message) VALUES (m ->> 'id', m ->> 'to', m ->> 'message');
+        INSERT INTO outbox (id, recipient, message, user_id, submission_id, form_id)
+        VALUES (m ->> 'id', m ->> 'to', m ->> 'message', uid,
+                CASE WHEN cardinality(subs) = 1 THEN subs[1] END,
+                CASE WHEN cardinality(frms) = 1 THEN frms[1] END);
         queued := queued + 1;
     END LOOP;
 END $$;
@@ -1843,7 +1853,8 @@ BEGIN
         PERFORM fs_mail_day_give(addr_key);
         RETURN 'limited';
     END IF;
-    INSERT INTO outbox (id, recipient, message) VALUES (p_id, p_to, p_message);
+    INSERT INTO outbox (id, recipient, message, user_id, form_id)
+    VALUES (p_id, p_to, p_message, uid, p_form);
     RETURN 'queued';
 END $$;
 
@@ -2276,6 +2287,7 @@ BEGIN
     UPDATE events SET payload = jsonb_build_object('id', OLD.id, 'formId', OLD.form_id,
                                                    'deleted', true)
     WHERE submission_id = OLD.id;
+    DELETE FROM outbox WHERE submission_id = OLD.id;
     RETURN NULL;
 END $$;
 
@@ -2909,7 +2921,10 @@ CREATE TABLE public.outbox (
     next_attempt_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     sent_at timestamp with time zone,
     failed_at timestamp with time zone,
-    last_error text
+    last_error text,
+    user_id text,
+    submission_id text,
+    form_id text
 );
 
 --
@@ -3912,6 +3927,24 @@ CREATE INDEX oauth_refresh_grant ON public.oauth_refresh USING btree (grant_id);
 --
 
 CREATE INDEX outbox_due ON public.outbox USING btree (next_attempt_at) WHERE ((sent_at IS NULL) AND (failed_at IS NULL));
+
+--
+-- Name: outbox_form; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_form ON public.outbox USING btree (form_id) WHERE (form_id IS NOT NULL);
+
+--
+-- Name: outbox_submission; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_submission ON public.outbox USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: outbox_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_user ON public.outbox USING btree (user_id) WHERE (user_id IS NOT NULL);
 
 --
 -- Name: ratelimit_expires; Type: INDEX; Schema: public; Owner: -

@@ -148,7 +148,9 @@ my %MAP = (
     idempotency            => sub { "scope IN " . in_list([@{ $_[0]{forms} }, @{ $_[0]{key_ids} || [] }]) },
     mail_daily             => sub { "key = " . sqlq("notify:$_[0]{uid}") },
     mail_quota             => sub { "key IN (" . sqlq("user:$_[0]{uid}") . ", " . sqlq('addr:' . sha256_hex($_[0]{email})) . ")" },
-    outbox                 => sub { "lower(recipient) = " . sqlq($_[0]{email}) },
+    # mail to the account's address, and what its forms mailed others
+    # (sql/0074: the notify recipients' confirmation requests here)
+    outbox                 => sub { "lower(recipient) = " . sqlq($_[0]{email}) . " OR user_id = " . sqlq($_[0]{uid}) },
     oauth_grants           => sub { "user_id = " . sqlq($_[0]{uid}) },
     oauth_logins           => sub { "user_id = " . sqlq($_[0]{uid}) . " OR code_user = " . sqlq($_[0]{uid}) },
     oauth_codes            => sub { "grant_id IN (SELECT id FROM oauth_grants WHERE user_id = " . sqlq($_[0]{uid}) . ")" },
@@ -228,6 +230,13 @@ ok wait_for(sub { psql("SELECT count(*) FROM submission_tally WHERE user_id IN (
 ok wait_for(sub { psql("SELECT count(*) FROM insight_tally WHERE form_id IN "
                        . in_list([@{ $A->{forms} }, @{ $B->{forms} }])) == 0 }, 20, 'the answer tally folded'),
    'the answer tallies are folded';
+# the mail the forms queued for others (the notify recipients'
+# confirmation requests) is in the outbox, so that the counts stay put
+ok wait_for(sub { psql("SELECT count(*) FROM mail_jobs WHERE kind <> 'digest' AND form_id IN "
+                       . in_list([@{ $A->{forms} }, @{ $B->{forms} }])) == 0
+                  && psql("SELECT count(DISTINCT user_id) FROM outbox WHERE user_id IN ("
+                          . sqlq($A->{uid}) . ", " . sqlq($B->{uid}) . ")") == 2 }, 20, 'the forms\' mail queued'),
+   'the forms\' mail to others is in the outbox';
 my $before = counts($A);
 my $other_before = counts($B);
 # (tallies are empty once folded; the backlog holds only forms older than
@@ -289,6 +298,8 @@ is psql("SELECT count(*) FROM webhooks WHERE user_id = " . sqlq($A->{uid}) . " A
    'its webhooks are disabled (the dispatcher skips them)';
 is psql("SELECT count(*) FROM mail_jobs WHERE form_id IN " . in_list($A->{forms})), 0,
    'its pending mail is cancelled';
+is psql("SELECT count(*) FROM outbox WHERE user_id = " . sqlq($A->{uid})), 0,
+   'the mail its forms queued for others is deleted with the answer, waiting or sent';
 
 # ---- the background job --------------------------------------------------------
 ok wait_for(sub { psql("SELECT count(*) FROM users WHERE id = " . sqlq($A->{uid})) == 0 }, 60,

@@ -73,13 +73,14 @@ is $d->content, $PNG, 'the download URL gives the file';
 
 # the owner's state and a link's metadata, written member by member: the
 # line's bytes are json-c's (escapes of quotes, backslashes, line breaks
-# and control characters; '/' and UTF-8 as they are)
+# and control characters; '/' and UTF-8 as they are); the spam score when
+# the form computed one (t/26_export_more.t)
 my $sid = $sub->{json}{id};
 psql("UPDATE submissions SET owner_status = 'done', tags = ARRAY['a', 'b/c'], "
      . "note = E'say \"hi\"\\n\\\\ \\x01 / caf\\u00e9', link_id = " . sqlq($link->{json}{id})
      . ", link_metadata = '{\"k\": \"v/w\"}' WHERE id = " . sqlq($sid));
 my $line = (grep { /"kind":"submission"/ } split /\n/, api(GET => '/v1/me/export', token => $tok)->content)[0] // '';
-like $line, qr/^\{"kind":"submission","id":"\Q$sid\E","formId":"\Q$fid\E","formVersion":\d+,"spam":false,"createdAt":"[^"]+","status":"done","tags":\["a","b\/c"\],"note":"say \\"hi\\"\\n\\\\ \\u0001 \/ caf\x{c3}\x{a9}","linkId":"\Q$link->{json}{id}\E","metadata":\{"k":"v\/w"\},"data":\{/,
+like $line, qr/^\{"kind":"submission","id":"\Q$sid\E","formId":"\Q$fid\E","formVersion":\d+,"spam":false,"createdAt":"[^"]+","status":"done","tags":\["a","b\/c"\],"note":"say \\"hi\\"\\n\\\\ \\u0001 \/ caf\x{c3}\x{a9}","linkId":"\Q$link->{json}{id}\E","metadata":\{"k":"v\/w"\},(?:"spamScore":\d+,)?"data":\{/,
      'a submission\'s line: its owner\'s state and link, escaped as json-c does';
 
 # no secret material: the secrets, their hashes, the link's token, the webhook's secret

@@ -83,6 +83,25 @@ static void obj_line(apr_array_header_t *buf, apr_pool_t *p, const char *kind, j
     line(buf, fs_json_str(p, l));
 }
 
+/* A file line: the stored file's metadata m of submission sid's answer to
+ * key, with where it is downloaded. */
+static void file_line(export_ctx *x, apr_array_header_t *buf, apr_pool_t *sub, const char *fid,
+                      const char *sid, const char *key, json_object *m) {
+    const char *id = json_object_get_string(fs_json_get(m, "id"));
+    if (!json_object_is_type(m, json_type_object) || !id)
+        return;
+    json_object *f = fs_json_own(sub, json_object_new_object());
+    json_object_object_add(f, "submissionId", json_object_new_string(sid));
+    json_object_object_add(f, "formId", json_object_new_string(fid));
+    json_object_object_add(f, "fieldKey", json_object_new_string(key));
+    json_object_object_foreach(m, mk, mv) json_object_object_add(f, mk, json_object_get(mv));
+    json_object_object_add(
+        f, "url",
+        json_object_new_string(apr_pstrcat(sub, x->base, "/v1/forms/", fid, "/submissions/", sid,
+                                           "/files/", id, NULL)));
+    obj_line(buf, sub, "file", f);
+}
+
 /* The submissions of one form, newest first, each followed by its files. */
 static fs_error *form_subs(export_ctx *x, json_object *form) {
     request_rec *r = x->r;
@@ -90,12 +109,15 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
     json_object *fields = fs_json_get(form, "fields");
     size_t nf = fields ? json_object_array_length(fields) : 0;
     const char **files = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
-    int nfiles = 0;
+    const char **signs = apr_pcalloc(r->pool, sizeof(char *) * (nf + 1));
+    int nfiles = 0, nsigns = 0;
     for (size_t i = 0; i < nf; i++) {
         json_object *f = json_object_array_get_idx(fields, i);
         const char *t = json_object_get_string(fs_json_get(f, "type"));
         if (t && !strcmp(t, "file"))
             files[nfiles++] = json_object_get_string(fs_json_get(f, "key"));
+        else if (t && !strcmp(t, "signature")) /* a drawn image is a stored file */
+            signs[nsigns++] = json_object_get_string(fs_json_get(f, "key"));
     }
     fs_sub_filter which = {.form_id = fid, .user_id = x->user_id, .spam = 1};
     const char *after = NULL;
@@ -115,7 +137,7 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
             const fs_sub_export_row *s = &rs.rows[i];
             /* the answers go out as stored (jsonb's text), spliced in; they
              * are parsed only for the files of a form that has file fields */
-            json_object *data = nfiles ? fs_json_parse_trusted(sub, s->data) : NULL;
+            json_object *data = nfiles || nsigns ? fs_json_parse_trusted(sub, s->data) : NULL;
             /* the line written straight into buf, member by member, as
              * json-c would write the object (fs_json_put_string escapes
              * as it does): no json-c object per submission */
@@ -151,6 +173,18 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
                 put_lit(buf, ",\"metadata\":");
                 put_lit(buf, m ? fs_json_str(sub, m) : "null");
             }
+            /* what the form made of the answers: the ending reached, what
+             * it calculated (scores), the spam score */
+            if (s->ending && *s->ending) {
+                put_lit(buf, ",\"ending\":");
+                fs_json_put_string(buf, s->ending);
+            }
+            if (s->calculated && *s->calculated) {
+                put_lit(buf, ",\"calculated\":");
+                put_lit(buf, s->calculated);
+            }
+            if (s->spam_score && *s->spam_score)
+                put_lit(buf, apr_psprintf(sub, ",\"spamScore\":%d", atoi(s->spam_score)));
             apr_size_t dn = strlen(s->data);
             char *at = push_n(buf, 8 + dn + 2);
             memcpy(at, ",\"data\":", 8);
@@ -160,23 +194,13 @@ static fs_error *form_subs(export_ctx *x, json_object *form) {
                 json_object *v = fs_json_get(data, files[k]);
                 if (!v || !json_object_is_type(v, json_type_array))
                     continue;
-                for (size_t j = 0; j < json_object_array_length(v); j++) {
-                    json_object *m = json_object_array_get_idx(v, j);
-                    const char *id = json_object_get_string(fs_json_get(m, "id"));
-                    if (!json_object_is_type(m, json_type_object) || !id)
-                        continue;
-                    json_object *f = fs_json_own(sub, json_object_new_object());
-                    json_object_object_add(f, "submissionId", json_object_new_string(s->id));
-                    json_object_object_add(f, "formId", json_object_new_string(fid));
-                    json_object_object_add(f, "fieldKey", json_object_new_string(files[k]));
-                    json_object_object_foreach(m, mk, mv)
-                        json_object_object_add(f, mk, json_object_get(mv));
-                    json_object_object_add(f, "url",
-                                           json_object_new_string(apr_pstrcat(
-                                               sub, x->base, "/v1/forms/", fid, "/submissions/",
-                                               s->id, "/files/", id, NULL)));
-                    obj_line(buf, sub, "file", f);
-                }
+                for (size_t j = 0; j < json_object_array_length(v); j++)
+                    file_line(x, buf, sub, fid, s->id, files[k], json_object_array_get_idx(v, j));
+            }
+            for (int k = 0; k < nsigns && data; k++) {
+                json_object *img = fs_json_get(fs_json_get(data, signs[k]), "image");
+                if (img)
+                    file_line(x, buf, sub, fid, s->id, signs[k], img);
             }
         }
         int more = rs.n == limit;
@@ -262,7 +286,7 @@ static int formsvc_h_me_export(request_rec *r, const char *const *caps) {
     static const fs_export_kind kinds[] = {FS_EXPORT_ACCOUNT,  FS_EXPORT_FORMS,  FS_EXPORT_LINKS,
                                            FS_EXPORT_WEBHOOKS, FS_EXPORT_KEYS,   FS_EXPORT_CLIENTS,
                                            FS_EXPORT_AUDIT,    FS_EXPORT_GRANTS, FS_EXPORT_VERSIONS,
-                                           FS_EXPORT_PARTIALS};
+                                           FS_EXPORT_PARTIALS, FS_EXPORT_ASKS};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !e; i++) {
         e = export_kind(&x, kinds[i]);
         if (r->header_only || r->connection->aborted)

@@ -91,6 +91,19 @@ static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, f
                 }
                 count += deleted;
             }
+            /* unfinished partial answers are bounded by the same retention
+             * (not counted: the audit entry counts submissions) */
+            deleted = FORMSVC_RETENTION_BATCH;
+            for (int b = 0; b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !bad &&
+                            !formsvc_worker_stopping(w);
+                 b++) {
+                apr_pool_clear(bp);
+                if (failed(s,
+                           fs_store_partial_retention(fs_store_sub(st, bp), f[i].form_id, f[i].days,
+                                                      FORMSVC_RETENTION_BATCH, &deleted),
+                           "deleting old partial answers"))
+                    bad = 1;
+            }
             apr_pool_destroy(bp);
             if (count > 0) {
                 failed(s,

@@ -149,7 +149,9 @@ const fs_stmt fs_stmts_account[] = {
     /* 1 user id, 2 the confirmation (the account's address). One row:
      * 'ok' (the account is now being erased: every key, access token,
      * client and OAuth grant revoked, forms marked deleted, webhooks disabled, pending mail
-     * jobs and unsent account mail deleted, the address freed), 'mismatch'
+     * jobs and unsent account mail deleted, the mail its forms queued for
+     * others (sql/0074: respondents' copies, resume URLs, notifications),
+     * sent or not, deleted, the address freed), 'mismatch'
      * or 'gone' (no such account, or already being erased). sql/0042. */
     {"fs_account_erase", 2,
      "WITH a AS (SELECT %s::text AS uid, %s::text AS confirm), "
@@ -167,13 +169,13 @@ const fs_stmt fs_stmts_account[] = {
      "w AS (UPDATE webhooks SET enabled = false WHERE user_id IN (SELECT id FROM u) "
      "  AND enabled RETURNING 1), "
      "m AS (DELETE FROM mail_jobs WHERE form_id IN (SELECT id FROM f) RETURNING 1), "
-     "o AS (DELETE FROM outbox WHERE lower(recipient) IN (SELECT lower(email) FROM u) "
-     "  AND sent_at IS NULL RETURNING 1) "
+     "o AS (DELETE FROM outbox WHERE (lower(recipient) IN (SELECT lower(email) FROM u) "
+     "  AND sent_at IS NULL) OR user_id IN (SELECT id FROM u) RETURNING sent_at) "
      "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM u0) THEN 'gone' "
      "  WHEN NOT EXISTS (SELECT 1 FROM u) THEN 'mismatch' ELSE 'ok' END, "
      "  (SELECT count(*) FROM k)::text, (SELECT count(*) FROM c)::text, "
      "  (SELECT count(*) FROM f)::text, (SELECT count(*) FROM w)::text, "
-     "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o)::text"},
+     "  (SELECT count(*) FROM m)::text, (SELECT count(*) FROM o WHERE o.sent_at IS NULL)::text"},
 
     /* 1 rows per step. One step of the background erasure of accounts
      * (sql/0042): rows deleted, 0 when no account is being erased, or
@@ -241,6 +243,12 @@ const fs_stmt fs_stmts_account[] = {
      "FROM forms f JOIN submission_partials p ON p.form_id = f.id "
      "WHERE f.user_id = %s AND (%s::text IS NULL OR p.id > %s::text) "
      "ORDER BY p.id LIMIT %s::integer"},
+    /* the asks (sql/0049): the message, the address asked, the metadata,
+     * the status and the answer, as GET /v1/asks/{id} shows them */
+    {"fs_export_asks", 4,
+     "SELECT a.id, (jsonb_build_object('kind', 'ask') || fs_ask_json(a)::jsonb)::text "
+     "FROM asks a WHERE a.user_id = %s AND (%s::text IS NULL OR a.id > %s::text) "
+     "ORDER BY a.id LIMIT %s::integer"},
     {"fs_export_audit", 4,
      "SELECT a.id, (jsonb_build_object('kind', 'audit', 'formId', a.form_id) "
      "  || fs_audit_json(a)::jsonb)::text "
@@ -262,7 +270,13 @@ const fs_stmt fs_stmts_account[] = {
      * PostgreSQL re-check that row alone, against the statement's
      * snapshot of everything else, where the versions that held the
      * address did not exist yet; a re-check of the address there let the
-     * submission stay. Returns the
+     * submission stay. The mail
+     * the account's forms queued (sql/0074), sent or not, to the address
+     * (its copy, its resume URL) or about a deleted submission (the
+     * recipients' notifications) goes too, and so do the Idempotency-Key
+     * records of the deleted submissions (by the form's scope and the
+     * Location they answered): a retry no longer replays the erased
+     * answers as a 201. Returns the
      * count and the form ids (JSON array). */
     /* 1 user id: the account's erasure lock (sql/0075 fs_erasure_gate),
      * taken in the erasure's transaction before its statement, so that a
@@ -284,6 +298,11 @@ const fs_stmt fs_stmts_account[] = {
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
      "  AND p.user_id = a.uid AND lower(btrim(p.data ->> ef.key)) = a.email RETURNING 1), "
+     "di AS (DELETE FROM idempotency i USING d WHERE i.scope = d.form_id "
+     "  AND right(i.location, length(d.id) + 13) = '/submissions/' || d.id RETURNING 1), "
+     "ob AS (DELETE FROM outbox o USING a WHERE o.user_id = a.uid "
+     "  AND (lower(btrim(o.recipient)) = a.email OR o.submission_id IN (SELECT id FROM d)) "
+     "  RETURNING 1), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
      "  GROUP BY d.form_id, a.uid RETURNING 1), "
@@ -470,9 +489,9 @@ fs_error *fs_store_account_purge(fs_store *st) {
 fs_error *fs_store_export_page(fs_store *st, fs_export_kind kind, const char *user_id,
                                const char *base, const char *after, int limit, fs_list_page *out) {
     static const char *const labels[] = {
-        "fs_export_account",  "fs_export_forms",   "fs_export_links", "fs_export_webhooks",
-        "fs_export_keys",     "fs_export_clients", "fs_export_audit", "fs_export_grants",
-        "fs_export_versions", "fs_export_partials"};
+        "fs_export_account",  "fs_export_forms",    "fs_export_links", "fs_export_webhooks",
+        "fs_export_keys",     "fs_export_clients",  "fs_export_audit", "fs_export_grants",
+        "fs_export_versions", "fs_export_partials", "fs_export_asks"};
     const char *n = FS_ARG_INT(st->pool, limit + 1);
     if (kind == FS_EXPORT_FORMS) {
         const char *args[] = {base, user_id, after, after, n};

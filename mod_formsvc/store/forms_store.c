@@ -56,7 +56,10 @@ const fs_stmt fs_stmts_forms[] = {
     {"fs_form_delete", 4,
      "WITH f AS (SELECT id, version FROM forms WHERE id = %s AND user_id = %s), "
      "d AS (DELETE FROM forms WHERE id = (SELECT id FROM f) "
-     "  AND (%s::integer IS NULL OR version = %s::integer) RETURNING id) "
+     "  AND (%s::integer IS NULL OR version = %s::integer) RETURNING id), "
+     /* its mail, waiting or sent (sql/0074): a resume URL, an ask, a
+      * request to confirm notifications is not sent for a form that is gone */
+     "o AS (DELETE FROM outbox WHERE form_id IN (SELECT id FROM d) RETURNING 1) "
      "SELECT (SELECT count(*) FROM f)::text, (SELECT count(*) FROM d)::text"},
 
     /* 1 form id, 2 user id, 3 include spam ('t'/'f'), 4-5 since (or NULL),

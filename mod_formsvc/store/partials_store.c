@@ -47,6 +47,14 @@ const fs_stmt fs_stmts_partials[] = {
     /* 1 limit: expired partials deleted */
     {"fs_partials_expire", 1, "SELECT fs_partials_expire(%s::integer)::text"},
 
+    /* 1 form id, 2 days, 3 limit: partials of the form whose answers were
+     * last changed more than days ago deleted (the form's retention) */
+    {"fs_partials_retention", 3,
+     "WITH d AS (DELETE FROM submission_partials WHERE id IN (SELECT id FROM submission_partials "
+     "  WHERE form_id = %s AND updated_at < now() - make_interval(days => %s::integer) "
+     "  LIMIT %s::integer) RETURNING 1) "
+     "SELECT count(*)::text FROM d"},
+
     {NULL, 0, NULL}};
 
 fs_error *fs_store_partial_get(fs_store *st, const char *id, const char *form_id,
@@ -163,4 +171,10 @@ fs_error *fs_store_partial_mail(fs_store *st, const char *form_id, const char *t
     if (!e)
         *queued = o && !strcmp(o, "queued");
     return e;
+}
+
+fs_error *fs_store_partial_retention(fs_store *st, const char *form_id, int days, int lim,
+                                     int *deleted) {
+    const char *args[] = {form_id, FS_ARG_INT(st->pool, days), FS_ARG_INT(st->pool, lim)};
+    return FS_INT(st, "fs_partials_retention", args, 0, deleted);
 }

@@ -64,11 +64,10 @@ print $b "COMMIT;\n"; close $b;
 my $step = do { local (@ARGV, $/) = "$dir/b"; <> } // '';
 $step =~ s/\s+\z//;
 like $step, qr/^2\|/, 'the step deleted two rows (the third was gone)';
-is psql($left), 5, 'five rows left';
 is $step, '2|false', 'so the bulk delete is not done';
-is psql("SELECT count(*) FROM submission_purges WHERE id = 'prg_race$tag' AND finished_at IS NULL"), 1,
-   'it stays queued';
-# the rest, as the task goes on
+# the rest, as the task goes on (the server's retention task may take
+# the queued purge from here as soon as session b committed, so what is
+# left now is not looked at: only that every row goes and is counted)
 my $steps = 0;
 $steps++ until psql("SELECT done FROM fs_purge_step('prg_race$tag', 3)") eq 't' || $steps > 10;
 is psql($left), 0, 'its next steps delete the five';

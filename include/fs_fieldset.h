@@ -148,6 +148,8 @@ int fs_fieldset_has_files(const fs_fieldset *fs);
 apr_size_t fs_fieldset_body_max(const fs_fieldset *fs);
 
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key);
+/* How a field is named to a person: its label, else its key. */
+const char *fs_field_label(const fs_field *f);
 
 /* Does f's visibleIf hold for the answers in body (fs_cond_eval)? Fields
  * without visibleIf always are visible. Whether its page is reached is

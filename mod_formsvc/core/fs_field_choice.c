@@ -153,13 +153,9 @@ json_object *fs_choice_schema_other(const fs_field *f, json_object *s) {
 
 /* ---- validation ---- */
 
-static const char *what(const fs_field *f) {
-    return f->label && *f->label ? f->label : f->key;
-}
-
 static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, const char *msg,
                 const fs_field *f, const char *n, const char *detail) {
-    fs_error_add_msg(p, e, ptr, code, msg, what(f), n, detail);
+    fs_error_add_msg(p, e, ptr, code, msg, fs_field_label(f), n, detail);
 }
 
 static int in_list(json_object *list, const char *member, json_object *v) {
@@ -177,15 +173,15 @@ static void items_in(apr_pool_t *p, const fs_field *f, json_object *list, const 
         if (!in_list(list, member, json_object_array_get_idx(v, i)))
             add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "enum", "enum.item", f,
                 apr_psprintf(p, "%lu", (unsigned long)i),
-                apr_psprintf(p, "%s: item %lu is not one of the offered choices.", what(f),
-                             (unsigned long)i));
+                apr_psprintf(p, "%s: item %lu is not one of the offered choices.",
+                             fs_field_label(f), (unsigned long)i));
     for (size_t i = 1; i < n; i++) { /* uniqueItems */
         int dup = 0;
         for (size_t j = 0; j < i && !dup; j++)
             dup = fs_json_equal(json_object_array_get_idx(v, i), json_object_array_get_idx(v, j));
         if (dup) {
             add(p, e, apr_psprintf(p, "%s/%lu", ptr, (unsigned long)i), "unique", "unique", f, NULL,
-                apr_psprintf(p, "%s: a choice is given more than once.", what(f)));
+                apr_psprintf(p, "%s: a choice is given more than once.", fs_field_label(f)));
             break;
         }
     }
@@ -200,28 +196,28 @@ void fs_choice_check(apr_pool_t *p, const fs_field *f, json_object *v, const cha
         fs_choice_scale_range(f->def, &from, &to);
         if (!fs_json_number(v, &d) || !isfinite(d) || d != floor(d))
             add(p, e, ptr, "type", "type.integer", f, NULL,
-                apr_psprintf(p, "%s must be a whole number.", what(f)));
+                apr_psprintf(p, "%s must be a whole number.", fs_field_label(f)));
         else if (d < (double)from)
             add(p, e, ptr, "minimum", "minimum", f,
                 apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)from),
-                apr_psprintf(p, "%s must be at least %" APR_INT64_T_FMT ".", what(f),
+                apr_psprintf(p, "%s must be at least %" APR_INT64_T_FMT ".", fs_field_label(f),
                              (apr_int64_t)from));
         else if (d > (double)to)
             add(p, e, ptr, "maximum", "maximum", f,
                 apr_psprintf(p, "%" APR_INT64_T_FMT, (apr_int64_t)to),
-                apr_psprintf(p, "%s must be at most %" APR_INT64_T_FMT ".", what(f),
+                apr_psprintf(p, "%s must be at most %" APR_INT64_T_FMT ".", fs_field_label(f),
                              (apr_int64_t)to));
         break;
     }
     case FS_FT_CONSENT: /* type: boolean, const: true */
         if (!json_object_is_type(v, json_type_boolean) || !json_object_get_boolean(v))
             add(p, e, ptr, "required", "required.ticked", f, NULL,
-                apr_psprintf(p, "%s must be ticked.", what(f)));
+                apr_psprintf(p, "%s must be ticked.", fs_field_label(f)));
         break;
     case FS_FT_RANKING: { /* type: array, items enum, uniqueItems, min/maxItems */
         if (!json_object_is_type(v, json_type_array)) {
             add(p, e, ptr, "type", "type.list", f, NULL,
-                apr_psprintf(p, "%s must be a list of choices.", what(f)));
+                apr_psprintf(p, "%s must be a list of choices.", fs_field_label(f)));
             break;
         }
         items_in(p, f, f->options, "value", v, ptr, e);
@@ -229,14 +225,14 @@ void fs_choice_check(apr_pool_t *p, const fs_field *f, json_object *v, const cha
         if (json_object_array_length(v) != want)
             add(p, e, ptr, json_object_array_length(v) < want ? "minItems" : "maxItems", "ranking",
                 f, apr_psprintf(p, "%lu", (unsigned long)want),
-                apr_psprintf(p, "%s: put each of the %lu choices in one place.", what(f),
+                apr_psprintf(p, "%s: put each of the %lu choices in one place.", fs_field_label(f),
                              (unsigned long)want));
         break;
     }
     case FS_FT_MATRIX: { /* type: object, properties, required, additionalProperties */
         if (!json_object_is_type(v, json_type_object)) {
             add(p, e, ptr, "type", "type.matrix", f, NULL,
-                apr_psprintf(p, "%s must be an object of one answer per row.", what(f)));
+                apr_psprintf(p, "%s must be an object of one answer per row.", fs_field_label(f)));
             break;
         }
         json_object *rows = array_of(fs_json_get(f->def, "rows"));
@@ -261,13 +257,13 @@ void fs_choice_check(apr_pool_t *p, const fs_field *f, json_object *v, const cha
                         apr_psprintf(p,
                                      "%s: the answer of row %s is not one of the offered "
                                      "choices.",
-                                     what(f), rl));
+                                     fs_field_label(f), rl));
             } else if (!json_object_is_type(cell, json_type_array)) { /* type: array */
                 add(p, e, cp, "type", "enum.row", f, rl,
                     apr_psprintf(p,
                                  "%s: the answer of row %s is not one of the offered "
                                  "choices.",
-                                 what(f), rl));
+                                 fs_field_label(f), rl));
             } else {
                 items_in(p, f, cols, "value", cell, cp, e);
                 if (json_object_array_length(cell) < 1) /* minItems: 1 */
@@ -275,17 +271,17 @@ void fs_choice_check(apr_pool_t *p, const fs_field *f, json_object *v, const cha
                         apr_psprintf(p,
                                      "%s: the answer of row %s is not one of the offered "
                                      "choices.",
-                                     what(f), rl));
+                                     fs_field_label(f), rl));
             }
         }
         if (missing)
             add(p, e, ptr, "required", "required.rows", f, NULL,
-                apr_psprintf(p, "%s: answer every row.", what(f)));
+                apr_psprintf(p, "%s: answer every row.", fs_field_label(f)));
         json_object_object_foreach(v, k, cv) { /* additionalProperties */
             (void)cv;
             if (!in_list(rows, "key", fs_json_own(p, json_object_new_string(k))))
                 fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown", "%s has no row %s.",
-                             what(f), k);
+                             fs_field_label(f), k);
         }
         break;
     }
@@ -301,20 +297,21 @@ int fs_choice_check_other(apr_pool_t *p, const fs_field *f, json_object *v, cons
     const char *op = at(p, ptr, "other");
     if (!json_object_object_get_ex(v, "other", &t)) /* required */
         add(p, e, op, "required", "other", f, NULL,
-            apr_psprintf(p, "%s: say what your other answer is.", what(f)));
+            apr_psprintf(p, "%s: say what your other answer is.", fs_field_label(f)));
     else if (!json_object_is_type(t, json_type_string)) /* type: string */
-        add(p, e, op, "type", "type.text", f, NULL, apr_psprintf(p, "%s must be text.", what(f)));
+        add(p, e, op, "type", "type.text", f, NULL,
+            apr_psprintf(p, "%s must be text.", fs_field_label(f)));
     else if (fs_utf8_length(json_object_get_string(t)) < 1) /* minLength */
         add(p, e, op, "minLength", "other", f, NULL,
-            apr_psprintf(p, "%s: say what your other answer is.", what(f)));
+            apr_psprintf(p, "%s: say what your other answer is.", fs_field_label(f)));
     else if (fs_utf8_length(json_object_get_string(t)) > FS_OTHER_MAX) /* maxLength */
         add(p, e, op, "maxLength", "maxLength", f, apr_itoa(p, FS_OTHER_MAX),
-            apr_psprintf(p, "%s takes at most %d characters.", what(f), FS_OTHER_MAX));
+            apr_psprintf(p, "%s takes at most %d characters.", fs_field_label(f), FS_OTHER_MAX));
     json_object_object_foreach(v, k, mv) { /* additionalProperties */
         (void)mv;
         if (strcmp(k, "other"))
             fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown",
-                         "%s: an other answer has only the member other.", what(f));
+                         "%s: an other answer has only the member other.", fs_field_label(f));
     }
     return 1;
 }
@@ -328,7 +325,7 @@ void fs_choice_check_other_count(apr_pool_t *p, const fs_field *f, json_object *
         n += json_object_is_type(json_object_array_get_idx(v, i), json_type_object);
     if (n > 1) /* contains: object, maxContains: 1 */
         add(p, e, ptr, "maxContains", "other.once", f, NULL,
-            apr_psprintf(p, "%s takes one other answer at most.", what(f)));
+            apr_psprintf(p, "%s takes one other answer at most.", fs_field_label(f)));
 }
 
 /* ---- HTML posts ---- */

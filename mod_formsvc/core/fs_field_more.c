@@ -102,13 +102,9 @@ static int kind_of(const fs_field *f) {
 
 #define COUNTRY_ENGLISH "choose a country from the list (an ISO 3166-1 alpha-2 code such as DE)."
 
-static const char *what(const fs_field *f) {
-    return f->label && *f->label ? f->label : f->key;
-}
-
 static void add(apr_pool_t *p, fs_error *e, const char *ptr, const char *code, const char *msg,
                 const fs_field *f, const char *n, const char *detail) {
-    fs_error_add_msg(p, e, ptr, code, msg, what(f), n, detail);
+    fs_error_add_msg(p, e, ptr, code, msg, fs_field_label(f), n, detail);
 }
 
 /* minimum / maximum of a well-formed value s: the allOf patterns (dates,
@@ -118,23 +114,24 @@ static void check_bounds(apr_pool_t *p, const fs_field *f, const char *s, const 
                          fs_error *e) {
     if (f->min_text && fs_bound_cmp(kind_of(f), s, f->min_text) < 0)
         add(p, e, ptr, "minimum", "minimum.date", f, f->min_text,
-            apr_psprintf(p, "%s must be on or after %s.", what(f), f->min_text));
+            apr_psprintf(p, "%s must be on or after %s.", fs_field_label(f), f->min_text));
     if (f->max_text && fs_bound_cmp(kind_of(f), s, f->max_text) > 0)
         add(p, e, ptr, "maximum", "maximum.date", f, f->max_text,
-            apr_psprintf(p, "%s must be on or before %s.", what(f), f->max_text));
+            apr_psprintf(p, "%s must be on or before %s.", fs_field_label(f), f->max_text));
 }
 
 /* One date of a daterange: type string, format date (pattern), bounds. */
 static int check_date_part(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
                            fs_error *e) {
     if (!json_object_is_type(v, json_type_string)) {
-        add(p, e, ptr, "type", "type.text", f, NULL, apr_psprintf(p, "%s must be text.", what(f)));
+        add(p, e, ptr, "type", "type.text", f, NULL,
+            apr_psprintf(p, "%s must be text.", fs_field_label(f)));
         return 0;
     }
     const char *s = json_object_get_string(v);
     if (!is_date(s, (apr_size_t)json_object_get_string_len(v))) {
         add(p, e, ptr, "format", "format.date", f, NULL,
-            apr_psprintf(p, "%s must be a real calendar date as YYYY-MM-DD.", what(f)));
+            apr_psprintf(p, "%s must be a real calendar date as YYYY-MM-DD.", fs_field_label(f)));
         return 0;
     }
     int before = e->errors ? e->errors->nelts : 0;
@@ -170,13 +167,13 @@ static void part_missing(apr_pool_t *p, fs_error *e, const char *ptr, const fs_f
                          const char *part) {
     const char *english;
     const char *msg = part_missing_msg(f->type, part, &english);
-    add(p, e, ptr, "required", msg, f, NULL, apr_psprintf(p, "%s: %s", what(f), english));
+    add(p, e, ptr, "required", msg, f, NULL, apr_psprintf(p, "%s: %s", fs_field_label(f), english));
 }
 
 /* "<label> (<part>)": the label of an error of one part that has no
  * message of its own */
 static const char *part_label(apr_pool_t *p, const fs_field *f, const char *part) {
-    return apr_psprintf(p, "%s (%s)", what(f), part);
+    return apr_psprintf(p, "%s (%s)", fs_field_label(f), part);
 }
 
 /* The drawn image of a signature in a JSON body: {name, type: "image/png",
@@ -186,7 +183,8 @@ static const char *part_label(apr_pool_t *p, const fs_field *f, const char *part
 static void check_image(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
                         fs_error *e) {
     if (!json_object_is_type(v, json_type_object)) { /* type: object */
-        fs_error_add(p, e, ptr, "type", "%s: the image is {name, type, data (base64)}.", what(f));
+        fs_error_add(p, e, ptr, "type", "%s: the image is {name, type, data (base64)}.",
+                     fs_field_label(f));
         return;
     }
     static const char *const members[] = {"name", "type", "data"};
@@ -194,34 +192,36 @@ static void check_image(apr_pool_t *p, const fs_field *f, json_object *v, const 
         json_object *m;
         const char *mp = apr_pstrcat(p, ptr, "/", members[i], NULL);
         if (!json_object_object_get_ex(v, members[i], &m)) { /* required */
-            fs_error_add(p, e, mp, "required", "%s: the image needs %s.", what(f), members[i]);
+            fs_error_add(p, e, mp, "required", "%s: the image needs %s.", fs_field_label(f),
+                         members[i]);
             continue;
         }
         if (!json_object_is_type(m, json_type_string)) { /* type: string */
-            fs_error_add(p, e, mp, "type", "%s: %s must be text.", what(f), members[i]);
+            fs_error_add(p, e, mp, "type", "%s: %s must be text.", fs_field_label(f), members[i]);
             continue;
         }
         const char *s = json_object_get_string(m);
         apr_size_t bl = (apr_size_t)json_object_get_string_len(m), len = fs_utf8_length(s);
         if (i == 0 && (len < 1 || len > FS_FILE_NAME_MAX)) /* minLength 1, maxLength */
             fs_error_add(p, e, mp, len < 1 ? "minLength" : "maxLength",
-                         "%s: name is 1 to %d characters.", what(f), FS_FILE_NAME_MAX);
+                         "%s: name is 1 to %d characters.", fs_field_label(f), FS_FILE_NAME_MAX);
         if (i == 1 && strcmp(s, "image/png")) /* const */
-            fs_error_add(p, e, mp, "const", "%s: the image is a PNG (image/png).", what(f));
+            fs_error_add(p, e, mp, "const", "%s: the image is a PNG (image/png).",
+                         fs_field_label(f));
         if (i == 2) {
             if ((long long)len > fs_file_base64_len(FS_SIGNATURE_IMAGE_MAX)) /* maxLength */
                 fs_error_add(p, e, mp, "maxLength", "%s: the image is larger than %lld bytes.",
-                             what(f), (long long)FS_SIGNATURE_IMAGE_MAX);
+                             fs_field_label(f), (long long)FS_SIGNATURE_IMAGE_MAX);
             if (!fs_file_base64_valid(s, bl)) /* pattern */
                 fs_error_add(p, e, mp, "pattern",
-                             "%s: data is not base64 (RFC 4648, with padding).", what(f));
+                             "%s: data is not base64 (RFC 4648, with padding).", fs_field_label(f));
         }
     }
     json_object_object_foreach(v, k, mv) { /* additionalProperties */
         (void)mv;
         if (strcmp(k, "name") && strcmp(k, "type") && strcmp(k, "data"))
             fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown",
-                         "%s: the image has name, type and data only.", what(f));
+                         "%s: the image has name, type and data only.", fs_field_label(f));
     }
 }
 
@@ -231,7 +231,7 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
                         fs_error *e) {
     if (!json_object_is_type(v, json_type_object)) { /* type: object */
         add(p, e, ptr, "type", "type.parts", f, NULL,
-            apr_psprintf(p, "%s must be given in its parts.", what(f)));
+            apr_psprintf(p, "%s must be given in its parts.", fs_field_label(f)));
         return;
     }
     const char *const *parts = fs_field_parts(f->type);
@@ -258,7 +258,7 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
             if (!json_object_is_type(m, json_type_string) ||
                 !fs_country_valid(json_object_get_string(m)))
                 add(p, e, mp, "enum", "address.country", f, NULL,
-                    apr_psprintf(p, "%s: %s", what(f), COUNTRY_ENGLISH));
+                    apr_psprintf(p, "%s: %s", fs_field_label(f), COUNTRY_ENGLISH));
             continue;
         }
         if (!json_object_is_type(m, json_type_string)) { /* type: string */
@@ -284,15 +284,15 @@ static void check_parts(apr_pool_t *p, const fs_field *f, json_object *v, const 
             known = !strcmp(*pt, k);
         if (!known)
             /* API clients only: no message of the pages */
-            fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown", "%s has no part %s.", what(f),
-                         k);
+            fs_error_add(p, e, fs_json_pointer(p, ptr, k), "unknown", "%s has no part %s.",
+                         fs_field_label(f), k);
     }
     /* start <= end: beyond the schema (said in its description) */
     if (f->type == FS_FT_DATERANGE && dates_ok &&
         strcmp(json_object_get_string(fs_json_get(v, "start")),
                json_object_get_string(fs_json_get(v, "end"))) > 0)
         add(p, e, apr_pstrcat(p, ptr, "/end", NULL), "minimum", "daterange.order", f, NULL,
-            apr_psprintf(p, "%s: the end must not be before the start.", what(f)));
+            apr_psprintf(p, "%s: the end must not be before the start.", fs_field_label(f)));
 }
 
 void fs_validate_more(apr_pool_t *p, const fs_field *f, json_object *v, const char *ptr,
@@ -304,13 +304,14 @@ void fs_validate_more(apr_pool_t *p, const fs_field *f, json_object *v, const ch
     case FS_FT_TIME: { /* type: string, pattern, allOf: bounds */
         if (!json_object_is_type(v, json_type_string)) {
             add(p, e, ptr, "type", "type.text", f, NULL,
-                apr_psprintf(p, "%s must be text.", what(f)));
+                apr_psprintf(p, "%s must be text.", fs_field_label(f)));
             break;
         }
         const char *s = json_object_get_string(v);
         if (!fs_bound_valid(FS_BOUND_TIME, s, (apr_size_t)json_object_get_string_len(v)))
             add(p, e, ptr, "format", "format.time", f, NULL,
-                apr_psprintf(p, "%s must be a time of day as HH:MM (24 hours).", what(f)));
+                apr_psprintf(p, "%s must be a time of day as HH:MM (24 hours).",
+                             fs_field_label(f)));
         else
             check_bounds(p, f, s, ptr, e);
         break;

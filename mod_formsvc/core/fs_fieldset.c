@@ -324,6 +324,10 @@ apr_size_t fs_fieldset_body_max(const fs_fieldset *fs) {
     return all + (fs->npages > 1 ? sealed + 4096 : 0);
 }
 
+const char *fs_field_label(const fs_field *f) {
+    return f->label && *f->label ? f->label : f->key;
+}
+
 const fs_field *fs_fieldset_find(const fs_fieldset *fs, const char *key) {
     for (int i = 0; i < fs->n; i++)
         if (!strcmp(fs->f[i].key, key))

@@ -272,7 +272,7 @@ fs_error *fs_pages_carry_error(apr_pool_t *p, const fs_fieldset *fs, int page, j
     /* every character takes at least a byte: this many fewer are enough */
     apr_size_t chars = fs_utf8_length(json_object_get_string(fs_json_get(answers, longest->key)));
     const char *n = apr_psprintf(p, "%" APR_SIZE_T_FMT, chars > excess ? chars - excess : 0);
-    const char *label = longest->label && *longest->label ? longest->label : longest->key;
+    const char *label = fs_field_label(longest);
     fs_error *e = fs_error_validation(p);
     fs_error_add_msg(p, e, apr_pstrcat(p, "/", longest->key, NULL), "maxLength", "carry", label, n,
                      apr_psprintf(p,

@@ -111,10 +111,6 @@ formsvc_upload *formsvc_upload_new(request_rec *r, const fs_fieldset *fs, const 
     return u;
 }
 
-static const char *label_of(const fs_field *f) {
-    return f->label && *f->label ? f->label : f->key;
-}
-
 static fs_error *invalid(formsvc_upload *u, const char *ptr, const char *code, const char *detail) {
     fs_error *e = fs_error_validation(u->r->pool);
     fs_error_add(u->r->pool, e, ptr, code, "%s", detail);
@@ -133,7 +129,7 @@ static fs_error *invalid_msg(formsvc_upload *u, const char *ptr, const char *cod
 
 /* The question and the file, as a page names them: "CV (me.png)". */
 static const char *named(apr_pool_t *p, const fs_field *f, const char *file) {
-    return apr_psprintf(p, "%s (%s)", label_of(f), file && *file ? file : "?");
+    return apr_psprintf(p, "%s (%s)", fs_field_label(f), file && *file ? file : "?");
 }
 
 static json_object *list_of(json_object *o, const char *key) {
@@ -272,12 +268,13 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
     int index = (int)json_object_array_length(list_of(u->stubs, f->key));
     if (index >= f->max_files)
         return f->max_files == 1
-                   ? invalid_msg(u, ptr, "maxItems", "file.count.one", label_of(f), "1",
-                                 apr_psprintf(r->pool, "%s takes one file at most.", label_of(f)))
-                   : invalid_msg(u, ptr, "maxItems", "file.count", label_of(f),
+                   ? invalid_msg(
+                         u, ptr, "maxItems", "file.count.one", fs_field_label(f), "1",
+                         apr_psprintf(r->pool, "%s takes one file at most.", fs_field_label(f)))
+                   : invalid_msg(u, ptr, "maxItems", "file.count", fs_field_label(f),
                                  apr_ltoa(r->pool, f->max_files),
-                                 apr_psprintf(r->pool, "%s takes at most %ld files.", label_of(f),
-                                              f->max_files));
+                                 apr_psprintf(r->pool, "%s takes at most %ld files.",
+                                              fs_field_label(f), f->max_files));
     u->f = f;
     u->ptr = f->type == FS_FT_SIGNATURE ? apr_pstrcat(r->pool, ptr, "/image", NULL)
                                         : apr_psprintf(r->pool, "%s/%d", ptr, index);
@@ -292,7 +289,7 @@ fs_error *formsvc_upload_begin(formsvc_upload *u, const char *key, const char *n
         return invalid_msg(u, u->ptr, "accept", "file.type", named(r->pool, f, u->name), NULL,
                            apr_psprintf(r->pool,
                                         "%s: %s (%s) is not a type this question accepts (%s).",
-                                        label_of(f), u->name, u->type, acc));
+                                        fs_field_label(f), u->name, u->type, acc));
     }
     if (!u->mem)
         u->mem = apr_palloc(r->pool, FILE_CHUNK);
@@ -329,7 +326,7 @@ fs_error *formsvc_upload_data(formsvc_upload *u, const char *buf, apr_size_t len
                                     "%s: %s is larger than %" APR_INT64_T_FMT
                                     " bytes, the most this question "
                                     "takes.",
-                                    label_of(u->f), u->name, (apr_int64_t)u->f->max_size);
+                                    fs_field_label(u->f), u->name, (apr_int64_t)u->f->max_size);
         fs_error_add_msg(u->r->pool, e, u->ptr, "maxSize", "file.size",
                          named(u->r->pool, u->f, u->name), fs_html_size(u->r->pool, u->f->max_size),
                          e->detail);
@@ -351,13 +348,14 @@ fs_error *formsvc_upload_end(formsvc_upload *u) {
     if (!fs_file_check_done(&u->chk))
         return invalid_msg(u, u->ptr, "contentMediaType", "file.content",
                            named(r->pool, f, u->name), NULL,
-                           apr_psprintf(r->pool, "%s: the content of %s is not %s.", label_of(f),
-                                        u->name, u->type));
+                           apr_psprintf(r->pool, "%s: the content of %s is not %s.",
+                                        fs_field_label(f), u->name, u->type));
     const char *sha = fs_sha256_hex(u->sha, r->pool);
     if (!sha)
         return fs_error_internal(r->pool, "SHA-256 of an upload failed");
     spooled *sp = apr_array_push(u->files);
-    *sp = (spooled){u->fid, f->key, u->name, u->type, sha, u->ptr, label_of(f), u->size, u->start};
+    *sp = (spooled){u->fid,  f->key,  u->name, u->type, sha, u->ptr, fs_field_label(f),
+                    u->size, u->start};
     json_object *m = json_object_new_object();
     json_object_object_add(m, "id", json_object_new_string(u->fid));
     json_object_object_add(m, "name", json_object_new_string(u->name));

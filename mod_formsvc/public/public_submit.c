@@ -189,9 +189,11 @@ static fs_error *body_fits(request_rec *r, post *s) {
                          "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
 }
 
-/* The answer to a body past the form's limit: a page for a person. */
+/* The answer to a refused request: a body past a limit (413) is a page
+ * for a person, anything else (and anything for a program) the problem. */
 static int too_large(request_rec *r, const post *s, fs_error *e) {
-    return s->html ? formsvc_pub_too_large_page(r, e) : formsvc_pub_problem(r, e);
+    return s->html && e->status == 413 ? formsvc_pub_too_large_page(r, e)
+                                       : formsvc_pub_problem(r, e);
 }
 
 /* the files of a checked submission, written in the
@@ -460,8 +462,7 @@ int formsvc_h_public_post(request_rec *r, const char *const *caps) {
     post s;
     fs_error *e = formsvc_post_parse(r, &s);
     if (e)
-        return s.html && e->status == 413 ? formsvc_pub_too_large_page(r, e)
-                                          : formsvc_pub_problem(r, e);
+        return too_large(r, &s, e);
     /* the form from memory first; a dry run stores nothing the statement
      * could confirm, so it reads the database */
     pass p = {.ref = caps[0],

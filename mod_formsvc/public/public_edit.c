@@ -267,7 +267,7 @@ int formsvc_edit_store(request_rec *r, post *s, int *rc) {
     fs_edit ed = {pb->f.id,
                   sid,
                   fs_json_str(r->pool, s->obj),
-                  s->spam ? NULL : fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj),
+                  fs_unique_hash(r->pool, pb->settings, pb->fields, s->obj), /* not spam */
                   ending ? json_object_get_string(fs_json_get(ending, "key")) : NULL,
                   pb->f.version,
                   hours,

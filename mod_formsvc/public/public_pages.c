@@ -37,11 +37,14 @@ static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
 
 /* A 422 asking to shorten the longest text answer of page when the
  * answers so far are too long for the state of page q (the page a step
- * goes to): it carries every answer but q's (fs_pages_carried), at most
- * FS_PAGESTATE_PLAIN_MAX bytes. The person stays on page, everything
- * typed kept, rather than going on with answers no later step could
- * read. NULL when they fit. */
+ * goes to, another one): it carries every answer but q's
+ * (fs_pages_carried), at most FS_PAGESTATE_PLAIN_MAX bytes. The person
+ * stays on page, everything typed kept, rather than going on with
+ * answers no later step could read. NULL when they fit, or when the step
+ * stays on page (q is page, or -1). */
 static fs_error *too_long(request_rec *r, post *s, int page, int q) {
+    if (q < 0 || q == page)
+        return NULL;
     const fs_fieldset *fs = s->pb.fs;
     fs_pagestate st = {s->pb.f.version, 0, q, s->spam, fs_pages_carried(r->pool, fs, q, s->obj),
                        s->pb.trail};
@@ -107,7 +110,7 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         size_t n = s->pb.trail ? json_object_array_length(s->pb.trail) : 0;
         int q = n ? json_object_get_int(json_object_array_get_idx(s->pb.trail, n - 1))
                   : fs_pages_step(fs, page, -1, s->obj);
-        fs_error *te = q >= 0 && q != page ? too_long(r, s, page, q) : NULL;
+        fs_error *te = too_long(r, s, page, q);
         *rc = te ? show(r, s, page, 422, te) : show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }
@@ -135,7 +138,7 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
             json_object_array_add(t, json_object_new_int(page));
             s->pb.trail = t;
         }
-        fs_error *te = q >= 0 && q != page ? too_long(r, s, page, q) : NULL;
+        fs_error *te = too_long(r, s, page, q);
         if (te) {
             *rc = show(r, s, page, 422, te);
             return PAGES_SENT;

@@ -272,8 +272,9 @@ const fs_stmt fs_stmts_account[] = {
      * address did not exist yet; a re-check of the address there let the
      * submission stay. The mail
      * the account's forms queued (sql/0074), sent or not, to the address
-     * (its copy, its resume URL) or about a deleted submission (the
-     * recipients' notifications) goes too, and so do the Idempotency-Key
+     * (its copy, its resume URL) goes too, as does the mail about a
+     * deleted submission (the recipients' notifications: the delete
+     * trigger fs_submission_forget, sql/0074), and so do the Idempotency-Key
      * records of the deleted submissions (by the form's scope and the
      * Location they answered): a retry no longer replays the erased
      * answers as a 201. Returns the
@@ -301,8 +302,7 @@ const fs_stmt fs_stmts_account[] = {
      "di AS (DELETE FROM idempotency i USING d WHERE i.scope = d.form_id "
      "  AND right(i.location, length(d.id) + 13) = '/submissions/' || d.id RETURNING 1), "
      "ob AS (DELETE FROM outbox o USING a WHERE o.user_id = a.uid "
-     "  AND (lower(btrim(o.recipient)) = a.email OR o.submission_id IN (SELECT id FROM d)) "
-     "  RETURNING 1), "
+     "  AND lower(btrim(o.recipient)) = a.email RETURNING 1), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
      "  GROUP BY d.form_id, a.uid RETURNING 1), "

@@ -88,9 +88,10 @@ const fs_stmt fs_stmts_forms[] = {
 
     /* Custom plans for the next statement on this session, and back (the
      * first gives the setting it replaced to the second): fs_sub_export
-     * runs once per batch of an export, on a prepared statement whose
-     * generic plan PostgreSQL prefers after five runs once the table's
-     * statistics put few rows per form. That plan cannot use the cursor
+     * runs once per batch of an export, on a prepared statement, and
+     * every session forces generic plans (fs_db.c's session settings).
+     * Once the table's statistics put few rows per form, that plan cannot
+     * use the cursor
      * (its bounds are parameters): every batch then read and sorted all
      * the form's submissions before it (550 ms a batch at 460,000, an
      * export quadratic in its rows); a custom plan reads 500 rows by

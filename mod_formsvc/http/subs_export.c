@@ -267,6 +267,7 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
     const char *after = NULL;
     int limit = FIRST, cut = 0;
     uint32_t row = 1;
+    apr_off_t rows_xml = 0; /* the rows' XML so far, after each batch */
     for (;;) {
         apr_pool_t *sub;
         apr_pool_create(&sub, r->pool);
@@ -305,16 +306,13 @@ int formsvc_subs_send_xlsx(request_rec *r, const formsvc_form *form, const fs_su
             after = apr_pstrdup(r->pool, rs.rows[rs.n - 1].id);
         apr_pool_destroy(sub);
         /* a disk that filled is seen at the batch it filled at */
-        if (fs_xlsx_rows_bytes(x) < 0)
+        if ((rows_xml = fs_xlsx_rows_bytes(x)) < 0)
             return xlsx_no_room(r, form, dir, "write the rows", fs_xlsx_errno(x));
         if (!more)
             break;
         if (r->connection->aborted)
             return OK;
     }
-    apr_off_t rows_xml = fs_xlsx_rows_bytes(x);
-    if (rows_xml < 0)
-        return xlsx_no_room(r, form, dir, "write the rows", fs_xlsx_errno(x));
     /* the copy of the rows, the zip being written as the copy is read
      * (smaller than the XML), and 1 MB for the workbook's other parts */
     int err = xlsx_reserve(path, rows_xml + 1024 * 1024);

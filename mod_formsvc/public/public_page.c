@@ -264,6 +264,25 @@ const char *formsvc_pub_copy_field(pub *pb) {
     return f && json_object_is_type(f, json_type_string) ? json_object_get_string(f) : NULL;
 }
 
+fs_pagestate formsvc_page_state_for(request_rec *r, const pub *pb, int q, int spam,
+                                    json_object *values) {
+    /* the pages shown before q: those of the trail before it */
+    json_object *trail = fs_json_own(r->pool, json_object_new_array());
+    for (size_t i = 0; pb->trail && i < json_object_array_length(pb->trail); i++) {
+        json_object *e = json_object_array_get_idx(pb->trail, i);
+        if (json_object_get_int(e) < q)
+            json_object_array_add(trail, json_object_get(e));
+    }
+    /* q's own answers are in its inputs; the state carries the others */
+    fs_pagestate st = {pb->f.version,
+                       apr_time_sec(apr_time_now()) + FS_PAGESTATE_TTL_SECONDS,
+                       q,
+                       spam,
+                       fs_pages_carried(r->pool, pb->fs, q, values),
+                       trail};
+    return st;
+}
+
 /* The page of a form of several pages that pg shows: pb->page, or the
  * first with one of the errors (then only its errors), its buttons, and
  * the answers sealed into its state (none on a first page without
@@ -276,21 +295,12 @@ static void page_of_pages(request_rec *r, pub *pb, fs_page *pg) {
         q = first;
         pg->errors = fs_pages_errors_on(r->pool, fs, q, pg->errors);
     }
-    /* the pages shown before q: those of the trail before it */
-    json_object *trail = fs_json_own(r->pool, json_object_new_array());
-    for (size_t i = 0; pb->trail && i < json_object_array_length(pb->trail); i++) {
-        json_object *e = json_object_array_get_idx(pb->trail, i);
-        if (json_object_get_int(e) < q)
-            json_object_array_add(trail, json_object_get(e));
-    }
+    fs_pagestate st = formsvc_page_state_for(r, pb, q, pb->spam, pg->values);
     pg->page = q;
-    pg->has_back = json_object_array_length(trail) || fs_pages_step(fs, q, -1, pg->values) >= 0;
+    pg->has_back = json_object_array_length(st.trail) || fs_pages_step(fs, q, -1, pg->values) >= 0;
     pg->has_next = fs_pages_step(fs, q, 1, pg->values) >= 0;
     if (q == 0 && !pb->spam && (!pg->values || !json_object_object_length(pg->values)))
         return;
-    /* q's own answers are in its inputs; the state carries the others */
-    fs_pagestate st = {pb->f.version, 0, q, pb->spam, fs_pages_carried(r->pool, fs, q, pg->values),
-                       trail};
     if (formsvc_page_state_seal(r, pb->f.id, &st, &pg->state) != FS_PAGESTATE_OK)
         pg->state = "-"; /* too many answers to carry, or no random bytes: the
                             post of this page is refused as a broken state */

@@ -110,6 +110,12 @@ int formsvc_pub_unavailable_page(request_rec *r);
 /* 404 and 410 of a form as a page in the browser's language; other
  * problems as problem+json. */
 int formsvc_pub_missing_page(request_rec *r, fs_error *e);
+/* The state page q of pb carries (sealed into it by its render, measured
+ * before a step goes there: the same bytes): the answers of the other
+ * pages among values, the trail of the pages shown before q, an expiry
+ * FS_PAGESTATE_TTL_SECONDS from now. In r->pool. */
+fs_pagestate formsvc_page_state_for(request_rec *r, const pub *pb, int q, int spam,
+                                    json_object *values);
 /* 413 of a form post as a page in the browser's language. */
 int formsvc_pub_too_large_page(request_rec *r, fs_error *e);
 /* A load failure's answer: pages when html (503, 404, 410), else the problem. */

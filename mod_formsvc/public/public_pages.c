@@ -37,19 +37,17 @@ static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
 
 /* A 422 asking to shorten the longest text answer of page when the
  * answers so far are too long for the state of page q (the page a step
- * goes to, another one): it carries every answer but q's
- * (fs_pages_carried), at most FS_PAGESTATE_PLAIN_MAX bytes. The person
+ * goes to, another one; measured as its render seals it,
+ * formsvc_page_state_for), at most FS_PAGESTATE_PLAIN_MAX bytes. The person
  * stays on page, everything typed kept, rather than going on with
  * answers no later step could read. NULL when they fit, or when the step
  * stays on page (q is page, or -1). */
 static fs_error *too_long(request_rec *r, post *s, int page, int q) {
     if (q < 0 || q == page)
         return NULL;
-    const fs_fieldset *fs = s->pb.fs;
-    fs_pagestate st = {s->pb.f.version, 0, q, s->spam, fs_pages_carried(r->pool, fs, q, s->obj),
-                       s->pb.trail};
+    fs_pagestate st = formsvc_page_state_for(r, &s->pb, q, s->spam, s->obj);
     apr_size_t excess = fs_pagestate_excess(r->pool, &st);
-    return excess ? fs_pages_carry_error(r->pool, fs, page, s->obj, excess) : NULL;
+    return excess ? fs_pages_carry_error(r->pool, s->pb.fs, page, s->obj, excess) : NULL;
 }
 
 /* Opens the state of s (none: the first page, no answers yet) and merges

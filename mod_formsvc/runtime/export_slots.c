@@ -60,8 +60,7 @@ static void sweep(apr_pool_t *ptemp, server_rec *s) {
 }
 
 int formsvc_export_slots_post_config(apr_pool_t *pconf, server_rec *s) {
-    (void)pconf;
-    apr_pool_t *ptemp;
+    apr_pool_t *ptemp; /* the sweep's directory reads, freed after it */
     apr_pool_create(&ptemp, pconf);
     sweep(ptemp, s);
     apr_pool_destroy(ptemp);

@@ -8,7 +8,11 @@ use FindBin; use lib "$FindBin::Bin/lib";
 use FormsvcInstance;
 use FormsvcTest qw(clear_of_boundary);
 
+# ListenCoresBucketsRatio: the kernel hashes connections over the children
+# (SO_REUSEPORT), so the bursts below reach more than one of them even when
+# one child would otherwise win every accept on a busy machine.
 my $m = FormsvcInstance->start(name => 'rl', conf => <<'CONF');
+ListenCoresBucketsRatio 1
 FormsvcRateLimitStore local
 FormsvcRateLimit signup 10 3600
 FormsvcRateLimit recover 3 3600

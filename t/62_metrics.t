@@ -108,25 +108,35 @@ is $r->code, 200, '/readyz/outbox for someone else: 200';
 is_deeply $r->{json}, { status => 'ok' }, 'the status alone, no figures';
 
 # ---- summed over children, kept over a graceful restart; Require ----------
+# Which child accepts a connection is the kernel's choice: on a busy
+# machine one child can win all 150 (it did in CI). The listener is split
+# into buckets (SO_REUSEPORT, a bucket a core), so connections are hashed
+# over the children; and bursts go on until two children have answered,
+# a condition rather than a count.
 my $inst = FormsvcInstance->start(name => 'metrics', conf => <<'CONF');
+ListenCoresBucketsRatio 1
 <Location /api/metrics>
     Require all granted
 </Location>
 CONF
 my $ua = LWP::UserAgent->new(timeout => 10);
-my $n = FormsvcInstance->burst(6, sub {
-    my $u = LWP::UserAgent->new(timeout => 10, keep_alive => 0);
-    my $ok = 0;
-    for (1 .. 25) { $ok++ if $u->get($inst->url . '/healthz')->code == 200 }
-    return $ok;
-});
-is $n, 150, '150 requests from 6 clients';
+my ($n, $rounds) = (0, 0);
+do {
+    $n += FormsvcInstance->burst(6, sub {
+        my $u = LWP::UserAgent->new(timeout => 10, keep_alive => 0);
+        my $ok = 0;
+        for (1 .. 25) { $ok++ if $u->get($inst->url . '/healthz')->code == 200 }
+        return $ok;
+    });
+    $rounds++;
+} until $inst->pids > 1 || $rounds == 20;
+is $n, 150 * $rounds, "150 requests from 6 clients, $rounds time(s)";
 cmp_ok scalar($inst->pids), '>', 1, 'served by more than one child';
 my $im = parse($ua->get($inst->url . '/metrics', 'X-Forwarded-For' => '203.0.113.9')->content);
 ok !$im->{error}, 'instance: parsed (a Require granted the forwarded request)';
 my $before = value($im, 'formsvc_http_requests_total', %route);
 my $logged = () = FormsvcInstance::slurp($inst->root . '/access_log') =~ m{ 200 GET /api/healthz }g;
-cmp_ok $logged, '>=', 150, "the access log shows $logged answered GET /healthz";
+cmp_ok $logged, '>=', $n, "the access log shows $logged answered GET /healthz";
 is $before, $logged, 'the counter, summed over the children, is exactly that';
 system($ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2', '-f', $inst->root . '/httpd.conf', '-k', 'graceful') == 0
     or die 'graceful failed';

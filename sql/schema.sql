@@ -1472,10 +1472,34 @@ DECLARE
     addr_key text;
     subs text[];
     frms text[];
+    job_ids bigint[];
+    got bigint[];
 BEGIN
     queued := 0; dropped := 0;
-    WITH d AS (DELETE FROM mail_jobs
-                WHERE id IN (SELECT x::bigint FROM jsonb_array_elements_text(jobs::jsonb) x)
+    SELECT array_agg(x::bigint) INTO job_ids FROM jsonb_array_elements_text(jobs::jsonb) x;
+    -- A digest (its messages name the submissions they list): every one
+    -- of its jobs must still be there, or the text was written with the
+    -- answers of a submission deleted since (its job goes with it, ON
+    -- DELETE CASCADE) or being deleted now (its job locked by that
+    -- deletion): then nothing is queued and the jobs left are claimed
+    -- again, to be written without it. The jobs are locked here, not
+    -- waited for (SKIP LOCKED): a deletion that reaches one of them
+    -- later waits for this transaction, and its trigger then finds the
+    -- message (fs_submission_forget). A message about one submission needs
+    -- none of this: its one job is deleted below, waiting for a deletion
+    -- under way, and a job found gone queues nothing.
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(msgs::jsonb) e (msg)
+                WHERE e.msg ? 'submissionIds') THEN
+        SELECT array_agg(j.id) INTO got
+          FROM (SELECT x.id FROM mail_jobs x WHERE x.id = ANY (job_ids)
+                   FOR UPDATE SKIP LOCKED) j;
+        IF got IS NULL THEN RETURN; END IF;
+        IF cardinality(got) < cardinality(job_ids) THEN
+            UPDATE mail_jobs SET leased_until = '-infinity' WHERE id = ANY (got);
+            RETURN;
+        END IF;
+    END IF;
+    WITH d AS (DELETE FROM mail_jobs WHERE id = ANY (job_ids)
                RETURNING submission_id, form_id)
     SELECT count(*), array_agg(DISTINCT d.submission_id) FILTER (WHERE d.submission_id IS NOT NULL),
            array_agg(DISTINCT d.form_id)
@@ -1511,10 +1535,13 @@ BEGIN
                    token_expires_at = now() + interval '7 days'
              WHERE id = m ->> 'recipientId';
         END IF;
-        INSERT INTO outbox (id, recipient, message, user_id, submission_id, form_id)
+        INSERT INTO outbox (id, recipient, message, user_id, submission_id, form_id,
+                            submission_ids)
         VALUES (m ->> 'id', m ->> 'to', m ->> 'message', uid,
                 CASE WHEN cardinality(subs) = 1 THEN subs[1] END,
-                CASE WHEN cardinality(frms) = 1 THEN frms[1] END);
+                CASE WHEN cardinality(frms) = 1 THEN frms[1] END,
+                CASE WHEN m ? 'submissionIds' THEN
+                     ARRAY(SELECT jsonb_array_elements_text(m -> 'submissionIds')) END);
         queued := queued + 1;
     END LOOP;
 END $$;
@@ -2288,6 +2315,16 @@ BEGIN
                                                    'deleted', true)
     WHERE submission_id = OLD.id;
     DELETE FROM outbox WHERE submission_id = OLD.id;
+    -- a digest being queued now (fs_mail_done holds its jobs) is waited
+    -- for, so that the delete below sees its messages, whichever of this
+    -- trigger and the jobs' ON DELETE CASCADE runs first
+    PERFORM 1 FROM mail_jobs WHERE submission_id = OLD.id FOR UPDATE;
+    WITH d AS (DELETE FROM outbox o WHERE o.submission_ids @> ARRAY[OLD.id]
+               RETURNING o.form_id, o.submission_ids, o.sent_at, o.failed_at)
+    INSERT INTO mail_jobs (kind, form_id, submission_id)
+    SELECT DISTINCT 'digest', d.form_id, x FROM d, unnest(d.submission_ids) x
+     WHERE d.sent_at IS NULL AND d.failed_at IS NULL AND d.form_id IS NOT NULL
+       AND x <> OLD.id AND EXISTS (SELECT 1 FROM submissions s WHERE s.id = x);
     RETURN NULL;
 END $$;
 
@@ -2924,7 +2961,8 @@ CREATE TABLE public.outbox (
     last_error text,
     user_id text,
     submission_id text,
-    form_id text
+    form_id text,
+    submission_ids text[]
 );
 
 --
@@ -3939,6 +3977,12 @@ CREATE INDEX outbox_form ON public.outbox USING btree (form_id) WHERE (form_id I
 --
 
 CREATE INDEX outbox_submission ON public.outbox USING btree (submission_id) WHERE (submission_id IS NOT NULL);
+
+--
+-- Name: outbox_submission_ids; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX outbox_submission_ids ON public.outbox USING gin (submission_ids) WHERE (submission_ids IS NOT NULL);
 
 --
 -- Name: outbox_user; Type: INDEX; Schema: public; Owner: -

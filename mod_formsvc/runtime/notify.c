@@ -179,6 +179,20 @@ static void write_each(job_ctx *x, json_object *pl) {
     }
 }
 
+/* {"submissionIds": [...]}: the submissions a digest lists in full, kept
+ * with its message (sql/0079) so that deleting one of them deletes the
+ * message that carries its answers. A new object: add_msg takes it. */
+static json_object *listed_ids(json_object *subs) {
+    json_object *o = json_object_new_object(), *ids = json_object_new_array();
+    for (size_t i = 0; i < json_object_array_length(subs); i++) {
+        const char *sid = str(json_object_array_get_idx(subs, i), "id");
+        if (sid)
+            json_object_array_add(ids, json_object_new_string(sid));
+    }
+    json_object_object_add(o, "submissionIds", ids);
+    return o;
+}
+
 /* 'digest': the submissions of an ended hour, the first
  * FS_DIGEST_LIST_MAX in full. */
 static void write_digest(job_ctx *x, json_object *pl) {
@@ -212,7 +226,7 @@ static void write_digest(job_ctx *x, json_object *pl) {
                 apr_psprintf(x->p, "%ld new submission%s: %s", total, total == 1 ? "" : "s", title),
                 apr_psprintf(x->p, "%ld new submission%s to \"%s\" in the last hour:\n\n%s%s",
                              total, total == 1 ? "" : "s", title, text, footer(x, title, u)),
-                u, NULL);
+                u, listed_ids(subs));
     }
 }
 

@@ -277,7 +277,12 @@ const fs_stmt fs_stmts_account[] = {
      * trigger fs_submission_forget, sql/0074), and so do the Idempotency-Key
      * records of the deleted submissions (by the form's scope and the
      * Location they answered): a retry no longer replays the erased
-     * answers as a 201. Returns the
+     * answers as a 201. An ask put to the address (POST /v1/asks with
+     * "to") is that person's too: its answer goes whatever the form's
+     * fields, the ask forgets the address (recipient NULL, as an ask
+     * mailed to nobody) and so does its form's unlisted recipient row,
+     * unless the person unsubscribed there (their wish not to be asked
+     * again is kept, docs/privacy.md). Returns the
      * count and the form ids (JSON array). */
     /* 1 user id: the account's erasure lock (sql/0075 fs_erasure_gate),
      * taken in the erasure's transaction before its statement, so that a
@@ -294,7 +299,9 @@ const fs_stmt fs_stmts_account[] = {
      "c AS (SELECT DISTINCT s.id FROM submissions s, ef, a WHERE s.form_id = ef.form_id "
      "  AND s.user_id = a.uid AND (lower(btrim(s.data ->> ef.key)) = a.email "
      "    OR EXISTS (SELECT 1 FROM submission_versions v WHERE v.submission_id = s.id "
-     "      AND lower(btrim(v.data ->> ef.key)) = a.email))), "
+     "      AND lower(btrim(v.data ->> ef.key)) = a.email)) "
+     "  UNION SELECT k.submission_id FROM asks k, a WHERE k.user_id = a.uid "
+     "  AND k.submission_id IS NOT NULL AND lower(btrim(k.recipient)) = a.email), "
      "d AS (DELETE FROM submissions s USING c WHERE s.id = c.id "
      "  RETURNING s.id, s.form_id, s.spam), "
      "dp AS (DELETE FROM submission_partials p USING ef, a WHERE p.form_id = ef.form_id "
@@ -303,6 +310,11 @@ const fs_stmt fs_stmts_account[] = {
      "  AND right(i.location, length(d.id) + 13) = '/submissions/' || d.id RETURNING 1), "
      "ob AS (DELETE FROM outbox o USING a WHERE o.user_id = a.uid "
      "  AND lower(btrim(o.recipient)) = a.email RETURNING 1), "
+     "nr AS (DELETE FROM notify_recipients n USING asks k, a WHERE k.user_id = a.uid "
+     "  AND lower(btrim(k.recipient)) = a.email AND n.form_id = k.form_id AND NOT n.listed "
+     "  AND n.status <> 'unsubscribed' RETURNING 1), "
+     "ak AS (UPDATE asks k SET recipient = NULL FROM a WHERE k.user_id = a.uid "
+     "  AND lower(btrim(k.recipient)) = a.email RETURNING 1), "
      "t AS (INSERT INTO submission_tally (form_id, user_id, month, n) "
      "  SELECT d.form_id, a.uid, NULL, -count(*) FROM d, a WHERE NOT d.spam "
      "  GROUP BY d.form_id, a.uid RETURNING 1), "

@@ -60,6 +60,9 @@ typedef struct fs_page {
      * form's site key; NULL: none */
     const fs_captcha_provider *captcha;
     const char *captcha_site_key;
+    /* a form of several pages: "page n of total" among the pages the
+     * answers so far reach (fs_pages_progress); 0: page + 1 of every page */
+    int progress_n, progress_total;
 } fs_page;
 
 /* Name of the honeypot input of HTML posts (never a field key: keys start

@@ -58,6 +58,12 @@ int fs_pages_field_shown(const fs_fieldset *fs, int page, const fs_field *f, jso
  * -1 when there is none. Back goes along the pages actually shown, which
  * the state keeps (fs_pagestate.trail); this is its fallback. */
 int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers);
+/* Where page stands among the pages the answers so far reach (the same
+ * path and pages shown as fs_pages_step): *n its place (1-based), *total
+ * how many there are. A jump to the end from page makes it the last
+ * (page 1 of 1), a page skipped is not counted. A page off that path (a
+ * stale step) counts as on it. */
+void fs_pages_progress(const fs_fieldset *fs, int page, json_object *answers, int *n, int *total);
 
 /* The answers so far with page's answers replaced by those posted (the
  * coerced object of the step's post): a field of page without a posted

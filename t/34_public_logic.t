@@ -119,20 +119,20 @@ is api(POST => "/v1/forms/$fid/publish", token => $tok)->code, 200, 'published';
 
 # ---- 1. solo: page 2 is jumped over, Back returns along the path ----------------
 my $p = open_page("/f/$fid");
-is $p->{progress}, 'Page 1 of 3', 'page 1';
+is $p->{progress}, 'Page 1 of 2', 'page 1 of the pages the (missing) answers reach: "Your team" is for a team';
 like $p->{html}, qr{Answer only if “Who comes” is “A team”\.}, 'a condition on this page says when it applies';
 $p = post_page($p, nav => 'next', answers => [[kind => 'solo']]);
 is $p->{code}, 200, 'Next: 200';
-is $p->{progress}, 'Page 3 of 3', 'solo jumps over "Your team" to page 3';
+is $p->{progress}, 'Page 2 of 2', 'solo jumps over "Your team" to the last page, the second shown';
 is $p->{ptitle}, 'Last words', 'its title';
 is_deeply $p->{buttons}, ['submit', 'back'], 'Submit and Back';
 like $p->{html}, qr{Required if “Stars” is less than “3”\.}, 'requiredIf on the same page says when';
 my $p3 = $p;
 $p = post_page($p, nav => 'back', answers => [[stars => '2']]);
-is $p->{progress}, 'Page 1 of 3', 'Back returns to page 1, the page shown before, not page 2';
+is $p->{progress}, 'Page 1 of 2', 'Back returns to page 1, the page shown before, not page 2';
 is_deeply $p->{buttons}, ['next'], 'the first page';
 $p = post_page($p, nav => 'next', answers => [[kind => 'solo']]);
-is $p->{progress}, 'Page 3 of 3', 'Next again: page 3';
+is $p->{progress}, 'Page 2 of 2', 'Next again: the last page';
 like $p->{html}, qr{id="f-stars-1" name="stars" value="2" checked}, 'with the stars given before Back';
 $p = post_page($p, nav => 'submit', answers => [[stars => '2']]);
 is $p->{code}, 422, 'two stars and no reason: 422';
@@ -159,9 +159,9 @@ $p = post_page($p, nav => 'back', answers => [[lead => 'Ann']]);
 is $p->{progress}, 'Page 1 of 3', 'Back again: page 1';
 is $p->{inputs}{size}, '4', 'its answers kept';
 $p = post_page($p, nav => 'next', answers => [[kind => 'solo']]);
-is $p->{progress}, 'Page 3 of 3', 'now solo: page 3 directly';
+is $p->{progress}, 'Page 2 of 2', 'now solo: the last page directly, two pages in all';
 $p = post_page($p, nav => 'back', answers => [[stars => '5']]);
-is $p->{progress}, 'Page 1 of 3', 'and Back from it is page 1';
+is $p->{progress}, 'Page 1 of 2', 'and Back from it is page 1';
 $p = post_page($p, nav => 'next', answers => [[kind => 'solo']]);
 $p = post_page($p, nav => 'submit', answers => [[stars => '5']]);
 like $p->{html}, qr{Thanks, logically\.}, 'stored, no ending reached: the form\'s own message';
@@ -170,7 +170,7 @@ is_deeply rows($fid)->[1], { kind => 'solo', stars => 5 },
 
 # ---- 3. none: the form ends after page 1 ------------------------------------------
 $p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[kind => 'none']]);
-is $p->{progress}, 'Page 1 of 3', 'nobody: no page follows, page 1 again';
+is $p->{progress}, 'Page 1 of 1', 'nobody: no page follows, page 1 of 1 (not of 3 above a Submit)';
 is_deeply $p->{buttons}, ['submit'], 'now with Submit';
 $p = post_page($p, nav => 'submit', answers => [[kind => 'none']]);
 like $p->{html}, qr{Sorry you cannot come\.}, 'stored from page 1, with its ending\'s message';

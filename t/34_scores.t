@@ -144,7 +144,7 @@ is $p->{progress}, 'Page 2 of 2', 'paris: page 2';
 $p = post_page($p, nav => 'back', answers => [[year => '1789'], [stars => '5']]);
 is $p->{progress}, 'Page 1 of 2', 'Back: page 1, with the right year typed on page 2';
 $p = post_page($p, nav => 'next', answers => [[capital => 'nice'], [rivers => 'seine']]);
-is $p->{progress}, 'Page 1 of 2', 'nice: the rule ends the form after page 1';
+is $p->{progress}, 'Page 1 of 1', 'nice: the rule ends the form after page 1 (page 1 of 1)';
 $p = post_page($p, nav => 'submit', answers => [[capital => 'nice'], [rivers => 'seine']]);
 like $p->{html}, qr{You have 2 of 7 &lt;points&gt;\.}, 'the default ending: 2 of 3 + 4, its text escaped';
 $sid = psql("SELECT id FROM submissions WHERE form_id = '$fid' ORDER BY id DESC LIMIT 1");

@@ -136,7 +136,7 @@ static void scripts(void **state) {
                   NULL, 0,    NULL, NULL, NULL, NULL,
                   1,    NULL, NULL, NULL, 0,    0,
                   0,    NULL, NULL, NULL, NULL, 0,
-                  NULL, NULL};
+                  NULL, NULL, 0,    0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(
         strstr(h, apr_pstrcat(p, "<script>", fs_embed_page_script(), "</script>", NULL)));

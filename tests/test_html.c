@@ -64,7 +64,8 @@ static void page(void **state) {
                   NULL, 0,    0,
                   0,    NULL, NULL,
                   NULL, NULL, 0,
-                  NULL, NULL};
+                  NULL, NULL, 0,
+                  0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"en\" dir=\"ltr\">"));
     assert_non_null(strstr(h, "<button type=\"submit\">Submit</button>"));
@@ -150,7 +151,8 @@ static void page_languages(void **state) {
                   NULL, 0,      0,
                   0,    NULL,   NULL,
                   NULL, NULL,   0,
-                  NULL, NULL};
+                  NULL, NULL,   0,
+                  0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<html lang=\"de\" dir=\"ltr\">"));
     /* settings.confirmation: the page says where the copy goes */
@@ -234,7 +236,7 @@ static void theme(void **state) {
                   NULL, 0,    NULL, NULL, "#1D4ED8", "https://cdn.example/l.png?a=1&b=\"x",
                   0,    NULL, NULL, NULL, 0,         0,
                   0,    NULL, NULL, NULL, NULL,      0,
-                  NULL, NULL};
+                  NULL, NULL, 0,    0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<style>:root{--accent:#1d4ed8}</style>"));
     assert_string_equal(fs_html_theme_css(p, "#1D4ED8"), ":root{--accent:#1d4ed8}");

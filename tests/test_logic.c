@@ -296,6 +296,19 @@ static void path_and_steps(void **state) {
     assert_int_equal(fs_pages_step(fs, 0, 1, obj(p, "{\"kind\":\"b\"}")), 2);
     assert_int_equal(fs_pages_step(fs, 0, 1, obj(p, "{\"kind\":\"c\"}")), -1);
     assert_int_equal(fs_pages_step(fs, 2, -1, obj(p, "{\"kind\":\"b\"}")), 0);
+    /* the progress counts the pages the path takes: a jump to the end
+     * makes the first page the only one, a skipped page is not counted */
+    int n, total;
+    fs_pages_progress(fs, 0, obj(p, "{\"kind\":\"c\"}"), &n, &total);
+    assert_int_equal(n * 10 + total, 11);
+    fs_pages_progress(fs, 0, obj(p, "{\"kind\":\"b\"}"), &n, &total);
+    assert_int_equal(n * 10 + total, 13);
+    fs_pages_progress(fs, 2, obj(p, "{\"kind\":\"b\"}"), &n, &total);
+    assert_int_equal(n * 10 + total, 23);
+    fs_pages_progress(fs, 1, obj(p, "{\"kind\":\"a\"}"), &n, &total);
+    assert_int_equal(n * 10 + total, 24);
+    fs_pages_progress(fs, 1, obj(p, "{\"kind\":\"b\"}"), &n, &total); /* off the path */
+    assert_int_equal(n * 10 + total, 24);
     /* the validator: answers of a skipped page are refused, and required
      * questions there are not required */
     assert_null(fs_validate(p, fs, obj(p, "{\"kind\":\"b\",\"q4\":\"x\"}")));

@@ -190,7 +190,7 @@ static void html_page(void **state) {
                   NULL, 1,        NULL, NULL, NULL, NULL,
                   0,    NULL,     NULL, NULL, 1,    1,
                   1,    "S<x",    NULL, NULL, NULL, 0,
-                  NULL, NULL};
+                  NULL, NULL,     0,    0};
     const char *h = fs_html_form(p, &pg);
     assert_non_null(strstr(h, "<title>T (page.progress)</title>"));
     assert_non_null(strstr(h, "<h2 class=\"ptitle\">Two</h2>"));

@@ -664,8 +664,10 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     const fs_locale *loc = pg->loc;
     int paged = pg->fields->npages > 1 && pg->page >= 0 && pg->page < pg->fields->npages;
     const fs_fieldpage *fp = paged ? &pg->fields->pages[pg->page] : NULL;
-    const char *progress = paged ? fs_trf(p, loc, "page.progress", "n", apr_itoa(p, pg->page + 1),
-                                          "total", apr_itoa(p, pg->fields->npages), NULL)
+    int at = pg->progress_n > 0 ? pg->progress_n : pg->page + 1;
+    int of = pg->progress_total >= at ? pg->progress_total : pg->fields->npages;
+    const char *progress = paged ? fs_trf(p, loc, "page.progress", "n", apr_itoa(p, at), "total",
+                                          apr_itoa(p, of), NULL)
                                  : NULL;
     head_meta(&b, loc, paged ? apr_pstrcat(p, pg->title, " (", progress, ")", NULL) : pg->title,
               theme_head(p, pg));
@@ -676,7 +678,7 @@ char *fs_html_form(apr_pool_t *p, const fs_page *pg) {
     if (paged) {
         sb_fmt(&b, "<p class=\"progress\" id=\"progress\">%e</p>", progress);
         sb_fmt(&b, "<progress max=\"%s\" value=\"%s\" aria-labelledby=\"progress\"></progress>\n",
-               apr_itoa(p, pg->fields->npages), apr_itoa(p, pg->page + 1));
+               apr_itoa(p, of), apr_itoa(p, at));
         if (fp->title)
             sb_fmt(&b, "<h2 class=\"ptitle\">%e</h2>\n", fp->title);
         if (fp->description)

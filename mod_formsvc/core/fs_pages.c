@@ -95,6 +95,25 @@ int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers
     return found;
 }
 
+void fs_pages_progress(const fs_fieldset *fs, int page, json_object *answers, int *n, int *total) {
+    apr_pool_t *p = NULL;
+    *n = page + 1;
+    *total = fs->npages;
+    if (fs->njumps && apr_pool_create(&p, NULL) != APR_SUCCESS)
+        return;
+    const char *path = p ? fs_fieldset_path(p, fs, answers) : NULL;
+    *n = *total = 0;
+    for (int q = 0; q < fs->npages; q++) {
+        if (q != page && ((path && !path[q]) || !page_shown(fs, q, answers)))
+            continue;
+        (*total)++;
+        if (q <= page)
+            (*n)++;
+    }
+    if (p)
+        apr_pool_destroy(p);
+}
+
 json_object *fs_pages_merge(apr_pool_t *p, const fs_fieldset *fs, int page, json_object *answers,
                             json_object *posted) {
     json_object *out = answers ? fs_json_copy(answers) : json_object_new_object();

@@ -299,6 +299,7 @@ static void page_of_pages(request_rec *r, pub *pb, fs_page *pg) {
     pg->page = q;
     pg->has_back = json_object_array_length(st.trail) || fs_pages_step(fs, q, -1, pg->values) >= 0;
     pg->has_next = fs_pages_step(fs, q, 1, pg->values) >= 0;
+    fs_pages_progress(fs, q, pg->values, &pg->progress_n, &pg->progress_total);
     if (q == 0 && !pb->spam && (!pg->values || !json_object_object_length(pg->values)))
         return;
     if (formsvc_page_state_seal(r, pb->f.id, &st, &pg->state) != FS_PAGESTATE_OK)
@@ -334,7 +335,9 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
                   NULL,
                   0,
                   NULL,
-                  NULL};
+                  NULL,
+                  0,
+                  0};
     pg.captcha = fs_captcha_of(pb->settings, &pg.captcha_site_key); /* settings.captcha */
     if (pb->fs->npages > 1) {
         page_of_pages(r, pb, &pg);

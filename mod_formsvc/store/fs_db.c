@@ -501,6 +501,7 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
                                                  "prepared again (%s)",
                                  why));
     count(FS_DB_COUNT_RENEWED);
+    db->renewed++;
     return 1;
 }
 

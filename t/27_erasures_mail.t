@@ -35,7 +35,7 @@ sub account {
     my ($mark) = @_;
     my ($tok) = signup();
     verify_account($tok);
-    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 5, 'verified');
+    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
     my $f = make_form($tok, { title => 'Mail', fields => [
         { key => 'name', type => 'text', label => 'Name' },
         { key => 'email', type => 'email', label => 'E-mail' } ],
@@ -134,7 +134,7 @@ is to($v), 0, 'the waiting resume URL is gone with it';
 {
     my ($dt) = signup();
     verify_account($dt);
-    wait_for(sub { api(GET => '/v1/me', token => $dt)->{json}{quota}{tier} eq 'verified' }, 5, 'verified');
+    wait_for(sub { api(GET => '/v1/me', token => $dt)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
     my $own = api(GET => '/v1/me', token => $dt)->{json}{user}{email};
     my $f = make_form($dt, { title => 'Digest', fields => [
         { key => 'name', type => 'text', label => 'Name' },
@@ -205,7 +205,7 @@ is to($v), 0, 'the waiting resume URL is gone with it';
 {
     my ($at) = signup();
     verify_account($at);
-    wait_for(sub { api(GET => '/v1/me', token => $at)->{json}{quota}{tier} eq 'verified' }, 5, 'verified');
+    wait_for(sub { api(GET => '/v1/me', token => $at)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
     my $p = "erask.$tag\@example.org";
     my $ask = api(POST => '/v1/asks', token => $at, body => { to => $p, message => 'Approve?',
         schema => { type => 'object', properties => { decision => { enum => ['yes', 'no'] } } } });

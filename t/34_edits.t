@@ -25,7 +25,7 @@ use URI::Escape qw(uri_escape_utf8);
 my $T = JSON::PP::true;
 my ($tok) = signup();
 verify_account($tok); # more forms than an unverified account's 3, and the respondent's copy
-ok wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified'), 'the account verified';
+ok wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 15, 'verified'), 'the account verified';
 
 sub ua {
     my $ua = Apache::TestRequest::user_agent(reset => 1);

@@ -282,7 +282,7 @@ psql("DELETE FROM submission_partials WHERE form_id = '$fid' AND data->>'name' =
 
 my ($vt) = signup();
 verify_account($vt);
-wait_for(sub { api(GET => '/v1/me', token => $vt)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+wait_for(sub { api(GET => '/v1/me', token => $vt)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
 my $vf = make_form($vt, { title => 'Mailed', fields => \@fields, settings => { partial => $T } })->{id};
 is api(POST => "/v1/forms/$vf/publish", token => $vt)->code, 200, 'a verified owner\'s form';
 my $hal = uniq_email();

@@ -293,7 +293,7 @@ PY
 $p = post_page(open_page("/f/$fid"), nav => 'next', answers => [[name => 'Eve']]);
 is api(PATCH => "/v1/forms/$fid", token => $tok, body => { title => 'Three pages, edited' })->code, 200,
     'the owner edits the form';
-wait_for(sub { open_page("/f/$fid")->{html} =~ /edited/ }, 5, 'the edit to be served');
+wait_for(sub { open_page("/f/$fid")->{html} =~ /edited/ }, 15, 'the edit to be served');
 $r = post_page($p, nav => 'next', answers => [[email => 'e@example.org']]);
 is $r->{code}, 409, 'a step made before the edit: 409';
 like $r->{html}, qr{This form has changed}, 'a page that says the form changed';

@@ -22,7 +22,7 @@ if (!$mcpid) {
     exit 127;
 }
 END { kill 'TERM', $mcpid if $mcpid; waitpid($mcpid, 0) if $mcpid }
-wait_for(sub { IO::Socket::INET->new(PeerAddr => "127.0.0.1:$mcport") }, 5, 'memcached to listen');
+wait_for(sub { IO::Socket::INET->new(PeerAddr => "127.0.0.1:$mcport") }, 20, 'memcached to listen');
 
 for my $store ('pgsql', "memcache 127.0.0.1:$mcport") {
     my $kind = (split / /, $store)[0];

@@ -97,7 +97,7 @@ sub as_csv {
 
 my ($tok) = signup();
 verify_account($tok);   # more forms than an unverified account's 3
-ok wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified'), 'the account verified';
+ok wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 15, 'verified'), 'the account verified';
 my $form = make_form($tok, { title => 'Sheet', fields => [
     { key => 'name', type => 'text', label => 'Name' },
     { key => 'qty', type => 'number', label => 'Quantity' },

@@ -138,7 +138,7 @@ my $d;
 wait_for(sub {
     $d = api(GET => "/v1/webhooks/$flaky->{id}/deliveries", token => $tok)->{json}{data};
     $d->[0] && $d->[0]{status} eq 'succeeded';
-}, 5, 'the retried delivery to succeed');
+}, 20, 'the retried delivery to succeed');
 is scalar @$d, 1, 'one delivery';
 is $d->[0]{status}, 'succeeded', 'succeeded';
 is $d->[0]{attempts}, 2, 'two attempts';

@@ -326,7 +326,7 @@ like $r->{json}{detail}, qr/verif/i, 'the detail says to verify';
 is scalar @{ api(GET => '/v1/asks', token => $unv)->{json}{data} }, 0, 'nothing made';
 my ($mt) = signup();
 verify_account($mt);
-wait_for(sub { api(GET => '/v1/me', token => $mt)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+wait_for(sub { api(GET => '/v1/me', token => $mt)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
 my $to = "person-$$-" . time . '@example.com';
 $r = ask($mt, { to => $to, message => "Can you approve the PTO for 2 Dec?", schema => $approval });
 is $r->code, 201, 'an ask mailed to the person' or diag $r->content;

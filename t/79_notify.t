@@ -30,7 +30,7 @@ sub fresh_verified {
     my ($tok, $s) = signup();
     verify_account($tok);
     # the credential cache sees the change within 1 s
-    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
     return ($tok, $s->{user}{email});
 }
 sub mkform {

@@ -18,7 +18,7 @@ use POSIX ();
 sub fresh_verified {
     my ($tok) = signup();
     verify_account($tok);
-    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 3, 'verified');
+    wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
     return $tok;
 }
 my @FIELDS = ({ key => 'name', type => 'text', label => 'Name' },

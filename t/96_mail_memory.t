@@ -48,7 +48,7 @@ die 'signup: ' . $r->status_line unless $r->code == 201;
 my $tok = $r->{json}{apiKey}{secret};
 my $uid = api(GET => '/v1/me', token => $tok)->{json}{user}{id};
 sql("UPDATE users SET verified = true WHERE id = '$uid'");
-FormsvcTest::wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 5, 'verified');
+FormsvcTest::wait_for(sub { api(GET => '/v1/me', token => $tok)->{json}{quota}{tier} eq 'verified' }, 15, 'verified');
 
 my @fields = ((map { { key => "t$_", type => 'textarea', label => "T$_" } } 1 .. 6),
               { key => 'email', type => 'email', label => 'E-mail' });

@@ -72,6 +72,25 @@ static int purges(formsvc_worker *w, apr_pool_t *p, server_rec *s, fs_store *st)
     return bad;
 }
 
+/* One form's rows past its retention, in batches (at most FORM_BATCHES),
+ * each batch's results in bp, cleared after it; *count adds what went,
+ * also when a batch fails (1: the pass ends, the next one tries again). */
+static int form_batches(formsvc_worker *w, server_rec *s, fs_store *st, apr_pool_t *bp,
+                        fs_error *(*run)(fs_store *, const char *, int, int, int *),
+                        const fs_retention_form *f, const char *what, long long *count) {
+    int deleted = FORMSVC_RETENTION_BATCH;
+    for (int b = 0; b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !over(w); b++) {
+        apr_pool_clear(bp);
+        if (failed(
+                s,
+                run(fs_store_sub(st, bp), f->form_id, f->days, FORMSVC_RETENTION_BATCH, &deleted),
+                what))
+            return 1;
+        *count += deleted;
+    }
+    return 0;
+}
+
 /* Submissions past their form's retention; one audit entry per form with
  * the count when any went. */
 static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, fs_store *st,
@@ -86,34 +105,17 @@ static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, f
             return 1;
         int bad = 0;
         for (int i = 0; i < n && !bad && !over(w); i++) {
-            long long count = 0;
-            int deleted = FORMSVC_RETENTION_BATCH;
             apr_pool_t *bp; /* each batch's results, cleared after it */
             apr_pool_create(&bp, p);
-            for (int b = 0; b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !over(w);
-                 b++) {
-                apr_pool_clear(bp);
-                if (failed(s,
-                           fs_store_retention_batch(fs_store_sub(st, bp), f[i].form_id, f[i].days,
-                                                    FORMSVC_RETENTION_BATCH, &deleted),
-                           "deleting old submissions")) {
-                    deleted = 0; /* this form's count so far is still recorded */
-                    bad = 1;     /* and the pass ends: the next one tries again */
-                }
-                count += deleted;
-            }
+            long long count = 0;
+            bad = form_batches(w, s, st, bp, fs_store_retention_batch, &f[i],
+                               "deleting old submissions", &count);
             /* unfinished partial answers are bounded by the same retention
              * (not counted: the audit entry counts submissions) */
-            deleted = FORMSVC_RETENTION_BATCH;
-            for (int b = 0;
-                 b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !bad && !over(w); b++) {
-                apr_pool_clear(bp);
-                if (failed(s,
-                           fs_store_partial_retention(fs_store_sub(st, bp), f[i].form_id, f[i].days,
-                                                      FORMSVC_RETENTION_BATCH, &deleted),
-                           "deleting old partial answers"))
-                    bad = 1;
-            }
+            long long partials = 0;
+            if (!bad)
+                bad = form_batches(w, s, st, bp, fs_store_partial_retention, &f[i],
+                                   "deleting old partial answers", &partials);
             apr_pool_destroy(bp);
             if (count > 0) {
                 failed(s,

@@ -1,0 +1,84 @@
+# What `apache2 -t` (apachectl configtest) accepts must start and serve:
+# values the module could not serve with are refused when the
+# configuration is read, naming the directive (found by
+# scripts/config-matrix, which runs every directive through configtest,
+# start and graceful restarts). Only configtests here: quick.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+
+my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+my $mods = '/usr/lib/apache2/modules';
+my $module = $ENV{FORMSVC_MODULE} or die 'FORMSVC_MODULE not set';
+my $dir = tempdir(CLEANUP => 1);
+
+# configtest(main => directives, vhost => directives): (exit code, output)
+sub configtest {
+    my %o = @_;
+    my ($main, $vhost) = ($o{main} // '', $o{vhost} // '');
+    open my $fh, '>', "$dir/test.conf" or die $!;
+    print $fh <<"CONF";
+ServerRoot "$dir"
+Listen 127.0.0.1:1
+ServerName 127.0.0.1
+PidFile "$dir/httpd.pid"
+ErrorLog "$dir/error.log"
+LoadModule mpm_event_module $mods/mod_mpm_event.so
+LoadModule authn_core_module $mods/mod_authn_core.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule dbd_module $mods/mod_dbd.so
+LoadModule formsvc_module $module
+DBDriver pgsql
+DBDParams "host=/nonexistent dbname=x connect_timeout=1"
+FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
+FormsvcMailTransport file "$dir/mail"
+$main
+<VirtualHost 127.0.0.1:1>
+    ServerName other.test
+    $vhost
+</VirtualHost>
+CONF
+    close $fh;
+    my $out = `$httpd -t -f $dir/test.conf 2>&1`;
+    return ($? >> 8, $out);
+}
+
+sub refused {
+    my ($conf, $like, $name) = @_;
+    my ($rc, $out) = configtest(main => $conf);
+    isnt $rc, 0, "refused: $name";
+    like $out, $like, "  and the message says why: $name";
+}
+sub accepted {
+    my ($conf, $name) = @_;
+    my ($rc, $out) = configtest(main => $conf);
+    is $rc, 0, "accepted: $name" or diag $out;
+}
+
+# ---- FormsvcBaseURL: a URL the module could never be reached at --------
+# (the base path is compared with the request's decoded, normalised path;
+# the host and port go into Location and Link headers)
+refused('FormsvcBaseURL http://', qr/FormsvcBaseURL http:\/\/: the URL needs a host name/, 'no host');
+refused('FormsvcBaseURL https://:8443/forms', qr/FormsvcBaseURL .*needs a host name/, 'an empty host');
+refused('FormsvcBaseURL http://[::1]:99999/api', qr/FormsvcBaseURL .*the port 99999 is not one from 1 to 65535/,
+        'port 99999');
+refused('FormsvcBaseURL http://example.com:0/api', qr/FormsvcBaseURL .*the port 0 /, 'port 0');
+refused('FormsvcBaseURL http://example.com/a%20b', qr/FormsvcBaseURL .*no %-escape/, 'a %-escape in the path');
+refused('FormsvcBaseURL http://example.com/api/../x', qr/FormsvcBaseURL .*no empty, "\." or "\.\." segment/,
+        'a .. segment');
+refused('FormsvcBaseURL http://example.com/./api', qr/FormsvcBaseURL .*segment/, 'a . segment');
+refused('FormsvcBaseURL http://example.com//api', qr/FormsvcBaseURL .*segment/, 'an empty segment');
+refused('FormsvcBaseURL "http://example.com/a b"', qr/FormsvcBaseURL .*no space/, 'a space');
+accepted('FormsvcBaseURL https://forms.example.com', 'a host');
+accepted('FormsvcBaseURL https://forms.example.com/', 'a host and /');
+accepted('FormsvcBaseURL http://127.0.0.1:8080/api/', 'a port and a path with a trailing /');
+accepted('FormsvcBaseURL https://example.com/forms/v2.1', 'dots inside a segment');
+accepted('FormsvcBaseURL http://[::1]:65535/api', 'an IPv6 host, port 65535');
+{
+    my ($rc, $out) = configtest(vhost => 'FormsvcBaseURL http://other.test:70000');
+    isnt $rc, 0, 'refused in a virtual host too';
+    like $out, qr/FormsvcBaseURL .*the port 70000/, '  naming the directive';
+}
+
+done_testing;

@@ -81,4 +81,14 @@ accepted('FormsvcBaseURL http://[::1]:65535/api', 'an IPv6 host, port 65535');
     like $out, qr/FormsvcBaseURL .*the port 70000/, '  naming the directive';
 }
 
+# ---- FormsvcMailTransport smtp: a relay libcurl could never reach ------
+refused('FormsvcMailTransport smtp smtp://', qr/FormsvcMailTransport smtp smtp:\/\/: the URL needs a host name/,
+        'smtp without a host');
+refused('FormsvcMailTransport smtp smtps://:465', qr/FormsvcMailTransport smtp .*needs a host name/,
+        'smtps with an empty host');
+refused('FormsvcMailTransport smtp smtp://relay.example.com:70000',
+        qr/FormsvcMailTransport smtp .*the port 70000 is not one from 1 to 65535/, 'port 70000');
+accepted('FormsvcMailTransport smtp smtp://relay.example.com:25', 'smtp with a host and port');
+accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a host');
+
 done_testing;

@@ -15,4 +15,9 @@
  * normalised path, which could never match another spelling. */
 const char *formsvc_base_url_why(apr_pool_t *p, const char *url, const apr_uri_t *u);
 
+/* NULL when url can be FormsvcMailTransport smtp's relay: smtp:// or
+ * smtps://, a host, a port from 1 to 65535 when one is written, no space;
+ * else why not (libcurl would fail every delivery). */
+const char *formsvc_smtp_url_why(apr_pool_t *p, const char *url);
+
 #endif

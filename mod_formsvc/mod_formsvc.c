@@ -16,6 +16,7 @@
 #include "runtime/cache.h"
 #include "runtime/closings.h"
 #include "runtime/config.h"
+#include "runtime/config_check.h"
 #include "runtime/dbpool.h"
 #include "runtime/export_slots.h"
 #include "runtime/log.h"
@@ -119,6 +120,7 @@ static int formsvc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t 
     int rc = formsvc_mail_check_config(ptemp, s);
     if (rc == OK)
         rc = formsvc_locale_load(pconf, s);
+    formsvc_upload_dir_check(ptemp, s);
     return rc;
 }
 

@@ -91,4 +91,40 @@ refused('FormsvcMailTransport smtp smtp://relay.example.com:70000',
 accepted('FormsvcMailTransport smtp smtp://relay.example.com:25', 'smtp with a host and port');
 accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a host');
 
+# ---- FormsvcCaptchaVerifyURL: a port no check could reach ---------------
+refused('FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:99999/v',
+        qr/FormsvcCaptchaVerifyURL .*the port 99999 is not one from 1 to 65535/, 'captcha URL, port 99999');
+accepted('FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:8080/v', 'captcha URL with a port');
+
+# ---- a directory where a secret file is named: said so -----------------
+mkdir "$dir/secret-dir";
+refused("FormsvcCaptchaSecret turnstile file:$dir/secret-dir",
+        qr/FormsvcCaptchaSecret \Q$dir\E\/secret-dir is not a regular file/, 'a captcha secret file that is a directory');
+refused("FormsvcSecretPepperFile $dir/secret-dir", qr/FormsvcSecretPepperFile .* is not a regular file/,
+        'a pepper file that is a directory');
+
+# ---- FormsvcUploadTempDir that httpd's User cannot write: a warning ----
+# (it starts; uploads past memory and XLSX exports would all be 503)
+SKIP: {
+    skip 'as root only (httpd then runs its children as User)', 6 if $>;
+    chmod 0755, $dir;
+    mkdir "$dir/$_" for qw(spool-root spool-www spool-hidden);
+    chmod 0700, "$dir/spool-root";
+    system('chown', 'www-data:', "$dir/spool-www");
+    mkdir "$dir/spool-hidden/in"; system('chown', 'www-data:', "$dir/spool-hidden/in");
+    chmod 0700, "$dir/spool-hidden";
+    my $user = "User www-data\nGroup www-data\n";
+    my ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir $dir/spool-root");
+    is $rc, 0, 'a spool directory of root: configtest passes (httpd starts)';
+    like $out, qr/FS00341.*FormsvcUploadTempDir \Q$dir\E\/spool-root cannot be written by httpd's User www-data/,
+        '  with a warning naming the directive and the user';
+    ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir $dir/spool-hidden/in");
+    like $out, qr/FS00341/, "a directory of www-data inside one it cannot enter: the same warning";
+    ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir $dir/spool-www");
+    is $rc, 0, "a spool directory of www-data: configtest passes";
+    unlike $out, qr/FS00341/, '  without a warning';
+    ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir /tmp");
+    unlike $out, qr/FS00341/, '/tmp (sticky, writable by all): no warning';
+}
+
 done_testing;

@@ -150,7 +150,11 @@ const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const
     if (rv != APR_SUCCESS)
         return apr_psprintf(p, "%s %s cannot be read (%s): %s", directive, path,
                             apr_strerror(rv, err, sizeof err), hint);
-    if (fi.filetype != APR_REG || (apr_size_t)fi.size < min || (apr_size_t)fi.size > max) {
+    if (fi.filetype != APR_REG) {
+        apr_file_close(f);
+        return apr_psprintf(p, "%s %s is not a regular file: %s", directive, path, hint);
+    }
+    if ((apr_size_t)fi.size < min || (apr_size_t)fi.size > max) {
         apr_file_close(f);
         return apr_psprintf(p, "%s %s must hold %lu to %lu bytes, it has %ld: %s", directive, path,
                             (unsigned long)min, (unsigned long)max, (long)fi.size, hint);

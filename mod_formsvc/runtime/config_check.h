@@ -4,6 +4,7 @@
 #ifndef FORMSVC_CONFIG_CHECK_H
 #define FORMSVC_CONFIG_CHECK_H
 
+#include <httpd.h>
 #include <apr_pools.h>
 #include <apr_uri.h>
 
@@ -15,9 +16,19 @@
  * normalised path, which could never match another spelling. */
 const char *formsvc_base_url_why(apr_pool_t *p, const char *url, const apr_uri_t *u);
 
+/* NULL when url (parsed into u) has a host, a port from 1 to 65535 when
+ * one is written and no space or control character; else why not. */
+const char *formsvc_url_host_why(apr_pool_t *p, const char *url, const apr_uri_t *u);
+
 /* NULL when url can be FormsvcMailTransport smtp's relay: smtp:// or
  * smtps://, a host, a port from 1 to 65535 when one is written, no space;
  * else why not (libcurl would fail every delivery). */
 const char *formsvc_smtp_url_why(apr_pool_t *p, const char *url);
+
+/* check_config: warns (FS00341) when httpd's User could not make files in
+ * FormsvcUploadTempDir (the parent runs as root and cannot ask access()):
+ * uploads past memory and XLSX exports would all be 503. A warning, not a
+ * refusal: ACLs are not read. Said under configtest and once per start. */
+void formsvc_upload_dir_check(apr_pool_t *ptemp, server_rec *s);
 
 #endif

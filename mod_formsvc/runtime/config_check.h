@@ -4,7 +4,6 @@
 #ifndef FORMSVC_CONFIG_CHECK_H
 #define FORMSVC_CONFIG_CHECK_H
 
-#include <httpd.h>
 #include <apr_pools.h>
 #include <apr_uri.h>
 
@@ -24,11 +23,5 @@ const char *formsvc_url_host_why(apr_pool_t *p, const char *url, const apr_uri_t
  * smtps://, a host, a port from 1 to 65535 when one is written, no space;
  * else why not (libcurl would fail every delivery). */
 const char *formsvc_smtp_url_why(apr_pool_t *p, const char *url);
-
-/* check_config: warns (FS00341) when httpd's User could not make files in
- * FormsvcUploadTempDir (the parent runs as root and cannot ask access()):
- * uploads past memory and XLSX exports would all be 503. A warning, not a
- * refusal: ACLs are not read. Said under configtest and once per start. */
-void formsvc_upload_dir_check(apr_pool_t *ptemp, server_rec *s);
 
 #endif

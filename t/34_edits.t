@@ -196,6 +196,12 @@ is $old->{code}, 410, 'after untilHours: 410';
 like $old->{html}, qr/The time to change these answers is over/, 'a page that says so';
 my $late = post_page($e, answers => [[name => 'Late'], [email => 'ada@example.org']]);
 is $late->{code}, 410, 'a post after untilHours: 410';
+(my $edit_path = $edit) =~ s{^\Q@{[base_url()]}\E}{};
+my $lj = api(POST => $edit_path, body => { name => 'Late', email => 'ada@example.org' });
+is $lj->code, 410, 'a JSON post after untilHours: 410' or diag $edit_path, ' ', $lj->content;
+like $lj->{json}{type} // '', qr{/problems/edit-expired$}, 'the problem edit-expired (not a 500)';
+is api(GET => '/problems/edit-expired', headers => { Accept => 'application/problem+json, application/json' })->code, 200,
+   'its type is explained';
 is psql("SELECT data->>'name' FROM submissions WHERE id = '$sid'"), 'Ada Lovelace', 'nothing changed';
 
 # ---- an erasure finds an address an edit replaced --------------------------------

@@ -97,6 +97,10 @@ static const fs_problem_type catalogue[] = {
      "The form asks for a bot check (settings.captcha) and the submission carried no token, or "
      "one its provider refused; nothing was stored. Pass the check again and send the answers "
      "with the new token."},
+    {"edit-expired", 410, "Edit link expired",
+     "The edit link of a submission is past the form's settings.allowEdits.untilHours, counted "
+     "from the submission's createdAt; the answers can no longer be changed. Nothing was "
+     "changed."},
 };
 
 #define N_CATALOGUE (int)(sizeof(catalogue) / sizeof(catalogue[0]))

@@ -609,6 +609,7 @@ fs_error *formsvc_multipart_read(request_rec *r, const char *boundary, apr_off_t
             e = fs_multipart_feed(mp, given->in_body, given->in_len);
         }
     } else {
+        formsvc_db_release(r); /* no pooled connection waits on the client */
         int rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK);
         if (rc != OK)
             return fs_error_make(r->pool, "malformed-request", "The request body cannot be read.");

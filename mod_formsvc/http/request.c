@@ -102,6 +102,11 @@ fs_error *formsvc_read_body(request_rec *r, apr_off_t max, char **buf, apr_size_
                              "The body is larger than %" APR_OFF_T_FMT " bytes.", max);
     if (!ap_should_client_block(r))
         return NULL;
+    /* No pooled connection waits on the client: one taken before the body
+     * (authentication on a credential not in memory, a rate limit, a
+     * quota) goes back now and is taken again when needed; a transaction's
+     * stays (formsvc_db_release). */
+    formsvc_db_release(r);
     /* Read with ap_get_brigade rather than ap_get_client_block, which
      * loses the reason of a failure (server/protocol.c says as much): the
      * status comes from ap_map_http_request_error, as in httpd's own

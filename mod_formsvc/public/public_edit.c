@@ -125,9 +125,10 @@ static int refused(request_rec *r, pub *pb, int status) {
 /* The problem of a refused link for a JSON client. */
 static int refused_json(request_rec *r, int status) {
     return formsvc_pub_problem(
-        r, status == 410
-               ? fs_error_make(r->pool, "gone", "The time to change this submission is over.")
-               : fs_error_make(r->pool, "not-found", "This edit link is not valid for this form."));
+        r,
+        status == 410
+            ? fs_error_make(r->pool, "edit-expired", "The time to change this submission is over.")
+            : fs_error_make(r->pool, "not-found", "This edit link is not valid for this form."));
 }
 
 int formsvc_edit_get(request_rec *r, const char *ref) {

@@ -4,6 +4,7 @@
 #include "fs_util.h"
 #include "runtime/config_accounts.h"
 #include "runtime/config_captcha.h"
+#include "runtime/config_check.h"
 #include "runtime/log.h"
 
 #include <apr_file_io.h>
@@ -81,6 +82,9 @@ static const char *set_base_url(cmd_parms *cmd, void *d, const char *arg) {
         (strcmp(u.scheme, "http") && strcmp(u.scheme, "https")) || u.query || u.fragment)
         return "FormsvcBaseURL must be an absolute http(s) URL such as "
                "https://forms.example.com or https://example.com/forms";
+    const char *why = formsvc_base_url_why(cmd->pool, arg, &u);
+    if (why)
+        return apr_pstrcat(cmd->pool, "FormsvcBaseURL ", arg, ": ", why, NULL);
     formsvc_srv *c = srv(cmd);
     char *b = apr_pstrdup(cmd->pool, arg);
     apr_size_t n = strlen(b);
@@ -146,7 +150,11 @@ const char *formsvc_read_secret_file(apr_pool_t *p, const char *directive, const
     if (rv != APR_SUCCESS)
         return apr_psprintf(p, "%s %s cannot be read (%s): %s", directive, path,
                             apr_strerror(rv, err, sizeof err), hint);
-    if (fi.filetype != APR_REG || (apr_size_t)fi.size < min || (apr_size_t)fi.size > max) {
+    if (fi.filetype != APR_REG) {
+        apr_file_close(f);
+        return apr_psprintf(p, "%s %s is not a regular file: %s", directive, path, hint);
+    }
+    if ((apr_size_t)fi.size < min || (apr_size_t)fi.size > max) {
         apr_file_close(f);
         return apr_psprintf(p, "%s %s must hold %lu to %lu bytes, it has %ld: %s", directive, path,
                             (unsigned long)min, (unsigned long)max, (long)fi.size, hint);

@@ -3,6 +3,7 @@
 #include "fs_mail.h"
 #include "fs_util.h"
 #include "runtime/config.h"
+#include "runtime/config_check.h"
 
 #include <apr_file_info.h>
 #include <apr_network_io.h>
@@ -179,6 +180,9 @@ const char *formsvc_set_mail(cmd_parms *cmd, void *d, const char *kind, const ch
         if (strncasecmp(arg, "smtp://", 7) && strncasecmp(arg, "smtps://", 8))
             return "FormsvcMailTransport smtp takes smtp://host[:port] (STARTTLS when "
                    "offered) or smtps://host[:port]";
+        const char *why = formsvc_smtp_url_why(cmd->pool, arg);
+        if (why)
+            return apr_pstrcat(cmd->pool, "FormsvcMailTransport smtp ", arg, ": ", why, NULL);
         a->mail = FORMSVC_MAIL_SMTP;
         a->mail_target = arg;
     } else

@@ -4,6 +4,7 @@
 #include "fs_captcha.h"
 #include "fs_util.h"
 #include "runtime/config.h"
+#include "runtime/config_check.h"
 
 #include <apr_strings.h>
 #include <apr_uri.h>
@@ -92,6 +93,9 @@ const char *formsvc_set_captcha_url(cmd_parms *cmd, void *d, const char *prov, c
     if (apr_uri_parse(cmd->pool, url, &u) != APR_SUCCESS || !u.scheme || !u.hostname ||
         !*u.hostname || (strcmp(u.scheme, "http") && strcmp(u.scheme, "https")))
         return "FormsvcCaptchaVerifyURL takes an absolute http(s) URL";
+    const char *why = formsvc_url_host_why(cmd->pool, url, &u);
+    if (why)
+        return apr_pstrcat(cmd->pool, "FormsvcCaptchaVerifyURL ", url, ": ", why, NULL);
     apr_table_setn(conf_of(cmd)->verify_urls, prov, url);
     return NULL;
 }

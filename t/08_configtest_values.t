@@ -1,0 +1,130 @@
+# What `apache2 -t` (apachectl configtest) accepts must start and serve:
+# values the module could not serve with are refused when the
+# configuration is read, naming the directive (found by
+# scripts/config-matrix, which runs every directive through configtest,
+# start and graceful restarts). Only configtests here: quick.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+
+my $httpd = $ENV{FORMSVC_HTTPD} // '/usr/sbin/apache2';
+my $mods = '/usr/lib/apache2/modules';
+my $module = $ENV{FORMSVC_MODULE} or die 'FORMSVC_MODULE not set';
+my $dir = tempdir(CLEANUP => 1);
+
+# configtest(main => directives, vhost => directives): (exit code, output)
+sub configtest {
+    my %o = @_;
+    my ($main, $vhost) = ($o{main} // '', $o{vhost} // '');
+    open my $fh, '>', "$dir/test.conf" or die $!;
+    print $fh <<"CONF";
+ServerRoot "$dir"
+Listen 127.0.0.1:1
+ServerName 127.0.0.1
+PidFile "$dir/httpd.pid"
+ErrorLog "$dir/error.log"
+LoadModule mpm_event_module $mods/mod_mpm_event.so
+LoadModule authn_core_module $mods/mod_authn_core.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule dbd_module $mods/mod_dbd.so
+LoadModule formsvc_module $module
+DBDriver pgsql
+DBDParams "host=/nonexistent dbname=x connect_timeout=1"
+FormsvcLocaleDir "$ENV{FORMSVC_ROOT}/share/locales"
+FormsvcMailTransport file "$dir/mail"
+$main
+<VirtualHost 127.0.0.1:1>
+    ServerName other.test
+    $vhost
+</VirtualHost>
+CONF
+    close $fh;
+    my $out = `$httpd -t -f $dir/test.conf 2>&1`;
+    return ($? >> 8, $out);
+}
+
+sub refused {
+    my ($conf, $like, $name) = @_;
+    my ($rc, $out) = configtest(main => $conf);
+    isnt $rc, 0, "refused: $name";
+    like $out, $like, "  and the message says why: $name";
+}
+sub accepted {
+    my ($conf, $name) = @_;
+    my ($rc, $out) = configtest(main => $conf);
+    is $rc, 0, "accepted: $name" or diag $out;
+}
+
+# ---- FormsvcBaseURL: a URL the module could never be reached at --------
+# (the base path is compared with the request's decoded, normalised path;
+# the host and port go into Location and Link headers)
+refused('FormsvcBaseURL http://', qr/FormsvcBaseURL http:\/\/: the URL needs a host name/, 'no host');
+refused('FormsvcBaseURL https://:8443/forms', qr/FormsvcBaseURL .*needs a host name/, 'an empty host');
+refused('FormsvcBaseURL http://[::1]:99999/api', qr/FormsvcBaseURL .*the port 99999 is not one from 1 to 65535/,
+        'port 99999');
+refused('FormsvcBaseURL http://example.com:0/api', qr/FormsvcBaseURL .*the port 0 /, 'port 0');
+refused('FormsvcBaseURL http://example.com/a%20b', qr/FormsvcBaseURL .*no %-escape/, 'a %-escape in the path');
+refused('FormsvcBaseURL http://example.com/api/../x', qr/FormsvcBaseURL .*no empty, "\." or "\.\." segment/,
+        'a .. segment');
+refused('FormsvcBaseURL http://example.com/./api', qr/FormsvcBaseURL .*segment/, 'a . segment');
+refused('FormsvcBaseURL http://example.com//api', qr/FormsvcBaseURL .*segment/, 'an empty segment');
+refused('FormsvcBaseURL "http://example.com/a b"', qr/FormsvcBaseURL .*no space/, 'a space');
+accepted('FormsvcBaseURL https://forms.example.com', 'a host');
+accepted('FormsvcBaseURL https://forms.example.com/', 'a host and /');
+accepted('FormsvcBaseURL http://127.0.0.1:8080/api/', 'a port and a path with a trailing /');
+accepted('FormsvcBaseURL https://example.com/forms/v2.1', 'dots inside a segment');
+accepted('FormsvcBaseURL http://[::1]:65535/api', 'an IPv6 host, port 65535');
+{
+    my ($rc, $out) = configtest(vhost => 'FormsvcBaseURL http://other.test:70000');
+    isnt $rc, 0, 'refused in a virtual host too';
+    like $out, qr/FormsvcBaseURL .*the port 70000/, '  naming the directive';
+}
+
+# ---- FormsvcMailTransport smtp: a relay libcurl could never reach ------
+refused('FormsvcMailTransport smtp smtp://', qr/FormsvcMailTransport smtp smtp:\/\/: the URL needs a host name/,
+        'smtp without a host');
+refused('FormsvcMailTransport smtp smtps://:465', qr/FormsvcMailTransport smtp .*needs a host name/,
+        'smtps with an empty host');
+refused('FormsvcMailTransport smtp smtp://relay.example.com:70000',
+        qr/FormsvcMailTransport smtp .*the port 70000 is not one from 1 to 65535/, 'port 70000');
+accepted('FormsvcMailTransport smtp smtp://relay.example.com:25', 'smtp with a host and port');
+accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a host');
+
+# ---- FormsvcCaptchaVerifyURL: a port no check could reach ---------------
+refused('FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:99999/v',
+        qr/FormsvcCaptchaVerifyURL .*the port 99999 is not one from 1 to 65535/, 'captcha URL, port 99999');
+accepted('FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:8080/v', 'captcha URL with a port');
+
+# ---- a directory where a secret file is named: said so -----------------
+mkdir "$dir/secret-dir";
+refused("FormsvcCaptchaSecret turnstile file:$dir/secret-dir",
+        qr/FormsvcCaptchaSecret \Q$dir\E\/secret-dir is not a regular file/, 'a captcha secret file that is a directory');
+refused("FormsvcSecretPepperFile $dir/secret-dir", qr/FormsvcSecretPepperFile .* is not a regular file/,
+        'a pepper file that is a directory');
+
+# ---- FormsvcUploadTempDir that httpd's User cannot write: a warning ----
+# (it starts; uploads past memory and XLSX exports would all be 503)
+SKIP: {
+    skip 'as root only (httpd then runs its children as User)', 6 if $>;
+    chmod 0755, $dir;
+    mkdir "$dir/$_" for qw(spool-root spool-www spool-hidden);
+    chmod 0700, "$dir/spool-root";
+    system('chown', 'www-data:', "$dir/spool-www");
+    mkdir "$dir/spool-hidden/in"; system('chown', 'www-data:', "$dir/spool-hidden/in");
+    chmod 0700, "$dir/spool-hidden";
+    my $user = "User www-data\nGroup www-data\n";
+    my ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir $dir/spool-root");
+    is $rc, 0, 'a spool directory of root: configtest passes (httpd starts)';
+    like $out, qr/FS00341.*FormsvcUploadTempDir \Q$dir\E\/spool-root cannot be written by httpd's User www-data/,
+        '  with a warning naming the directive and the user';
+    ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir $dir/spool-hidden/in");
+    like $out, qr/FS00341/, "a directory of www-data inside one it cannot enter: the same warning";
+    ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir $dir/spool-www");
+    is $rc, 0, "a spool directory of www-data: configtest passes";
+    unlike $out, qr/FS00341/, '  without a warning';
+    ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir /tmp");
+    unlike $out, qr/FS00341/, '/tmp (sticky, writable by all): no warning';
+}
+
+done_testing;

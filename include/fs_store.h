@@ -71,8 +71,6 @@ typedef struct fs_db {
     apr_pool_t *conn_pool; /* lives as long as the connection */
     int in_tx;             /* a transaction of ours (fs_store_tx_begin) is open on it: the
                             * session is never renewed nor a statement retried under it */
-    int renewed;           /* sessions renewed on this handle while it was ours: what the
-                            * session held (an advisory lock, a SET) is gone with the old one */
 } fs_db;
 
 /* Where the typed functions run their statements (opaque). */

@@ -28,18 +28,6 @@ APLOG_USE_MODULE(formsvc);
  * reads and writes it). */
 static apr_time_t next_pass;
 
-/* The pass's connection and its renewals when the pass took the lock
- * (only the same thread): the lock is a session's, so a session renewed
- * under the pass (PostgreSQL restarted, the store reconnected) has lost
- * it, and another child may be running a pass of its own. */
-static const fs_db *pass_db;
-static int pass_renewed;
-
-/* Does the pass end here: httpd stopping, or the lock lost? */
-static int over(formsvc_worker *w) {
-    return formsvc_worker_stopping(w) || (pass_db && pass_db->renewed != pass_renewed);
-}
-
 static int failed(server_rec *s, fs_error *e, const char *what) {
     if (!e)
         return 0;
@@ -58,9 +46,9 @@ static int purges(formsvc_worker *w, apr_pool_t *p, server_rec *s, fs_store *st)
         return 1;
     apr_pool_t *bp;
     apr_pool_create(&bp, p);
-    for (int i = 0; i < n && !bad && !over(w); i++) {
+    for (int i = 0; i < n && !bad && !formsvc_worker_stopping(w); i++) {
         int deleted, done = 0;
-        while (!done && !bad && !over(w)) {
+        while (!done && !bad && !formsvc_worker_stopping(w)) {
             apr_pool_clear(bp);
             bad = failed(s,
                          fs_store_purge_step(fs_store_sub(st, bp), ids[i], FORMSVC_RETENTION_BATCH,
@@ -79,7 +67,9 @@ static int form_batches(formsvc_worker *w, server_rec *s, fs_store *st, apr_pool
                         fs_error *(*run)(fs_store *, const char *, int, int, int *),
                         const fs_retention_form *f, const char *what, long long *count) {
     int deleted = FORMSVC_RETENTION_BATCH;
-    for (int b = 0; b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !over(w); b++) {
+    for (int b = 0;
+         b < FORM_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !formsvc_worker_stopping(w);
+         b++) {
         apr_pool_clear(bp);
         if (failed(
                 s,
@@ -104,7 +94,7 @@ static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, f
                    "listing forms"))
             return 1;
         int bad = 0;
-        for (int i = 0; i < n && !bad && !over(w); i++) {
+        for (int i = 0; i < n && !bad && !formsvc_worker_stopping(w); i++) {
             apr_pool_t *bp; /* each batch's results, cleared after it */
             apr_pool_create(&bp, p);
             long long count = 0;
@@ -126,7 +116,7 @@ static int expire_submissions(formsvc_worker *w, apr_pool_t *p, server_rec *s, f
                 (*forms_touched)++;
             }
         }
-        if (bad || n < FORMS_PAGE || over(w))
+        if (bad || n < FORMS_PAGE || formsvc_worker_stopping(w))
             return bad;
         after = apr_pstrdup(p, f[n - 1].form_id);
     }
@@ -137,7 +127,9 @@ static long long expire_rows(formsvc_worker *w, server_rec *s, fs_store *st,
                              const char *what) {
     long long total = 0;
     int deleted = FORMSVC_RETENTION_BATCH;
-    for (int b = 0; b < EXPIRE_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !over(w); b++) {
+    for (int b = 0;
+         b < EXPIRE_BATCHES && deleted == FORMSVC_RETENTION_BATCH && !formsvc_worker_stopping(w);
+         b++) {
         if (failed(s, run(st, days, FORMSVC_RETENTION_BATCH, &deleted), what))
             break;
         total += deleted;
@@ -159,8 +151,6 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
     fs_store *st = fs_store_on(p, &db);
     int got = 0;
     if (!failed(s, fs_store_retention_lock(st, &got), "taking the lock") && got) {
-        pass_db = &db;
-        pass_renewed = db.renewed;
         long long subs = 0, events, audit;
         int forms = 0;
         purges(w, p, s, st);
@@ -185,13 +175,7 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
                          " submissions of %d forms, %" APR_INT64_T_FMT " events, %" APR_INT64_T_FMT
                          " audit entries",
                          (apr_int64_t)subs, forms, (apr_int64_t)events, (apr_int64_t)audit);
-        if (db.renewed != pass_renewed)
-            FORMSVC_SLOG(s, APLOG_INFO, 0, 02163,
-                         "retention: the database session was renewed during the pass, and "
-                         "the pass's lock with it; the pass ends here, the next one goes on");
-        else
-            fs_store_retention_unlock(st);
-        pass_db = NULL;
+        fs_store_retention_unlock(st);
     }
     formsvc_worker_db_close(w, d);
 }

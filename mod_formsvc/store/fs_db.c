@@ -501,7 +501,6 @@ static int reconnect(apr_pool_t *p, fs_db *db, PGconn *c, const char *why) {
                                                  "prepared again (%s)",
                                  why));
     count(FS_DB_COUNT_RENEWED);
-    db->renewed++;
     return 1;
 }
 

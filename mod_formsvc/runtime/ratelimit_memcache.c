@@ -44,6 +44,17 @@ typedef struct mc_conn {
 static apr_sockaddr_t *mc_addr;
 static apr_reslist_t *mc_conns;
 static volatile apr_uint64_t mc_skip_until; /* apr_time_t */
+/* The child's pool is being destroyed: its subpools, the connections'
+ * among them, are gone before the reslist's own cleanup destroys the
+ * resources (as mod_dbd's dbd_setup explains), so they are not destroyed
+ * twice. */
+static int mc_exiting;
+
+static apr_status_t mc_exit(void *data) {
+    (void)data;
+    mc_exiting = 1;
+    return APR_SUCCESS;
+}
 
 static apr_status_t mc_construct(void **out, void *params, apr_pool_t *pool) {
     (void)params;
@@ -67,7 +78,8 @@ static apr_status_t mc_construct(void **out, void *params, apr_pool_t *pool) {
 static apr_status_t mc_destruct(void *resource, void *params, apr_pool_t *pool) {
     (void)params;
     (void)pool;
-    apr_pool_destroy(((mc_conn *)resource)->pool); /* closes the socket */
+    if (!mc_exiting)
+        apr_pool_destroy(((mc_conn *)resource)->pool); /* closes the socket */
     return APR_SUCCESS;
 }
 
@@ -92,6 +104,8 @@ static void memcache_child_init(apr_pool_t *p, server_rec *s) {
         }
         /* a thread waits at most that long for one of the 64 connections */
         apr_reslist_timeout_set(mc_conns, MC_TIMEOUT);
+        /* registered after the reslist's: runs before its cleanup */
+        apr_pool_cleanup_register(p, NULL, mc_exit, apr_pool_cleanup_null);
     }
 }
 

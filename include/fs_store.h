@@ -71,6 +71,9 @@ typedef struct fs_db {
     apr_pool_t *conn_pool; /* lives as long as the connection */
     int in_tx;             /* a transaction of ours (fs_store_tx_begin) is open on it: the
                             * session is never renewed nor a statement retried under it */
+    int pinned;            /* the session holds something of the caller's (a session-level
+                            * advisory lock): if it is lost, the statements fail (503)
+                            * rather than run on a renewed session that lacks it */
 } fs_db;
 
 /* Where the typed functions run their statements (opaque). */

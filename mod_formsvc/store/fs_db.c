@@ -647,6 +647,17 @@ static fs_error *unknown(apr_pool_t *p, const char *label, const attempt *a) {
                          "The database did not confirm in time whether this was stored.");
 }
 
+/* The session of a pinned connection (fs_db.pinned) is gone or was ended
+ * by the server, and with it what the caller held on it. */
+static fs_error *lost_pinned(apr_pool_t *p, const char *label, const char *why) {
+    fs_store_log(4, apr_psprintf(p,
+                                 FS_LOGNO(00331) "statement %s: database session lost while it "
+                                                 "held a lock of ours (%s); not renewed, the "
+                                                 "statement fails",
+                                 label, why));
+    return unavailable(p);
+}
+
 /* The connection of an open transaction is gone or was ended by the
  * server: the transaction is lost with it, and nothing of it is stored. */
 static fs_error *lost_in_tx(apr_pool_t *p, const char *label, const char *why) {
@@ -676,6 +687,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (!idle_alive(c)) {
         if (in_tx)
             return lost_in_tx(p, label, "the server ended the session");
+        if (db->pinned)
+            return lost_pinned(p, label, "the server ended the session");
         if (!reconnect(p, db, c, "the server ended the idle session"))
             return unavailable(p);
     }
@@ -723,6 +736,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
             return failure(p, label, &a, round ? " after reconnecting" : "");
         if (in_tx)
             return lost_in_tx(p, label, a.err);
+        if (db->pinned)
+            return lost_pinned(p, label, a.err);
         if (round) {
             fs_store_log(4, apr_psprintf(p,
                                          FS_LOGNO(00320) "statement %s failed after "

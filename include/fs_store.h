@@ -71,6 +71,9 @@ typedef struct fs_db {
     apr_pool_t *conn_pool; /* lives as long as the connection */
     int in_tx;             /* a transaction of ours (fs_store_tx_begin) is open on it: the
                             * session is never renewed nor a statement retried under it */
+    int pinned;            /* the session holds something of the caller's (a session-level
+                            * advisory lock): if it is lost, the statements fail (503)
+                            * rather than run on a renewed session that lacks it */
 } fs_db;
 
 /* Where the typed functions run their statements (opaque). */
@@ -160,7 +163,9 @@ typedef enum fs_db_failure {
     FS_DB_ERROR,        /* a real error: 500 */
     FS_DB_LOST,         /* the connection or session is gone: 08xxx, 57P01-57P03 */
     FS_DB_NO_STATEMENT, /* 26000: the session lost its prepared statements */
-    FS_DB_BUSY          /* 57014 statement_timeout, 55P03 lock_timeout, 53xxx: 503 */
+    FS_DB_BUSY,         /* 57014 statement_timeout, 55P03 lock_timeout, 53xxx: 503 */
+    FS_DB_READ_ONLY     /* 25006: the server takes no writes now (a standby not yet
+                           promoted, default_transaction_read_only): 503 */
 } fs_db_failure;
 fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad);
 /* 1 when running the statement again on a renewed session cannot make it

@@ -234,7 +234,7 @@ static void formsvc_child_init(apr_pool_t *p, server_rec *s) {
                          "until it does");
         }
     } else {
-        fs_db db = {d->driver, d->handle, d->prepared, d->pool, 0};
+        fs_db db = {d->driver, d->handle, d->prepared, d->pool, 0, 0};
         int ok, version;
         fs_error *e =
             fs_store_schema_version(fs_store_on(tmp, &db), FS_SCHEMA_VERSION, &ok, &version);

@@ -20,6 +20,10 @@ static void classify(void **state) {
     assert_int_equal(fs_db_classify("57014", 0), FS_DB_BUSY);
     assert_int_equal(fs_db_classify("55P03", 0), FS_DB_BUSY);
     assert_int_equal(fs_db_classify("53300", 0), FS_DB_BUSY);
+    /* a server that takes no writes: a standby, default_transaction_read_only */
+    assert_int_equal(fs_db_classify("25006", 0), FS_DB_READ_ONLY);
+    assert_int_equal(fs_db_classify("25006", 1), FS_DB_READ_ONLY);
+    assert_int_equal(fs_db_classify("25001", 0), FS_DB_ERROR);
     /* real errors stay errors, also on a connection that broke afterwards */
     assert_int_equal(fs_db_classify("23505", 0), FS_DB_ERROR);
     assert_int_equal(fs_db_classify("42P01", 0), FS_DB_ERROR);

@@ -199,10 +199,26 @@ static void sendmail_transport(void **state) {
     const char *e = fs_mail_deliver(p, &slow, "m", "a@b.c", "d@e.f", "x");
     assert_non_null(e);
     assert_non_null(strstr(e, "timed out"));
+    /* a message bigger than a pipe holds, to one that reads nothing and
+     * does not exit: the write too is bounded by the time-out, and by the
+     * process stopping */
+    fs_mail_transport deaf = {FS_MAIL_SENDMAIL, "/bin/sleep 10", NULL, NULL, 1, NULL};
+    apr_time_t t0 = apr_time_now();
+    e = fs_mail_deliver(p, &deaf, "m", "a@b.c", "d@e.f", big);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "timed out"));
+    assert_true(apr_time_now() - t0 < apr_time_from_sec(5));
+    apr_uint32_t stop_now = 1;
+    fs_mail_transport deaf_stopping = {FS_MAIL_SENDMAIL, "/bin/sleep 10", NULL, NULL, 30,
+                                       &stop_now};
+    t0 = apr_time_now();
+    assert_ptr_equal(fs_mail_deliver(p, &deaf_stopping, "m", "a@b.c", "d@e.f", big),
+                     FS_MAIL_CANCELLED);
+    assert_true(apr_time_now() - t0 < apr_time_from_sec(5));
     /* the process stopping: given up at once, long before the time-out */
     apr_uint32_t stop = 1;
     fs_mail_transport stopping = {FS_MAIL_SENDMAIL, "/bin/sleep 10", NULL, NULL, 30, &stop};
-    apr_time_t t0 = apr_time_now();
+    t0 = apr_time_now();
     assert_ptr_equal(fs_mail_deliver(p, &stopping, "m", "a@b.c", "d@e.f", "x"), FS_MAIL_CANCELLED);
     assert_true(apr_time_now() - t0 < apr_time_from_sec(5));
     /* SMTP to a server that never answers its greeting */

@@ -45,6 +45,10 @@ static const char *deliver_file(apr_pool_t *p, const fs_mail_transport *t, const
     return NULL;
 }
 
+/* The longest one write to the sendmail program waits before the time-out
+ * and the cancel flag are looked at again. */
+#define WRITE_WAIT apr_time_from_msec(100)
+
 static const char *deliver_sendmail(apr_pool_t *p, const fs_mail_transport *t,
                                     const char *message) {
     char **argv;
@@ -59,11 +63,27 @@ static const char *deliver_sendmail(apr_pool_t *p, const fs_mail_transport *t,
         return "cannot prepare the sendmail process";
     if (apr_proc_create(&proc, argv[0], (const char *const *)argv, NULL, attr, p) != APR_SUCCESS)
         return apr_psprintf(p, "cannot run %s", argv[0]);
-    apr_status_t rv = apr_file_write_full(proc.in, message, strlen(message), NULL);
+    apr_time_t until = apr_time_now() + apr_time_from_sec(t->timeout > 0 ? t->timeout : 30);
+    /* The message goes in slices of at most WRITE_WAIT each, so that the
+     * time-out and the cancel flag bound the write too: a program that
+     * reads nothing and does not exit would otherwise hold a message
+     * larger than the pipe (64 KB) in a blocking write for ever. */
+    const char *rest = message;
+    apr_size_t left = strlen(message);
+    apr_status_t rv = apr_file_pipe_timeout_set(proc.in, WRITE_WAIT);
+    while (rv == APR_SUCCESS && left && apr_time_now() <= until && !cancelled(t)) {
+        apr_size_t n = left;
+        rv = apr_file_write(proc.in, rest, &n);
+        rest += n;
+        left -= n;
+        if (APR_STATUS_IS_TIMEUP(rv) || APR_STATUS_IS_EAGAIN(rv))
+            rv = APR_SUCCESS; /* the program reads slowly, or not at all: again */
+    }
+    if (rv == APR_SUCCESS && left)
+        rv = APR_TIMEUP; /* the time-out (or the cancel flag) came first */
     apr_file_close(proc.in);
     int code = 0;
     apr_exit_why_e why;
-    apr_time_t until = apr_time_now() + apr_time_from_sec(t->timeout > 0 ? t->timeout : 30);
     apr_status_t w;
     while ((w = apr_proc_wait(&proc, &code, &why, APR_NOWAIT)) == APR_CHILD_NOTDONE) {
         if (apr_time_now() > until || cancelled(t)) {

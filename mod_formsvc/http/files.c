@@ -533,11 +533,14 @@ typedef struct stream {
 } stream;
 
 /* A problem of the sender's file (kept, the read goes on) or of the
- * server (returned: the read stops). */
+ * server (returned: the read stops). A spool that cannot take the file
+ * (503: the disk full or unwritable, FormsvcUploadTempMax) is kept too:
+ * the files are dropped and the other answers read on, so that the sender
+ * gets them back with the 503 instead of losing them. */
 static fs_error *file_problem(stream *st, fs_error *e) {
     if (!e)
         return NULL;
-    if (e->status != 413 && e->status != 422)
+    if (e->status != 413 && e->status != 422 && e->status != 503)
         return e;
     if (!st->first)
         st->first = e;

@@ -420,6 +420,8 @@ static step step_check(request_rec *r, post *s, pass *p) {
     fs_error *e;
     if ((e = body_fits(r, s)))
         return mem ? STEP_AFRESH : sent(p, too_large(r, s, e));
+    if (s->file_err && s->file_err->status == 503) /* no room for the files: later */
+        return sent(p, p->out->later(r, s, s->file_err, NULL));
     if (s->file_err) /* which file failed and why, other answers kept */
         return mem ? STEP_AFRESH : sent(p, p->out->invalid(r, s, s->file_err));
     if (s->up)

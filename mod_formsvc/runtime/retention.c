@@ -151,6 +151,9 @@ void formsvc_retention_task(formsvc_worker *w, apr_pool_t *p, server_rec *s, con
     fs_store *st = fs_store_on(p, &db);
     int got = 0;
     if (!failed(s, fs_store_retention_lock(st, &got), "taking the lock") && got) {
+        /* the lock lives on this session: one renewed under the pass would
+         * go on without it, beside a pass another child or machine starts */
+        db.pinned = 1;
         long long subs = 0, events, audit;
         int forms = 0;
         purges(w, p, s, st);

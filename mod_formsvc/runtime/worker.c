@@ -60,6 +60,7 @@ void *formsvc_worker_db(formsvc_worker *w, apr_pool_t *p, fs_db *db) {
     db->prepared = d->prepared;
     db->conn_pool = d->pool;
     db->in_tx = 0;
+    db->pinned = 0;
     return d;
 }
 

@@ -96,7 +96,8 @@ static fs_error *pq_failed(fs_store *st, const char *what, PGconn *c, PGresult *
     const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     fs_error *e;
     fs_db_failure f = fs_db_classify(code, PQstatus(c) != CONNECTION_OK);
-    if (f == FS_DB_LOST || f == FS_DB_BUSY) /* gone, or timed out, locked, out of resources */
+    /* gone, or timed out, locked, out of resources, taking no writes */
+    if (f == FS_DB_LOST || f == FS_DB_BUSY || f == FS_DB_READ_ONLY)
         e = fs_error_make(st->pool, "service-unavailable", "The database cannot be reached.");
     else
         e = fs_error_internal(st->pool, "%s failed (%s): %s", what, code ? code : "-",

@@ -148,6 +148,8 @@ fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad) {
             return FS_DB_BUSY;
         if (!strncmp(sqlstate, "53", 2)) /* insufficient resources */
             return FS_DB_BUSY;
+        if (!strcmp(sqlstate, "25006")) /* read_only_sql_transaction */
+            return FS_DB_READ_ONLY;
     }
     /* libpq's own errors (no SQLSTATE) on a connection it now calls bad */
     return conn_bad ? FS_DB_LOST : FS_DB_ERROR;
@@ -539,6 +541,14 @@ static fs_error *busy(apr_pool_t *p) {
     return fs_error_make(p, "service-unavailable", "The database cannot be reached.");
 }
 
+/* The database answers and reads, but takes no writes now (25006): 503
+ * too, counted as busy; the detail says what a client can tell its user. */
+static fs_error *read_only(apr_pool_t *p) {
+    count(FS_DB_COUNT_BUSY);
+    return fs_error_make(p, "service-unavailable",
+                         "The database accepts no changes at the moment.");
+}
+
 static fs_error *answered(fs_rows **out, fs_rows *rows) {
     apr_atomic_set64(&last_ok, (apr_uint64_t)apr_time_now());
     *out = rows;
@@ -637,6 +647,17 @@ static fs_error *unknown(apr_pool_t *p, const char *label, const attempt *a) {
                          "The database did not confirm in time whether this was stored.");
 }
 
+/* The session of a pinned connection (fs_db.pinned) is gone or was ended
+ * by the server, and with it what the caller held on it. */
+static fs_error *lost_pinned(apr_pool_t *p, const char *label, const char *why) {
+    fs_store_log(4, apr_psprintf(p,
+                                 FS_LOGNO(00331) "statement %s: database session lost while it "
+                                                 "held a lock of ours (%s); not renewed, the "
+                                                 "statement fails",
+                                 label, why));
+    return unavailable(p);
+}
+
 /* The connection of an open transaction is gone or was ended by the
  * server: the transaction is lost with it, and nothing of it is stored. */
 static fs_error *lost_in_tx(apr_pool_t *p, const char *label, const char *why) {
@@ -666,6 +687,8 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
     if (!idle_alive(c)) {
         if (in_tx)
             return lost_in_tx(p, label, "the server ended the session");
+        if (db->pinned)
+            return lost_pinned(p, label, "the server ended the session");
         if (!reconnect(p, db, c, "the server ended the idle session"))
             return unavailable(p);
     }
@@ -699,10 +722,22 @@ fs_error *fs_db_query(apr_pool_t *p, fs_db *db, const char *label, int nargs,
                                          label, a.sqlstate, a.err));
             return busy(p);
         }
+        if (f == FS_DB_READ_ONLY) {
+            /* a state of the server, not of this statement: nothing was
+             * written, and the same write succeeds once the server takes
+             * writes again (promoted, or the setting turned off) */
+            fs_store_log(4, apr_psprintf(p,
+                                         FS_LOGNO(00330) "statement %s: the database is read-only "
+                                                         "(%s): %s",
+                                         label, a.sqlstate, a.primary ? a.primary : a.err));
+            return read_only(p);
+        }
         if (f == FS_DB_ERROR)
             return failure(p, label, &a, round ? " after reconnecting" : "");
         if (in_tx)
             return lost_in_tx(p, label, a.err);
+        if (db->pinned)
+            return lost_pinned(p, label, a.err);
         if (round) {
             fs_store_log(4, apr_psprintf(p,
                                          FS_LOGNO(00320) "statement %s failed after "

@@ -19,6 +19,8 @@ static void classify(void **state) {
     /* the database cancelled it: statement_timeout, lock_timeout, resources */
     assert_int_equal(fs_db_classify("57014", 0), FS_DB_BUSY);
     assert_int_equal(fs_db_classify("55P03", 0), FS_DB_BUSY);
+    assert_int_equal(fs_db_classify("40P01", 0), FS_DB_BUSY); /* deadlock: sent again, it passes */
+    assert_int_equal(fs_db_classify("40001", 0), FS_DB_BUSY);
     assert_int_equal(fs_db_classify("53300", 0), FS_DB_BUSY);
     /* a server that takes no writes: a standby, default_transaction_read_only */
     assert_int_equal(fs_db_classify("25006", 0), FS_DB_READ_ONLY);

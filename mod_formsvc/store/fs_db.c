@@ -12,8 +12,9 @@
  *   cannot fire) has the connection shut: the request gets a 503 problem
  *   and the next user of the connection has mod_dbd reconnect it.
  * - SQLSTATE, to tell a lost connection (class 08, 57P01-57P03), a missing
- *   prepared statement (26000), a statement_timeout or lock_timeout
- *   (57014, 55P03: 503, the database is busy) and a real error (500) apart,
+ *   prepared statement (26000), a statement_timeout, lock_timeout, deadlock
+ *   or serialization failure (57014, 55P03, 40P01, 40001: 503, the database
+ *   is busy) and a real error (500) apart,
  *   rather than reading message text.
  * - Knowing whether the statement can have run. libpq reports a connection
  *   the server closed while it sat in the pool as good until it is used,
@@ -145,6 +146,11 @@ fs_db_failure fs_db_classify(const char *sqlstate, int conn_bad) {
             !strcmp(sqlstate, "57P02") || !strcmp(sqlstate, "57P03"))
             return FS_DB_LOST;
         if (!strcmp(sqlstate, "57014") || !strcmp(sqlstate, "55P03"))
+            return FS_DB_BUSY;
+        /* a deadlock or a serialization failure: the statement (or its
+         * transaction) was undone whole, and the same request succeeds
+         * when sent again; 503 with Retry-After, not a 500 */
+        if (!strcmp(sqlstate, "40P01") || !strcmp(sqlstate, "40001"))
             return FS_DB_BUSY;
         if (!strncmp(sqlstate, "53", 2)) /* insufficient resources */
             return FS_DB_BUSY;

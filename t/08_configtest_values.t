@@ -103,6 +103,25 @@ refused("FormsvcCaptchaSecret turnstile file:$dir/secret-dir",
 refused("FormsvcSecretPepperFile $dir/secret-dir", qr/FormsvcSecretPepperFile .* is not a regular file/,
         'a pepper file that is a directory');
 
+# ---- mod_dbd's pool sizes out of order: no pool, every request 503 -----
+# (mod_dbd says AH00636 "child init failed" in each child and carries on)
+refused("DBDMax 1", qr/FS00342: the main server: DBDMin 1, DBDKeep 2, DBDMax 1: mod_dbd makes no connection pool/,
+        'DBDMax 1 under the default DBDKeep 2');
+refused("DBDMin 3\nDBDKeep 2", qr/FS00342: the main server: DBDMin 3, DBDKeep 2, DBDMax 10/, 'DBDMin above DBDKeep');
+refused("DBDMin 0\nDBDKeep 0\nDBDMax 0", qr/FS00342: .*DBDMax 0/, 'DBDMax 0');
+accepted("DBDMax 1\nDBDKeep 1", 'DBDMax 1 with DBDKeep 1');
+accepted("DBDMin 0\nDBDKeep 0\nDBDMax 1", 'DBDMin 0, DBDKeep 0, DBDMax 1');
+accepted("DBDPersist Off\nDBDMax 1", 'DBDPersist Off: no pool to size');
+accepted("<IfModule dbd_module>\nDBDKeep 4\nDBDMax 12\n</IfModule>", 'inside <IfModule>');
+{
+    my ($rc, $out) = configtest(main => "DBDKeep 1\nDBDMax 1", vhost => 'DBDKeep 4');
+    isnt $rc, 0, "refused: a virtual host's own DBDKeep above the main server's DBDMax";
+    like $out, qr/FS00342: <VirtualHost 127\.0\.0\.1:1> \(.*:\d+\): DBDMin 1, DBDKeep 4, DBDMax 1/,
+        '  naming the virtual host, where it is, and the values it has';
+    ($rc, $out) = configtest(main => "DBDKeep 1\nDBDMax 1", vhost => "DBDKeep 4\nDBDMax 8");
+    is $rc, 0, 'accepted: a virtual host with a larger pool of its own' or diag $out;
+}
+
 # ---- FormsvcUploadTempDir that httpd's User cannot write: a warning ----
 # (it starts; uploads past memory and XLSX exports would all be 503)
 SKIP: {

@@ -50,7 +50,14 @@ static int table_fits(apr_shm_t *shm, uint32_t n) {
 
 static int local_post_config(apr_pool_t *pconf, server_rec *s) {
     (void)pconf;
-    uint32_t want = (uint32_t)formsvc_conf(s)->acct->slots;
+    /* one table for every host that counts here: as large as the largest
+     * FormsvcRateLimitSlots among them (a virtual host may set its own) */
+    uint32_t want = 0;
+    for (server_rec *sp = s; sp; sp = sp->next) {
+        const formsvc_acct *a = formsvc_conf(sp)->acct;
+        if (a->store == &formsvc_rl_store_local && (uint32_t)a->slots > want)
+            want = (uint32_t)a->slots;
+    }
     retained *kept = ap_retained_data_get(RETAINED_KEY);
     if (!kept)
         kept = ap_retained_data_create(RETAINED_KEY, sizeof(*kept));

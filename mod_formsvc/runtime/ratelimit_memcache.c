@@ -12,22 +12,28 @@
 
 #include "fs_ratelimit.h"
 
+#include <apr_hash.h>
 #include <apr_memcache.h>
 #include <apr_strings.h>
 
 APLOG_USE_MODULE(formsvc);
 
-static apr_memcache_t *mc; /* per child */
+/* Per child: one memcached client per address that a server names
+ * (FormsvcRateLimitStore memcache host:port is per server: two virtual
+ * hosts may count in two memcacheds), keyed by that argument. */
+static apr_hash_t *clients;
 
-/* One memcached client per child, for the first server that names one. */
 static void memcache_child_init(apr_pool_t *p, server_rec *s) {
-    for (server_rec *sp = s; sp && !mc; sp = sp->next) {
+    clients = apr_hash_make(p);
+    for (server_rec *sp = s; sp; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
-        if (a->store != &formsvc_rl_store_memcache)
+        if (a->store != &formsvc_rl_store_memcache || !a->store_arg ||
+            apr_hash_get(clients, a->store_arg, APR_HASH_KEY_STRING))
             continue;
         char *host, *scope;
         apr_port_t port;
         apr_memcache_server_t *ms;
+        apr_memcache_t *mc;
         if (apr_parse_addr_port(&host, &scope, &port, a->store_arg, p) != APR_SUCCESS || !host ||
             !port || apr_memcache_create(p, 1, 0, &mc) != APR_SUCCESS ||
             apr_memcache_server_create(p, host, port, 0, 1, 64, 60 * 1000000, &ms) != APR_SUCCESS ||
@@ -36,14 +42,14 @@ static void memcache_child_init(apr_pool_t *p, server_rec *s) {
                          "FormsvcRateLimitStore memcache %s: cannot set up the "
                          "client; rate limits are not enforced",
                          a->store_arg);
-            mc = NULL;
-            return;
+            continue;
         }
+        apr_hash_set(clients, a->store_arg, APR_HASH_KEY_STRING, mc);
     }
 }
 
 static int memcache_hit(request_rec *r, const char *arg, const formsvc_rl_hit *h, int64_t *count) {
-    (void)arg;
+    apr_memcache_t *mc = clients && arg ? apr_hash_get(clients, arg, APR_HASH_KEY_STRING) : NULL;
     if (!mc)
         return -1;
     const char *hex = fs_rl_store_key(r->pool, apr_psprintf(r->pool, "%s|%d", h->bucket, h->window),

@@ -91,6 +91,13 @@ refused('FormsvcMailTransport smtp smtp://relay.example.com:70000',
 accepted('FormsvcMailTransport smtp smtp://relay.example.com:25', 'smtp with a host and port');
 accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a host');
 
+# ---- FormsvcMailFrom longer than relays take (every mail would bounce) --
+refused('FormsvcMailFrom ' . ('a' x 65) . '@example.com', qr/FormsvcMailFrom is too long for mail relays/,
+        'a local part of 65 characters');
+refused('FormsvcMailFrom "' . ('N' x 900) . ' <no-reply@example.com>"', qr/FormsvcMailFrom is too long/,
+        'a name of 900 characters');
+accepted('FormsvcMailFrom ' . ('a' x 64) . '@example.com', 'a local part of 64 characters');
+
 # ---- FormsvcCaptchaVerifyURL: a port no check could reach ---------------
 refused('FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:99999/v',
         qr/FormsvcCaptchaVerifyURL .*the port 99999 is not one from 1 to 65535/, 'captcha URL, port 99999');

@@ -91,6 +91,22 @@ refused('FormsvcMailTransport smtp smtp://relay.example.com:70000',
 accepted('FormsvcMailTransport smtp smtp://relay.example.com:25', 'smtp with a host and port');
 accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a host');
 
+# ---- a mail directory root may "write" but no one can make ------------
+# (sysfs refuses mkdir to root too: configtest passed on the write bit,
+# and the start, or the graceful restart into it, stopped httpd)
+SKIP: {
+    skip 'no sysfs at /sys', 3 unless -d '/sys/kernel' && !-e '/sys/formsvc-test-mail';
+    refused('FormsvcMailTransport file /sys/formsvc-test-mail',
+            qr/FS00690: the mail directory \/sys\/formsvc-test-mail cannot be made: Operation not permitted/,
+            'a mail directory in /sys');
+    ok !-e '/sys/formsvc-test-mail', '  and nothing was made';
+}
+{
+    my ($rc, $out) = configtest(main => "FormsvcMailTransport file $dir/made/by/configtest");
+    is $rc, 0, 'a mail directory that does not exist: configtest passes' or diag $out;
+    ok -d "$dir/made/by/configtest", '  and has made it (what the start would do)';
+}
+
 # ---- FormsvcMailFrom longer than relays take (every mail would bounce) --
 refused('FormsvcMailFrom ' . ('a' x 65) . '@example.com', qr/FormsvcMailFrom is too long for mail relays/,
         'a local part of 65 characters');

@@ -90,6 +90,15 @@ int formsvc_mail_check_config(apr_pool_t *ptemp, server_rec *s) {
         if (a->mail != FORMSVC_MAIL_FILE)
             continue;
         const char *dir = mail_dir(ptemp, a), *why = dir_makeable(ptemp, dir);
+        /* and made now: write permission says nothing on a file system
+         * that refuses (sysfs, a read-only mount), and post_config must
+         * not be the first to find out */
+        char err[120];
+        apr_status_t rv;
+        if (!why &&
+            (rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, ptemp)) != APR_SUCCESS &&
+            !APR_STATUS_IS_EEXIST(rv))
+            why = apr_pstrdup(ptemp, apr_strerror(rv, err, sizeof err));
         if (why) {
             FORMSVC_SLOG(sp, APLOG_CRIT, 0, 00690,
                          "the mail directory %s cannot be made: %s (FormsvcMailTransport file "
@@ -117,9 +126,12 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
             const char *dir = mail_dir(pconf, a);
             apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf);
             if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv)) {
+                /* check_config made it: gone since. Not a reason to stop
+                 * the server (a graceful restart would): mail waits in
+                 * the outbox, the worker logs each failed write */
                 FORMSVC_SLOG(sp, APLOG_CRIT, rv, 00612, "the mail directory %s cannot be made",
                              dir);
-                return HTTP_INTERNAL_SERVER_ERROR;
+                continue;
             }
             /* children run as User: let them write there */
             if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, -1) != 0)

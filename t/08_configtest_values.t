@@ -97,14 +97,16 @@ accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a ho
 SKIP: {
     skip 'no sysfs at /sys', 3 unless -d '/sys/kernel' && !-e '/sys/formsvc-test-mail';
     refused('FormsvcMailTransport file /sys/formsvc-test-mail',
-            qr/FS00690: the mail directory \/sys\/formsvc-test-mail cannot be made: Operation not permitted/,
+            qr/FS00690: the mail directory \/sys\/formsvc-test-mail cannot be made: nothing can be made in \/sys \(Operation not permitted\)/,
             'a mail directory in /sys');
     ok !-e '/sys/formsvc-test-mail', '  and nothing was made';
 }
 {
     my ($rc, $out) = configtest(main => "FormsvcMailTransport file $dir/made/by/configtest");
     is $rc, 0, 'a mail directory that does not exist: configtest passes' or diag $out;
-    ok -d "$dir/made/by/configtest", '  and has made it (what the start would do)';
+    ok !-e "$dir/made", '  and has made nothing (the start makes it)';
+    opendir my $dh, $dir or die; my @probes = grep { /formsvc-probe/ } readdir $dh;
+    is scalar @probes, 0, '  nor left its probe behind';
 }
 
 # ---- FormsvcMailFrom longer than relays take (every mail would bounce) --

@@ -81,6 +81,20 @@ static const char *dir_makeable(apr_pool_t *p, const char *dir) {
                             "%s cannot be written by the user httpd starts as, so the rest "
                             "of the path cannot be made",
                             up);
+    if (strcmp(up, dir)) {
+        /* the write bit says nothing on a file system that refuses (sysfs,
+         * a read-only mount): make a directory there and remove it, so
+         * that post_config is not the first to find out (leaving nothing
+         * behind under configtest) */
+        const char *probe =
+            apr_psprintf(p, "%s/.formsvc-probe-%ld", strcmp(up, "/") ? up : "", (long)getpid());
+        char err[120];
+        apr_status_t rv = apr_dir_make(probe, APR_FPROT_UREAD | APR_FPROT_UWRITE, p);
+        if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv))
+            return apr_psprintf(p, "nothing can be made in %s (%s)", up,
+                                apr_strerror(rv, err, sizeof err));
+        apr_dir_remove(probe, p);
+    }
     return NULL;
 }
 
@@ -90,15 +104,6 @@ int formsvc_mail_check_config(apr_pool_t *ptemp, server_rec *s) {
         if (a->mail != FORMSVC_MAIL_FILE)
             continue;
         const char *dir = mail_dir(ptemp, a), *why = dir_makeable(ptemp, dir);
-        /* and made now: write permission says nothing on a file system
-         * that refuses (sysfs, a read-only mount), and post_config must
-         * not be the first to find out */
-        char err[120];
-        apr_status_t rv;
-        if (!why &&
-            (rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, ptemp)) != APR_SUCCESS &&
-            !APR_STATUS_IS_EEXIST(rv))
-            why = apr_pstrdup(ptemp, apr_strerror(rv, err, sizeof err));
         if (why) {
             FORMSVC_SLOG(sp, APLOG_CRIT, 0, 00690,
                          "the mail directory %s cannot be made: %s (FormsvcMailTransport file "
@@ -126,7 +131,7 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
             const char *dir = mail_dir(pconf, a);
             apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf);
             if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv)) {
-                /* check_config made it: gone since. Not a reason to stop
+                /* check_config found it could be made: not so now. Not a reason to stop
                  * the server (a graceful restart would): mail waits in
                  * the outbox, the worker logs each failed write */
                 FORMSVC_SLOG(sp, APLOG_CRIT, rv, 00612, "the mail directory %s cannot be made",

@@ -28,7 +28,7 @@
 #include "runtime/schema_check.h"
 #include "runtime/submit_batch.h"
 #include "runtime/tally.h"
-#include "runtime/upload_dir_check.h"
+#include "runtime/user_access.h"
 #include "runtime/version.h"
 #include "runtime/views.h"
 #include "runtime/webhooks.h"
@@ -124,6 +124,7 @@ static int formsvc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t 
     if (rc == OK)
         rc = formsvc_locale_load(pconf, s);
     formsvc_upload_dir_check(ptemp, s);
+    formsvc_sendmail_check(ptemp, s);
     return rc;
 }
 

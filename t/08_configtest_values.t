@@ -171,4 +171,22 @@ SKIP: {
     unlike $out, qr/FS00341/, '/tmp (sticky, writable by all): no warning';
 }
 
+# ---- a sendmail program httpd's User cannot run: a warning -------------
+SKIP: {
+    skip 'as root only (httpd then runs its children as User)', 4 if $>;
+    chmod 0755, $dir;
+    for my $m ([ 'sm-root', 0700 ], [ 'sm-all', 0755 ]) {
+        open my $f, '>', "$dir/$m->[0]" or die; print $f "#!/bin/sh\ncat >/dev/null\n"; close $f;
+        chmod $m->[1], "$dir/$m->[0]";
+    }
+    my $user = "User www-data\nGroup www-data\n";
+    my ($rc, $out) = configtest(main => "${user}FormsvcMailTransport sendmail \"$dir/sm-root -i -t\"");
+    is $rc, 0, 'a sendmail program only root may run: configtest passes (httpd starts)';
+    like $out, qr/FS00343: FormsvcMailTransport sendmail: \Q$dir\E\/sm-root cannot be run by httpd's User www-data/,
+        '  with a warning naming the directive, the program and the user';
+    ($rc, $out) = configtest(main => "${user}FormsvcMailTransport sendmail \"$dir/sm-all -i -t\"");
+    is $rc, 0, 'a sendmail program all may run: configtest passes';
+    unlike $out, qr/FS00343/, '  without a warning';
+}
+
 done_testing;

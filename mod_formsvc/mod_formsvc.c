@@ -16,6 +16,7 @@
 #include "runtime/cache.h"
 #include "runtime/closings.h"
 #include "runtime/config.h"
+#include "runtime/dbd_check.h"
 #include "runtime/dbpool.h"
 #include "runtime/export_slots.h"
 #include "runtime/log.h"
@@ -27,7 +28,7 @@
 #include "runtime/schema_check.h"
 #include "runtime/submit_batch.h"
 #include "runtime/tally.h"
-#include "runtime/upload_dir_check.h"
+#include "runtime/user_access.h"
 #include "runtime/version.h"
 #include "runtime/views.h"
 #include "runtime/webhooks.h"
@@ -117,10 +118,13 @@ static int formsvc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t 
         FORMSVC_SLOG(s, APLOG_CRIT, 0, 00304, "the module's statements are broken: %s", bad);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    int rc = formsvc_mail_check_config(ptemp, s);
+    int rc = formsvc_dbd_check(ptemp, s);
+    if (rc == OK)
+        rc = formsvc_mail_check_config(ptemp, s);
     if (rc == OK)
         rc = formsvc_locale_load(pconf, s);
     formsvc_upload_dir_check(ptemp, s);
+    formsvc_sendmail_check(ptemp, s);
     return rc;
 }
 

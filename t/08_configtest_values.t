@@ -91,6 +91,31 @@ refused('FormsvcMailTransport smtp smtp://relay.example.com:70000',
 accepted('FormsvcMailTransport smtp smtp://relay.example.com:25', 'smtp with a host and port');
 accepted('FormsvcMailTransport smtp smtps://relay.example.com', 'smtps with a host');
 
+# ---- a mail directory root may "write" but no one can make ------------
+# (sysfs refuses mkdir to root too: configtest passed on the write bit,
+# and the start, or the graceful restart into it, stopped httpd)
+SKIP: {
+    skip 'no sysfs at /sys', 3 unless -d '/sys/kernel' && !-e '/sys/formsvc-test-mail';
+    refused('FormsvcMailTransport file /sys/formsvc-test-mail',
+            qr/FS00690: the mail directory \/sys\/formsvc-test-mail cannot be made: nothing can be made in \/sys \(Operation not permitted\)/,
+            'a mail directory in /sys');
+    ok !-e '/sys/formsvc-test-mail', '  and nothing was made';
+}
+{
+    my ($rc, $out) = configtest(main => "FormsvcMailTransport file $dir/made/by/configtest");
+    is $rc, 0, 'a mail directory that does not exist: configtest passes' or diag $out;
+    ok !-e "$dir/made", '  and has made nothing (the start makes it)';
+    opendir my $dh, $dir or die; my @probes = grep { /formsvc-probe/ } readdir $dh;
+    is scalar @probes, 0, '  nor left its probe behind';
+}
+
+# ---- FormsvcMailFrom longer than relays take (every mail would bounce) --
+refused('FormsvcMailFrom ' . ('a' x 65) . '@example.com', qr/FormsvcMailFrom is too long for mail relays/,
+        'a local part of 65 characters');
+refused('FormsvcMailFrom "' . ('N' x 900) . ' <no-reply@example.com>"', qr/FormsvcMailFrom is too long/,
+        'a name of 900 characters');
+accepted('FormsvcMailFrom ' . ('a' x 64) . '@example.com', 'a local part of 64 characters');
+
 # ---- FormsvcCaptchaVerifyURL: a port no check could reach ---------------
 refused('FormsvcCaptchaVerifyURL turnstile http://127.0.0.1:99999/v',
         qr/FormsvcCaptchaVerifyURL .*the port 99999 is not one from 1 to 65535/, 'captcha URL, port 99999');
@@ -102,6 +127,25 @@ refused("FormsvcCaptchaSecret turnstile file:$dir/secret-dir",
         qr/FormsvcCaptchaSecret \Q$dir\E\/secret-dir is not a regular file/, 'a captcha secret file that is a directory');
 refused("FormsvcSecretPepperFile $dir/secret-dir", qr/FormsvcSecretPepperFile .* is not a regular file/,
         'a pepper file that is a directory');
+
+# ---- mod_dbd's pool sizes out of order: no pool, every request 503 -----
+# (mod_dbd says AH00636 "child init failed" in each child and carries on)
+refused("DBDMax 1", qr/FS00342: the main server: DBDMin 1, DBDKeep 2, DBDMax 1: mod_dbd makes no connection pool/,
+        'DBDMax 1 under the default DBDKeep 2');
+refused("DBDMin 3\nDBDKeep 2", qr/FS00342: the main server: DBDMin 3, DBDKeep 2, DBDMax 10/, 'DBDMin above DBDKeep');
+refused("DBDMin 0\nDBDKeep 0\nDBDMax 0", qr/FS00342: .*DBDMax 0/, 'DBDMax 0');
+accepted("DBDMax 1\nDBDKeep 1", 'DBDMax 1 with DBDKeep 1');
+accepted("DBDMin 0\nDBDKeep 0\nDBDMax 1", 'DBDMin 0, DBDKeep 0, DBDMax 1');
+accepted("DBDPersist Off\nDBDMax 1", 'DBDPersist Off: no pool to size');
+accepted("<IfModule dbd_module>\nDBDKeep 4\nDBDMax 12\n</IfModule>", 'inside <IfModule>');
+{
+    my ($rc, $out) = configtest(main => "DBDKeep 1\nDBDMax 1", vhost => 'DBDKeep 4');
+    isnt $rc, 0, "refused: a virtual host's own DBDKeep above the main server's DBDMax";
+    like $out, qr/FS00342: <VirtualHost 127\.0\.0\.1:1> \(.*:\d+\): DBDMin 1, DBDKeep 4, DBDMax 1/,
+        '  naming the virtual host, where it is, and the values it has';
+    ($rc, $out) = configtest(main => "DBDKeep 1\nDBDMax 1", vhost => "DBDKeep 4\nDBDMax 8");
+    is $rc, 0, 'accepted: a virtual host with a larger pool of its own' or diag $out;
+}
 
 # ---- FormsvcUploadTempDir that httpd's User cannot write: a warning ----
 # (it starts; uploads past memory and XLSX exports would all be 503)
@@ -125,6 +169,24 @@ SKIP: {
     unlike $out, qr/FS00341/, '  without a warning';
     ($rc, $out) = configtest(main => "${user}FormsvcUploadTempDir /tmp");
     unlike $out, qr/FS00341/, '/tmp (sticky, writable by all): no warning';
+}
+
+# ---- a sendmail program httpd's User cannot run: a warning -------------
+SKIP: {
+    skip 'as root only (httpd then runs its children as User)', 4 if $>;
+    chmod 0755, $dir;
+    for my $m ([ 'sm-root', 0700 ], [ 'sm-all', 0755 ]) {
+        open my $f, '>', "$dir/$m->[0]" or die; print $f "#!/bin/sh\ncat >/dev/null\n"; close $f;
+        chmod $m->[1], "$dir/$m->[0]";
+    }
+    my $user = "User www-data\nGroup www-data\n";
+    my ($rc, $out) = configtest(main => "${user}FormsvcMailTransport sendmail \"$dir/sm-root -i -t\"");
+    is $rc, 0, 'a sendmail program only root may run: configtest passes (httpd starts)';
+    like $out, qr/FS00343: FormsvcMailTransport sendmail: \Q$dir\E\/sm-root cannot be run by httpd's User www-data/,
+        '  with a warning naming the directive, the program and the user';
+    ($rc, $out) = configtest(main => "${user}FormsvcMailTransport sendmail \"$dir/sm-all -i -t\"");
+    is $rc, 0, 'a sendmail program all may run: configtest passes';
+    unlike $out, qr/FS00343/, '  without a warning';
 }
 
 done_testing;

@@ -198,6 +198,12 @@ const char *formsvc_set_acct_str(cmd_parms *cmd, void *d, const char *arg) {
     case 0:
         if (!fs_mail_addr(cmd->pool, arg))
             return "FormsvcMailFrom takes an address such as \"Forms <no-reply@example.com>\"";
+        /* what every relay takes (RFC 5321 4.5.3.1: a local part of 64
+         * octets, a path of 256; RFC 5322: a header line of 998) */
+        const char *addr = fs_mail_addr(cmd->pool, arg);
+        if (strlen(addr) > 254 || strchr(addr, '@') - addr > 64 || strlen(arg) > 900)
+            return "FormsvcMailFrom is too long for mail relays: at most 64 characters before "
+                   "the @, 254 in the address, 900 in all";
         a->mail_from = arg;
         a->mail_from_set = 1;
         break;

@@ -81,6 +81,20 @@ static const char *dir_makeable(apr_pool_t *p, const char *dir) {
                             "%s cannot be written by the user httpd starts as, so the rest "
                             "of the path cannot be made",
                             up);
+    if (strcmp(up, dir)) {
+        /* the write bit says nothing on a file system that refuses (sysfs,
+         * a read-only mount): make a directory there and remove it, so
+         * that post_config is not the first to find out (leaving nothing
+         * behind under configtest) */
+        const char *probe =
+            apr_psprintf(p, "%s/.formsvc-probe-%ld", strcmp(up, "/") ? up : "", (long)getpid());
+        char err[120];
+        apr_status_t rv = apr_dir_make(probe, APR_FPROT_UREAD | APR_FPROT_UWRITE, p);
+        if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv))
+            return apr_psprintf(p, "nothing can be made in %s (%s)", up,
+                                apr_strerror(rv, err, sizeof err));
+        apr_dir_remove(probe, p);
+    }
     return NULL;
 }
 
@@ -117,9 +131,12 @@ int formsvc_mail_post_config(apr_pool_t *pconf, server_rec *s) {
             const char *dir = mail_dir(pconf, a);
             apr_status_t rv = apr_dir_make_recursive(dir, APR_FPROT_OS_DEFAULT, pconf);
             if (rv != APR_SUCCESS && !APR_STATUS_IS_EEXIST(rv)) {
+                /* check_config found it could be made: not so now. Not a reason to stop
+                 * the server (a graceful restart would): mail waits in
+                 * the outbox, the worker logs each failed write */
                 FORMSVC_SLOG(sp, APLOG_CRIT, rv, 00612, "the mail directory %s cannot be made",
                              dir);
-                return HTTP_INTERNAL_SERVER_ERROR;
+                continue;
             }
             /* children run as User: let them write there */
             if (geteuid() == 0 && chown(dir, ap_unixd_config.user_id, -1) != 0)

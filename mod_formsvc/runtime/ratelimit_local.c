@@ -50,28 +50,45 @@ static int table_fits(apr_shm_t *shm, uint32_t n) {
 
 static int local_post_config(apr_pool_t *pconf, server_rec *s) {
     (void)pconf;
-    uint32_t want = (uint32_t)formsvc_conf(s)->acct->slots;
+    /* one table for every host that counts here: as large as the largest
+     * FormsvcRateLimitSlots among them (a virtual host may set its own) */
+    uint32_t want = 0;
+    for (server_rec *sp = s; sp; sp = sp->next) {
+        const formsvc_acct *a = formsvc_conf(sp)->acct;
+        if (a->store == &formsvc_rl_store_local && (uint32_t)a->slots > want)
+            want = (uint32_t)a->slots;
+    }
     retained *kept = ap_retained_data_get(RETAINED_KEY);
     if (!kept)
         kept = ap_retained_data_create(RETAINED_KEY, sizeof(*kept));
-    if (kept->shm && !table_fits(kept->shm, want)) {
-        /* another size: a fresh table. Old children keep their own mapping
-         * of the old one until they exit. */
-        apr_shm_destroy(kept->shm);
-        kept->shm = NULL;
-    }
-    if (!kept->shm) {
+    if (!kept->shm || !table_fits(kept->shm, want)) {
+        /* another size: a fresh table, made before the old one goes (old
+         * children keep their own mapping of the old one until they exit) */
         apr_size_t size = SLOTS_OFFSET + (apr_size_t)want * sizeof(fs_rl_slot);
-        apr_status_t rv = apr_shm_create(&kept->shm, size, NULL, s->process->pool);
+        apr_shm_t *fresh = NULL;
+        apr_status_t rv = apr_shm_create(&fresh, size, NULL, s->process->pool);
         if (rv != APR_SUCCESS) {
-            kept->shm = NULL;
-            slots = NULL;
+            /* Not a reason to stop the server (a graceful restart would):
+             * go on counting in the table there is, when it is of this
+             * layout; else without one (every hit allowed, FS00607). */
+            const table_head *old = kept->shm ? apr_shm_baseaddr_get(kept->shm) : NULL;
+            int keep = old && old->magic == TABLE_MAGIC &&
+                       apr_shm_size_get(kept->shm) ==
+                           SLOTS_OFFSET + (apr_size_t)old->nslots * sizeof(fs_rl_slot);
             FORMSVC_SLOG(s, APLOG_CRIT, rv, 00601,
                          "cannot create %" APR_SIZE_T_FMT " bytes of shared memory "
-                         "for rate-limit counters",
-                         size);
-            return HTTP_INTERNAL_SERVER_ERROR;
+                         "for rate-limit counters (FormsvcRateLimitSlots %u); %s",
+                         size, (unsigned)want,
+                         keep ? "counting on in the table of the last generation"
+                              : "rate limits of the local store are not enforced");
+            slots = keep ? (fs_rl_slot *)((char *)apr_shm_baseaddr_get(kept->shm) + SLOTS_OFFSET)
+                         : NULL;
+            nslots = keep ? (uint32_t)old->nslots : 0;
+            return OK;
         }
+        if (kept->shm)
+            apr_shm_destroy(kept->shm);
+        kept->shm = fresh;
         table_head *h = apr_shm_baseaddr_get(kept->shm);
         memset(h, 0, size);
         h->magic = TABLE_MAGIC;

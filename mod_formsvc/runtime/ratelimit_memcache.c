@@ -22,6 +22,7 @@
 #include "fs_ratelimit.h"
 
 #include <apr_atomic.h>
+#include <apr_hash.h>
 #include <apr_network_io.h>
 #include <apr_reslist.h>
 #include <apr_strings.h>
@@ -40,10 +41,16 @@ typedef struct mc_conn {
     apr_socket_t *sock;
 } mc_conn;
 
-/* Per child: the address, the connections, and until when to skip it. */
-static apr_sockaddr_t *mc_addr;
-static apr_reslist_t *mc_conns;
-static volatile apr_uint64_t mc_skip_until; /* apr_time_t */
+/* Per child: a client per memcached address that a server names
+ * (FormsvcRateLimitStore memcache host:port is per server: two virtual
+ * hosts may count in two memcacheds), keyed by that argument: its
+ * address, its connections, and until when to skip it. */
+typedef struct mc_client {
+    apr_sockaddr_t *addr;
+    apr_reslist_t *conns;
+    volatile apr_uint64_t skip_until; /* apr_time_t */
+} mc_client;
+static apr_hash_t *clients;
 /* The child's pool is being destroyed: its subpools, the connections'
  * among them, are gone before the reslist's own cleanup destroys the
  * resources (as mod_dbd's dbd_setup explains), so they are not destroyed
@@ -57,16 +64,16 @@ static apr_status_t mc_exit(void *data) {
 }
 
 static apr_status_t mc_construct(void **out, void *params, apr_pool_t *pool) {
-    (void)params;
+    const apr_sockaddr_t *addr = ((const mc_client *)params)->addr;
     apr_pool_t *p;
     apr_status_t rv = apr_pool_create(&p, pool);
     if (rv != APR_SUCCESS)
         return rv;
     mc_conn *c = apr_pcalloc(p, sizeof(*c));
     c->pool = p;
-    if ((rv = apr_socket_create(&c->sock, mc_addr->family, SOCK_STREAM, APR_PROTO_TCP, p)) ||
+    if ((rv = apr_socket_create(&c->sock, addr->family, SOCK_STREAM, APR_PROTO_TCP, p)) ||
         (rv = apr_socket_timeout_set(c->sock, MC_TIMEOUT)) ||
-        (rv = apr_socket_connect(c->sock, mc_addr))) {
+        (rv = apr_socket_connect(c->sock, (apr_sockaddr_t *)addr))) {
         apr_pool_destroy(p);
         return rv;
     }
@@ -83,30 +90,37 @@ static apr_status_t mc_destruct(void *resource, void *params, apr_pool_t *pool) 
     return APR_SUCCESS;
 }
 
-/* One client per child, for the first server that names a memcached. */
+/* A client per address the servers name, each with up to 64 connections. */
 static void memcache_child_init(apr_pool_t *p, server_rec *s) {
-    for (server_rec *sp = s; sp && !mc_conns; sp = sp->next) {
+    int any = 0;
+    clients = apr_hash_make(p);
+    for (server_rec *sp = s; sp; sp = sp->next) {
         formsvc_acct *a = formsvc_conf(sp)->acct;
-        if (a->store != &formsvc_rl_store_memcache)
+        if (a->store != &formsvc_rl_store_memcache || !a->store_arg ||
+            apr_hash_get(clients, a->store_arg, APR_HASH_KEY_STRING))
             continue;
+        mc_client *mc = apr_pcalloc(p, sizeof(*mc));
         char *host, *scope;
         apr_port_t port;
         if (apr_parse_addr_port(&host, &scope, &port, a->store_arg, p) != APR_SUCCESS || !host ||
-            !port || apr_sockaddr_info_get(&mc_addr, host, APR_UNSPEC, port, 0, p) != APR_SUCCESS ||
-            apr_reslist_create(&mc_conns, 0, 1, 64, apr_time_from_sec(60), mc_construct,
-                               mc_destruct, NULL, p) != APR_SUCCESS) {
+            !port ||
+            apr_sockaddr_info_get(&mc->addr, host, APR_UNSPEC, port, 0, p) != APR_SUCCESS ||
+            apr_reslist_create(&mc->conns, 0, 1, 64, apr_time_from_sec(60), mc_construct,
+                               mc_destruct, mc, p) != APR_SUCCESS) {
             FORMSVC_SLOG(sp, APLOG_ERR, 0, 00604,
                          "FormsvcRateLimitStore memcache %s: cannot set up the "
                          "client; rate limits are not enforced",
                          a->store_arg);
-            mc_conns = NULL;
-            return;
+            continue;
         }
         /* a thread waits at most that long for one of the 64 connections */
-        apr_reslist_timeout_set(mc_conns, MC_TIMEOUT);
-        /* registered after the reslist's: runs before its cleanup */
-        apr_pool_cleanup_register(p, NULL, mc_exit, apr_pool_cleanup_null);
+        apr_reslist_timeout_set(mc->conns, MC_TIMEOUT);
+        apr_hash_set(clients, a->store_arg, APR_HASH_KEY_STRING, mc);
+        any = 1;
     }
+    /* registered after the reslists': runs before their cleanups */
+    if (any)
+        apr_pool_cleanup_register(p, NULL, mc_exit, apr_pool_cleanup_null);
 }
 
 /* Sends cmd and reads memcached's one-line answer (without CRLF) into
@@ -168,11 +182,11 @@ static int mc_count(apr_pool_t *p, mc_conn *c, const char *key, int window, int6
 }
 
 static int memcache_hit(request_rec *r, const char *arg, const formsvc_rl_hit *h, int64_t *count) {
-    (void)arg;
-    if (!mc_conns)
+    mc_client *mc = clients && arg ? apr_hash_get(clients, arg, APR_HASH_KEY_STRING) : NULL;
+    if (!mc)
         return -1;
     apr_time_t now = apr_time_now();
-    if ((apr_time_t)apr_atomic_read64(&mc_skip_until) > now)
+    if ((apr_time_t)apr_atomic_read64(&mc->skip_until) > now)
         return -1; /* failed a moment ago: not waited for again yet */
     const char *hex = fs_rl_store_key(r->pool, apr_psprintf(r->pool, "%s|%d", h->bucket, h->window),
                                       h->window_start);
@@ -181,15 +195,15 @@ static int memcache_hit(request_rec *r, const char *arg, const formsvc_rl_hit *h
     const char *key = apr_pstrcat(r->pool, "formsvc:rl:", hex, NULL);
     void *res = NULL;
     int rc = -1;
-    if (apr_reslist_acquire(mc_conns, &res) == APR_SUCCESS) {
+    if (apr_reslist_acquire(mc->conns, &res) == APR_SUCCESS) {
         rc = mc_count(r->pool, res, key, h->window, count);
         if (rc == 0)
-            apr_reslist_release(mc_conns, res);
+            apr_reslist_release(mc->conns, res);
         else
-            apr_reslist_invalidate(mc_conns, res); /* its state is unknown */
+            apr_reslist_invalidate(mc->conns, res); /* its state is unknown */
     }
     if (rc != 0) {
-        apr_atomic_set64(&mc_skip_until, (apr_uint64_t)(apr_time_now() + MC_BACKOFF));
+        apr_atomic_set64(&mc->skip_until, (apr_uint64_t)(apr_time_now() + MC_BACKOFF));
         FORMSVC_LOG(r, APLOG_WARNING, 00606, "memcached rate-limit store unreachable");
     }
     return rc;

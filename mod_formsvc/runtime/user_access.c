@@ -1,7 +1,8 @@
-/* upload_dir_check: whether httpd's User may make files in
- * FormsvcUploadTempDir (upload_dir_check.h). */
-#include "runtime/upload_dir_check.h"
+/* user_access: whether httpd's User may make files in
+ * FormsvcUploadTempDir and run the sendmail program (user_access.h). */
+#include "runtime/user_access.h"
 #include "runtime/config.h"
+#include "runtime/config_accounts.h"
 #include "runtime/log.h"
 
 #include <apr_strings.h>
@@ -53,14 +54,47 @@ static int may_make_in(apr_pool_t *p, const char *dir, uid_t uid, gid_t gid, con
     return 1;
 }
 
-void formsvc_upload_dir_check(apr_pool_t *ptemp, server_rec *s) {
-    /* once per start (not in the first of two configuration passes), and
-     * under configtest */
-    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG &&
-        ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_NORMAL)
+/* once per start (not in the first of two configuration passes), and
+ * under configtest; only when root starts httpd (else the children run
+ * as the user who set things up) */
+static int time_to_say(void) {
+    return !(ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG &&
+             ap_state_query(AP_SQ_RUN_MODE) == AP_SQ_RM_NORMAL) &&
+           geteuid() == 0;
+}
+
+void formsvc_sendmail_check(apr_pool_t *ptemp, server_rec *s) {
+    if (!time_to_say())
         return;
-    if (geteuid() != 0)
-        return; /* the children run as this user, who set the directory */
+    for (server_rec *sp = s; sp; sp = sp->next) {
+        const formsvc_acct *a = formsvc_conf(sp)->acct;
+        char **argv;
+        struct stat st;
+        if (a->mail != FORMSVC_MAIL_SENDMAIL || !a->mail_target ||
+            apr_tokenize_to_argv(a->mail_target, &argv, ptemp) != APR_SUCCESS || !argv[0] ||
+            stat(argv[0], &st) != 0)
+            continue; /* the directive checked it */
+        uid_t uid = ap_unixd_config.user_id;
+        gid_t gid = ap_unixd_config.group_id;
+        const char *name = ap_unixd_config.user_name;
+        int ok = may(ptemp, &st, uid, gid, name, S_IXUSR);
+        char *up = apr_pstrdup(ptemp, argv[0]);
+        for (char *slash = strrchr(up, '/'); ok && slash && slash > up; slash = strrchr(up, '/')) {
+            *slash = '\0';
+            ok = stat(up, &st) == 0 && may(ptemp, &st, uid, gid, name, S_IXUSR);
+        }
+        if (!ok)
+            FORMSVC_SLOG(sp, APLOG_WARNING, 0, 00343,
+                         "FormsvcMailTransport sendmail: %s cannot be run by httpd's User %s: "
+                         "every mail would fail; give that user the right to run it (chmod "
+                         "o+x, or its group) or use FormsvcMailTransport smtp",
+                         argv[0], name ? name : "?");
+    }
+}
+
+void formsvc_upload_dir_check(apr_pool_t *ptemp, server_rec *s) {
+    if (!time_to_say())
+        return;
     const char *dir = formsvc_conf(s)->global->upload_tmp_dir;
     struct stat st;
     if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))

@@ -196,7 +196,9 @@ like $out, qr/^warn  no server or <VirtualHost> has Formsvc On: the module serve
     'without Formsvc On anywhere: a warning that nothing is served';
 
 ($rc, $out) = admin('frobnicate');
-isnt $rc, 0, 'an unknown command fails';
+is $rc, 2, 'an unknown command is a usage error: 2, as formsvc-admin(8) says';
+($rc, $out) = admin('migrate', 'extra');
+is $rc, 2, 'so is an argument migrate does not take';
 
 # Unattended: every psql formsvc-admin runs has -w, so that a missing or
 # stale password file fails at once instead of waiting at "Password for

@@ -78,7 +78,7 @@ sub admin {
 
 conf();
 my ($rc, $out) = admin('version');
-is $rc, 0, 'version';
+is $rc, 0, 'version' or diag $out;
 my $version = do { open my $v, '<', "$root/VERSION" or die; my $x = <$v>; chomp $x; $x };
 like $out, qr/^formsvc module \Q$version\E$/m, 'the module version from VERSION';
 like $out, qr/^schema needed $need$/m, 'the schema version it needs: the newest migration';
@@ -182,13 +182,41 @@ conf(vh => "ServerName forms.test\n    Formsvc On\n    FormsvcBaseURL https://fo
 like $out, qr{^ok    <VirtualHost> forms\.test \(Formsvc On\): FormsvcBaseURL https://forms\.test/api$}m,
     'check reads FormsvcBaseURL from the <VirtualHost> that serves';
 unlike $out, qr/no server or <VirtualHost> has Formsvc On/, 'and knows a host serves';
+# the shipped site: a ServerName and Formsvc On, no FormsvcBaseURL of its own
+# (the main server's applies): an empty field must not shift the ServerName
+# into the base URL's place
+conf(vh => "ServerName forms.test\n    Formsvc On");
+($rc, $out) = admin('check');
+like $out, qr{^ok    <VirtualHost> forms\.test \(Formsvc On\): FormsvcBaseURL http://127\.0\.0\.1:8080$}m,
+    'a <VirtualHost> without FormsvcBaseURL: its ServerName, and the main server\'s base URL';
+unlike $out, qr/without ServerName/, 'not taken for one without ServerName';
 conf();
 ($rc, $out) = admin('check');
 like $out, qr/^warn  no server or <VirtualHost> has Formsvc On: the module serves nothing/m,
     'without Formsvc On anywhere: a warning that nothing is served';
 
 ($rc, $out) = admin('frobnicate');
-isnt $rc, 0, 'an unknown command fails';
+is $rc, 2, 'an unknown command is a usage error: 2, as formsvc-admin(8) says';
+($rc, $out) = admin('migrate', 'extra');
+is $rc, 2, 'so is an argument migrate does not take';
+
+# Unattended: every psql formsvc-admin runs has -w, so that a missing or
+# stale password file fails at once instead of waiting at "Password for
+# user" (the package's postinst runs version and migrate on a machine
+# whose PostgreSQL answers before setup-db made the password file)
+{
+    mkdir "$dir/fakebin";
+    open my $fh, '>', "$dir/fakebin/psql" or die $!;
+    print $fh "#!/bin/sh\ncase \" \$* \" in *\" -w \"*) echo w ;; *) echo 'without -w:' \"\$*\" | tr '\\n' ' '; echo ;; esac >> $dir/psql-calls\nexit 2\n";
+    close $fh; chmod 0755, "$dir/fakebin/psql";
+    unlink "$dir/psql-calls";
+    local $ENV{PATH} = "$dir/fakebin:$ENV{PATH}";
+    admin($_) for 'version', 'migrate', 'check';
+    open my $calls, '<', "$dir/psql-calls" or die "no psql call recorded: $!";
+    my @calls = <$calls>;
+    cmp_ok scalar @calls, '>=', 3, scalar(@calls) . ' psql calls by version, migrate and check';
+    is_deeply [grep { $_ ne "w\n" } @calls], [], 'each with -w (never asks for a password)';
+}
 
 # check reads the running server's real children and threads: a reload
 # cannot change ThreadLimit (AH00506), so after `a2enconf formsvc-server`

@@ -9,6 +9,7 @@
 #include "fs_pages.h"
 #include "fs_urlencoded.h"
 #include "fs_validate.h"
+#include "http/i18n.h"
 #include "public/public_post.h"
 
 #include <apr_strings.h>
@@ -50,16 +51,24 @@ static fs_error *too_long(request_rec *r, post *s, int page, int q) {
     return excess ? fs_pages_carry_error(r->pool, s->pb.fs, page, s->obj, excess) : NULL;
 }
 
+/* What merge says of a state past its expiry whose answers it merged
+ * all the same (expired less than FS_PAGESTATE_RESTORE_SECONDS ago). */
+#define STATE_STALE (-2)
+
 /* Opens the state of s (none: the first page, no answers yet) and merges
  * the posted page into it: s->obj holds every answer so far, *page the
- * page posted. FS_PAGESTATE_* of the state, or -1 when it names another
- * version of the form. */
+ * page posted. FS_PAGESTATE_* of the state, -1 when it names another
+ * version of the form, or STATE_STALE (merged: the step is not taken). */
 static int merge(request_rec *r, post *s, int *page) {
     const char *sealed = pair(s, FS_STATE_NAME);
     fs_pagestate st = {NULL, 0, 0, 0, NULL, NULL};
+    int stale = 0;
     *page = 0;
     if (sealed) {
         int o = formsvc_page_state_open(r, s->pb.f.id, sealed, &st);
+        if (o == FS_PAGESTATE_EXPIRED &&
+            st.expires + FS_PAGESTATE_RESTORE_SECONDS >= apr_time_sec(apr_time_now()))
+            o = FS_PAGESTATE_OK, stale = 1; /* authentic, only late */
         if (o != FS_PAGESTATE_OK)
             return o;
         if (strcmp(st.version, s->pb.f.version ? s->pb.f.version : ""))
@@ -72,7 +81,7 @@ static int merge(request_rec *r, post *s, int *page) {
     s->pb.trail = st.trail;
     s->obj = fs_pages_merge(r->pool, s->pb.fs, *page, st.answers, s->obj);
     s->paged = 1;
-    return FS_PAGESTATE_OK;
+    return stale ? STATE_STALE : FS_PAGESTATE_OK;
 }
 
 int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
@@ -89,6 +98,18 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
     int page, o = merge(r, s, &page);
     if (o == -1 && from_memory)
         return PAGES_AFRESH; /* the stored form may be the state's */
+    if (o == STATE_STALE && s->html) {
+        /* a page left open past its state's expiry: the page it was,
+         * with every answer so far and a fresh state, and what to do;
+         * no step taken, nothing stored (a program gets the problem) */
+        s->pb.page = page;
+        s->pb.spam = s->spam;
+        *rc = formsvc_pub_html_page(r, 409, &s->pb, s->obj, NULL,
+                                    fs_tr(formsvc_pub_locale(r, &s->pb), "notice.stale"));
+        return PAGES_SENT;
+    }
+    if (o == STATE_STALE)
+        o = FS_PAGESTATE_EXPIRED;
     if (o != FS_PAGESTATE_OK) {
         *rc = formsvc_pub_state_refused(r, &s->pb, o, s->html);
         return PAGES_SENT;
@@ -165,7 +186,8 @@ void formsvc_post_pages_restore(request_rec *r, post *s) {
     if (s->paged || !s->pb.fs || s->pb.fs->npages <= 1 || !formsvc_post_is_step(s))
         return;
     json_object *posted = s->obj;
-    if (merge(r, s, &page) == FS_PAGESTATE_OK) {
+    int o = merge(r, s, &page);
+    if (o == FS_PAGESTATE_OK || o == STATE_STALE) {
         s->pb.page = page;
         s->pb.spam = s->spam;
     } else {

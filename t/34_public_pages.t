@@ -128,6 +128,11 @@ is $p->{ptitle}, 'Your visit', 'its title';
 is_deeply [ sort keys %{ $p->{inputs} } ], ['email', 'number'],
     'its questions, with the one that applies by an answer of page 1';
 unlike $p->{html}, qr{Answer only if}, 'no condition sentence for an answered condition';
+# the answer to a post is kept by the browser for its Back and Forward
+# (private, never a shared cache): no-store made Back to it the browser's
+# "Confirm form resubmission" (ERR_CACHE_MISS) page
+is $p->{res}->header('Cache-Control'), 'private, no-cache', 'the page a step answers with is kept for the browser\'s Back';
+ok !$p->{res}->header('ETag'), 'without an ETag';
 is_deeply $p->{buttons}, ['next', 'back'], 'Next first (Enter presses it), then Back';
 like $p->{html}, qr{value="back" class="back" formnovalidate>Back</button>}, 'Back skips the browser\'s checks';
 unlike $p->{state}, qr/Ada/, 'the state does not show the answers';
@@ -135,6 +140,7 @@ unlike $p->{state}, qr/Ada/, 'the state does not show the answers';
 my $p2 = $p;
 $p = post_page($p, nav => 'next', answers => [[email => 'not an address']]);
 is $p->{code}, 422, 'Next with a bad page: 422';
+is $p->{res}->header('Cache-Control'), 'private, no-cache', 'the page again with its errors too';
 is $p->{progress}, 'Page 2 of 3', 'the same page again';
 like $p->{html}, qr{There are problems with 2 answers}, 'a summary of this page\'s errors';
 is_deeply [ sort @{ $p->{errors} } ], ['email', 'number'], 'each by its question';
@@ -250,6 +256,7 @@ like $lp->{action}, qr/\?l=/, 'and posts through the link';
 $lp = post_page($lp, nav => 'next', answers => [[name => 'Lin']]);
 is $lp->{progress}, 'Page 2 of 3', 'Next through the link';
 like $lp->{action}, qr/\?l=/, 'page 2 posts through it too';
+is $lp->{res}->header('Cache-Control'), 'no-store', 'a page that carries a respondent link stays no-store';
 $r = post_page(post_page(open_page("/f/$fid"), nav => 'next', answers => [[name => 'X']]),
                nav => 'next', state => $lp->{state}, answers => [[email => 'l@example.org']]);
 is $r->{code}, 400, 'its state without the link: 400';

@@ -226,7 +226,15 @@ int formsvc_pub_send_body(request_rec *r, int status, const char *ctype, const c
                           int cacheable) {
     apr_size_t len = strlen(body);
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    if (cacheable == 1) {
+    /* A form page with a submission token has no ETag, so a browser never
+     * revalidates it (304) into the page it kept, whose token a post may
+     * have used already: a second tab, or the form opened again to fill it
+     * in once more, would carry that token, and the same answers again
+     * were a replay (the thanks page, nothing stored), other answers the
+     * "already sent from this page" notice. Each answer is a fresh page. */
+    if (cacheable == 1 && fs_html_token_at(body, len) >= 0) {
+        apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
+    } else if (cacheable == 1) {
         apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
         apr_table_setn(r->headers_out, "ETag", formsvc_pub_etag(r, body, len));
         r->status = status; /* ap_meets_conditions looks at it */

@@ -390,6 +390,15 @@ $p = open_page("/f/$h->{id}");
 like $p->{html}, qr{enctype="multipart/form-data"}, 'a form with a file field posts multipart from its first page';
 $p = post_multipart($p, ['who', 'Ida'], ['_nav', 'next']);
 is $p->{progress}, 'Page 2 of 2', 'Next (multipart): the page of the file';
+# a file chosen there, then Back: the file cannot be carried (a browser is
+# never given a file back); the page Back shows says so, rather than the
+# file input being empty, without a word, when the person comes back
+my $fb = post_multipart($p, ['cv', "my cv\n", 'cv.txt'], ['_nav', 'back']);
+is $fb->{progress}, 'Page 1 of 2', 'Back with a file chosen: the page before';
+like $fb->{html}, qr{The file you chose on the page you left was not kept: a browser cannot carry a file between pages\. Choose it again},
+    'which says the file was not kept and what to do';
+is $fb->{inputs}{who}, 'Ida', 'its answers kept';
+unlike post_multipart($p, ['cv', '', ''], ['_nav', 'back'])->{html}, qr{was not kept}, 'Back with the file input left empty (as a browser posts it): no such word';
 $p = post_multipart($p, ['cv', "my cv\n", 'cv.txt'], ['_nav', 'submit']);
 like $p->{html}, qr{Your answers were received|Thank you}, 'Submit with the file: the thanks page';
 my $hs = api(GET => "/v1/forms/$h->{id}/submissions", token => $tok)->{json}{data}[0];

@@ -36,6 +36,23 @@ static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
     return formsvc_pub_html_page(r, status, &s->pb, s->obj, errors, NULL);
 }
 
+/* The notice of a Back step whose post carried a file for a file field
+ * (a multipart page): the file is not kept (a browser cannot be given a
+ * file back), and the page Back shows says so rather than the file
+ * input being empty, without a word, when the person comes back. */
+static const char *files_left(request_rec *r, post *s) {
+    if (!formsvc_upload_any(s->up))
+        return NULL;
+    json_object *o = formsvc_upload_stubs(s->up, fs_json_own(r->pool, json_object_new_object()));
+    json_object_object_foreach(o, k, v) {
+        (void)v;
+        const fs_field *f = fs_fieldset_find(s->pb.fs, k);
+        if (f && f->type == FS_FT_FILE)
+            return fs_tr(formsvc_pub_locale(r, &s->pb), "notice.files_left");
+    }
+    return NULL;
+}
+
 /* A 422 asking to shorten the longest text answer of page when the
  * answers so far are too long for the state of page q (the page a step
  * goes to, another one; measured as its render seals it,
@@ -130,6 +147,13 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         int q = n ? json_object_get_int(json_object_array_get_idx(s->pb.trail, n - 1))
                   : fs_pages_step(fs, page, -1, s->obj);
         fs_error *te = too_long(r, s, page, q);
+        const char *left = te ? NULL : files_left(r, s);
+        if (left) {
+            s->pb.page = q >= 0 ? q : page;
+            s->pb.spam = s->spam;
+            *rc = formsvc_pub_html_page(r, 200, &s->pb, s->obj, NULL, left);
+            return PAGES_SENT;
+        }
         *rc = te ? show(r, s, page, 422, te) : show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }

@@ -33,6 +33,10 @@ int fs_nav_of(const char *value); /* FS_NAV_*; NULL is FS_NAV_NONE */
 
 /* A state lives this long after the step that made it. */
 #define FS_PAGESTATE_TTL_SECONDS (24 * 3600)
+/* A state expired less than this long ago still gives its answers back
+ * (a page left open overnight or over a weekend): its page is shown
+ * again with them and a notice, never a step; older ones are refused. */
+#define FS_PAGESTATE_RESTORE_SECONDS (7 * 24 * 3600)
 /* The longest sealed state opened (characters), and the longest answers
  * sealed (bytes of JSON): a bounded amount of work and memory per step,
  * yet room for every answer of a form of long texts (768 KiB of JSON is a

@@ -226,7 +226,15 @@ int formsvc_pub_send_body(request_rec *r, int status, const char *ctype, const c
                           int cacheable) {
     apr_size_t len = strlen(body);
     apr_table_setn(r->headers_out, "X-Content-Type-Options", "nosniff");
-    if (cacheable) {
+    /* A form page with a submission token has no ETag, so a browser never
+     * revalidates it (304) into the page it kept, whose token a post may
+     * have used already: a second tab, or the form opened again to fill it
+     * in once more, would carry that token, and the same answers again
+     * were a replay (the thanks page, nothing stored), other answers the
+     * "already sent from this page" notice. Each answer is a fresh page. */
+    if (cacheable == 1 && fs_html_token_at(body, len) >= 0) {
+        apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
+    } else if (cacheable == 1) {
         apr_table_setn(r->headers_out, "Cache-Control", "no-cache");
         apr_table_setn(r->headers_out, "ETag", formsvc_pub_etag(r, body, len));
         r->status = status; /* ap_meets_conditions looks at it */
@@ -234,7 +242,8 @@ int formsvc_pub_send_body(request_rec *r, int status, const char *ctype, const c
         if (rc != OK)
             return rc; /* 304 */
     } else {
-        apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+        apr_table_setn(r->headers_out, "Cache-Control",
+                       cacheable == PUB_HISTORY ? "private, no-cache" : "no-store");
     }
     return formsvc_send_body(r, status, ctype, body, len);
 }
@@ -349,7 +358,16 @@ fs_page formsvc_pub_page_of(request_rec *r, pub *pb, json_object *values, const 
 int formsvc_pub_html_page(request_rec *r, int status, pub *pb, json_object *values,
                           const fs_error *errors, const char *notice) {
     fs_page pg = formsvc_pub_page_of(r, pb, values, errors, notice);
-    return formsvc_pub_send_html(r, status, pb, fs_html_form(r->pool, &pg), 0);
+    /* The page a form post answers with (the next page, the page again
+     * with its errors or a notice) is kept by the browser for its history
+     * (private, never in a shared cache), so that its Back and Forward
+     * show it again: a no-store answer to a post is not kept, and Back to
+     * it was the browser's "Confirm form resubmission" (ERR_CACHE_MISS).
+     * Pages that carry a credential (a respondent link's, a resume or an
+     * edit token) stay no-store. */
+    int history = r->method_number == M_POST && !pb->link && !pb->resume && !formsvc_edit_asked(r);
+    return formsvc_pub_send_html(r, status, pb, fs_html_form(r->pool, &pg),
+                                 history ? PUB_HISTORY : 0);
 }
 
 int formsvc_pub_closed_page(request_rec *r, int status, pub *pb) {

@@ -82,6 +82,10 @@ const char *formsvc_pub_etag(request_rec *r, const char *body, apr_size_t len);
 /* Sends body; cacheable: an ETag and 304 on If-None-Match, else no-store. */
 int formsvc_pub_send_body(request_rec *r, int status, const char *ctype, const char *body,
                           int cacheable);
+/* What formsvc_pub_send_body's cacheable may also be: not cacheable, but
+ * kept by the browser for its Back and Forward (Cache-Control: private,
+ * no-cache, no ETag) rather than no-store. */
+#define PUB_HISTORY 2
 /* Sends an HTML page with formsvc_pub_page_headers (pb may be NULL). */
 int formsvc_pub_send_html(request_rec *r, int status, pub *pb, const char *html, int cacheable);
 /* CORS headers of the public routes. */

@@ -9,6 +9,7 @@
 #include "fs_pages.h"
 #include "fs_urlencoded.h"
 #include "fs_validate.h"
+#include "http/i18n.h"
 #include "public/public_post.h"
 
 #include <apr_strings.h>
@@ -35,6 +36,23 @@ static int show(request_rec *r, post *s, int q, int status, fs_error *errors) {
     return formsvc_pub_html_page(r, status, &s->pb, s->obj, errors, NULL);
 }
 
+/* The notice of a Back step whose post carried a file for a file field
+ * (a multipart page): the file is not kept (a browser cannot be given a
+ * file back), and the page Back shows says so rather than the file
+ * input being empty, without a word, when the person comes back. */
+static const char *files_left(request_rec *r, post *s) {
+    if (!formsvc_upload_any(s->up))
+        return NULL;
+    json_object *o = formsvc_upload_stubs(s->up, fs_json_own(r->pool, json_object_new_object()));
+    json_object_object_foreach(o, k, v) {
+        (void)v;
+        const fs_field *f = fs_fieldset_find(s->pb.fs, k);
+        if (f && f->type == FS_FT_FILE)
+            return fs_tr(formsvc_pub_locale(r, &s->pb), "notice.files_left");
+    }
+    return NULL;
+}
+
 /* A 422 asking to shorten the longest text answer of page when the
  * answers so far are too long for the state of page q (the page a step
  * goes to, another one; measured as its render seals it,
@@ -50,16 +68,24 @@ static fs_error *too_long(request_rec *r, post *s, int page, int q) {
     return excess ? fs_pages_carry_error(r->pool, s->pb.fs, page, s->obj, excess) : NULL;
 }
 
+/* What merge says of a state past its expiry whose answers it merged
+ * all the same (expired less than FS_PAGESTATE_RESTORE_SECONDS ago). */
+#define STATE_STALE (-2)
+
 /* Opens the state of s (none: the first page, no answers yet) and merges
  * the posted page into it: s->obj holds every answer so far, *page the
- * page posted. FS_PAGESTATE_* of the state, or -1 when it names another
- * version of the form. */
+ * page posted. FS_PAGESTATE_* of the state, -1 when it names another
+ * version of the form, or STATE_STALE (merged: the step is not taken). */
 static int merge(request_rec *r, post *s, int *page) {
     const char *sealed = pair(s, FS_STATE_NAME);
     fs_pagestate st = {NULL, 0, 0, 0, NULL, NULL};
+    int stale = 0;
     *page = 0;
     if (sealed) {
         int o = formsvc_page_state_open(r, s->pb.f.id, sealed, &st);
+        if (o == FS_PAGESTATE_EXPIRED &&
+            st.expires + FS_PAGESTATE_RESTORE_SECONDS >= apr_time_sec(apr_time_now()))
+            o = FS_PAGESTATE_OK, stale = 1; /* authentic, only late */
         if (o != FS_PAGESTATE_OK)
             return o;
         if (strcmp(st.version, s->pb.f.version ? s->pb.f.version : ""))
@@ -72,7 +98,7 @@ static int merge(request_rec *r, post *s, int *page) {
     s->pb.trail = st.trail;
     s->obj = fs_pages_merge(r->pool, s->pb.fs, *page, st.answers, s->obj);
     s->paged = 1;
-    return FS_PAGESTATE_OK;
+    return stale ? STATE_STALE : FS_PAGESTATE_OK;
 }
 
 int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
@@ -89,6 +115,18 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
     int page, o = merge(r, s, &page);
     if (o == -1 && from_memory)
         return PAGES_AFRESH; /* the stored form may be the state's */
+    if (o == STATE_STALE && s->html) {
+        /* a page left open past its state's expiry: the page it was,
+         * with every answer so far and a fresh state, and what to do;
+         * no step taken, nothing stored (a program gets the problem) */
+        s->pb.page = page;
+        s->pb.spam = s->spam;
+        *rc = formsvc_pub_html_page(r, 409, &s->pb, s->obj, NULL,
+                                    fs_tr(formsvc_pub_locale(r, &s->pb), "notice.stale"));
+        return PAGES_SENT;
+    }
+    if (o == STATE_STALE)
+        o = FS_PAGESTATE_EXPIRED;
     if (o != FS_PAGESTATE_OK) {
         *rc = formsvc_pub_state_refused(r, &s->pb, o, s->html);
         return PAGES_SENT;
@@ -109,6 +147,13 @@ int formsvc_post_pages(request_rec *r, post *s, int from_memory, int *rc) {
         int q = n ? json_object_get_int(json_object_array_get_idx(s->pb.trail, n - 1))
                   : fs_pages_step(fs, page, -1, s->obj);
         fs_error *te = too_long(r, s, page, q);
+        const char *left = te ? NULL : files_left(r, s);
+        if (left) {
+            s->pb.page = q >= 0 ? q : page;
+            s->pb.spam = s->spam;
+            *rc = formsvc_pub_html_page(r, 200, &s->pb, s->obj, NULL, left);
+            return PAGES_SENT;
+        }
         *rc = te ? show(r, s, page, 422, te) : show(r, s, q >= 0 ? q : page, 200, NULL);
         return PAGES_SENT;
     }
@@ -165,7 +210,8 @@ void formsvc_post_pages_restore(request_rec *r, post *s) {
     if (s->paged || !s->pb.fs || s->pb.fs->npages <= 1 || !formsvc_post_is_step(s))
         return;
     json_object *posted = s->obj;
-    if (merge(r, s, &page) == FS_PAGESTATE_OK) {
+    int o = merge(r, s, &page);
+    if (o == FS_PAGESTATE_OK || o == STATE_STALE) {
         s->pb.page = page;
         s->pb.spam = s->spam;
     } else {

@@ -59,7 +59,7 @@ my @after = map {
 } @acct;
 
 # One long poll per process; the exit code says what happened:
-# 10 waited the whole wait, 20 answered at once with Formsvc-Wait: busy.
+# 10 waited the whole wait, 20 answered with Formsvc-Wait: busy before it.
 sub poll {
     my ($tok, $after, $wait) = @_;
     my $pid = fork // die "fork: $!";
@@ -72,7 +72,8 @@ sub poll {
     my $busy = ($res->header('Formsvc-Wait') // '') eq 'busy';
     my $rc = $res->code != 200 ? 99
            : $took >= $wait - 0.5 && !$busy ? 10
-           : $took < 2 && $busy ? 20
+           : $busy && $took < $wait - 0.5 ? 20   # before the wait would have ended (a loaded
+                                                    # machine may take seconds to answer at all)
            : 98;
     POSIX::_exit($rc);
 }

@@ -334,9 +334,9 @@ is subs($tid), 2, 'is another submission';
 # replay, the thanks page shown and nothing stored
 my $etag = $pages[2]{res}->header('ETag');
 landed_ok send_page($pages[2], [[name => 'Uma']]), $tid, 'Landed on tokens.', 'a page sent';
-my $again = ua()->get(abs_url("/f/$tid"), Accept => 'text/html', $etag ? ('If-None-Match' => $etag) : ());
-is $again->code, 200, 'the form opened again in that browser: a fresh page, not a 304';
-my $pg3 = $again->code == 304 ? $pages[2] : parse_page($again);
+my $reopened = ua()->get(abs_url("/f/$tid"), Accept => 'text/html', $etag ? ('If-None-Match' => $etag) : ());
+is $reopened->code, 200, 'the form opened again in that browser: a fresh page, not a 304';
+my $pg3 = $reopened->code == 304 ? $pages[2] : parse_page($reopened);
 isnt $pg3->{token}, $pages[2]{token}, 'with a fresh token';
 landed_ok send_page($pg3, [[name => 'Uma']]), $tid, 'Landed on tokens.', 'the same answers again: thanks';
 is subs($tid), 4, 'and stored: a second filling-in, not a replay';

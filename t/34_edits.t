@@ -177,10 +177,10 @@ is count("SELECT count(*) FROM submissions WHERE form_id = '$fid' AND data->>'em
 
 # ---- forged, other form's, expired -----------------------------------------------
 (my $forged = $edit) =~ s/fes_([0-9a-f])/'fes_' . ($1 eq '0' ? '1' : '0')/e;
-my $x = open_page($forged);
-is $x->{code}, 404, 'a forged secret: 404';
-like $x->{html}, qr/This link cannot change the answers/, 'a page that says so';
-unlike $x->{html}, qr/Ada/, 'without the answers';
+my $fx = open_page($forged);
+is $fx->{code}, 404, 'a forged secret: 404';
+like $fx->{html}, qr/This link cannot change the answers/, 'a page that says so';
+unlike $fx->{html}, qr/Ada/, 'without the answers';
 my $g = make_form($tok, { title => 'Other', fields => [{ key => 'name', type => 'text', label => 'Name' }],
                           settings => { allowEdits => { untilHours => 2 } } });
 api(POST => "/v1/forms/$g->{id}/publish", token => $tok);
@@ -348,13 +348,13 @@ my $sg = make_form($vt, { title => 'Signed', fields => [
         { key => 'sign', type => 'signature', label => 'Signature', required => $T } ],
     settings => { allowEdits => { untilHours => 2 } } });
 api(POST => "/v1/forms/$sg->{id}/publish", token => $vt);
-my $st = post_page(open_page("/f/$sg->{id}"), answers => [[note => 'first'], ['sign.name' => 'Ada Lovelace']]);
-like $st->{res}->request->uri, qr{/f/\Q$sg->{id}\E/thanks}, 'signed: the thanks page';
-my $sp = open_page($st->{edit} // '/');
+my $sgt = post_page(open_page("/f/$sg->{id}"), answers => [[note => 'first'], ['sign.name' => 'Ada Lovelace']]);
+like $sgt->{res}->request->uri, qr{/f/\Q$sg->{id}\E/thanks}, 'signed: the thanks page';
+my $sp = open_page($sgt->{edit} // '/');
 unlike $sp->{html}, qr{name="sign\.name"}, 'the edit page does not offer the signature again';
 my $sd = post_page($sp, answers => [[note => 'second']]);
 like $sd->{res}->request->uri, qr{/f/\Q$sg->{id}\E/thanks}, 'edited: the thanks page';
-(my $ssid) = ($st->{edit} // '') =~ /edit=(sub_\w+)\./;
+(my $ssid) = ($sgt->{edit} // '') =~ /edit=(sub_\w+)\./;
 is_deeply api(GET => "/v1/forms/$sg->{id}/submissions/" . ($ssid // 'x'), token => $vt)->{json}{data},
     { note => 'second', sign => { name => 'Ada Lovelace' } }, 'the new note, the signature as sent';
 

@@ -9,6 +9,8 @@
 #include <apr_pools.h>
 #include <json.h>
 
+#include "fs_scope.h"
+
 /* What a formsvc:// URI names. */
 typedef enum {
     FS_MCP_RES_NONE = 0,    /* not one of ours */
@@ -26,6 +28,12 @@ typedef enum {
 fs_mcp_res_kind fs_mcp_res_parse(apr_pool_t *p, const char *uri, const char **form_id);
 /* The URI of kind for form_id. In p. */
 const char *fs_mcp_res_uri(apr_pool_t *p, fs_mcp_res_kind kind, const char *form_id);
+
+/* May a credential with scopes sc read the resource uri (so be told that
+ * it changed)? What resources/read asks of it: forms:read for a form and
+ * its schema, submissions:read for its submissions, and the form within
+ * the form: constraints. 0 for a URI that is not one of ours. */
+int fs_mcp_res_readable(apr_pool_t *p, const fs_scopes *sc, const char *uri);
 
 /* resources/templates/list's result: {resourceTemplates: [...]}. Owned by p. */
 json_object *fs_mcp_res_templates(apr_pool_t *p);

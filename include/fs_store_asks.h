@@ -47,11 +47,16 @@ typedef struct fs_ask_page {
     int more;
 } fs_ask_page;
 
+/* tree: the calling delegate's key id, NULL for an owner key or the
+ * server itself: a row's sealed token is NULL when the ask's link was made
+ * outside that tree (the link is a capability, which a delegate sees only
+ * for links made in its own tree). */
 /* The account's ask ask_id: *out NULL when there is none. */
-fs_error *fs_store_ask_get(fs_store *st, const char *user_id, const char *ask_id, fs_ask_row **out);
+fs_error *fs_store_ask_get(fs_store *st, const char *user_id, const char *tree, const char *ask_id,
+                           fs_ask_row **out);
 /* The account's asks, newest first, of one status (NULL: any), after the
  * ask id after (NULL: from the newest). */
-fs_error *fs_store_ask_list(fs_store *st, const char *user_id, const char *status,
+fs_error *fs_store_ask_list(fs_store *st, const char *user_id, const char *tree, const char *status,
                             const char *after, int limit, fs_ask_page *out);
 /* Declines the pending ask whose link of form form_id has this token
  * hash. *status: declined, or what the ask is instead (answered,

@@ -100,5 +100,41 @@ static void prompts(void **state) {
                      FS_MCP_PROMPT_NONE);
 }
 
-static const struct CMUnitTest tests[] = {FS_TEST(uris), FS_TEST(lists), FS_TEST(prompts)};
+/* What a credential may be told of: what it may read. */
+static void readable(void **state) {
+    apr_pool_t *p = *state;
+    const char *bad;
+    fs_scopes *full = fs_scopes_full(p);
+    fs_scopes *forms = fs_scopes_from_string(p, "forms:read", &bad);
+    fs_scopes *subs = fs_scopes_from_string(p, "submissions:write", &bad);
+    fs_scopes *one = fs_scopes_from_string(
+        p, "forms:read submissions:read form:frm_01M8FC2F37H66SKVFESJ37Y71S", &bad);
+    assert_non_null(one);
+    fs_scopes *acct = fs_scopes_from_string(p, "account:read webhooks:read", &bad);
+    assert_true(
+        fs_mcp_res_readable(p, full, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB/submissions"));
+    assert_true(fs_mcp_res_readable(p, forms, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB"));
+    assert_true(
+        fs_mcp_res_readable(p, forms, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB/schema"));
+    assert_false(fs_mcp_res_readable(p, forms,
+                                     "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB/submissions"));
+    assert_true(
+        fs_mcp_res_readable(p, subs, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB/submissions"));
+    assert_false(fs_mcp_res_readable(p, subs, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB"));
+    assert_true(
+        fs_mcp_res_readable(p, one, "formsvc://forms/frm_01M8FC2F37H66SKVFESJ37Y71S/submissions"));
+    assert_true(fs_mcp_res_readable(p, one, "formsvc://forms/frm_01M8FC2F37H66SKVFESJ37Y71S"));
+    assert_false(
+        fs_mcp_res_readable(p, one, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB/submissions"));
+    assert_false(fs_mcp_res_readable(p, one, "formsvc://forms/frm_01M8FC2F3EXX23PBDT40N8C0XB"));
+    assert_false(
+        fs_mcp_res_readable(p, acct, "formsvc://forms/frm_01M8FC2F37H66SKVFESJ37Y71S/submissions"));
+    assert_false(fs_mcp_res_readable(p, acct, "formsvc://forms/frm_01M8FC2F37H66SKVFESJ37Y71S"));
+    assert_false(fs_mcp_res_readable(p, full, "formsvc://forms/"));
+    assert_false(fs_mcp_res_readable(p, full, "https://example.com/"));
+    assert_false(fs_mcp_res_readable(p, NULL, "formsvc://forms/frm_01M8FC2F37H66SKVFESJ37Y71S"));
+}
+
+static const struct CMUnitTest tests[] = {FS_TEST(uris), FS_TEST(lists), FS_TEST(prompts),
+                                          FS_TEST(readable)};
 FS_TEST_MAIN(tests)

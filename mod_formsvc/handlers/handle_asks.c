@@ -85,7 +85,8 @@ static fs_error *wait_while_pending(request_rec *r, const char *id, int wait, fs
         apr_interval_time_t nap = apr_time_from_msec(ASKS_POLL_MS);
         apr_sleep(deadline - now < nap ? deadline - now : nap);
         fs_ask_row *again;
-        if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, id, &again)))
+        if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, formsvc_tree_root(r), id,
+                                  &again)))
             break;
         if (!again) {
             e = fs_error_make(r->pool, "not-found", "No such ask.");
@@ -234,8 +235,9 @@ static int formsvc_h_asks_create(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e); /* nothing is stored, or 504 */
     formsvc_audit_form(r, "ask.created", id, form_id);
     fs_ask_row *a = NULL;
-    if (wait > 0 && !(e = fs_store_ask_get(formsvc_store(r), who->user_id, id, &a)) && a &&
-        !(e = wait_while_pending(r, id, wait, &a)))
+    if (wait > 0 &&
+        !(e = fs_store_ask_get(formsvc_store(r), who->user_id, formsvc_tree_root(r), id, &a)) &&
+        a && !(e = wait_while_pending(r, id, wait, &a)))
         return formsvc_send_obj(r, 201, formsvc_ask_obj(r, a));
     if (e)
         return formsvc_send_problem(r, e);
@@ -278,8 +280,8 @@ static int formsvc_h_asks_list(request_rec *r, const char *const *caps) {
         return formsvc_send_problem(r, e);
     }
     fs_ask_page ap;
-    if ((e = fs_store_ask_list(formsvc_store(r), formsvc_req_get(r)->who->user_id, status, after,
-                               limit, &ap)))
+    if ((e = fs_store_ask_list(formsvc_store(r), formsvc_req_get(r)->who->user_id,
+                               formsvc_tree_root(r), status, after, limit, &ap)))
         return formsvc_send_problem(r, e);
     fs_list_page page = {ap.n, apr_pcalloc(r->pool, sizeof(fs_list_item) * (apr_size_t)(ap.n + 1)),
                          ap.more};

@@ -13,6 +13,7 @@
  * of what happened while it was away. */
 #include "fs_json.h"
 #include "fs_mcp.h"
+#include "fs_mcp_res.h"
 #include "fs_negotiate.h"
 #include "fs_secret.h"
 #include "fs_store_mcp.h"
@@ -174,7 +175,10 @@ static int formsvc_h_mcp_stream(request_rec *r, const char *const *caps) {
         for (int i = 0; i < n; i++) {
             apr_cpystrn(cur_buf, up[i].event_id, sizeof(cur_buf));
             cursor = cur_buf;
-            if (!up[i].uri)
+            /* only what this stream's own credential may read: the
+             * session is the account's, its subscriptions may have been
+             * made by a broader credential */
+            if (!up[i].uri || !fs_mcp_res_readable(lp, who->scopes, up[i].uri))
                 continue;
             json_object *note = json_object_new_object(), *params = json_object_new_object();
             json_object_object_add(note, "jsonrpc", json_object_new_string("2.0"));

@@ -12,7 +12,8 @@ fs_error *formsvc_ask_load(request_rec *r, const char *id, fs_ask_row **out) {
     *out = NULL;
     fs_error *e = NULL;
     if (fs_id_valid(id, "ask_") &&
-        (e = fs_store_ask_get(formsvc_store(r), formsvc_req_get(r)->who->user_id, id, out)))
+        (e = fs_store_ask_get(formsvc_store(r), formsvc_req_get(r)->who->user_id,
+                              formsvc_tree_root(r), id, out)))
         return e;
     return *out ? NULL : fs_error_make(r->pool, "not-found", "No such ask.");
 }

@@ -217,7 +217,7 @@ formsvc_elicit_how formsvc_mcp_elicit(request_rec *r, const char *sid, json_obje
 
     /* the tool's answer: the ask as it is now */
     fs_ask_row *a = NULL;
-    e = fs_store_ask_get(formsvc_store(r), who->user_id, ask_id, &a);
+    e = fs_store_ask_get(formsvc_store(r), who->user_id, formsvc_tree_root(r), ask_id, &a);
     formsvc_db_release(r);
     if (e || !a) {
         cap->status = e ? e->status : 404;
@@ -281,7 +281,8 @@ int formsvc_mcp_elicit_answer(request_rec *r, const char *sid, const fs_rpc_msg 
                              "stream, with the session's Mcp-Session-Id.",
                              req_id));
     fs_ask_row *a = NULL;
-    if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, ask_id, &a)) || !a)
+    /* the server's own use of the link: whoever answers */
+    if ((e = fs_store_ask_get(formsvc_store(r), who->user_id, NULL, ask_id, &a)) || !a)
         return settle(r, req_id, "invalid",
                       e ? e : fs_error_make(r->pool, "not-found", "The ask is gone."));
     json_object *ask = fs_json_parse_trusted(r->pool, a->json);

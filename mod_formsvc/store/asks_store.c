@@ -7,7 +7,14 @@
 #include <string.h>
 
 #define ASK_COLS                                                                                   \
-    "a.id, fs_ask_json(a)::text, fs_ask_status(a), l.token_sealed, COALESCE(f.slug, f.id) "
+    "a.id, fs_ask_json(a)::text, fs_ask_status(a), " ASK_SEALED ", COALESCE(f.slug, f.id) "
+/* The link's sealed token (so the url) only for a caller that may see the
+ * link: an owner key (tree NULL) or a delegate in whose tree the link was
+ * made, as GET /v1/forms/{id}/links/{lid} decides (links_store.c); the
+ * two parameters before the others: the calling delegate's key id twice */
+#define ASK_SEALED                                                                                 \
+    "CASE WHEN %s::text IS NULL OR l.created_by IN (SELECT fs_key_tree(%s::text)) "                \
+    "THEN l.token_sealed END"
 #define ASK_FROM "FROM asks a JOIN links l ON l.id = a.link_id JOIN forms f ON f.id = a.form_id "
 
 const fs_stmt fs_stmts_asks[] = {
@@ -24,11 +31,12 @@ const fs_stmt fs_stmts_asks[] = {
      "  %s::integer, %s::integer) c"},
 
     /* 1 ask id, 2 user id */
-    {"fs_ask_get", 2, "SELECT " ASK_COLS ASK_FROM "WHERE a.id = %s AND a.user_id = %s"},
+    /* 1-2 tree (ASK_SEALED), 3 ask id, 4 user id */
+    {"fs_ask_get", 4, "SELECT " ASK_COLS ASK_FROM "WHERE a.id = %s AND a.user_id = %s"},
 
-    /* 1 user id, 2-3 status (or NULL), 4-5 after ask id (or NULL), 6
-     * limit + 1 */
-    {"fs_ask_list", 6,
+    /* 1-2 tree (ASK_SEALED), 3 user id, 4-5 status (or NULL), 6-7 after
+     * ask id (or NULL), 8 limit + 1 */
+    {"fs_ask_list", 8,
      "SELECT " ASK_COLS ASK_FROM "WHERE a.user_id = %s "
      "  AND (%s::text IS NULL OR fs_ask_status(a) = %s::text) "
      "  AND (%s::text IS NULL OR a.id < %s::text) "
@@ -93,9 +101,9 @@ fs_error *fs_store_ask_create(fs_store *st, const fs_new_ask *a, int forms, int 
     return NULL;
 }
 
-fs_error *fs_store_ask_get(fs_store *st, const char *user_id, const char *ask_id,
+fs_error *fs_store_ask_get(fs_store *st, const char *user_id, const char *tree, const char *ask_id,
                            fs_ask_row **out) {
-    const char *args[] = {ask_id, user_id};
+    const char *args[] = {tree, tree, ask_id, user_id};
     fs_rows *rs;
     *out = NULL;
     fs_error *e = FS_RUN(st, "fs_ask_get", args, 5, &rs);
@@ -106,9 +114,10 @@ fs_error *fs_store_ask_get(fs_store *st, const char *user_id, const char *ask_id
     return e;
 }
 
-fs_error *fs_store_ask_list(fs_store *st, const char *user_id, const char *status,
+fs_error *fs_store_ask_list(fs_store *st, const char *user_id, const char *tree, const char *status,
                             const char *after, int limit, fs_ask_page *out) {
-    const char *args[] = {user_id, status, status, after, after, FS_ARG_INT(st->pool, limit + 1)};
+    const char *args[] = {tree,   tree,  user_id, status,
+                          status, after, after,   FS_ARG_INT(st->pool, limit + 1)};
     fs_rows *rs;
     fs_error *e = FS_RUN(st, "fs_ask_list", args, 5, &rs);
     if (e)

@@ -167,7 +167,9 @@ like $p->{html}, qr{type="date" id="f-born" name="born" value="" aria-describedb
     'a date input with its maximum';
 like $p->{html}, qr{name="call" value="" aria-describedby="f-call-bounds" step="1" min="2026-06-01T07:00:00" max="2026-06-30T15:00:00"},
     'a datetime-local input with its bounds in UTC, as the form reads its value';
-like $p->{html}, qr{name="sign\.name" value="" required maxlength="200" autocomplete="name"}, 'the signature\'s name';
+like $p->{html}, qr{name="sign\.name" value="" required aria-describedby="f-sign-sign" maxlength="200" autocomplete="name"},
+    'the signature\'s name, described by the sentence that says typing it signs (heard on reaching the input)';
+like $p->{html}, qr{<p class="help" id="f-sign-sign">Typing your full name here signs this form\.</p>}, 'that sentence';
 
 my @bad = (['home.line1', '1 Main St'], ['home.city', 'Springfield'], ['home.country', 'XX'],
            ['stay.start', '2026-06-05'], ['stay.end', '2026-06-04'], ['arrive', '21:00'],

@@ -494,6 +494,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         sb_fmt(b, "<p class=\"cond\" id=\"%e-cond\">%e</p>", id, cond);
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-cond", NULL);
     }
+    if (f->type == FS_FT_SIGNATURE) /* "Typing your full name here signs this form." */
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-sign", NULL);
     if (err) {
         sb_fmt(b, "<p class=\"err\" id=\"%e-err\">%e</p>", id,
                fs_trf(p, loc, "page.field_error", "message", err, NULL));

@@ -100,7 +100,7 @@ const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f
     }
     if (f->type == FS_FT_SIGNATURE)
         APR_ARRAY_PUSH(out, const char *) =
-            apr_pstrcat(p, "<p class=\"help\">",
+            apr_pstrcat(p, "<p class=\"help\" id=\"", id, "-sign\">",
                         fs_html_escape(p, fs_tr(loc, "page.signature.help")), "</p>", NULL);
     if (f->type == FS_FT_SIGNATURE)
         APR_ARRAY_PUSH(out, const char *) = fs_html_signature_pad(p, loc, f, id);

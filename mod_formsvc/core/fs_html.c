@@ -100,7 +100,10 @@ static const char CSS[] =
     ".err,.req,.summary a{color:#fca5a5}.summary{border-color:#fca5a5}"
     "[aria-invalid=true]{border-color:#fca5a5!important}"
     ".notice{background:#3b2f00;border-color:#facc15}"
-    ".nav .back{background:#1f2937;border-color:#e5e7eb;color:#e5e7eb}}";
+    ".nav .back{background:#1f2937;border-color:#e5e7eb;color:#e5e7eb}}"
+    /* forced colours (Windows high contrast) drop the backgrounds: a
+     * button of border:0 would be bare text, so each gets a border */
+    "@media (forced-colors:active){button{border:2px solid ButtonText}}";
 
 const char *fs_html_css(void) {
     return CSS;

@@ -179,6 +179,18 @@ async function check(page, w, label, lang, expect) {
       say(wide[0] <= wide[1], `${where}: no horizontal scroll`, `scrollWidth ${wide[0]} > ${wide[1]}`);
     }
   }
+  // forced colours (Windows high contrast) replace the backgrounds with
+  // the system's: a button must keep an edge, or it reads as bare text
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light", forcedColors: "active" });
+  const bare = await doc.evaluate(() => matchMedia("(forced-colors: active)").matches
+    ? [...document.querySelectorAll("button")].filter((b) => b.getClientRects().length).filter((b) => {
+      const cs = getComputedStyle(b);
+      return ["Top", "Right", "Bottom", "Left"].some((e) => cs[`border${e}Style`] === "none" || parseFloat(cs[`border${e}Width`]) === 0);
+    }).map((b) => b.textContent.trim())
+    : ["the page did not see forced-colors: active"]);
+  await page.emulateMedia({ forcedColors: "none" });
+  say(bare.length === 0, `${label} in forced colours: every button has a border`, `bare: ${bare.join(", ")}`);
   // the listener must be there (in a frame too), or no violation is seen
   const listened = async (d) => (await d.evaluate(() => window.__csp)) || ["no securitypolicyviolation listener"];
   const csp = [...await listened(page), ...(expect.frame ? await listened(doc) : [])];

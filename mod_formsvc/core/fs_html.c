@@ -76,12 +76,12 @@ static const char CSS[] =
     ".hp{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);"
     "white-space:nowrap}"
     /* a form of several pages: the primary button comes first (Enter
-     * presses it), Back is shown before it */
+     * presses it) and is shown first, so that Tab goes along the buttons
+     * as they are seen */
     ".progress{margin:0 0 .25rem;font-weight:600}"
     "progress{display:block;width:100%;height:.5rem;margin:0 0 1rem}"
     "h2.ptitle{font-size:1.25rem;margin:.5rem 0 .75rem;overflow-wrap:anywhere}"
-    ".nav{display:flex;flex-direction:row-reverse;justify-content:flex-end;flex-wrap:wrap;"
-    "gap:.75rem}"
+    ".nav{display:flex;flex-wrap:wrap;gap:.75rem}"
     ".nav .back{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}"
     ".resume a{overflow-wrap:anywhere}" /* a resume URL (settings.partial) */
     /* times, and the parts of an address, a date range, a signature */

@@ -237,6 +237,16 @@ async function pagedWalk(page, p, seen, tag) {
   }
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.press("main form [name=name]", "Enter")]);
   say(await page.locator("main form [name=email]").count() === 1, `Enter in a field goes on to page 2 ${tag}`, page.url());
+  // Tab goes through Next, Back, Save in the order they are seen (the
+  // page's reading direction), not from the far end backwards
+  const along = await page.evaluate(() => {
+    const rtl = document.documentElement.dir === "rtl";
+    const bs = [...document.querySelectorAll("main form .nav button")].map((b) => [b.value, b.getBoundingClientRect()]);
+    const ok = bs.length === 3 && bs.every(([, r], i) => i === 0 ||
+      (r.top >= bs[i - 1][1].bottom - 1 || (rtl ? r.right <= bs[i - 1][1].left : r.left >= bs[i - 1][1].right)));
+    return [ok, bs.map(([v, r]) => `${v} at x ${Math.round(r.left)}, y ${Math.round(r.top)}`).join("; ")];
+  });
+  say(along[0], `page 2's buttons are in the Tab order along the line ${tag}`, along[1]);
   await page.fill("main form [name=email]", "ada@");
   say(!(await page.evaluate(() => document.querySelector("main form").checkValidity())),
     `the browser's own checks hold "ada@" ${tag}`);

@@ -499,6 +499,8 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     }
     if (f->type == FS_FT_SIGNATURE) /* "Typing your full name here signs this form." */
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-sign", NULL);
+    if (f->type == FS_FT_FILE) /* "Files: at most 1, each up to 10 MB." */
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-limits", NULL);
     if (err) {
         sb_fmt(b, "<p class=\"err\" id=\"%e-err\">%e</p>", id,
                fs_trf(p, loc, "page.field_error", "message", err, NULL));
@@ -594,7 +596,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
                 sb_fmt(b, " accept=\"%e\"", acc);
         }
         sb_add(b, ">");
-        sb_fmt(b, "<p class=\"help\">%e</p>",
+        sb_fmt(b, "<p class=\"help\" id=\"%e-limits\">%e</p>", id,
                fs_trf(p, loc, "page.file_limits", "n", apr_ltoa(p, f->max_files), "size",
                       fs_html_size(p, f->max_size), NULL));
         break;

@@ -229,8 +229,9 @@ static void page_inputs(void **state) {
     assert_non_null(strstr(h, "name=\"dt\" value=\"\" aria-describedby=\"f-dt-bounds\" step=\"1\" "
                               "min=\"2025-12-31T23:00:00\""));
     assert_non_null(strstr(h, "Von 2026-06-01 bis 2026-06-30."));
-    assert_non_null(strstr(h, "name=\"s.name\" value=\"\" required maxlength=\"200\" "
-                              "autocomplete=\"name\""));
+    assert_non_null(strstr(h, "name=\"s.name\" value=\"\" required aria-describedby=\"f-s-sign\" "
+                              "maxlength=\"200\" autocomplete=\"name\""));
+    assert_non_null(strstr(h, "<p class=\"help\" id=\"f-s-sign\">"));
 }
 
 static const struct CMUnitTest tests[] = {

@@ -184,6 +184,16 @@ like $p->{html}, qr{<li><a href="#f-home-5">Home address: choose a country},
     'the summary links to the address\'s part in error, the country';
 like $p->{html}, qr{<li><a href="#f-stay-1">Your stay: the end}, 'and to the date range\'s end';
 like $p->{html}, qr{<select id="f-home-5" name="home\.country"}, 'which is the country\'s input';
+# only the part in error is marked and described by the error: a screen
+# reader does not say "invalid" on the lines typed right
+like $p->{html}, qr{<select id="f-home-5" name="home\.country" autocomplete="country" required aria-invalid="true" aria-describedby="f-home-err">},
+    'the country is marked invalid, described by the error';
+like $p->{html}, qr{id="f-home-0" name="home\.line1" value="1 Main St" required maxlength=}, 'the first line, right, is not';
+unlike $p->{html}, qr{name="home\.(?:line1|line2|city|region|postalCode)"[^>]*aria-invalid}, 'nor any other line of the address';
+like $p->{html}, qr{id="f-stay-1" name="stay\.end" value="2026-06-04" required aria-invalid="true" aria-describedby="f-stay-bounds f-stay-err"},
+    'the range\'s end, in error, is marked and described by its bounds and the error';
+like $p->{html}, qr{id="f-stay-0" name="stay\.start" value="2026-06-05" required aria-describedby="f-stay-bounds" min=},
+    'its start by its bounds only';
 is_deeply { map { $_ => $p->{inputs}{$_} } qw(home.line1 home.city stay.start stay.end arrive born call sign.name) },
     { 'home.line1' => '1 Main St', 'home.city' => 'Springfield', 'stay.start' => '2026-06-05',
       'stay.end' => '2026-06-04', arrive => '21:00', born => '2010-01-01', call => '2026-06-01T06:00:00',

@@ -501,6 +501,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-sign", NULL);
     if (f->type == FS_FT_FILE) /* "Files: at most 1, each up to 10 MB." */
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-limits", NULL);
+    const char *desc_ok = desc; /* a part not in error: without the error */
     if (err) {
         sb_fmt(b, "<p class=\"err\" id=\"%e-err\">%e</p>", id,
                fs_trf(p, loc, "page.field_error", "message", err, NULL));
@@ -577,7 +578,12 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     case FS_FT_ADDRESS:
     case FS_FT_DATERANGE:
     case FS_FT_SIGNATURE:
-        sb_add(b, fs_html_parts(p, loc, f, v, id, aria, *required != '\0', err != NULL));
+        sb_add(b, fs_html_parts(p, loc, f, v, id, aria,
+                                *desc_ok ? apr_pstrcat(p, " aria-describedby=\"",
+                                                       fs_html_escape(p, desc_ok), "\"", NULL)
+                                         : "",
+                                err ? fs_html_parts_in_error(p, pg->errors, f) : 0,
+                                *required != '\0', err != NULL));
         break;
     case FS_FT_SCALE:
     case FS_FT_MATRIX:

@@ -298,6 +298,22 @@ async function language(browser, lang) {
     () => document.activeElement && document.activeElement.classList.contains("summary"),
     null, { timeout: 5000 }).then(() => true, () => false);
   say(focused, L("the error summary has the focus (autofocus, no script needed)"));
+  // Enter on the summary's first link: its input has the focus, and the
+  // question (its label or legend) and its error are in sight above it,
+  // not scrolled off the top
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const link = page.locator(".summary[role=alert] a").first();
+  const target = ((await link.getAttribute("href").catch(() => null)) || "#").slice(1);
+  await link.focus().catch(() => {});
+  await page.keyboard.press("Enter");
+  const sight = await page.waitForFunction((id) => {
+    const e = document.activeElement, q = e && e.id === id && e.closest(".q");
+    const head = q && q.querySelector("label, legend"), err = q && q.querySelector(".err");
+    return head && err && head.getBoundingClientRect().top >= 0 && err.getBoundingClientRect().top >= 0;
+  }, target, { timeout: 5000 }).then(() => true, () => false);
+  say(sight, L("the summary's first link focuses its input with the question and its error in sight"),
+    await page.evaluate(() => { const e = document.activeElement, q = e && e.closest(".q");
+      return `focus on #${e && e.id}; question at y ${q ? Math.round(q.getBoundingClientRect().top) : "?"}`; }));
 
   // the thanks page, posted with script on
   await page.goto(plan.form.url);

@@ -71,7 +71,7 @@ static const char CSS[] =
     "background:var(--accent,#1a56db);color:#fff;cursor:pointer}"
     "a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f5a623;"
     "outline-offset:1px}"
-    /* an input reached by a link of the error summary (or by Tab) stops
+    /* an input reached by a link of the error summary stops
      * below the top, so that its question and error stay in sight */
     "input,select,textarea{scroll-margin-top:min(10rem,35vh)}"
     /* hidden without moving it off-page: an element far to the left widens

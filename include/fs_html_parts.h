@@ -16,12 +16,15 @@
 /* The inputs of f (address, daterange, signature) showing the answer v
  * (an object, or NULL); id is the question's id prefix (the first input
  * is id-0, which the error summary links to), aria the attributes each
- * input carries (aria-invalid, aria-describedby), required whether the
- * required parts take the required attribute, err whether the answer has
- * errors (a date typed wrongly is then shown as text, so that it is
- * kept). In p. */
+ * input in error carries (aria-invalid, aria-describedby), aria_ok those
+ * of a part not in error (the descriptions without the error), bad the
+ * parts in error (bit i for part i: fs_html_parts_in_error), required
+ * whether the required parts take the required attribute, err whether the
+ * answer has errors (a date typed wrongly is then shown as text, so that
+ * it is kept). In p. */
 const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f, json_object *v,
-                          const char *id, const char *aria, int required, int err);
+                          const char *id, const char *aria, const char *aria_ok, unsigned bad,
+                          int required, int err);
 
 /* " min=\"...\" max=\"...\"" for an input of f (date, datetime, time),
  * or "". A datetime's bounds only when the field has no timeZone (its

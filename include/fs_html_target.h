@@ -19,5 +19,11 @@ const char *fs_html_error_target(apr_pool_t *p, const fs_field *f, const char *p
 /* Does an error of e (NULL: none) point at f's Other text ("/<key>/other",
  * "/<key>/<i>/other")? */
 int fs_html_error_on_other(apr_pool_t *p, const fs_error *e, const fs_field *f);
+/* The parts of f (address, date range, signature: fs_field_parts) that the
+ * errors of e are about, bit i for part i: an error at "/<key>/<part>"
+ * sets that part's bit, one at "/<key>" (or anything less precise) sets
+ * them all; 0 when no error is about f. So that only a part in error is
+ * marked invalid and described by the error. */
+unsigned fs_html_parts_in_error(apr_pool_t *p, const fs_error *e, const fs_field *f);
 
 #endif

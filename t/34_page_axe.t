@@ -17,7 +17,9 @@
 # another origin; in English only, the e-mail verification link's page and
 # a problem type's page, and (editing after sending) the thanks page with
 # its edit link, the edit page and a refused edit link's page. Also: no console error, exception or
-# CSP violation on any of them, no page wider than a 320 px window, and,
+# CSP violation on any of them, no page wider than a 320 px window, every
+# button with a border in forced colours, page 2's buttons in Tab order
+# along the line, and,
 # with JavaScript off, the form, the form of three pages, an ask's Decline
 # and the OAuth sign-in and approval all work.
 use strict;

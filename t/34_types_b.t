@@ -167,7 +167,9 @@ like $p->{html}, qr{type="date" id="f-born" name="born" value="" aria-describedb
     'a date input with its maximum';
 like $p->{html}, qr{name="call" value="" aria-describedby="f-call-bounds" step="1" min="2026-06-01T07:00:00" max="2026-06-30T15:00:00"},
     'a datetime-local input with its bounds in UTC, as the form reads its value';
-like $p->{html}, qr{name="sign\.name" value="" required maxlength="200" autocomplete="name"}, 'the signature\'s name';
+like $p->{html}, qr{name="sign\.name" value="" required aria-describedby="f-sign-sign" maxlength="200" autocomplete="name"},
+    'the signature\'s name, described by the sentence that says typing it signs (heard on reaching the input)';
+like $p->{html}, qr{<p class="help" id="f-sign-sign">Typing your full name here signs this form\.</p>}, 'that sentence';
 
 my @bad = (['home.line1', '1 Main St'], ['home.city', 'Springfield'], ['home.country', 'XX'],
            ['stay.start', '2026-06-05'], ['stay.end', '2026-06-04'], ['arrive', '21:00'],
@@ -182,6 +184,16 @@ like $p->{html}, qr{<li><a href="#f-home-5">Home address: choose a country},
     'the summary links to the address\'s part in error, the country';
 like $p->{html}, qr{<li><a href="#f-stay-1">Your stay: the end}, 'and to the date range\'s end';
 like $p->{html}, qr{<select id="f-home-5" name="home\.country"}, 'which is the country\'s input';
+# only the part in error is marked and described by the error: a screen
+# reader does not say "invalid" on the lines typed right
+like $p->{html}, qr{<select id="f-home-5" name="home\.country" autocomplete="country" required aria-invalid="true" aria-describedby="f-home-err">},
+    'the country is marked invalid, described by the error';
+like $p->{html}, qr{id="f-home-0" name="home\.line1" value="1 Main St" required maxlength=}, 'the first line, right, is not';
+unlike $p->{html}, qr{name="home\.(?:line1|line2|city|region|postalCode)"[^>]*aria-invalid}, 'nor any other line of the address';
+like $p->{html}, qr{id="f-stay-1" name="stay\.end" value="2026-06-04" required aria-invalid="true" aria-describedby="f-stay-bounds f-stay-err"},
+    'the range\'s end, in error, is marked and described by its bounds and the error';
+like $p->{html}, qr{id="f-stay-0" name="stay\.start" value="2026-06-05" required aria-describedby="f-stay-bounds" min=},
+    'its start by its bounds only';
 is_deeply { map { $_ => $p->{inputs}{$_} } qw(home.line1 home.city stay.start stay.end arrive born call sign.name) },
     { 'home.line1' => '1 Main St', 'home.city' => 'Springfield', 'stay.start' => '2026-06-05',
       'stay.end' => '2026-06-04', arrive => '21:00', born => '2010-01-01', call => '2026-06-01T06:00:00',

@@ -56,7 +56,9 @@ my $PNG = "\x89PNG\r\n\x1a\n" . ("\x00\x01" x 50);
 my $page = Apache::TestRequest::GET(BASE . "/f/$fid", Accept => 'text/html')->content;
 like $page, qr/<form method="post" [^>]*enctype="multipart\/form-data"/, 'page: multipart form';
 like $page, qr/<input type="file" id="f-cv" name="cv" required[^>]* multiple accept="application\/pdf">/, 'page: file input with accept and multiple';
-like $page, qr/Files: at most 2, each up to 976 KB\./, 'page: says the limits';
+like $page, qr/<p class="help" id="f-cv-limits">Files: at most 2, each up to 976 KB\.<\/p>/, 'page: says the limits';
+like $page, qr/<input type="file" id="f-cv" name="cv" required aria-describedby="f-cv-limits"[ >]/,
+    'page: the input is described by them (a screen reader says the limits before a file is chosen)';
 
 # ---- a browser posts the page --------------------------------------------------
 my $r = post_mp(mp(part(name => 'Ada'), part(cv => $PDF, filename => 'C:\\Users\\ada\\cv.pdf', type => 'application/pdf'),

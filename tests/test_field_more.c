@@ -7,6 +7,7 @@
 #include "fs_field_more.h"
 #include "fs_fieldset.h"
 #include "fs_html.h"
+#include "fs_html_target.h"
 #include "fs_json.h"
 #include "fs_locale.h"
 #include "fs_schema.h"
@@ -229,14 +230,34 @@ static void page_inputs(void **state) {
     assert_non_null(strstr(h, "name=\"dt\" value=\"\" aria-describedby=\"f-dt-bounds\" step=\"1\" "
                               "min=\"2025-12-31T23:00:00\""));
     assert_non_null(strstr(h, "Von 2026-06-01 bis 2026-06-30."));
-    assert_non_null(strstr(h, "name=\"s.name\" value=\"\" required maxlength=\"200\" "
-                              "autocomplete=\"name\""));
+    assert_non_null(strstr(h, "name=\"s.name\" value=\"\" required aria-describedby=\"f-s-sign\" "
+                              "maxlength=\"200\" autocomplete=\"name\""));
+    assert_non_null(strstr(h, "<p class=\"help\" id=\"f-s-sign\">"));
+}
+
+/* Which parts an answer's errors are about: the part at fault, every part
+ * for an error about the whole answer, none for another question's. */
+static void parts_in_error(void **state) {
+    apr_pool_t *p = *state;
+    const fs_fieldset *fs = fieldset(p);
+    const fs_field *a = fs_fieldset_find(fs, "a"), *r = fs_fieldset_find(fs, "r"),
+                   *s = fs_fieldset_find(fs, "s");
+    /* the address without its city and country (parts 2 and 5), the range's end before its start
+     * (part 1), the signature missing (the whole answer) */
+    fs_error *e = check(p, "{\"a\":{\"line1\":\"1 Main St\"},"
+                           "\"r\":{\"start\":\"2026-06-05\",\"end\":\"2026-06-04\"}}");
+    assert_non_null(e);
+    assert_int_equal(fs_html_parts_in_error(p, e, a), (1u << 2) | (1u << 5));
+    assert_int_equal(fs_html_parts_in_error(p, e, r), 1u << 1);
+    assert_int_equal(fs_html_parts_in_error(p, e, s), ~0u);
+    assert_int_equal(fs_html_parts_in_error(p, e, fs_fieldset_find(fs, "a2")), 0);
+    assert_int_equal(fs_html_parts_in_error(p, NULL, a), 0);
 }
 
 static const struct CMUnitTest tests[] = {
     FS_TEST(good_answers),    FS_TEST(english_file_says_api_details),
     FS_TEST(definitions),     FS_TEST(bound_patterns),
     FS_TEST(html_post_pairs), FS_TEST(bound_shapes_match_formats),
-    FS_TEST(page_inputs),
+    FS_TEST(page_inputs),     FS_TEST(parts_in_error),
 };
 FS_TEST_MAIN(tests)

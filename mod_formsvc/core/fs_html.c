@@ -71,17 +71,20 @@ static const char CSS[] =
     "background:var(--accent,#1a56db);color:#fff;cursor:pointer}"
     "a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f5a623;"
     "outline-offset:1px}"
+    /* an input reached by a link of the error summary stops
+     * below the top, so that its question and error stay in sight */
+    "input,select,textarea{scroll-margin-top:min(10rem,35vh)}"
     /* hidden without moving it off-page: an element far to the left widens
      * a right-to-left page (which scrolls leftwards) by that much */
     ".hp{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip-path:inset(50%);"
     "white-space:nowrap}"
     /* a form of several pages: the primary button comes first (Enter
-     * presses it), Back is shown before it */
+     * presses it) and is shown first, so that Tab goes along the buttons
+     * as they are seen */
     ".progress{margin:0 0 .25rem;font-weight:600}"
     "progress{display:block;width:100%;height:.5rem;margin:0 0 1rem}"
     "h2.ptitle{font-size:1.25rem;margin:.5rem 0 .75rem;overflow-wrap:anywhere}"
-    ".nav{display:flex;flex-direction:row-reverse;justify-content:flex-end;flex-wrap:wrap;"
-    "gap:.75rem}"
+    ".nav{display:flex;flex-wrap:wrap;gap:.75rem}"
     ".nav .back{background:#fff;color:#1a1a1a;border:2px solid #1a1a1a}"
     ".resume a{overflow-wrap:anywhere}" /* a resume URL (settings.partial) */
     /* times, and the parts of an address, a date range, a signature */
@@ -100,7 +103,10 @@ static const char CSS[] =
     ".err,.req,.summary a{color:#fca5a5}.summary{border-color:#fca5a5}"
     "[aria-invalid=true]{border-color:#fca5a5!important}"
     ".notice{background:#3b2f00;border-color:#facc15}"
-    ".nav .back{background:#1f2937;border-color:#e5e7eb;color:#e5e7eb}}";
+    ".nav .back{background:#1f2937;border-color:#e5e7eb;color:#e5e7eb}}"
+    /* forced colours (Windows high contrast) drop the backgrounds: a
+     * button of border:0 would be bare text, so each gets a border */
+    "@media (forced-colors:active){button{border:2px solid ButtonText}}";
 
 const char *fs_html_css(void) {
     return CSS;
@@ -494,6 +500,11 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
         sb_fmt(b, "<p class=\"cond\" id=\"%e-cond\">%e</p>", id, cond);
         desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-cond", NULL);
     }
+    if (f->type == FS_FT_SIGNATURE) /* "Typing your full name here signs this form." */
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-sign", NULL);
+    if (f->type == FS_FT_FILE) /* "Files: at most 1, each up to 10 MB." */
+        desc = apr_pstrcat(p, desc, *desc ? " " : "", id, "-limits", NULL);
+    const char *desc_ok = desc; /* a part not in error: without the error */
     if (err) {
         sb_fmt(b, "<p class=\"err\" id=\"%e-err\">%e</p>", id,
                fs_trf(p, loc, "page.field_error", "message", err, NULL));
@@ -570,7 +581,12 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
     case FS_FT_ADDRESS:
     case FS_FT_DATERANGE:
     case FS_FT_SIGNATURE:
-        sb_add(b, fs_html_parts(p, loc, f, v, id, aria, *required != '\0', err != NULL));
+        sb_add(b, fs_html_parts(p, loc, f, v, id, aria,
+                                *desc_ok ? apr_pstrcat(p, " aria-describedby=\"",
+                                                       fs_html_escape(p, desc_ok), "\"", NULL)
+                                         : "",
+                                err ? fs_html_parts_in_error(p, pg->errors, f) : 0,
+                                *required != '\0', err != NULL));
         break;
     case FS_FT_SCALE:
     case FS_FT_MATRIX:
@@ -589,7 +605,7 @@ static void field(sb *b, apr_pool_t *p, const fs_page *pg, const fs_field *f) {
                 sb_fmt(b, " accept=\"%e\"", acc);
         }
         sb_add(b, ">");
-        sb_fmt(b, "<p class=\"help\">%e</p>",
+        sb_fmt(b, "<p class=\"help\" id=\"%e-limits\">%e</p>", id,
                fs_trf(p, loc, "page.file_limits", "n", apr_ltoa(p, f->max_files), "size",
                       fs_html_size(p, f->max_size), NULL));
         break;

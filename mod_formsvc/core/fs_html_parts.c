@@ -56,7 +56,8 @@ static const char *countries(apr_pool_t *p, const fs_locale *loc, const char *cu
 }
 
 const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f, json_object *v,
-                          const char *id, const char *aria, int required, int err) {
+                          const char *id, const char *aria_bad, const char *aria_ok, unsigned bad,
+                          int required, int err) {
     const char *const *parts = fs_field_parts(f->type);
     if (!parts)
         return "";
@@ -71,6 +72,7 @@ const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f
         const char *label = fs_tr(loc, apr_pstrcat(p, "page.", tname, ".", *pt, NULL));
         const char *val = part_value(v, *pt);
         const char *req = required && fs_field_part_required(f->type, *pt) ? " required" : "";
+        const char *aria = i < 32 && (bad >> i) & 1u ? aria_bad : aria_ok;
         const char *input;
         if (f->type == FS_FT_ADDRESS && !strcmp(*pt, "country")) {
             input = apr_pstrcat(p, "<select id=\"", pid, "\" name=\"", name,
@@ -100,7 +102,7 @@ const char *fs_html_parts(apr_pool_t *p, const fs_locale *loc, const fs_field *f
     }
     if (f->type == FS_FT_SIGNATURE)
         APR_ARRAY_PUSH(out, const char *) =
-            apr_pstrcat(p, "<p class=\"help\">",
+            apr_pstrcat(p, "<p class=\"help\" id=\"", id, "-sign\">",
                         fs_html_escape(p, fs_tr(loc, "page.signature.help")), "</p>", NULL);
     if (f->type == FS_FT_SIGNATURE)
         APR_ARRAY_PUSH(out, const char *) = fs_html_signature_pad(p, loc, f, id);

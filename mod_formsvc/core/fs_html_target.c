@@ -8,6 +8,7 @@
 #include "fs_json.h"
 
 #include <apr_strings.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The index of name in the array of objects rows by their "key", or -1. */
@@ -56,4 +57,23 @@ int fs_html_error_on_other(apr_pool_t *p, const fs_error *e, const fs_field *f) 
                 "-other"))
             return 1;
     return 0;
+}
+
+unsigned fs_html_parts_in_error(apr_pool_t *p, const fs_error *e, const fs_field *f) {
+    unsigned bad = 0;
+    size_t kl = strlen(f->key);
+    for (int i = 0; e && e->errors && i < e->errors->nelts; i++) {
+        const char *ptr = APR_ARRAY_IDX(e->errors, i, fs_field_error).pointer;
+        if (!ptr || ptr[0] != '/' || strncmp(ptr + 1, f->key, kl) ||
+            (ptr[1 + kl] != '\0' && ptr[1 + kl] != '/'))
+            continue;
+        const char *t = fs_html_error_target(p, f, ptr, 0); /* "-<part>" or "" */
+        char *end = NULL;
+        long n = t[0] == '-' && t[1] >= '0' && t[1] <= '9' ? strtol(t + 1, &end, 10) : -1;
+        if (n >= 0 && n < 32 && end && *end == '\0')
+            bad |= 1u << n;
+        else
+            return ~0u;
+    }
+    return bad;
 }

@@ -179,6 +179,18 @@ async function check(page, w, label, lang, expect) {
       say(wide[0] <= wide[1], `${where}: no horizontal scroll`, `scrollWidth ${wide[0]} > ${wide[1]}`);
     }
   }
+  // forced colours (Windows high contrast) replace the backgrounds with
+  // the system's: a button must keep an edge, or it reads as bare text
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light", forcedColors: "active" });
+  const bare = await doc.evaluate(() => matchMedia("(forced-colors: active)").matches
+    ? [...document.querySelectorAll("button")].filter((b) => b.getClientRects().length).filter((b) => {
+      const cs = getComputedStyle(b);
+      return ["Top", "Right", "Bottom", "Left"].some((e) => cs[`border${e}Style`] === "none" || parseFloat(cs[`border${e}Width`]) === 0);
+    }).map((b) => b.textContent.trim())
+    : ["the page did not see forced-colors: active"]);
+  await page.emulateMedia({ forcedColors: "none" });
+  say(bare.length === 0, `${label} in forced colours: every button has a border`, `bare: ${bare.join(", ")}`);
   // the listener must be there (in a frame too), or no violation is seen
   const listened = async (d) => (await d.evaluate(() => window.__csp)) || ["no securitypolicyviolation listener"];
   const csp = [...await listened(page), ...(expect.frame ? await listened(doc) : [])];
@@ -225,6 +237,16 @@ async function pagedWalk(page, p, seen, tag) {
   }
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.press("main form [name=name]", "Enter")]);
   say(await page.locator("main form [name=email]").count() === 1, `Enter in a field goes on to page 2 ${tag}`, page.url());
+  // Tab goes through Next, Back, Save in the order they are seen (the
+  // page's reading direction), not from the far end backwards
+  const along = await page.evaluate(() => {
+    const rtl = document.documentElement.dir === "rtl";
+    const bs = [...document.querySelectorAll("main form .nav button")].map((b) => [b.value, b.getBoundingClientRect()]);
+    const ok = bs.length === 3 && bs.every(([, r], i) => i === 0 ||
+      (r.top >= bs[i - 1][1].bottom - 1 || (rtl ? r.right <= bs[i - 1][1].left : r.left >= bs[i - 1][1].right)));
+    return [ok, bs.map(([v, r]) => `${v} at x ${Math.round(r.left)}, y ${Math.round(r.top)}`).join("; ")];
+  });
+  say(along[0], `page 2's buttons are in the Tab order along the line ${tag}`, along[1]);
   await page.fill("main form [name=email]", "ada@");
   say(!(await page.evaluate(() => document.querySelector("main form").checkValidity())),
     `the browser's own checks hold "ada@" ${tag}`);
@@ -276,6 +298,22 @@ async function language(browser, lang) {
     () => document.activeElement && document.activeElement.classList.contains("summary"),
     null, { timeout: 5000 }).then(() => true, () => false);
   say(focused, L("the error summary has the focus (autofocus, no script needed)"));
+  // Enter on the summary's first link: its input has the focus, and the
+  // question (its label or legend) and its error are in sight above it,
+  // not scrolled off the top
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const link = page.locator(".summary[role=alert] a").first();
+  const target = ((await link.getAttribute("href").catch(() => null)) || "#").slice(1);
+  await link.focus().catch(() => {});
+  await page.keyboard.press("Enter");
+  const sight = await page.waitForFunction((id) => {
+    const e = document.activeElement, q = e && e.id === id && e.closest(".q");
+    const head = q && q.querySelector("label, legend"), err = q && q.querySelector(".err");
+    return head && err && head.getBoundingClientRect().top >= 0 && err.getBoundingClientRect().top >= 0;
+  }, target, { timeout: 5000 }).then(() => true, () => false);
+  say(sight, L("the summary's first link focuses its input with the question and its error in sight"),
+    await page.evaluate(() => { const e = document.activeElement, q = e && e.closest(".q");
+      return `focus on #${e && e.id}; question at y ${q ? Math.round(q.getBoundingClientRect().top) : "?"}`; }));
 
   // the thanks page, posted with script on
   await page.goto(plan.form.url);

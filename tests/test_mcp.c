@@ -18,6 +18,12 @@ static void rpc_requests(void **state) {
     assert_int_equal(m.kind, FS_RPC_REQUEST);
     assert_string_equal(m.method, "ping");
     assert_int_equal(json_object_get_int(m.id), 7);
+    m = parse(p, "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775807,\"method\":\"ping\"}");
+    assert_int_equal(m.kind, FS_RPC_REQUEST);
+    assert_string_equal(json_object_to_json_string(m.id), "9223372036854775807");
+    m = parse(p, "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775807,\"method\":\"ping\"}");
+    assert_int_equal(m.kind, FS_RPC_REQUEST);
+    assert_string_equal(json_object_to_json_string(m.id), "-9223372036854775807");
     assert_true(json_object_is_type(m.params, json_type_object));
 
     m = parse(
@@ -111,6 +117,13 @@ static void rpc_errors(void **state) {
                0);
     expect_bad(p, "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", FS_RPC_INVALID_REQUEST,
                0);
+    /* integers that would not come back as sent */
+    expect_bad(p, "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"ping\"}",
+               FS_RPC_INVALID_REQUEST, 0);
+    expect_bad(p, "{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"ping\"}",
+               FS_RPC_INVALID_REQUEST, 0);
+    expect_bad(p, "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775809,\"method\":\"ping\"}",
+               FS_RPC_INVALID_REQUEST, 0);
     expect_bad(p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[]}",
                FS_RPC_INVALID_PARAMS, 1);
     expect_bad(p, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":null}",

@@ -67,6 +67,9 @@ static void content_types(void **state) {
     assert_false(fs_media_utf8("application/json; charset=utf-16"));
     assert_false(fs_media_utf8("application/json; charset=utf-8x"));
     assert_false(fs_media_utf8("application/json; charset=\"utf-8"));
+    assert_false(fs_media_utf8("application/json; charset=utf-8; charset=latin1"));
+    assert_false(fs_media_utf8("application/json; charset=utf-8;charset=utf-8"));
+    assert_true(fs_media_utf8("application/json; charset=utf-8; format=flowed"));
 }
 
 static const struct CMUnitTest tests[] = {

@@ -7,6 +7,7 @@
 #include <apr_hash.h>
 #include <apr_lib.h>
 #include <apr_strings.h>
+#include <stdint.h>
 
 const char *const fs_mcp_versions[] = {"2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
@@ -28,9 +29,17 @@ static void bad(fs_rpc_msg *m, json_object *id, int code, const char *message) {
     m->message = message;
 }
 
+/* An id is echoed in the answer, so it must come back exactly as sent: a
+ * string, or an integer from -(2^63-1) to 2^63-1. json-c holds a larger
+ * one clamped (-2^63, or up to 2^64-1 as unsigned), and the answer would
+ * carry another id than the request's, one the client matches to nothing. */
 static int id_usable(json_object *id) {
-    return id &&
-           (json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int));
+    if (!id)
+        return 0;
+    if (json_object_is_type(id, json_type_string))
+        return 1;
+    return json_object_is_type(id, json_type_int) && json_object_get_int64(id) > INT64_MIN &&
+           json_object_get_uint64(id) <= (uint64_t)INT64_MAX;
 }
 
 void fs_rpc_parse(apr_pool_t *p, const char *buf, apr_size_t len, fs_rpc_msg *m) {

@@ -110,19 +110,21 @@ int fs_media_is(const char *ct, const char *type) {
 
 int fs_media_utf8(const char *ct) {
     const char *semi = ct ? strchr(ct, ';') : NULL;
+    int seen = 0; /* a charset named twice is refused, whatever the two say */
     while (semi) {
         const char *par = skip_ows(semi + 1);
         if (!strncasecmp(par, "charset=", 8)) {
             const char *v = par + 8;
             int quoted = *v == '"';
             v += quoted;
-            if (strncasecmp(v, "utf-8", 5))
+            if (seen++ || strncasecmp(v, "utf-8", 5))
                 return 0;
             v += 5;
             if (quoted && *v++ != '"')
                 return 0;
             v = skip_ows(v);
-            return *v == '\0' || *v == ';';
+            if (*v != '\0' && *v != ';')
+                return 0;
         }
         semi = strchr(par, ';');
     }

@@ -552,10 +552,10 @@ static int formsvc_h_mcp(request_rec *r, const char *const *caps) {
             r, fs_error_make(r->pool, "not-acceptable",
                              "This server answers MCP requests with application/json."));
     const char *ct = apr_table_get(r->headers_in, "Content-Type");
-    if (!fs_media_is(ct, "application/json"))
-        return formsvc_send_problem(r,
-                                    fs_error_make(r->pool, "unsupported-media-type",
-                                                  "Send JSON-RPC messages as application/json."));
+    if (!fs_media_is(ct, "application/json") || !fs_media_utf8(ct))
+        return formsvc_send_problem(
+            r, fs_error_make(r->pool, "unsupported-media-type",
+                             "Send JSON-RPC messages as application/json in UTF-8."));
     char *buf;
     apr_size_t len;
     fs_error *e = formsvc_read_body(r, formsvc_conf(r->server)->max_body_api, &buf, &len);

@@ -13,7 +13,9 @@
 #include "runtime/request_ctx.h"
 #include "runtime/request_id.h"
 
+#include <apr_lib.h>
 #include <apr_strings.h>
+#include <string.h>
 
 APLOG_USE_MODULE(formsvc);
 
@@ -118,12 +120,43 @@ void formsvc_log_problem(request_rec *r, const fs_error *e, const char *instance
                     e->cause ? e->cause : "no cause recorded");
 }
 
+/* A problem's instance is a URI reference (RFC 9457): the path httpd has
+ * decoded may hold any byte a client escaped (%ff, %c0%80, %0a, a space),
+ * and a byte that is not UTF-8 would make the problem itself invalid JSON.
+ * Every byte outside the characters a path may carry as they are is
+ * escaped again; a path of only those is returned unchanged. */
+static const char *instance_reference(apr_pool_t *p, const char *path) {
+    static const char keep[] = "-._~!$&'()*+,;=:@/";
+    apr_size_t n = 0, len = strlen(path);
+    for (apr_size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (!apr_isalnum(c) && !strchr(keep, c))
+            n++;
+    }
+    if (!n)
+        return path;
+    char *out = apr_palloc(p, len + 2 * n + 1), *o = out;
+    for (apr_size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (apr_isalnum(c) || strchr(keep, c)) {
+            *o++ = (char)c;
+        } else {
+            *o++ = '%';
+            *o++ = "0123456789ABCDEF"[c >> 4];
+            *o++ = "0123456789ABCDEF"[c & 15];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 int formsvc_send_problem(request_rec *r, fs_error *e) {
     formsvc_req *q = formsvc_req_get(r);
-    const char *instance =
-        q->capture ? apr_pstrcat(r->pool, formsvc_conf(r->server)->base_path, q->path, NULL)
-        : r->prev  ? r->prev->uri
-                   : r->uri;
+    const char *instance = instance_reference(
+        r->pool, q->capture
+                     ? apr_pstrcat(r->pool, formsvc_conf(r->server)->base_path, q->path, NULL)
+                 : r->prev ? r->prev->uri
+                           : r->uri);
     formsvc_log_problem(r, e, instance);
     if (q->body_answered) /* httpd's input filter has sent the answer */
         return AP_FILTER_ERROR;

@@ -69,7 +69,9 @@ static void prepare(request_rec *r, pub *pb) {
 fs_error *formsvc_pub_load(request_rec *r, const char *ref, pub *pb, int *cached, int from) {
     memset(pb, 0, sizeof(*pb));
     *cached = 0;
-    if (strlen(ref) > 100)
+    /* no id or slug is longer, or other than UTF-8 (the database would
+     * refuse such bytes in a parameter as an error, not as no row) */
+    if (strlen(ref) > 100 || !fs_utf8_valid(ref, strlen(ref)))
         return fs_error_make(r->pool, "not-found", "No such form.");
     fs_lru_stamp stamp = {0, 0};
     if (from != ROW_DB)

@@ -53,8 +53,8 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT k.id, fs_key_json(k)::text FROM keys k WHERE k.user_id = %s AND k.client_id IS NULL "
      "  AND k.grant_id IS NULL "
      "  AND (%s = 't' OR fs_key_active(k)) AND (%s::text IS NULL OR k.id < %s::text) "
-     "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text))) "
-     "ORDER BY k.id DESC LIMIT %s::integer"},
+     "  AND " FS_SQL_IN_TREE("k.id") " "
+                                     "ORDER BY k.id DESC LIMIT %s::integer"},
 
     /* 1 user id, 2 key id, 3-4 the calling delegate's key id (NULL for an
      * owner key): key json, scopes, active ('t'/'f'), depth, expired,
@@ -64,7 +64,7 @@ const fs_stmt fs_stmts_account[] = {
      "SELECT fs_key_json(k)::text, k.scopes::text, fs_key_active(k)::text, k.depth::text, "
      "  k.expires_at IS NOT NULL AND k.expires_at <= now(), (k.rolled_to IS NOT NULL)::text "
      "FROM keys k WHERE k.user_id = %s AND k.id = %s "
-     "  AND (%s::text IS NULL OR k.id IN (SELECT fs_key_tree(%s::text)))"},
+     "  AND " FS_SQL_IN_TREE("k.id")},
 
     /* 1 key id, 2 user id, 3 name, 4 prefix, 5 hash, 6 scopes json (NULL =
      * full), 7 expires_at (RFC 3339 or NULL), 8 parent key id, 9 actor,

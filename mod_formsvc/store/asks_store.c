@@ -12,9 +12,7 @@
  * link: an owner key (tree NULL) or a delegate in whose tree the link was
  * made, as GET /v1/forms/{id}/links/{lid} decides (links_store.c); the
  * two parameters before the others: the calling delegate's key id twice */
-#define ASK_SEALED                                                                                 \
-    "CASE WHEN %s::text IS NULL OR l.created_by IN (SELECT fs_key_tree(%s::text)) "                \
-    "THEN l.token_sealed END"
+#define ASK_SEALED "CASE WHEN " FS_SQL_IN_TREE("l.created_by") " THEN l.token_sealed END"
 #define ASK_FROM "FROM asks a JOIN links l ON l.id = a.link_id JOIN forms f ON f.id = a.form_id "
 
 const fs_stmt fs_stmts_asks[] = {

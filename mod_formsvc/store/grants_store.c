@@ -131,8 +131,9 @@ const fs_stmt fs_stmts_grants[] = {
     {"fs_grant_revoke", 5,
      "WITH g AS (UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, now()) "
      "  WHERE id = %s AND (%s::text IS NULL OR user_id = %s::text) "
-     "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING *) "
-     "SELECT fs_grant_json(g, a)::text FROM g JOIN oauth_apps a ON a.id = g.app_id"},
+     "  AND " FS_SQL_IN_TREE("created_by") " RETURNING *) "
+                                           "SELECT fs_grant_json(g, a)::text FROM g JOIN "
+                                           "oauth_apps a ON a.id = g.app_id"},
 
     /* 1 grant id: revokes its access tokens and the tree of each. The
      * trees of tokens revoked in the last minute are walked again, so that
@@ -151,9 +152,9 @@ const fs_stmt fs_stmts_grants[] = {
      "SELECT g.id, fs_grant_json(g, a)::text FROM oauth_grants g "
      "JOIN oauth_apps a ON a.id = g.app_id WHERE g.user_id = %s "
      "  AND (%s = 't' OR (g.revoked_at IS NULL AND fs_creator_alive(g.created_by))) "
-     "  AND (%s::text IS NULL OR g.created_by IN (SELECT fs_key_tree(%s::text))) "
-     "  AND (%s::text IS NULL OR g.id < %s::text) "
-     "ORDER BY g.id DESC LIMIT %s::integer"},
+     "  AND " FS_SQL_IN_TREE("g.created_by") " "
+                                             "  AND (%s::text IS NULL OR g.id < %s::text) "
+                                             "ORDER BY g.id DESC LIMIT %s::integer"},
 
     /* 1 user id, 2 form ids json: {id: title} */
     {"fs_form_titles", 2,

@@ -18,8 +18,7 @@
  * creator lives; to a delegate (the two arguments: its key id, NULL for an
  * owner key) only when it was made inside the delegate's tree. */
 #define LINK_VISIBLE                                                                               \
-    "l.deleted_at IS NULL AND NOT " LINK_CREATOR_ENDED                                             \
-    "AND (%s::text IS NULL OR l.created_by IN (SELECT fs_key_tree(%s::text))) "
+    "l.deleted_at IS NULL AND NOT " LINK_CREATOR_ENDED "AND " FS_SQL_IN_TREE("l.created_by") " "
 
 const fs_stmt fs_stmts_links[] = {
     /* 1 id, 2 form id, 3 user id, 4 token hash, 5 sealed token, 6 prefill

@@ -48,8 +48,8 @@ const fs_stmt fs_stmts_oauth[] = {
     {"fs_client_revoke", 4,
      "UPDATE clients SET revoked_at = COALESCE(revoked_at, now()) "
      "WHERE id = %s AND user_id = %s "
-     "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) "
-     "RETURNING fs_client_json(clients)::text"},
+     "  AND " FS_SQL_IN_TREE("created_by") " "
+                                           "RETURNING fs_client_json(clients)::text"},
 
     /* 1 client id. Revokes every access token of the client and the
      * revocation tree of each (fs_key_tree); returns how many. */

@@ -112,6 +112,11 @@ fs_error *fs_store_list(fs_store *st, const char *label, int nargs, const char *
 struct fs_idem_record *fs_store_idem_row(apr_pool_t *p, const fs_rows *rs);
 
 /* Text of a number or flag as statements take them. */
+/* The delegation-tree rule of every route that shows or changes what a
+ * credential made: an owner key (the two arguments, its key id twice, are
+ * NULL) sees everything; a delegate only what col names as made inside its
+ * own tree (fs_key_tree, sql/0034). Takes two %s arguments. */
+#define FS_SQL_IN_TREE(col) "(%s::text IS NULL OR " col " IN (SELECT fs_key_tree(%s::text)))"
 #define FS_ARG_INT(p, v) apr_itoa(p, v)
 #define FS_ARG_BOOL(v) ((v) ? "t" : "f")
 

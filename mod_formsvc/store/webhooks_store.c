@@ -88,8 +88,8 @@ const fs_stmt fs_stmts_webhooks[] = {
      * tree): rows deleted (its deliveries go with it) */
     {"fs_webhook_delete", 4,
      "WITH d AS (DELETE FROM webhooks WHERE id = %s AND user_id = %s "
-     "  AND (%s::text IS NULL OR created_by IN (SELECT fs_key_tree(%s::text))) RETURNING 1) "
-     "SELECT count(*)::text FROM d"},
+     "  AND " FS_SQL_IN_TREE("created_by") " RETURNING 1) "
+                                           "SELECT count(*)::text FROM d"},
 
     /* 1 status ('active': resume, 'paused': pause, NULL: unchanged), 2 url
      * (NULL: unchanged), 3-4 events as a JSON array (NULL: unchanged), 5
@@ -112,13 +112,16 @@ const fs_stmt fs_stmts_webhooks[] = {
      "  consecutive_failures = CASE s.st WHEN 'active' THEN 0 ELSE w.consecutive_failures END, "
      "  failing_since = CASE s.st WHEN 'active' THEN NULL ELSE w.failing_since END "
      "FROM s WHERE w.id = %s AND w.user_id = %s AND fs_creator_alive(w.created_by) "
-     "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text))) "
-     "RETURNING w.id, fs_webhook_json(w)::text AS j), "
-     "r AS (UPDATE deliveries d SET next_at = now() FROM u, s "
-     "  WHERE s.st = 'active' AND d.webhook_id = u.id AND d.status = 'pending' "
-     "  AND d.next_at > now() AND (d.leased_until IS NULL OR d.leased_until <= now()) "
-     "  AND EXISTS (SELECT 1 FROM webhooks p WHERE p.id = u.id AND p.paused_at IS NOT NULL)) "
-     "SELECT j FROM u"},
+     "  AND " FS_SQL_IN_TREE(
+         "w.created_by") " "
+                         "RETURNING w.id, fs_webhook_json(w)::text AS j), "
+                         "r AS (UPDATE deliveries d SET next_at = now() FROM u, s "
+                         "  WHERE s.st = 'active' AND d.webhook_id = u.id AND d.status = 'pending' "
+                         "  AND d.next_at > now() AND (d.leased_until IS NULL OR d.leased_until <= "
+                         "now()) "
+                         "  AND EXISTS (SELECT 1 FROM webhooks p WHERE p.id = u.id AND p.paused_at "
+                         "IS NOT NULL)) "
+                         "SELECT j FROM u"},
 
     /* 1 id, 2 user id, 3-4 the calling delegate's key id (as for update),
      * 5 lease seconds. Writes a webhook.test event (never fanned out, not
@@ -127,15 +130,19 @@ const fs_stmt fs_stmts_webhooks[] = {
     {"fs_webhook_test", 5,
      "WITH w AS (SELECT w.id, w.user_id, w.form_id, w.url, w.secret FROM webhooks w "
      "  WHERE w.id = %s AND w.user_id = %s AND fs_creator_alive(w.created_by) "
-     "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text)))), "
-     "e AS (INSERT INTO events (id, user_id, type, form_id, payload) "
-     "  SELECT fs_new_id('evt_'), w.user_id, 'webhook.test', w.form_id, "
-     "    jsonb_build_object('webhookId', w.id, 'test', true) FROM w "
-     "  RETURNING events.id, fs_event_json(events)::text AS body), "
-     "d AS (INSERT INTO deliveries (id, webhook_id, event_id, attempts, next_at) "
-     "  SELECT fs_new_id('dlv_'), w.id, e.id, 1, now() + make_interval(secs => %s::integer) "
-     "  FROM w, e RETURNING id, attempts) "
-     "SELECT d.id, w.url, w.secret, w.id, e.body, d.attempts::text, e.id FROM d, w, e"},
+     "  AND " FS_SQL_IN_TREE(
+         "w.created_by") "), "
+                         "e AS (INSERT INTO events (id, user_id, type, form_id, payload) "
+                         "  SELECT fs_new_id('evt_'), w.user_id, 'webhook.test', w.form_id, "
+                         "    jsonb_build_object('webhookId', w.id, 'test', true) FROM w "
+                         "  RETURNING events.id, fs_event_json(events)::text AS body), "
+                         "d AS (INSERT INTO deliveries (id, webhook_id, event_id, attempts, "
+                         "next_at) "
+                         "  SELECT fs_new_id('dlv_'), w.id, e.id, 1, now() + make_interval(secs => "
+                         "%s::integer) "
+                         "  FROM w, e RETURNING id, attempts) "
+                         "SELECT d.id, w.url, w.secret, w.id, e.body, d.attempts::text, e.id FROM "
+                         "d, w, e"},
 
     /* 1 delivery id, 2 webhook id, 3 user id, 4-5 the calling delegate's
      * key id (as for update), 6 lease seconds. Claims a delivery that is
@@ -147,15 +154,20 @@ const fs_stmt fs_stmts_webhooks[] = {
      "WITH d0 AS (SELECT d.id, d.status FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id "
      "  WHERE d.id = %s AND d.webhook_id = %s AND w.user_id = %s "
      "  AND fs_creator_alive(w.created_by) "
-     "  AND (%s::text IS NULL OR w.created_by IN (SELECT fs_key_tree(%s::text)))), "
-     "u AS (UPDATE deliveries d SET status = 'pending', attempts = d.attempts + 1, done_at = NULL, "
-     "  next_at = now() + make_interval(secs => %s::integer) FROM webhooks w, events e "
-     "  WHERE d.id IN (SELECT id FROM d0) AND d.status <> 'pending' AND w.id = d.webhook_id "
-     "  AND e.id = d.event_id "
-     "  RETURNING d.id, w.url, w.secret, w.id AS wid, fs_event_json(e)::text AS body, "
-     "    d.attempts::text AS n, e.id AS eid) "
-     "SELECT d0.status, u.id, u.url, u.secret, u.wid, u.body, u.n, u.eid "
-     "FROM d0 LEFT JOIN u ON true"},
+     "  AND " FS_SQL_IN_TREE(
+         "w.created_by") "), "
+                         "u AS (UPDATE deliveries d SET status = 'pending', attempts = d.attempts "
+                         "+ 1, done_at = NULL, "
+                         "  next_at = now() + make_interval(secs => %s::integer) FROM webhooks w, "
+                         "events e "
+                         "  WHERE d.id IN (SELECT id FROM d0) AND d.status <> 'pending' AND w.id = "
+                         "d.webhook_id "
+                         "  AND e.id = d.event_id "
+                         "  RETURNING d.id, w.url, w.secret, w.id AS wid, fs_event_json(e)::text "
+                         "AS body, "
+                         "    d.attempts::text AS n, e.id AS eid) "
+                         "SELECT d0.status, u.id, u.url, u.secret, u.wid, u.body, u.n, u.eid "
+                         "FROM d0 LEFT JOIN u ON true"},
 
     /* 1 delivery id, 2 webhook id: its representation */
     {"fs_delivery_get", 2,

@@ -79,16 +79,30 @@ static int page_shown(const fs_fieldset *fs, int page, json_object *answers) {
     return 0;
 }
 
+/* The pages the answers reach (settings.logic's path): a string of one
+ * flag per page in a pool of its own (*pp, for the caller to destroy when
+ * not NULL), or NULL for a form without jumps, where every page is on it;
+ * *ok 0 when no pool could be made. */
+static const char *path_of(const fs_fieldset *fs, json_object *answers, apr_pool_t **pp, int *ok) {
+    *pp = NULL;
+    *ok = !fs->njumps || apr_pool_create(pp, NULL) == APR_SUCCESS;
+    if (!*ok)
+        *pp = NULL;
+    return *pp ? fs_fieldset_path(*pp, fs, answers) : NULL;
+}
+
+/* Is page q one the person sees: on the path, with a question shown? */
+static int reached(const fs_fieldset *fs, const char *path, int q, json_object *answers) {
+    return (!path || path[q]) && page_shown(fs, q, answers);
+}
+
 int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers) {
-    /* the pages the answers reach (settings.logic), each shown when one of
-     * its questions is; a pool only for a form with jumps */
-    apr_pool_t *p = NULL;
-    if (fs->njumps && apr_pool_create(&p, NULL) != APR_SUCCESS)
-        return -1;
-    const char *path = p ? fs_fieldset_path(p, fs, answers) : NULL;
+    apr_pool_t *p;
+    int ok;
+    const char *path = path_of(fs, answers, &p, &ok);
     int found = -1;
-    for (int q = page + dir; q >= 0 && q < fs->npages && found < 0; q += dir)
-        if ((!path || path[q]) && page_shown(fs, q, answers))
+    for (int q = page + dir; ok && q >= 0 && q < fs->npages && found < 0; q += dir)
+        if (reached(fs, path, q, answers))
             found = q;
     if (p)
         apr_pool_destroy(p);
@@ -96,15 +110,16 @@ int fs_pages_step(const fs_fieldset *fs, int page, int dir, json_object *answers
 }
 
 void fs_pages_progress(const fs_fieldset *fs, int page, json_object *answers, int *n, int *total) {
-    apr_pool_t *p = NULL;
+    apr_pool_t *p;
+    int ok;
+    const char *path = path_of(fs, answers, &p, &ok);
     *n = page + 1;
     *total = fs->npages;
-    if (fs->njumps && apr_pool_create(&p, NULL) != APR_SUCCESS)
+    if (!ok)
         return;
-    const char *path = p ? fs_fieldset_path(p, fs, answers) : NULL;
     *n = *total = 0;
     for (int q = 0; q < fs->npages; q++) {
-        if (q != page && ((path && !path[q]) || !page_shown(fs, q, answers)))
+        if (q != page && !reached(fs, path, q, answers))
             continue;
         (*total)++;
         if (q <= page)
